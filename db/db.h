@@ -1,0 +1,124 @@
+/* fragvote store: one SQLite file holding sessions, questions, voters, votes
+ * and measurements; scores are computed by SQL views (db/schema.sql).
+ *
+ * Conventions: every function that can fail takes `char *err, size_t errlen`
+ * and on failure returns a negative value (or NULL) with a sentence in err,
+ * ending with SQLite's own message where there is one. IDs are int64_t > 0.
+ * A struct db is used by one thread at a time. */
+#ifndef FRAGVOTE_DB_H
+#define FRAGVOTE_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The schema version this build writes (the last "-- migration: N" in schema.sql). */
+int db_schema_latest(void);
+
+struct db;
+
+/* Opens (creating if missing) and migrates the database at path.
+ * Returns NULL with err filled on failure: unreadable/corrupt file,
+ * read-only file, newer schema than this build, failed migration.
+ * Caller owns the result; release with db_close(). */
+struct db *db_open(const char *path, char *err, size_t errlen);
+void db_close(struct db *db);
+int db_version(struct db *db);            /* schema version of the open file */
+const char *db_path(const struct db *db);
+
+/* Explicit transactions for group commit (hub batches votes in one). */
+int db_begin(struct db *db, char *err, size_t errlen);
+int db_commit(struct db *db, char *err, size_t errlen);
+void db_rollback(struct db *db);
+
+/* Current wall-clock time as stored (Unix seconds, ms precision). */
+double db_now(void);
+
+/* ---- sessions ---- */
+struct db_session_info {
+    const char *title, *deck_json, *host, *kernel, *observer, *target, *lab_json, *room;
+};
+/* Creates a session and its live measurement set; returns its id. */
+int64_t db_session_create(struct db *db, const struct db_session_info *info, char *err, size_t errlen);
+int db_session_set_cursor(struct db *db, int64_t session_id, int position, char *err, size_t errlen);
+int db_session_end(struct db *db, int64_t session_id, char *err, size_t errlen);
+/* The live measurement set of a session (created with it). */
+int64_t db_session_live_set(struct db *db, int64_t session_id, char *err, size_t errlen);
+
+/* A row of sessions, for listing and resuming. Strings are owned by the
+ * struct; release with db_session_row_free(). */
+struct db_session_row {
+    int64_t id;
+    char *title, *deck_json, *host, *kernel, *observer, *target, *lab_json, *room;
+    int cursor;
+    double started_at, ended_at; /* ended_at 0 while running */
+    int questions, voters;
+    double collective;           /* collective score 0..1, or -1 if no question scored */
+};
+void db_session_row_free(struct db_session_row *row);
+/* Fills *out for one session; returns 0, or -1 (not found / error). */
+int db_session_get(struct db *db, int64_t session_id, struct db_session_row *out, char *err, size_t errlen);
+/* Calls fn for every session, oldest first; stops early if fn returns non-zero. */
+int db_session_each(struct db *db, int (*fn)(const struct db_session_row *row, void *arg), void *arg,
+                    char *err, size_t errlen);
+
+/* ---- questions ---- */
+enum db_qkind { DB_Q_SENT, DB_Q_DF, DB_Q_FRAGMENTED };
+const char *db_qkind_name(enum db_qkind k);      /* "sent" / "df" / "fragmented" */
+int db_qkind_parse(const char *name, enum db_qkind *out);
+
+int64_t db_question_add(struct db *db, int64_t session_id, int position, int test_index,
+                        const char *spec_json, enum db_qkind kind, const char *text,
+                        char *err, size_t errlen);
+/* Records a state change ("pending", "voting", "closed", "measured",
+ * "revealed", "skipped"); stamps opened_at/closed_at/revealed_at on the first
+ * entry to voting/closed/revealed. */
+int db_question_set_state(struct db *db, int64_t question_id, const char *state, char *err, size_t errlen);
+
+/* ---- voters and votes ---- */
+/* Hex SHA-256 of a token, as stored (out: 65 bytes). */
+void db_token_hash(const char *token, char out[65]);
+/* Finds or creates the voter with this token in the session; returns its id. */
+int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char *err, size_t errlen);
+
+enum db_vote_result { DB_VOTE_OK = 0, DB_VOTE_REFUSED = 1, DB_VOTE_ERROR = -1 };
+/* Records (or changes) a voter's vote. REFUSED (with a reason in err) when
+ * the question is not open for voting or voter and question belong to
+ * different sessions. A vote is durable once the enclosing transaction (or
+ * this statement, outside one) has committed. */
+enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t voter_id, int yes,
+                                char *err, size_t errlen);
+/* The voter's current vote on a question: 1 yes, 0 no, -1 none. */
+int db_vote_get(struct db *db, int64_t question_id, int64_t voter_id);
+
+/* ---- measurements ---- */
+int64_t db_measurement_set_add(struct db *db, int64_t session_id, const char *kind, const char *host,
+                               const char *kernel, const char *target, const char *lab_json,
+                               char *err, size_t errlen);
+int64_t db_measurement_add(struct db *db, int64_t set_id, int64_t question_id, const char *answer,
+                           const char *basis, const char *evidence, const char *observation_json,
+                           const char *observer, char *err, size_t errlen);
+
+/* ---- scores (docs/SCORING.md) ---- */
+struct db_qscore {
+    int yes, no;
+    char truth[8];     /* "yes" / "no" / "unknown" / "" (not measured) */
+    char majority[4];  /* "yes" / "no" / "tie" / "" (no votes) */
+    double correct;    /* 1, 0, 0.5 (tie), or -1 unscored */
+};
+int db_question_score(struct db *db, int64_t question_id, struct db_qscore *out, char *err, size_t errlen);
+
+struct db_sscore {
+    int questions;        /* questions in the session */
+    int scored;           /* questions with votes and a known truth */
+    double collective;    /* mean of question correctness over scored, or -1 */
+    int votes_scored;     /* votes on questions with a known truth */
+    int votes_correct;
+    double vote_accuracy; /* votes_correct / votes_scored, or -1 */
+    int voters;           /* voters who joined */
+};
+int db_session_score(struct db *db, int64_t session_id, struct db_sscore *out, char *err, size_t errlen);
+
+struct db_vscore { int answered, scored, correct; };
+int db_voter_score(struct db *db, int64_t voter_id, struct db_vscore *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,127 @@
+-- fragvote store: the single source of the schema.
+--
+-- The file is a list of forward migrations. Each starts with a line
+-- "-- migration: N" and brings the schema from version N-1 to N. db_open()
+-- applies, in one transaction each, every migration above the file's
+-- recorded version; a database whose version is above the newest one here is
+-- refused. Never edit a released migration: append a new one.
+--
+-- Times are Unix seconds (REAL, millisecond precision). Answers are 'yes' /
+-- 'no' / 'unknown'; votes are 1 (yes) / 0 (no).
+
+-- migration: 1
+CREATE TABLE schema_version (
+  version INTEGER NOT NULL
+);
+INSERT INTO schema_version(version) VALUES (0);
+
+CREATE TABLE sessions (
+  id          INTEGER PRIMARY KEY,
+  title       TEXT NOT NULL,
+  deck        TEXT NOT NULL,            -- the deck as loaded (JSON text)
+  host        TEXT NOT NULL DEFAULT '', -- host name of the presenter's laptop
+  kernel      TEXT NOT NULL DEFAULT '', -- uname -sr of that host
+  observer    TEXT NOT NULL DEFAULT '', -- raw | recverr
+  target      TEXT NOT NULL DEFAULT '', -- address probed, or 'lab'
+  lab         TEXT,                     -- lab topology (JSON) when the lab was the target
+  room        TEXT NOT NULL DEFAULT '', -- room code shown to phones
+  cursor      INTEGER NOT NULL DEFAULT 0, -- position of the current question (resume after restart)
+  started_at  REAL NOT NULL,
+  ended_at    REAL
+);
+
+CREATE TABLE questions (
+  id          INTEGER PRIMARY KEY,
+  session_id  INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  position    INTEGER NOT NULL,         -- 0-based order in the session
+  test_index  INTEGER NOT NULL,         -- which deck test this question belongs to
+  spec        TEXT NOT NULL,            -- the probe test spec (JSON text, not interpreted here)
+  kind        TEXT NOT NULL CHECK (kind IN ('sent', 'df', 'fragmented')),
+  text        TEXT NOT NULL,            -- the question as asked
+  state       TEXT NOT NULL DEFAULT 'pending'
+              CHECK (state IN ('pending', 'voting', 'closed', 'measured', 'revealed', 'skipped')),
+  opened_at   REAL,
+  closed_at   REAL,
+  revealed_at REAL,
+  UNIQUE (session_id, position)
+);
+
+CREATE TABLE voters (
+  id          INTEGER PRIMARY KEY,
+  session_id  INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  token_hash  TEXT NOT NULL,            -- SHA-256 (hex) of the phone's random token; no IP is stored
+  joined_at   REAL NOT NULL,
+  UNIQUE (session_id, token_hash)
+);
+
+CREATE TABLE votes (
+  id          INTEGER PRIMARY KEY,
+  question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+  voter_id    INTEGER NOT NULL REFERENCES voters(id) ON DELETE CASCADE,
+  answer      INTEGER NOT NULL CHECK (answer IN (0, 1)),
+  voted_at    REAL NOT NULL,
+  changes     INTEGER NOT NULL DEFAULT 0, -- how often this voter changed this vote
+  UNIQUE (question_id, voter_id)
+);
+CREATE INDEX votes_voter ON votes(voter_id);
+
+-- A measurement set is one run of the session's tests: the live one taken
+-- during the talk (kind 'live'), or a later `replay --remeasure` (kind
+-- 'remeasure') linked to the same session. Scores use the live set only.
+CREATE TABLE measurement_sets (
+  id          INTEGER PRIMARY KEY,
+  session_id  INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  kind        TEXT NOT NULL CHECK (kind IN ('live', 'remeasure')),
+  host        TEXT NOT NULL DEFAULT '',
+  kernel      TEXT NOT NULL DEFAULT '',
+  target      TEXT NOT NULL DEFAULT '',
+  lab         TEXT,
+  created_at  REAL NOT NULL
+);
+
+CREATE TABLE measurements (
+  id          INTEGER PRIMARY KEY,
+  set_id      INTEGER NOT NULL REFERENCES measurement_sets(id) ON DELETE CASCADE,
+  question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+  answer      TEXT NOT NULL CHECK (answer IN ('yes', 'no', 'unknown')),
+  basis       TEXT NOT NULL DEFAULT 'observed' CHECK (basis IN ('observed', 'inferred', 'unknown')),
+  evidence    TEXT NOT NULL,            -- one human line: why this answer
+  observation TEXT NOT NULL,            -- the probe's raw observation (JSON text)
+  observer    TEXT NOT NULL,            -- raw | recverr
+  measured_at REAL NOT NULL
+);
+CREATE INDEX measurements_question ON measurements(question_id, id);
+
+-- The truth of a question: its newest live measurement.
+CREATE VIEW question_truth AS
+  SELECT q.id AS question_id, q.session_id,
+         (SELECT m.answer FROM measurements m JOIN measurement_sets s ON s.id = m.set_id
+           WHERE m.question_id = q.id AND s.kind = 'live' ORDER BY m.id DESC LIMIT 1) AS truth
+    FROM questions q;
+
+-- Per question: votes, majority and whether the majority was right.
+-- majority: 'yes' / 'no' / 'tie' (NULL without votes).
+-- correct: 1 right, 0 wrong, 0.5 tie; NULL when unscored (no votes, or the
+-- truth is not measured or unknown). See docs/SCORING.md.
+CREATE VIEW question_score AS
+  SELECT t.question_id, t.session_id, t.yes, t.no, t.yes + t.no AS total, t.truth,
+         CASE WHEN t.yes + t.no = 0 THEN NULL
+              WHEN t.yes > t.no THEN 'yes' WHEN t.no > t.yes THEN 'no' ELSE 'tie' END AS majority,
+         CASE WHEN t.yes + t.no = 0 OR t.truth IS NULL OR t.truth = 'unknown' THEN NULL
+              WHEN t.yes = t.no THEN 0.5
+              WHEN (t.yes > t.no) = (t.truth = 'yes') THEN 1.0 ELSE 0.0 END AS correct,
+         CASE WHEN t.truth = 'yes' THEN t.yes WHEN t.truth = 'no' THEN t.no END AS correct_votes
+    FROM (SELECT qt.question_id, qt.session_id, qt.truth,
+                 (SELECT count(*) FROM votes v WHERE v.question_id = qt.question_id AND v.answer = 1) AS yes,
+                 (SELECT count(*) FROM votes v WHERE v.question_id = qt.question_id AND v.answer = 0) AS no
+            FROM question_truth qt) t;
+
+-- Per voter: questions answered that have a known truth, and how many right.
+CREATE VIEW voter_score AS
+  SELECT vr.id AS voter_id, vr.session_id,
+         count(qt.truth) AS scored,
+         coalesce(sum(CASE WHEN (v.answer = 1) = (qt.truth = 'yes') THEN 1 ELSE 0 END), 0) AS correct
+    FROM voters vr
+    LEFT JOIN votes v ON v.voter_id = vr.id
+    LEFT JOIN question_truth qt ON qt.question_id = v.question_id AND qt.truth IN ('yes', 'no')
+   GROUP BY vr.id;

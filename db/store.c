@@ -1,0 +1,549 @@
+/* The SQLite store: open/migrate, prepared statements, writes and scores. */
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db.h"
+
+extern const char db_schema_sql[];
+
+/* Every statement the store runs more than once, prepared at open. */
+#define DB_STATEMENTS(X)                                                                              \
+    X(session_insert, "INSERT INTO sessions(title, deck, host, kernel, observer, target, lab, room, "  \
+                      "started_at) VALUES (?,?,?,?,?,?,?,?,?)")                                      \
+    X(session_cursor, "UPDATE sessions SET cursor = ? WHERE id = ?")                                \
+    X(session_end, "UPDATE sessions SET ended_at = ? WHERE id = ?")                                  \
+    X(session_get, "SELECT id, title, deck, host, kernel, observer, target, lab, room, cursor, "     \
+                   "started_at, coalesce(ended_at, 0), "                                             \
+                   "(SELECT count(*) FROM questions q WHERE q.session_id = s.id), "                  \
+                   "(SELECT count(*) FROM voters v WHERE v.session_id = s.id) "                      \
+                   "FROM sessions s WHERE (?1 = 0 OR id = ?1) ORDER BY id")                           \
+    X(live_set, "SELECT id FROM measurement_sets WHERE session_id = ? AND kind = 'live' ORDER BY id LIMIT 1") \
+    X(question_insert, "INSERT INTO questions(session_id, position, test_index, spec, kind, text) "   \
+                       "VALUES (?,?,?,?,?,?)")                                                        \
+    X(question_state, "UPDATE questions SET state = ?1, "                                             \
+                      "opened_at = CASE WHEN ?1 = 'voting' THEN coalesce(opened_at, ?2) ELSE opened_at END, " \
+                      "closed_at = CASE WHEN ?1 = 'closed' THEN coalesce(closed_at, ?2) ELSE closed_at END, " \
+                      "revealed_at = CASE WHEN ?1 = 'revealed' THEN coalesce(revealed_at, ?2) ELSE revealed_at END " \
+                      "WHERE id = ?3")                                                                \
+    X(voter_find, "SELECT id FROM voters WHERE session_id = ? AND token_hash = ?")                    \
+    X(voter_insert, "INSERT INTO voters(session_id, token_hash, joined_at) VALUES (?,?,?)")           \
+    X(vote_upsert, "INSERT INTO votes(question_id, voter_id, answer, voted_at) "                      \
+                   "SELECT q.id, vr.id, ?3, ?4 FROM questions q JOIN voters vr "                      \
+                   "ON vr.session_id = q.session_id WHERE q.id = ?1 AND vr.id = ?2 AND q.state = 'voting' " \
+                   "ON CONFLICT(question_id, voter_id) DO UPDATE SET "                                \
+                   "changes = changes + (answer != excluded.answer), answer = excluded.answer, "     \
+                   "voted_at = excluded.voted_at")                                                    \
+    X(question_state_get, "SELECT state FROM questions WHERE id = ?")                                 \
+    X(vote_get, "SELECT answer FROM votes WHERE question_id = ? AND voter_id = ?")                    \
+    X(set_insert, "INSERT INTO measurement_sets(session_id, kind, host, kernel, target, lab, created_at) " \
+                  "VALUES (?,?,?,?,?,?,?)")                                                           \
+    X(measurement_insert, "INSERT INTO measurements(set_id, question_id, answer, basis, evidence, "   \
+                          "observation, observer, measured_at) VALUES (?,?,?,?,?,?,?,?)")             \
+    X(qscore, "SELECT yes, no, coalesce(truth, ''), coalesce(majority, ''), coalesce(correct, -1) "   \
+              "FROM question_score WHERE question_id = ?")                                            \
+    X(sscore, "SELECT (SELECT count(*) FROM questions WHERE session_id = ?1), "                       \
+              "count(correct), coalesce(avg(correct), -1), "                                          \
+              "coalesce(sum(CASE WHEN truth IN ('yes','no') THEN total END), 0), "                    \
+              "coalesce(sum(correct_votes), 0), "                                                     \
+              "(SELECT count(*) FROM voters WHERE session_id = ?1) "                                  \
+              "FROM question_score WHERE session_id = ?1")                                            \
+    X(vscore, "SELECT (SELECT count(*) FROM votes WHERE voter_id = ?1), scored, correct "             \
+              "FROM voter_score WHERE voter_id = ?1")
+
+struct db {
+    sqlite3 *h;
+    char *path;
+#define X(name, sql) sqlite3_stmt *name;
+    DB_STATEMENTS(X)
+#undef X
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static int sqlerr(struct db *db, char *err, size_t errlen, const char *what) {
+    seterr(err, errlen, "%s failed in %s: %s", what, db->path, sqlite3_errmsg(db->h));
+    return -1;
+}
+
+double db_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1000.0;
+}
+
+const char *db_path(const struct db *db) { return db->path; }
+
+/* Finds the "-- migration: N" markers; returns the text after the marker of
+ * version `want` (up to the next marker) via start and len, or 0 if absent. */
+static int find_migration(int want, const char **start, size_t *len) {
+    const char *mark = "-- migration: ";
+    const char *p = db_schema_sql;
+    while ((p = strstr(p, mark))) {
+        int v = atoi(p + strlen(mark));
+        const char *body = strchr(p, '\n');
+        if (!body) return 0;
+        const char *next = strstr(body, mark);
+        if (v == want) {
+            *start = body;
+            *len = next ? (size_t)(next - body) : strlen(body);
+            return 1;
+        }
+        p = body;
+    }
+    return 0;
+}
+
+int db_schema_latest(void) {
+    int v = 0;
+    const char *s;
+    size_t l;
+    while (find_migration(v + 1, &s, &l)) v++;
+    return v;
+}
+
+static int exec(struct db *db, const char *sql, char *err, size_t errlen, const char *what) {
+    char *msg = NULL;
+    if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        seterr(err, errlen, "%s failed in %s: %s", what, db->path, msg ? msg : sqlite3_errmsg(db->h));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_version(struct db *db, int *version, char *err, size_t errlen) {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master WHERE name = 'schema_version'", -1,
+                                &st, NULL);
+    if (rc != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sqlerr(db, err, errlen, "reading the schema version");
+    }
+    int exists = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    *version = 0;
+    if (!exists) return 0;
+    if (sqlite3_prepare_v2(db->h, "SELECT version FROM schema_version", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return sqlerr(db, err, errlen, "reading the schema version");
+    }
+    *version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int migrate(struct db *db, char *err, size_t errlen) {
+    int version, latest = db_schema_latest();
+    if (read_version(db, &version, err, errlen)) return -1;
+    if (version > latest) {
+        seterr(err, errlen,
+               "%s was written by a newer fragvote (schema version %d; this build knows up to %d): "
+               "upgrade fragvote or use another --db file",
+               db->path, version, latest);
+        return -1;
+    }
+    for (int v = version + 1; v <= latest; v++) {
+        const char *body;
+        size_t len;
+        find_migration(v, &body, &len);
+        char *sql = malloc(len + 64);
+        if (!sql) {
+            seterr(err, errlen, "out of memory migrating %s", db->path);
+            return -1;
+        }
+        memcpy(sql, body, len);
+        snprintf(sql + len, 64, "\nUPDATE schema_version SET version = %d;", v);
+        char what[64];
+        snprintf(what, sizeof what, "schema migration to version %d", v);
+        int rc = exec(db, "BEGIN IMMEDIATE", err, errlen, what);
+        if (!rc) rc = exec(db, sql, err, errlen, what);
+        if (!rc) rc = exec(db, "COMMIT", err, errlen, what);
+        free(sql);
+        if (rc) {
+            sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+struct db *db_open(const char *path, char *err, size_t errlen) {
+    struct db *db = calloc(1, sizeof *db);
+    if (!db || !(db->path = strdup(path))) {
+        free(db);
+        seterr(err, errlen, "out of memory opening %s", path);
+        return NULL;
+    }
+    if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                        NULL) != SQLITE_OK) {
+        seterr(err, errlen, "cannot open database %s: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        goto fail;
+    }
+    if (sqlite3_db_readonly(db->h, "main") == 1) {
+        seterr(err, errlen, "database %s is read-only: fragvote must write every vote; "
+               "fix its permissions or choose another file with --db", path);
+        goto fail;
+    }
+    sqlite3_busy_timeout(db->h, 5000);
+    sqlite3_extended_result_codes(db->h, 1);
+    /* WAL + synchronous=NORMAL: a commit is durable against a crash of
+     * fragvote (the kill -9 case); a power loss may lose the last commits.
+     * See docs/SCORING.md "Durability". */
+    if (exec(db, "PRAGMA journal_mode=WAL", err, errlen, "opening the database (is it a fragvote database?)") ||
+        exec(db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", err, errlen, "configuring the database") ||
+        migrate(db, err, errlen))
+        goto fail;
+#define X(name, sql)                                                         \
+    if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &db->name, NULL) != SQLITE_OK) { \
+        sqlerr(db, err, errlen, "preparing statement " #name);               \
+        goto fail;                                                           \
+    }
+    DB_STATEMENTS(X)
+#undef X
+    return db;
+fail:
+    db_close(db);
+    return NULL;
+}
+
+void db_close(struct db *db) {
+    if (!db) return;
+#define X(name, sql) sqlite3_finalize(db->name);
+    DB_STATEMENTS(X)
+#undef X
+    sqlite3_close(db->h);
+    free(db->path);
+    free(db);
+}
+
+int db_version(struct db *db) {
+    int v = -1;
+    read_version(db, &v, NULL, 0);
+    return v;
+}
+
+int db_begin(struct db *db, char *err, size_t errlen) { return exec(db, "BEGIN IMMEDIATE", err, errlen, "BEGIN"); }
+int db_commit(struct db *db, char *err, size_t errlen) { return exec(db, "COMMIT", err, errlen, "COMMIT"); }
+void db_rollback(struct db *db) { sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL); }
+
+/* Runs a prepared write statement to completion; resets it either way. */
+static int step_done(struct db *db, sqlite3_stmt *st, char *err, size_t errlen, const char *what) {
+    int rc = sqlite3_step(st);
+    int ok = rc == SQLITE_DONE;
+    if (!ok) sqlerr(db, err, errlen, what);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return ok ? 0 : -1;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s) {
+    if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(st, i);
+}
+
+int64_t db_session_create(struct db *db, const struct db_session_info *in, char *err, size_t errlen) {
+    if (!in->title || !in->deck_json) {
+        seterr(err, errlen, "a session needs a title and a deck");
+        return -1;
+    }
+    sqlite3_stmt *st = db->session_insert;
+    bind_text(st, 1, in->title);
+    bind_text(st, 2, in->deck_json);
+    bind_text(st, 3, in->host ? in->host : "");
+    bind_text(st, 4, in->kernel ? in->kernel : "");
+    bind_text(st, 5, in->observer ? in->observer : "");
+    bind_text(st, 6, in->target ? in->target : "");
+    bind_text(st, 7, in->lab_json);
+    bind_text(st, 8, in->room ? in->room : "");
+    sqlite3_bind_double(st, 9, db_now());
+    if (step_done(db, st, err, errlen, "creating a session")) return -1;
+    int64_t id = sqlite3_last_insert_rowid(db->h);
+    if (db_measurement_set_add(db, id, "live", in->host, in->kernel, in->target, in->lab_json, err, errlen) < 0)
+        return -1;
+    return id;
+}
+
+int db_session_set_cursor(struct db *db, int64_t session_id, int position, char *err, size_t errlen) {
+    sqlite3_bind_int(db->session_cursor, 1, position);
+    sqlite3_bind_int64(db->session_cursor, 2, session_id);
+    return step_done(db, db->session_cursor, err, errlen, "saving the current question");
+}
+
+int db_session_end(struct db *db, int64_t session_id, char *err, size_t errlen) {
+    sqlite3_bind_double(db->session_end, 1, db_now());
+    sqlite3_bind_int64(db->session_end, 2, session_id);
+    return step_done(db, db->session_end, err, errlen, "ending the session");
+}
+
+int64_t db_session_live_set(struct db *db, int64_t session_id, char *err, size_t errlen) {
+    sqlite3_stmt *st = db->live_set;
+    sqlite3_bind_int64(st, 1, session_id);
+    int64_t id = -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
+    else if (rc == SQLITE_DONE) seterr(err, errlen, "session %lld has no live measurement set", (long long)session_id);
+    else sqlerr(db, err, errlen, "finding the live measurement set");
+    sqlite3_reset(st);
+    return id;
+}
+
+static char *col_dup(sqlite3_stmt *st, int i) {
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? strdup((const char *)t) : NULL;
+}
+
+void db_session_row_free(struct db_session_row *r) {
+    if (!r) return;
+    free(r->title); free(r->deck_json); free(r->host); free(r->kernel);
+    free(r->observer); free(r->target); free(r->lab_json); free(r->room);
+    memset(r, 0, sizeof *r);
+}
+
+int db_session_each(struct db *db, int (*fn)(const struct db_session_row *, void *), void *arg, char *err,
+                    size_t errlen) {
+    /* Collect ids first: db_session_get reuses the statement, and fn may run others. */
+    sqlite3_stmt *st = db->session_get;
+    sqlite3_bind_int64(st, 1, 0);
+    size_t n = 0, cap = 0;
+    int64_t *ids = NULL;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            int64_t *nids = realloc(ids, cap * sizeof *ids);
+            if (!nids) { rc = SQLITE_NOMEM; break; }
+            ids = nids;
+        }
+        ids[n++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        free(ids);
+        return sqlerr(db, err, errlen, "listing sessions");
+    }
+    int ret = 0;
+    for (size_t i = 0; i < n && !ret; i++) {
+        struct db_session_row row;
+        if (db_session_get(db, ids[i], &row, err, errlen)) { ret = -1; break; }
+        if (fn(&row, arg)) ret = 1;
+        db_session_row_free(&row);
+    }
+    free(ids);
+    return ret < 0 ? -1 : 0;
+}
+
+int db_session_get(struct db *db, int64_t session_id, struct db_session_row *out, char *err, size_t errlen) {
+    sqlite3_stmt *st = db->session_get;
+    sqlite3_bind_int64(st, 1, session_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        /* Scoring runs other statements: finish this one first. */
+        struct db_session_row tmp;
+        memset(&tmp, 0, sizeof tmp);
+        tmp.id = out->id;
+        tmp.title = col_dup(st, 1); tmp.deck_json = col_dup(st, 2); tmp.host = col_dup(st, 3);
+        tmp.kernel = col_dup(st, 4); tmp.observer = col_dup(st, 5); tmp.target = col_dup(st, 6);
+        tmp.lab_json = col_dup(st, 7); tmp.room = col_dup(st, 8);
+        tmp.cursor = sqlite3_column_int(st, 9);
+        tmp.started_at = sqlite3_column_double(st, 10);
+        tmp.ended_at = sqlite3_column_double(st, 11);
+        tmp.questions = sqlite3_column_int(st, 12);
+        tmp.voters = sqlite3_column_int(st, 13);
+        sqlite3_reset(st);
+        struct db_sscore sc;
+        tmp.collective = db_session_score(db, tmp.id, &sc, NULL, 0) == 0 ? sc.collective : -1;
+        *out = tmp;
+        return 0;
+    }
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE) seterr(err, errlen, "no session %lld in %s", (long long)session_id, db->path);
+    else sqlerr(db, err, errlen, "reading a session");
+    return -1;
+}
+
+static const char *const qkind_names[] = {"sent", "df", "fragmented"};
+
+const char *db_qkind_name(enum db_qkind k) { return (unsigned)k < 3 ? qkind_names[k] : "?"; }
+
+int db_qkind_parse(const char *name, enum db_qkind *out) {
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, qkind_names[i])) {
+            *out = (enum db_qkind)i;
+            return 0;
+        }
+    return -1;
+}
+
+int64_t db_question_add(struct db *db, int64_t session_id, int position, int test_index, const char *spec_json,
+                        enum db_qkind kind, const char *text, char *err, size_t errlen) {
+    sqlite3_stmt *st = db->question_insert;
+    sqlite3_bind_int64(st, 1, session_id);
+    sqlite3_bind_int(st, 2, position);
+    sqlite3_bind_int(st, 3, test_index);
+    bind_text(st, 4, spec_json);
+    bind_text(st, 5, db_qkind_name(kind));
+    bind_text(st, 6, text);
+    if (step_done(db, st, err, errlen, "adding a question")) return -1;
+    return sqlite3_last_insert_rowid(db->h);
+}
+
+int db_question_set_state(struct db *db, int64_t question_id, const char *state, char *err, size_t errlen) {
+    sqlite3_stmt *st = db->question_state;
+    bind_text(st, 1, state);
+    sqlite3_bind_double(st, 2, db_now());
+    sqlite3_bind_int64(st, 3, question_id);
+    if (step_done(db, st, err, errlen, "changing a question's state")) return -1;
+    if (sqlite3_changes(db->h) != 1) {
+        seterr(err, errlen, "no question %lld", (long long)question_id);
+        return -1;
+    }
+    return 0;
+}
+
+int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char *err, size_t errlen) {
+    char hash[65];
+    db_token_hash(token, hash);
+    sqlite3_stmt *st = db->voter_find;
+    sqlite3_bind_int64(st, 1, session_id);
+    bind_text(st, 2, hash);
+    int rc = sqlite3_step(st);
+    int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlerr(db, err, errlen, "finding a voter");
+    if (id) return id;
+    st = db->voter_insert;
+    sqlite3_bind_int64(st, 1, session_id);
+    bind_text(st, 2, hash);
+    sqlite3_bind_double(st, 3, db_now());
+    if (step_done(db, st, err, errlen, "adding a voter")) return -1;
+    return sqlite3_last_insert_rowid(db->h);
+}
+
+enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t voter_id, int yes, char *err,
+                                size_t errlen) {
+    sqlite3_stmt *st = db->vote_upsert;
+    sqlite3_bind_int64(st, 1, question_id);
+    sqlite3_bind_int64(st, 2, voter_id);
+    sqlite3_bind_int(st, 3, yes ? 1 : 0);
+    sqlite3_bind_double(st, 4, db_now());
+    if (step_done(db, st, err, errlen, "recording a vote")) return DB_VOTE_ERROR;
+    if (sqlite3_changes(db->h) == 1) return DB_VOTE_OK;
+    /* Nothing written: say why. */
+    st = db->question_state_get;
+    sqlite3_bind_int64(st, 1, question_id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        seterr(err, errlen, "question %lld is %s, not open for voting", (long long)question_id,
+               (const char *)sqlite3_column_text(st, 0));
+    else
+        seterr(err, errlen, "no question %lld", (long long)question_id);
+    sqlite3_reset(st);
+    return DB_VOTE_REFUSED;
+}
+
+int db_vote_get(struct db *db, int64_t question_id, int64_t voter_id) {
+    sqlite3_stmt *st = db->vote_get;
+    sqlite3_bind_int64(st, 1, question_id);
+    sqlite3_bind_int64(st, 2, voter_id);
+    int v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_reset(st);
+    return v;
+}
+
+int64_t db_measurement_set_add(struct db *db, int64_t session_id, const char *kind, const char *host,
+                               const char *kernel, const char *target, const char *lab_json, char *err,
+                               size_t errlen) {
+    sqlite3_stmt *st = db->set_insert;
+    sqlite3_bind_int64(st, 1, session_id);
+    bind_text(st, 2, kind);
+    bind_text(st, 3, host ? host : "");
+    bind_text(st, 4, kernel ? kernel : "");
+    bind_text(st, 5, target ? target : "");
+    bind_text(st, 6, lab_json);
+    sqlite3_bind_double(st, 7, db_now());
+    if (step_done(db, st, err, errlen, "adding a measurement set")) return -1;
+    return sqlite3_last_insert_rowid(db->h);
+}
+
+int64_t db_measurement_add(struct db *db, int64_t set_id, int64_t question_id, const char *answer,
+                           const char *basis, const char *evidence, const char *observation_json,
+                           const char *observer, char *err, size_t errlen) {
+    sqlite3_stmt *st = db->measurement_insert;
+    sqlite3_bind_int64(st, 1, set_id);
+    sqlite3_bind_int64(st, 2, question_id);
+    bind_text(st, 3, answer);
+    bind_text(st, 4, basis ? basis : "observed");
+    bind_text(st, 5, evidence ? evidence : "");
+    bind_text(st, 6, observation_json ? observation_json : "{}");
+    bind_text(st, 7, observer ? observer : "");
+    sqlite3_bind_double(st, 8, db_now());
+    if (step_done(db, st, err, errlen, "recording a measurement")) return -1;
+    return sqlite3_last_insert_rowid(db->h);
+}
+
+static void copy_col(char *dst, size_t n, sqlite3_stmt *st, int i) {
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(dst, n, "%s", t ? (const char *)t : "");
+}
+
+int db_question_score(struct db *db, int64_t question_id, struct db_qscore *out, char *err, size_t errlen) {
+    sqlite3_stmt *st = db->qscore;
+    sqlite3_bind_int64(st, 1, question_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->yes = sqlite3_column_int(st, 0);
+        out->no = sqlite3_column_int(st, 1);
+        copy_col(out->truth, sizeof out->truth, st, 2);
+        copy_col(out->majority, sizeof out->majority, st, 3);
+        out->correct = sqlite3_column_double(st, 4);
+    }
+    sqlite3_reset(st);
+    if (rc == SQLITE_ROW) return 0;
+    if (rc == SQLITE_DONE) seterr(err, errlen, "no question %lld", (long long)question_id);
+    else sqlerr(db, err, errlen, "scoring a question");
+    return -1;
+}
+
+int db_session_score(struct db *db, int64_t session_id, struct db_sscore *out, char *err, size_t errlen) {
+    sqlite3_stmt *st = db->sscore;
+    sqlite3_bind_int64(st, 1, session_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->questions = sqlite3_column_int(st, 0);
+        out->scored = sqlite3_column_int(st, 1);
+        out->collective = sqlite3_column_double(st, 2);
+        out->votes_scored = sqlite3_column_int(st, 3);
+        out->votes_correct = sqlite3_column_int(st, 4);
+        out->voters = sqlite3_column_int(st, 5);
+        out->vote_accuracy = out->votes_scored ? (double)out->votes_correct / out->votes_scored : -1;
+    }
+    sqlite3_reset(st);
+    if (rc == SQLITE_ROW) return 0;
+    return sqlerr(db, err, errlen, "scoring a session");
+}
+
+int db_voter_score(struct db *db, int64_t voter_id, struct db_vscore *out, char *err, size_t errlen) {
+    sqlite3_stmt *st = db->vscore;
+    sqlite3_bind_int64(st, 1, voter_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->answered = sqlite3_column_int(st, 0);
+        out->scored = sqlite3_column_int(st, 1);
+        out->correct = sqlite3_column_int(st, 2);
+    }
+    sqlite3_reset(st);
+    if (rc == SQLITE_ROW) return 0;
+    if (rc == SQLITE_DONE) seterr(err, errlen, "no voter %lld", (long long)voter_id);
+    else sqlerr(db, err, errlen, "scoring a voter");
+    return -1;
+}

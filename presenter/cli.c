@@ -1,0 +1,17 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_not_implemented(const char *cmd) {
+    fprintf(stderr, "fragvote %s: not implemented yet\n", cmd);
+    return FV_EXIT_USAGE;
+}
+
+int cli_wants_help(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) return 0;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return 1;
+    }
+    return 0;
+}

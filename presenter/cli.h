@@ -1,0 +1,32 @@
+/* Subcommand entry points and the exit codes every subcommand shares.
+ * Each cmd_* lives in its own presenter/cmd_<name>.c; argv[0] is the
+ * subcommand name; it returns the process exit code (never calls exit). */
+#ifndef FRAGVOTE_CLI_H
+#define FRAGVOTE_CLI_H
+
+/* Documented in README.md "Exit codes"; keep both in step. */
+enum fv_exit {
+    FV_EXIT_OK = 0,          /* success */
+    FV_EXIT_FAIL = 1,        /* the job ran and failed (I/O, database, probe error) */
+    FV_EXIT_USAGE = 2,       /* misuse: bad flag or argument, or subcommand not implemented yet */
+    FV_EXIT_PERM = 3,        /* missing privilege (CAP_NET_RAW / CAP_NET_ADMIN / root) */
+    FV_EXIT_HOST = 4,        /* unknown host or no route to it */
+    FV_EXIT_NOV6 = 5,        /* IPv6 unavailable on this host */
+    FV_EXIT_TIMEOUT = 6,     /* timed out / ICMP-silent network */
+    FV_EXIT_DB = 7,          /* database could not be opened, migrated or written */
+};
+
+int cmd_serve(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
+int cmd_pmtu(int argc, char **argv);
+int cmd_sessions(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+/* Prints "fragvote CMD: not implemented yet" on stderr; returns FV_EXIT_USAGE. */
+int cli_not_implemented(const char *cmd);
+/* True when argv holds -h or --help (before any "--"). */
+int cli_wants_help(int argc, char **argv);
+
+#endif

@@ -1,0 +1,49 @@
+/* Decks: the tests of a talk and the questions asked about each.
+ *
+ * A deck is a JSON file (docs/DECKS.md): title, target (or the lab), default
+ * TTL/observer, and a list of tests; each names protocol, mode, size,
+ * optional TTL, which questions to ask (sent / df / fragmented) and optional
+ * speaker notes. Loading validates everything and reports file:line:column.
+ * The built-in deck (decks/fragquiz.json, compiled in) is the article's quiz. */
+#ifndef FRAGVOTE_DECK_H
+#define FRAGVOTE_DECK_H
+
+#include <stddef.h>
+
+#include "db.h"
+#include "fragprobe.h"
+
+#define DECK_FILE_MAX (256 * 1024) /* bytes: a deck file larger than this is refused */
+#define DECK_TESTS_MAX 64          /* tests per deck */
+#define DECK_TEXT_MAX 512          /* title / notes length */
+
+struct deck_test {
+    struct probe_spec spec;         /* host/port from the deck's target unless the test overrides */
+    int ask[3];                     /* indexed by enum db_qkind: ask this question? */
+    char notes[DECK_TEXT_MAX];      /* speaker notes, "" if none */
+};
+
+struct deck {
+    char title[DECK_TEXT_MAX];
+    char target[256];               /* "" or "lab" = the namespace lab */
+    int ttl;                        /* default TTL, PROBE_TTL_AUTO if unset */
+    char observer[16];              /* "auto" / "raw" / "recverr" */
+    int ntests;
+    struct deck_test tests[DECK_TESTS_MAX];
+    char *json;                     /* the deck as loaded (owned; stored with the session) */
+};
+
+/* Each fills *out (caller owns it, release with deck_free) or returns -1 with
+ * "FILE:LINE:COLUMN: problem" in err. */
+int deck_load_file(const char *path, struct deck *out, char *err, size_t errlen);
+int deck_load_string(const char *text, const char *name, struct deck *out, char *err, size_t errlen);
+int deck_load_builtin(struct deck *out, char *err, size_t errlen);
+void deck_free(struct deck *d);
+
+/* The question as the room reads it, e.g. "A 1400-byte UDP/IPv4 packet,
+ * IP_PMTUDISC_DO: is it sent?" Writes into buf (NUL-terminated). */
+void deck_question_text(const struct deck_test *t, enum db_qkind kind, char *buf, size_t buflen);
+/* The test spelled out for the phone, e.g. "udp4 · IP_PMTUDISC_DO · 1400 bytes · TTL 2". */
+void deck_test_summary(const struct deck_test *t, char *buf, size_t buflen);
+
+#endif

@@ -1,0 +1,3 @@
+#include "fragprobe.h"
+
+const char *probe_version(void) { return "0.1.0"; }

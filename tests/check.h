@@ -1,0 +1,48 @@
+/* A tiny assertion kit for fragvote's C tests.
+ * CHECK(cond) records a failure and goes on; REQUIRE(cond) stops the test.
+ * Each test is a function `static void test_NAME(void)` run by RUN(test_NAME);
+ * main() ends with `return check_summary();` which prints
+ * "N passed, N failed" and returns 0 only if nothing failed.
+ * SKIP_ALL(why) exits 77 (ctest: skipped) with the reason on stdout. */
+#ifndef FRAGVOTE_CHECK_H
+#define FRAGVOTE_CHECK_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int check_passed_, check_failed_, check_cur_failed_;
+static const char *check_cur_name_ = "";
+
+#define CHECK(cond) do { if (!(cond)) { check_cur_failed_ = 1; \
+    fprintf(stderr, "%s:%d: %s: CHECK failed: %s\n", __FILE__, __LINE__, check_cur_name_, #cond); } } while (0)
+#define REQUIRE(cond) do { if (!(cond)) { check_cur_failed_ = 1; \
+    fprintf(stderr, "%s:%d: %s: REQUIRE failed: %s\n", __FILE__, __LINE__, check_cur_name_, #cond); return; } } while (0)
+#define CHECK_INT(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); if (a_ != b_) { check_cur_failed_ = 1; \
+    fprintf(stderr, "%s:%d: %s: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__, check_cur_name_, #a, a_, #b, b_); } } while (0)
+#define CHECK_STR(a, b) do { const char *a_ = (a), *b_ = (b); if (!a_ || !b_ || strcmp(a_, b_)) { check_cur_failed_ = 1; \
+    fprintf(stderr, "%s:%d: %s: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, check_cur_name_, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); } } while (0)
+#define CHECK_CONTAINS(hay, needle) do { const char *h_ = (hay), *n_ = (needle); if (!h_ || !strstr(h_, n_)) { check_cur_failed_ = 1; \
+    fprintf(stderr, "%s:%d: %s: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, check_cur_name_, h_ ? h_ : "(null)", n_); } } while (0)
+
+#define RUN(fn) do { check_cur_name_ = #fn; check_cur_failed_ = 0; fn(); \
+    if (check_cur_failed_) { check_failed_++; printf("FAIL %s\n", #fn); } \
+    else { check_passed_++; printf("ok   %s\n", #fn); } fflush(stdout); } while (0)
+
+#define SKIP_ALL(why) do { printf("SKIP: %s\n", why); exit(77); } while (0)
+
+static inline int check_summary(void) {
+    printf("%d passed, %d failed\n", check_passed_, check_failed_);
+    return check_failed_ ? 1 : 0;
+}
+
+/* A fresh temporary directory for this test's files (owned by the caller, not removed). */
+static inline const char *check_tmpdir(void) {
+    static char dir[64];
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/fragvote-test-XXXXXX");
+        if (!mkdtemp(dir)) { perror("mkdtemp"); exit(1); }
+    }
+    return dir;
+}
+#endif
