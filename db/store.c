@@ -351,7 +351,7 @@ int db_session_get(struct db *db, int64_t session_id, struct db_session_row *out
         /* Scoring runs other statements: finish this one first. */
         struct db_session_row tmp;
         memset(&tmp, 0, sizeof tmp);
-        tmp.id = out->id;
+        tmp.id = sqlite3_column_int64(st, 0);
         tmp.title = col_dup(st, 1); tmp.deck_json = col_dup(st, 2); tmp.host = col_dup(st, 3);
         tmp.kernel = col_dup(st, 4); tmp.observer = col_dup(st, 5); tmp.target = col_dup(st, 6);
         tmp.lab_json = col_dup(st, 7); tmp.room = col_dup(st, 8);

@@ -67,7 +67,6 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < N_SUBCOMMANDS; i++)
         if (!strcmp(cmd, subcommands[i].name))
             return subcommands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "fragvote: unknown command '%s'\n", cmd);
-    usage(stderr);
+    fprintf(stderr, "fragvote: unknown command '%s'\nTry 'fragvote --help'.\n", cmd);
     return FV_EXIT_USAGE;
 }

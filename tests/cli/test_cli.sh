@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# CLI contract: --help on stdout exit 0, --version, misuse on stderr exit 2.
+set -u
+bin=${FRAGVOTE_BIN:?FRAGVOTE_BIN not set}
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+"$bin" --help >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '^Usage: fragvote' "$tmp/out" && [ ! -s "$tmp/err" ] && ok "--help on stdout, exit 0" || bad "--help (rc=$rc)"
+
+"$bin" --version >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -Eq '^fragvote [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/out" && ok "--version" || bad "--version (rc=$rc)"
+
+"$bin" no-such-command >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "unknown command 'no-such-command'" "$tmp/err" && [ ! -s "$tmp/out" ] \
+  && ok "unknown subcommand: exit 2, message on stderr" || bad "unknown subcommand (rc=$rc)"
+
+for cmd in serve probe lab pmtu sessions replay export; do
+  "$bin" "$cmd" --help >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [ $rc -eq 0 ] && grep -q "fragvote $cmd" "$tmp/out" && ok "$cmd --help" || bad "$cmd --help (rc=$rc)"
+done
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

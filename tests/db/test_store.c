@@ -1,0 +1,306 @@
+/* The store: open/migrate, reopen, votes, refusals, scores, bad files. */
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "check.h"
+#include "db.h"
+
+static char err[512];
+
+static const char *path_in_tmp(const char *name) {
+    static char buf[8][256];
+    static int i;
+    char *p = buf[i++ % 8];
+    snprintf(p, 256, "%s/%s", check_tmpdir(), name);
+    return p;
+}
+
+static struct db *fresh(const char *name) {
+    const char *p = path_in_tmp(name);
+    unlink(p);
+    struct db *db = db_open(p, err, sizeof err);
+    if (!db) fprintf(stderr, "db_open: %s\n", err);
+    return db;
+}
+
+static int64_t session(struct db *db) {
+    struct db_session_info in = {.title = "t", .deck_json = "{}", .host = "h", .kernel = "k",
+                                 .observer = "raw", .target = "lab", .room = "ABCD"};
+    return db_session_create(db, &in, err, sizeof err);
+}
+
+static void test_fresh_file_is_created_at_latest_schema(void) {
+    struct db *db = fresh("fresh.db");
+    REQUIRE(db);
+    CHECK(db_schema_latest() >= 1);
+    CHECK_INT(db_version(db), db_schema_latest());
+    db_close(db);
+}
+
+static void test_reopen_keeps_data(void) {
+    struct db *db = fresh("reopen.db");
+    REQUIRE(db);
+    int64_t s = session(db);
+    REQUIRE(s > 0);
+    db_close(db);
+    db = db_open(path_in_tmp("reopen.db"), err, sizeof err);
+    REQUIRE(db);
+    struct db_session_row row;
+    REQUIRE(db_session_get(db, s, &row, err, sizeof err) == 0);
+    CHECK_STR(row.title, "t");
+    CHECK_STR(row.room, "ABCD");
+    CHECK_INT(db_version(db), db_schema_latest());
+    db_session_row_free(&row);
+    db_close(db);
+}
+
+static void test_vote_changed_twice_counts_once(void) {
+    struct db *db = fresh("change.db");
+    REQUIRE(db);
+    int64_t s = session(db);
+    int64_t q = db_question_add(db, s, 0, 0, "{}", DB_Q_SENT, "sent?", err, sizeof err);
+    REQUIRE(q > 0);
+    REQUIRE(db_question_set_state(db, q, "voting", err, sizeof err) == 0);
+    int64_t v = db_voter_join(db, s, "token-1", err, sizeof err);
+    REQUIRE(v > 0);
+    CHECK_INT(db_voter_join(db, s, "token-1", err, sizeof err), v); /* same token, same voter */
+    CHECK_INT(db_vote_put(db, q, v, 1, err, sizeof err), DB_VOTE_OK);
+    CHECK_INT(db_vote_put(db, q, v, 0, err, sizeof err), DB_VOTE_OK);
+    CHECK_INT(db_vote_put(db, q, v, 1, err, sizeof err), DB_VOTE_OK);
+    struct db_qscore qs;
+    REQUIRE(db_question_score(db, q, &qs, err, sizeof err) == 0);
+    CHECK_INT(qs.yes, 1);
+    CHECK_INT(qs.no, 0);
+    CHECK_INT(db_vote_get(db, q, v), 1);
+    db_close(db);
+}
+
+static void test_votes_refused_unless_voting(void) {
+    struct db *db = fresh("closed.db");
+    REQUIRE(db);
+    int64_t s = session(db);
+    int64_t q = db_question_add(db, s, 0, 0, "{}", DB_Q_DF, "df?", err, sizeof err);
+    int64_t v = db_voter_join(db, s, "tok", err, sizeof err);
+    CHECK_INT(db_vote_put(db, q, v, 1, err, sizeof err), DB_VOTE_REFUSED); /* still pending */
+    CHECK_CONTAINS(err, "pending");
+    db_question_set_state(db, q, "voting", err, sizeof err);
+    CHECK_INT(db_vote_put(db, q, v, 1, err, sizeof err), DB_VOTE_OK);
+    db_question_set_state(db, q, "closed", err, sizeof err);
+    CHECK_INT(db_vote_put(db, q, v, 0, err, sizeof err), DB_VOTE_REFUSED);
+    CHECK_CONTAINS(err, "closed");
+    CHECK_INT(db_vote_get(db, q, v), 1); /* the refused change did not land */
+    CHECK_INT(db_vote_put(db, 9999, v, 0, err, sizeof err), DB_VOTE_REFUSED);
+    CHECK_CONTAINS(err, "no question");
+    db_close(db);
+}
+
+static void test_voter_of_another_session_is_refused(void) {
+    struct db *db = fresh("cross.db");
+    REQUIRE(db);
+    int64_t s1 = session(db), s2 = session(db);
+    int64_t q = db_question_add(db, s1, 0, 0, "{}", DB_Q_SENT, "?", err, sizeof err);
+    db_question_set_state(db, q, "voting", err, sizeof err);
+    int64_t v2 = db_voter_join(db, s2, "tok", err, sizeof err);
+    CHECK_INT(db_vote_put(db, q, v2, 1, err, sizeof err), DB_VOTE_REFUSED);
+    db_close(db);
+}
+
+/* A hand-computed example (docs/SCORING.md):
+ *   q0 truth yes: votes yes,yes,no      -> majority yes, right (1)
+ *   q1 truth no : votes yes,yes,no      -> majority yes, wrong (0)
+ *   q2 truth yes: votes yes,no          -> tie, counts half (0.5)
+ *   q3 truth unknown: votes yes,yes,yes -> unscored
+ *   q4 not measured: votes no           -> unscored
+ * collective = (1 + 0 + 0.5) / 3 = 0.5
+ * votes on q0..q2 = 8, correct = 2 + 1 + 1 = 4 -> vote accuracy 0.5
+ * voter A (yes,yes,yes,yes,no): scored q0..q2 = 3, correct q0,q2 = 2
+ * voter B (yes,yes,no,yes):     scored q0..q2 = 3, correct q0 + q2(no? B voted no on q2: wrong) = 1
+ * voter C (no,no,-,yes):        scored q0,q1 = 2, correct q1 = 1 */
+static void test_scores_on_hand_computed_example(void) {
+    struct db *db = fresh("score.db");
+    REQUIRE(db);
+    int64_t s = session(db);
+    int64_t set = db_session_live_set(db, s, err, sizeof err);
+    REQUIRE(set > 0);
+    int64_t q[5];
+    for (int i = 0; i < 5; i++) {
+        q[i] = db_question_add(db, s, i, i, "{}", DB_Q_SENT, "?", err, sizeof err);
+        REQUIRE(q[i] > 0);
+        db_question_set_state(db, q[i], "voting", err, sizeof err);
+    }
+    int64_t a = db_voter_join(db, s, "A", err, sizeof err);
+    int64_t b = db_voter_join(db, s, "B", err, sizeof err);
+    int64_t c = db_voter_join(db, s, "C", err, sizeof err);
+    /* -1 = no vote */
+    int votes[3][5] = {{1, 1, 1, 1, 0}, {1, 1, 0, 1, -1}, {0, 0, -1, 1, -1}};
+    int64_t who[3] = {a, b, c};
+    for (int v = 0; v < 3; v++)
+        for (int i = 0; i < 5; i++)
+            if (votes[v][i] >= 0) CHECK_INT(db_vote_put(db, q[i], who[v], votes[v][i], err, sizeof err), DB_VOTE_OK);
+    const char *truth[4] = {"yes", "no", "yes", "unknown"};
+    for (int i = 0; i < 4; i++) {
+        db_question_set_state(db, q[i], "closed", err, sizeof err);
+        REQUIRE(db_measurement_add(db, set, q[i], truth[i], "observed", "e", "{}", "raw", err, sizeof err) > 0);
+    }
+    /* A later remeasure set must not change the score. */
+    int64_t re = db_measurement_set_add(db, s, "remeasure", "h", "k", "lab", NULL, err, sizeof err);
+    REQUIRE(re > 0);
+    REQUIRE(db_measurement_add(db, re, q[1], "yes", "observed", "e", "{}", "raw", err, sizeof err) > 0);
+
+    struct db_qscore qs;
+    REQUIRE(db_question_score(db, q[0], &qs, err, sizeof err) == 0);
+    CHECK_INT(qs.yes, 2); CHECK_INT(qs.no, 1); CHECK_STR(qs.majority, "yes"); CHECK_STR(qs.truth, "yes");
+    CHECK(qs.correct == 1.0);
+    REQUIRE(db_question_score(db, q[1], &qs, err, sizeof err) == 0);
+    CHECK_STR(qs.truth, "no"); CHECK(qs.correct == 0.0);
+    REQUIRE(db_question_score(db, q[2], &qs, err, sizeof err) == 0);
+    CHECK_STR(qs.majority, "tie"); CHECK(qs.correct == 0.5);
+    REQUIRE(db_question_score(db, q[3], &qs, err, sizeof err) == 0);
+    CHECK_STR(qs.truth, "unknown"); CHECK(qs.correct == -1);
+    REQUIRE(db_question_score(db, q[4], &qs, err, sizeof err) == 0);
+    CHECK_STR(qs.truth, ""); CHECK(qs.correct == -1);
+
+    struct db_sscore ss;
+    REQUIRE(db_session_score(db, s, &ss, err, sizeof err) == 0);
+    CHECK_INT(ss.questions, 5);
+    CHECK_INT(ss.scored, 3);
+    CHECK(ss.collective > 0.4999 && ss.collective < 0.5001);
+    CHECK_INT(ss.votes_scored, 8);
+    CHECK_INT(ss.votes_correct, 4);
+    CHECK(ss.vote_accuracy > 0.4999 && ss.vote_accuracy < 0.5001);
+    CHECK_INT(ss.voters, 3);
+
+    struct db_vscore vs;
+    REQUIRE(db_voter_score(db, a, &vs, err, sizeof err) == 0);
+    CHECK_INT(vs.answered, 5); CHECK_INT(vs.scored, 3); CHECK_INT(vs.correct, 2);
+    REQUIRE(db_voter_score(db, b, &vs, err, sizeof err) == 0);
+    CHECK_INT(vs.answered, 4); CHECK_INT(vs.scored, 3); CHECK_INT(vs.correct, 1);
+    REQUIRE(db_voter_score(db, c, &vs, err, sizeof err) == 0);
+    CHECK_INT(vs.answered, 3); CHECK_INT(vs.scored, 2); CHECK_INT(vs.correct, 1);
+
+    struct db_session_row row;
+    REQUIRE(db_session_get(db, s, &row, err, sizeof err) == 0);
+    CHECK(row.collective > 0.4999 && row.collective < 0.5001);
+    CHECK_INT(row.questions, 5);
+    CHECK_INT(row.voters, 3);
+    db_session_row_free(&row);
+    db_close(db);
+}
+
+static void test_group_commit_rollback_loses_uncommitted_votes_only(void) {
+    struct db *db = fresh("batch.db");
+    REQUIRE(db);
+    int64_t s = session(db);
+    int64_t q = db_question_add(db, s, 0, 0, "{}", DB_Q_SENT, "?", err, sizeof err);
+    db_question_set_state(db, q, "voting", err, sizeof err);
+    int64_t v1 = db_voter_join(db, s, "1", err, sizeof err), v2 = db_voter_join(db, s, "2", err, sizeof err);
+    REQUIRE(db_begin(db, err, sizeof err) == 0);
+    CHECK_INT(db_vote_put(db, q, v1, 1, err, sizeof err), DB_VOTE_OK);
+    REQUIRE(db_commit(db, err, sizeof err) == 0);
+    REQUIRE(db_begin(db, err, sizeof err) == 0);
+    CHECK_INT(db_vote_put(db, q, v2, 1, err, sizeof err), DB_VOTE_OK);
+    db_rollback(db);
+    CHECK_INT(db_vote_get(db, q, v1), 1);
+    CHECK_INT(db_vote_get(db, q, v2), -1);
+    db_close(db);
+}
+
+static void test_question_timestamps_are_stamped_once(void) {
+    struct db *db = fresh("stamps.db");
+    REQUIRE(db);
+    int64_t s = session(db);
+    int64_t q = db_question_add(db, s, 0, 0, "{}", DB_Q_SENT, "?", err, sizeof err);
+    CHECK(db_question_set_state(db, q, "voting", err, sizeof err) == 0);
+    CHECK(db_question_set_state(db, q, "closed", err, sizeof err) == 0);
+    CHECK(db_question_set_state(db, q, "revealed", err, sizeof err) == 0);
+    CHECK(db_question_set_state(db, q, "bogus", err, sizeof err) < 0); /* CHECK constraint */
+    CHECK_CONTAINS(err, "CHECK constraint");
+    CHECK(db_question_set_state(db, 4242, "voting", err, sizeof err) < 0);
+    CHECK_CONTAINS(err, "no question");
+    db_close(db);
+}
+
+static void test_corrupt_file_gives_clear_error(void) {
+    const char *p = path_in_tmp("corrupt.db");
+    FILE *f = fopen(p, "w");
+    REQUIRE(f);
+    for (int i = 0; i < 200; i++) fputs("this is not an sqlite database at all\n", f);
+    fclose(f);
+    struct db *db = db_open(p, err, sizeof err);
+    CHECK(db == NULL);
+    CHECK_CONTAINS(err, p);
+    CHECK_CONTAINS(err, "not a database");
+    db_close(db);
+}
+
+static void test_newer_schema_is_refused(void) {
+    struct db *db = fresh("newer.db");
+    REQUIRE(db);
+    db_close(db);
+    sqlite3 *h;
+    REQUIRE(sqlite3_open(path_in_tmp("newer.db"), &h) == SQLITE_OK);
+    CHECK(sqlite3_exec(h, "UPDATE schema_version SET version = 999", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(h);
+    db = db_open(path_in_tmp("newer.db"), err, sizeof err);
+    CHECK(db == NULL);
+    CHECK_CONTAINS(err, "newer fragvote");
+    CHECK_CONTAINS(err, "999");
+    db_close(db);
+}
+
+/* Root ignores file modes, so the read-only case runs as nobody in a child. */
+static void test_read_only_file_gives_clear_error(void) {
+    struct db *db = fresh("ro.db");
+    REQUIRE(db);
+    db_close(db);
+    const char *p = path_in_tmp("ro.db");
+    chmod(check_tmpdir(), 0755);
+    chmod(p, 0444);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) || setuid(65534))) _exit(3);
+        char e[512];
+        struct db *d = db_open(p, e, sizeof e);
+        if (d) _exit(1);
+        _exit(strstr(e, "read-only") && strstr(e, p) ? 0 : 2);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st));
+    CHECK_INT(WEXITSTATUS(st), 0);
+}
+
+static void test_missing_directory_gives_clear_error(void) {
+    struct db *db = db_open("/nonexistent-dir-fragvote/x.db", err, sizeof err);
+    CHECK(db == NULL);
+    CHECK_CONTAINS(err, "cannot open database");
+}
+
+static void test_token_hash_is_sha256(void) {
+    char h[65];
+    db_token_hash("abc", h);
+    CHECK_STR(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    db_token_hash("", h);
+    CHECK_STR(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    db_token_hash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", h);
+    CHECK_STR(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+int main(void) {
+    RUN(test_fresh_file_is_created_at_latest_schema);
+    RUN(test_reopen_keeps_data);
+    RUN(test_vote_changed_twice_counts_once);
+    RUN(test_votes_refused_unless_voting);
+    RUN(test_voter_of_another_session_is_refused);
+    RUN(test_scores_on_hand_computed_example);
+    RUN(test_group_commit_rollback_loses_uncommitted_votes_only);
+    RUN(test_question_timestamps_are_stamped_once);
+    RUN(test_corrupt_file_gives_clear_error);
+    RUN(test_newer_schema_is_refused);
+    RUN(test_read_only_file_gives_clear_error);
+    RUN(test_missing_directory_gives_clear_error);
+    RUN(test_token_hash_is_sha256);
+    return check_summary();
+}
