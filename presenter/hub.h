@@ -1,0 +1,107 @@
+/* The live hub: one libwebsockets context serving the audience pages over
+ * HTTP and three websocket protocols (audience, screen, presenter) that speak
+ * the JSON protocol of docs/PROTOCOL.md.
+ *
+ * Threads: hub_run() runs the lws service loop on the calling thread; only
+ * that thread touches lws, the room and the quiz. Other threads (console,
+ * probe worker, signal handling) talk to it only through hub_post() and
+ * hub_stop(), which queue work and wake the loop with lws_cancel_service(),
+ * and read it through hub_snapshot(). */
+#ifndef FRAGVOTE_HUB_H
+#define FRAGVOTE_HUB_H
+
+#include <stddef.h>
+
+#include "deck.h"
+#include "fragprobe.h"
+#include "quiz.h"
+#include "room.h"
+
+/* Caps on untrusted input (named, documented in docs/PROTOCOL.md). */
+#define HUB_MSG_MAX 1024               /* bytes per client message; larger: closed (1009) */
+#define HUB_MSG_RATE 20                /* messages per second per connection (token bucket) ... */
+#define HUB_MSG_BURST 40               /* ... with this burst; beyond it: closed (1008) */
+#define HUB_CONN_MAX 19990             /* websocket connections per room (all protocols) */
+#define HUB_SECRET_FAILS 5             /* bad presenter secrets per connection before it is closed */
+#define HUB_SECRET_DELAY_MS 1000       /* and, room-wide, at most one bad attempt answered per this many ms */
+#define HUB_TALLY_HZ 10                /* tally broadcasts per second at most */
+#define HUB_BATCH_MS 5                 /* group commit: collect votes this long, then one transaction */
+#define HUB_IDLE_S 60                  /* a connection silent this long (no pong either) is closed */
+#define HUB_PING_S 25                  /* ping period */
+#define HUB_POST_MAX 256               /* queued commands from other threads */
+
+struct hub_status;
+
+struct hub_config {
+    const char *bind_addr;             /* NULL or "": all addresses */
+    int port;                          /* 0: a free port the kernel picks (see hub_port) */
+    const char *web_root;              /* NULL: <dir of binary>/../share/fragvote/web */
+    const char *public_url;            /* join URL override (reverse proxy, DNS name); NULL: derived */
+    const char *secret;                /* presenter secret; NULL: a random one (hub_secret) */
+    int live_split;                    /* 1: show the yes/no split while voting */
+    const char *tls_cert, *tls_key;    /* both set: HTTPS/WSS */
+    int use_libev;                     /* 1: try the libev event-lib plugin (epoll); falls back to poll */
+    /* Called on the lws thread when the quiz asks for a measurement of
+     * question `position` (test t, owned by the quiz, valid during the call).
+     * Must not block: hand it to a worker that calls hub_post(HUB_CMD_MEASURED). */
+    void (*measure)(void *ctx, int position, const struct deck_test *t);
+    /* Called on the lws thread after every change (state, counts, errors);
+     * must not block (copy what you need and signal your own thread). */
+    void (*on_event)(void *ctx, const struct hub_status *st);
+    void *ctx;
+};
+
+/* What the console shows; hub_snapshot() copies it under a mutex. */
+struct hub_status {
+    int port;
+    int cursor, nquestions, ended;
+    struct quiz_qinfo current;         /* the question at the cursor */
+    int connections;                   /* audience websockets open now */
+    int screens, presenters;           /* other websockets open now */
+    int voters;                        /* voters known in this session */
+    unsigned long tally_version;
+    double collective;                 /* -1 if nothing scored yet */
+    char last_error[256];              /* the last refused command and why, "" if none */
+    unsigned long refused_total;       /* commands refused so far (last_error changes with it) */
+};
+
+enum hub_cmd_kind {
+    HUB_CMD_OPEN, HUB_CMD_CLOSE, HUB_CMD_MEASURE, HUB_CMD_REVEAL, HUB_CMD_NEXT, HUB_CMD_BACK,
+    HUB_CMD_SKIP, HUB_CMD_RERUN, HUB_CMD_QUIT,
+    HUB_CMD_MEASURED                   /* result for question `position` arrived */
+};
+struct hub_cmd {
+    enum hub_cmd_kind kind;
+    int position;                      /* HUB_CMD_MEASURED only */
+    struct probe_result result;        /* HUB_CMD_MEASURED only */
+};
+
+struct hub;
+
+/* Creates the context and starts listening (the port is bound on return).
+ * The hub uses room but does not own it. Returns NULL with err filled. */
+struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen);
+/* Runs the service loop on the calling thread until hub_stop() or a QUIT
+ * command; returns 0, or -1 if the loop failed. */
+int hub_run(struct hub *h);
+/* Thread-safe, async-signal-unsafe: asks hub_run() to return. */
+void hub_stop(struct hub *h);
+/* Thread-safe: queues cmd (copied). Returns 0, or -1 if the queue is full. */
+int hub_post(struct hub *h, const struct hub_cmd *cmd);
+/* Thread-safe copy of the current status. */
+void hub_snapshot(struct hub *h, struct hub_status *out);
+void hub_free(struct hub *h);          /* after hub_run() returned */
+
+int hub_port(const struct hub *h);             /* the bound port */
+const char *hub_join_url(const struct hub *h); /* e.g. http://192.168.1.20:8080/?room=K7QX2M */
+const char *hub_secret(const struct hub *h);   /* the presenter secret */
+
+/* The join URL for a port: scheme://<address of the interface with the
+ * default route>:port/?room=CODE, or public_url (with ?room= added) if set.
+ * Falls back to 127.0.0.1 with a warning in err when there is no default route. */
+int hub_join_url_make(const char *public_url, int tls, int port, const char *code, char *out, size_t outlen,
+                      char *err, size_t errlen);
+/* An SVG (malloc'd, caller frees) of the QR code of text; NULL with err. */
+char *hub_qr_svg(const char *text, char *err, size_t errlen);
+
+#endif

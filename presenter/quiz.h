@@ -1,0 +1,120 @@
+/* The talk's state machine: pure logic, no I/O, no libwebsockets, no SQLite.
+ *
+ * A quiz is built from a deck: one question per (test, asked kind), in deck
+ * order. Each question moves
+ *     pending -> voting -> closed -> measured -> revealed
+ * or to skipped. A cursor points at the current question; only the current
+ * question can be opened, closed, measured or revealed. Every refused
+ * transition returns -1 with a sentence in err.
+ *
+ * The truth (the probe's answer for a question) is held inside struct quiz,
+ * which is opaque: the only way out is quiz_truth(), which returns NULL until
+ * that question is revealed. Revealing a "sent" question whose truth is "no"
+ * skips the remaining pending questions of that test (a packet that was not
+ * sent has no DF bit and no fragments), as fragquiz does.
+ *
+ * A struct quiz is used by one thread at a time (the hub's lws thread). */
+#ifndef FRAGVOTE_QUIZ_H
+#define FRAGVOTE_QUIZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "deck.h"
+#include "fragprobe.h"
+
+#define QUIZ_QUESTIONS_MAX (DECK_TESTS_MAX * 3)
+#define QUIZ_TEXT_MAX 256
+
+enum quiz_state { QUIZ_PENDING, QUIZ_VOTING, QUIZ_CLOSED, QUIZ_MEASURED, QUIZ_REVEALED, QUIZ_SKIPPED };
+/* "pending" "voting" "closed" "measured" "revealed" "skipped" (the db's names). */
+const char *quiz_state_name(enum quiz_state s);
+int quiz_state_parse(const char *name, enum quiz_state *out);
+
+/* What anyone may know about a question at any time (no truth in here). */
+struct quiz_qinfo {
+    int position;                 /* 0-based */
+    int test_index;               /* index into the deck's tests */
+    enum db_qkind kind;
+    enum quiz_state state;
+    int measuring;                /* a measurement was asked for and has not arrived */
+    int yes, no;                  /* committed votes */
+    char text[QUIZ_TEXT_MAX];     /* deck_question_text() */
+    char summary[QUIZ_TEXT_MAX];  /* deck_test_summary() */
+};
+
+/* The truth of a question, from the probe's result. */
+struct quiz_truth {
+    enum probe_answer answer;
+    enum probe_basis basis;
+    char why[160];                /* the fact's own rule or observation */
+    char evidence[512];           /* the probe's evidence line */
+};
+
+struct quiz;
+
+/* Builds the questions of deck d (copied: the quiz does not keep d).
+ * Returns NULL with err filled when the deck asks no question. Caller owns
+ * the result; release with quiz_free(). */
+struct quiz *quiz_new(const struct deck *d, char *err, size_t errlen);
+void quiz_free(struct quiz *q);
+
+int quiz_count(const struct quiz *q);
+int quiz_cursor(const struct quiz *q);
+int quiz_ended(const struct quiz *q);      /* "next" went past the last question */
+/* Fills *out for question pos; returns 0, or -1 if pos is out of range. */
+int quiz_get(const struct quiz *q, int pos, struct quiz_qinfo *out);
+/* The deck test behind question pos (owned by the quiz), NULL if out of range. */
+const struct deck_test *quiz_test(const struct quiz *q, int pos);
+/* The truth of question pos: NULL unless it is revealed. Owned by the quiz. */
+const struct quiz_truth *quiz_truth(const struct quiz *q, int pos);
+
+/* ---- presenter actions (on the current question) ---- */
+int quiz_open(struct quiz *q, char *err, size_t errlen);    /* pending -> voting */
+int quiz_close(struct quiz *q, char *err, size_t errlen);   /* voting -> closed */
+
+enum quiz_measure { QUIZ_MEASURE_PROBE = 1, QUIZ_MEASURE_DONE = 2 };
+/* Asks for the truth of the current question (state closed; or measured /
+ * revealed when rerun is set: measure again, e.g. after the PMTU cache
+ * changed). Returns QUIZ_MEASURE_DONE when this session already measured the
+ * question's test and rerun is not set (the result is applied at once, state
+ * measured), QUIZ_MEASURE_PROBE when the caller must run the probe and call
+ * quiz_measured() with the result, or -1 (refused). */
+int quiz_measure(struct quiz *q, int rerun, char *err, size_t errlen);
+/* The probe result for question pos arrived: stores it for the test (the
+ * other questions of that test reuse it) and moves pos closed -> measured
+ * (a revealed question stays revealed with the new truth). */
+int quiz_measured(struct quiz *q, int pos, const struct probe_result *r, char *err, size_t errlen);
+/* measured -> revealed; may skip the rest of the test (see above). */
+int quiz_reveal(struct quiz *q, char *err, size_t errlen);
+/* Moves to the next question that is not skipped; past the last one the quiz
+ * has ended. Refused while the current question is voting, closed or measured. */
+int quiz_next(struct quiz *q, char *err, size_t errlen);
+/* Moves to the previous question that is not skipped (from the end: back to
+ * the last). Refused while voting. */
+int quiz_back(struct quiz *q, char *err, size_t errlen);
+/* Marks the current question skipped (unless revealed) and moves on. */
+int quiz_skip(struct quiz *q, char *err, size_t errlen);
+
+/* ---- votes ---- */
+/* Whether a vote on question pos may be cast now: 0, or -1 with the reason. */
+int quiz_vote_check(const struct quiz *q, int pos, char *err, size_t errlen);
+/* Applies a committed vote to the tally: old is the voter's previous vote on
+ * pos (-1 none, 0 no, 1 yes), yes the new one. */
+void quiz_vote_apply(struct quiz *q, int pos, int old, int yes);
+
+/* ---- restoring (room resume) ---- */
+/* Sets state, tally and truth of question pos as stored, without rules.
+ * truth may be NULL (not measured). */
+int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, const struct quiz_truth *truth);
+void quiz_restore_cursor(struct quiz *q, int cursor, int ended);
+
+/* The truth a probe result gives for a kind of question. */
+void quiz_truth_from_probe(const struct probe_result *r, enum db_qkind kind, struct quiz_truth *out);
+
+/* Collective score over revealed questions with votes and a known truth:
+ * mean of 1 (majority right), 0 (wrong), 0.5 (tie); -1 if none scored. */
+double quiz_collective(const struct quiz *q, int *scored);
+
+#endif

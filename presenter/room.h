@@ -1,0 +1,91 @@
+/* A room: the quiz of one session bound to the store.
+ *
+ * Every transition of the quiz is persisted (question states, the cursor,
+ * measurements); voters and votes are kept in memory for fast lookups and
+ * written in batches (group commit, see room_batch_*). A room resumes a
+ * session from the database after a restart: states, truths, tallies, voters
+ * and their votes.
+ *
+ * Like struct quiz, a struct room belongs to one thread (the hub's lws
+ * thread); it does no networking. */
+#ifndef FRAGVOTE_ROOM_H
+#define FRAGVOTE_ROOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "deck.h"
+#include "quiz.h"
+
+#define ROOM_CODE_LEN 6            /* room code: this many characters of ROOM_CODE_ALPHABET */
+#define ROOM_CODE_ALPHABET "ABCDEFGHJKMNPQRSTUVWXYZ23456789" /* no 0/O, 1/I/L */
+#define ROOM_TOKEN_HEX 32          /* voter token: 128 random bits as 32 hex digits */
+#define ROOM_VOTERS_MAX 200000     /* voters remembered per session */
+
+struct room_info {
+    const char *title;             /* NULL: the deck's title */
+    const char *host, *kernel, *observer, *target, *lab_json; /* stored with the session; NULL = "" */
+    const char *code;              /* room code; NULL or "": a random one */
+};
+
+struct room;
+
+/* Starts a new session for deck d in db (the room keeps db, not d). Caller
+ * owns the result; release with room_free() (which does not close db). */
+struct room *room_create(struct db *db, const struct deck *d, const struct room_info *info, char *err,
+                         size_t errlen);
+/* Resumes session_id; d must be the session's deck (deck_load_string of its
+ * stored JSON). */
+struct room *room_resume(struct db *db, int64_t session_id, const struct deck *d, char *err, size_t errlen);
+void room_free(struct room *r);
+
+struct quiz *room_quiz(struct room *r);
+struct db *room_db(struct room *r);
+int64_t room_session_id(const struct room *r);
+const char *room_code(const struct room *r);
+const char *room_title(const struct room *r);
+int room_voter_count(const struct room *r);
+
+/* Presenter actions: the quiz transition, then persisted. On a database
+ * failure the action is reported as failed (err) but the quiz keeps the new
+ * state; the next successful action writes all states again. */
+enum room_action { ROOM_OPEN, ROOM_CLOSE, ROOM_MEASURE, ROOM_RERUN, ROOM_REVEAL, ROOM_NEXT, ROOM_BACK, ROOM_SKIP };
+const char *room_action_name(enum room_action a);    /* "open" "close" "measure" "rerun" ... */
+int room_action_parse(const char *name, enum room_action *out);
+/* Returns 0 done, QUIZ_MEASURE_PROBE (measure/rerun: run the probe for
+ * quiz_cursor() and call room_measured), or -1 with err. */
+int room_act(struct room *r, enum room_action a, char *err, size_t errlen);
+/* A probe result for question pos: stored as a measurement, applied to the quiz. */
+int room_measured(struct room *r, int pos, const struct probe_result *res, char *err, size_t errlen);
+int room_end(struct room *r, char *err, size_t errlen); /* stamps the session's end */
+
+/* ---- voters ---- */
+/* Generates a fresh token (ROOM_TOKEN_HEX hex digits + NUL) from getrandom(). */
+int room_token_new(char out[ROOM_TOKEN_HEX + 1], char *err, size_t errlen);
+/* Whether token looks like one of ours (exactly ROOM_TOKEN_HEX hex digits). */
+int room_token_valid(const char *token);
+/* Index (>= 0) of the voter with this token if already known, else -1. */
+int room_voter_find(const struct room *r, const char *token);
+/* This voter's current vote on pos: -1 none, 0 no, 1 yes. */
+int room_voter_vote(const struct room *r, int voter, int pos);
+
+/* ---- group commit ----
+ * The hub collects joins and votes for a few milliseconds, then:
+ *   room_batch_begin(); room_batch_join()/room_batch_vote() for each;
+ *   room_batch_commit()  -- one transaction; only after it returns 0 are the
+ *   results (voter indexes, vote outcomes) valid to acknowledge.
+ * On a failed commit everything of the batch is rolled back and forgotten. */
+int room_batch_begin(struct room *r, char *err, size_t errlen);
+/* Finds or creates the voter; returns its index, or -1 (err). */
+int room_batch_join(struct room *r, const char *token, char *err, size_t errlen);
+/* Records voter's vote on pos; returns 0, 1 refused (err says why: closed,
+ * unknown question...), or -1 database error. */
+int room_batch_vote(struct room *r, int voter, int pos, int yes, char *err, size_t errlen);
+int room_batch_commit(struct room *r, char *err, size_t errlen);
+
+/* Personal score of a voter over revealed questions: answered, scored (with
+ * a known truth), correct. */
+void room_voter_score(const struct room *r, int voter, int *answered, int *scored, int *correct);
+
+#endif
