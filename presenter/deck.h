@@ -28,6 +28,8 @@ struct deck {
     char target[256];               /* "" or "lab" = the namespace lab */
     int ttl;                        /* default TTL, PROBE_TTL_AUTO if unset */
     char observer[16];              /* "auto" / "raw" / "recverr" */
+    int port;                       /* default target port, 0 = the probe's default */
+    int keep_pmtu_cache;            /* 1: do not flush the PMTU cache between tests (reader challenge) */
     int ntests;
     struct deck_test tests[DECK_TESTS_MAX];
     char *json;                     /* the deck as loaded (owned; stored with the session) */
@@ -39,6 +41,19 @@ int deck_load_file(const char *path, struct deck *out, char *err, size_t errlen)
 int deck_load_string(const char *text, const char *name, struct deck *out, char *err, size_t errlen);
 int deck_load_builtin(struct deck *out, char *err, size_t errlen);
 void deck_free(struct deck *d);
+
+/* Questions are numbered 0..deck_question_count()-1 in deck order: for each
+ * test, its asked kinds in the order sent, df, fragmented. */
+int deck_question_count(const struct deck *d);
+/* Maps a question position to its test and kind; returns 0, or -1 if out of range. */
+int deck_question_at(const struct deck *d, int position, int *test_index, enum db_qkind *kind);
+/* The position of (test_index, kind), or -1 if that question is not asked. */
+int deck_question_position(const struct deck *d, int test_index, enum db_qkind kind);
+
+/* The test spec as JSON text for the store, e.g.
+ * {"proto":"udp4","mode":"do","size":1400,"ttl":0,"host":"","port":0}.
+ * Returns 0, or -1 if buf is too small. */
+int deck_spec_json(const struct probe_spec *s, char *buf, size_t buflen);
 
 /* The question as the room reads it, e.g. "A 1400-byte UDP/IPv4 packet,
  * IP_PMTUDISC_DO: is it sent?" Writes into buf (NUL-terminated). */

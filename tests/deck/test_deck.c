@@ -1,0 +1,261 @@
+/* Decks: loading, validation with file:line:column, the built-in decks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "deck.h"
+
+static struct deck d; /* large: keep it off the stack */
+static char err[512];
+
+static int load(const char *text) {
+    deck_free(&d);
+    err[0] = 0;
+    return deck_load_string(text, "t.json", &d, err, sizeof err);
+}
+
+static void test_minimal_deck_loads_with_defaults(void) {
+    REQUIRE(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"udp4\",\"size\":1400}]}") == 0);
+    CHECK_STR(d.title, "T");
+    CHECK_INT(d.ntests, 1);
+    CHECK_INT(d.tests[0].spec.proto, PROBE_UDP4);
+    CHECK_INT(d.tests[0].spec.mode, PROBE_MODE_DEFAULT);
+    CHECK_INT(d.tests[0].spec.size, 1400);
+    CHECK_INT(d.tests[0].spec.ttl, PROBE_TTL_AUTO);
+    CHECK_STR(d.tests[0].spec.host, "");
+    CHECK_STR(d.observer, "auto");
+    CHECK_INT(d.keep_pmtu_cache, 0);
+    /* Default questions on IPv4: all three. */
+    CHECK(d.tests[0].ask[DB_Q_SENT] && d.tests[0].ask[DB_Q_DF] && d.tests[0].ask[DB_Q_FRAGMENTED]);
+    CHECK(d.json && strstr(d.json, "\"udp4\""));
+}
+
+static void test_ipv6_default_questions_skip_df(void) {
+    REQUIRE(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"udp6\",\"size\":1400},{\"proto\":\"tcp6\",\"size\":1400}]}") == 0);
+    for (int i = 0; i < 2; i++) {
+        CHECK(d.tests[i].ask[DB_Q_SENT]);
+        CHECK(!d.tests[i].ask[DB_Q_DF]);
+        CHECK(d.tests[i].ask[DB_Q_FRAGMENTED]);
+    }
+    CHECK_INT(deck_question_count(&d), 4);
+}
+
+static void test_deck_ttl_target_port_inherited_and_overridden(void) {
+    REQUIRE(load("{\"title\":\"T\",\"target\":\"192.0.2.7\",\"port\":9,\"ttl\":3,\"tests\":["
+                 "{\"proto\":\"udp4\",\"size\":1400},"
+                 "{\"proto\":\"tcp4\",\"size\":1400,\"ttl\":5,\"target\":\"lab\",\"port\":7}]}") == 0);
+    CHECK_STR(d.tests[0].spec.host, "192.0.2.7");
+    CHECK_INT(d.tests[0].spec.port, 9);
+    CHECK_INT(d.tests[0].spec.ttl, 3);
+    CHECK_STR(d.tests[1].spec.host, "");
+    CHECK_INT(d.tests[1].spec.port, 7);
+    CHECK_INT(d.tests[1].spec.ttl, 5);
+}
+
+static void test_syntax_error_reports_line_and_column(void) {
+    CHECK(load("{\n  \"title\": \"T\",\n  \"tests\": [\n    {\"proto\": \"udp4\" \"size\": 1}\n  ]\n}") < 0);
+    CHECK_CONTAINS(err, "t.json:4:");
+}
+
+static void test_duplicate_key_refused_with_line(void) {
+    CHECK(load("{\n\"title\": \"T\",\n\"title\": \"U\",\n\"tests\": []}") < 0);
+    CHECK_CONTAINS(err, "t.json:3:");
+    CHECK_CONTAINS(err, "duplicate");
+}
+
+static void test_unknown_top_field_refused_at_its_key(void) {
+    CHECK(load("{\n  \"title\": \"T\",\n  \"colour\": \"red\",\n  \"tests\": [{\"proto\":\"udp4\",\"size\":1400}]\n}") < 0);
+    CHECK_CONTAINS(err, "t.json:3:3: colour: unknown field");
+}
+
+static void test_unknown_test_field_names_test_index(void) {
+    CHECK(load("{\"title\": \"T\", \"tests\": [\n"
+               "  {\"proto\": \"udp4\", \"size\": 1400},\n"
+               "  {\"proto\": \"udp4\", \"size\": 1400, \"sise\": 3}\n"
+               "]}") < 0);
+    CHECK_CONTAINS(err, "t.json:3:35: tests[1].sise: unknown field");
+}
+
+static void test_df_question_on_ipv6_refused_at_the_question(void) {
+    CHECK(load("{\"title\": \"T\", \"tests\": [\n"
+               "  {\"proto\": \"udp4\", \"size\": 1400, \"ask\": [\"df\"]},\n"
+               "  {\"proto\": \"tcp6\", \"size\": 1400,\n"
+               "   \"ask\": [\"sent\", \"df\"]}\n"
+               "]}") < 0);
+    CHECK_CONTAINS(err, "t.json:4:20: tests[1].ask[1]: IPv6 has no DF bit");
+}
+
+static void test_size_out_of_range_refused(void) {
+    CHECK(load("{\"title\": \"T\", \"tests\": [\n{\"proto\": \"udp4\",\n \"size\": 70000}]}") < 0);
+    CHECK_CONTAINS(err, "t.json:3:10: tests[0].size: 70000 is out of range 68..65000");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": 20}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].size: 20 is out of range");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": \"big\"}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].size: must be an integer");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\"}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0]: missing \"size\"");
+}
+
+static void test_bad_names_refused(void) {
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp5\", \"size\": 1400}]}") < 0);
+    CHECK_CONTAINS(err, "t.json:1:36: tests[0].proto: unknown protocol \"udp5\"");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"mode\": \"maybe\", \"size\": 1400}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].mode: unknown PMTUD mode \"maybe\"");
+    CHECK(load("{\"title\": \"T\", \"observer\": \"psychic\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400}]}") < 0);
+    CHECK_CONTAINS(err, "observer: unknown observer");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400, \"ask\": [\"sent\", \"sent\"]}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].ask[1]: question \"sent\" asked twice");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400, \"ask\": []}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].ask: must be a non-empty list");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400, \"ttl\": 256}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].ttl: 256 is out of range 0..255");
+    CHECK(load("{\"title\": \"T\", \"target\": \"a b\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400}]}") < 0);
+    CHECK_CONTAINS(err, "target: \"a b\" is not a host name");
+}
+
+static void test_structure_errors(void) {
+    CHECK(load("[]") < 0);
+    CHECK_CONTAINS(err, "t.json:1:1: a deck must be a JSON object");
+    CHECK(load("{\"tests\": [{\"proto\": \"udp4\", \"size\": 1400}]}") < 0);
+    CHECK_CONTAINS(err, "needs a non-empty \"title\"");
+    CHECK(load("{\"title\": \"T\"}") < 0);
+    CHECK_CONTAINS(err, "needs a \"tests\" list");
+    CHECK(load("{\"title\": \"T\", \"tests\": []}") < 0);
+    CHECK_CONTAINS(err, "tests: must be a non-empty list");
+    CHECK(load("{\"title\": \"T\", \"tests\": [3]}") < 0);
+    CHECK_CONTAINS(err, "tests[0]: a test must be an object");
+}
+
+static void test_too_many_tests_refused(void) {
+    char *big = malloc(100 * 40 + 64);
+    REQUIRE(big);
+    strcpy(big, "{\"title\":\"T\",\"tests\":[");
+    for (int i = 0; i < DECK_TESTS_MAX + 1; i++)
+        strcat(big, i ? ",{\"proto\":\"udp4\",\"size\":1400}" : "{\"proto\":\"udp4\",\"size\":1400}");
+    strcat(big, "]}");
+    CHECK(load(big) < 0);
+    CHECK_CONTAINS(err, "too many tests");
+    free(big);
+}
+
+static void test_file_errors_name_the_file(void) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/bad.json", check_tmpdir());
+    FILE *f = fopen(path, "w");
+    REQUIRE(f);
+    fputs("{\n  \"title\": \"T\",\n  \"tests\": [\n    {\"proto\": \"udp6\", \"size\": 1400, \"ask\": [\"df\"]}\n  ]\n}\n", f);
+    fclose(f);
+    deck_free(&d);
+    CHECK(deck_load_file(path, &d, err, sizeof err) < 0);
+    char want[300];
+    snprintf(want, sizeof want, "%s:4:45: tests[0].ask[0]: IPv6 has no DF bit", path);
+    CHECK_CONTAINS(err, want);
+    CHECK(deck_load_file("/nonexistent/deck.json", &d, err, sizeof err) < 0);
+    CHECK_CONTAINS(err, "/nonexistent/deck.json: cannot open deck");
+}
+
+static void test_oversize_file_refused(void) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/huge.json", check_tmpdir());
+    FILE *f = fopen(path, "w");
+    REQUIRE(f);
+    for (int i = 0; i < DECK_FILE_MAX + 10; i++) fputc(' ', f);
+    fclose(f);
+    CHECK(deck_load_file(path, &d, err, sizeof err) < 0);
+    CHECK_CONTAINS(err, "larger than");
+}
+
+static void test_builtin_deck_is_the_12_test_quiz(void) {
+    deck_free(&d);
+    REQUIRE(deck_load_builtin(&d, err, sizeof err) == 0);
+    CHECK_INT(d.ntests, 12);
+    int seen[4] = {0};
+    for (int i = 0; i < d.ntests; i++) {
+        seen[d.tests[i].spec.proto]++;
+        if (probe_proto_is_v6(d.tests[i].spec.proto)) CHECK(!d.tests[i].ask[DB_Q_DF]);
+        CHECK(d.tests[i].notes[0]);
+    }
+    for (int p = 0; p < 4; p++) CHECK(seen[p] > 0);
+    CHECK(d.target[0] == 0 || !strcmp(d.target, "lab"));
+    CHECK_INT(d.keep_pmtu_cache, 0);
+}
+
+static void test_decks_in_source_tree_load(void) {
+    const char *src = getenv("FRAGVOTE_SRC");
+    if (!src) src = "..";
+    const char *files[] = {"decks/fragquiz.json", "decks/reader-challenge.json"};
+    for (size_t i = 0; i < 2; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", src, files[i]);
+        deck_free(&d);
+        int rc = deck_load_file(path, &d, err, sizeof err);
+        if (rc) fprintf(stderr, "%s\n", err);
+        CHECK(rc == 0);
+    }
+    /* The reader challenge: udp4, tcp4, udp4 with the cache kept between runs. */
+    CHECK_INT(d.ntests, 3);
+    CHECK_INT(d.keep_pmtu_cache, 1);
+    CHECK_INT(d.tests[0].spec.proto, PROBE_UDP4);
+    CHECK_INT(d.tests[1].spec.proto, PROBE_TCP4);
+    CHECK_INT(d.tests[2].spec.proto, PROBE_UDP4);
+}
+
+static void test_question_positions_round_trip(void) {
+    REQUIRE(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"udp4\",\"size\":1400},"
+                 "{\"proto\":\"udp6\",\"size\":1400},{\"proto\":\"tcp4\",\"size\":1400,\"ask\":[\"fragmented\"]}]}") == 0);
+    CHECK_INT(deck_question_count(&d), 6);
+    int ti;
+    enum db_qkind k;
+    CHECK(deck_question_at(&d, 3, &ti, &k) == 0);
+    CHECK_INT(ti, 1);
+    CHECK_INT(k, DB_Q_SENT);
+    CHECK(deck_question_at(&d, 5, &ti, &k) == 0);
+    CHECK_INT(ti, 2);
+    CHECK_INT(k, DB_Q_FRAGMENTED);
+    CHECK(deck_question_at(&d, 6, &ti, &k) < 0);
+    CHECK_INT(deck_question_position(&d, 1, DB_Q_FRAGMENTED), 4);
+    CHECK_INT(deck_question_position(&d, 1, DB_Q_DF), -1);
+    for (int p = 0; p < 6; p++) {
+        CHECK(deck_question_at(&d, p, &ti, &k) == 0);
+        CHECK_INT(deck_question_position(&d, ti, k), p);
+    }
+}
+
+static void test_texts(void) {
+    REQUIRE(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ttl\":2},"
+                 "{\"proto\":\"tcp6\",\"size\":1500}]}") == 0);
+    char buf[256];
+    deck_question_text(&d.tests[0], DB_Q_SENT, buf, sizeof buf);
+    CHECK_STR(buf, "A 1400-byte UDP/IPv4 packet, IP_PMTUDISC_DO: is it sent?");
+    deck_question_text(&d.tests[1], DB_Q_FRAGMENTED, buf, sizeof buf);
+    CHECK_STR(buf, "A 1500-byte TCP/IPv6 packet, default socket options: is it fragmented on the way?");
+    deck_test_summary(&d.tests[0], buf, sizeof buf);
+    CHECK_STR(buf, "udp4 \xc2\xb7 IP_PMTUDISC_DO \xc2\xb7 1400 bytes \xc2\xb7 TTL 2");
+    CHECK(deck_spec_json(&d.tests[0].spec, buf, sizeof buf) == 0);
+    CHECK_STR(buf, "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ttl\":2,\"host\":\"\",\"port\":0}");
+    CHECK(deck_spec_json(&d.tests[0].spec, buf, 10) < 0);
+}
+
+int main(void) {
+    RUN(test_minimal_deck_loads_with_defaults);
+    RUN(test_ipv6_default_questions_skip_df);
+    RUN(test_deck_ttl_target_port_inherited_and_overridden);
+    RUN(test_syntax_error_reports_line_and_column);
+    RUN(test_duplicate_key_refused_with_line);
+    RUN(test_unknown_top_field_refused_at_its_key);
+    RUN(test_unknown_test_field_names_test_index);
+    RUN(test_df_question_on_ipv6_refused_at_the_question);
+    RUN(test_size_out_of_range_refused);
+    RUN(test_bad_names_refused);
+    RUN(test_structure_errors);
+    RUN(test_too_many_tests_refused);
+    RUN(test_file_errors_name_the_file);
+    RUN(test_oversize_file_refused);
+    RUN(test_builtin_deck_is_the_12_test_quiz);
+    RUN(test_decks_in_source_tree_load);
+    RUN(test_question_positions_round_trip);
+    RUN(test_texts);
+    deck_free(&d);
+    return check_summary();
+}
