@@ -1,0 +1,30 @@
+/* Reads the hub needs to resume a session after a restart (db/store_hub.c).
+ * Each opens its own read-only connection to the database file (WAL lets it
+ * read beside the writer), calls fn per row, and stops early when fn returns
+ * non-zero. Return 0, or -1 with err filled. */
+#ifndef FRAGVOTE_DB_HUB_H
+#define FRAGVOTE_DB_HUB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+
+/* Questions of the session, by position. */
+int db_hub_questions_each(struct db *db, int64_t session_id,
+                          int (*fn)(int64_t id, int position, const char *state, void *arg), void *arg, char *err,
+                          size_t errlen);
+/* The newest live measurement of each measured question. */
+int db_hub_truths_each(struct db *db, int64_t session_id,
+                       int (*fn)(int64_t question_id, const char *answer, const char *basis, const char *evidence,
+                                 void *arg),
+                       void *arg, char *err, size_t errlen);
+/* Voters of the session, ordered by id. */
+int db_hub_voters_each(struct db *db, int64_t session_id, int (*fn)(int64_t id, const char *token_hash, void *arg),
+                       void *arg, char *err, size_t errlen);
+/* Votes of the session. */
+int db_hub_votes_each(struct db *db, int64_t session_id,
+                      int (*fn)(int64_t question_id, int64_t voter_id, int answer, void *arg), void *arg, char *err,
+                      size_t errlen);
+
+#endif

@@ -1,0 +1,86 @@
+/* Resume reads for the hub (see db_hub.h). */
+#include <sqlite3.h>
+#include <stdio.h>
+
+#include "db_hub.h"
+
+enum row_kind { ROW_QUESTION, ROW_TRUTH, ROW_VOTER, ROW_VOTE };
+
+static const char *const row_sql[] = {
+    [ROW_QUESTION] = "SELECT id, position, state FROM questions WHERE session_id = ? ORDER BY position",
+    [ROW_TRUTH] = "SELECT m.question_id, m.answer, m.basis, m.evidence FROM measurements m "
+                  "JOIN measurement_sets s ON s.id = m.set_id JOIN questions q ON q.id = m.question_id "
+                  "WHERE q.session_id = ?1 AND s.kind = 'live' AND m.id = (SELECT max(m2.id) FROM measurements m2 "
+                  "JOIN measurement_sets s2 ON s2.id = m2.set_id WHERE m2.question_id = m.question_id "
+                  "AND s2.kind = 'live')",
+    [ROW_VOTER] = "SELECT id, token_hash FROM voters WHERE session_id = ? ORDER BY id",
+    [ROW_VOTE] = "SELECT v.question_id, v.voter_id, v.answer FROM votes v JOIN questions q ON q.id = v.question_id "
+                 "WHERE q.session_id = ?",
+};
+
+static const char *col(sqlite3_stmt *st, int i) {
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    return s ? s : "";
+}
+
+static int each(struct db *db, int64_t session_id, enum row_kind kind, void *fn, void *arg, char *err,
+                size_t errlen) {
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (sqlite3_open_v2(db_path(db), &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) goto sqlfail;
+    sqlite3_busy_timeout(h, 5000);
+    if (sqlite3_prepare_v2(h, row_sql[kind], -1, &st, NULL) != SQLITE_OK) goto sqlfail;
+    sqlite3_bind_int64(st, 1, session_id);
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int stop = 0;
+        switch (kind) {
+        case ROW_QUESTION:
+            stop = ((int (*)(int64_t, int, const char *, void *))fn)(sqlite3_column_int64(st, 0),
+                                                                    sqlite3_column_int(st, 1), col(st, 2), arg);
+            break;
+        case ROW_TRUTH:
+            stop = ((int (*)(int64_t, const char *, const char *, const char *, void *))fn)(
+                sqlite3_column_int64(st, 0), col(st, 1), col(st, 2), col(st, 3), arg);
+            break;
+        case ROW_VOTER:
+            stop = ((int (*)(int64_t, const char *, void *))fn)(sqlite3_column_int64(st, 0), col(st, 1), arg);
+            break;
+        case ROW_VOTE:
+            stop = ((int (*)(int64_t, int64_t, int, void *))fn)(sqlite3_column_int64(st, 0),
+                                                               sqlite3_column_int64(st, 1),
+                                                               sqlite3_column_int(st, 2), arg);
+            break;
+        }
+        if (stop) break;
+    }
+    if (step != SQLITE_ROW && step != SQLITE_DONE) goto sqlfail;
+    rc = 0;
+    goto out;
+sqlfail:
+    snprintf(err, errlen, "reading session %lld from %s to resume it: %s", (long long)session_id, db_path(db),
+             h ? sqlite3_errmsg(h) : "out of memory");
+out:
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return rc;
+}
+
+int db_hub_questions_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int, const char *, void *),
+                          void *arg, char *err, size_t errlen) {
+    return each(db, session_id, ROW_QUESTION, (void *)fn, arg, err, errlen);
+}
+int db_hub_truths_each(struct db *db, int64_t session_id,
+                       int (*fn)(int64_t, const char *, const char *, const char *, void *), void *arg, char *err,
+                       size_t errlen) {
+    return each(db, session_id, ROW_TRUTH, (void *)fn, arg, err, errlen);
+}
+int db_hub_voters_each(struct db *db, int64_t session_id, int (*fn)(int64_t, const char *, void *), void *arg,
+                       char *err, size_t errlen) {
+    return each(db, session_id, ROW_VOTER, (void *)fn, arg, err, errlen);
+}
+int db_hub_votes_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int64_t, int, void *), void *arg,
+                      char *err, size_t errlen) {
+    return each(db, session_id, ROW_VOTE, (void *)fn, arg, err, errlen);
+}

@@ -1,0 +1,291 @@
+/* The talk's state machine (see quiz.h). No I/O. */
+#include "quiz.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct quiz_q {
+    struct quiz_qinfo info;
+    int has_truth;
+    struct quiz_truth truth;          /* private until revealed */
+};
+
+struct quiz {
+    int n, cursor, ended;
+    struct deck_test tests[DECK_TESTS_MAX];
+    int test_measured[DECK_TESTS_MAX];
+    struct probe_result test_result[DECK_TESTS_MAX]; /* last result per test */
+    struct quiz_q q[QUIZ_QUESTIONS_MAX];
+};
+
+static const char *state_names[] = {"pending", "voting", "closed", "measured", "revealed", "skipped"};
+
+const char *quiz_state_name(enum quiz_state s) { return (unsigned)s < 6 ? state_names[s] : "?"; }
+
+int quiz_state_parse(const char *name, enum quiz_state *out) {
+    for (int i = 0; i < 6; i++)
+        if (name && !strcmp(name, state_names[i])) {
+            *out = (enum quiz_state)i;
+            return 0;
+        }
+    return -1;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+struct quiz *quiz_new(const struct deck *d, char *err, size_t errlen) {
+    struct quiz *q = calloc(1, sizeof *q);
+    if (!q) {
+        fail(err, errlen, "out of memory building the quiz");
+        return NULL;
+    }
+    int nt = d->ntests < DECK_TESTS_MAX ? d->ntests : DECK_TESTS_MAX;
+    for (int t = 0; t < nt; t++) {
+        q->tests[t] = d->tests[t];
+        for (int k = 0; k < 3; k++) {
+            if (!d->tests[t].ask[k] || q->n >= QUIZ_QUESTIONS_MAX) continue;
+            struct quiz_qinfo *i = &q->q[q->n].info;
+            i->position = q->n;
+            i->test_index = t;
+            i->kind = (enum db_qkind)k;
+            i->state = QUIZ_PENDING;
+            deck_question_text(&d->tests[t], (enum db_qkind)k, i->text, sizeof i->text);
+            deck_test_summary(&d->tests[t], i->summary, sizeof i->summary);
+            q->n++;
+        }
+    }
+    if (!q->n) {
+        free(q);
+        fail(err, errlen, "the deck asks no question (every test has an empty \"ask\")");
+        return NULL;
+    }
+    return q;
+}
+
+void quiz_free(struct quiz *q) { free(q); }
+int quiz_count(const struct quiz *q) { return q->n; }
+int quiz_cursor(const struct quiz *q) { return q->cursor; }
+int quiz_ended(const struct quiz *q) { return q->ended; }
+
+int quiz_get(const struct quiz *q, int pos, struct quiz_qinfo *out) {
+    if (pos < 0 || pos >= q->n) return -1;
+    *out = q->q[pos].info;
+    return 0;
+}
+
+const struct deck_test *quiz_test(const struct quiz *q, int pos) {
+    if (pos < 0 || pos >= q->n) return NULL;
+    return &q->tests[q->q[pos].info.test_index];
+}
+
+const struct quiz_truth *quiz_truth(const struct quiz *q, int pos) {
+    if (pos < 0 || pos >= q->n) return NULL;
+    const struct quiz_q *x = &q->q[pos];
+    return x->info.state == QUIZ_REVEALED && x->has_truth ? &x->truth : NULL;
+}
+
+/* The current question, or NULL (with err) when the quiz has ended. */
+static struct quiz_q *current(struct quiz *q, char *err, size_t errlen) {
+    if (q->ended) {
+        fail(err, errlen, "the quiz has ended (use back to return to the last question)");
+        return NULL;
+    }
+    return &q->q[q->cursor];
+}
+
+static int refuse(struct quiz_q *x, const char *action, const char *hint, char *err, size_t errlen) {
+    return fail(err, errlen, "cannot %s question %d: it is %s%s%s", action, x->info.position + 1,
+                quiz_state_name(x->info.state), hint ? "; " : "", hint ? hint : "");
+}
+
+int quiz_open(struct quiz *q, char *err, size_t errlen) {
+    struct quiz_q *x = current(q, err, errlen);
+    if (!x) return -1;
+    if (x->info.state != QUIZ_PENDING)
+        return refuse(x, "open", x->info.state == QUIZ_SKIPPED ? "it was skipped" : "voting opens only once", err,
+                      errlen);
+    x->info.state = QUIZ_VOTING;
+    return 0;
+}
+
+int quiz_close(struct quiz *q, char *err, size_t errlen) {
+    struct quiz_q *x = current(q, err, errlen);
+    if (!x) return -1;
+    if (x->info.state != QUIZ_VOTING) return refuse(x, "close", "only a question in voting can be closed", err, errlen);
+    x->info.state = QUIZ_CLOSED;
+    return 0;
+}
+
+void quiz_truth_from_probe(const struct probe_result *r, enum db_qkind kind, struct quiz_truth *out) {
+    const struct probe_fact *f = kind == DB_Q_SENT ? &r->sent : kind == DB_Q_DF ? &r->df : &r->fragmented;
+    memset(out, 0, sizeof *out);
+    out->answer = f->answer;
+    out->basis = f->basis;
+    snprintf(out->why, sizeof out->why, "%s", f->why);
+    snprintf(out->evidence, sizeof out->evidence, "%s", r->evidence);
+}
+
+static void apply_result(struct quiz *q, struct quiz_q *x) {
+    quiz_truth_from_probe(&q->test_result[x->info.test_index], x->info.kind, &x->truth);
+    x->has_truth = 1;
+    x->info.measuring = 0;
+    if (x->info.state == QUIZ_CLOSED) x->info.state = QUIZ_MEASURED;
+}
+
+int quiz_measure(struct quiz *q, int rerun, char *err, size_t errlen) {
+    struct quiz_q *x = current(q, err, errlen);
+    if (!x) return -1;
+    enum quiz_state s = x->info.state;
+    if (rerun) {
+        if (s != QUIZ_CLOSED && s != QUIZ_MEASURED && s != QUIZ_REVEALED)
+            return refuse(x, "re-run the test of", "close voting first", err, errlen);
+    } else if (s != QUIZ_CLOSED) {
+        return refuse(x, "measure", s == QUIZ_VOTING ? "close voting first" : NULL, err, errlen);
+    }
+    if (x->info.measuring) return fail(err, errlen, "question %d is being measured already", x->info.position + 1);
+    if (!rerun && q->test_measured[x->info.test_index]) {
+        apply_result(q, x);
+        return QUIZ_MEASURE_DONE;
+    }
+    x->info.measuring = 1;
+    return QUIZ_MEASURE_PROBE;
+}
+
+int quiz_measured(struct quiz *q, int pos, const struct probe_result *r, char *err, size_t errlen) {
+    if (pos < 0 || pos >= q->n) return fail(err, errlen, "measurement for unknown question %d", pos + 1);
+    struct quiz_q *x = &q->q[pos];
+    enum quiz_state s = x->info.state;
+    if (!x->info.measuring || (s != QUIZ_CLOSED && s != QUIZ_MEASURED && s != QUIZ_REVEALED)) {
+        x->info.measuring = 0;
+        return fail(err, errlen, "measurement for question %d arrived but it is %s and none was asked for",
+                    pos + 1, quiz_state_name(s));
+    }
+    int t = x->info.test_index;
+    q->test_result[t] = *r;
+    q->test_measured[t] = 1;
+    apply_result(q, x);
+    return 0;
+}
+
+int quiz_reveal(struct quiz *q, char *err, size_t errlen) {
+    struct quiz_q *x = current(q, err, errlen);
+    if (!x) return -1;
+    if (x->info.state != QUIZ_MEASURED)
+        return refuse(x, "reveal", x->info.state == QUIZ_CLOSED ? "measure first" : NULL, err, errlen);
+    x->info.state = QUIZ_REVEALED;
+    if (x->info.kind == DB_Q_SENT && x->truth.answer == PROBE_ANS_NO) {
+        /* Not sent: no DF bit, no fragments to ask about. */
+        for (int i = 0; i < q->n; i++)
+            if (q->q[i].info.test_index == x->info.test_index && q->q[i].info.state == QUIZ_PENDING)
+                q->q[i].info.state = QUIZ_SKIPPED;
+    }
+    return 0;
+}
+
+int quiz_next(struct quiz *q, char *err, size_t errlen) {
+    struct quiz_q *x = current(q, err, errlen);
+    if (!x) return -1;
+    enum quiz_state s = x->info.state;
+    if (s == QUIZ_VOTING || s == QUIZ_CLOSED || s == QUIZ_MEASURED)
+        return refuse(x, "leave", s == QUIZ_MEASURED ? "reveal or skip it first" : "close, measure and reveal or skip it first",
+                      err, errlen);
+    int i = q->cursor + 1;
+    while (i < q->n && q->q[i].info.state == QUIZ_SKIPPED) i++;
+    if (i >= q->n)
+        q->ended = 1;
+    else
+        q->cursor = i;
+    return 0;
+}
+
+int quiz_back(struct quiz *q, char *err, size_t errlen) {
+    if (q->ended) {
+        q->ended = 0; /* the cursor still points at the last question shown */
+        return 0;
+    }
+    struct quiz_q *x = &q->q[q->cursor];
+    if (x->info.state == QUIZ_VOTING) return refuse(x, "leave", "close voting first", err, errlen);
+    int i = q->cursor - 1;
+    while (i >= 0 && q->q[i].info.state == QUIZ_SKIPPED) i--;
+    if (i < 0) return fail(err, errlen, "already at the first question");
+    q->cursor = i;
+    return 0;
+}
+
+int quiz_skip(struct quiz *q, char *err, size_t errlen) {
+    struct quiz_q *x = current(q, err, errlen);
+    if (!x) return -1;
+    if (x->info.state == QUIZ_REVEALED) return refuse(x, "skip", "use next", err, errlen);
+    x->info.state = QUIZ_SKIPPED;
+    x->info.measuring = 0;
+    int i = q->cursor + 1;
+    while (i < q->n && q->q[i].info.state == QUIZ_SKIPPED) i++;
+    if (i >= q->n)
+        q->ended = 1;
+    else
+        q->cursor = i;
+    return 0;
+}
+
+int quiz_vote_check(const struct quiz *q, int pos, char *err, size_t errlen) {
+    if (pos < 0 || pos >= q->n) return fail(err, errlen, "there is no question %d", pos + 1);
+    const struct quiz_q *x = &q->q[pos];
+    if (x->info.state != QUIZ_VOTING || q->ended || pos != q->cursor)
+        return fail(err, errlen, "question %d is %s, not open for voting", pos + 1,
+                    quiz_state_name(x->info.state));
+    return 0;
+}
+
+void quiz_vote_apply(struct quiz *q, int pos, int old, int yes) {
+    if (pos < 0 || pos >= q->n) return;
+    struct quiz_qinfo *i = &q->q[pos].info;
+    if (old == 1) i->yes--;
+    if (old == 0) i->no--;
+    if (yes) i->yes++;
+    else i->no++;
+}
+
+int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, const struct quiz_truth *truth) {
+    if (pos < 0 || pos >= q->n) return -1;
+    struct quiz_q *x = &q->q[pos];
+    x->info.state = s;
+    x->info.yes = yes;
+    x->info.no = no;
+    x->info.measuring = 0;
+    x->has_truth = truth != NULL;
+    if (truth) x->truth = *truth;
+    return 0;
+}
+
+void quiz_restore_cursor(struct quiz *q, int cursor, int ended) {
+    if (cursor >= 0 && cursor < q->n) q->cursor = cursor;
+    q->ended = ended ? 1 : 0;
+}
+
+double quiz_collective(const struct quiz *q, int *scored) {
+    double sum = 0;
+    int n = 0;
+    for (int p = 0; p < q->n; p++) {
+        const struct quiz_q *x = &q->q[p];
+        if (x->info.state != QUIZ_REVEALED || !x->has_truth || x->truth.answer == PROBE_ANS_UNKNOWN) continue;
+        if (x->info.yes + x->info.no == 0) continue;
+        int truth_yes = x->truth.answer == PROBE_ANS_YES;
+        if (x->info.yes == x->info.no)
+            sum += 0.5;
+        else if ((x->info.yes > x->info.no) == truth_yes)
+            sum += 1;
+        n++;
+    }
+    if (scored) *scored = n;
+    return n ? sum / n : -1;
+}

@@ -1,0 +1,536 @@
+/* A room: quiz + store (see room.h). */
+#include "room.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "db_hub.h"
+
+struct room_voter {
+    int64_t id;                 /* voters.id */
+    char hash[65];              /* SHA-256 of the token, as stored */
+    int next;                   /* hash chain */
+    signed char *votes;         /* per question: -1 none, 0 no, 1 yes */
+};
+
+struct pending_vote { int voter, pos, yes; };
+
+struct room {
+    struct db *db;
+    struct quiz *quiz;
+    int64_t session_id, live_set;
+    char code[ROOM_CODE_LEN + 1];
+    char title[DECK_TEXT_MAX];
+    int nq;
+    int64_t qid[QUIZ_QUESTIONS_MAX];
+    enum quiz_state saved_state[QUIZ_QUESTIONS_MAX]; /* as last written to the db */
+    int saved_cursor;
+    int test_has_result[DECK_TESTS_MAX];
+    struct probe_result test_result[DECK_TESTS_MAX];
+    /* voters */
+    struct room_voter *voters;
+    int nvoters, capvoters;
+    int *buckets;
+    int nbuckets;               /* power of two */
+    /* current batch */
+    int in_batch;
+    int batch_first_new;        /* voters at or above this index were created in the batch */
+    struct pending_vote *pend;
+    int npend, cappend;
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static const char *action_names[] = {"open", "close", "measure", "rerun", "reveal", "next", "back", "skip"};
+
+const char *room_action_name(enum room_action a) { return (unsigned)a < 8 ? action_names[a] : "?"; }
+
+int room_action_parse(const char *name, enum room_action *out) {
+    for (int i = 0; i < 8; i++)
+        if (name && !strcmp(name, action_names[i])) {
+            *out = (enum room_action)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---- tokens ---- */
+
+int room_token_new(char out[ROOM_TOKEN_HEX + 1], char *err, size_t errlen) {
+    unsigned char b[ROOM_TOKEN_HEX / 2];
+    size_t got = 0;
+    while (got < sizeof b) {
+        ssize_t n = getrandom(b + got, sizeof b - got, 0);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return fail(err, errlen, "getrandom failed: %s", strerror(errno));
+        }
+        got += (size_t)n;
+    }
+    for (size_t i = 0; i < sizeof b; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
+    return 0;
+}
+
+int room_token_valid(const char *t) {
+    if (!t) return 0;
+    size_t i = 0;
+    for (; t[i]; i++) {
+        char c = t[i];
+        if (i >= ROOM_TOKEN_HEX || !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return 0;
+    }
+    return i == ROOM_TOKEN_HEX;
+}
+
+static int make_code(char out[ROOM_CODE_LEN + 1], char *err, size_t errlen) {
+    static const char alphabet[] = ROOM_CODE_ALPHABET;
+    unsigned char b[ROOM_CODE_LEN];
+    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return fail(err, errlen, "getrandom failed");
+    for (int i = 0; i < ROOM_CODE_LEN; i++) out[i] = alphabet[b[i] % (sizeof alphabet - 1)];
+    out[ROOM_CODE_LEN] = 0;
+    return 0;
+}
+
+/* ---- voter table ---- */
+
+static unsigned hash_bucket(const struct room *r, const char *hash) {
+    unsigned h = 0;
+    for (int i = 0; i < 8; i++) h = h * 16 + (unsigned)(hash[i] <= '9' ? hash[i] - '0' : hash[i] - 'a' + 10);
+    return h & (unsigned)(r->nbuckets - 1);
+}
+
+static int find_hash(const struct room *r, const char *hash) {
+    if (!r->nbuckets) return -1;
+    for (int i = r->buckets[hash_bucket(r, hash)]; i >= 0; i = r->voters[i].next)
+        if (!strcmp(r->voters[i].hash, hash)) return i;
+    return -1;
+}
+
+static int rehash(struct room *r, int nb) {
+    int *b = malloc(sizeof *b * (size_t)nb);
+    if (!b) return -1;
+    for (int i = 0; i < nb; i++) b[i] = -1;
+    free(r->buckets);
+    r->buckets = b;
+    r->nbuckets = nb;
+    for (int i = 0; i < r->nvoters; i++) {
+        unsigned k = hash_bucket(r, r->voters[i].hash);
+        r->voters[i].next = b[k];
+        b[k] = i;
+    }
+    return 0;
+}
+
+static int add_voter(struct room *r, int64_t id, const char *hash) {
+    if (r->nvoters >= ROOM_VOTERS_MAX) return -1;
+    if (r->nvoters == r->capvoters) {
+        int cap = r->capvoters ? r->capvoters * 2 : 256;
+        struct room_voter *v = realloc(r->voters, sizeof *v * (size_t)cap);
+        if (!v) return -1;
+        r->voters = v;
+        r->capvoters = cap;
+    }
+    if (r->nvoters * 2 >= r->nbuckets && rehash(r, r->nbuckets ? r->nbuckets * 2 : 1024)) return -1;
+    struct room_voter *v = &r->voters[r->nvoters];
+    v->votes = malloc((size_t)r->nq);
+    if (!v->votes) return -1;
+    memset(v->votes, -1, (size_t)r->nq);
+    v->id = id;
+    snprintf(v->hash, sizeof v->hash, "%s", hash);
+    unsigned k = hash_bucket(r, hash);
+    v->next = r->buckets[k];
+    r->buckets[k] = r->nvoters;
+    return r->nvoters++;
+}
+
+/* Drops voters added since index `from` (newest first: each is its chain's head). */
+static void drop_voters_from(struct room *r, int from) {
+    while (r->nvoters > from) {
+        struct room_voter *v = &r->voters[--r->nvoters];
+        r->buckets[hash_bucket(r, v->hash)] = v->next;
+        free(v->votes);
+    }
+}
+
+int room_voter_find(const struct room *r, const char *token) {
+    char hash[65];
+    db_token_hash(token, hash);
+    return find_hash(r, hash);
+}
+
+int room_voter_vote(const struct room *r, int voter, int pos) {
+    if (voter < 0 || voter >= r->nvoters || pos < 0 || pos >= r->nq) return -1;
+    return r->voters[voter].votes[pos];
+}
+
+int room_voter_count(const struct room *r) { return r->nvoters; }
+
+void room_voter_score(const struct room *r, int voter, int *answered, int *scored, int *correct) {
+    *answered = *scored = *correct = 0;
+    if (voter < 0 || voter >= r->nvoters) return;
+    for (int p = 0; p < r->nq; p++) {
+        int v = r->voters[voter].votes[p];
+        if (v < 0) continue;
+        (*answered)++;
+        const struct quiz_truth *t = quiz_truth(r->quiz, p);
+        if (!t || t->answer == PROBE_ANS_UNKNOWN) continue;
+        (*scored)++;
+        if ((v == 1) == (t->answer == PROBE_ANS_YES)) (*correct)++;
+    }
+}
+
+/* ---- lifecycle ---- */
+
+static struct room *room_alloc(struct db *db, const struct deck *d, char *err, size_t errlen) {
+    struct room *r = calloc(1, sizeof *r);
+    if (!r) {
+        fail(err, errlen, "out of memory creating the room");
+        return NULL;
+    }
+    r->db = db;
+    r->quiz = quiz_new(d, err, errlen);
+    if (!r->quiz) {
+        free(r);
+        return NULL;
+    }
+    r->nq = quiz_count(r->quiz);
+    snprintf(r->title, sizeof r->title, "%s", d->title);
+    return r;
+}
+
+struct room *room_create(struct db *db, const struct deck *d, const struct room_info *info, char *err,
+                         size_t errlen) {
+    struct room *r = room_alloc(db, d, err, errlen);
+    if (!r) return NULL;
+    if (info && info->title && info->title[0]) snprintf(r->title, sizeof r->title, "%s", info->title);
+    if (info && info->code && info->code[0])
+        snprintf(r->code, sizeof r->code, "%s", info->code);
+    else if (make_code(r->code, err, errlen))
+        goto fail;
+#define S(x) (info && info->x ? info->x : "")
+    struct db_session_info si = {.title = r->title, .deck_json = d->json ? d->json : "{}", .host = S(host),
+                                 .kernel = S(kernel), .observer = S(observer), .target = S(target),
+                                 .lab_json = info ? info->lab_json : NULL, .room = r->code};
+#undef S
+    if (db_begin(db, err, errlen)) goto fail;
+    r->session_id = db_session_create(db, &si, err, errlen);
+    if (r->session_id < 0) goto rollback;
+    r->live_set = db_session_live_set(db, r->session_id, err, errlen);
+    if (r->live_set < 0) goto rollback;
+    for (int p = 0; p < r->nq; p++) {
+        struct quiz_qinfo qi;
+        quiz_get(r->quiz, p, &qi);
+        char spec[512];
+        if (deck_spec_json(&quiz_test(r->quiz, p)->spec, spec, sizeof spec)) snprintf(spec, sizeof spec, "{}");
+        r->qid[p] = db_question_add(db, r->session_id, p, qi.test_index, spec, qi.kind, qi.text, err, errlen);
+        if (r->qid[p] < 0) goto rollback;
+        r->saved_state[p] = QUIZ_PENDING;
+    }
+    if (db_commit(db, err, errlen)) goto rollback;
+    return r;
+rollback:
+    db_rollback(db);
+fail:
+    room_free(r);
+    return NULL;
+}
+
+struct room_resume_ctx {
+    struct room *r;
+    int bad;
+    char *err;
+    size_t errlen;
+};
+
+static int position_of(struct room *r, int64_t qid) {
+    for (int p = 0; p < r->nq; p++)
+        if (r->qid[p] == qid) return p;
+    return -1;
+}
+
+static int resume_question(int64_t id, int position, const char *state, void *arg) {
+    struct room_resume_ctx *c = arg;
+    enum quiz_state s;
+    if (position < 0 || position >= c->r->nq || quiz_state_parse(state, &s)) {
+        c->bad = 1;
+        fail(c->err, c->errlen, "stored question at position %d (state %s) does not match the deck", position, state);
+        return 1;
+    }
+    c->r->qid[position] = id;
+    c->r->saved_state[position] = s;
+    return 0;
+}
+
+static int resume_truth(int64_t qid, const char *answer, const char *basis, const char *evidence, void *arg) {
+    struct room_resume_ctx *c = arg;
+    int p = position_of(c->r, qid);
+    if (p < 0) return 0;
+    struct quiz_truth t;
+    memset(&t, 0, sizeof t);
+    t.answer = !strcmp(answer, "yes") ? PROBE_ANS_YES : !strcmp(answer, "no") ? PROBE_ANS_NO : PROBE_ANS_UNKNOWN;
+    t.basis = !strcmp(basis, "observed") ? PROBE_BASIS_OBSERVED
+              : !strcmp(basis, "inferred") ? PROBE_BASIS_INFERRED : PROBE_BASIS_UNKNOWN;
+    snprintf(t.evidence, sizeof t.evidence, "%s", evidence);
+    quiz_restore(c->r->quiz, p, c->r->saved_state[p], 0, 0, &t);
+    return 0;
+}
+
+static int resume_voter(int64_t id, const char *hash, void *arg) {
+    struct room_resume_ctx *c = arg;
+    if (add_voter(c->r, id, hash) < 0) {
+        c->bad = 1;
+        fail(c->err, c->errlen, "out of memory (or more than %d voters) resuming", ROOM_VOTERS_MAX);
+        return 1;
+    }
+    return 0;
+}
+
+static int resume_vote(int64_t qid, int64_t voter_id, int answer, void *arg) {
+    struct room_resume_ctx *c = arg;
+    int p = position_of(c->r, qid);
+    if (p < 0) return 0;
+    /* voters come ordered by id, so a binary search finds the index */
+    int lo = 0, hi = c->r->nvoters - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (c->r->voters[mid].id == voter_id) {
+            c->r->voters[mid].votes[p] = (signed char)answer;
+            quiz_vote_apply(c->r->quiz, p, -1, answer);
+            return 0;
+        }
+        if (c->r->voters[mid].id < voter_id) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return 0;
+}
+
+struct room *room_resume(struct db *db, int64_t session_id, const struct deck *d, char *err, size_t errlen) {
+    struct room *r = room_alloc(db, d, err, errlen);
+    if (!r) return NULL;
+    struct db_session_row row;
+    if (db_session_get(db, session_id, &row, err, errlen)) goto fail;
+    r->session_id = session_id;
+    snprintf(r->title, sizeof r->title, "%s", row.title);
+    snprintf(r->code, sizeof r->code, "%s", row.room);
+    int cursor = row.cursor, ended = row.ended_at > 0, nrows = row.questions;
+    db_session_row_free(&row);
+    if (nrows != r->nq) {
+        fail(err, errlen, "session %lld has %d questions but its deck gives %d: not the same deck",
+             (long long)session_id, nrows, r->nq);
+        goto fail;
+    }
+    r->live_set = db_session_live_set(db, session_id, err, errlen);
+    if (r->live_set < 0) goto fail;
+    struct room_resume_ctx c = {r, 0, err, errlen};
+    if (db_hub_questions_each(db, session_id, resume_question, &c, err, errlen) || c.bad) goto fail;
+    for (int p = 0; p < r->nq; p++) quiz_restore(r->quiz, p, r->saved_state[p], 0, 0, NULL);
+    if (db_hub_truths_each(db, session_id, resume_truth, &c, err, errlen) || c.bad) goto fail;
+    if (db_hub_voters_each(db, session_id, resume_voter, &c, err, errlen) || c.bad) goto fail;
+    if (db_hub_votes_each(db, session_id, resume_vote, &c, err, errlen) || c.bad) goto fail;
+    /* A question left "voting" by a crash is still open: phones may go on voting. */
+    quiz_restore_cursor(r->quiz, cursor, ended);
+    r->saved_cursor = cursor;
+    return r;
+fail:
+    room_free(r);
+    return NULL;
+}
+
+void room_free(struct room *r) {
+    if (!r) return;
+    drop_voters_from(r, 0);
+    free(r->voters);
+    free(r->buckets);
+    free(r->pend);
+    quiz_free(r->quiz);
+    free(r);
+}
+
+struct quiz *room_quiz(struct room *r) { return r->quiz; }
+struct db *room_db(struct room *r) { return r->db; }
+int64_t room_session_id(const struct room *r) { return r->session_id; }
+const char *room_code(const struct room *r) { return r->code; }
+const char *room_title(const struct room *r) { return r->title; }
+
+/* ---- persistence of transitions ---- */
+
+/* Writes every state that differs from the stored one, and the cursor. */
+static int persist(struct room *r, char *err, size_t errlen) {
+    int rc = 0;
+    for (int p = 0; p < r->nq; p++) {
+        struct quiz_qinfo qi;
+        quiz_get(r->quiz, p, &qi);
+        if (qi.state == r->saved_state[p]) continue;
+        if (db_question_set_state(r->db, r->qid[p], quiz_state_name(qi.state), err, errlen)) {
+            rc = -1;
+            continue;
+        }
+        r->saved_state[p] = qi.state;
+    }
+    int cur = quiz_cursor(r->quiz);
+    if (cur != r->saved_cursor) {
+        if (db_session_set_cursor(r->db, r->session_id, cur, err, errlen))
+            rc = -1;
+        else
+            r->saved_cursor = cur;
+    }
+    return rc;
+}
+
+/* The probe's observation as JSON text for the store. */
+static char *observation_json(const struct probe_result *res) {
+    json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:s}", "proto", probe_proto_name(res->spec.proto), "mode",
+                          probe_mode_name(res->spec.mode), "size", res->spec.size, "ttl", res->spec.ttl, "host",
+                          res->spec.host);
+    if (!o) return NULL;
+    const struct probe_fact *f[3] = {&res->sent, &res->df, &res->fragmented};
+    const char *names[3] = {"sent", "df", "fragmented"};
+    for (int i = 0; i < 3; i++)
+        json_object_set_new(o, names[i],
+                            json_pack("{s:s, s:s, s:s}", "answer", probe_answer_name(f[i]->answer), "basis",
+                                      probe_basis_name(f[i]->basis), "why", f[i]->why));
+    json_object_set_new(o, "fragmenter", json_string(probe_fragmenter_name(res->fragmenter)));
+    json_object_set_new(o, "send_errno", json_integer(res->send_errno));
+    json_object_set_new(o, "kernel_mtu", json_integer(res->kernel_mtu));
+    json_object_set_new(o, "cached_pmtu_before", json_integer(res->cached_pmtu_before));
+    json_object_set_new(o, "quoted_len", json_integer(res->quoted_len));
+    json_object_set_new(o, "quoted_df", json_integer(res->quoted_df));
+    json_object_set_new(o, "quoted_mf", json_integer(res->quoted_mf));
+    json_object_set_new(o, "quoted_offset", json_integer(res->quoted_offset));
+    json_object_set_new(o, "hop", json_string(res->hop));
+    json_object_set_new(o, "observer", json_string(res->observer));
+    json_object_set_new(o, "evidence", json_string(res->evidence));
+    json_object_set_new(o, "elapsed_ms", json_real(res->elapsed_ms));
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return s;
+}
+
+static int store_measurement(struct room *r, int pos, const struct probe_result *res, char *err, size_t errlen) {
+    struct quiz_qinfo qi;
+    quiz_get(r->quiz, pos, &qi);
+    struct quiz_truth t;
+    quiz_truth_from_probe(res, qi.kind, &t);
+    char *obs = observation_json(res);
+    const char *ev = t.evidence[0] ? t.evidence : t.why[0] ? t.why : "(no evidence)";
+    int64_t id = db_measurement_add(r->db, r->live_set, r->qid[pos], probe_answer_name(t.answer),
+                                    probe_basis_name(t.basis), ev, obs ? obs : "{}",
+                                    res->observer[0] ? res->observer : "unknown", err, errlen);
+    free(obs);
+    return id < 0 ? -1 : 0;
+}
+
+int room_act(struct room *r, enum room_action a, char *err, size_t errlen) {
+    struct quiz *q = r->quiz;
+    int rc;
+    switch (a) {
+    case ROOM_OPEN: rc = quiz_open(q, err, errlen); break;
+    case ROOM_CLOSE: rc = quiz_close(q, err, errlen); break;
+    case ROOM_MEASURE:
+    case ROOM_RERUN: rc = quiz_measure(q, a == ROOM_RERUN, err, errlen); break;
+    case ROOM_REVEAL: rc = quiz_reveal(q, err, errlen); break;
+    case ROOM_NEXT: rc = quiz_next(q, err, errlen); break;
+    case ROOM_BACK: rc = quiz_back(q, err, errlen); break;
+    case ROOM_SKIP: rc = quiz_skip(q, err, errlen); break;
+    default: return fail(err, errlen, "unknown action %d", (int)a);
+    }
+    if (rc < 0) return -1;
+    if (rc == QUIZ_MEASURE_DONE) {
+        int pos = quiz_cursor(q);
+        struct quiz_qinfo qi;
+        quiz_get(q, pos, &qi);
+        int t = qi.test_index;
+        if (r->test_has_result[t] && store_measurement(r, pos, &r->test_result[t], err, errlen)) return -1;
+        rc = 0;
+    }
+    if (persist(r, err, errlen)) return -1;
+    if ((a == ROOM_NEXT || a == ROOM_SKIP) && quiz_ended(q) && room_end(r, err, errlen)) return -1;
+    return rc;
+}
+
+int room_measured(struct room *r, int pos, const struct probe_result *res, char *err, size_t errlen) {
+    if (quiz_measured(r->quiz, pos, res, err, errlen)) return -1;
+    struct quiz_qinfo qi;
+    quiz_get(r->quiz, pos, &qi);
+    r->test_result[qi.test_index] = *res;
+    r->test_has_result[qi.test_index] = 1;
+    int rc = store_measurement(r, pos, res, err, errlen);
+    if (persist(r, err, errlen)) rc = -1;
+    return rc;
+}
+
+int room_end(struct room *r, char *err, size_t errlen) { return db_session_end(r->db, r->session_id, err, errlen); }
+
+/* ---- group commit ---- */
+
+int room_batch_begin(struct room *r, char *err, size_t errlen) {
+    if (r->in_batch) return fail(err, errlen, "a batch is already open");
+    if (db_begin(r->db, err, errlen)) return -1;
+    r->in_batch = 1;
+    r->batch_first_new = r->nvoters;
+    r->npend = 0;
+    return 0;
+}
+
+int room_batch_join(struct room *r, const char *token, char *err, size_t errlen) {
+    if (!room_token_valid(token)) return fail(err, errlen, "malformed voter token");
+    char hash[65];
+    db_token_hash(token, hash);
+    int i = find_hash(r, hash);
+    if (i >= 0) return i;
+    if (r->nvoters >= ROOM_VOTERS_MAX) return fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX);
+    int64_t id = db_voter_join(r->db, r->session_id, token, err, errlen);
+    if (id < 0) return -1;
+    i = add_voter(r, id, hash);
+    if (i < 0) return fail(err, errlen, "out of memory adding a voter");
+    return i;
+}
+
+int room_batch_vote(struct room *r, int voter, int pos, int yes, char *err, size_t errlen) {
+    if (voter < 0 || voter >= r->nvoters) return fail(err, errlen, "unknown voter"), 1;
+    if (quiz_vote_check(r->quiz, pos, err, errlen)) return 1;
+    enum db_vote_result v = db_vote_put(r->db, r->qid[pos], r->voters[voter].id, yes ? 1 : 0, err, errlen);
+    if (v == DB_VOTE_ERROR) return -1;
+    if (v == DB_VOTE_REFUSED) return 1;
+    if (r->npend == r->cappend) {
+        int cap = r->cappend ? r->cappend * 2 : 256;
+        struct pending_vote *p = realloc(r->pend, sizeof *p * (size_t)cap);
+        if (!p) return fail(err, errlen, "out of memory"), -1;
+        r->pend = p;
+        r->cappend = cap;
+    }
+    r->pend[r->npend++] = (struct pending_vote){voter, pos, yes ? 1 : 0};
+    return 0;
+}
+
+int room_batch_commit(struct room *r, char *err, size_t errlen) {
+    if (!r->in_batch) return fail(err, errlen, "no batch open");
+    r->in_batch = 0;
+    if (db_commit(r->db, err, errlen)) {
+        db_rollback(r->db);
+        drop_voters_from(r, r->batch_first_new);
+        r->npend = 0;
+        return -1;
+    }
+    for (int i = 0; i < r->npend; i++) {
+        struct pending_vote *p = &r->pend[i];
+        signed char *cur = &r->voters[p->voter].votes[p->pos];
+        if (*cur == p->yes) continue;
+        quiz_vote_apply(r->quiz, p->pos, *cur, p->yes);
+        *cur = (signed char)p->yes;
+    }
+    r->npend = 0;
+    return 0;
+}

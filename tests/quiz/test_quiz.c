@@ -1,0 +1,329 @@
+/* The quiz state machine, driven by calls (no sockets, no database). */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "quiz.h"
+
+/* Two tests: 0 asks sent+df+fragmented, 1 asks sent+fragmented; 2 asks nothing. */
+static void make_deck(struct deck *d) {
+    memset(d, 0, sizeof *d);
+    snprintf(d->title, sizeof d->title, "test deck");
+    d->ntests = 3;
+    d->tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
+    d->tests[0].ask[0] = d->tests[0].ask[1] = d->tests[0].ask[2] = 1;
+    d->tests[1].spec = (struct probe_spec){.proto = PROBE_TCP6, .mode = PROBE_MODE_WANT, .size = 3000, .ttl = 2};
+    d->tests[1].ask[DB_Q_SENT] = d->tests[1].ask[DB_Q_FRAGMENTED] = 1;
+    d->tests[2].spec = (struct probe_spec){.proto = PROBE_UDP6, .mode = PROBE_MODE_DONT, .size = 500, .ttl = 2};
+}
+
+static struct probe_result result(int sent, int df, int frag, const char *evidence) {
+    struct probe_result r;
+    memset(&r, 0, sizeof r);
+    r.sent.answer = sent;
+    r.df.answer = df;
+    r.fragmented.answer = frag;
+    r.sent.basis = r.df.basis = r.fragmented.basis = PROBE_BASIS_OBSERVED;
+    snprintf(r.sent.why, sizeof r.sent.why, "why-sent");
+    snprintf(r.evidence, sizeof r.evidence, "%s", evidence);
+    return r;
+}
+
+static struct deck deck;
+
+static void test_questions_follow_deck_order_and_ask_lists(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    CHECK_INT(quiz_count(q), 5);
+    struct quiz_qinfo i;
+    int want_test[] = {0, 0, 0, 1, 1};
+    enum db_qkind want_kind[] = {DB_Q_SENT, DB_Q_DF, DB_Q_FRAGMENTED, DB_Q_SENT, DB_Q_FRAGMENTED};
+    for (int p = 0; p < 5; p++) {
+        REQUIRE(quiz_get(q, p, &i) == 0);
+        CHECK_INT(i.position, p);
+        CHECK_INT(i.test_index, want_test[p]);
+        CHECK_INT(i.kind, want_kind[p]);
+        CHECK_INT(i.state, QUIZ_PENDING);
+        CHECK(i.text[0] != 0);
+        CHECK(i.summary[0] != 0);
+    }
+    CHECK(quiz_get(q, 5, &i) == -1);
+    CHECK(quiz_get(q, -1, &i) == -1);
+    CHECK_INT(quiz_cursor(q), 0);
+    quiz_free(q);
+}
+
+static void test_deck_without_questions_is_refused(void) {
+    struct deck d = deck;
+    for (int t = 0; t < d.ntests; t++) memset(d.tests[t].ask, 0, sizeof d.tests[t].ask);
+    char err[256] = "";
+    CHECK(quiz_new(&d, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, "no question");
+}
+
+static void test_full_walk_of_one_question(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    struct quiz_qinfo i;
+    CHECK_INT(quiz_open(q, err, sizeof err), 0);
+    quiz_get(q, 0, &i);
+    CHECK_INT(i.state, QUIZ_VOTING);
+    CHECK_INT(quiz_close(q, err, sizeof err), 0);
+    quiz_get(q, 0, &i);
+    CHECK_INT(i.state, QUIZ_CLOSED);
+    CHECK_INT(quiz_measure(q, 0, err, sizeof err), QUIZ_MEASURE_PROBE);
+    quiz_get(q, 0, &i);
+    CHECK_INT(i.measuring, 1);
+    struct probe_result r = result(1, 1, 0, "observed on the wire");
+    CHECK_INT(quiz_measured(q, 0, &r, err, sizeof err), 0);
+    quiz_get(q, 0, &i);
+    CHECK_INT(i.state, QUIZ_MEASURED);
+    CHECK_INT(i.measuring, 0);
+    CHECK_INT(quiz_reveal(q, err, sizeof err), 0);
+    quiz_get(q, 0, &i);
+    CHECK_INT(i.state, QUIZ_REVEALED);
+    const struct quiz_truth *t = quiz_truth(q, 0);
+    REQUIRE(t);
+    CHECK_INT(t->answer, PROBE_ANS_YES);
+    CHECK_STR(t->evidence, "observed on the wire");
+    CHECK_STR(t->why, "why-sent");
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    CHECK_INT(quiz_cursor(q), 1);
+    quiz_free(q);
+}
+
+static void test_truth_is_hidden_until_reveal(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    CHECK(quiz_truth(q, 0) == NULL);
+    quiz_open(q, err, sizeof err);
+    CHECK(quiz_truth(q, 0) == NULL);
+    quiz_close(q, err, sizeof err);
+    CHECK(quiz_truth(q, 0) == NULL);
+    quiz_measure(q, 0, err, sizeof err);
+    struct probe_result r = result(1, 0, 1, "secret evidence");
+    quiz_measured(q, 0, &r, err, sizeof err);
+    CHECK(quiz_truth(q, 0) == NULL); /* measured, not revealed */
+    /* Nothing public carries it either. */
+    struct quiz_qinfo i;
+    quiz_get(q, 0, &i);
+    CHECK(!memmem(&i, sizeof i, "secret evidence", 15));
+    quiz_reveal(q, err, sizeof err);
+    CHECK(quiz_truth(q, 0) != NULL);
+    CHECK(quiz_truth(q, 1) == NULL);
+    quiz_free(q);
+}
+
+static void test_invalid_transitions_are_refused_with_a_reason(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    err[0] = 0;
+    CHECK_INT(quiz_close(q, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "pending");
+    CHECK_INT(quiz_measure(q, 0, err, sizeof err), -1);
+    CHECK_INT(quiz_reveal(q, err, sizeof err), -1);
+    CHECK_INT(quiz_back(q, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "first question");
+    quiz_open(q, err, sizeof err);
+    CHECK_INT(quiz_open(q, err, sizeof err), -1);
+    CHECK_INT(quiz_measure(q, 0, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "close voting first");
+    CHECK_INT(quiz_next(q, err, sizeof err), -1);
+    CHECK_INT(quiz_reveal(q, err, sizeof err), -1);
+    quiz_close(q, err, sizeof err);
+    CHECK_INT(quiz_reveal(q, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "measure first");
+    CHECK_INT(quiz_next(q, err, sizeof err), -1);
+    struct probe_result r = result(1, 1, 0, "e");
+    /* A result nobody asked for is refused. */
+    CHECK_INT(quiz_measured(q, 0, &r, err, sizeof err), -1);
+    CHECK_INT(quiz_measured(q, 99, &r, err, sizeof err), -1);
+    CHECK_INT(quiz_measure(q, 0, err, sizeof err), QUIZ_MEASURE_PROBE);
+    CHECK_INT(quiz_measure(q, 0, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "being measured");
+    CHECK_INT(quiz_measured(q, 0, &r, err, sizeof err), 0);
+    CHECK_INT(quiz_open(q, err, sizeof err), -1);
+    quiz_reveal(q, err, sizeof err);
+    CHECK_INT(quiz_reveal(q, err, sizeof err), -1);
+    CHECK_INT(quiz_skip(q, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "use next");
+    quiz_free(q);
+}
+
+static void test_not_sent_skips_the_rest_of_its_test(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    quiz_open(q, err, sizeof err);
+    quiz_close(q, err, sizeof err);
+    quiz_measure(q, 0, err, sizeof err);
+    struct probe_result r = result(0, -1, -1, "EMSGSIZE");
+    quiz_measured(q, 0, &r, err, sizeof err);
+    CHECK_INT(quiz_reveal(q, err, sizeof err), 0);
+    struct quiz_qinfo i;
+    quiz_get(q, 1, &i);
+    CHECK_INT(i.state, QUIZ_SKIPPED);
+    quiz_get(q, 2, &i);
+    CHECK_INT(i.state, QUIZ_SKIPPED);
+    quiz_get(q, 3, &i); /* other test untouched */
+    CHECK_INT(i.state, QUIZ_PENDING);
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    CHECK_INT(quiz_cursor(q), 3);
+    CHECK_INT(quiz_back(q, err, sizeof err), 0);
+    CHECK_INT(quiz_cursor(q), 0); /* back also jumps over skipped ones */
+    quiz_free(q);
+}
+
+static void test_sent_yes_keeps_the_rest_and_reuses_the_measurement(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    quiz_open(q, err, sizeof err);
+    quiz_close(q, err, sizeof err);
+    quiz_measure(q, 0, err, sizeof err);
+    struct probe_result r = result(1, 0, 1, "fragmented by host");
+    quiz_measured(q, 0, &r, err, sizeof err);
+    quiz_reveal(q, err, sizeof err);
+    quiz_next(q, err, sizeof err);
+    CHECK_INT(quiz_cursor(q), 1);
+    quiz_open(q, err, sizeof err);
+    quiz_close(q, err, sizeof err);
+    /* Same test: the truth is already known, no probe needed. */
+    CHECK_INT(quiz_measure(q, 0, err, sizeof err), QUIZ_MEASURE_DONE);
+    quiz_reveal(q, err, sizeof err);
+    const struct quiz_truth *t = quiz_truth(q, 1);
+    REQUIRE(t);
+    CHECK_INT(t->answer, PROBE_ANS_NO); /* df of that result */
+    /* Re-run measures again and replaces the truth, state stays revealed. */
+    CHECK_INT(quiz_measure(q, 1, err, sizeof err), QUIZ_MEASURE_PROBE);
+    struct probe_result r2 = result(1, 1, 0, "second run");
+    CHECK_INT(quiz_measured(q, 1, &r2, err, sizeof err), 0);
+    t = quiz_truth(q, 1);
+    REQUIRE(t);
+    CHECK_INT(t->answer, PROBE_ANS_YES);
+    CHECK_STR(t->evidence, "second run");
+    quiz_free(q);
+}
+
+static void test_votes_only_on_the_current_voting_question(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    CHECK_INT(quiz_vote_check(q, 0, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "pending");
+    quiz_open(q, err, sizeof err);
+    CHECK_INT(quiz_vote_check(q, 0, err, sizeof err), 0);
+    CHECK_INT(quiz_vote_check(q, 1, err, sizeof err), -1);
+    CHECK_INT(quiz_vote_check(q, 42, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "no question 43");
+    quiz_vote_apply(q, 0, -1, 1);
+    quiz_vote_apply(q, 0, -1, 0);
+    quiz_vote_apply(q, 0, 1, 0); /* first voter changes yes -> no */
+    struct quiz_qinfo i;
+    quiz_get(q, 0, &i);
+    CHECK_INT(i.yes, 0);
+    CHECK_INT(i.no, 2);
+    quiz_close(q, err, sizeof err);
+    CHECK_INT(quiz_vote_check(q, 0, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "closed");
+    quiz_free(q);
+}
+
+static void test_skip_next_and_end(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    /* next from a pending question leaves it pending */
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    CHECK_INT(quiz_cursor(q), 1);
+    quiz_open(q, err, sizeof err);
+    CHECK_INT(quiz_skip(q, err, sizeof err), 0); /* skipping a voting question */
+    struct quiz_qinfo i;
+    quiz_get(q, 1, &i);
+    CHECK_INT(i.state, QUIZ_SKIPPED);
+    CHECK_INT(quiz_cursor(q), 2);
+    quiz_skip(q, err, sizeof err);
+    quiz_skip(q, err, sizeof err);
+    CHECK_INT(quiz_cursor(q), 4);
+    CHECK_INT(quiz_ended(q), 0);
+    CHECK_INT(quiz_skip(q, err, sizeof err), 0);
+    CHECK_INT(quiz_ended(q), 1);
+    CHECK_INT(quiz_open(q, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "ended");
+    CHECK_INT(quiz_next(q, err, sizeof err), -1);
+    CHECK_INT(quiz_back(q, err, sizeof err), 0);
+    CHECK_INT(quiz_ended(q), 0);
+    CHECK_INT(quiz_back(q, err, sizeof err), 0);
+    CHECK_INT(quiz_cursor(q), 0); /* over the skipped 3..1 */
+    quiz_free(q);
+}
+
+static void test_collective_score(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    int scored = -7;
+    CHECK(quiz_collective(q, &scored) < 0);
+    CHECK_INT(scored, 0);
+    /* q0: majority yes, truth yes -> 1 */
+    quiz_open(q, err, sizeof err);
+    quiz_vote_apply(q, 0, -1, 1);
+    quiz_vote_apply(q, 0, -1, 1);
+    quiz_vote_apply(q, 0, -1, 0);
+    quiz_close(q, err, sizeof err);
+    quiz_measure(q, 0, err, sizeof err);
+    struct probe_result r = result(1, 1, 1, "e");
+    quiz_measured(q, 0, &r, err, sizeof err);
+    CHECK(quiz_collective(q, &scored) < 0); /* not revealed yet: not scored */
+    quiz_reveal(q, err, sizeof err);
+    quiz_next(q, err, sizeof err);
+    /* q1: tie -> 0.5 */
+    quiz_open(q, err, sizeof err);
+    quiz_vote_apply(q, 1, -1, 1);
+    quiz_vote_apply(q, 1, -1, 0);
+    quiz_close(q, err, sizeof err);
+    quiz_measure(q, 0, err, sizeof err);
+    quiz_reveal(q, err, sizeof err);
+    quiz_next(q, err, sizeof err);
+    /* q2: majority no, truth yes -> 0 */
+    quiz_open(q, err, sizeof err);
+    quiz_vote_apply(q, 2, -1, 0);
+    quiz_close(q, err, sizeof err);
+    quiz_measure(q, 0, err, sizeof err);
+    quiz_reveal(q, err, sizeof err);
+    double c = quiz_collective(q, &scored);
+    CHECK_INT(scored, 3);
+    CHECK(c > 0.49 && c < 0.51);
+    quiz_free(q);
+}
+
+static void test_state_names_round_trip(void) {
+    for (int s = QUIZ_PENDING; s <= QUIZ_SKIPPED; s++) {
+        enum quiz_state back;
+        CHECK_INT(quiz_state_parse(quiz_state_name((enum quiz_state)s), &back), 0);
+        CHECK_INT(back, s);
+    }
+    enum quiz_state x;
+    CHECK_INT(quiz_state_parse("open", &x), -1);
+    CHECK_INT(quiz_state_parse(NULL, &x), -1);
+}
+
+int main(void) {
+    make_deck(&deck);
+    RUN(test_questions_follow_deck_order_and_ask_lists);
+    RUN(test_deck_without_questions_is_refused);
+    RUN(test_full_walk_of_one_question);
+    RUN(test_truth_is_hidden_until_reveal);
+    RUN(test_invalid_transitions_are_refused_with_a_reason);
+    RUN(test_not_sent_skips_the_rest_of_its_test);
+    RUN(test_sent_yes_keeps_the_rest_and_reuses_the_measurement);
+    RUN(test_votes_only_on_the_current_voting_question);
+    RUN(test_skip_next_and_end);
+    RUN(test_collective_score);
+    RUN(test_state_names_round_trip);
+    return check_summary();
+}
