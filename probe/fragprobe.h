@@ -76,7 +76,208 @@ struct probe_result {
     char observer[16];            /* "raw" / "recverr" */
     char evidence[512];           /* one human line, e.g. "kernel fragmented locally: cached PMTU 1280 < 1400" */
     double elapsed_ms;
+    /* Added by issue 11 (-1 / "" when unseen). */
+    char hop_name[16];            /* lab node of the answering hop ("r2"), "" off the lab */
+    int icmp_type, icmp_code;     /* the answer the judge relied on, -1 if none */
+    int icmp_mtu;                 /* its MTU (Frag Needed / PTB), 0 if none */
+    int dev_mtu;                  /* MTU of the outgoing device, -1 unknown */
+    int path_mtu_before;          /* route MTU before the send (IP_MTU): cached or device, -1 unknown */
+    int egress_packets;           /* packets of this test seen leaving the host, -1 unknown */
+    int egress_fragments;         /* of which IP fragments, -1 unknown */
+    int egress_first_len;         /* total length of the first one, -1 unknown */
+    int answers;                  /* ICMP answers matched to this test */
+    char reassembling[128];       /* hops known to reassemble, "" if none */
+    char ttl_basis[96];           /* where the TTL came from: given / lab topology / discovery */
 };
+
+/* ==== section "probe" (issue 11): running tests, observers, decoders, TTL discovery, the lab ====
+ * Owned by probe/run*.c, send*.c, observe.c, observe_raw*.c, judge*.c,
+ * parse*.c, ttl*.c, lab*.c, spec.c. Same error convention as "unpriv" below:
+ * 0 (or a count) on success, a negative PROBE_E_* code with a sentence in err.
+ *
+ * How an observer plugs in (probe/observe.h has the exact ops):
+ *   probe_run() resolves the target, creates the sending socket, then drives
+ *   one struct probe_observer chosen by probe_run_opts.observer:
+ *     open()    before anything is sent (raw: ICMP socket + egress tap;
+ *               recverr: counters before),
+ *     arm(fd)   on the sending socket before the send (recverr: IP_RECVERR),
+ *     collect() after the send, until a decisive answer or the deadline,
+ *               filling a struct probe_observation (ICMP answers as
+ *               struct probe_icmp, quote fields -1 where unseen; what left
+ *               the host, -1 where unseen),
+ *     close().
+ *   The judge (probe/judge.c) alone turns spec + send outcome + observation
+ *   into the three facts; an observer never writes answers itself, so both
+ *   observers are judged by the same rules. PROBE_OBS_AUTO = raw when the
+ *   process has CAP_NET_RAW, else recverr. A new observer: implement the ops
+ *   in probe/observe_<name>*.c as `const struct probe_observer
+ *   probe_observer_<name>` and list it in probe/observe.c. */
+
+/* ---- pure decoders of ICMP errors (probe/parse*.c) ---- */
+enum probe_icmp_kind {
+    PROBE_ICMP_OTHER,            /* an error we do not interpret (quote still parsed) */
+    PROBE_ICMP_TIME_EXCEEDED,    /* v4 11/0, v6 3/0 (code 1 = reassembly timeout: OTHER) */
+    PROBE_ICMP_FRAG_NEEDED,      /* v4 3/4 Fragmentation Needed, v6 2/0 Packet Too Big */
+    PROBE_ICMP_UNREACH,          /* any other Destination Unreachable (port unreachable...) */
+};
+/* The offending packet as an ICMP error quotes it. Fields are -1 when the
+ * quote is too short to show them. */
+struct probe_quote {
+    int family;                  /* AF_INET / AF_INET6 */
+    uint8_t src[16], dst[16];    /* IPv4 in the first 4 bytes */
+    int total_len;               /* IPv4 total length; IPv6 40 + payload length */
+    int ttl;                     /* TTL / hop limit as it reached the hop */
+    int df;                      /* IPv4 DF bit; IPv6: -1 (there is none) */
+    int mf;                      /* IPv4 MF; IPv6 M flag of the Fragment header, 0 without one */
+    int frag_offset;             /* in bytes; 0 when not a fragment */
+    int frag_hdr;                /* IPv6: 1 with a Fragment header; IPv4: 0 */
+    int64_t id;                  /* IPv4 ID / IPv6 fragment identification, -1 if none */
+    int l4;                      /* 17 UDP / 6 TCP / other; -1 for a non-first fragment */
+    int sport, dport;            /* -1 when not in the quote */
+    int64_t tcp_seq;             /* -1 when not in the quote */
+    int quoted_bytes;            /* bytes of the original packet present */
+};
+struct probe_icmp {
+    int family;
+    int type, code;
+    enum probe_icmp_kind kind;
+    int mtu;                     /* next-hop MTU of Frag Needed / PTB, 0 if none */
+    uint8_t from[16];            /* the answering hop (v4: from the outer header; v6: set by the caller) */
+    struct probe_quote q;
+};
+enum probe_parse_rc {
+    PROBE_PARSE_OK = 0,
+    PROBE_PARSE_NOT_ERROR = 1,   /* a valid ICMP message that quotes nothing (echo, ND, ...) */
+    PROBE_PARSE_SHORT = -1,      /* truncated before the quoted IP header */
+    PROBE_PARSE_BAD = -2,        /* malformed or hostile: bad version, header length, lengths */
+};
+/* buf: a whole IPv4 packet as a raw IPPROTO_ICMP socket returns it (outer
+ * IPv4 header, ICMP header, quote). */
+int probe_parse_icmp4(const uint8_t *buf, size_t len, struct probe_icmp *out);
+/* buf: an ICMPv6 message as a raw IPPROTO_ICMPV6 socket returns it (no IPv6
+ * header): the caller copies the sender's address into out->from. */
+int probe_parse_icmp6(const uint8_t *buf, size_t len, struct probe_icmp *out);
+/* The quoted (or captured) packet itself: an IPv4 / IPv6 header and what
+ * follows. Also used on the packets the egress tap sees leave the host. */
+int probe_parse_quote4(const uint8_t *buf, size_t len, struct probe_quote *out);
+int probe_parse_quote6(const uint8_t *buf, size_t len, struct probe_quote *out);
+static inline int probe_quote_is_fragment(const struct probe_quote *q) {
+    return q->mf == 1 || q->frag_offset > 0 || q->frag_hdr == 1;
+}
+
+/* ---- running a test (probe/run*.c) ---- */
+enum probe_observer_kind { PROBE_OBS_AUTO, PROBE_OBS_RAW, PROBE_OBS_RECVERR };
+const char *probe_observer_name(enum probe_observer_kind k);   /* "auto" "raw" "recverr" */
+int probe_observer_parse(const char *name, enum probe_observer_kind *out);
+
+#define PROBE_TIMEOUT_MS_DEFAULT 1000 /* per test, when probe_run_opts.timeout_ms is 0 */
+#define PROBE_TIMEOUT_MS_MAX 30000
+#define PROBE_ANSWERS_MAX 16          /* ICMP answers kept per test; more are counted only */
+#define PROBE_UDP_PORT_DEFAULT 33434  /* traceroute's base port when spec.port is 0 */
+
+struct probe_lab;
+struct probe_run_opts {
+    enum probe_observer_kind observer;
+    int timeout_ms;                   /* 0 = PROBE_TIMEOUT_MS_DEFAULT */
+    const struct probe_lab *lab;      /* non-NULL: send from the lab's src namespace
+                                         (on a worker thread, setns), and "" host = lab dst */
+    int flush_pmtu;                   /* flush the sending namespace's PMTU cache first */
+};
+/* Runs one test, blocking for at most about timeout_ms (plus TTL discovery
+ * when spec->ttl is PROBE_TTL_AUTO on a real path). Thread-safe: tests may run
+ * concurrently on several threads (each has its own sockets and matches
+ * answers by addresses, ports and IP ID). Fills *out (answers may be
+ * "unknown" with the reason); returns 0, or PROBE_E_* when the test could not
+ * run at all (bad spec, unknown host, no privilege, no lab). */
+int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec,
+              struct probe_result *out, char *err, size_t errlen);
+/* Checks a spec without running it: 0, or PROBE_E_FAIL with the reason. */
+int probe_spec_check(const struct probe_spec *spec, char *err, size_t errlen);
+
+/* ---- TTL discovery (probe/ttl*.c) ---- */
+#define PROBE_TTL_DISCOVER_MAX 16     /* highest TTL tried */
+#define PROBE_TTL_DISCOVER_HOP_MS 300 /* wait per TTL for a Time Exceeded */
+struct probe_ttl_discovery {
+    int ttl;                          /* first TTL whose Time Exceeded quoted a fragment, 0 if none */
+    int tried;                        /* TTLs tried */
+    int nreassembled;                 /* hops that quoted the whole packet (they reassemble) */
+    char reassembled[PROBE_TTL_DISCOVER_MAX][48];
+    int silent;                       /* TTLs that got no answer */
+    int reached_dst;                  /* the destination answered (no router left) */
+    char why[200];                    /* one line: what was found */
+};
+/* Sends a larger-than-MTU UDP datagram (mode DONT) with TTL 1, 2, ... until a
+ * Time Exceeded quotes a fragment. Needs CAP_NET_RAW (raw ICMP socket).
+ * Returns 0 (out->ttl may be 0 with the reason in out->why) or PROBE_E_*. */
+int probe_ttl_discover(const struct probe_run_opts *opts, int v6, const char *host,
+                       struct probe_ttl_discovery *out, char *err, size_t errlen);
+
+/* ---- the namespace lab (probe/lab*.c) ----
+ * src -- r1 -- r2 -- dst in four network namespaces "<prefix>-src" ...,
+ * documentation prefixes only: 192.0.2.0/24 + 2001:db8:1::/64 (src-r1),
+ * 198.51.100.0/24 + 2001:db8:2::/64 (r1-r2), 203.0.113.0/24 + 2001:db8:3::/64
+ * (r2-dst); ".1"/"::1" is the side nearer src. Offloads off, ICMP rate
+ * limits off, IPv6 nodad, forwarding on in r1 and r2. */
+#define PROBE_LAB_PREFIX_DEFAULT "fv"
+#define PROBE_LAB_PREFIX_ENV "FRAGVOTE_LAB_PREFIX"
+#define PROBE_LAB_PREFIX_MAX 16       /* [A-Za-z0-9_-], so names stay short and safe */
+#define PROBE_LAB_NODES 4
+#define PROBE_LAB_LINKS 3
+enum probe_lab_node { PROBE_LAB_SRC, PROBE_LAB_R1, PROBE_LAB_R2, PROBE_LAB_DST };
+const char *probe_lab_node_name(enum probe_lab_node n);  /* "src" "r1" "r2" "dst" */
+
+struct probe_lab_config {
+    char prefix[PROBE_LAB_PREFIX_MAX + 1]; /* "" = $FRAGVOTE_LAB_PREFIX, else "fv" */
+    int mtu[PROBE_LAB_LINKS];              /* src-r1, r1-r2, r2-dst; 0 = 1500 / 1280 / 1500 */
+    int reassemble;                        /* 0 none, 1 = r1, 2 = r2 (conntrack defrag) */
+};
+struct probe_lab_link {
+    int mtu;
+    enum probe_lab_node a, b;              /* a is nearer src */
+    char a_if[16], b_if[16];               /* interface names inside a's and b's namespace */
+    char a4[16], b4[16], a6[48], b6[48];   /* addresses (without prefix length) */
+    char net4[20], net6[24];               /* e.g. "192.0.2.0/24", "2001:db8:1::/64" */
+};
+/* The lab's topology: plain data, for the session record and for tests. */
+struct probe_lab {
+    struct probe_lab_config cfg;           /* resolved: prefix, MTUs filled in */
+    char ns[PROBE_LAB_NODES][40];          /* namespace names */
+    struct probe_lab_link link[PROBE_LAB_LINKS];
+    int auto_ttl;                          /* TTL used for PROBE_TTL_AUTO: expires at r2,
+                                              one hop past the bottleneck router r1 */
+};
+/* Fills cfg with defaults (prefix from the environment). */
+void probe_lab_config_default(struct probe_lab_config *cfg);
+/* "1500,1280,1500" into cfg->mtu (each 1280..65535, IPv6 needs 1280). */
+int probe_lab_parse_mtus(const char *csv, struct probe_lab_config *cfg, char *err, size_t errlen);
+/* Pure: the names and addresses a config gives (no system change). */
+int probe_lab_plan(const struct probe_lab_config *cfg, struct probe_lab *out, char *err, size_t errlen);
+/* Builds the lab (replacing one with the same prefix). Needs CAP_SYS_ADMIN +
+ * CAP_NET_ADMIN. On any failure it removes what it built. */
+int probe_lab_up(const struct probe_lab_config *cfg, struct probe_lab *out, char *err, size_t errlen);
+/* Removes the namespaces of prefix ("" = default). Returns how many existed. */
+int probe_lab_down(const char *prefix, char *err, size_t errlen);
+/* Reads a running lab back from the system (MTUs, reassembly). Returns 1 and
+ * fills *out when all four namespaces exist, 0 when none does, PROBE_E_FAIL
+ * when it is half there (err says what is missing). */
+int probe_lab_status(const char *prefix, struct probe_lab *out, char *err, size_t errlen);
+/* One human paragraph of the topology into buf. */
+void probe_lab_describe(const struct probe_lab *lab, char *buf, size_t len);
+/* The destination's address ("203.0.113.2" / "2001:db8:3::2"). */
+const char *probe_lab_dst_addr(const struct probe_lab *lab, int v6);
+/* The node owning a lab address, or -1. */
+int probe_lab_node_of(const struct probe_lab *lab, const char *addr);
+/* Flushes the learned PMTUs (IPv4 route cache, IPv6 exceptions) in src. */
+int probe_lab_flush_pmtu(const struct probe_lab *lab, char *err, size_t errlen);
+/* Moves the CALLING THREAD into a named network namespace (/run/netns/NAME);
+ * *saved gets a descriptor of the old one for probe_netns_leave (which closes
+ * it). Other threads are unaffected. */
+int probe_netns_enter(const char *name, int *saved, char *err, size_t errlen);
+int probe_netns_leave(int saved);
+/* Runs fn(arg) on a new thread inside namespace name and waits for it;
+ * returns fn's return value, or PROBE_E_FAIL with err if it could not. */
+int probe_netns_run(const char *name, int (*fn)(void *arg), void *arg, char *err, size_t errlen);
+/* ==== end of section "probe" ==== */
 
 /* ==== section "unpriv" (issue 4): error queue, counters, PMTU cache, privileges ====
  * Owned by the unpriv files (observe_recverr*.c, snmp*.c, pmtu*.c, priv*.c).

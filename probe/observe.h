@@ -1,0 +1,74 @@
+/* Internal to libfragprobe: the observer plug-in interface and what the
+ * sender tells observers. See the comment at the top of section "probe" in
+ * fragprobe.h for the order of calls. */
+#ifndef FRAGPROBE_OBSERVE_H
+#define FRAGPROBE_OBSERVE_H
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "fragprobe.h"
+
+/* What the sender did, so an observer can match answers to this test. */
+struct probe_sendinfo {
+    const struct probe_spec *spec;
+    int family;                      /* AF_INET / AF_INET6 */
+    int l4;                          /* IPPROTO_UDP / IPPROTO_TCP */
+    int fd;                          /* the sending socket */
+    struct sockaddr_storage local, remote;
+    int sport, dport;
+    int ttl;                         /* as sent */
+    int sent;                        /* 1 send()/write() succeeded, 0 refused (send_errno) */
+    int send_errno;
+    int64_t tcp_seq0;                /* first data sequence number (TCP), -1 unknown */
+    struct timespec t_sent;
+};
+
+/* What an observer saw. -1 = this observer cannot see it. */
+struct probe_observation {
+    int egress_packets;              /* packets of this test seen leaving the host */
+    int egress_fragments;            /* of which IP fragments */
+    int egress_df;                   /* DF of the first one (IPv4), -1 unknown/IPv6 */
+    int egress_first_len;            /* its total length */
+    int egress_max_len;              /* the longest one */
+    int64_t frag_creates;            /* FragCreates / Ip6FragCreates delta around the send */
+    int nanswers;                    /* kept in answers[] */
+    int answers_dropped;             /* matched but not kept (array full) */
+    struct probe_icmp answers[PROBE_ANSWERS_MAX];
+};
+void probe_observation_init(struct probe_observation *obs);
+
+/* One observer. state is the observer's own (allocated by open, freed by close). */
+struct probe_observer {
+    const char *name;                /* "raw" / "recverr": goes into probe_result.observer */
+    /* Before the socket sends: open listening resources for this family. */
+    int (*open)(void **state, int family, char *err, size_t errlen);
+    /* On the sending socket, before it sends. May be NULL. */
+    int (*arm)(void *state, int fd, char *err, size_t errlen);
+    /* After the send: gather until a decisive answer or deadline (CLOCK_MONOTONIC). */
+    int (*collect)(void *state, const struct probe_sendinfo *si, const struct timespec *deadline,
+                   struct probe_observation *obs, char *err, size_t errlen);
+    void (*close)(void *state);
+};
+
+/* The observer for kind (AUTO resolved by privilege), or NULL with err. */
+const struct probe_observer *probe_observer_get(enum probe_observer_kind kind, char *err, size_t errlen);
+
+extern const struct probe_observer probe_observer_raw;
+
+/* Judge: the three facts from what was sent and seen (probe/judge.c). Pure.
+ * lab may be NULL (hop names and lab topology unknown). */
+void probe_judge(const struct probe_sendinfo *si, const struct probe_observation *obs,
+                 const struct probe_lab *lab, struct probe_result *r);
+
+/* True when answer a quotes a packet of this test (addresses, ports / IP ID). */
+int probe_answer_matches(const struct probe_sendinfo *si, const struct probe_quote *q,
+                         const int64_t *known_ids, int nids);
+
+/* Monotonic clock helpers. */
+double probe_ms_since(const struct timespec *t0);
+void probe_deadline_in(struct timespec *out, int ms);
+int probe_ms_until(const struct timespec *deadline);  /* >= 0 */
+
+#endif
