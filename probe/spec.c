@@ -1,0 +1,114 @@
+/* Test-spec names as decks and the CLI spell them, and the answer names.
+ * fragquiz's own spellings are accepted as aliases ("ip4"/"v4" never were;
+ * only what fragquiz -p / -f take). */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fragprobe.h"
+
+static const char *const proto_names[] = {"udp4", "tcp4", "udp6", "tcp6"};
+static const char *const mode_names[] = {"default", "dont", "want", "do", "probe", "interface", "omit"};
+
+const char *probe_proto_name(enum probe_proto p) {
+    return (unsigned)p < sizeof proto_names / sizeof *proto_names ? proto_names[p] : "?";
+}
+
+const char *probe_mode_name(enum probe_mode m) {
+    return (unsigned)m < sizeof mode_names / sizeof *mode_names ? mode_names[m] : "?";
+}
+
+int probe_proto_parse(const char *name, enum probe_proto *out) {
+    if (!name) return -1;
+    for (size_t i = 0; i < sizeof proto_names / sizeof *proto_names; i++)
+        if (!strcasecmp(name, proto_names[i])) {
+            *out = (enum probe_proto)i;
+            return 0;
+        }
+    return -1;
+}
+
+int probe_mode_parse(const char *name, enum probe_mode *out) {
+    if (!name) return -1;
+    /* The ip(7) constant names are accepted too: IP_PMTUDISC_DO, IPV6_PMTUDISC_PROBE... */
+    const char *p = name;
+    if (!strncasecmp(p, "IP_PMTUDISC_", 12)) p += 12;
+    else if (!strncasecmp(p, "IPV6_PMTUDISC_", 14)) p += 14;
+    for (size_t i = 0; i < sizeof mode_names / sizeof *mode_names; i++)
+        if (!strcasecmp(p, mode_names[i])) {
+            if (p != name && i == PROBE_MODE_DEFAULT) return -1; /* there is no IP_PMTUDISC_DEFAULT */
+            *out = (enum probe_mode)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *probe_answer_name(enum probe_answer a) {
+    return a == PROBE_ANS_YES ? "yes" : a == PROBE_ANS_NO ? "no" : "unknown";
+}
+
+const char *probe_basis_name(enum probe_basis b) {
+    return b == PROBE_BASIS_OBSERVED ? "observed" : b == PROBE_BASIS_INFERRED ? "inferred" : "unknown";
+}
+
+const char *probe_fragmenter_name(enum probe_fragmenter f) {
+    switch (f) {
+    case PROBE_FRAG_NONE: return "none";
+    case PROBE_FRAG_HOST: return "host";
+    case PROBE_FRAG_ROUTER: return "router";
+    default: return "unknown";
+    }
+}
+
+static const char *const observer_names[] = {"auto", "raw", "recverr"};
+
+const char *probe_observer_name(enum probe_observer_kind k) {
+    return (unsigned)k < 3 ? observer_names[k] : "?";
+}
+
+int probe_observer_parse(const char *name, enum probe_observer_kind *out) {
+    if (!name) return -1;
+    for (int i = 0; i < 3; i++)
+        if (!strcasecmp(name, observer_names[i])) {
+            *out = (enum probe_observer_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* Smallest packet a test may ask for: the IP header plus the transport header
+ * plus one byte of payload (TCP needs data to send). */
+static int spec_min_size(enum probe_proto p) {
+    int ip = probe_proto_is_v6(p) ? 40 : 20;
+    return ip + (probe_proto_is_tcp(p) ? 20 + 1 : 8);
+}
+
+int probe_spec_check(const struct probe_spec *s, char *err, size_t errlen) {
+    if ((unsigned)s->proto > PROBE_TCP6) {
+        snprintf(err, errlen, "unknown protocol %d", (int)s->proto);
+        return PROBE_E_FAIL;
+    }
+    if ((unsigned)s->mode > PROBE_MODE_OMIT) {
+        snprintf(err, errlen, "unknown PMTUD mode %d", (int)s->mode);
+        return PROBE_E_FAIL;
+    }
+    int min = spec_min_size(s->proto);
+    if (s->size < min || s->size > PROBE_SIZE_MAX) {
+        snprintf(err, errlen, "size %d out of range: %s packets are %d..%d bytes (IP header included)",
+                 s->size, probe_proto_name(s->proto), min, PROBE_SIZE_MAX);
+        return PROBE_E_FAIL;
+    }
+    if (s->ttl < 0 || s->ttl > 255) {
+        snprintf(err, errlen, "TTL %d out of range 1..255 (0 = auto)", s->ttl);
+        return PROBE_E_FAIL;
+    }
+    if (s->port < 0 || s->port > 65535) {
+        snprintf(err, errlen, "port %d out of range 1..65535 (0 = default)", s->port);
+        return PROBE_E_FAIL;
+    }
+    if (memchr(s->host, 0, sizeof s->host) == NULL) {
+        snprintf(err, errlen, "host name is not terminated");
+        return PROBE_E_FAIL;
+    }
+    return 0;
+}
