@@ -1,0 +1,347 @@
+/* Read-only reports over the store (see report.h). */
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define REPORT_STATEMENTS(X)                                                                          \
+    X(questions, "SELECT q.id, q.position, q.test_index, q.kind, q.state, q.text, q.spec, "           \
+                 "coalesce(q.opened_at, 0), coalesce(q.closed_at, 0), coalesce(q.revealed_at, 0), "    \
+                 "s.yes, s.no, coalesce(s.truth, ''), coalesce(s.majority, ''), coalesce(s.correct, -1), " \
+                 "coalesce(s.correct_votes, -1), "                                                     \
+                 "(SELECT coalesce(sum(changes), 0) FROM votes v WHERE v.question_id = q.id), "        \
+                 "(SELECT coalesce(min(voted_at), 0) FROM votes v WHERE v.question_id = q.id), "       \
+                 "(SELECT coalesce(max(voted_at), 0) FROM votes v WHERE v.question_id = q.id) "        \
+                 "FROM questions q JOIN question_score s ON s.question_id = q.id "                     \
+                 "WHERE q.session_id = ? ORDER BY q.position")                                         \
+    X(live_measure, "SELECT m.answer, m.basis, m.observer, m.measured_at, m.evidence, m.observation " \
+                    "FROM measurements m JOIN measurement_sets s ON s.id = m.set_id "                  \
+                    "WHERE m.question_id = ? AND s.kind = 'live' ORDER BY m.id DESC LIMIT 1")          \
+    X(set_measure, "SELECT answer, basis, observer, measured_at, evidence, observation "              \
+                   "FROM measurements WHERE set_id = ? AND question_id = ? ORDER BY id DESC LIMIT 1")  \
+    X(sets, "SELECT s.id, s.kind, s.host, s.kernel, s.target, s.lab, s.created_at, "                  \
+            "(SELECT count(*) FROM measurements m WHERE m.set_id = s.id) "                             \
+            "FROM measurement_sets s WHERE s.session_id = ? ORDER BY s.id")                            \
+    X(dist, "SELECT correct, count(*) FROM voter_score WHERE session_id = ? AND scored > 0 "          \
+            "GROUP BY correct ORDER BY correct")                                                       \
+    X(unscored, "SELECT count(*) FROM voter_score WHERE session_id = ? AND scored = 0")                \
+    X(ids, "SELECT id FROM sessions ORDER BY id")
+
+struct db_report {
+    sqlite3 *h;
+    char *path;
+#define X(name, sql) sqlite3_stmt *name;
+    REPORT_STATEMENTS(X)
+#undef X
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static int sqlerr(struct db_report *r, char *err, size_t errlen, const char *what) {
+    seterr(err, errlen, "%s failed in %s: %s", what, r->path, sqlite3_errmsg(r->h));
+    return -1;
+}
+
+struct db_report *db_report_open(struct db *db, char *err, size_t errlen) {
+    struct db_report *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(db_path(db)))) {
+        free(r);
+        seterr(err, errlen, "out of memory opening a report on %s", db_path(db));
+        return NULL;
+    }
+    if (sqlite3_open_v2(r->path, &r->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+        seterr(err, errlen, "cannot open %s for reading: %s", r->path,
+               r->h ? sqlite3_errmsg(r->h) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(r->h, 5000);
+#define X(name, sql)                                                                          \
+    if (sqlite3_prepare_v3(r->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &r->name, NULL) != SQLITE_OK) { \
+        sqlerr(r, err, errlen, "preparing report statement " #name);                          \
+        goto fail;                                                                            \
+    }
+    REPORT_STATEMENTS(X)
+#undef X
+    return r;
+fail:
+    db_report_close(r);
+    return NULL;
+}
+
+void db_report_close(struct db_report *r) {
+    if (!r) return;
+#define X(name, sql) sqlite3_finalize(r->name);
+    REPORT_STATEMENTS(X)
+#undef X
+    sqlite3_close(r->h);
+    free(r->path);
+    free(r);
+}
+
+/* A malloc'd copy of column i, at most DB_REPORT_TEXT_MAX bytes; NULL stays NULL. */
+static char *col_dup(sqlite3_stmt *st, int i) {
+    const unsigned char *t = sqlite3_column_text(st, i);
+    if (!t) return NULL;
+    size_t n = strlen((const char *)t);
+    if (n > DB_REPORT_TEXT_MAX) n = DB_REPORT_TEXT_MAX;
+    char *s = malloc(n + 1);
+    if (!s) return NULL;
+    memcpy(s, t, n);
+    s[n] = '\0';
+    return s;
+}
+
+static char *col_dup_nonnull(sqlite3_stmt *st, int i) {
+    char *s = col_dup(st, i);
+    return s ? s : strdup("");
+}
+
+static void col_copy(char *dst, size_t n, sqlite3_stmt *st, int i) {
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(dst, n, "%s", t ? (const char *)t : "");
+}
+
+void db_report_measure_free(struct db_report_measure *m) {
+    if (!m) return;
+    free(m->evidence);
+    free(m->observation_json);
+    memset(m, 0, sizeof *m);
+}
+
+/* Reads one measurement row from st (already bound); resets st. */
+static int read_measure(struct db_report *r, sqlite3_stmt *st, struct db_report_measure *out, char *err,
+                        size_t errlen) {
+    memset(out, 0, sizeof *out);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        out->measured = 1;
+        col_copy(out->answer, sizeof out->answer, st, 0);
+        col_copy(out->basis, sizeof out->basis, st, 1);
+        col_copy(out->observer, sizeof out->observer, st, 2);
+        out->measured_at = sqlite3_column_double(st, 3);
+        out->evidence = col_dup_nonnull(st, 4);
+        out->observation_json = col_dup_nonnull(st, 5);
+    } else {
+        out->evidence = strdup("");
+        out->observation_json = strdup("");
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlerr(r, err, errlen, "reading a measurement");
+    if (!out->evidence || !out->observation_json) {
+        db_report_measure_free(out);
+        seterr(err, errlen, "out of memory reading a measurement");
+        return -1;
+    }
+    return 0;
+}
+
+int db_report_measure_get(struct db_report *r, int64_t set_id, int64_t question_id, struct db_report_measure *out,
+                          char *err, size_t errlen) {
+    sqlite3_bind_int64(r->set_measure, 1, set_id);
+    sqlite3_bind_int64(r->set_measure, 2, question_id);
+    return read_measure(r, r->set_measure, out, err, errlen);
+}
+
+void db_report_session_free(struct db_report_session *s) {
+    if (!s) return;
+    db_session_row_free(&s->row);
+    for (int i = 0; i < s->nquestions; i++) {
+        free(s->questions[i].text);
+        free(s->questions[i].spec_json);
+        db_report_measure_free(&s->questions[i].live);
+    }
+    free(s->questions);
+    for (int i = 0; i < s->nsets; i++) {
+        free(s->sets[i].host);
+        free(s->sets[i].kernel);
+        free(s->sets[i].target);
+        free(s->sets[i].lab_json);
+    }
+    free(s->sets);
+    free(s->dist.voters);
+    memset(s, 0, sizeof *s);
+}
+
+static int load_questions(struct db_report *r, struct db_report_session *s, char *err, size_t errlen) {
+    sqlite3_stmt *st = r->questions;
+    sqlite3_bind_int64(st, 1, s->row.id);
+    int rc, cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (s->nquestions == DB_REPORT_QUESTIONS_MAX) {
+            sqlite3_reset(st);
+            seterr(err, errlen, "session %lld has more than %d questions", (long long)s->row.id,
+                   DB_REPORT_QUESTIONS_MAX);
+            return -1;
+        }
+        if (s->nquestions == cap) {
+            cap = cap ? cap * 2 : 16;
+            struct db_report_question *nq = realloc(s->questions, (size_t)cap * sizeof *nq);
+            if (!nq) {
+                sqlite3_reset(st);
+                seterr(err, errlen, "out of memory reading questions");
+                return -1;
+            }
+            s->questions = nq;
+        }
+        struct db_report_question *q = &s->questions[s->nquestions++];
+        memset(q, 0, sizeof *q);
+        q->id = sqlite3_column_int64(st, 0);
+        q->position = sqlite3_column_int(st, 1);
+        q->test_index = sqlite3_column_int(st, 2);
+        col_copy(q->kind, sizeof q->kind, st, 3);
+        col_copy(q->state, sizeof q->state, st, 4);
+        q->text = col_dup_nonnull(st, 5);
+        q->spec_json = col_dup_nonnull(st, 6);
+        q->opened_at = sqlite3_column_double(st, 7);
+        q->closed_at = sqlite3_column_double(st, 8);
+        q->revealed_at = sqlite3_column_double(st, 9);
+        q->yes = sqlite3_column_int(st, 10);
+        q->no = sqlite3_column_int(st, 11);
+        col_copy(q->truth, sizeof q->truth, st, 12);
+        col_copy(q->majority, sizeof q->majority, st, 13);
+        q->correct = sqlite3_column_double(st, 14);
+        q->correct_votes = sqlite3_column_int(st, 15);
+        q->changes = sqlite3_column_int(st, 16);
+        q->first_vote_at = sqlite3_column_double(st, 17);
+        q->last_vote_at = sqlite3_column_double(st, 18);
+        if (!q->text || !q->spec_json) {
+            sqlite3_reset(st);
+            seterr(err, errlen, "out of memory reading questions");
+            return -1;
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) return sqlerr(r, err, errlen, "reading questions");
+    for (int i = 0; i < s->nquestions; i++) {
+        sqlite3_bind_int64(r->live_measure, 1, s->questions[i].id);
+        if (read_measure(r, r->live_measure, &s->questions[i].live, err, errlen)) return -1;
+    }
+    return 0;
+}
+
+static int load_sets(struct db_report *r, struct db_report_session *s, char *err, size_t errlen) {
+    sqlite3_stmt *st = r->sets;
+    sqlite3_bind_int64(st, 1, s->row.id);
+    int rc, cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (s->nsets == DB_REPORT_SETS_MAX) break; /* the oldest are the ones that matter */
+        if (s->nsets == cap) {
+            cap = cap ? cap * 2 : 4;
+            struct db_report_set *ns = realloc(s->sets, (size_t)cap * sizeof *ns);
+            if (!ns) {
+                sqlite3_reset(st);
+                seterr(err, errlen, "out of memory reading measurement sets");
+                return -1;
+            }
+            s->sets = ns;
+        }
+        struct db_report_set *m = &s->sets[s->nsets++];
+        memset(m, 0, sizeof *m);
+        m->id = sqlite3_column_int64(st, 0);
+        col_copy(m->kind, sizeof m->kind, st, 1);
+        m->host = col_dup_nonnull(st, 2);
+        m->kernel = col_dup_nonnull(st, 3);
+        m->target = col_dup_nonnull(st, 4);
+        m->lab_json = col_dup(st, 5);
+        m->created_at = sqlite3_column_double(st, 6);
+        m->measurements = sqlite3_column_int(st, 7);
+        if (!m->host || !m->kernel || !m->target) {
+            sqlite3_reset(st);
+            seterr(err, errlen, "out of memory reading measurement sets");
+            return -1;
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return sqlerr(r, err, errlen, "reading measurement sets");
+    return 0;
+}
+
+static int load_dist(struct db_report *r, struct db_report_session *s, char *err, size_t errlen) {
+    struct db_report_dist *d = &s->dist;
+    /* A voter can be right at most once per question with a yes/no truth. */
+    int slots = 1;
+    for (int i = 0; i < s->nquestions; i++)
+        if (!strcmp(s->questions[i].truth, "yes") || !strcmp(s->questions[i].truth, "no")) slots++;
+    d->voters = calloc((size_t)slots, sizeof *d->voters);
+    if (!d->voters) {
+        seterr(err, errlen, "out of memory reading the score distribution");
+        return -1;
+    }
+    d->max_correct = slots - 1;
+    sqlite3_stmt *st = r->dist;
+    sqlite3_bind_int64(st, 1, s->row.id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int k = sqlite3_column_int(st, 0), n = sqlite3_column_int(st, 1);
+        if (k < 0 || k >= slots) continue; /* impossible with one vote per question */
+        d->voters[k] = n;
+        d->voters_scored += n;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) return sqlerr(r, err, errlen, "reading the score distribution");
+    st = r->unscored;
+    sqlite3_bind_int64(st, 1, s->row.id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) d->voters_unscored = sqlite3_column_int(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW) return sqlerr(r, err, errlen, "counting unscored voters");
+    return 0;
+}
+
+int db_report_session_load(struct db *db, struct db_report *r, int64_t session_id, struct db_report_session *out,
+                           char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    /* db_session_get takes the id from out->id. */
+    out->row.id = session_id;
+    if (db_session_get(db, session_id, &out->row, err, errlen)) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    out->row.id = session_id;
+    if (db_session_score(db, session_id, &out->score, err, errlen) || load_questions(r, out, err, errlen) ||
+        load_sets(r, out, err, errlen) || load_dist(r, out, err, errlen)) {
+        db_report_session_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+int db_report_session_ids(struct db_report *r, int64_t **ids, int *n, char *err, size_t errlen) {
+    *ids = NULL;
+    *n = 0;
+    int cap = 0, rc;
+    sqlite3_stmt *st = r->ids;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            int64_t *ni = realloc(*ids, (size_t)cap * sizeof *ni);
+            if (!ni) {
+                sqlite3_reset(st);
+                free(*ids);
+                *ids = NULL;
+                *n = 0;
+                seterr(err, errlen, "out of memory listing sessions");
+                return -1;
+            }
+            *ids = ni;
+        }
+        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+        return sqlerr(r, err, errlen, "listing sessions");
+    }
+    return 0;
+}

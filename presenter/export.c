@@ -1,0 +1,441 @@
+/* Score summaries: CSV, JSON, Markdown, SVG (see export.h, docs/EXPORT.md). */
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "export.h"
+#include "export_text.h"
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static const char *const format_names[] = {"csv", "json", "markdown", "svg"};
+
+int export_format_parse(const char *name, enum export_format *out) {
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(name, format_names[i])) {
+            *out = (enum export_format)i;
+            return 0;
+        }
+    if (!strcmp(name, "md")) {
+        *out = EXPORT_MARKDOWN;
+        return 0;
+    }
+    return -1;
+}
+
+const char *export_format_name(enum export_format f) { return (unsigned)f < 4 ? format_names[f] : "?"; }
+
+double export_question_accuracy(const struct db_report_question *q) {
+    int total = q->yes + q->no;
+    if (total == 0 || q->correct_votes < 0) return -1;
+    return (double)q->correct_votes / total;
+}
+
+void export_fmt_double(char *buf, size_t len, double v) {
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+int export_parse_id(const char *s, int64_t *out) {
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v <= 0) return -1;
+    *out = v;
+    return 0;
+}
+
+int export_open(const char *path, struct db **db, struct db_report **r, char *err, size_t errlen) {
+    *db = NULL;
+    *r = NULL;
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        seterr(err, errlen, "no database %s (%s): give the file `fragvote serve` recorded with --db FILE", path,
+               strerror(errno));
+        return -1;
+    }
+    *db = db_open(path, err, errlen);
+    if (!*db) return -1;
+    *r = db_report_open(*db, err, errlen);
+    if (!*r) {
+        db_close(*db);
+        *db = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- CSV -- */
+
+/* A CSV text field: quoted when needed; a leading = + - @ gets a ' so that a
+ * spreadsheet never evaluates a title or a question as a formula. */
+static void csv_text(FILE *out, const char *s) {
+    if (!s) s = "";
+    int quote = strpbrk(s, ",\"\r\n") != NULL;
+    int guard = s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@';
+    if (quote) fputc('"', out);
+    if (guard) fputc('\'', out);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"') fputc('"', out);
+        fputc(*p, out);
+    }
+    if (quote) fputc('"', out);
+}
+
+/* A number, or an empty field for "none" (negative sentinel). */
+static void csv_num(FILE *out, double v) {
+    char buf[40] = "";
+    if (v >= 0) export_fmt_double(buf, sizeof buf, v);
+    fputs(buf, out);
+}
+
+static const char csv_header[] =
+    "record,session,title,started_at,questions,voters,collective,vote_accuracy,votes_scored,votes_correct,"
+    "position,test,kind,question,yes,no,majority,truth,correct,accuracy,basis,evidence,score,voters_with_score\n";
+
+static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
+    fputs(csv_header, out);
+    for (int i = 0; i < n; i++) {
+        const struct db_report_session *s = &ss[i];
+        char when[40];
+        export_iso_time(when, sizeof when, s->row.started_at);
+        fprintf(out, "session,%lld,", (long long)s->row.id);
+        csv_text(out, s->row.title);
+        fprintf(out, ",%s,%d,%d,", when, s->score.questions, s->score.voters);
+        csv_num(out, s->score.collective);
+        fputc(',', out);
+        csv_num(out, s->score.vote_accuracy);
+        fprintf(out, ",%d,%d,,,,,,,,,,,,,,\n", s->score.votes_scored, s->score.votes_correct);
+        for (int k = 0; k < s->nquestions; k++) {
+            const struct db_report_question *q = &s->questions[k];
+            char test[EXPORT_TEST_SUMMARY_MAX];
+            export_test_summary(q->spec_json, test, sizeof test);
+            fprintf(out, "question,%lld,,,,,,,,,%d,", (long long)s->row.id, q->position);
+            csv_text(out, test);
+            fprintf(out, ",%s,", q->kind);
+            csv_text(out, q->text);
+            fprintf(out, ",%d,%d,%s,%s,", q->yes, q->no, q->majority, q->truth);
+            csv_num(out, q->correct);
+            fputc(',', out);
+            csv_num(out, export_question_accuracy(q));
+            fprintf(out, ",%s,", q->live.basis);
+            csv_text(out, q->live.evidence);
+            fputs(",,\n", out);
+        }
+        for (int k = 0; k <= s->dist.max_correct; k++)
+            fprintf(out, "distribution,%lld,,,,,,,,,,,,,,,,,,,,,%d,%d\n", (long long)s->row.id, k, s->dist.voters[k]);
+    }
+}
+
+/* --------------------------------------------------------------- JSON -- */
+
+static json_t *jnum_or_null(double v) { return v >= 0 ? json_real(v) : json_null(); }
+static json_t *jstr_or_null(const char *s) { return s && *s ? json_string(s) : json_null(); }
+
+static json_t *jtime(double t) {
+    if (t <= 0) return json_null();
+    char buf[40];
+    export_iso_time(buf, sizeof buf, t);
+    return json_string(buf);
+}
+
+/* json_string() refuses invalid UTF-8: fall back to an escaped copy. */
+static json_t *jtext(const char *s) {
+    json_t *j = json_string(s ? s : "");
+    if (j) return j;
+    size_t n = strlen(s);
+    char *c = malloc(n + 1);
+    if (!c) return json_null();
+    for (size_t i = 0; i <= n; i++) c[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+    j = json_string(c);
+    free(c);
+    return j ? j : json_null();
+}
+
+static json_t *json_question(const struct db_report_question *q) {
+    json_error_t jerr;
+    json_t *test = json_loads(q->spec_json, 0, &jerr);
+    if (!test) test = jtext(q->spec_json);
+    char summary[EXPORT_TEST_SUMMARY_MAX];
+    export_test_summary(q->spec_json, summary, sizeof summary);
+    json_t *o = json_object();
+    json_object_set_new(o, "position", json_integer(q->position));
+    json_object_set_new(o, "test_index", json_integer(q->test_index));
+    json_object_set_new(o, "test", test);
+    json_object_set_new(o, "test_summary", jtext(summary));
+    json_object_set_new(o, "kind", json_string(q->kind));
+    json_object_set_new(o, "question", jtext(q->text));
+    json_object_set_new(o, "state", json_string(q->state));
+    json_object_set_new(o, "yes", json_integer(q->yes));
+    json_object_set_new(o, "no", json_integer(q->no));
+    json_object_set_new(o, "total", json_integer(q->yes + q->no));
+    json_object_set_new(o, "majority", jstr_or_null(q->majority));
+    json_object_set_new(o, "truth", jstr_or_null(q->truth));
+    json_object_set_new(o, "correct", jnum_or_null(q->correct));
+    json_object_set_new(o, "correct_votes", q->correct_votes >= 0 ? json_integer(q->correct_votes) : json_null());
+    json_object_set_new(o, "accuracy", jnum_or_null(export_question_accuracy(q)));
+    json_object_set_new(o, "basis", jstr_or_null(q->live.basis));
+    json_object_set_new(o, "evidence", q->live.measured ? jtext(q->live.evidence) : json_null());
+    json_object_set_new(o, "observer", jstr_or_null(q->live.observer));
+    json_object_set_new(o, "opened_at", jtime(q->opened_at));
+    json_object_set_new(o, "closed_at", jtime(q->closed_at));
+    json_object_set_new(o, "measured_at", jtime(q->live.measured_at));
+    json_object_set_new(o, "revealed_at", jtime(q->revealed_at));
+    return o;
+}
+
+static json_t *json_session(const struct db_report_session *s) {
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_integer(s->row.id));
+    json_object_set_new(o, "title", jtext(s->row.title));
+    json_object_set_new(o, "started_at", jtime(s->row.started_at));
+    json_object_set_new(o, "ended_at", jtime(s->row.ended_at));
+    json_object_set_new(o, "host", jtext(s->row.host));
+    json_object_set_new(o, "kernel", jtext(s->row.kernel));
+    json_object_set_new(o, "observer", jtext(s->row.observer));
+    json_object_set_new(o, "target", jtext(s->row.target));
+    json_object_set_new(o, "voters", json_integer(s->score.voters));
+
+    json_t *sc = json_object();
+    json_object_set_new(sc, "collective", jnum_or_null(s->score.collective));
+    json_object_set_new(sc, "questions", json_integer(s->score.questions));
+    json_object_set_new(sc, "questions_scored", json_integer(s->score.scored));
+    json_object_set_new(sc, "vote_accuracy", jnum_or_null(s->score.vote_accuracy));
+    json_object_set_new(sc, "votes_scored", json_integer(s->score.votes_scored));
+    json_object_set_new(sc, "votes_correct", json_integer(s->score.votes_correct));
+    json_object_set_new(o, "score", sc);
+
+    json_t *qs = json_array();
+    for (int i = 0; i < s->nquestions; i++) json_array_append_new(qs, json_question(&s->questions[i]));
+    json_object_set_new(o, "questions", qs);
+
+    json_t *d = json_object();
+    json_object_set_new(d, "voters_scored", json_integer(s->dist.voters_scored));
+    json_object_set_new(d, "voters_unscored", json_integer(s->dist.voters_unscored));
+    json_t *by = json_array();
+    for (int k = 0; k <= s->dist.max_correct; k++) {
+        json_t *b = json_object();
+        json_object_set_new(b, "correct", json_integer(k));
+        json_object_set_new(b, "voters", json_integer(s->dist.voters[k]));
+        json_array_append_new(by, b);
+    }
+    json_object_set_new(d, "by_correct", by);
+    json_object_set_new(o, "distribution", d);
+
+    json_t *sets = json_array();
+    for (int i = 0; i < s->nsets; i++) {
+        const struct db_report_set *m = &s->sets[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "kind", json_string(m->kind));
+        json_object_set_new(j, "created_at", jtime(m->created_at));
+        json_object_set_new(j, "host", jtext(m->host));
+        json_object_set_new(j, "kernel", jtext(m->kernel));
+        json_object_set_new(j, "target", jtext(m->target));
+        json_object_set_new(j, "measurements", json_integer(m->measurements));
+        json_array_append_new(sets, j);
+    }
+    json_object_set_new(o, "measurement_sets", sets);
+    return o;
+}
+
+static int write_json(FILE *out, const struct db_report_session *ss, int n, char *err, size_t errlen) {
+    json_t *root = json_object();
+    json_object_set_new(root, "format", json_string("fragvote-export"));
+    json_object_set_new(root, "version", json_integer(EXPORT_JSON_VERSION));
+    json_t *arr = json_array();
+    for (int i = 0; i < n; i++) json_array_append_new(arr, json_session(&ss[i]));
+    json_object_set_new(root, "sessions", arr);
+    int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    if (rc) {
+        seterr(err, errlen, "writing JSON failed");
+        return -1;
+    }
+    fputc('\n', out);
+    return 0;
+}
+
+/* ----------------------------------------------------------- Markdown -- */
+
+/* Markdown table cell: pipes escaped, line breaks flattened. */
+static void md_cell(FILE *out, const char *s) {
+    for (const char *p = s ? s : ""; *p; p++) {
+        if (*p == '|') fputs("\\|", out);
+        else if (*p == '\n' || *p == '\r') fputc(' ', out);
+        else fputc(*p, out);
+    }
+}
+
+static void md_pct(FILE *out, double v) {
+    if (v < 0) fputs("—", out);
+    else fprintf(out, "%.0f%%", v * 100);
+}
+
+static void write_markdown(FILE *out, const struct db_report_session *ss, int n) {
+    for (int i = 0; i < n; i++) {
+        const struct db_report_session *s = &ss[i];
+        char when[40], num[40];
+        export_local_time(when, sizeof when, s->row.started_at);
+        if (i) fputs("\n", out);
+        fprintf(out, "# Session %lld: ", (long long)s->row.id);
+        md_cell(out, s->row.title);
+        fprintf(out, "\n\n- Date: %s\n- Voters: %d\n- Collective score: ", when, s->score.voters);
+        md_pct(out, s->score.collective);
+        if (s->score.collective >= 0) {
+            export_fmt_double(num, sizeof num, s->score.collective);
+            fprintf(out, " (%s over %d scored of %d questions)", num, s->score.scored, s->score.questions);
+        }
+        fputs("\n- Vote accuracy: ", out);
+        md_pct(out, s->score.vote_accuracy);
+        fprintf(out, " (%d of %d votes right)\n\n", s->score.votes_correct, s->score.votes_scored);
+        fputs("| # | Test | Question | Yes | No | Majority | Truth | Right | Evidence |\n"
+              "|---|------|----------|----:|---:|----------|-------|-------|----------|\n", out);
+        for (int k = 0; k < s->nquestions; k++) {
+            const struct db_report_question *q = &s->questions[k];
+            char test[EXPORT_TEST_SUMMARY_MAX];
+            export_test_summary(q->spec_json, test, sizeof test);
+            fprintf(out, "| %d | ", q->position + 1);
+            md_cell(out, test);
+            fputs(" | ", out);
+            md_cell(out, q->text);
+            fprintf(out, " | %d | %d | %s | %s | %s | ", q->yes, q->no, *q->majority ? q->majority : "—",
+                    *q->truth ? q->truth : "—", export_verdict(q->correct));
+            md_cell(out, q->live.measured ? q->live.evidence : "not measured");
+            fputs(" |\n", out);
+        }
+        fputs("\n| Right answers | Voters |\n|--------------:|-------:|\n", out);
+        for (int k = 0; k <= s->dist.max_correct; k++) fprintf(out, "| %d | %d |\n", k, s->dist.voters[k]);
+        if (s->dist.voters_unscored)
+            fprintf(out, "\n%d voter(s) joined but answered no scored question.\n", s->dist.voters_unscored);
+    }
+}
+
+/* ---------------------------------------------------------------- SVG -- */
+
+/* XML text: escaped; control characters (invalid in XML 1.0) dropped. */
+static void xml_text(FILE *out, const char *s) {
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&apos;", out); break;
+        default:
+            if (*p >= 0x20 || *p == '\t' || *p == '\n') fputc(*p, out);
+        }
+    }
+}
+
+#define SVG_W 1920
+#define SVG_H 1080
+#define PLOT_X0 180
+#define PLOT_X1 1860
+#define PLOT_Y0 230 /* 100% */
+#define PLOT_Y1 900 /* 0% */
+
+static const char *bar_colour(double correct) {
+    if (correct == 1) return "#0b6e1f"; /* majority right: dark green */
+    if (correct == 0) return "#b00020"; /* wrong: dark red */
+    return "#c25400";                   /* tie: dark orange */
+}
+
+static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
+    char pct[16];
+    fprintf(out, "<g transform=\"translate(0,%d)\">\n", yoff);
+    fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", SVG_W, SVG_H);
+    fputs("<text x=\"60\" y=\"90\" font-size=\"64\" font-weight=\"bold\" fill=\"#000000\">", out);
+    xml_text(out, s->row.title);
+    fputs("</text>\n", out);
+    fputs("<text x=\"60\" y=\"165\" font-size=\"44\" fill=\"#000000\">", out);
+    if (s->score.collective >= 0) fprintf(out, "Room right on %.0f%% of questions", s->score.collective * 100);
+    else fputs("No question scored", out);
+    if (s->score.vote_accuracy >= 0) fprintf(out, " · %.0f%% of votes right", s->score.vote_accuracy * 100);
+    fprintf(out, " · %d voters</text>\n", s->score.voters);
+
+    /* Axis and grid: 0, 50, 100 %. */
+    for (int g = 0; g <= 100; g += 50) {
+        int y = PLOT_Y1 - (PLOT_Y1 - PLOT_Y0) * g / 100;
+        fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000000\" stroke-width=\"%d\"/>\n",
+                PLOT_X0, y, PLOT_X1, y, g ? 2 : 5);
+        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"40\" text-anchor=\"end\" fill=\"#000000\">%d%%</text>\n",
+                PLOT_X0 - 16, y + 14, g);
+    }
+
+    int n = s->nquestions;
+    double slot = n ? (double)(PLOT_X1 - PLOT_X0) / n : 0;
+    double barw = slot * 0.7 > 220 ? 220 : slot * 0.7;
+    int label = (int)(slot * 0.45) > 48 ? 48 : (int)(slot * 0.45);
+    if (label < 12) label = 12;
+    for (int i = 0; i < n; i++) {
+        const struct db_report_question *q = &s->questions[i];
+        double acc = export_question_accuracy(q);
+        double h = acc >= 0 ? acc * (PLOT_Y1 - PLOT_Y0) : 0;
+        double cx = PLOT_X0 + slot * (i + 0.5);
+        if (acc >= 0) snprintf(pct, sizeof pct, "%.0f%%", acc * 100);
+        else snprintf(pct, sizeof pct, "n/a");
+        fprintf(out,
+                "<rect class=\"bar\" data-position=\"%d\" data-accuracy=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+                "width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+                q->position, acc >= 0 ? pct : "", cx - barw / 2, PLOT_Y1 - h, barw, h, bar_colour(q->correct));
+        xml_text(out, q->text);
+        fputs("</title></rect>\n", out);
+        fprintf(out,
+                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" font-weight=\"bold\" text-anchor=\"middle\" "
+                "fill=\"#000000\">%s</text>\n",
+                cx, PLOT_Y1 - h - 12, label, pct);
+        fprintf(out,
+                "<text x=\"%.1f\" y=\"%d\" font-size=\"%d\" font-weight=\"bold\" text-anchor=\"middle\" "
+                "fill=\"#000000\">Q%d</text>\n",
+                cx, PLOT_Y1 + 16 + label, label, q->position + 1);
+    }
+    fputs("<text x=\"60\" y=\"1040\" font-size=\"36\" fill=\"#000000\">Bar: share of votes that were right. "
+          "<tspan fill=\"#0b6e1f\" font-weight=\"bold\">Green</tspan>: majority right; "
+          "<tspan fill=\"#b00020\" font-weight=\"bold\">red</tspan>: wrong; "
+          "<tspan fill=\"#c25400\" font-weight=\"bold\">orange</tspan>: tie.</text>\n",
+          out);
+    fputs("</g>\n", out);
+}
+
+static void write_svg(FILE *out, const struct db_report_session *ss, int n) {
+    int h = SVG_H * (n ? n : 1);
+    fprintf(out,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+            "font-family=\"DejaVu Sans, Verdana, Arial, sans-serif\">\n",
+            SVG_W, h, SVG_W, h);
+    for (int i = 0; i < n; i++) svg_chart(out, &ss[i], i * SVG_H);
+    fputs("</svg>\n", out);
+}
+
+int export_write(FILE *out, enum export_format f, const struct db_report_session *s, int n, char *err,
+                 size_t errlen) {
+    int rc = 0;
+    switch (f) {
+    case EXPORT_CSV: write_csv(out, s, n); break;
+    case EXPORT_JSON: rc = write_json(out, s, n, err, errlen); break;
+    case EXPORT_MARKDOWN: write_markdown(out, s, n); break;
+    case EXPORT_SVG: write_svg(out, s, n); break;
+    default: seterr(err, errlen, "unknown export format"); return -1;
+    }
+    if (rc) return rc;
+    if (fflush(out) || ferror(out)) {
+        seterr(err, errlen, "writing the %s export failed: %s", export_format_name(f), strerror(errno));
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,471 @@
+/* fragvote export and sessions on a real SQLite file recorded through the
+ * db_* API: the numbers of every format equal the store's scores and the
+ * hand-worked numbers of fixture.h; the SVG is XML with one bar per question. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "db.h"
+#include "export.h"
+#include "export/fixture.h"
+#include "report.h"
+
+static char dbfile[256];
+static int64_t sid, sid2;
+static int64_t qids[FX_NQ], qids2[FX_NQ];
+
+static int setup(void) {
+    snprintf(dbfile, sizeof dbfile, "%s", fx_path("talk.db"));
+    char err[512];
+    struct db *db = db_open(dbfile, err, sizeof err);
+    if (!db) { fprintf(stderr, "%s\n", err); return -1; }
+    sid = fx_record(db, FX_TITLE, qids);
+    sid2 = fx_record(db, "Second talk, same deck", qids2);
+    db_close(db);
+    return sid > 0 && sid2 > 0 ? 0 : -1;
+}
+
+/* The report reader returns exactly the store's scores and the hand numbers. */
+static void test_report_equals_store_and_hand_numbers(void) {
+    char err[512];
+    struct db *db = db_open(dbfile, err, sizeof err);
+    REQUIRE(db);
+    struct db_report *r = db_report_open(db, err, sizeof err);
+    REQUIRE(r);
+    struct db_report_session s;
+    REQUIRE(db_report_session_load(db, r, sid, &s, err, sizeof err) == 0);
+    CHECK_STR(s.row.title, FX_TITLE);
+    CHECK_INT(s.nquestions, FX_NQ);
+    CHECK(s.score.collective == FX_COLLECTIVE);
+    CHECK(s.score.vote_accuracy == FX_VOTE_ACCURACY);
+    CHECK_INT(s.score.votes_scored, FX_VOTES_SCORED);
+    CHECK_INT(s.score.votes_correct, FX_VOTES_CORRECT);
+    CHECK_INT(s.score.voters, FX_VOTERS);
+    CHECK_INT(s.score.scored, FX_SCORED);
+    for (int i = 0; i < FX_NQ && i < s.nquestions; i++) {
+        const struct db_report_question *q = &s.questions[i];
+        struct db_qscore qs;
+        REQUIRE(db_question_score(db, qids[i], &qs, err, sizeof err) == 0);
+        CHECK_INT(q->position, i);
+        CHECK_INT(q->yes, fx_q[i].yes);
+        CHECK_INT(q->no, fx_q[i].no);
+        CHECK_STR(q->truth, fx_q[i].truth);
+        CHECK_STR(q->majority, fx_q[i].majority);
+        CHECK(q->correct == fx_q[i].correct);
+        CHECK(export_question_accuracy(q) == fx_q[i].accuracy);
+        /* and the store agrees */
+        CHECK_INT(q->yes, qs.yes);
+        CHECK_INT(q->no, qs.no);
+        CHECK_STR(q->truth, qs.truth);
+        CHECK(q->correct == qs.correct);
+    }
+    CHECK_INT(s.questions[0].changes, 1);
+    CHECK_STR(s.questions[0].live.evidence, FX_EVIDENCE_Q1);
+    CHECK_STR(s.questions[2].live.basis, "observed"); /* the newest live measurement, not the first */
+    CHECK_STR(s.questions[4].state, "skipped");
+    CHECK(!s.questions[4].live.measured);
+    CHECK_INT(s.dist.max_correct, 3);
+    for (int k = 0; k <= 3 && k <= s.dist.max_correct; k++) CHECK_INT(s.dist.voters[k], fx_dist[k]);
+    CHECK_INT(s.dist.voters_unscored, FX_UNSCORED_VOTERS);
+    CHECK_INT(s.nsets, 2);
+    if (s.nsets == 2) {
+        CHECK_STR(s.sets[0].kind, "live");
+        CHECK_STR(s.sets[1].kind, "remeasure");
+        CHECK_INT(s.sets[1].measurements, 1);
+    }
+    db_report_session_free(&s);
+    /* An unknown session is an error with a sentence. */
+    CHECK(db_report_session_load(db, r, 9999, &s, err, sizeof err) < 0);
+    CHECK_CONTAINS(err, "no session 9999");
+    db_report_close(r);
+    db_close(db);
+}
+
+/* ---- CSV ---- */
+
+/* Splits one CSV record (RFC 4180 quoting) into at most max fields, in place. */
+static int csv_split(char *line, char **f, int max) {
+    int n = 0;
+    char *w = line, *p = line;
+    while (n < max) {
+        f[n++] = w;
+        if (*p == '"') {
+            p++;
+            for (;;) {
+                if (*p == '"' && p[1] == '"') { *w++ = '"'; p += 2; }
+                else if (*p == '"') { p++; break; }
+                else if (!*p) break;
+                else *w++ = *p++;
+            }
+        } else {
+            while (*p && *p != ',') *w++ = *p++;
+        }
+        if (*p == ',') { *w++ = '\0'; p++; w = p; continue; }
+        *w = '\0';
+        break;
+    }
+    return n;
+}
+
+static int col_index(char **hdr, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(hdr[i], name)) return i;
+    return -1;
+}
+
+static void test_csv_numbers_equal_the_store(void) {
+    char args[512];
+    snprintf(args, sizeof args, "export %lld --format csv -o '%s' --db '%s'", (long long)sid, fx_path("s.csv"),
+             dbfile);
+    char *out, *errs;
+    int rc = fx_run(args, &out, &errs);
+    CHECK_INT(rc, 0);
+    CHECK_STR(out, ""); /* -o: nothing on stdout */
+    free(out);
+    free(errs);
+    char *csv = fx_slurp(fx_path("s.csv"));
+    REQUIRE(csv);
+    char *save = NULL, *line = strtok_r(csv, "\n", &save);
+    REQUIRE(line);
+    char hdrbuf[1024];
+    snprintf(hdrbuf, sizeof hdrbuf, "%s", line);
+    char *hdr[40];
+    int nh = csv_split(hdrbuf, hdr, 40);
+    int c_rec = col_index(hdr, nh, "record"), c_col = col_index(hdr, nh, "collective"),
+        c_acc = col_index(hdr, nh, "vote_accuracy"), c_voters = col_index(hdr, nh, "voters"),
+        c_pos = col_index(hdr, nh, "position"), c_yes = col_index(hdr, nh, "yes"), c_no = col_index(hdr, nh, "no"),
+        c_truth = col_index(hdr, nh, "truth"), c_maj = col_index(hdr, nh, "majority"),
+        c_cor = col_index(hdr, nh, "correct"), c_qacc = col_index(hdr, nh, "accuracy"),
+        c_title = col_index(hdr, nh, "title"), c_ev = col_index(hdr, nh, "evidence"),
+        c_score = col_index(hdr, nh, "score"), c_vws = col_index(hdr, nh, "voters_with_score");
+    REQUIRE(c_rec == 0 && c_col > 0 && c_acc > 0 && c_voters > 0 && c_pos > 0 && c_yes > 0 && c_no > 0 &&
+            c_truth > 0 && c_maj > 0 && c_cor > 0 && c_qacc > 0 && c_title > 0 && c_ev > 0 && c_score > 0 &&
+            c_vws > 0);
+    int sessions = 0, questions = 0, dist = 0;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *f[40];
+        int n = csv_split(line, f, 40);
+        CHECK_INT(n, nh);
+        if (n != nh) continue;
+        if (!strcmp(f[0], "session")) {
+            sessions++;
+            CHECK_STR(f[c_title], FX_TITLE);
+            CHECK(strtod(f[c_col], NULL) == FX_COLLECTIVE);
+            CHECK(strtod(f[c_acc], NULL) == FX_VOTE_ACCURACY);
+            CHECK_INT(atoi(f[c_voters]), FX_VOTERS);
+        } else if (!strcmp(f[0], "question")) {
+            int i = atoi(f[c_pos]);
+            REQUIRE(i >= 0 && i < FX_NQ);
+            questions++;
+            CHECK_INT(atoi(f[c_yes]), fx_q[i].yes);
+            CHECK_INT(atoi(f[c_no]), fx_q[i].no);
+            CHECK_STR(f[c_truth], fx_q[i].truth);
+            CHECK_STR(f[c_maj], fx_q[i].majority);
+            if (fx_q[i].correct < 0) CHECK_STR(f[c_cor], "");
+            else CHECK(strtod(f[c_cor], NULL) == fx_q[i].correct);
+            if (fx_q[i].accuracy < 0) CHECK_STR(f[c_qacc], "");
+            else CHECK(strtod(f[c_qacc], NULL) == fx_q[i].accuracy);
+            if (i == 0) CHECK_STR(f[c_ev], FX_EVIDENCE_Q1);
+        } else if (!strcmp(f[0], "distribution")) {
+            int k = atoi(f[c_score]);
+            REQUIRE(k >= 0 && k <= 3);
+            dist++;
+            CHECK_INT(atoi(f[c_vws]), fx_dist[k]);
+        } else {
+            CHECK(!"unknown record type");
+        }
+    }
+    CHECK_INT(sessions, 1);
+    CHECK_INT(questions, FX_NQ);
+    CHECK_INT(dist, 4);
+    free(csv);
+}
+
+/* ---- JSON ---- */
+
+static double jnum(json_t *o, const char *key) {
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : (json_is_null(v) ? -1 : -99);
+}
+
+static void check_json_session(json_t *s, int64_t id, const char *title) {
+    CHECK_INT(json_integer_value(json_object_get(s, "id")), id);
+    CHECK_STR(json_string_value(json_object_get(s, "title")), title);
+    CHECK_INT(json_integer_value(json_object_get(s, "voters")), FX_VOTERS);
+    json_t *sc = json_object_get(s, "score");
+    CHECK(jnum(sc, "collective") == FX_COLLECTIVE);
+    CHECK(jnum(sc, "vote_accuracy") == FX_VOTE_ACCURACY);
+    CHECK_INT(json_integer_value(json_object_get(sc, "votes_scored")), FX_VOTES_SCORED);
+    CHECK_INT(json_integer_value(json_object_get(sc, "votes_correct")), FX_VOTES_CORRECT);
+    CHECK_INT(json_integer_value(json_object_get(sc, "questions_scored")), FX_SCORED);
+    json_t *qs = json_object_get(s, "questions");
+    CHECK_INT(json_array_size(qs), FX_NQ);
+    for (size_t i = 0; i < json_array_size(qs) && i < FX_NQ; i++) {
+        json_t *q = json_array_get(qs, i);
+        CHECK_INT(json_integer_value(json_object_get(q, "position")), i);
+        CHECK_INT(json_integer_value(json_object_get(q, "yes")), fx_q[i].yes);
+        CHECK_INT(json_integer_value(json_object_get(q, "no")), fx_q[i].no);
+        const char *truth = json_string_value(json_object_get(q, "truth"));
+        CHECK_STR(truth ? truth : "", fx_q[i].truth);
+        const char *maj = json_string_value(json_object_get(q, "majority"));
+        CHECK_STR(maj ? maj : "", fx_q[i].majority);
+        CHECK(jnum(q, "correct") == fx_q[i].correct);
+        CHECK(jnum(q, "accuracy") == fx_q[i].accuracy);
+        CHECK(json_is_object(json_object_get(q, "test")));
+    }
+    json_t *q0 = json_array_get(qs, 0);
+    CHECK_STR(json_string_value(json_object_get(q0, "evidence")), FX_EVIDENCE_Q1);
+    CHECK_STR(json_string_value(json_object_get(q0, "test_summary")), "udp4 do 1400 B TTL 2");
+    json_t *by = json_object_get(json_object_get(s, "distribution"), "by_correct");
+    CHECK_INT(json_array_size(by), 4);
+    for (size_t k = 0; k < json_array_size(by) && k < 4; k++) {
+        CHECK_INT(json_integer_value(json_object_get(json_array_get(by, k), "correct")), k);
+        CHECK_INT(json_integer_value(json_object_get(json_array_get(by, k), "voters")), fx_dist[k]);
+    }
+    CHECK_INT(json_integer_value(json_object_get(json_object_get(s, "distribution"), "voters_unscored")),
+              FX_UNSCORED_VOTERS);
+    CHECK_INT(json_array_size(json_object_get(s, "measurement_sets")), 2);
+}
+
+static void test_json_numbers_equal_the_store(void) {
+    char args[512];
+    snprintf(args, sizeof args, "export %lld --format json --db '%s'", (long long)sid, dbfile);
+    char *out, *errs;
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    REQUIRE(out);
+    json_error_t jerr;
+    json_t *root = json_loads(out, 0, &jerr);
+    if (!root) fprintf(stderr, "JSON: %s at line %d\n", jerr.text, jerr.line);
+    REQUIRE(root);
+    CHECK_STR(json_string_value(json_object_get(root, "format")), "fragvote-export");
+    CHECK_INT(json_integer_value(json_object_get(root, "version")), EXPORT_JSON_VERSION);
+    json_t *ss = json_object_get(root, "sessions");
+    CHECK_INT(json_array_size(ss), 1);
+    check_json_session(json_array_get(ss, 0), sid, FX_TITLE);
+    /* Anonymous: no voter token or its hash anywhere. */
+    char hash[65];
+    char tok[40];
+    snprintf(tok, sizeof tok, "%032x", 0xabc00 + (unsigned)(sid * 16));
+    db_token_hash(tok, hash);
+    CHECK(!strstr(out, hash));
+    CHECK(!strstr(out, tok));
+    json_decref(root);
+    free(out);
+    free(errs);
+}
+
+/* ---- SVG ---- */
+
+static int xmllint_count_bars(const char *file) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "xmllint --xpath \"count(//*[local-name()='rect'][@class='bar'])\" '%s' 2>/dev/null", file);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    char buf[64] = "";
+    if (!fgets(buf, sizeof buf, p)) buf[0] = '\0';
+    int st = pclose(p);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return -1;
+    return atoi(buf);
+}
+
+static int xmllint_ok(const char *file) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", file);
+    return system(cmd) == 0;
+}
+
+static void test_svg_is_xml_with_one_bar_per_question(void) {
+    REQUIRE(system("command -v xmllint >/dev/null") == 0); /* scripts/apt-packages.txt: libxml2-utils */
+    char args[512];
+    const char *file = fx_path("s.svg");
+    snprintf(args, sizeof args, "export %lld --format svg -o '%s' --db '%s'", (long long)sid, file, dbfile);
+    char *out, *errs;
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    free(out);
+    free(errs);
+    CHECK(xmllint_ok(file));
+    CHECK_INT(xmllint_count_bars(file), FX_NQ);
+    char *svg = fx_slurp(file);
+    REQUIRE(svg);
+    CHECK_CONTAINS(svg, "Fragmentation &lt;quiz&gt; &amp; &quot;friends&quot;");
+    CHECK_CONTAINS(svg, "data-accuracy=\"60%\"");
+    CHECK_CONTAINS(svg, "data-accuracy=\"20%\"");
+    /* Readable on a slide: no text smaller than 24 px with 5 questions. */
+    for (const char *p = svg; (p = strstr(p, "font-size=\"")); p++) CHECK(atoi(p + 11) >= 24);
+    free(svg);
+}
+
+/* ---- --all, -o, stdout ---- */
+
+static void test_all_exports_every_session(void) {
+    char args[512], *out, *errs;
+    snprintf(args, sizeof args, "export --all --format json --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    json_t *root = json_loads(out ? out : "", 0, NULL);
+    REQUIRE(root);
+    json_t *ss = json_object_get(root, "sessions");
+    CHECK_INT(json_array_size(ss), 2);
+    check_json_session(json_array_get(ss, 0), sid, FX_TITLE);
+    check_json_session(json_array_get(ss, 1), sid2, "Second talk, same deck");
+    json_decref(root);
+    free(out);
+    free(errs);
+
+    const char *file = fx_path("all.svg");
+    snprintf(args, sizeof args, "export --all --format svg -o '%s' --db '%s'", file, dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    free(out);
+    free(errs);
+    CHECK(xmllint_ok(file));
+    CHECK_INT(xmllint_count_bars(file), 2 * FX_NQ);
+
+    snprintf(args, sizeof args, "export --all --format csv --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    int sessions = 0;
+    for (const char *p = out; p && (p = strstr(p, "\nsession,")); p++) sessions++;
+    CHECK_INT(sessions, 2);
+    free(out);
+    free(errs);
+
+    snprintf(args, sizeof args, "export --all --format markdown --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    CHECK_CONTAINS(out, "# Session 1: Fragmentation <quiz> & \"friends\"");
+    CHECK_CONTAINS(out, "# Session 2: Second talk, same deck");
+    CHECK_CONTAINS(out, "| 1 | udp4 do 1400 B TTL 2 | A 1400-byte UDP/IPv4 packet, IP_PMTUDISC_DO: is it sent? | 3 | 2 | yes | yes | right |");
+    CHECK_CONTAINS(out, "- Collective score: 50% (0.5 over 3 scored of 5 questions)");
+    free(out);
+    free(errs);
+}
+
+static void test_file_output_equals_stdout(void) {
+    static const char *const fmts[] = {"csv", "json", "markdown", "svg"};
+    for (int i = 0; i < 4; i++) {
+        char args[512], *out, *errs;
+        const char *file = fx_path("same.out");
+        snprintf(args, sizeof args, "export %lld -f %s --db '%s'", (long long)sid, fmts[i], dbfile);
+        CHECK_INT(fx_run(args, &out, &errs), 0);
+        snprintf(args, sizeof args, "export %lld -f %s -o '%s' --db '%s'", (long long)sid, fmts[i], file, dbfile);
+        char *out2, *errs2;
+        CHECK_INT(fx_run(args, &out2, &errs2), 0);
+        char *disk = fx_slurp(file);
+        CHECK(disk && out && strlen(out) > 100 && !strcmp(disk, out));
+        free(disk);
+        free(out);
+        free(errs);
+        free(out2);
+        free(errs2);
+    }
+}
+
+static void test_misuse_and_missing_things(void) {
+    char args[512], *out, *errs;
+    snprintf(args, sizeof args, "export --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 2);
+    CHECK_CONTAINS(errs, "which session");
+    free(out); free(errs);
+    snprintf(args, sizeof args, "export 1 --format pdf --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 2);
+    CHECK_CONTAINS(errs, "unknown format 'pdf'");
+    free(out); free(errs);
+    snprintf(args, sizeof args, "export 1 --all --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 2);
+    free(out); free(errs);
+    snprintf(args, sizeof args, "export abc --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 2);
+    free(out); free(errs);
+    snprintf(args, sizeof args, "export 42 --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 1);
+    CHECK_CONTAINS(errs, "no session 42");
+    free(out); free(errs);
+    /* A missing database is reported and not created. */
+    const char *missing = fx_path("missing.db");
+    snprintf(args, sizeof args, "export 1 --db '%s'", missing);
+    CHECK_INT(fx_run(args, &out, &errs), 7);
+    CHECK_CONTAINS(errs, "no database");
+    CHECK(access(missing, F_OK) != 0);
+    free(out); free(errs);
+    /* An unwritable -o leaves no file and says why. */
+    snprintf(args, sizeof args, "export 1 -o '%s/no/such/dir/x.csv' --db '%s'", check_tmpdir(), dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 1);
+    CHECK_CONTAINS(errs, "cannot write");
+    free(out); free(errs);
+}
+
+static void test_sessions_lists_every_session(void) {
+    char args[512], *out, *errs;
+    snprintf(args, sizeof args, "sessions --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    REQUIRE(out);
+    CHECK_CONTAINS(out, "QUESTIONS");
+    /* One line per session: id, title, 5 questions, 6 voters, 50 %. */
+    int lines = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        long long id;
+        if (sscanf(l, "%lld", &id) != 1) continue;
+        lines++;
+        CHECK(id == sid || id == sid2);
+        CHECK_CONTAINS(l, id == sid ? "Fragmentation <quiz> & \"friend" : "Second talk, same deck");
+        int q = -1, v = -1, pct = -1;
+        /* the last three columns */
+        char *end = l + strlen(l);
+        int fields = 0;
+        char *p = end;
+        while (p > l && fields < 3) {
+            while (p > l && p[-1] == ' ') p--;
+            while (p > l && p[-1] != ' ') p--;
+            fields++;
+        }
+        CHECK_INT(sscanf(p, "%d %d %d%%", &q, &v, &pct), 3);
+        CHECK_INT(q, FX_NQ);
+        CHECK_INT(v, FX_VOTERS);
+        CHECK_INT(pct, 50);
+    }
+    CHECK_INT(lines, 2);
+    free(out);
+    free(errs);
+    /* Empty database: a friendly line, exit 0. */
+    char err[512];
+    struct db *db = db_open(fx_path("empty.db"), err, sizeof err);
+    REQUIRE(db);
+    db_close(db);
+    snprintf(args, sizeof args, "sessions --db '%s'", fx_path("empty.db"));
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    CHECK_CONTAINS(out, "No sessions");
+    free(out);
+    free(errs);
+}
+
+static void test_fmt_double_round_trips(void) {
+    char buf[40];
+    double vals[] = {0, 0.5, 1, 6.0 / 14, 2.0 / 3, 0.1, 1e-9};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        export_fmt_double(buf, sizeof buf, vals[i]);
+        CHECK(strtod(buf, NULL) == vals[i]);
+    }
+    export_fmt_double(buf, sizeof buf, 0.5);
+    CHECK_STR(buf, "0.5");
+}
+
+int main(void) {
+    if (setup()) {
+        fprintf(stderr, "could not record the fixture session\n");
+        return 1;
+    }
+    RUN(test_report_equals_store_and_hand_numbers);
+    RUN(test_csv_numbers_equal_the_store);
+    RUN(test_json_numbers_equal_the_store);
+    RUN(test_svg_is_xml_with_one_bar_per_question);
+    RUN(test_all_exports_every_session);
+    RUN(test_file_output_equals_stdout);
+    RUN(test_misuse_and_missing_things);
+    RUN(test_sessions_lists_every_session);
+    RUN(test_fmt_double_round_trips);
+    return check_summary();
+}
