@@ -1,0 +1,119 @@
+/* The presenter's terminal console.
+ *
+ * Three parts, each testable without a terminal:
+ *   - a pure command parser: script lines ("open", "wait-votes 50", "sleep
+ *     200") and single keys (n o c m r e s b q) become struct console_cmd;
+ *   - a runner that carries commands out against a backend (normally the
+ *     hub: hub_post() and hub_snapshot()), waiting until the hub has
+ *     processed each action so that a script is deterministic and a refused
+ *     transition is reported with the quiz's reason;
+ *   - rendering of the console screen and of the join QR code to a FILE*.
+ * console_tty.c adds the interactive loop (raw-mode keys on a TTY, line
+ * commands from stdin when it is not a TTY).
+ *
+ * Script syntax (docs/DECKS.md "Rehearsing with a script"): one command per
+ * line, '#' starts a comment. Actions: next open close measure reveal rerun
+ * skip back quit. Waits: wait-votes N [MS], wait-voters N [MS],
+ * wait-state STATE [MS], wait-measured [MS], sleep MS. Checks:
+ * expect-refused ACTION (the action must be refused), stop-at-end (stop the
+ * script here if the quiz has ended), show (print the screen). */
+#ifndef FRAGVOTE_CONSOLE_H
+#define FRAGVOTE_CONSOLE_H
+
+#include <stdio.h>
+
+#include "hub.h"
+#include "quiz.h"
+
+#define CONSOLE_LINE_MAX 256            /* bytes per script line; longer lines are refused */
+#define CONSOLE_SCRIPT_LINES_MAX 100000 /* lines per script */
+#define CONSOLE_WAIT_MS_DEFAULT 60000   /* a wait gives up after this long unless told */
+#define CONSOLE_WAIT_MS_MAX 3600000     /* longest wait or sleep a script may ask for */
+#define CONSOLE_ACK_MS 10000            /* an action the hub has not processed after this long fails */
+#define CONSOLE_POLL_MS 5               /* how often the runner looks at the hub while waiting */
+
+enum console_verb {
+    CONSOLE_NOTHING,        /* blank line or comment */
+    CONSOLE_ACT,            /* a presenter action: act */
+    CONSOLE_EXPECT_REFUSED, /* act must be refused */
+    CONSOLE_WAIT_VOTES,     /* until the current question has n votes */
+    CONSOLE_WAIT_VOTERS,    /* until n voters joined */
+    CONSOLE_WAIT_STATE,     /* until the current question is in state */
+    CONSOLE_WAIT_MEASURED,  /* until the current question's measurement arrived */
+    CONSOLE_SLEEP,          /* n milliseconds */
+    CONSOLE_STOP_AT_END,    /* stop the script if the quiz has ended */
+    CONSOLE_SHOW,           /* print the screen */
+    CONSOLE_HELP,           /* print the keys */
+};
+
+struct console_cmd {
+    enum console_verb verb;
+    enum hub_cmd_kind act;  /* CONSOLE_ACT, CONSOLE_EXPECT_REFUSED */
+    int n;                  /* votes / voters / milliseconds */
+    enum quiz_state state;  /* CONSOLE_WAIT_STATE */
+    int timeout_ms;         /* waits */
+};
+
+/* Parses one script line (without or with its newline). Returns 0, or -1
+ * with a sentence in err. Pure. */
+int console_parse_line(const char *line, struct console_cmd *out, char *err, size_t errlen);
+/* Maps a key to a command: returns 0, or -1 for a key that means nothing. Pure. */
+int console_parse_key(int key, struct console_cmd *out);
+/* "open", "close", ... as the script language spells actions. */
+const char *console_act_name(enum hub_cmd_kind k);
+
+/* What the console watches: the hub's status plus how many measurements the
+ * probe worker has been asked for (to see that measure/rerun was taken). */
+struct console_status {
+    struct hub_status hub;
+    unsigned long measure_requests;
+};
+
+/* Where actions go and where status comes from. */
+struct console_backend {
+    int (*post)(void *ctx, enum hub_cmd_kind k);  /* 0, or -1 if it could not be queued */
+    void (*status)(void *ctx, struct console_status *out);
+    void *ctx;
+};
+
+/* The fixed facts shown at the top of the screen. */
+struct console_view {
+    const char *title, *join_url, *room_code, *secret, *target;
+    int show_qr;            /* draw the QR code of join_url */
+};
+
+struct console {
+    struct console_backend be;
+    struct console_view view;
+    FILE *out;              /* screen / log */
+    int ansi;               /* clear the screen before each frame (TTY) */
+    unsigned long refused_unexpected; /* actions refused that the script did not expect */
+    volatile int *stop;     /* set non-zero (e.g. by a signal) to stop waits and loops; may be NULL */
+};
+
+/* Carries out one command. Returns 0 done; 1 the script should stop here
+ * (quit, or stop-at-end with the quiz ended); -1 failed (wait timed out,
+ * expected refusal did not happen, hub did not answer) with err. A refused
+ * action is not a failure: it is printed and counted in refused_unexpected. */
+int console_exec(struct console *c, const struct console_cmd *cmd, char *err, size_t errlen);
+/* Runs a whole script; name is used in messages ("NAME:LINE: ..."). Returns
+ * 0 when it ran to the end (or stopped by quit / stop-at-end), -1 on the
+ * first parse error or failed command, with err. */
+int console_run_script(struct console *c, FILE *in, const char *name, char *err, size_t errlen);
+/* The interactive loop on a terminal (raw keys) or on piped stdin (lines),
+ * until quit, the quiz's end plus quit, or *c->stop. Returns 0 or -1 (err). */
+int console_run_interactive(struct console *c, int fd, char *err, size_t errlen);
+
+/* ---- rendering (console_render.c) ---- */
+/* Writes one frame: title, join URL, room code, secret, QR (if view.show_qr),
+ * the current question, state, voters, votes, collective score, last error
+ * and the keys. */
+void console_render(FILE *out, const struct console_view *v, const struct console_status *st);
+/* Draws the QR code of text with half-block characters (two modules per
+ * character cell, light modules drawn, 2-module quiet zone) so a phone can
+ * scan it from a dark terminal. Returns 0, or -1 with err. */
+int console_qr_draw(FILE *out, const char *text, char *err, size_t errlen);
+/* The keys line, e.g. "[n]ext [o]pen [c]lose [m]easure [r]eveal r[e]-run [s]kip [b]ack [q]uit". */
+const char *console_keys_help(void);
+
+#endif

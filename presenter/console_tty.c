@@ -1,0 +1,138 @@
+/* The interactive console: raw-mode keys on a terminal, line commands when
+ * stdin is a pipe or file. Redraws the screen when the hub's status changes. */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "console.h"
+
+#define CONSOLE_REDRAW_MS 1000 /* redraw at least this often on a terminal (clock, connections) */
+
+/* Whether two statuses differ in anything the screen shows. */
+static int status_changed(const struct console_status *a, const struct console_status *b) {
+    const struct hub_status *x = &a->hub, *y = &b->hub;
+    return x->cursor != y->cursor || x->ended != y->ended || x->current.state != y->current.state ||
+           x->current.measuring != y->current.measuring || x->current.yes != y->current.yes ||
+           x->current.no != y->current.no || x->connections != y->connections || x->voters != y->voters ||
+           x->screens != y->screens || x->presenters != y->presenters || x->refused_total != y->refused_total ||
+           x->collective != y->collective;
+}
+
+static void frame(struct console *c, const struct console_status *st) {
+    if (c->ansi) fputs("\033[H\033[2J", c->out);
+    console_render(c->out, &c->view, st);
+    fflush(c->out);
+}
+
+/* Terminal: one key per action, the screen redrawn in place. */
+static int run_keys(struct console *c, int fd, char *err, size_t errlen) {
+    struct termios saved, raw;
+    if (tcgetattr(fd, &saved) < 0) {
+        snprintf(err, errlen, "cannot read the terminal settings: %s", strerror(errno));
+        return -1;
+    }
+    raw = saved;
+    raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+    raw.c_cc[VMIN] = 0;
+    raw.c_cc[VTIME] = 0;
+    if (tcsetattr(fd, TCSANOW, &raw) < 0) {
+        snprintf(err, errlen, "cannot set the terminal to raw mode: %s", strerror(errno));
+        return -1;
+    }
+    int rc = 0, idle_ms = 0;
+    struct console_status shown, now;
+    c->be.status(c->be.ctx, &shown);
+    frame(c, &shown);
+    while (!(c->stop && *c->stop)) {
+        struct pollfd p = {fd, POLLIN, 0};
+        int n = poll(&p, 1, 100);
+        if (n < 0 && errno != EINTR) break;
+        if (n > 0) {
+            unsigned char ch;
+            ssize_t got = read(fd, &ch, 1);
+            if (got == 0) break;
+            if (got == 1) {
+                struct console_cmd cmd;
+                if (console_parse_key(ch, &cmd) == 0) {
+                    char why[320];
+                    int r = console_exec(c, &cmd, why, sizeof why);
+                    if (r < 0) fprintf(c->out, "%s\n", why);
+                    if (r > 0) break;
+                    c->be.status(c->be.ctx, &shown);
+                    frame(c, &shown);
+                    if (cmd.verb == CONSOLE_HELP) fprintf(c->out, "%s\n", console_keys_help());
+                    idle_ms = 0;
+                    continue;
+                }
+            }
+        }
+        idle_ms += 100;
+        c->be.status(c->be.ctx, &now);
+        if (status_changed(&shown, &now) || idle_ms >= CONSOLE_REDRAW_MS) {
+            shown = now;
+            frame(c, &shown);
+            idle_ms = 0;
+        }
+    }
+    tcsetattr(fd, TCSANOW, &saved);
+    return rc;
+}
+
+/* Pipe or file: one command per line, as in a script. */
+static int run_lines(struct console *c, int fd, char *err, size_t errlen) {
+    char buf[CONSOLE_LINE_MAX + 2];
+    size_t used = 0;
+    int lineno = 0;
+    struct console_status st;
+    c->be.status(c->be.ctx, &st);
+    frame(c, &st);
+    while (!(c->stop && *c->stop)) {
+        struct pollfd p = {fd, POLLIN, 0};
+        int n = poll(&p, 1, 200);
+        if (n < 0 && errno != EINTR) break;
+        if (n <= 0) continue;
+        ssize_t got = read(fd, buf + used, sizeof buf - 1 - used);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            if (used == 0) return 0; /* end of input: stop reading, the hub goes on */
+            buf[used++] = '\n';
+            got = 0;
+        }
+        used += (size_t)got;
+        buf[used] = 0;
+        char *nl;
+        while ((nl = memchr(buf, '\n', used))) {
+            *nl = 0;
+            lineno++;
+            struct console_cmd cmd;
+            char why[320];
+            if (console_parse_line(buf, &cmd, why, sizeof why) < 0)
+                fprintf(c->out, "stdin:%d: %s\n", lineno, why);
+            else {
+                int r = console_exec(c, &cmd, why, sizeof why);
+                if (r < 0) fprintf(c->out, "stdin:%d: %s\n", lineno, why);
+                if (r > 0) return 0;
+            }
+            fflush(c->out);
+            size_t rest = used - (size_t)(nl + 1 - buf);
+            memmove(buf, nl + 1, rest);
+            used = rest;
+            buf[used] = 0;
+        }
+        if (used >= sizeof buf - 1) {
+            snprintf(err, errlen, "stdin:%d: line longer than %d bytes", lineno + 1, CONSOLE_LINE_MAX);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int console_run_interactive(struct console *c, int fd, char *err, size_t errlen) {
+    if (isatty(fd)) {
+        c->ansi = 1;
+        return run_keys(c, fd, err, errlen);
+    }
+    return run_lines(c, fd, err, errlen);
+}
