@@ -1,12 +1,178 @@
-/* fragvote pmtu — placeholder until its issue lands. */
+/* fragvote pmtu: show or flush the kernel's path-MTU cache, and the
+ * article's 1-RTT path-MTU discovery (with the classic sequential search for
+ * comparison). All the work is in libfragprobe; this file parses arguments,
+ * prints, and maps the probe's error codes to the documented exit codes. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "fragprobe.h"
+
+static void pmtu_usage(FILE *out) {
+    fprintf(out,
+            "Usage: fragvote pmtu show HOST\n"
+            "       fragvote pmtu flush [HOST]\n"
+            "       fragvote pmtu discover [--sequential] [--timeout MS] HOST[:PORT]\n"
+            "\n"
+            "show      print the path MTU the kernel has cached for HOST and when it expires\n"
+            "flush     forget learned path MTUs: all of them, or HOST's address family\n"
+            "          (IPv6: only HOST; IPv4: the kernel can only flush the whole cache).\n"
+            "          Needs CAP_NET_ADMIN.\n"
+            "discover  send all common sizes (1280 1360 1400 1500 8000 9000, up to the local\n"
+            "          MTU) at once with PMTUD mode PROBE and report the largest acknowledged\n"
+            "          after one round trip. Acknowledgements are ICMP echo replies (ping\n"
+            "          socket; net.ipv4.ping_group_range must include your group) or, with\n"
+            "          :PORT, UDP datagrams echoed by a responder (e.g. the lab's).\n"
+            "          IPv6 with a port: [ADDR]:PORT.\n"
+            "\n"
+            "Options:\n"
+            "  --sequential   classic binary search, one probe per round trip (for comparison)\n"
+            "  --timeout MS   how long to wait for each round trip (default %d)\n"
+            "  -h, --help     show this help\n"
+            "\n"
+            "Exit codes: 0 ok, 1 failed, 2 usage, 3 missing capability, 4 unknown host or\n"
+            "no route, 5 no IPv6, 6 timeout or ICMP-silent path.\n",
+            PROBE_PMTU_TIMEOUT_MS);
+}
+
+static int pmtu_exit(int rc) {
+    switch (rc) {
+    case PROBE_E_PERM: return FV_EXIT_PERM;
+    case PROBE_E_HOST:
+    case PROBE_E_NOROUTE: return FV_EXIT_HOST;
+    case PROBE_E_NOV6: return FV_EXIT_NOV6;
+    case PROBE_E_TIMEOUT:
+    case PROBE_E_SILENT: return FV_EXIT_TIMEOUT;
+    default: return FV_EXIT_FAIL;
+    }
+}
+
+static int pmtu_show(const char *host) {
+    char err[256];
+    struct probe_pmtu_entry e;
+    int rc = probe_pmtu_show(host, &e, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "fragvote pmtu: %s\n", err);
+        return pmtu_exit(rc);
+    }
+    if (e.mtu)
+        printf("%s via %s (mtu %d): cached path MTU %d, expires in %d s\n", e.addr,
+               e.dev[0] ? e.dev : "?", e.dev_mtu, e.mtu, e.expires_s);
+    else
+        printf("%s via %s (mtu %d): no cached path MTU\n", e.addr, e.dev[0] ? e.dev : "?", e.dev_mtu);
+    return FV_EXIT_OK;
+}
+
+static int pmtu_flush(const char *host) {
+    char err[256];
+    int rc = probe_pmtu_flush(host, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "fragvote pmtu: %s\n", err);
+        return pmtu_exit(rc);
+    }
+    printf("flushed the path-MTU cache%s%s\n", host ? " for " : "", host ? host : "");
+    return FV_EXIT_OK;
+}
+
+/* Splits HOST[:PORT] / [V6]:PORT / bare V6 into host and port (0 = none). */
+static int split_host_port(const char *arg, char *host, size_t hostlen, int *port) {
+    *port = 0;
+    const char *colon = strrchr(arg, ':');
+    if (arg[0] == '[') {
+        const char *close = strchr(arg, ']');
+        if (!close || (close[1] && close[1] != ':')) return -1;
+        snprintf(host, hostlen, "%.*s", (int)(close - arg - 1), arg + 1);
+        colon = close[1] == ':' ? close + 1 : NULL;
+    } else if (colon && strchr(arg, ':') == colon) {
+        snprintf(host, hostlen, "%.*s", (int)(colon - arg), arg);
+    } else {
+        snprintf(host, hostlen, "%s", arg); /* no port, or a bare IPv6 address */
+        colon = NULL;
+    }
+    if (colon) {
+        char *end;
+        long p = strtol(colon + 1, &end, 10);
+        if (*end || p < 1 || p > 65535) return -1;
+        *port = (int)p;
+    }
+    return host[0] ? 0 : -1;
+}
+
+static int pmtu_discover(int argc, char **argv) {
+    int sequential = 0, timeout = PROBE_PMTU_TIMEOUT_MS;
+    const char *target = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--sequential")) {
+            sequential = 1;
+        } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+            char *end;
+            long t = strtol(argv[++i], &end, 10);
+            if (*end || t < 1 || t > 60000) {
+                fprintf(stderr, "fragvote pmtu: --timeout takes 1..60000 ms\n");
+                return FV_EXIT_USAGE;
+            }
+            timeout = (int)t;
+        } else if (argv[i][0] == '-' || target) {
+            fprintf(stderr, "fragvote pmtu: unexpected argument '%s'\n", argv[i]);
+            return FV_EXIT_USAGE;
+        } else {
+            target = argv[i];
+        }
+    }
+    char host[256];
+    int port;
+    if (!target || split_host_port(target, host, sizeof host, &port) < 0) {
+        fprintf(stderr, "fragvote pmtu: discover needs HOST[:PORT] (IPv6 with a port: [ADDR]:PORT)\n");
+        return FV_EXIT_USAGE;
+    }
+    char err[256];
+    struct probe_pmtu_discovery d;
+    int rc = sequential ? probe_pmtu_discover_sequential(host, port, timeout, &d, err, sizeof err)
+                        : probe_pmtu_discover(host, port, timeout, &d, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "fragvote pmtu: %s\n", err);
+        return pmtu_exit(rc);
+    }
+    printf("%s %s%s: local MTU %d\n", sequential ? "sequential search" : "1-RTT discovery", d.addr,
+           port ? "" : " (ICMP echo)", d.local_mtu);
+    for (int i = 0; i < d.n; i++) {
+        printf("  %5d  %s", d.sizes[i], d.acked[i] ? "acknowledged" : "no answer");
+        if (d.reported[i]) printf(" (router reports MTU %d)", d.reported[i]);
+        printf("\n");
+    }
+    printf("path MTU %d", d.pmtu);
+    if (d.reported_mtu) printf(" (smallest MTU reported by %s: %d)", d.reporter, d.reported_mtu);
+    printf("\nround trips %d, probes %d, %.1f ms\n", d.round_trips, d.probes_sent, d.elapsed_ms);
+    return FV_EXIT_OK;
+}
 
 int cmd_pmtu(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
-        printf("Usage: fragvote pmtu [OPTIONS]\n\nNot implemented yet.\n");
+        pmtu_usage(stdout);
         return FV_EXIT_OK;
     }
-    return cli_not_implemented("pmtu");
+    if (argc < 2) {
+        pmtu_usage(stderr);
+        return FV_EXIT_USAGE;
+    }
+    const char *verb = argv[1];
+    if (!strcmp(verb, "show")) {
+        if (argc != 3) {
+            fprintf(stderr, "fragvote pmtu: show needs exactly one HOST\n");
+            return FV_EXIT_USAGE;
+        }
+        return pmtu_show(argv[2]);
+    }
+    if (!strcmp(verb, "flush")) {
+        if (argc > 3) {
+            fprintf(stderr, "fragvote pmtu: flush takes at most one HOST\n");
+            return FV_EXIT_USAGE;
+        }
+        return pmtu_flush(argc == 3 ? argv[2] : NULL);
+    }
+    if (!strcmp(verb, "discover")) return pmtu_discover(argc - 2, argv + 2);
+    fprintf(stderr, "fragvote pmtu: unknown action '%s' (show, flush, discover)\n", verb);
+    pmtu_usage(stderr);
+    return FV_EXIT_USAGE;
 }

@@ -328,6 +328,7 @@ struct probe_pmtu_entry {
     int family;
     char addr[64];                /* the destination asked about */
     char dev[16];                 /* outgoing device */
+    int oif;                      /* its interface index */
     int dev_mtu;                  /* its MTU (the local MTU) */
     int mtu;                      /* cached path MTU, 0 when nothing is cached */
     int expires_s;                /* seconds the cached value still lives, 0 if none */

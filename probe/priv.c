@@ -1,0 +1,71 @@
+/* Privileges: which capabilities we hold (capget, no libcap), and the drop
+ * from root to the invoking user after the raw sockets and the lab exist.
+ * Open file descriptors survive setuid(): a raw socket opened as root keeps
+ * receiving after the drop; only opening new ones needs the capability. */
+#include <errno.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "fragprobe.h"
+
+int probe_priv_has(int cap) {
+    if (cap < 0 || cap > 63) return 0;
+    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    if (syscall(SYS_capget, &hdr, data) != 0) return 0;
+    return (data[cap / 32].effective >> (cap % 32)) & 1u;
+}
+
+/* Parses a decimal id from the environment (SUDO_UID/SUDO_GID); -1 if absent or bad. */
+static long env_id(const char *name) {
+    const char *s = getenv(name);
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 0 || v > 0x7fffffffL) return -1;
+    return v;
+}
+
+int probe_priv_drop(char *err, size_t errlen) {
+    if (geteuid() != 0) return (int)geteuid(); /* nothing to drop */
+    long uid = env_id("SUDO_UID"), gid = env_id("SUDO_GID");
+    const char *who = "the sudo user";
+    if (uid <= 0) {
+        /* Not started by sudo (or by sudo from root): become nobody. */
+        struct passwd *pw = getpwnam("nobody");
+        uid = pw ? (long)pw->pw_uid : 65534;
+        gid = pw ? (long)pw->pw_gid : 65534;
+        who = "nobody";
+    }
+    if (gid < 0) gid = uid;
+    if (setgroups(0, NULL) != 0) {
+        snprintf(err, errlen, "cannot clear supplementary groups: %s", strerror(errno));
+        return PROBE_E_FAIL;
+    }
+    if (setresgid((gid_t)gid, (gid_t)gid, (gid_t)gid) != 0) {
+        snprintf(err, errlen, "cannot switch to group %ld: %s", gid, strerror(errno));
+        return PROBE_E_FAIL;
+    }
+    /* Without KEEPCAPS, setresuid away from 0 clears every capability set. */
+    prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+    if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) != 0) {
+        snprintf(err, errlen, "cannot switch to user %ld (%s): %s", uid, who, strerror(errno));
+        return PROBE_E_FAIL;
+    }
+    if (setuid(0) == 0 || geteuid() == 0) {
+        snprintf(err, errlen, "dropped to uid %ld but could regain root; refusing to serve", uid);
+        return PROBE_E_FAIL;
+    }
+    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    return (int)uid;
+}
