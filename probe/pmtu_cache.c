@@ -29,11 +29,18 @@
 /* Cap on exceptions deleted by one IPv6 flush (untrusted count from the kernel). */
 #define PMTU_FLUSH_MAX 4096
 
+/* IPv6 is usable when the kernel has it and it is not disabled in this
+ * network namespace (net.ipv6.conf.all.disable_ipv6). */
 static int is_v6_available(void) {
     int fd = socket(AF_INET6, SOCK_DGRAM, 0);
     if (fd < 0) return 0;
     close(fd);
-    return 1;
+    fd = open("/proc/sys/net/ipv6/conf/all/disable_ipv6", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 1;
+    char c = '0';
+    ssize_t n = read(fd, &c, 1);
+    close(fd);
+    return !(n == 1 && c == '1');
 }
 
 int probe_pmtu_resolve(const char *host, int family, struct sockaddr_storage *out, char *err, size_t errlen) {
@@ -56,7 +63,7 @@ int probe_pmtu_resolve(const char *host, int family, struct sockaddr_storage *ou
     memcpy(out, res->ai_addr, res->ai_addrlen);
     freeaddrinfo(res);
     if (out->ss_family == AF_INET6 && !is_v6_available()) {
-        snprintf(err, errlen, "IPv6 is not available on this host (cannot open an IPv6 socket for %s)", host);
+        snprintf(err, errlen, "IPv6 is not available on this host (needed for %s)", host);
         return PROBE_E_NOV6;
     }
     return 0;
