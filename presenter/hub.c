@@ -1,0 +1,786 @@
+/* The live hub (see hub.h): lws context, connections, caps, group commit,
+ * coalesced broadcasts, and the queue from other threads. */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hub_internal.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static long long now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- shared messages ---- */
+
+/* Wraps a malloc'd JSON string (freed here) in a message with one reference. */
+static struct hub_msg *msg_new(char *json) {
+    if (!json) return NULL;
+    size_t n = strlen(json);
+    struct hub_msg *m = malloc(sizeof *m + LWS_PRE + n);
+    if (m) {
+        m->refs = 1;
+        m->len = n;
+        memcpy(m->buf + LWS_PRE, json, n);
+    }
+    free(json);
+    return m;
+}
+
+static void msg_unref(struct hub_msg *m) {
+    if (m && --m->refs == 0) free(m);
+}
+
+/* Closes c at its next writeable with a close code and a reason. */
+static void conn_kill(struct hub_conn *c, int code, const char *reason) {
+    if (c->close_code) return;
+    c->close_code = code;
+    snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
+    lws_callback_on_writable(c->wsi);
+}
+
+/* Queues m for c (takes a reference of its own). */
+static void conn_send(struct hub_conn *c, struct hub_msg *m) {
+    if (!m || c->close_code) return;
+    if (c->qlen == HUB_CONN_QUEUE) {
+        conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too slow: messages piled up");
+        return;
+    }
+    m->refs++;
+    c->q[(c->qhead + c->qlen) % HUB_CONN_QUEUE] = m;
+    c->qlen++;
+    lws_callback_on_writable(c->wsi);
+}
+
+/* Sends a one-off message built from json (freed). */
+static void conn_send_own(struct hub_conn *c, char *json) {
+    struct hub_msg *m = msg_new(json);
+    conn_send(c, m);
+    msg_unref(m);
+}
+
+static void conn_error(struct hub_conn *c, int id, const char *code, const char *message) {
+    conn_send_own(c, hub_msg_error(id, code, message));
+}
+
+/* ---- status for other threads ---- */
+
+static void status_update(struct hub *h, const char *refused) {
+    struct quiz *q = room_quiz(h->room);
+    pthread_mutex_lock(&h->lock);
+    struct hub_status *s = &h->status;
+    s->port = h->port;
+    s->cursor = quiz_cursor(q);
+    s->nquestions = quiz_count(q);
+    s->ended = quiz_ended(q);
+    quiz_get(q, s->cursor, &s->current);
+    s->connections = h->n_role[HUB_AUDIENCE];
+    s->screens = h->n_role[HUB_SCREEN];
+    s->presenters = h->n_role[HUB_PRESENTER];
+    s->voters = room_voter_count(h->room);
+    s->tally_version = h->tally_version;
+    s->collective = quiz_collective(q, NULL);
+    if (refused) {
+        snprintf(s->last_error, sizeof s->last_error, "%s", refused);
+        s->refused_total++;
+    }
+    struct hub_status copy = *s;
+    pthread_mutex_unlock(&h->lock);
+    if (h->cfg.on_event) h->cfg.on_event(h->cfg.ctx, &copy);
+}
+
+void hub_snapshot(struct hub *h, struct hub_status *out) {
+    pthread_mutex_lock(&h->lock);
+    *out = h->status;
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* ---- broadcasts ---- */
+
+static void tally_tick(lws_sorted_usec_list_t *sul);
+
+static void tally_schedule(struct hub *h) {
+    h->tally_dirty = 1;
+    if (h->tally_scheduled) return;
+    h->tally_scheduled = 1;
+    lws_sul_schedule(h->ctx, 0, &h->tally_sul, tally_tick, LWS_US_PER_SEC / HUB_TALLY_HZ);
+}
+
+/* At most HUB_TALLY_HZ times a second: one new tally message per audience
+ * kind, shared by every connection; each sends it at its next writeable. */
+static void tally_tick(lws_sorted_usec_list_t *sul) {
+    struct hub *h = lws_container_of(sul, struct hub, tally_sul);
+    h->tally_scheduled = 0;
+    if (!h->tally_dirty) return;
+    h->tally_dirty = 0;
+    struct quiz *q = room_quiz(h->room);
+    struct quiz_qinfo ci;
+    quiz_get(q, quiz_cursor(q), &ci);
+    int split_open = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
+    h->tally_version++;
+    struct hub_msg *pub = msg_new(hub_msg_tally(h, split_open || h->cfg.live_split));
+    struct hub_msg *full = msg_new(hub_msg_tally(h, 1));
+    if (!pub || !full) {
+        msg_unref(pub);
+        msg_unref(full);
+        return;
+    }
+    msg_unref(h->tally_public);
+    msg_unref(h->tally_full);
+    h->tally_public = pub;
+    h->tally_full = full;
+    for (int i = 1; i <= HUB_NROLES; i++) lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[i]);
+    status_update(h, NULL);
+}
+
+/* The quiz changed: new state messages to everyone, a tally soon. */
+static void state_changed(struct hub *h) {
+    struct hub_msg *pub = msg_new(hub_msg_state(h, 0));
+    struct hub_msg *full = msg_new(hub_msg_state(h, 1));
+    if (pub && full) {
+        msg_unref(h->state_public);
+        msg_unref(h->state_full);
+        h->state_public = pub;
+        h->state_full = full;
+        for (struct hub_conn *c = h->conns; c; c = c->next)
+            conn_send(c, c->role == HUB_PRESENTER ? full : pub);
+    } else {
+        msg_unref(pub);
+        msg_unref(full);
+    }
+    tally_schedule(h);
+    status_update(h, NULL);
+}
+
+/* ---- presenter actions (console, probe worker, presenter page) ---- */
+
+static int act(struct hub *h, enum room_action a, char *err, size_t errlen) {
+    int rc = room_act(h->room, a, err, errlen);
+    if (rc == QUIZ_MEASURE_PROBE) {
+        struct quiz *q = room_quiz(h->room);
+        int pos = quiz_cursor(q);
+        if (h->cfg.measure)
+            h->cfg.measure(h->cfg.ctx, pos, quiz_test(q, pos));
+        else
+            rc = fail(err, errlen, "no probe is configured: this hub cannot measure");
+    }
+    state_changed(h);
+    if (rc < 0) status_update(h, err);
+    return rc < 0 ? -1 : 0;
+}
+
+static const enum room_action cmd_action[] = {
+    [HUB_CMD_OPEN] = ROOM_OPEN, [HUB_CMD_CLOSE] = ROOM_CLOSE, [HUB_CMD_MEASURE] = ROOM_MEASURE,
+    [HUB_CMD_REVEAL] = ROOM_REVEAL, [HUB_CMD_NEXT] = ROOM_NEXT, [HUB_CMD_BACK] = ROOM_BACK,
+    [HUB_CMD_SKIP] = ROOM_SKIP, [HUB_CMD_RERUN] = ROOM_RERUN,
+};
+
+static void run_posted(struct hub *h, const struct hub_cmd *c) {
+    char err[256];
+    switch (c->kind) {
+    case HUB_CMD_QUIT: atomic_store(&h->stop, 1); break;
+    case HUB_CMD_MEASURED:
+        if (room_measured(h->room, c->position, &c->result, err, sizeof err)) {
+            state_changed(h);
+            status_update(h, err);
+        } else {
+            state_changed(h);
+        }
+        break;
+    default:
+        if ((unsigned)c->kind <= HUB_CMD_RERUN) act(h, cmd_action[c->kind], err, sizeof err);
+    }
+}
+
+static void drain_posted(struct hub *h) {
+    static struct hub_cmd c; /* lws thread only; large (probe result) */
+    for (;;) {
+        pthread_mutex_lock(&h->lock);
+        if (!h->post_len) {
+            pthread_mutex_unlock(&h->lock);
+            return;
+        }
+        c = h->posted[h->post_head];
+        h->post_head = (h->post_head + 1) % HUB_POST_MAX;
+        h->post_len--;
+        pthread_mutex_unlock(&h->lock);
+        run_posted(h, &c);
+    }
+}
+
+int hub_post(struct hub *h, const struct hub_cmd *cmd) {
+    pthread_mutex_lock(&h->lock);
+    if (h->post_len == HUB_POST_MAX) {
+        pthread_mutex_unlock(&h->lock);
+        return -1;
+    }
+    h->posted[(h->post_head + h->post_len) % HUB_POST_MAX] = *cmd;
+    h->post_len++;
+    pthread_mutex_unlock(&h->lock);
+    lws_cancel_service(h->ctx);
+    return 0;
+}
+
+void hub_stop(struct hub *h) {
+    atomic_store(&h->stop, 1);
+    lws_cancel_service(h->ctx);
+}
+
+/* ---- group commit ---- */
+
+static void batch_flush(lws_sorted_usec_list_t *sul) {
+    struct hub *h = lws_container_of(sul, struct hub, batch_sul);
+    h->batch_scheduled = 0;
+    if (!h->nops) return;
+    char err[256] = "";
+    int ok = room_batch_begin(h->room, err, sizeof err) == 0;
+    for (int i = 0; ok && i < h->nops; i++) {
+        struct hub_op *op = &h->ops[i];
+        op->err[0] = 0;
+        if (op->kind == HUB_OP_JOIN)
+            op->result = room_batch_join(h->room, op->token, op->err, sizeof op->err);
+        else if (!op->conn || op->conn->voter < 0)
+            op->result = 1, snprintf(op->err, sizeof op->err, "say hello before voting");
+        else
+            op->result = room_batch_vote(h->room, op->conn->voter, op->pos, op->yes, op->err, sizeof op->err);
+    }
+    if (ok && room_batch_commit(h->room, err, sizeof err)) ok = 0;
+    int votes = 0;
+    for (int i = 0; i < h->nops; i++) {
+        struct hub_op *op = &h->ops[i];
+        struct hub_conn *c = op->conn;
+        if (c) c->joining = 0;
+        if (!c) continue;
+        if (!ok) {
+            conn_error(c, op->kind == HUB_OP_VOTE ? op->id : -1, "storage", "could not store it; try again");
+            continue;
+        }
+        if (op->kind == HUB_OP_JOIN) {
+            if (op->result < 0) {
+                conn_error(c, -1, "join", op->err);
+                continue;
+            }
+            if (c->voter < 0) h->n_joined++;
+            c->voter = op->result;
+            conn_send_own(c, hub_msg_welcome(h, c->voter, op->token));
+        } else if (op->result == 0) {
+            conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes));
+            votes++;
+        } else {
+            conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "vote not stored");
+        }
+    }
+    if (!ok) status_update(h, err);
+    h->nops = 0;
+    tally_schedule(h);
+    (void)votes;
+}
+
+static struct hub_op *op_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind) {
+    if (h->nops == h->capops) {
+        int cap = h->capops ? h->capops * 2 : 256;
+        struct hub_op *o = realloc(h->ops, sizeof *o * (size_t)cap);
+        if (!o) return NULL;
+        h->ops = o;
+        h->capops = cap;
+    }
+    struct hub_op *op = &h->ops[h->nops++];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->conn = c;
+    op->id = -1;
+    if (h->nops >= HUB_BATCH_MAX) {
+        lws_sul_schedule(h->ctx, 0, &h->batch_sul, batch_flush, 1);
+        h->batch_scheduled = 1;
+    } else if (!h->batch_scheduled) {
+        lws_sul_schedule(h->ctx, 0, &h->batch_sul, batch_flush, HUB_BATCH_MS * LWS_US_PER_MS);
+        h->batch_scheduled = 1;
+    }
+    return op;
+}
+
+/* ---- client messages ---- */
+
+/* Constant-time comparison of the presenter secret (length leaks nothing
+ * useful: every candidate is compared over HUB_SECRET_MAX bytes). */
+static int secret_ok(const char *want, const char *got) {
+    unsigned char diff = 0;
+    size_t wl = strlen(want), gl = strlen(got);
+    for (size_t i = 0; i < HUB_SECRET_MAX; i++) {
+        unsigned char a = i < wl ? (unsigned char)want[i] : 0, b = i < gl ? (unsigned char)got[i] : 0;
+        diff |= a ^ b;
+    }
+    return diff == 0 && wl == gl && gl < HUB_SECRET_MAX;
+}
+
+static void on_hello(struct hub *h, struct hub_conn *c, json_t *m) {
+    if (c->role != HUB_AUDIENCE) {
+        conn_send(c, c->role == HUB_PRESENTER ? h->state_full : h->state_public);
+        return;
+    }
+    const char *room = json_string_value(json_object_get(m, "room"));
+    if (room && room[0] && strcasecmp(room, room_code(h->room))) {
+        conn_error(c, -1, "bad_room", "no such room here: check the code on the screen");
+        return;
+    }
+    if (c->joining) return;
+    const char *token = json_string_value(json_object_get(m, "token"));
+    struct hub_op *op = op_add(h, c, HUB_OP_JOIN);
+    if (!op) {
+        conn_error(c, -1, "busy", "server out of memory");
+        return;
+    }
+    char err[128];
+    if (token && room_token_valid(token))
+        snprintf(op->token, sizeof op->token, "%s", token);
+    else if (room_token_new(op->token, err, sizeof err)) {
+        op->conn = NULL;
+        conn_error(c, -1, "busy", err);
+        return;
+    }
+    c->joining = 1;
+}
+
+static void on_vote(struct hub *h, struct hub_conn *c, json_t *m) {
+    json_t *jid = json_object_get(m, "id"), *jq = json_object_get(m, "q"), *jy = json_object_get(m, "yes");
+    int id = json_is_integer(jid) ? (int)json_integer_value(jid) : -1;
+    if (c->role != HUB_AUDIENCE) {
+        conn_error(c, id, "forbidden", "only phones vote");
+        return;
+    }
+    if (!json_is_integer(jq) || !json_is_boolean(jy)) {
+        conn_error(c, id, "bad_vote", "a vote needs \"q\" (question position) and \"yes\" (true/false)");
+        return;
+    }
+    if (c->voter < 0) {
+        conn_error(c, id, "hello_first", "join first (hello), then vote");
+        return;
+    }
+    json_int_t q = json_integer_value(jq);
+    char err[160];
+    if (q < 0 || q > INT_MAX || quiz_vote_check(room_quiz(h->room), (int)q, err, sizeof err)) {
+        if (q < 0 || q > INT_MAX) snprintf(err, sizeof err, "there is no question %lld", (long long)q + 1);
+        conn_error(c, id, "refused", err);
+        return;
+    }
+    struct hub_op *op = op_add(h, c, HUB_OP_VOTE);
+    if (!op) {
+        conn_error(c, id, "busy", "server out of memory");
+        return;
+    }
+    op->id = id;
+    op->pos = (int)q;
+    op->yes = json_is_true(jy);
+}
+
+static void on_auth(struct hub *h, struct hub_conn *c, json_t *m) {
+    if (c->role != HUB_PRESENTER) {
+        conn_error(c, -1, "forbidden", "audience and screen connections cannot control the quiz");
+        return;
+    }
+    long long t = now_ms();
+    if (t - h->last_bad_secret_ms < HUB_SECRET_DELAY_MS) {
+        conn_error(c, -1, "throttled", "too many wrong secrets; wait a second and try again");
+        return;
+    }
+    const char *s = json_string_value(json_object_get(m, "secret"));
+    if (s && secret_ok(h->secret, s)) {
+        c->authed = 1;
+        conn_send_own(c, hub_msg_simple("auth_ok", NULL, NULL));
+        conn_send(c, h->state_full);
+        return;
+    }
+    h->last_bad_secret_ms = t;
+    if (++c->bad_secrets >= HUB_SECRET_FAILS) {
+        conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many wrong presenter secrets");
+        return;
+    }
+    conn_error(c, -1, "bad_secret", "wrong presenter secret (it is printed in the console)");
+}
+
+static void on_cmd(struct hub *h, struct hub_conn *c, json_t *m) {
+    const char *name = json_string_value(json_object_get(m, "cmd"));
+    if (c->role != HUB_PRESENTER || !c->authed) {
+        conn_error(c, -1, "forbidden",
+                   c->role == HUB_PRESENTER ? "send the presenter secret first (auth)"
+                                            : "audience and screen connections cannot control the quiz");
+        return;
+    }
+    enum room_action a;
+    if (!name || room_action_parse(name, &a)) {
+        conn_error(c, -1, "bad_cmd", "unknown command (open close measure rerun reveal next back skip)");
+        return;
+    }
+    char err[256];
+    if (act(h, a, err, sizeof err))
+        conn_error(c, -1, "refused", err);
+    else
+        conn_send_own(c, hub_msg_simple("cmd_ok", "cmd", name));
+}
+
+/* One whole client message. Returns -1 to close the connection now. */
+static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_t len) {
+    json_error_t jerr;
+    json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    const char *t = m ? json_string_value(json_object_get(m, "t")) : NULL;
+    if (!m || !json_is_object(m) || !t) {
+        json_decref(m);
+        static const char why[] = "malformed message: JSON object with \"t\" expected";
+        lws_close_reason(c->wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, (unsigned char *)why, sizeof why - 1);
+        return -1;
+    }
+    if (!strcmp(t, "hello"))
+        on_hello(h, c, m);
+    else if (!strcmp(t, "vote"))
+        on_vote(h, c, m);
+    else if (!strcmp(t, "auth"))
+        on_auth(h, c, m);
+    else if (!strcmp(t, "cmd"))
+        on_cmd(h, c, m);
+    else if (!strcmp(t, "ping"))
+        conn_send_own(c, hub_msg_simple("pong", NULL, NULL));
+    else
+        conn_error(c, -1, "unknown_type", "unknown message type");
+    json_decref(m);
+    return 0;
+}
+
+static int close_now(struct lws *wsi, enum lws_close_status code, const char *why) {
+    lws_close_reason(wsi, code, (unsigned char *)why, strlen(why));
+    return -1;
+}
+
+/* ---- lws callbacks ---- */
+
+static void conn_unlink(struct hub *h, struct hub_conn *c) {
+    if (c->prev) c->prev->next = c->next;
+    else if (h->conns == c) h->conns = c->next;
+    if (c->next) c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
+    const struct lws_protocols *proto = lws_get_protocol(wsi);
+    struct hub *h = proto ? proto->user : NULL;
+    struct hub_conn *c = user;
+    switch (reason) {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        int total = h->n_role[0] + h->n_role[1] + h->n_role[2];
+        return total >= HUB_CONN_MAX ? 1 : 0;
+    }
+    case LWS_CALLBACK_ESTABLISHED:
+        memset(c, 0, sizeof *c);
+        c->wsi = wsi;
+        c->hub = h;
+        c->role = (enum hub_role)proto->id;
+        c->voter = -1;
+        c->tokens = HUB_MSG_BURST;
+        c->last_ms = now_ms();
+        c->next = h->conns;
+        if (h->conns) h->conns->prev = c;
+        h->conns = c;
+        h->n_role[c->role]++;
+        conn_send(c, c->role == HUB_PRESENTER ? h->state_full : h->state_public);
+        tally_schedule(h);
+        break;
+    case LWS_CALLBACK_CLOSED:
+        if (!c->wsi) break;
+        conn_unlink(h, c);
+        h->n_role[c->role]--;
+        if (c->voter >= 0) h->n_joined--;
+        for (int i = 0; i < h->nops; i++)
+            if (h->ops[i].conn == c) h->ops[i].conn = NULL;
+        while (c->qlen) {
+            msg_unref(c->q[c->qhead]);
+            c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
+            c->qlen--;
+        }
+        free(c->rx);
+        c->rx = NULL;
+        c->wsi = NULL;
+        tally_schedule(h);
+        break;
+    case LWS_CALLBACK_RECEIVE: {
+        if (lws_frame_is_binary(wsi))
+            return close_now(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary messages are not part of the protocol");
+        if (!c->rx || lws_is_first_fragment(wsi)) {
+            /* Rate cap, once per message. */
+            long long t = now_ms();
+            c->tokens += (double)(t - c->last_ms) * HUB_MSG_RATE / 1000.0;
+            if (c->tokens > HUB_MSG_BURST) c->tokens = HUB_MSG_BURST;
+            c->last_ms = t;
+            if (c->tokens < 1) return close_now(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
+            c->tokens -= 1;
+        }
+        size_t total = c->rxlen + len + lws_remaining_packet_payload(wsi);
+        if (total > HUB_MSG_MAX)
+            return close_now(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message larger than 1024 bytes");
+        int final = lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi);
+        if (final && !c->rx) return on_message(h, c, in, len);
+        if (!c->rx && !(c->rx = malloc(HUB_MSG_MAX))) return -1;
+        memcpy(c->rx + c->rxlen, in, len);
+        c->rxlen += len;
+        if (!final) break;
+        int rc = on_message(h, c, (const char *)c->rx, c->rxlen);
+        free(c->rx);
+        c->rx = NULL;
+        c->rxlen = 0;
+        return rc;
+    }
+    case LWS_CALLBACK_SERVER_WRITEABLE: {
+        if (c->close_code) return close_now(wsi, (enum lws_close_status)c->close_code, c->close_reason);
+        struct hub_msg *m = NULL;
+        int own = 0;
+        if (c->qlen) {
+            m = c->q[c->qhead];
+            c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
+            c->qlen--;
+            own = 1;
+        } else {
+            struct hub_msg *t = c->role == HUB_PRESENTER ? h->tally_full : h->tally_public;
+            if (t && c->tally_sent < h->tally_version) {
+                m = t;
+                c->tally_sent = h->tally_version;
+            }
+        }
+        if (!m) break;
+        int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+        if (own) msg_unref(m);
+        if (n < (int)0) return -1;
+        if (c->qlen || c->tally_sent < h->tally_version) lws_callback_on_writable(wsi);
+        break;
+    }
+    default: break;
+    }
+    return 0;
+}
+
+static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
+    const struct lws_protocols *proto = lws_get_protocol(wsi);
+    struct hub *h = proto ? proto->user : NULL;
+    switch (reason) {
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        if (h) drain_posted(h);
+        return 0;
+    case LWS_CALLBACK_HTTP: {
+        /* Only the /qr.svg mount arrives here. */
+        unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+        if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "image/svg+xml", h->qr_len, &p, end) ||
+            lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                        (const unsigned char *)"no-store", 8, &p, end) ||
+            lws_finalize_write_http_header(wsi, start, &p, end))
+            return 1;
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        if (!h || !h->qr_http) break;
+        if (lws_write(wsi, h->qr_http + LWS_PRE, h->qr_len, LWS_WRITE_HTTP_FINAL) != (int)h->qr_len) return 1;
+        if (lws_http_transaction_completed(wsi)) return -1;
+        return 0;
+    default: break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+/* ---- lifecycle ---- */
+
+static void raise_nofile(void) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static int default_web_root(char *out, size_t outlen) {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return -1;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return -1;
+    *slash = 0;
+    snprintf(out, outlen, "%s/../share/fragvote/web", exe);
+    return 0;
+}
+
+static int make_secret(char *out, size_t outlen) {
+    static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
+    unsigned char b[12];
+    if (outlen < sizeof b + 1 || getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return -1;
+    for (size_t i = 0; i < sizeof b; i++) out[i] = alphabet[b[i] % (sizeof alphabet - 1)];
+    out[sizeof b] = 0;
+    return 0;
+}
+
+static const struct lws_protocol_vhost_options csp_header = {
+    NULL, NULL, "content-security-policy:",
+    "default-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; style-src 'self'; script-src 'self'"};
+static const struct lws_protocol_vhost_options nosniff_header = {&csp_header, NULL, "x-content-type-options:",
+                                                                  "nosniff"};
+
+struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen) {
+    struct hub *h = calloc(1, sizeof *h);
+    if (!h || !(h->posted = calloc(HUB_POST_MAX, sizeof *h->posted))) {
+        free(h);
+        fail(err, errlen, "out of memory starting the hub");
+        return NULL;
+    }
+    h->cfg = *cfg;
+    h->room = room;
+    pthread_mutex_init(&h->lock, NULL);
+    raise_nofile();
+    if (cfg->secret && cfg->secret[0]) {
+        if (strlen(cfg->secret) >= HUB_SECRET_MAX) {
+            fail(err, errlen, "presenter secret longer than %d characters", HUB_SECRET_MAX - 1);
+            goto fail;
+        }
+        snprintf(h->secret, sizeof h->secret, "%s", cfg->secret);
+    } else if (make_secret(h->secret, sizeof h->secret)) {
+        fail(err, errlen, "getrandom failed making the presenter secret");
+        goto fail;
+    }
+    if (cfg->web_root && cfg->web_root[0])
+        snprintf(h->web_root, sizeof h->web_root, "%s", cfg->web_root);
+    else if (default_web_root(h->web_root, sizeof h->web_root)) {
+        fail(err, errlen, "cannot find the program's own path to locate its web pages; pass a web root");
+        goto fail;
+    }
+    {
+        char probe_path[4200];
+        snprintf(probe_path, sizeof probe_path, "%s/index.html", h->web_root);
+        if (access(probe_path, R_OK)) {
+            fail(err, errlen, "web pages not found: %s is missing (install fragvote or pass a web root)", probe_path);
+            goto fail;
+        }
+    }
+
+    static const char *names[] = {"fragvote-audience", "fragvote-screen", "fragvote-presenter"};
+    h->protocols[0] = (struct lws_protocols){"http", http_callback, 0, 0, 0, h, 0};
+    for (int i = 0; i < HUB_NROLES; i++)
+        h->protocols[i + 1] = (struct lws_protocols){names[i], ws_callback, sizeof(struct hub_conn), HUB_RX_BUFFER,
+                                                     (unsigned)i, h, 0};
+    /* protocols[4] stays zero: the terminator */
+
+    struct lws_http_mount *m = h->mounts;
+    m[0] = (struct lws_http_mount){.mountpoint = "/qr.svg", .origin = "http", .origin_protocol = LWSMPRO_CALLBACK,
+                                   .mountpoint_len = 7};
+    m[1] = (struct lws_http_mount){.mountpoint = "/screen", .origin = h->web_root, .def = "screen.html",
+                                   .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 7, .cache_revalidate = 1};
+    m[2] = (struct lws_http_mount){.mountpoint = "/presenter", .origin = h->web_root, .def = "presenter.html",
+                                   .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 10, .cache_revalidate = 1};
+    m[3] = (struct lws_http_mount){.mountpoint = "/", .origin = h->web_root, .def = "index.html",
+                                   .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 1, .cache_revalidate = 1};
+    m[0].mount_next = &m[1];
+    m[1].mount_next = &m[2];
+    m[2].mount_next = &m[3];
+
+    h->retry = (lws_retry_bo_t){.secs_since_valid_ping = HUB_PING_S, .secs_since_valid_hangup = HUB_IDLE_S};
+
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = cfg->port;
+    info.iface = cfg->bind_addr && cfg->bind_addr[0] ? cfg->bind_addr : NULL;
+    info.protocols = h->protocols;
+    info.mounts = h->mounts;
+    info.headers = &nosniff_header;
+    info.retry_and_idle_policy = &h->retry;
+    info.user = h;
+    info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE * 0;
+    info.fd_limit_per_thread = 0;
+    int tls = cfg->tls_cert && cfg->tls_cert[0] && cfg->tls_key && cfg->tls_key[0];
+    if (tls) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = cfg->tls_cert;
+        info.ssl_private_key_filepath = cfg->tls_key;
+    }
+    if (cfg->use_libev) info.options |= LWS_SERVER_OPTION_LIBEV;
+    h->ctx = lws_create_context(&info);
+    if (!h->ctx && cfg->use_libev) {
+        info.options &= ~(uint64_t)LWS_SERVER_OPTION_LIBEV;
+        h->ctx = lws_create_context(&info);
+    }
+    if (!h->ctx) {
+        fail(err, errlen, "cannot listen on %s port %d%s (in use? privileged port? bad certificate?)",
+             info.iface ? info.iface : "all addresses", cfg->port, tls ? " with TLS" : "");
+        goto fail;
+    }
+    h->vhost = lws_get_vhost_by_name(h->ctx, "default");
+    h->port = h->vhost ? lws_get_vhost_listen_port(h->vhost) : cfg->port;
+
+    char warn[256];
+    hub_join_url_make(cfg->public_url, tls, h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
+                      sizeof warn);
+    char *svg = hub_qr_svg(h->join_url, err, errlen);
+    if (!svg) goto fail;
+    h->qr_len = strlen(svg);
+    h->qr_http = malloc(LWS_PRE + h->qr_len);
+    if (!h->qr_http) {
+        free(svg);
+        fail(err, errlen, "out of memory");
+        goto fail;
+    }
+    memcpy(h->qr_http + LWS_PRE, svg, h->qr_len);
+    free(svg);
+    h->state_public = msg_new(hub_msg_state(h, 0));
+    h->state_full = msg_new(hub_msg_state(h, 1));
+    if (!h->state_public || !h->state_full) {
+        fail(err, errlen, "out of memory");
+        goto fail;
+    }
+    status_update(h, warn[0] ? warn : NULL);
+    return h;
+fail:
+    hub_free(h);
+    return NULL;
+}
+
+int hub_run(struct hub *h) {
+    int rc = 0;
+    while (!atomic_load(&h->stop))
+        if (lws_service(h->ctx, 0) < 0) {
+            rc = -1;
+            break;
+        }
+    /* Votes still in the batch are committed (and acked) before we go. */
+    if (h->nops) batch_flush(&h->batch_sul);
+    return rc;
+}
+
+void hub_free(struct hub *h) {
+    if (!h) return;
+    if (h->ctx) lws_context_destroy(h->ctx);
+    msg_unref(h->tally_public);
+    msg_unref(h->tally_full);
+    msg_unref(h->state_public);
+    msg_unref(h->state_full);
+    free(h->qr_http);
+    free(h->ops);
+    free(h->posted);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}
+
+int hub_port(const struct hub *h) { return h->port; }
+const char *hub_join_url(const struct hub *h) { return h->join_url; }
+const char *hub_secret(const struct hub *h) { return h->secret; }

@@ -1,0 +1,109 @@
+/* Internals shared by presenter/hub*.c; not for other components. */
+#ifndef FRAGVOTE_HUB_INTERNAL_H
+#define FRAGVOTE_HUB_INTERNAL_H
+
+#include <libwebsockets.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "hub.h"
+
+#define HUB_PROTOCOL_VERSION 1
+#define HUB_CONN_QUEUE 32          /* messages waiting per connection; a client that lags more is closed */
+#define HUB_RX_BUFFER 512          /* lws receive buffer per connection; longer messages arrive in pieces */
+#define HUB_BATCH_MAX 4096         /* operations per group commit before it is flushed early */
+#define HUB_SECRET_MAX 128
+
+enum hub_role { HUB_AUDIENCE, HUB_SCREEN, HUB_PRESENTER, HUB_NROLES };
+
+/* A serialized message shared by every connection that sends it. */
+struct hub_msg {
+    int refs;
+    size_t len;
+    unsigned char buf[];           /* LWS_PRE bytes of headroom, then len bytes */
+};
+
+struct hub_conn {
+    struct lws *wsi;
+    struct hub *hub;
+    enum hub_role role;
+    int voter;                     /* room voter index, -1 before hello */
+    int joining;                   /* a join is in the current batch */
+    int authed;                    /* presenter: secret accepted */
+    int bad_secrets;
+    struct hub_msg *q[HUB_CONN_QUEUE];
+    unsigned char qhead, qlen;
+    unsigned long tally_sent;      /* version of the last tally sent */
+    double tokens;                 /* rate-cap bucket */
+    long long last_ms;
+    unsigned char *rx;             /* message being reassembled (only when fragmented) */
+    size_t rxlen;
+    int close_code;                /* != 0: close at the next writeable */
+    char close_reason[64];
+    struct hub_conn *prev, *next;  /* all open connections */
+};
+
+enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE };
+struct hub_op {
+    enum hub_op_kind kind;
+    struct hub_conn *conn;         /* NULL once it closed */
+    int id, pos, yes;
+    char token[ROOM_TOKEN_HEX + 1];
+    int result;                    /* after the batch: voter index / 0 ok / 1 refused / -1 error */
+    char err[160];
+};
+
+struct hub {
+    struct hub_config cfg;
+    char secret[HUB_SECRET_MAX];
+    char web_root[4096];
+    char join_url[512];
+    char *qr_svg;
+    size_t qr_len;
+    struct room *room;
+    struct lws_context *ctx;
+    struct lws_vhost *vhost;
+    int port;
+    struct lws_http_mount mounts[4];
+    struct lws_protocols protocols[5];
+    lws_retry_bo_t retry;
+    atomic_int stop;
+    int running;
+
+    /* connections */
+    struct hub_conn *conns;
+    int n_role[HUB_NROLES];
+    int n_joined;                  /* audience connections with a voter */
+
+    /* group commit */
+    struct hub_op *ops;
+    int nops, capops;
+    lws_sorted_usec_list_t batch_sul;
+    int batch_scheduled;
+
+    /* broadcast */
+    unsigned long tally_version;
+    int tally_dirty;
+    struct hub_msg *tally_public, *tally_full;
+    struct hub_msg *state_public, *state_full;
+    int tally_scheduled;
+    unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the SVG ready for lws_write */
+    lws_sorted_usec_list_t tally_sul;
+    long long last_bad_secret_ms;
+
+    /* from other threads */
+    pthread_mutex_t lock;
+    struct hub_cmd *posted;        /* ring of HUB_POST_MAX */
+    int post_head, post_len;
+    struct hub_status status;      /* copy for hub_snapshot, under lock */
+};
+
+/* hub_msg.c */
+char *hub_msg_state(struct hub *h, int presenter);
+char *hub_msg_tally(struct hub *h, int with_split);
+char *hub_msg_welcome(struct hub *h, int voter, const char *token);
+char *hub_msg_ack(int id, int pos, int yes);
+char *hub_msg_error(int id, const char *code, const char *message);
+char *hub_msg_simple(const char *type, const char *key, const char *value);
+
+#endif

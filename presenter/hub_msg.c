@@ -1,0 +1,113 @@
+/* JSON messages the hub sends (docs/PROTOCOL.md). Builders only: they read
+ * the room and quiz, never lws. Each returns a malloc'd compact string. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hub_internal.h"
+
+static char *dump(json_t *o) {
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
+}
+
+static json_t *question_json(const struct quiz_qinfo *i) {
+    return json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:s}", "pos", i->position, "test", i->test_index, "kind",
+                     db_qkind_name(i->kind), "state", quiz_state_name(i->state), "measuring", i->measuring, "text",
+                     i->text, "summary", i->summary);
+}
+
+/* The revealed facts of question pos, or NULL while it is not revealed. */
+static json_t *reveal_json(struct quiz *q, int pos) {
+    const struct quiz_truth *t = quiz_truth(q, pos);
+    struct quiz_qinfo i;
+    if (!t || quiz_get(q, pos, &i)) return NULL;
+    const char *majority = i.yes + i.no == 0 ? "" : i.yes > i.no ? "yes" : i.no > i.yes ? "no" : "tie";
+    double correct = -1;
+    if (i.yes + i.no > 0 && t->answer != PROBE_ANS_UNKNOWN)
+        correct = i.yes == i.no ? 0.5 : ((i.yes > i.no) == (t->answer == PROBE_ANS_YES)) ? 1 : 0;
+    return json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:f}", "truth", probe_answer_name(t->answer), "basis",
+                     probe_basis_name(t->basis), "why", t->why, "evidence", t->evidence, "yes", i.yes, "no", i.no,
+                     "majority", majority, "correct", correct);
+}
+
+char *hub_msg_state(struct hub *h, int presenter) {
+    struct quiz *q = room_quiz(h->room);
+    int n = quiz_count(q), cur = quiz_cursor(q), scored = 0;
+    struct quiz_qinfo ci;
+    quiz_get(q, cur, &ci);
+    double coll = quiz_collective(q, &scored);
+    json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:o, s:f, s:i}", "t", "state", "v",
+                          HUB_PROTOCOL_VERSION, "room", room_code(h->room), "title", room_title(h->room), "join_url",
+                          h->join_url, "n", n, "cursor", cur, "ended", quiz_ended(q), "live_split", h->cfg.live_split,
+                          "q", question_json(&ci), "collective", coll, "scored", scored);
+    if (!o) return NULL;
+    int split_open = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
+    if (presenter || split_open || h->cfg.live_split)
+        json_object_set_new(o, "split", json_pack("{s:i, s:i}", "yes", ci.yes, "no", ci.no));
+    json_t *rv = reveal_json(q, cur);
+    if (rv) json_object_set_new(o, "reveal", rv);
+    /* Every question: what is public about it (truth only once revealed). */
+    json_t *all = json_array();
+    for (int p = 0; p < n; p++) {
+        struct quiz_qinfo i;
+        quiz_get(q, p, &i);
+        json_t *e = json_pack("{s:i, s:i, s:s, s:s}", "pos", p, "test", i.test_index, "kind", db_qkind_name(i.kind),
+                              "state", quiz_state_name(i.state));
+        json_t *r = reveal_json(q, p);
+        if (r) {
+            json_object_set(e, "truth", json_object_get(r, "truth"));
+            json_object_set(e, "yes", json_object_get(r, "yes"));
+            json_object_set(e, "no", json_object_get(r, "no"));
+            json_object_set(e, "correct", json_object_get(r, "correct"));
+            json_decref(r);
+        }
+        json_array_append_new(all, e);
+    }
+    json_object_set_new(o, "questions", all);
+    return dump(o);
+}
+
+char *hub_msg_tally(struct hub *h, int with_split) {
+    struct quiz *q = room_quiz(h->room);
+    struct quiz_qinfo ci;
+    quiz_get(q, quiz_cursor(q), &ci);
+    json_t *o = json_pack("{s:s, s:i, s:I, s:i, s:s, s:i, s:i, s:i}", "t", "tally", "v", HUB_PROTOCOL_VERSION, "ver",
+                          (json_int_t)h->tally_version, "q", ci.position, "state", quiz_state_name(ci.state),
+                          "online", h->n_joined, "joined", room_voter_count(h->room), "votes", ci.yes + ci.no);
+    if (o && with_split) {
+        json_object_set_new(o, "yes", json_integer(ci.yes));
+        json_object_set_new(o, "no", json_integer(ci.no));
+    }
+    return dump(o);
+}
+
+char *hub_msg_welcome(struct hub *h, int voter, const char *token) {
+    struct quiz *q = room_quiz(h->room);
+    int n = quiz_count(q);
+    json_t *votes = json_array();
+    for (int p = 0; p < n; p++) json_array_append_new(votes, json_integer(room_voter_vote(h->room, voter, p)));
+    int answered, scored, correct;
+    room_voter_score(h->room, voter, &answered, &scored, &correct);
+    return dump(json_pack("{s:s, s:i, s:s, s:s, s:o, s:{s:i, s:i, s:i}}", "t", "welcome", "v", HUB_PROTOCOL_VERSION,
+                          "token", token, "room", room_code(h->room), "votes", votes, "score", "answered", answered,
+                          "scored", scored, "correct", correct));
+}
+
+char *hub_msg_ack(int id, int pos, int yes) {
+    return dump(json_pack("{s:s, s:i, s:i, s:b}", "t", "ack", "id", id, "q", pos, "yes", yes));
+}
+
+char *hub_msg_error(int id, const char *code, const char *message) {
+    json_t *o = json_pack("{s:s, s:s, s:s}", "t", "error", "code", code, "message", message);
+    if (o && id >= 0) json_object_set_new(o, "id", json_integer(id));
+    return dump(o);
+}
+
+char *hub_msg_simple(const char *type, const char *key, const char *value) {
+    json_t *o = json_pack("{s:s}", "t", type);
+    if (o && key) json_object_set_new(o, key, json_string(value));
+    return dump(o);
+}

@@ -1,0 +1,104 @@
+/* Where phones reach us (join URL) and the QR code of it. No lws here. */
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <qrencode.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hub.h"
+
+/* Name of the interface holding the IPv4 default route (lowest metric), from
+ * /proc/net/route; 0 on success. */
+static int default_route_iface(char *name, size_t namelen) {
+    FILE *f = fopen("/proc/net/route", "r");
+    if (!f) return -1;
+    char line[512], ifn[IF_NAMESIZE + 1];
+    unsigned long dst, gw, flags, refcnt, use, metric, mask;
+    unsigned long best = (unsigned long)-1;
+    int found = -1;
+    if (!fgets(line, sizeof line, f)) goto out; /* header */
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%16s %lx %lx %lx %lu %lu %lu %lx", ifn, &dst, &gw, &flags, &refcnt, &use, &metric, &mask) !=
+            8)
+            continue;
+        if (dst != 0 || mask != 0 || !(flags & 1 /* RTF_UP */)) continue;
+        if (metric < best) {
+            best = metric;
+            snprintf(name, namelen, "%s", ifn);
+            found = 0;
+        }
+    }
+out:
+    fclose(f);
+    return found;
+}
+
+static int iface_ipv4(const char *ifname, char *out, size_t outlen) {
+    struct ifaddrs *ifa, *i;
+    int rc = -1;
+    if (getifaddrs(&ifa)) return -1;
+    for (i = ifa; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || strcmp(i->ifa_name, ifname)) continue;
+        inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, out, (socklen_t)outlen);
+        rc = 0;
+        break;
+    }
+    freeifaddrs(ifa);
+    return rc;
+}
+
+int hub_join_url_make(const char *public_url, int tls, int port, const char *code, char *out, size_t outlen,
+                      char *err, size_t errlen) {
+    if (err && errlen) err[0] = 0;
+    if (public_url && public_url[0]) {
+        size_t n = strlen(public_url);
+        const char *sep = strchr(public_url, '?') ? "&" : (public_url[n - 1] == '/' ? "?" : "/?");
+        snprintf(out, outlen, "%s%sroom=%s", public_url, sep, code);
+        return 0;
+    }
+    char ifn[IF_NAMESIZE + 1] = "", addr[INET_ADDRSTRLEN] = "";
+    if (default_route_iface(ifn, sizeof ifn) || iface_ipv4(ifn, addr, sizeof addr)) {
+        snprintf(addr, sizeof addr, "127.0.0.1");
+        if (err && errlen)
+            snprintf(err, errlen, "no IPv4 default route: the join URL uses 127.0.0.1, which phones cannot reach; "
+                                  "connect to the venue network or pass a public URL");
+    }
+    const char *scheme = tls ? "https" : "http";
+    if ((tls && port == 443) || (!tls && port == 80))
+        snprintf(out, outlen, "%s://%s/?room=%s", scheme, addr, code);
+    else
+        snprintf(out, outlen, "%s://%s:%d/?room=%s", scheme, addr, port, code);
+    return 0;
+}
+
+char *hub_qr_svg(const char *text, char *err, size_t errlen) {
+    QRcode *qr = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1);
+    if (!qr) {
+        snprintf(err, errlen, "cannot encode \"%s\" as a QR code", text);
+        return NULL;
+    }
+    const int quiet = 4, w = qr->width, size = w + 2 * quiet;
+    /* Each dark module: "M%d %dh1v1h-1z" <= 20 bytes. */
+    size_t cap = 512 + (size_t)w * (size_t)w * 20;
+    char *svg = malloc(cap);
+    if (!svg) {
+        QRcode_free(qr);
+        snprintf(err, errlen, "out of memory drawing the QR code");
+        return NULL;
+    }
+    size_t n = (size_t)snprintf(svg, cap,
+                                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                                "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" "
+                                "shape-rendering=\"crispEdges\">"
+                                "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/><path fill=\"#000\" d=\"",
+                                size, size, size, size);
+    for (int y = 0; y < w; y++)
+        for (int x = 0; x < w; x++)
+            if (qr->data[y * w + x] & 1) n += (size_t)snprintf(svg + n, cap - n, "M%d %dh1v1h-1z", x + quiet, y + quiet);
+    snprintf(svg + n, cap - n, "\"/></svg>\n");
+    QRcode_free(qr);
+    return svg;
+}
