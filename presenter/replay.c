@@ -27,10 +27,7 @@ static void print_question(FILE *out, const struct db_report_session *s, const s
     export_test_summary(q->spec_json, test, sizeof test);
     fprintf(out, "\nQ%d  %s · %s · %s\n", q->position + 1, test, q->kind, q->state);
     fprintf(out, "    %s\n", q->text);
-    if (!strcmp(q->state, "skipped") || !strcmp(q->state, "pending")) {
-        fprintf(out, "    (%s: not asked)\n", q->state);
-        if (q->yes + q->no == 0 && !q->live.measured) return;
-    }
+    if (!strcmp(q->state, "skipped") || !strcmp(q->state, "pending")) fprintf(out, "    (%s: not asked)\n", q->state);
     fprintf(out, "    votes     yes %d · no %d (%d votes", q->yes, q->no, q->yes + q->no);
     if (q->changes) fprintf(out, ", %d changed", q->changes);
     fprintf(out, ") · majority %s\n", *q->majority ? q->majority : "none");

@@ -39,7 +39,7 @@ struct fx_expect {
     double correct;
     double accuracy;
 };
-static const struct fx_expect fx_q[FX_NQ] = {
+static const struct fx_expect fx_q[FX_NQ] __attribute__((unused)) = {
     {3, 2, "yes", "yes", 1.0, 3.0 / 5},
     {1, 4, "yes", "no", 0.0, 1.0 / 5},
     {2, 2, "no", "tie", 0.5, 2.0 / 4},
@@ -52,12 +52,13 @@ static const struct fx_expect fx_q[FX_NQ] = {
 #define FX_VOTES_CORRECT 6
 #define FX_VOTERS 6
 #define FX_SCORED 3
-static const int fx_dist[4] = {1, 2, 2, 0};
+static const int fx_dist[4] __attribute__((unused)) = {1, 2, 2, 0};
 #define FX_UNSCORED_VOTERS 1
 
 #define FX_EVIDENCE_Q1 "sent whole: DF=1, 1400 bytes fit the 1500 link"
+#define FX_EVIDENCE_Q2 "DF=1 seen in the quote of r1's Frag Needed" /* the remeasure set says otherwise */
 
-static int64_t fx_question(struct db *db, int64_t sid, int pos, int test, const char *spec, enum db_qkind k,
+static inline int64_t fx_question(struct db *db, int64_t sid, int pos, int test, const char *spec, enum db_qkind k,
                            const char *text) {
     char err[256];
     int64_t q = db_question_add(db, sid, pos, test, spec, k, text, err, sizeof err);
@@ -66,7 +67,7 @@ static int64_t fx_question(struct db *db, int64_t sid, int pos, int test, const 
 }
 
 /* v[i] = 1 yes, 0 no, -1 no vote, for voters[0..5]. */
-static int fx_vote_round(struct db *db, int64_t q, const int64_t *voters, const int *v) {
+static inline int fx_vote_round(struct db *db, int64_t q, const int64_t *voters, const int *v) {
     char err[256];
     if (db_question_set_state(db, q, "voting", err, sizeof err)) goto fail;
     for (int i = 0; i < 6; i++)
@@ -77,7 +78,7 @@ fail:
     return -1;
 }
 
-static int fx_finish(struct db *db, int64_t q, int64_t live, const char *answer, const char *evidence) {
+static inline int fx_finish(struct db *db, int64_t q, int64_t live, const char *answer, const char *evidence) {
     char err[256];
     if (db_question_set_state(db, q, "closed", err, sizeof err)) goto fail;
     if (answer && db_measurement_add(db, live, q, answer, "observed", evidence, "{\"quoted_len\":1400}", "raw",
@@ -92,7 +93,7 @@ fail:
 }
 
 /* Records the session above in db; returns its id, or -1. qids gets the question ids. */
-static int64_t fx_record(struct db *db, const char *title, int64_t qids[FX_NQ]) {
+static inline int64_t fx_record(struct db *db, const char *title, int64_t qids[FX_NQ]) {
     char err[256];
     struct db_session_info info = {.title = title, .deck_json = "{\"title\":\"fixture\"}", .host = "laptop",
                                    .kernel = "Linux 6.1.0", .observer = "raw", .target = "lab",
@@ -133,7 +134,7 @@ static int64_t fx_record(struct db *db, const char *title, int64_t qids[FX_NQ]) 
                      v4[6] = {1, -1, -1, -1, 1, -1};
     if (fx_vote_round(db, qids[0], voters, v1) || fx_finish(db, qids[0], live, "yes", FX_EVIDENCE_Q1)) return -1;
     if (fx_vote_round(db, qids[1], voters, v2) ||
-        fx_finish(db, qids[1], live, "yes", "DF=1 seen in the quote of r1's Frag Needed"))
+        fx_finish(db, qids[1], live, "yes", FX_EVIDENCE_Q2))
         return -1;
     if (fx_vote_round(db, qids[2], voters, v3)) return -1;
     /* A first live measurement said yes; the rerun (newest) says no. */
@@ -164,7 +165,7 @@ static int64_t fx_record(struct db *db, const char *title, int64_t qids[FX_NQ]) 
 
 /* Runs "$FRAGVOTE_BIN args" with stdout into a malloc'd string (*out, caller
  * frees) and stderr into *errout (may be NULL); returns the exit status, or -1. */
-static int fx_run(const char *args, char **out, char **errout) {
+static inline int fx_run(const char *args, char **out, char **errout) {
     const char *bin = getenv("FRAGVOTE_BIN");
     if (!bin) { fprintf(stderr, "FRAGVOTE_BIN not set\n"); return -1; }
     char errfile[256], cmd[4096];
@@ -197,7 +198,7 @@ static int fx_run(const char *args, char **out, char **errout) {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *fx_slurp(const char *path) {
+static inline char *fx_slurp(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     fseek(f, 0, SEEK_END);
@@ -210,7 +211,7 @@ static char *fx_slurp(const char *path) {
     return s;
 }
 
-static const char *fx_path(const char *name) {
+static inline const char *fx_path(const char *name) {
     static char buf[4][256];
     static int k;
     k = (k + 1) % 4;

@@ -66,6 +66,7 @@ static void test_report_equals_store_and_hand_numbers(void) {
     }
     CHECK_INT(s.questions[0].changes, 1);
     CHECK_STR(s.questions[0].live.evidence, FX_EVIDENCE_Q1);
+    CHECK_STR(s.questions[1].live.evidence, FX_EVIDENCE_Q2); /* live set only, not the newer remeasure */
     CHECK_STR(s.questions[2].live.basis, "observed"); /* the newest live measurement, not the first */
     CHECK_STR(s.questions[4].state, "skipped");
     CHECK(!s.questions[4].live.measured);

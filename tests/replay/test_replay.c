@@ -1,0 +1,159 @@
+/* fragvote replay on a real SQLite file recorded through the db_* API: the
+ * terminal timeline shows exactly the stored tallies, truths and evidence
+ * (compared with the hand-worked numbers of export/fixture.h and with the
+ * store's own db_question_score). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "db.h"
+#include "export/fixture.h"
+
+static char dbfile[256];
+static int64_t sid;
+static int64_t qids[FX_NQ];
+
+struct seen {
+    int found, votes_line, yes, no;
+    char truth[32];
+    char evidence[256];
+    char verdict[16];
+};
+
+/* Parses replay output into per-question facts (index = Q number - 1). */
+static int parse_replay(char *text, struct seen *seen, int max) {
+    int cur = -1, questions = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        int n;
+        if (l[0] == 'Q' && sscanf(l, "Q%d ", &n) == 1) {
+            cur = n - 1;
+            if (cur >= 0 && cur < max) {
+                seen[cur].found++;
+                questions++;
+            } else {
+                cur = -1;
+            }
+            continue;
+        }
+        if (cur < 0) continue;
+        struct seen *s = &seen[cur];
+        if (!strncmp(l, "    votes     ", 14)) {
+            s->votes_line++;
+            if (sscanf(l + 14, "yes %d · no %d", &s->yes, &s->no) != 2) s->yes = s->no = -99;
+        } else if (!strncmp(l, "    truth     ", 14)) {
+            if (!strncmp(l + 14, "not measured", 12)) snprintf(s->truth, sizeof s->truth, "%s", "");
+            else sscanf(l + 14, "%31s", s->truth);
+        } else if (!strncmp(l, "    evidence  ", 14)) {
+            snprintf(s->evidence, sizeof s->evidence, "%s", l + 14);
+        } else if (!strncmp(l, "    verdict   ", 14)) {
+            sscanf(l + 14, "%15s", s->verdict);
+        }
+    }
+    return questions;
+}
+
+static void test_replay_reproduces_tallies_and_truth(void) {
+    char args[512], *out, *errs;
+    snprintf(args, sizeof args, "replay %lld --db '%s'", (long long)sid, dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    REQUIRE(out);
+    CHECK_CONTAINS(out, "Session 1: " FX_TITLE);
+    CHECK_CONTAINS(out, "collective score 50% (3 scored) · vote accuracy 43% (6 of 14)");
+    CHECK_CONTAINS(out, "Remeasured 1 time(s)");
+    CHECK_CONTAINS(out, "(skipped: not asked)");
+    /* parse_replay cuts out into lines: checks on the whole text come first. */
+    struct seen seen[FX_NQ];
+    memset(seen, 0, sizeof seen);
+    CHECK_INT(parse_replay(out, seen, FX_NQ), FX_NQ);
+
+    char err[256];
+    struct db *db = db_open(dbfile, err, sizeof err);
+    REQUIRE(db);
+    static const char *const verdicts[FX_NQ] = {"right", "wrong", "tie", "unscored", "unscored"};
+    for (int i = 0; i < FX_NQ; i++) {
+        struct db_qscore qs;
+        REQUIRE(db_question_score(db, qids[i], &qs, err, sizeof err) == 0);
+        CHECK_INT(seen[i].found, 1);
+        CHECK_INT(seen[i].votes_line, 1);
+        /* the hand-worked numbers */
+        CHECK_INT(seen[i].yes, fx_q[i].yes);
+        CHECK_INT(seen[i].no, fx_q[i].no);
+        CHECK_STR(seen[i].truth, fx_q[i].truth);
+        CHECK_STR(seen[i].verdict, verdicts[i]);
+        /* and the store's */
+        CHECK_INT(seen[i].yes, qs.yes);
+        CHECK_INT(seen[i].no, qs.no);
+        CHECK_STR(seen[i].truth, qs.truth);
+    }
+    CHECK_STR(seen[0].evidence, FX_EVIDENCE_Q1);
+    CHECK_STR(seen[1].evidence, FX_EVIDENCE_Q2);
+    /* Q3's truth is the newest live measurement, not the superseded one nor the remeasure. */
+    CHECK_STR(seen[2].evidence, "one 1400-byte packet on the wire, MF=0 offset 0");
+    db_close(db);
+    free(out);
+    free(errs);
+}
+
+/* Votes cast after the replayed state are what the next replay shows: the
+ * replay reads the store, it does not cache or invent. */
+static void test_replay_follows_the_store(void) {
+    char err[256];
+    struct db *db = db_open(dbfile, err, sizeof err);
+    REQUIRE(db);
+    int64_t v = db_voter_join(db, sid, "feedfacefeedfacefeedfacefeedface", err, sizeof err);
+    REQUIRE(v > 0);
+    REQUIRE(db_question_set_state(db, qids[4], "voting", err, sizeof err) == 0);
+    REQUIRE(db_vote_put(db, qids[4], v, 0, err, sizeof err) == DB_VOTE_OK);
+    REQUIRE(db_question_set_state(db, qids[4], "closed", err, sizeof err) == 0);
+    db_close(db);
+
+    char args[512], *out, *errs;
+    snprintf(args, sizeof args, "replay %lld --db '%s'", (long long)sid, dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    REQUIRE(out);
+    struct seen seen[FX_NQ];
+    memset(seen, 0, sizeof seen);
+    CHECK_INT(parse_replay(out, seen, FX_NQ), FX_NQ);
+    CHECK_INT(seen[4].yes, 0);
+    CHECK_INT(seen[4].no, 1);
+    CHECK_STR(seen[4].truth, "");
+    free(out);
+    free(errs);
+}
+
+static void test_replay_misuse(void) {
+    char args[512], *out, *errs;
+    snprintf(args, sizeof args, "replay --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 2);
+    CHECK_CONTAINS(errs, "give a session id");
+    free(out); free(errs);
+    snprintf(args, sizeof args, "replay 77 --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 1);
+    CHECK_CONTAINS(errs, "no session 77");
+    free(out); free(errs);
+    snprintf(args, sizeof args, "replay 1 --bogus --db '%s'", dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 2);
+    free(out); free(errs);
+    CHECK_INT(fx_run("replay --help", &out, &errs), 0);
+    CHECK_CONTAINS(out, "Usage: fragvote replay ID");
+    free(out); free(errs);
+}
+
+int main(void) {
+    snprintf(dbfile, sizeof dbfile, "%s", fx_path("replay.db"));
+    char err[512];
+    struct db *db = db_open(dbfile, err, sizeof err);
+    if (!db) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    sid = fx_record(db, FX_TITLE, qids);
+    db_close(db);
+    if (sid <= 0) return 1;
+    RUN(test_replay_reproduces_tallies_and_truth);
+    RUN(test_replay_follows_the_store);
+    RUN(test_replay_misuse);
+    return check_summary();
+}
