@@ -1,0 +1,347 @@
+/* The namespace lab: src -- r1 -- r2 -- dst, built with ip/ethtool/nft and
+ * sysctls written from a thread inside each namespace. Documentation
+ * prefixes only; every name carries the prefix so parallel labs coexist. */
+#include <ctype.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fragprobe.h"
+#include "lab_internal.h"
+
+#define LAB_DEFRAG_TABLE "fragvote_defrag"
+static const int lab_default_mtu[PROBE_LAB_LINKS] = {1500, 1280, 1500};
+static const char *const node_names[PROBE_LAB_NODES] = {"src", "r1", "r2", "dst"};
+static const char *const net4[PROBE_LAB_LINKS] = {"192.0.2", "198.51.100", "203.0.113"};
+
+const char *probe_lab_node_name(enum probe_lab_node n) {
+    return (unsigned)n < PROBE_LAB_NODES ? node_names[n] : "?";
+}
+
+static int prefix_ok(const char *p) {
+    if (!*p || strlen(p) > PROBE_LAB_PREFIX_MAX) return 0;
+    for (; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_') return 0;
+    return 1;
+}
+
+void probe_lab_config_default(struct probe_lab_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    const char *env = getenv(PROBE_LAB_PREFIX_ENV);
+    snprintf(cfg->prefix, sizeof cfg->prefix, "%s", env && *env ? env : PROBE_LAB_PREFIX_DEFAULT);
+}
+
+int probe_lab_parse_mtus(const char *csv, struct probe_lab_config *cfg, char *err, size_t errlen) {
+    int m[PROBE_LAB_LINKS];
+    const char *p = csv;
+    for (int i = 0; i < PROBE_LAB_LINKS; i++) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || v < 1280 || v > 65535 ||
+            (i < PROBE_LAB_LINKS - 1 ? *end != ',' : *end != 0)) {
+            snprintf(err, errlen, "--mtu wants three MTUs 1280..65535 like 1500,1280,1500, not \"%s\"", csv);
+            return PROBE_E_FAIL;
+        }
+        m[i] = (int)v;
+        p = end + 1;
+    }
+    memcpy(cfg->mtu, m, sizeof m);
+    return 0;
+}
+
+int probe_lab_plan(const struct probe_lab_config *cfg, struct probe_lab *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    out->cfg = *cfg;
+    if (!out->cfg.prefix[0]) {
+        struct probe_lab_config d;
+        probe_lab_config_default(&d);
+        memcpy(out->cfg.prefix, d.prefix, sizeof d.prefix);
+    }
+    if (!prefix_ok(out->cfg.prefix)) {
+        snprintf(err, errlen, "lab prefix \"%s\" must be 1..%d of [A-Za-z0-9_-]", out->cfg.prefix,
+                 PROBE_LAB_PREFIX_MAX);
+        return PROBE_E_FAIL;
+    }
+    if (out->cfg.reassemble < 0 || out->cfg.reassemble > 2) {
+        snprintf(err, errlen, "reassembling router must be none, r1 or r2");
+        return PROBE_E_FAIL;
+    }
+    for (int n = 0; n < PROBE_LAB_NODES; n++)
+        snprintf(out->ns[n], sizeof out->ns[n], "%s-%s", out->cfg.prefix, node_names[n]);
+    for (int i = 0; i < PROBE_LAB_LINKS; i++) {
+        struct probe_lab_link *l = &out->link[i];
+        if (!out->cfg.mtu[i]) out->cfg.mtu[i] = lab_default_mtu[i];
+        if (out->cfg.mtu[i] < 1280 || out->cfg.mtu[i] > 65535) {
+            snprintf(err, errlen, "link %d MTU %d out of range 1280..65535", i + 1, out->cfg.mtu[i]);
+            return PROBE_E_FAIL;
+        }
+        l->mtu = out->cfg.mtu[i];
+        l->a = (enum probe_lab_node)i;
+        l->b = (enum probe_lab_node)(i + 1);
+        /* Interface names live inside each namespace: named after the peer. */
+        snprintf(l->a_if, sizeof l->a_if, "v-%s", node_names[i + 1]);
+        snprintf(l->b_if, sizeof l->b_if, "v-%s", node_names[i]);
+        snprintf(l->a4, sizeof l->a4, "%s.1", net4[i]);
+        snprintf(l->b4, sizeof l->b4, "%s.2", net4[i]);
+        snprintf(l->a6, sizeof l->a6, "2001:db8:%d::1", i + 1);
+        snprintf(l->b6, sizeof l->b6, "2001:db8:%d::2", i + 1);
+        snprintf(l->net4, sizeof l->net4, "%s.0/24", net4[i]);
+        snprintf(l->net6, sizeof l->net6, "2001:db8:%d::/64", i + 1);
+    }
+    out->auto_ttl = 2;
+    return 0;
+}
+
+static int ns_exists(const char *name) {
+    char path[128];
+    struct stat st;
+    snprintf(path, sizeof path, "/run/netns/%s", name);
+    return stat(path, &st) == 0;
+}
+
+int probe_lab_down(const char *prefix, char *err, size_t errlen) {
+    struct probe_lab_config cfg;
+    struct probe_lab lab;
+    probe_lab_config_default(&cfg);
+    if (prefix && *prefix) snprintf(cfg.prefix, sizeof cfg.prefix, "%s", prefix);
+    if (probe_lab_plan(&cfg, &lab, err, errlen) < 0) return PROBE_E_FAIL;
+    int existed = 0, rc = 0;
+    for (int n = 0; n < PROBE_LAB_NODES; n++) {
+        if (!ns_exists(lab.ns[n])) continue;
+        existed++;
+        char *argv[] = {"ip", "netns", "del", lab.ns[n], NULL};
+        char e[512];
+        if (lab_exec(argv, NULL, e, sizeof e) != 0) {
+            snprintf(err, errlen, "%s", e);
+            rc = PROBE_E_FAIL;
+        }
+    }
+    return rc < 0 ? rc : existed;
+}
+
+/* ip -n NS ARGS... */
+static int ipn(const char *ns, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int ipn(const char *ns, char *err, size_t errlen, const char *fmt, ...) {
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "ip";
+    if (ns) {
+        argv[argc++] = "-n";
+        argv[argc++] = (char *)ns;
+    }
+    char *save;
+    for (char *t = strtok_r(line, " ", &save); t && argc < 31; t = strtok_r(NULL, " ", &save))
+        argv[argc++] = t;
+    argv[argc] = NULL;
+    return lab_exec(argv, NULL, err, errlen) == 0 ? 0 : PROBE_E_FAIL;
+}
+
+struct ns_setup {
+    int router;
+    char *err;
+    size_t errlen;
+};
+
+/* Runs inside one lab namespace: rate limits off, DAD off, forwarding. */
+static int ns_sysctls(void *p) {
+    struct ns_setup *s = p;
+    static const char *const must[][2] = {
+        {"/proc/sys/net/ipv4/icmp_ratelimit", "0"},
+        {"/proc/sys/net/ipv4/icmp_ratemask", "0"},
+        {"/proc/sys/net/ipv6/icmp/ratelimit", "0"},
+        {"/proc/sys/net/ipv6/conf/all/accept_dad", "0"},
+        {"/proc/sys/net/ipv6/conf/default/accept_dad", "0"},
+    };
+    /* Newer kernels only: set when present. */
+    static const char *const maybe[][2] = {
+        {"/proc/sys/net/ipv4/icmp_msgs_per_sec", "1000000"},
+        {"/proc/sys/net/ipv4/icmp_msgs_burst", "1000000"},
+        {"/proc/sys/net/ipv6/icmp/ratemask", "\n"},
+    };
+    for (size_t i = 0; i < sizeof must / sizeof *must; i++)
+        if (lab_sysctl_write(must[i][0], must[i][1], s->err, s->errlen) < 0) return PROBE_E_FAIL;
+    for (size_t i = 0; i < sizeof maybe / sizeof *maybe; i++) {
+        char e[256];
+        lab_sysctl_write(maybe[i][0], maybe[i][1], e, sizeof e);
+    }
+    if (s->router) {
+        if (lab_sysctl_write("/proc/sys/net/ipv4/ip_forward", "1", s->err, s->errlen) < 0 ||
+            lab_sysctl_write("/proc/sys/net/ipv6/conf/all/forwarding", "1", s->err, s->errlen) < 0)
+            return PROBE_E_FAIL;
+    }
+    return 0;
+}
+
+static int lab_build(const struct probe_lab *lab, char *err, size_t errlen) {
+    for (int n = 0; n < PROBE_LAB_NODES; n++) {
+        char *argv[] = {"ip", "netns", "add", (char *)lab->ns[n], NULL};
+        if (lab_exec(argv, NULL, err, errlen) != 0) return PROBE_E_FAIL;
+        struct ns_setup s = {n == PROBE_LAB_R1 || n == PROBE_LAB_R2, err, errlen};
+        if (probe_netns_run(lab->ns[n], ns_sysctls, &s, err, errlen) < 0) return PROBE_E_FAIL;
+        if (ipn(lab->ns[n], err, errlen, "link set lo up") < 0) return PROBE_E_FAIL;
+    }
+    for (int i = 0; i < PROBE_LAB_LINKS; i++) {
+        const struct probe_lab_link *l = &lab->link[i];
+        const char *na = lab->ns[l->a], *nb = lab->ns[l->b];
+        if (ipn(NULL, err, errlen, "link add %s netns %s mtu %d type veth peer name %s netns %s mtu %d",
+                l->a_if, na, l->mtu, l->b_if, nb, l->mtu) < 0 ||
+            ipn(na, err, errlen, "addr add %s/24 dev %s", l->a4, l->a_if) < 0 ||
+            ipn(nb, err, errlen, "addr add %s/24 dev %s", l->b4, l->b_if) < 0 ||
+            ipn(na, err, errlen, "-6 addr add %s/64 dev %s nodad", l->a6, l->a_if) < 0 ||
+            ipn(nb, err, errlen, "-6 addr add %s/64 dev %s nodad", l->b6, l->b_if) < 0)
+            return PROBE_E_FAIL;
+        /* Segmentation/checksum offloads make captured and quoted sizes lie on veth. */
+        const char *ifs[2] = {l->a_if, l->b_if};
+        const char *nss[2] = {na, nb};
+        for (int k = 0; k < 2; k++) {
+            char *argv[] = {"ip", "netns", "exec", (char *)nss[k], "ethtool", "-K", (char *)ifs[k],
+                            "tso", "off", "gso", "off", "gro", "off", "tx", "off", NULL};
+            if (lab_exec(argv, NULL, err, errlen) != 0) return PROBE_E_FAIL;
+        }
+        if (ipn(na, err, errlen, "link set %s up", l->a_if) < 0 ||
+            ipn(nb, err, errlen, "link set %s up", l->b_if) < 0)
+            return PROBE_E_FAIL;
+    }
+    const struct probe_lab_link *l0 = &lab->link[0], *l1 = &lab->link[1], *l2 = &lab->link[2];
+    if (ipn(lab->ns[PROBE_LAB_SRC], err, errlen, "route add default via %s", l0->b4) < 0 ||
+        ipn(lab->ns[PROBE_LAB_SRC], err, errlen, "-6 route add default via %s", l0->b6) < 0 ||
+        ipn(lab->ns[PROBE_LAB_R1], err, errlen, "route add %s via %s", l2->net4, l1->b4) < 0 ||
+        ipn(lab->ns[PROBE_LAB_R1], err, errlen, "-6 route add %s via %s", l2->net6, l1->b6) < 0 ||
+        ipn(lab->ns[PROBE_LAB_R2], err, errlen, "route add %s via %s", l0->net4, l1->a4) < 0 ||
+        ipn(lab->ns[PROBE_LAB_R2], err, errlen, "-6 route add %s via %s", l0->net6, l1->a6) < 0 ||
+        ipn(lab->ns[PROBE_LAB_DST], err, errlen, "route add default via %s", l2->a4) < 0 ||
+        ipn(lab->ns[PROBE_LAB_DST], err, errlen, "-6 route add default via %s", l2->a6) < 0)
+        return PROBE_E_FAIL;
+    if (lab->cfg.reassemble) {
+        const char *ns = lab->ns[lab->cfg.reassemble == 1 ? PROBE_LAB_R1 : PROBE_LAB_R2];
+        /* A conntrack rule pulls in nf_defrag: the router reassembles
+         * fragments before routing (and before the TTL check). */
+        const char *rules = "table inet " LAB_DEFRAG_TABLE " {\n"
+                            "  chain pre { type filter hook prerouting priority raw; policy accept;\n"
+                            "    ct state new accept\n  }\n}\n";
+        char *argv[] = {"ip", "netns", "exec", (char *)ns, "nft", "-f", "-", NULL};
+        if (lab_exec(argv, rules, err, errlen) != 0) return PROBE_E_FAIL;
+    }
+    return 0;
+}
+
+int probe_lab_up(const struct probe_lab_config *cfg, struct probe_lab *out, char *err, size_t errlen) {
+    if (probe_lab_plan(cfg, out, err, errlen) < 0) return PROBE_E_FAIL;
+    if (geteuid() != 0 && !probe_priv_has(21 /* CAP_SYS_ADMIN */)) {
+        snprintf(err, errlen, "building the lab needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN)");
+        return PROBE_E_PERM;
+    }
+    char e[512];
+    if (probe_lab_down(out->cfg.prefix, e, sizeof e) < 0) {
+        snprintf(err, errlen, "cannot remove the old lab \"%s\": %s", out->cfg.prefix, e);
+        return PROBE_E_FAIL;
+    }
+    if (lab_build(out, err, errlen) < 0) {
+        probe_lab_down(out->cfg.prefix, e, sizeof e);
+        return PROBE_E_FAIL;
+    }
+    return 0;
+}
+
+struct mtu_query {
+    const char *ifname;
+    int mtu;
+};
+
+static int read_mtu(void *p) {
+    struct mtu_query *q = p;
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return PROBE_E_FAIL;
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", q->ifname);
+    int rc = ioctl(fd, SIOCGIFMTU, &ifr);
+    close(fd);
+    if (rc < 0) return PROBE_E_FAIL;
+    q->mtu = ifr.ifr_mtu;
+    return 0;
+}
+
+int probe_lab_status(const char *prefix, struct probe_lab *out, char *err, size_t errlen) {
+    struct probe_lab_config cfg;
+    probe_lab_config_default(&cfg);
+    if (prefix && *prefix) snprintf(cfg.prefix, sizeof cfg.prefix, "%s", prefix);
+    if (probe_lab_plan(&cfg, out, err, errlen) < 0) return PROBE_E_FAIL;
+    int present = 0;
+    char missing[128] = "";
+    for (int n = 0; n < PROBE_LAB_NODES; n++) {
+        if (ns_exists(out->ns[n])) present++;
+        else {
+            size_t m = strlen(missing);
+            snprintf(missing + m, sizeof missing - m, "%s%s", m ? ", " : "", out->ns[n]);
+        }
+    }
+    if (present == 0) return 0;
+    if (present < PROBE_LAB_NODES) {
+        snprintf(err, errlen, "lab \"%s\" is half there (missing %s): run `fragvote lab down%s%s` then up",
+                 out->cfg.prefix, missing, prefix && *prefix ? " --prefix " : "", prefix && *prefix ? prefix : "");
+        return PROBE_E_FAIL;
+    }
+    for (int i = 0; i < PROBE_LAB_LINKS; i++) {
+        struct mtu_query q = {out->link[i].a_if, 0};
+        char e[256];
+        if (probe_netns_run(out->ns[out->link[i].a], read_mtu, &q, e, sizeof e) < 0) {
+            snprintf(err, errlen, "lab \"%s\": cannot read the MTU of %s in %s", out->cfg.prefix,
+                     out->link[i].a_if, out->ns[out->link[i].a]);
+            return PROBE_E_FAIL;
+        }
+        out->link[i].mtu = out->cfg.mtu[i] = q.mtu;
+    }
+    out->cfg.reassemble = 0;
+    for (int r = 1; r <= 2; r++) {
+        char *argv[] = {"ip", "netns", "exec", out->ns[r], "nft", "list", "table", "inet", LAB_DEFRAG_TABLE, NULL};
+        char e[512];
+        if (lab_exec(argv, NULL, e, sizeof e) == 0) out->cfg.reassemble = r;
+    }
+    return 1;
+}
+
+void probe_lab_describe(const struct probe_lab *lab, char *buf, size_t len) {
+    snprintf(buf, len,
+             "lab \"%s\": %s (%s, %s) -[mtu %d]- r1 -[mtu %d]- r2 -[mtu %d]- dst (%s, %s); "
+             "namespaces %s %s %s %s; reassembling router: %s; probes expire at r2 (TTL %d)",
+             lab->cfg.prefix, "src", lab->link[0].a4, lab->link[0].a6, lab->link[0].mtu, lab->link[1].mtu,
+             lab->link[2].mtu, lab->link[2].b4, lab->link[2].b6, lab->ns[0], lab->ns[1], lab->ns[2],
+             lab->ns[3], lab->cfg.reassemble == 1 ? "r1" : lab->cfg.reassemble == 2 ? "r2" : "none",
+             lab->auto_ttl);
+}
+
+const char *probe_lab_dst_addr(const struct probe_lab *lab, int v6) {
+    return v6 ? lab->link[PROBE_LAB_LINKS - 1].b6 : lab->link[PROBE_LAB_LINKS - 1].b4;
+}
+
+int probe_lab_node_of(const struct probe_lab *lab, const char *addr) {
+    for (int i = 0; i < PROBE_LAB_LINKS; i++) {
+        const struct probe_lab_link *l = &lab->link[i];
+        if (!strcmp(addr, l->a4) || !strcmp(addr, l->a6)) return (int)l->a;
+        if (!strcmp(addr, l->b4) || !strcmp(addr, l->b6)) return (int)l->b;
+    }
+    return -1;
+}
+
+int probe_lab_flush_pmtu(const struct probe_lab *lab, char *err, size_t errlen) {
+    const char *ns = lab->ns[PROBE_LAB_SRC];
+    if (ipn(ns, err, errlen, "route flush cache") < 0) return PROBE_E_FAIL;
+    if (ipn(ns, err, errlen, "-6 route flush cache") < 0) return PROBE_E_FAIL;
+    return 0;
+}
