@@ -134,7 +134,7 @@ int console_parse_line(const char *line, struct console_cmd *out, char *err, siz
     struct {
         const char *name;
         enum console_verb verb;
-    } simple[] = {{"stop-at-end", CONSOLE_STOP_AT_END}, {"show", CONSOLE_SHOW}, {"help", CONSOLE_HELP}};
+    } simple[] = {{"stop-at-end", CONSOLE_STOP_AT_END}, {"quit-at-end", CONSOLE_QUIT_AT_END}, {"show", CONSOLE_SHOW}, {"help", CONSOLE_HELP}};
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
         if (!strcmp(v, simple[i].name)) {
             if (nw != 1) {
@@ -314,6 +314,12 @@ int console_exec(struct console *c, const struct console_cmd *cmd, char *err, si
     case CONSOLE_STOP_AT_END:
         c->be.status(c->be.ctx, &st);
         return st.hub.ended ? 1 : 0;
+    case CONSOLE_QUIT_AT_END: {
+        c->be.status(c->be.ctx, &st);
+        if (!st.hub.ended) return 0;
+        struct console_cmd quit = {.verb = CONSOLE_ACT, .act = HUB_CMD_QUIT};
+        return exec_act(c, &quit, err, errlen) < 0 ? -1 : 1;
+    }
     case CONSOLE_SHOW:
         c->be.status(c->be.ctx, &st);
         if (c->ansi) fputs("\033[H\033[2J", c->out);

@@ -16,7 +16,8 @@
  * skip back quit. Waits: wait-votes N [MS], wait-voters N [MS],
  * wait-state STATE [MS], wait-measured [MS], sleep MS. Checks:
  * expect-refused ACTION (the action must be refused), stop-at-end (stop the
- * script here if the quiz has ended), show (print the screen). */
+ * script here if the quiz has ended), quit-at-end (quit, ending serve, if
+ * the quiz has ended), show (print the screen). */
 #ifndef FRAGVOTE_CONSOLE_H
 #define FRAGVOTE_CONSOLE_H
 
@@ -42,6 +43,7 @@ enum console_verb {
     CONSOLE_WAIT_MEASURED,  /* until the current question's measurement arrived */
     CONSOLE_SLEEP,          /* n milliseconds */
     CONSOLE_STOP_AT_END,    /* stop the script if the quiz has ended */
+    CONSOLE_QUIT_AT_END,    /* quit (end the talk) if the quiz has ended */
     CONSOLE_SHOW,           /* print the screen */
     CONSOLE_HELP,           /* print the keys */
 };
@@ -92,7 +94,7 @@ struct console {
 };
 
 /* Carries out one command. Returns 0 done; 1 the script should stop here
- * (quit, or stop-at-end with the quiz ended); -1 failed (wait timed out,
+ * (quit, or stop-at-end / quit-at-end with the quiz ended); -1 failed (wait timed out,
  * expected refusal did not happen, hub did not answer) with err. A refused
  * action is not a failure: it is printed and counted in refused_unexpected. */
 int console_exec(struct console *c, const struct console_cmd *cmd, char *err, size_t errlen);

@@ -62,6 +62,8 @@ static void test_parse_waits_and_sleep(void) {
     CHECK_INT(c.verb, CONSOLE_NOTHING);
     CHECK(parse("stop-at-end", &c, err) == 0);
     CHECK_INT(c.verb, CONSOLE_STOP_AT_END);
+    CHECK(parse("quit-at-end", &c, err) == 0);
+    CHECK_INT(c.verb, CONSOLE_QUIT_AT_END);
 }
 
 static void test_parse_refuses_garbage(void) {
