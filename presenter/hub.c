@@ -650,6 +650,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     h->room = room;
     pthread_mutex_init(&h->lock, NULL);
     raise_nofile();
+    lws_set_log_level(LLL_ERR | LLL_WARN, NULL);
     if (cfg->secret && cfg->secret[0]) {
         if (strlen(cfg->secret) >= HUB_SECRET_MAX) {
             fail(err, errlen, "presenter secret longer than %d characters", HUB_SECRET_MAX - 1);

@@ -1,0 +1,849 @@
+/* The live hub against real websocket clients: a real lws server on a free
+ * port, a real SQLite file, the real quiz. Measurements come in through the
+ * public hub_post() API from this (test) thread, as serve's probe worker does. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "db.h"
+#include "hub.h"
+#include "room.h"
+#include "wsclient.h"
+
+#define T_MS 3000
+#define SECRET "correct-horse-42"
+#define MARKER "EVIDENCE-7f3a9c-kernel-fragmented-locally"
+
+struct fx {
+    char dbpath[256];
+    struct db *db;
+    struct deck deck;
+    struct room *room;
+    struct hub *hub;
+    pthread_t thread;
+    int port;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int measure_asked;        /* position asked for, -1 none */
+};
+
+static struct fx F;
+static int db_counter;
+
+static void measure_hook(void *ctx, int position, const struct deck_test *t) {
+    struct fx *f = ctx;
+    (void)t;
+    pthread_mutex_lock(&f->mu);
+    f->measure_asked = position;
+    pthread_cond_signal(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+static void *hub_thread(void *arg) {
+    hub_run(arg);
+    return NULL;
+}
+
+static void make_deck(struct deck *d) {
+    memset(d, 0, sizeof *d);
+    snprintf(d->title, sizeof d->title, "hub test deck");
+    d->ntests = 2;
+    d->tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
+    d->tests[0].ask[DB_Q_SENT] = d->tests[0].ask[DB_Q_DF] = d->tests[0].ask[DB_Q_FRAGMENTED] = 1;
+    d->tests[1].spec = (struct probe_spec){.proto = PROBE_UDP6, .mode = PROBE_MODE_WANT, .size = 3000, .ttl = 2};
+    d->tests[1].ask[DB_Q_SENT] = 1;
+}
+
+static const char *web_root(void) {
+    static char path[1024];
+    const char *src = getenv("FRAGVOTE_SRC");
+    snprintf(path, sizeof path, "%s/audience-web", src ? src : "..");
+    return path;
+}
+
+static int start(int live_split, int64_t resume_session) {
+    char err[512];
+    memset(&F, 0, sizeof F);
+    pthread_mutex_init(&F.mu, NULL);
+    pthread_cond_init(&F.cv, NULL);
+    F.measure_asked = -1;
+    snprintf(F.dbpath, sizeof F.dbpath, "%s/hub%d.db", check_tmpdir(), resume_session ? db_counter : ++db_counter);
+    F.db = db_open(F.dbpath, err, sizeof err);
+    if (!F.db) return fprintf(stderr, "db_open: %s\n", err), -1;
+    make_deck(&F.deck);
+    if (resume_session)
+        F.room = room_resume(F.db, resume_session, &F.deck, err, sizeof err);
+    else
+        F.room = room_create(F.db, &F.deck, &(struct room_info){.code = "TEST42"}, err, sizeof err);
+    if (!F.room) return fprintf(stderr, "room: %s\n", err), -1;
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .web_root = web_root(), .secret = SECRET,
+                             .live_split = live_split, .measure = measure_hook, .ctx = &F,
+                             .public_url = "http://192.0.2.10:8080/"};
+    F.hub = hub_new(&cfg, F.room, err, sizeof err);
+    if (!F.hub) return fprintf(stderr, "hub_new: %s\n", err), -1;
+    F.port = hub_port(F.hub);
+    if (F.port <= 0) return fprintf(stderr, "no port\n"), -1;
+    pthread_create(&F.thread, NULL, hub_thread, F.hub);
+    return 0;
+}
+
+static void stop(void) {
+    if (F.hub) {
+        hub_stop(F.hub);
+        pthread_join(F.thread, NULL);
+        hub_free(F.hub);
+    }
+    room_free(F.room);
+    db_close(F.db);
+    F.hub = NULL;
+    F.room = NULL;
+    F.db = NULL;
+}
+
+static struct wsc *connect_as(const char *protocol) {
+    char err[256];
+    struct wsc *w = wsc_connect("127.0.0.1", F.port, "/", protocol, NULL, T_MS, err, sizeof err);
+    if (!w) fprintf(stderr, "connect: %s\n", err);
+    return w;
+}
+
+/* An audience connection that said hello; *token gets its token. */
+static struct wsc *phone(const char *token_in, char token_out[ROOM_TOKEN_HEX + 1], json_t **welcome) {
+    struct wsc *w = connect_as("fragvote-audience");
+    if (!w) return NULL;
+    if (token_in)
+        wsc_send_json(w, "{s:s, s:i, s:s, s:s}", "t", "hello", "v", 1, "room", "TEST42", "token", token_in);
+    else
+        wsc_send_json(w, "{s:s, s:i, s:s}", "t", "hello", "v", 1, "room", "TEST42");
+    json_t *m = wsc_recv_type(w, "welcome", T_MS);
+    if (!m) {
+        fprintf(stderr, "no welcome: %s\n", wsc_error(w));
+        wsc_free(w);
+        return NULL;
+    }
+    if (token_out) snprintf(token_out, ROOM_TOKEN_HEX + 1, "%s", json_string_value(json_object_get(m, "token")));
+    if (welcome)
+        *welcome = m;
+    else
+        json_decref(m);
+    return w;
+}
+
+static struct wsc *presenter(void) {
+    struct wsc *w = connect_as("fragvote-presenter");
+    if (!w) return NULL;
+    wsc_send_json(w, "{s:s, s:s}", "t", "auth", "secret", SECRET);
+    json_t *m = wsc_recv_type(w, "auth_ok", T_MS);
+    if (!m) {
+        wsc_free(w);
+        return NULL;
+    }
+    json_decref(m);
+    return w;
+}
+
+/* Sends a presenter command; returns 0 on cmd_ok, -1 on error (message in err). */
+static int cmd(struct wsc *p, const char *name, char *err, size_t errlen) {
+    wsc_send_json(p, "{s:s, s:s}", "t", "cmd", "cmd", name);
+    for (;;) {
+        char *m;
+        if (wsc_recv(p, &m, T_MS) <= 0) return snprintf(err, errlen, "no answer"), -1;
+        json_t *o = json_loads(m, 0, NULL);
+        free(m);
+        const char *t = json_string_value(json_object_get(o, "t"));
+        int rc = 1;
+        if (t && !strcmp(t, "cmd_ok")) rc = 0;
+        if (t && !strcmp(t, "error")) {
+            snprintf(err, errlen, "%s", json_string_value(json_object_get(o, "message")));
+            rc = -1;
+        }
+        json_decref(o);
+        if (rc <= 0) return rc;
+    }
+}
+
+static struct probe_result fake_result(int sent, int df, int frag) {
+    struct probe_result r;
+    memset(&r, 0, sizeof r);
+    r.sent.answer = sent;
+    r.df.answer = df;
+    r.fragmented.answer = frag;
+    snprintf(r.evidence, sizeof r.evidence, "%s", MARKER);
+    snprintf(r.observer, sizeof r.observer, "raw");
+    return r;
+}
+
+/* Waits for the hub to ask for a measurement, then answers it via hub_post. */
+static int answer_measurement(struct probe_result r) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 3;
+    pthread_mutex_lock(&F.mu);
+    while (F.measure_asked < 0)
+        if (pthread_cond_timedwait(&F.cv, &F.mu, &ts) == ETIMEDOUT) break;
+    int pos = F.measure_asked;
+    F.measure_asked = -1;
+    pthread_mutex_unlock(&F.mu);
+    if (pos < 0) return -1;
+    struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .position = pos, .result = r};
+    return hub_post(F.hub, &c);
+}
+
+/* Waits until the current question is in state s (via hub_snapshot). */
+static int wait_state(enum quiz_state s) {
+    for (int i = 0; i < 300; i++) {
+        struct hub_status st;
+        hub_snapshot(F.hub, &st);
+        if (st.current.state == s) return 0;
+        usleep(10000);
+    }
+    return -1;
+}
+
+static int vote(struct wsc *w, int id, int q, int yes, json_t **reply) {
+    wsc_send_json(w, "{s:s, s:i, s:i, s:b}", "t", "vote", "id", id, "q", q, "yes", yes);
+    for (;;) {
+        char *m;
+        if (wsc_recv(w, &m, T_MS) <= 0) return -1;
+        json_t *o = json_loads(m, 0, NULL);
+        free(m);
+        const char *t = json_string_value(json_object_get(o, "t"));
+        if (t && (!strcmp(t, "ack") || !strcmp(t, "error")) && json_integer_value(json_object_get(o, "id")) == id) {
+            int rc = !strcmp(t, "ack") ? 0 : 1;
+            if (reply) *reply = o;
+            else json_decref(o);
+            return rc;
+        }
+        json_decref(o);
+    }
+}
+
+/* The vote stored in the database file, read through a second connection. */
+static int stored_vote(int pos, const char *token) {
+    char err[256];
+    struct db *d = db_open(F.dbpath, err, sizeof err);
+    if (!d) return -2;
+    int64_t voter = db_voter_join(d, room_session_id(F.room), token, err, sizeof err);
+    /* question ids are assigned in position order in a fresh file */
+    int64_t qid = pos + 1;
+    int v = db_vote_get(d, qid, voter);
+    db_close(d);
+    return v;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void test_join_issues_a_128_bit_token_and_sends_the_state(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *w = connect_as("fragvote-audience");
+    REQUIRE(w);
+    json_t *st = wsc_recv_type(w, "state", T_MS);
+    REQUIRE(st);
+    CHECK_STR(json_string_value(json_object_get(st, "room")), "TEST42");
+    CHECK_INT(json_integer_value(json_object_get(st, "n")), 4);
+    CHECK_STR(json_string_value(json_object_get(json_object_get(st, "q"), "state")), "pending");
+    CHECK_CONTAINS(json_string_value(json_object_get(st, "join_url")), "http://192.0.2.10:8080/?room=TEST42");
+    json_decref(st);
+    wsc_send_json(w, "{s:s, s:i, s:s}", "t", "hello", "v", 1, "room", "TEST42");
+    json_t *wel = wsc_recv_type(w, "welcome", T_MS);
+    REQUIRE(wel);
+    const char *tok = json_string_value(json_object_get(wel, "token"));
+    CHECK(room_token_valid(tok));
+    CHECK_INT(json_array_size(json_object_get(wel, "votes")), 4);
+    json_decref(wel);
+    /* a wrong room code is an error, not silence */
+    wsc_send_json(w, "{s:s, s:i, s:s}", "t", "hello", "v", 1, "room", "NOPE99");
+    json_t *e = wsc_recv_type(w, "error", T_MS);
+    REQUIRE(e);
+    CHECK_STR(json_string_value(json_object_get(e, "code")), "bad_room");
+    json_decref(e);
+    wsc_close(w, 1000);
+    stop();
+}
+
+static void test_vote_is_acked_only_after_commit_and_can_change(void) {
+    REQUIRE(start(0, 0) == 0);
+    char tok[ROOM_TOKEN_HEX + 1];
+    struct wsc *w = phone(NULL, tok, NULL);
+    struct wsc *p = presenter();
+    REQUIRE(w && p);
+    char err[256];
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    json_t *ack = NULL;
+    REQUIRE(vote(w, 1, 0, 1, &ack) == 0);
+    CHECK_INT(json_integer_value(json_object_get(ack, "q")), 0);
+    CHECK(json_is_true(json_object_get(ack, "yes")));
+    json_decref(ack);
+    CHECK_INT(stored_vote(0, tok), 1); /* durable when acked */
+    REQUIRE(vote(w, 2, 0, 0, NULL) == 0);
+    CHECK_INT(stored_vote(0, tok), 0);
+    struct hub_status st;
+    usleep(250000);
+    hub_snapshot(F.hub, &st);
+    CHECK_INT(st.current.yes, 0);
+    CHECK_INT(st.current.no, 1);
+    wsc_close(w, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
+static void test_reconnect_with_token_resumes_the_voter_and_shows_the_vote(void) {
+    REQUIRE(start(0, 0) == 0);
+    char tok[ROOM_TOKEN_HEX + 1], tok2[ROOM_TOKEN_HEX + 1];
+    struct wsc *w = phone(NULL, tok, NULL);
+    struct wsc *p = presenter();
+    REQUIRE(w && p);
+    char err[256];
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(vote(w, 1, 0, 1, NULL) == 0);
+    wsc_free(w); /* dropped, as a phone going to sleep */
+    json_t *wel = NULL;
+    w = phone(tok, tok2, &wel);
+    REQUIRE(w);
+    CHECK_STR(tok2, tok);
+    CHECK_INT(json_integer_value(json_array_get(json_object_get(wel, "votes"), 0)), 1);
+    json_decref(wel);
+    usleep(200000);
+    struct hub_status st;
+    hub_snapshot(F.hub, &st);
+    CHECK_INT(st.voters, 1); /* the same voter, not a second one */
+    /* and a new phone is a new voter */
+    struct wsc *w2 = phone(NULL, tok2, NULL);
+    REQUIRE(w2);
+    CHECK(strcmp(tok2, tok) != 0);
+    usleep(200000);
+    hub_snapshot(F.hub, &st);
+    CHECK_INT(st.voters, 2);
+    wsc_close(w, 1000);
+    wsc_close(w2, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
+static void test_vote_after_close_or_on_unknown_question_is_refused(void) {
+    REQUIRE(start(0, 0) == 0);
+    char tok[ROOM_TOKEN_HEX + 1];
+    struct wsc *w = phone(NULL, tok, NULL);
+    struct wsc *p = presenter();
+    REQUIRE(w && p);
+    char err[256];
+    json_t *e = NULL;
+    CHECK_INT(vote(w, 1, 0, 1, &e), 1); /* pending */
+    CHECK_CONTAINS(json_string_value(json_object_get(e, "message")), "pending");
+    json_decref(e);
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(vote(w, 2, 0, 1, NULL) == 0);
+    REQUIRE(cmd(p, "close", err, sizeof err) == 0);
+    CHECK_INT(vote(w, 3, 0, 0, &e), 1);
+    CHECK_STR(json_string_value(json_object_get(e, "code")), "refused");
+    CHECK_CONTAINS(json_string_value(json_object_get(e, "message")), "closed");
+    json_decref(e);
+    CHECK_INT(vote(w, 4, 99, 0, &e), 1);
+    CHECK_CONTAINS(json_string_value(json_object_get(e, "message")), "no question 100");
+    json_decref(e);
+    CHECK_INT(vote(w, 5, -3, 0, &e), 1);
+    json_decref(e);
+    CHECK_INT(stored_vote(0, tok), 1); /* the refused change did not land */
+    wsc_close(w, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
+static void test_truth_is_in_no_frame_before_reveal(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *w = phone(NULL, NULL, NULL);
+    struct wsc *s = connect_as("fragvote-screen");
+    struct wsc *p = presenter();
+    REQUIRE(w && s && p);
+    char err[256];
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(vote(w, 1, 0, 1, NULL) == 0);
+    REQUIRE(cmd(p, "close", err, sizeof err) == 0);
+    REQUIRE(cmd(p, "measure", err, sizeof err) == 0);
+    REQUIRE(answer_measurement(fake_result(1, 0, 1)) == 0);
+    REQUIRE(wait_state(QUIZ_MEASURED) == 0);
+    /* everything each client has been sent until now */
+    usleep(300000);
+    json_t *x;
+    while ((x = wsc_recv_type(w, "never", 200))) json_decref(x);
+    while ((x = wsc_recv_type(s, "never", 200))) json_decref(x);
+    while ((x = wsc_recv_type(p, "never", 200))) json_decref(x);
+    CHECK(strstr(wsc_transcript(w), "\"measured\"") != NULL); /* it did reach the measured state */
+    CHECK(!strstr(wsc_transcript(w), MARKER));
+    CHECK(!strstr(wsc_transcript(s), MARKER));
+    CHECK(!strstr(wsc_transcript(p), MARKER));
+    CHECK(!strstr(wsc_transcript(w), "\"truth\""));
+    CHECK(!strstr(wsc_transcript(s), "\"truth\""));
+    CHECK(!strstr(wsc_transcript(p), "\"truth\""));
+    /* after the reveal everyone gets it */
+    REQUIRE(cmd(p, "reveal", err, sizeof err) == 0);
+    json_t *st = NULL;
+    for (int i = 0; i < 10 && !st; i++) {
+        st = wsc_recv_type(w, "state", T_MS);
+        if (st && !json_object_get(st, "reveal")) {
+            json_decref(st);
+            st = NULL;
+        }
+    }
+    REQUIRE(st);
+    json_t *rv = json_object_get(st, "reveal");
+    CHECK_STR(json_string_value(json_object_get(rv, "truth")), "yes");
+    CHECK_STR(json_string_value(json_object_get(rv, "evidence")), MARKER);
+    CHECK_INT(json_integer_value(json_object_get(rv, "yes")), 1);
+    json_decref(st);
+    wsc_close(w, 1000);
+    wsc_close(s, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
+static void test_presenter_actions_need_the_secret(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *a = phone(NULL, NULL, NULL);
+    struct wsc *p = connect_as("fragvote-presenter");
+    REQUIRE(a && p);
+    char err[256];
+    /* audience can never do it, secret or not */
+    wsc_send_json(a, "{s:s, s:s}", "t", "auth", "secret", SECRET);
+    json_t *e = wsc_recv_type(a, "error", T_MS);
+    REQUIRE(e);
+    CHECK_STR(json_string_value(json_object_get(e, "code")), "forbidden");
+    json_decref(e);
+    CHECK_INT(cmd(a, "open", err, sizeof err), -1);
+    /* presenter connection without auth */
+    CHECK_INT(cmd(p, "open", err, sizeof err), -1);
+    CHECK_CONTAINS(err, "secret");
+    /* wrong secret, then throttled */
+    wsc_send_json(p, "{s:s, s:s}", "t", "auth", "secret", "correct-horse-43");
+    e = wsc_recv_type(p, "error", T_MS);
+    REQUIRE(e);
+    CHECK_STR(json_string_value(json_object_get(e, "code")), "bad_secret");
+    json_decref(e);
+    wsc_send_json(p, "{s:s, s:s}", "t", "auth", "secret", SECRET);
+    e = wsc_recv_type(p, "error", T_MS);
+    REQUIRE(e);
+    CHECK_STR(json_string_value(json_object_get(e, "code")), "throttled");
+    json_decref(e);
+    CHECK_INT(cmd(p, "open", err, sizeof err), -1);
+    struct hub_status st;
+    hub_snapshot(F.hub, &st);
+    CHECK_INT(st.current.state, QUIZ_PENDING); /* nothing happened */
+    /* after the throttle delay the right secret works */
+    usleep((HUB_SECRET_DELAY_MS + 100) * 1000);
+    wsc_send_json(p, "{s:s, s:s}", "t", "auth", "secret", SECRET);
+    e = wsc_recv_type(p, "auth_ok", T_MS);
+    CHECK(e != NULL);
+    json_decref(e);
+    CHECK_INT(cmd(p, "open", err, sizeof err), 0);
+    /* repeated wrong secrets close that connection */
+    struct wsc *bad = connect_as("fragvote-presenter");
+    REQUIRE(bad);
+    for (int i = 0; i < HUB_SECRET_FAILS + 1 && !wsc_closed(bad); i++) {
+        usleep((HUB_SECRET_DELAY_MS + 50) * 1000);
+        wsc_send_json(bad, "{s:s, s:s}", "t", "auth", "secret", "guess");
+        json_decref(wsc_recv_type(bad, "error", T_MS));
+    }
+    CHECK(wsc_closed(bad));
+    CHECK_INT(wsc_close_code(bad), 1008);
+    wsc_free(bad);
+    wsc_close(a, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
+/* The victim still works: a vote round trip on another connection. */
+static int still_served(struct wsc *other, int id) {
+    json_t *r = NULL;
+    int rc = vote(other, id, 0, 1, &r);
+    json_decref(r);
+    return rc == 0 ? 1 : 0;
+}
+
+static void test_oversized_malformed_binary_and_flooding_clients_are_cut_alone(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *good = phone(NULL, NULL, NULL);
+    struct wsc *p = presenter();
+    REQUIRE(good && p);
+    char err[256];
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+
+    struct wsc *big = phone(NULL, NULL, NULL);
+    REQUIRE(big);
+    char msg[HUB_MSG_MAX + 64];
+    memset(msg, ' ', sizeof msg - 1);
+    msg[sizeof msg - 1] = 0;
+    memcpy(msg, "{\"t\":\"ping\",\"pad\":\"", 19);
+    msg[sizeof msg - 3] = '"';
+    msg[sizeof msg - 2] = '}';
+    wsc_send_text(big, msg);
+    char *m;
+    while (wsc_recv(big, &m, T_MS) > 0) free(m);
+    CHECK(wsc_closed(big));
+    CHECK_INT(wsc_close_code(big), 1009);
+    CHECK_CONTAINS(wsc_close_reason(big), "larger");
+    wsc_free(big);
+    CHECK(still_served(good, 1));
+
+    /* oversized in fragments: each piece small, the whole too big */
+    struct wsc *frag = phone(NULL, NULL, NULL);
+    REQUIRE(frag);
+    char piece[400];
+    memset(piece, 'x', sizeof piece);
+    wsc_send_frame(frag, WSC_TEXT, 0, piece, sizeof piece);
+    wsc_send_frame(frag, WSC_CONT, 0, piece, sizeof piece);
+    wsc_send_frame(frag, WSC_CONT, 1, piece, sizeof piece);
+    while (wsc_recv(frag, &m, T_MS) > 0) free(m);
+    CHECK(wsc_closed(frag));
+    CHECK_INT(wsc_close_code(frag), 1009);
+    wsc_free(frag);
+
+    struct wsc *bad = phone(NULL, NULL, NULL);
+    REQUIRE(bad);
+    wsc_send_text(bad, "{\"t\": \"vote\", ");
+    while (wsc_recv(bad, &m, T_MS) > 0) free(m);
+    CHECK(wsc_closed(bad));
+    CHECK_INT(wsc_close_code(bad), 1007);
+    CHECK_CONTAINS(wsc_close_reason(bad), "malformed");
+    wsc_free(bad);
+
+    struct wsc *bin = phone(NULL, NULL, NULL);
+    REQUIRE(bin);
+    wsc_send_frame(bin, WSC_BINARY, 1, "\x01\x02", 2);
+    while (wsc_recv(bin, &m, T_MS) > 0) free(m);
+    CHECK(wsc_closed(bin));
+    CHECK_INT(wsc_close_code(bin), 1003);
+    wsc_free(bin);
+
+    struct wsc *flood = phone(NULL, NULL, NULL);
+    REQUIRE(flood);
+    for (int i = 0; i < HUB_MSG_BURST * 3; i++)
+        if (wsc_send_text(flood, "{\"t\":\"ping\"}")) break;
+    while (wsc_recv(flood, &m, T_MS) > 0) free(m);
+    CHECK(wsc_closed(flood));
+    CHECK_INT(wsc_close_code(flood), 1008);
+    CHECK_CONTAINS(wsc_close_reason(flood), "too many");
+    wsc_free(flood);
+
+    CHECK(still_served(good, 2));
+    wsc_close(good, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
+static void test_tally_versions_increase_and_split_is_hidden_until_close(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *s = connect_as("fragvote-screen");
+    struct wsc *p = presenter();
+    REQUIRE(s && p);
+    char err[256];
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    struct wsc *phones[5];
+    for (int i = 0; i < 5; i++) {
+        phones[i] = phone(NULL, NULL, NULL);
+        REQUIRE(phones[i]);
+        REQUIRE(vote(phones[i], 1, 0, i < 3, NULL) == 0);
+    }
+    usleep(300000);
+    REQUIRE(cmd(p, "close", err, sizeof err) == 0);
+    usleep(300000);
+    /* Read everything the screen got, in order. */
+    long long last = -1;
+    int tallies = 0, split_before_close = 0, saw_final = 0, monotonic = 1;
+    json_t *t;
+    while ((t = wsc_recv_type(s, "tally", 500))) {
+        long long ver = json_integer_value(json_object_get(t, "ver"));
+        if (ver <= last) monotonic = 0;
+        last = ver;
+        tallies++;
+        const char *state = json_string_value(json_object_get(t, "state"));
+        int has_split = json_object_get(t, "yes") != NULL;
+        if (state && !strcmp(state, "voting") && has_split) split_before_close = 1;
+        if (state && !strcmp(state, "closed") && has_split &&
+            json_integer_value(json_object_get(t, "yes")) == 3 && json_integer_value(json_object_get(t, "no")) == 2 &&
+            json_integer_value(json_object_get(t, "votes")) == 5)
+            saw_final = 1;
+        json_decref(t);
+    }
+    CHECK(tallies >= 2);
+    CHECK(monotonic);
+    CHECK(!split_before_close);
+    CHECK(saw_final);
+    /* no state message carried the split while voting either */
+    const char *tr = wsc_transcript(s);
+    const char *pos = tr;
+    int leak = 0;
+    while ((pos = strstr(pos, "\"t\":\"state\""))) {
+        const char *eol = strchr(pos, '\n');
+        char line[8192];
+        size_t n = eol ? (size_t)(eol - pos) : strlen(pos);
+        if (n >= sizeof line) n = sizeof line - 1;
+        memcpy(line, pos, n);
+        line[n] = 0;
+        if (strstr(line, "\"state\":\"voting\"") && strstr(line, "\"split\"")) leak = 1;
+        pos += n;
+    }
+    CHECK(!leak);
+    for (int i = 0; i < 5; i++) wsc_close(phones[i], 1000);
+    wsc_close(s, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
+static void test_live_split_shows_the_split_while_voting(void) {
+    REQUIRE(start(1, 0) == 0);
+    struct wsc *s = connect_as("fragvote-screen");
+    struct wsc *p = presenter();
+    struct wsc *w = phone(NULL, NULL, NULL);
+    REQUIRE(s && p && w);
+    char err[256];
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(vote(w, 1, 0, 0, NULL) == 0);
+    int seen = 0;
+    json_t *t;
+    while (!seen && (t = wsc_recv_type(s, "tally", 1000))) {
+        if (json_integer_value(json_object_get(t, "no")) == 1 &&
+            !strcmp(json_string_value(json_object_get(t, "state")), "voting"))
+            seen = 1;
+        json_decref(t);
+    }
+    CHECK(seen);
+    wsc_close(s, 1000);
+    wsc_close(p, 1000);
+    wsc_close(w, 1000);
+    stop();
+}
+
+static void test_console_commands_through_hub_post(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct hub_cmd c = {.kind = HUB_CMD_OPEN};
+    REQUIRE(hub_post(F.hub, &c) == 0);
+    CHECK(wait_state(QUIZ_VOTING) == 0);
+    c.kind = HUB_CMD_REVEAL; /* refused: must close and measure first */
+    hub_post(F.hub, &c);
+    usleep(200000);
+    struct hub_status st;
+    hub_snapshot(F.hub, &st);
+    CHECK_INT(st.current.state, QUIZ_VOTING);
+    CHECK(st.refused_total >= 1);
+    CHECK_CONTAINS(st.last_error, "reveal");
+    c.kind = HUB_CMD_CLOSE;
+    hub_post(F.hub, &c);
+    c.kind = HUB_CMD_MEASURE;
+    hub_post(F.hub, &c);
+    REQUIRE(answer_measurement(fake_result(0, -1, -1)) == 0); /* not sent */
+    CHECK(wait_state(QUIZ_MEASURED) == 0);
+    c.kind = HUB_CMD_REVEAL;
+    hub_post(F.hub, &c);
+    CHECK(wait_state(QUIZ_REVEALED) == 0);
+    c.kind = HUB_CMD_NEXT;
+    hub_post(F.hub, &c);
+    usleep(200000);
+    hub_snapshot(F.hub, &st);
+    CHECK_INT(st.cursor, 3); /* df and fragmented of that test were skipped */
+    c.kind = HUB_CMD_QUIT;
+    hub_post(F.hub, &c);
+    pthread_join(F.thread, NULL); /* QUIT ends hub_run */
+    hub_free(F.hub);
+    F.hub = NULL;
+    stop();
+}
+
+static void test_resume_restores_states_voters_and_votes(void) {
+    REQUIRE(start(0, 0) == 0);
+    int64_t session = room_session_id(F.room);
+    char tok[ROOM_TOKEN_HEX + 1];
+    struct wsc *w = phone(NULL, tok, NULL);
+    struct wsc *p = presenter();
+    REQUIRE(w && p);
+    char err[256];
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(vote(w, 1, 0, 0, NULL) == 0);
+    REQUIRE(cmd(p, "close", err, sizeof err) == 0);
+    REQUIRE(cmd(p, "measure", err, sizeof err) == 0);
+    REQUIRE(answer_measurement(fake_result(1, 1, 0)) == 0);
+    REQUIRE(wait_state(QUIZ_MEASURED) == 0);
+    REQUIRE(cmd(p, "reveal", err, sizeof err) == 0);
+    REQUIRE(cmd(p, "next", err, sizeof err) == 0);
+    wsc_free(w);
+    wsc_free(p);
+    stop();
+    /* a restart of fragvote */
+    REQUIRE(start(0, session) == 0);
+    struct hub_status st;
+    hub_snapshot(F.hub, &st);
+    CHECK_INT(st.cursor, 1);
+    CHECK_INT(st.voters, 1);
+    const struct quiz_truth *t = quiz_truth(room_quiz(F.room), 0);
+    REQUIRE(t);
+    CHECK_INT(t->answer, PROBE_ANS_YES);
+    CHECK_STR(t->evidence, MARKER);
+    struct quiz_qinfo qi;
+    quiz_get(room_quiz(F.room), 0, &qi);
+    CHECK_INT(qi.no, 1);
+    CHECK_INT(qi.state, QUIZ_REVEALED);
+    json_t *wel = NULL;
+    char tok2[ROOM_TOKEN_HEX + 1];
+    w = phone(tok, tok2, &wel);
+    REQUIRE(w);
+    CHECK_STR(tok2, tok);
+    CHECK_INT(json_integer_value(json_array_get(json_object_get(wel, "votes"), 0)), 0);
+    /* the personal score counts the revealed question: voted no, truth yes */
+    json_t *sc = json_object_get(wel, "score");
+    CHECK_INT(json_integer_value(json_object_get(sc, "scored")), 1);
+    CHECK_INT(json_integer_value(json_object_get(sc, "correct")), 0);
+    json_decref(wel);
+    wsc_close(w, 1000);
+    stop();
+}
+
+/* ---- HTTP: pages and the QR code ---- */
+
+static char *http_get(const char *path, size_t *len) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)F.port)};
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+        close(fd);
+        return NULL;
+    }
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+    if (write(fd, req, (size_t)n) != n) {
+        close(fd);
+        return NULL;
+    }
+    struct timeval tv = {3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    size_t cap = 1 << 20, got = 0;
+    char *buf = malloc(cap + 1);
+    ssize_t r;
+    while ((r = read(fd, buf + got, cap - got)) > 0) {
+        got += (size_t)r;
+        /* lws may keep the connection: stop once the body is complete */
+        buf[got] = 0;
+        char *hdr_end = strstr(buf, "\r\n\r\n");
+        char *cl = strcasestr(buf, "content-length:");
+        if (hdr_end && cl && cl < hdr_end && got >= (size_t)(hdr_end + 4 - buf) + strtoul(cl + 15, NULL, 10)) break;
+    }
+    close(fd);
+    buf[got] = 0;
+    *len = got;
+    return buf;
+}
+
+static void test_pages_are_served_and_carry_no_truth(void) {
+    REQUIRE(start(0, 0) == 0);
+    const char *paths[] = {"/", "/screen/", "/presenter/"};
+    for (int i = 0; i < 3; i++) {
+        size_t n;
+        char *r = http_get(paths[i], &n);
+        REQUIRE(r);
+        CHECK(!strncmp(r, "HTTP/1.1 200", 12));
+        CHECK(strcasestr(r, "content-security-policy") != NULL);
+        CHECK(!strstr(r, MARKER));
+        free(r);
+    }
+    stop();
+}
+
+static void test_qr_endpoint_returns_an_svg_encoding_the_join_url(void) {
+    REQUIRE(start(0, 0) == 0);
+    if (system("command -v zbarimg >/dev/null 2>&1") != 0) {
+        CHECK(!"zbarimg missing: install zbar-tools (scripts/apt-packages.txt)");
+        stop();
+        return;
+    }
+    size_t n;
+    char *r = http_get("/qr.svg", &n);
+    REQUIRE(r);
+    CHECK(!strncmp(r, "HTTP/1.1 200", 12));
+    CHECK(strcasestr(r, "content-type: image/svg+xml") != NULL);
+    char *body = strstr(r, "\r\n\r\n");
+    REQUIRE(body);
+    body += 4;
+    CHECK_CONTAINS(body, "<svg");
+    /* Rasterize the path ("Mx yh1v1h-1z" per dark module) into a PGM, 8 px
+     * per module, and let an independent decoder read it. */
+    int size = 0;
+    REQUIRE(sscanf(strstr(body, "viewBox=\"") + 9, "0 0 %d", &size) == 1);
+    REQUIRE(size > 20 && size < 200);
+    const int px = 8, W = size * px;
+    unsigned char *img = malloc((size_t)W * W);
+    memset(img, 255, (size_t)W * W);
+    const char *d = strstr(body, " d=\"");
+    REQUIRE(d);
+    d += 4;
+    int x, y, k;
+    while (sscanf(d, "M%d %dh1v1h-1z%n", &x, &y, &k) == 2) {
+        for (int yy = 0; yy < px; yy++) memset(img + (size_t)(y * px + yy) * W + x * px, 0, px);
+        d += k;
+    }
+    char pgm[512], cmdline[1024];
+    snprintf(pgm, sizeof pgm, "%s/qr.pgm", check_tmpdir());
+    FILE *f = fopen(pgm, "wb");
+    REQUIRE(f);
+    fprintf(f, "P5\n%d %d\n255\n", W, W);
+    fwrite(img, 1, (size_t)W * W, f);
+    fclose(f);
+    free(img);
+    snprintf(cmdline, sizeof cmdline, "zbarimg --quiet --raw %s 2>/dev/null", pgm);
+    FILE *z = popen(cmdline, "r");
+    REQUIRE(z);
+    char decoded[512] = "";
+    if (!fgets(decoded, sizeof decoded, z)) decoded[0] = 0;
+    pclose(z);
+    decoded[strcspn(decoded, "\r\n")] = 0;
+    CHECK_STR(decoded, hub_join_url(F.hub));
+    CHECK_STR(decoded, "http://192.0.2.10:8080/?room=TEST42");
+    free(r);
+    stop();
+}
+
+static void test_join_url_uses_the_default_route_interface(void) {
+    char url[256], err[256];
+    REQUIRE(hub_join_url_make(NULL, 0, 8080, "ABC123", url, sizeof url, err, sizeof err) == 0);
+    CHECK(!strncmp(url, "http://", 7));
+    CHECK_CONTAINS(url, ":8080/?room=ABC123");
+    /* with a default route, never loopback */
+    FILE *f = popen("ip -4 route show default 2>/dev/null | head -1", "r");
+    char line[256] = "";
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = 0;
+        pclose(f);
+    }
+    if (line[0]) {
+        CHECK(!strstr(url, "127.0.0.1"));
+        CHECK_STR(err, "");
+    } else {
+        CHECK_CONTAINS(err, "no IPv4 default route");
+    }
+    REQUIRE(hub_join_url_make("https://quiz.example.org", 1, 443, "ABC123", url, sizeof url, err, sizeof err) == 0);
+    CHECK_STR(url, "https://quiz.example.org/?room=ABC123");
+}
+
+int main(void) {
+    RUN(test_join_issues_a_128_bit_token_and_sends_the_state);
+    RUN(test_vote_is_acked_only_after_commit_and_can_change);
+    RUN(test_reconnect_with_token_resumes_the_voter_and_shows_the_vote);
+    RUN(test_vote_after_close_or_on_unknown_question_is_refused);
+    RUN(test_truth_is_in_no_frame_before_reveal);
+    RUN(test_presenter_actions_need_the_secret);
+    RUN(test_oversized_malformed_binary_and_flooding_clients_are_cut_alone);
+    RUN(test_tally_versions_increase_and_split_is_hidden_until_close);
+    RUN(test_live_split_shows_the_split_while_voting);
+    RUN(test_console_commands_through_hub_post);
+    RUN(test_resume_restores_states_voters_and_votes);
+    RUN(test_pages_are_served_and_carry_no_truth);
+    RUN(test_qr_endpoint_returns_an_svg_encoding_the_join_url);
+    RUN(test_join_url_uses_the_default_route_interface);
+    return check_summary();
+}
