@@ -1,19 +1,22 @@
-/* Replay of a recorded session in the terminal: each question with its vote
- * split, the measured truth with its evidence, right/wrong and timings, all
- * read back from the store (db/report.h). Pure formatting: no database access. */
+/* Replay of a recorded session: the terminal timeline (each question with its
+ * vote split, the measured truth with its evidence, right/wrong and timings,
+ * read back from the store through db/report.h; pure formatting), and
+ * remeasure (run the tests again now, store a new measurement set, explain
+ * what changed). */
 #ifndef FRAGVOTE_REPLAY_H
 #define FRAGVOTE_REPLAY_H
 
+#include <signal.h>
 #include <stdio.h>
 
+#include "db.h"
+#include "fragprobe.h"
 #include "report.h"
 
 /* Writes the timeline of s to out. Lines a script may rely on (docs/EXPORT.md
  * "Replay"): "Q<n>  ..." starts a question; then
  *   "    votes     yes <Y> · no <N> ..." and "    truth     <yes|no|unknown|not measured> ..." */
 void replay_print(FILE *out, const struct db_report_session *s);
-
-#endif
 
 /* ---- remeasure: what changed and why (presenter/replay_diff.c, pure) ---- */
 
@@ -34,3 +37,36 @@ void replay_diff_explain(const struct db_report_measure *then, const struct db_r
 /* "1500/1280/1500" (+ " reassembling at r1") from a lab JSON as serve stores
  * it; "" when lab_json is NULL or has no links. */
 void replay_lab_summary(const char *lab_json, char *buf, size_t len);
+
+/* ---- remeasure: run the tests again (presenter/replay_remeasure.c) ---- */
+
+struct replay_remeasure_opts {
+    enum probe_observer_kind observer;
+    int timeout_ms;                /* per test; 0 = the probe's default */
+    int keep_pmtu_cache;           /* 0: flush the PMTU cache before each test, as serve does */
+    const struct probe_lab *lab;   /* non-NULL: run in this lab (its dst; stored hosts ignored) */
+    const char *host_override;     /* without lab: probe this host instead of each test's stored one */
+    const char *host, *kernel;     /* this machine, stored with the new set */
+    const char *target;            /* stored with the new set: "lab" or the host */
+};
+/* Runs each distinct test of s once (probe_run) and stores one measurement
+ * per question in a new 'remeasure' set of s (one transaction). A test that
+ * cannot run is stored as "unknown" with the reason. Stops between tests when
+ * *stop becomes non-zero. Returns the new set's id, PROBE_E_PERM (no
+ * privilege: nothing stored), or -1 with err. */
+int64_t replay_remeasure(struct db *db, const struct db_report_session *s, const struct replay_remeasure_opts *o,
+                         volatile sig_atomic_t *stop, char *err, size_t errlen);
+/* Prints, per question, the live answer against set_id's and why they differ;
+ * counts into *changed / *unchanged. Lines: "Q<n>  ..." then
+ * "    then A · now B · unchanged ..." or "... · CHANGED: reason". */
+int replay_print_remeasure(FILE *out, struct db_report *r, const struct db_report_session *s, int64_t set_id,
+                           int *changed, int *unchanged, char *err, size_t errlen);
+/* A stored test spec (deck_spec_json) back into a probe_spec; 0 or -1 with err. */
+int replay_spec_from_json(const char *spec_json, struct probe_spec *out, char *err, size_t errlen);
+/* The lab topology as JSON text, as serve stores it (malloc'd, caller frees). */
+char *replay_lab_json(const struct probe_lab *lab);
+/* gethostname() and "uname -sr" of this machine. */
+void replay_host_facts(char *host, size_t hostlen, char *kernel, size_t kernellen);
+
+
+#endif
