@@ -208,15 +208,27 @@ static void say_position(FILE *out, const struct console_status *st) {
         fprintf(out, "question %d/%d %s", st->hub.cursor + 1, st->hub.nquestions, quiz_state_name(st->hub.current.state));
 }
 
+/* "[HH:MM:SS.mmm] " in UTC: when an action was posted, so a log can be
+ * compared with what the screen received (and when). */
+static void stamp(char *buf, size_t len, const struct timespec *ts) {
+    struct tm tm;
+    gmtime_r(&ts->tv_sec, &tm);
+    snprintf(buf, len, "[%02d:%02d:%02d.%03ld] ", tm.tm_hour, tm.tm_min, tm.tm_sec, ts->tv_nsec / 1000000L);
+}
+
 static int exec_act(struct console *c, const struct console_cmd *cmd, char *err, size_t errlen) {
     struct console_status before, now;
     c->be.status(c->be.ctx, &before);
+    struct timespec posted;
+    char ts[24];
+    clock_gettime(CLOCK_REALTIME, &posted);
+    stamp(ts, sizeof ts, &posted);
     if (c->be.post(c->be.ctx, cmd->act) < 0) {
         snprintf(err, errlen, "%s: the hub's command queue is full", console_act_name(cmd->act));
         return -1;
     }
     if (cmd->act == HUB_CMD_QUIT) {
-        fprintf(c->out, "> quit\n");
+        fprintf(c->out, "%s> quit\n", ts);
         fflush(c->out);
         return 1;
     }
@@ -225,10 +237,11 @@ static int exec_act(struct console *c, const struct console_cmd *cmd, char *err,
         c->be.status(c->be.ctx, &now);
         if (now.hub.refused_total != before.hub.refused_total) {
             if (cmd->verb == CONSOLE_EXPECT_REFUSED) {
-                fprintf(c->out, "> %s refused as expected: %s\n", console_act_name(cmd->act), now.hub.last_error);
+                fprintf(c->out, "%s> %s refused as expected: %s\n", ts, console_act_name(cmd->act),
+                        now.hub.last_error);
             } else {
                 c->refused_unexpected++;
-                fprintf(c->out, "> %s refused: %s\n", console_act_name(cmd->act), now.hub.last_error);
+                fprintf(c->out, "%s> %s refused: %s\n", ts, console_act_name(cmd->act), now.hub.last_error);
             }
             fflush(c->out);
             return 0;
@@ -239,7 +252,7 @@ static int exec_act(struct console *c, const struct console_cmd *cmd, char *err,
                          console_act_name(cmd->act));
                 return -1;
             }
-            fprintf(c->out, "> %s: ", console_act_name(cmd->act));
+            fprintf(c->out, "%s> %s: ", ts, console_act_name(cmd->act));
             say_position(c->out, &now);
             fputc('\n', c->out);
             fflush(c->out);
