@@ -742,12 +742,25 @@ static char *http_get(const char *path, size_t *len) {
 
 static void test_pages_are_served_and_carry_no_truth(void) {
     REQUIRE(start(0, 0) == 0);
-    const char *paths[] = {"/", "/screen/", "/presenter/"};
-    for (int i = 0; i < 3; i++) {
+    const char *paths[] = {"/", "/screen", "/presenter", "/phone.js", "/style.css", "/?room=TEST42"};
+    const char *marks[] = {"phone.js", "screen.js", "presenter.js", "hello", "--bg", "phone.js"};
+    for (int i = 0; i < 6; i++) {
         size_t n;
         char *r = http_get(paths[i], &n);
         REQUIRE(r);
+        if (!strncmp(r, "HTTP/1.0 301", 12) || !strncmp(r, "HTTP/1.1 301", 12)) {
+            /* /screen -> /screen/ : follow it as a browser does */
+            char want[64];
+            snprintf(want, sizeof want, "%s/", paths[i]);
+            char *loc = strcasestr(r, "location:");
+            CHECK(loc && strstr(loc, want));
+            free(r);
+            r = http_get(want, &n);
+            REQUIRE(r);
+        }
+        if (strncmp(r, "HTTP/1.1 200", 12)) fprintf(stderr, "GET %s: %.200s\n", paths[i], r);
         CHECK(!strncmp(r, "HTTP/1.1 200", 12));
+        CHECK_CONTAINS(r, marks[i]);
         CHECK(strcasestr(r, "content-security-policy") != NULL);
         CHECK(!strstr(r, MARKER));
         free(r);

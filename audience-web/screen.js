@@ -1,0 +1,70 @@
+/* The projector: join URL + QR, question, live count, bars after close,
+ * truth after reveal, collective score, final scoreboard. */
+'use strict';
+(function () {
+  var state = null, split = null;
+
+  function pct(x) { return Math.round(x * 100) + '%'; }
+
+  function bars(yes, no) {
+    var total = yes + no;
+    fvShow('bars', true);
+    fvEl('yesbar').style.width = total ? pct(yes / total) : '0';
+    fvEl('nobar').style.width = total ? pct(no / total) : '0';
+    fvText('yesn', String(yes));
+    fvText('non', String(no));
+  }
+
+  function render() {
+    if (!state) return;
+    var q = state.q;
+    fvText('title', state.title);
+    fvText('code', state.room);
+    fvText('url', state.join_url.replace(/^https?:\/\//, ''));
+    fvText('qnum', 'Question ' + (q.pos + 1) + ' of ' + state.n + ' · ' + q.state + (q.measuring ? ' · measuring…' : ''));
+    fvText('qtext', q.text);
+    fvText('qsummary', q.summary);
+    if (split) bars(split.yes, split.no); else fvShow('bars', false);
+    var rv = state.reveal;
+    fvShow('reveal', !!rv);
+    if (rv) {
+      var t = fvEl('truth');
+      t.textContent = rv.truth.toUpperCase() + ' (' + rv.basis + ')';
+      t.className = 'truth ' + rv.truth;
+      fvText('evidence', rv.evidence || rv.why);
+      fvText('majority', rv.majority ? 'The room said ' + rv.majority + (rv.correct === 1 ? ' — right!' : rv.correct === 0 ? ' — wrong.' : rv.correct === 0.5 ? ' — split.' : '') : 'No votes.');
+    }
+    fvText('collective', state.scored ? 'Room score so far: ' + pct(state.collective) + ' over ' + state.scored + ' question' + (state.scored === 1 ? '' : 's') : '');
+    fvShow('live', !state.ended);
+    fvShow('final', !!state.ended);
+    if (state.ended) board();
+  }
+
+  function board() {
+    var rows = (state.questions || []).map(function (q) {
+      var tr = document.createElement('tr');
+      var cells = [q.pos + 1, 'test ' + (q.test + 1) + ' · ' + fvKindWord(q.kind), q.yes == null ? '' : q.yes,
+        q.no == null ? '' : q.no, q.truth || q.state,
+        q.correct == null || q.correct < 0 ? '·' : q.correct === 1 ? '✔' : q.correct === 0 ? '✘' : '½'];
+      cells.forEach(function (c) { var td = document.createElement('td'); td.textContent = String(c); tr.appendChild(td); });
+      return tr;
+    });
+    fvEl('board').replaceChildren.apply(fvEl('board'), rows);
+  }
+
+  fvConnect('fragvote-screen', {
+    status: function (s) { fvText('conn', s === 'online' ? '' : '(' + s + ')'); },
+    open: function () { },
+    message: function (m) {
+      if (m.t === 'state') {
+        state = m;
+        split = m.split || null;
+        render();
+      } else if (m.t === 'tally') {
+        fvText('online', String(m.online));
+        fvText('votes', String(m.votes));
+        if ('yes' in m) { split = { yes: m.yes, no: m.no }; bars(m.yes, m.no); }
+      }
+    }
+  });
+})();
