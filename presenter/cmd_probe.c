@@ -1,12 +1,345 @@
-/* fragvote probe — placeholder until its issue lands. */
+/* fragvote probe: run one test (or a deck) and show what the network did.
+ * With no target the test runs in the namespace lab (built if missing). */
+#include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "deck.h"
+#include "fragprobe.h"
+#include "probe_json.h"
+
+#define PROBE_JOBS_MAX 8 /* deck tests run at once at most */
+
+static void probe_usage(FILE *out) {
+    fprintf(out,
+            "Usage: fragvote probe [-p PROTO] [-f MODE] [-s SIZE] [--ttl N|auto] [-a HOST[:PORT]] [--json]\n"
+            "       fragvote probe --deck FILE [--jobs N] [--json]\n"
+            "\n"
+            "Sends one test and reports, with evidence: was it sent, was DF set on the\n"
+            "wire, was it fragmented and by whom. Each answer says whether it was\n"
+            "observed, inferred from the kernel's rules, or is unknown. With no -a the\n"
+            "test runs in the namespace lab (`fragvote lab up`; built if missing).\n"
+            "\n"
+            "Options:\n"
+            "  -p, --proto PROTO   udp4 (default) | tcp4 | udp6 | tcp6\n"
+            "  -f, --mode MODE     default (default) | dont | want | do | probe | interface | omit\n"
+            "  -s, --size N        IP packet size in bytes, headers included (default 1400)\n"
+            "      --ttl N|auto    TTL / hop limit (auto: lab topology, else TTL discovery)\n"
+            "  -a, --addr HOST[:PORT]  target ([v6addr]:port for IPv6); TCP needs a listener\n"
+            "      --observer KIND auto (default) | raw | recverr\n"
+            "      --timeout MS    wait for answers at most this long (default %d)\n"
+            "      --flush         flush the PMTU cache before (each) test\n"
+            "      --no-flush      with --deck: keep the cache between tests (default: flush in the lab)\n"
+            "      --deck FILE     run every test of a deck and print a table\n"
+            "      --jobs N        with --deck: tests at once (1..%d, default 1)\n"
+            "      --prefix P      lab namespace prefix (default $%s or \"%s\")\n"
+            "      --json          print JSON (docs/PROBE.md)\n"
+            "  -h, --help          show this help\n"
+            "\n"
+            "Exit codes: 0 ok, 1 failed, 2 usage, 3 no privilege, 4 unknown host / no route,\n"
+            "5 no IPv6, 6 timeout / ICMP-silent network.\n",
+            PROBE_TIMEOUT_MS_DEFAULT, PROBE_JOBS_MAX, PROBE_LAB_PREFIX_ENV, PROBE_LAB_PREFIX_DEFAULT);
+}
+
+static int exit_code(int rc) {
+    switch (rc) {
+    case PROBE_E_PERM: return FV_EXIT_PERM;
+    case PROBE_E_HOST: case PROBE_E_NOROUTE: return FV_EXIT_HOST;
+    case PROBE_E_NOV6: return FV_EXIT_NOV6;
+    case PROBE_E_TIMEOUT: case PROBE_E_SILENT: return FV_EXIT_TIMEOUT;
+    default: return FV_EXIT_FAIL;
+    }
+}
+
+/* "host", "host:port", "[v6]:port", "v6" (more than one colon, no brackets). */
+static int parse_addr(const char *s, struct probe_spec *spec) {
+    const char *host = s, *port = NULL;
+    size_t hl = strlen(s);
+    if (s[0] == '[') {
+        const char *end = strchr(s, ']');
+        if (!end) return -1;
+        host = s + 1;
+        hl = (size_t)(end - host);
+        if (end[1] == ':') port = end + 2;
+        else if (end[1]) return -1;
+    } else {
+        const char *c = strchr(s, ':');
+        if (c && !strchr(c + 1, ':')) {
+            hl = (size_t)(c - s);
+            port = c + 1;
+        }
+    }
+    if (hl == 0 || hl >= sizeof spec->host) return -1;
+    memcpy(spec->host, host, hl);
+    spec->host[hl] = 0;
+    if (port) {
+        char *end;
+        long p = strtol(port, &end, 10);
+        if (*end || p < 1 || p > 65535) return -1;
+        spec->port = (int)p;
+    }
+    return 0;
+}
+
+static const char *short_answer(const struct probe_fact *f) { return probe_answer_name(f->answer); }
+
+static void print_fact(const char *q, const struct probe_fact *f) {
+    printf("  %-12s %-7s (%s: %s)\n", q, probe_answer_name(f->answer), probe_basis_name(f->basis), f->why);
+}
+
+static void print_result(const struct probe_result *r) {
+    printf("%s %s %d bytes, TTL %d (%s) to %s port %d, observer %s, %.1f ms\n", probe_proto_name(r->spec.proto),
+           probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, r->ttl_basis, r->spec.host, r->spec.port,
+           r->observer, r->elapsed_ms);
+    print_fact("sent?", &r->sent);
+    print_fact("DF set?", &r->df);
+    print_fact("fragmented?", &r->fragmented);
+    printf("  %-12s %s\n", "by", probe_fragmenter_name(r->fragmenter));
+    printf("  %-12s %s\n", "evidence", r->evidence);
+}
+
+struct deck_run {
+    const struct deck *deck;
+    const struct probe_run_opts *opts;
+    const struct probe_lab *lab;
+    const char *host;       /* deck target, "" = lab */
+    int flush_each;
+    struct probe_result *results;
+    int *rcs;
+    char (*errs)[256];
+    int next, done;
+    pthread_mutex_t lock;
+};
+
+static void *deck_worker(void *p) {
+    struct deck_run *d = p;
+    for (;;) {
+        pthread_mutex_lock(&d->lock);
+        int i = d->next < d->deck->ntests ? d->next++ : -1;
+        pthread_mutex_unlock(&d->lock);
+        if (i < 0) return NULL;
+        struct probe_spec spec = d->deck->tests[i].spec;
+        if (!spec.host[0] && d->host[0]) snprintf(spec.host, sizeof spec.host, "%s", d->host);
+        if (spec.ttl == PROBE_TTL_AUTO) spec.ttl = d->deck->ttl;
+        struct probe_run_opts o = *d->opts;
+        o.flush_pmtu = d->flush_each;
+        d->rcs[i] = probe_run(&o, &spec, &d->results[i], d->errs[i], sizeof d->errs[i]);
+        pthread_mutex_lock(&d->lock);
+        d->done++;
+        fprintf(stderr, "\r[%d/%d] %s %s %d ...%s", d->done, d->deck->ntests, probe_proto_name(spec.proto),
+                probe_mode_name(spec.mode), spec.size, d->done == d->deck->ntests ? "\n" : "   ");
+        fflush(stderr);
+        pthread_mutex_unlock(&d->lock);
+    }
+}
+
+static int run_deck(const char *path, struct probe_run_opts *opts, int jobs, int flush_each, int json,
+                    const char *addr_host) {
+    static struct deck deck; /* large; one per process run */
+    char err[1024];
+    if (deck_load_file(path, &deck, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote probe: %s\n", err);
+        return FV_EXIT_USAGE;
+    }
+    const char *host = addr_host[0] ? addr_host : (!strcmp(deck.target, "lab") ? "" : deck.target);
+    if (host[0]) opts->lab = NULL;
+    if (!opts->lab && !host[0]) {
+        fprintf(stderr, "fragvote probe: the deck has no target and no lab is available\n");
+        deck_free(&deck);
+        return FV_EXIT_FAIL;
+    }
+    struct deck_run d = {.deck = &deck, .opts = opts, .lab = opts->lab, .host = host,
+                         .flush_each = flush_each && jobs == 1};
+    d.results = calloc((size_t)deck.ntests + 1, sizeof *d.results);
+    d.rcs = calloc((size_t)deck.ntests + 1, sizeof *d.rcs);
+    d.errs = calloc((size_t)deck.ntests + 1, sizeof *d.errs);
+    pthread_mutex_init(&d.lock, NULL);
+    if (flush_each && jobs > 1 && opts->lab) probe_lab_flush_pmtu(opts->lab, err, sizeof err);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pthread_t th[PROBE_JOBS_MAX];
+    int started = 0;
+    for (int j = 0; j < jobs; j++)
+        if (pthread_create(&th[j], NULL, deck_worker, &d) == 0) started++;
+    if (!started) deck_worker(&d);
+    for (int j = 0; j < started; j++) pthread_join(th[j], NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double wall = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    int failed = 0;
+    if (json) {
+        json_t *arr = json_array();
+        for (int i = 0; i < deck.ntests; i++) {
+            if (d.rcs[i] < 0) {
+                failed++;
+                json_array_append_new(arr, json_pack("{s:o, s:s}", "spec", probe_spec_to_json(&d.results[i].spec),
+                                                     "error", d.errs[i]));
+            } else {
+                json_array_append_new(arr, probe_result_to_json(&d.results[i]));
+            }
+        }
+        json_t *o = json_pack("{s:s, s:o, s:f}", "deck", deck.title, "results", arr, "wall_ms", wall);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        printf("%-3s %-5s %-9s %5s %3s | %-7s %-7s %-11s | %s\n", "#", "proto", "mode", "size", "ttl", "sent?",
+               "DF?", "fragmented", "evidence");
+        for (int i = 0; i < deck.ntests; i++) {
+            const struct probe_result *r = &d.results[i];
+            if (d.rcs[i] < 0) {
+                failed++;
+                printf("%-3d %-5s %-9s %5d %3s | error: %s\n", i + 1, probe_proto_name(r->spec.proto),
+                       probe_mode_name(r->spec.mode), r->spec.size, "-", d.errs[i]);
+                continue;
+            }
+            char frag[24];
+            snprintf(frag, sizeof frag, "%s%s%s%s", short_answer(&r->fragmented),
+                     r->fragmented.answer == PROBE_ANS_YES ? "(" : "",
+                     r->fragmented.answer == PROBE_ANS_YES ? probe_fragmenter_name(r->fragmenter) : "",
+                     r->fragmented.answer == PROBE_ANS_YES ? ")" : "");
+            printf("%-3d %-5s %-9s %5d %3d | %-7s %-7s %-11s | %s\n", i + 1, probe_proto_name(r->spec.proto),
+                   probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, short_answer(&r->sent),
+                   short_answer(&r->df), frag, r->evidence);
+        }
+        printf("%d tests in %.0f ms (%d failed to run)\n", deck.ntests, wall, failed);
+    }
+    free(d.results);
+    free(d.rcs);
+    free(d.errs);
+    pthread_mutex_destroy(&d.lock);
+    deck_free(&deck);
+    return failed ? FV_EXIT_FAIL : FV_EXIT_OK;
+}
 
 int cmd_probe(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
-        printf("Usage: fragvote probe [OPTIONS]\n\nNot implemented yet.\n");
+        probe_usage(stdout);
         return FV_EXIT_OK;
     }
-    return cli_not_implemented("probe");
+    struct probe_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.proto = PROBE_UDP4;
+    spec.mode = PROBE_MODE_DEFAULT;
+    spec.size = 1400;
+    spec.ttl = PROBE_TTL_AUTO;
+    struct probe_run_opts opts = {0};
+    struct probe_lab_config cfg;
+    probe_lab_config_default(&cfg);
+    const char *deck = NULL;
+    int json = 0, jobs = 1, flush = 0, no_flush = 0;
+    static const struct option lo[] = {
+        {"proto", required_argument, NULL, 'p'}, {"mode", required_argument, NULL, 'f'},
+        {"size", required_argument, NULL, 's'},  {"ttl", required_argument, NULL, 't'},
+        {"addr", required_argument, NULL, 'a'},  {"json", no_argument, NULL, 'j'},
+        {"deck", required_argument, NULL, 'd'},  {"observer", required_argument, NULL, 'o'},
+        {"timeout", required_argument, NULL, 'T'}, {"flush", no_argument, NULL, 'F'},
+        {"no-flush", no_argument, NULL, 'N'},    {"jobs", required_argument, NULL, 'J'},
+        {"prefix", required_argument, NULL, 'P'}, {NULL, 0, NULL, 0},
+    };
+    optind = 1;
+    opterr = 0;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "p:f:s:a:", lo, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            if (probe_proto_parse(optarg, &spec.proto) < 0) goto usage_bad;
+            break;
+        case 'f':
+            if (probe_mode_parse(optarg, &spec.mode) < 0) goto usage_bad;
+            break;
+        case 's':
+            spec.size = (int)strtol(optarg, &end, 10);
+            if (*end || !*optarg) goto usage_bad;
+            break;
+        case 't':
+            if (!strcmp(optarg, "auto")) spec.ttl = PROBE_TTL_AUTO;
+            else {
+                long t = strtol(optarg, &end, 10);
+                if (*end || t < 1 || t > 255) goto usage_bad;
+                spec.ttl = (int)t;
+            }
+            break;
+        case 'a':
+            if (parse_addr(optarg, &spec) < 0) goto usage_bad;
+            break;
+        case 'j': json = 1; break;
+        case 'd': deck = optarg; break;
+        case 'o':
+            if (probe_observer_parse(optarg, &opts.observer) < 0) goto usage_bad;
+            break;
+        case 'T': {
+            long t = strtol(optarg, &end, 10);
+            if (*end || t < 1 || t > PROBE_TIMEOUT_MS_MAX) goto usage_bad;
+            opts.timeout_ms = (int)t;
+            break;
+        }
+        case 'F': flush = 1; break;
+        case 'N': no_flush = 1; break;
+        case 'J': {
+            long j = strtol(optarg, &end, 10);
+            if (*end || j < 1 || j > PROBE_JOBS_MAX) goto usage_bad;
+            jobs = (int)j;
+            break;
+        }
+        case 'P':
+            if (strlen(optarg) > PROBE_LAB_PREFIX_MAX) goto usage_bad;
+            snprintf(cfg.prefix, sizeof cfg.prefix, "%s", optarg);
+            break;
+        default:
+            fprintf(stderr, "fragvote probe: unknown or incomplete option '%s'\n", argv[optind - 1]);
+            probe_usage(stderr);
+            return FV_EXIT_USAGE;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "fragvote probe: unexpected argument '%s'\n", argv[optind]);
+        return FV_EXIT_USAGE;
+    }
+    char err[1024];
+    if (!deck && probe_spec_check(&spec, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote probe: %s\n", err);
+        return FV_EXIT_USAGE;
+    }
+    /* No target: the lab, built if it is not up. */
+    struct probe_lab lab;
+    if (!spec.host[0]) {
+        int st = probe_lab_status(cfg.prefix, &lab, err, sizeof err);
+        if (st < 0) {
+            fprintf(stderr, "fragvote probe: %s\n", err);
+            return FV_EXIT_FAIL;
+        }
+        if (st == 0) {
+            int rc = probe_lab_up(&cfg, &lab, err, sizeof err);
+            if (rc < 0) {
+                fprintf(stderr, "fragvote probe: no target and the lab could not be built: %s\n", err);
+                return rc == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
+            }
+            fprintf(stderr, "fragvote probe: built the lab \"%s\" (`fragvote lab down` removes it)\n", lab.cfg.prefix);
+        }
+        opts.lab = &lab;
+    }
+    if (deck) return run_deck(deck, &opts, jobs, opts.lab ? !no_flush : flush, json, spec.host);
+    opts.flush_pmtu = flush;
+    struct probe_result r;
+    int rc = probe_run(&opts, &spec, &r, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "fragvote probe: %s\n", err);
+        return exit_code(rc);
+    }
+    if (json) {
+        json_t *o = probe_result_to_json(&r);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(o);
+    } else {
+        print_result(&r);
+    }
+    return FV_EXIT_OK;
+usage_bad:
+    fprintf(stderr, "fragvote probe: bad value for %s: '%s'\n", argv[optind - 1], optarg);
+    return FV_EXIT_USAGE;
 }

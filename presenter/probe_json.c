@@ -1,0 +1,55 @@
+/* probe_result -> JSON. The probe library knows no JSON; this is the one
+ * place that spells its structs for the outside (schema in docs/PROBE.md). */
+#include "probe_json.h"
+
+json_t *probe_spec_to_json(const struct probe_spec *s) {
+    return json_pack("{s:s, s:s, s:i, s:i, s:s, s:i}", "proto", probe_proto_name(s->proto), "mode",
+                     probe_mode_name(s->mode), "size", s->size, "ttl", s->ttl, "host", s->host, "port", s->port);
+}
+
+static json_t *fact_json(const struct probe_fact *f) {
+    return json_pack("{s:s, s:s, s:s}", "answer", probe_answer_name(f->answer), "basis", probe_basis_name(f->basis),
+                     "why", f->why);
+}
+
+/* -1 means "not seen": null in JSON. */
+static json_t *int_or_null(int v) { return v < 0 ? json_null() : json_integer(v); }
+
+json_t *probe_result_to_json(const struct probe_result *r) {
+    json_t *quote = json_pack("{s:o, s:o, s:o, s:o, s:o}", "len", int_or_null(r->quoted_len), "df",
+                              int_or_null(r->quoted_df), "mf", int_or_null(r->quoted_mf), "offset",
+                              int_or_null(r->quoted_offset), "frag_hdr", int_or_null(r->quoted_frag_hdr));
+    json_t *icmp = r->icmp_type < 0 ? json_null()
+                                    : json_pack("{s:i, s:i, s:o}", "type", r->icmp_type, "code", r->icmp_code,
+                                                "mtu", r->icmp_mtu > 0 ? json_integer(r->icmp_mtu) : json_null());
+    json_t *egress = json_pack("{s:o, s:o, s:o}", "packets", int_or_null(r->egress_packets), "fragments",
+                               int_or_null(r->egress_fragments), "first_len", int_or_null(r->egress_first_len));
+    json_t *o = json_pack(
+        "{s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:s, s:f}",
+        "spec", probe_spec_to_json(&r->spec), "sent", fact_json(&r->sent), "df", fact_json(&r->df), "fragmented",
+        fact_json(&r->fragmented), "fragmenter", probe_fragmenter_name(r->fragmenter), "send_errno",
+        r->send_errno ? json_integer(r->send_errno) : json_null(), "kernel_mtu",
+        r->kernel_mtu > 0 ? json_integer(r->kernel_mtu) : json_null(), "cached_pmtu_before",
+        r->cached_pmtu_before > 0 ? json_integer(r->cached_pmtu_before) : json_null(), "path_mtu_before",
+        int_or_null(r->path_mtu_before), "dev_mtu", int_or_null(r->dev_mtu), "quote", quote, "icmp", icmp, "hop",
+        r->hop[0] ? json_string(r->hop) : json_null(), "hop_name", r->hop_name[0] ? json_string(r->hop_name) : json_null(),
+        "egress", egress, "answers", json_integer(r->answers), "reassembling", r->reassembling, "ttl_basis",
+        r->ttl_basis, "observer", r->observer, "evidence", r->evidence, "elapsed_ms", r->elapsed_ms);
+    return o;
+}
+
+json_t *probe_lab_to_json(const struct probe_lab *lab) {
+    json_t *links = json_array();
+    for (int i = 0; i < PROBE_LAB_LINKS; i++) {
+        const struct probe_lab_link *l = &lab->link[i];
+        json_array_append_new(links, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "a",
+                                               probe_lab_node_name(l->a), "b", probe_lab_node_name(l->b), "mtu",
+                                               l->mtu, "a_if", l->a_if, "b_if", l->b_if, "a4", l->a4, "b4", l->b4,
+                                               "a6", l->a6, "b6", l->b6, "net4", l->net4, "net6", l->net6));
+    }
+    json_t *ns = json_array();
+    for (int n = 0; n < PROBE_LAB_NODES; n++) json_array_append_new(ns, json_string(lab->ns[n]));
+    return json_pack("{s:s, s:o, s:o, s:o, s:i}", "prefix", lab->cfg.prefix, "namespaces", ns, "links", links,
+                     "reassembling", lab->cfg.reassemble ? json_sprintf("r%d", lab->cfg.reassemble) : json_null(),
+                     "auto_ttl", lab->auto_ttl);
+}

@@ -1,0 +1,17 @@
+/* JSON form of probe results (docs/PROBE.md): fragvote probe --json, and the
+ * observations serve/quiz store with a session. */
+#ifndef FRAGVOTE_PROBE_JSON_H
+#define FRAGVOTE_PROBE_JSON_H
+
+#include <jansson.h>
+
+#include "fragprobe.h"
+
+/* A new object (caller owns the reference) describing r; NULL on out of memory. */
+json_t *probe_result_to_json(const struct probe_result *r);
+/* The spec alone: {"proto","mode","size","ttl","host","port"}. */
+json_t *probe_spec_to_json(const struct probe_spec *s);
+/* The lab topology (for the session record). */
+json_t *probe_lab_to_json(const struct probe_lab *lab);
+
+#endif

@@ -1,0 +1,229 @@
+/* The judge: turns what was sent and what an observer saw into the three
+ * answers. Pure: no I/O, so both observers are judged by the same rules and
+ * tests can feed it observations. An answer is "observed" only when a packet
+ * (ours leaving, or a router's quote) shows it; otherwise the kernel's rules
+ * (ip(7), measured in ../shared notes) give an "inferred" answer, or it
+ * stays "unknown" with the reason. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "observe.h"
+
+static void fact(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void fact(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...) {
+    f->answer = a;
+    f->basis = b;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->why, sizeof f->why, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- the kernel's rules (Linux, ip(7)) ---- */
+static int rule_df(const struct probe_spec *s) {
+    enum probe_mode m = s->mode;
+    if (probe_proto_is_tcp(s->proto))
+        return !(m == PROBE_MODE_DONT || m == PROBE_MODE_PROBE || m == PROBE_MODE_INTERFACE || m == PROBE_MODE_OMIT);
+    return !(m == PROBE_MODE_DONT || m == PROBE_MODE_INTERFACE || m == PROBE_MODE_OMIT);
+}
+
+/* 1 when the kernel fragments this datagram itself (UDP only). */
+static int rule_host_frag(const struct probe_spec *s, int dev_mtu, int path_mtu) {
+    if (probe_proto_is_tcp(s->proto) || dev_mtu <= 0) return 0;
+    int path = path_mtu > 0 ? path_mtu : dev_mtu;
+    switch (s->mode) {
+    case PROBE_MODE_DEFAULT: case PROBE_MODE_WANT: case PROBE_MODE_DONT: return s->size > path;
+    case PROBE_MODE_OMIT: return s->size > dev_mtu;
+    default: return 0;
+    }
+}
+
+static void addr_str(int family, const uint8_t *a, char *buf, size_t len) {
+    if (!inet_ntop(family, a, buf, (socklen_t)len)) snprintf(buf, len, "?");
+}
+
+/* "r2 (198.51.100.2)" in the lab, the address elsewhere. */
+static void hop_label(const struct probe_result *r, char *buf, size_t len) {
+    if (r->hop_name[0]) snprintf(buf, len, "%s (%s)", r->hop_name, r->hop);
+    else snprintf(buf, len, "%s", r->hop);
+}
+
+/* The answer that speaks about the packet as a whole: the first that quotes
+ * the whole packet or its first fragment. */
+static const struct probe_icmp *primary_answer(const struct probe_observation *obs) {
+    for (int i = 0; i < obs->nanswers; i++)
+        if (obs->answers[i].q.frag_offset == 0 && obs->answers[i].kind != PROBE_ICMP_OTHER) return &obs->answers[i];
+    return obs->nanswers ? &obs->answers[0] : NULL;
+}
+
+void probe_judge(const struct probe_sendinfo *si, const struct probe_observation *obs,
+                 const struct probe_lab *lab, struct probe_result *r) {
+    const struct probe_spec *s = &r->spec;
+    int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
+    const struct probe_icmp *p = primary_answer(obs);
+    char hop[96] = "";
+    r->answers = obs->nanswers + obs->answers_dropped;
+    r->egress_packets = obs->egress_packets;
+    r->egress_fragments = obs->egress_fragments;
+    r->egress_first_len = obs->egress_first_len;
+    int hop_node = -1;
+    if (p) {
+        addr_str(p->family, p->from, r->hop, sizeof r->hop);
+        if (lab && (hop_node = probe_lab_node_of(lab, r->hop)) >= 0)
+            snprintf(r->hop_name, sizeof r->hop_name, "%s", probe_lab_node_name((enum probe_lab_node)hop_node));
+        hop_label(r, hop, sizeof hop);
+        r->icmp_type = p->type;
+        r->icmp_code = p->code;
+        r->icmp_mtu = p->mtu;
+        r->quoted_len = p->q.total_len;
+        r->quoted_df = p->q.df;
+        r->quoted_mf = p->q.mf;
+        r->quoted_offset = p->q.frag_offset;
+        r->quoted_frag_hdr = p->q.frag_hdr;
+    }
+    int hop_reassembles = lab && hop_node > 0 && hop_node == lab->cfg.reassemble;
+
+    /* ---- sent? ---- */
+    if (!si->sent) {
+        if (r->kernel_mtu > 0)
+            fact(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s (kernel MTU %d)",
+                 strerror(si->send_errno), r->kernel_mtu);
+        else
+            fact(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s", strerror(si->send_errno));
+    } else if (obs->egress_packets > 0) {
+        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "%d packet%s left the host, the first %d bytes",
+             obs->egress_packets, obs->egress_packets == 1 ? "" : "s", obs->egress_first_len);
+    } else if (p) {
+        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "%s answered about it", hop);
+    } else if (obs->egress_packets == 0) {
+        fact(&r->sent, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+             "send() succeeded but nothing of this test was seen leaving the host");
+    } else {
+        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
+             "send() accepted it; this observer cannot see the wire and no hop answered");
+    }
+
+    /* ---- DF? ---- */
+    if (v6) {
+        fact(&r->df, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
+             "IPv6 has no DF bit: routers never fragment IPv6, only the sender may");
+    } else if (!si->sent) {
+        int df = rule_df(s);
+        fact(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+             "nothing was sent; a %s socket in mode %s sets DF=%d", probe_proto_name(s->proto),
+             probe_mode_name(s->mode), df);
+    } else if (obs->egress_df >= 0) {
+        fact(&r->df, obs->egress_df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+             "DF=%d on the first packet that left the host", obs->egress_df);
+    } else if (p && p->q.df >= 0) {
+        fact(&r->df, p->q.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+             "DF=%d in the header %s quoted", p->q.df, hop);
+    } else {
+        int df = rule_df(s) && !rule_host_frag(s, r->dev_mtu, r->path_mtu_before);
+        fact(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+             "not seen on the wire; by the kernel's rules mode %s gives DF=%d", probe_mode_name(s->mode), df);
+    }
+
+    /* ---- fragmented, and by whom? ---- */
+    int host = -1; /* did this host fragment: 1, 0, -1 unknown */
+    char host_why[128] = "";
+    if (obs->egress_fragments > 0) {
+        host = 1;
+        snprintf(host_why, sizeof host_why, "the host sent %d fragments, the first %d bytes",
+                 obs->egress_fragments, obs->egress_first_len);
+    } else if (obs->egress_packets > 0) {
+        host = 0;
+    } else if (obs->frag_creates > 0) {
+        host = 1;
+        snprintf(host_why, sizeof host_why, "the host's fragment counter rose by %lld", (long long)obs->frag_creates);
+    } else if (obs->frag_creates == 0) {
+        host = 0;
+    }
+    r->fragmenter = PROBE_FRAG_UNKNOWN;
+    if (!si->sent) {
+        fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "nothing left the host");
+        r->fragmenter = PROBE_FRAG_NONE;
+    } else if (host == 1) {
+        fact(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "%s", host_why);
+        r->fragmenter = PROBE_FRAG_HOST;
+    } else if (p && probe_quote_is_fragment(&p->q)) {
+        int by_host = host < 0 && rule_host_frag(s, r->dev_mtu, r->path_mtu_before);
+        fact(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED,
+             "%s quoted a fragment (%d bytes, MF=%d, offset %d)%s", hop, p->q.total_len, p->q.mf,
+             p->q.frag_offset, by_host ? "; by the kernel's rules the host made it" : "");
+        r->fragmenter = by_host ? PROBE_FRAG_HOST : PROBE_FRAG_ROUTER;
+    } else if (p && hop_reassembles) {
+        if (hop_node == PROBE_LAB_R1 && host == 0) {
+            fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+                 "left the host whole and %s is the first router", hop);
+            r->fragmenter = PROBE_FRAG_NONE;
+        } else {
+            fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+                 "%s reassembles: its quote shows the reassembled datagram, not what crossed the link", hop);
+        }
+    } else if (p && p->kind == PROBE_ICMP_FRAG_NEEDED) {
+        fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+             "%s dropped the whole %d-byte packet with %s (MTU %d)", hop, p->q.total_len,
+             v6 ? "Packet Too Big" : "Frag Needed", p->mtu);
+        r->fragmenter = PROBE_FRAG_NONE;
+    } else if (p && host != 1) {
+        fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s quoted the whole %d-byte packet", hop,
+             p->q.total_len);
+        r->fragmenter = PROBE_FRAG_NONE;
+    } else {
+        fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+             "no ICMP answer at TTL %d%s: what the routers did is not visible", si->ttl,
+             host == 0 ? " (the host did not fragment)" : "");
+    }
+
+    /* ---- one line of evidence ---- */
+    char *e = r->evidence;
+    size_t el = sizeof r->evidence;
+    int n = 0;
+    if (tcp && si->sent && obs->egress_first_len > 0)
+        n = v6 ? snprintf(e, el, "TCP: first segment %d bytes; ", obs->egress_first_len)
+               : snprintf(e, el, "TCP: first segment %d bytes, DF=%d; ", obs->egress_first_len, obs->egress_df);
+    if (n < 0 || (size_t)n >= el) n = 0;
+    e += n;
+    el -= (size_t)n;
+    if (!si->sent) {
+        int cached = r->kernel_mtu > 0 && r->dev_mtu > 0 && r->kernel_mtu < r->dev_mtu;
+        if (si->send_errno == EMSGSIZE && cached)
+            snprintf(e, el, "send() failed with EMSGSIZE: %d > %d in the PMTU cache (device MTU %d)", s->size,
+                     r->kernel_mtu, r->dev_mtu);
+        else if (si->send_errno == EMSGSIZE)
+            snprintf(e, el, "send() failed with EMSGSIZE: %d > device MTU %d", s->size, r->kernel_mtu);
+        else
+            snprintf(e, el, "send() failed: %s", strerror(si->send_errno));
+    } else if (r->fragmenter == PROBE_FRAG_HOST) {
+        char again[200] = "";
+        if (p && probe_quote_is_fragment(&p->q) && obs->egress_max_len > 0 && p->q.total_len < obs->egress_max_len)
+            snprintf(again, sizeof again, "; %s quoted a %d-byte fragment: a router fragmented again", hop,
+                     p->q.total_len);
+        if (r->dev_mtu > 0 && s->size > r->dev_mtu)
+            snprintf(e, el, "kernel fragmented locally: %d > device MTU %d%s", s->size, r->dev_mtu, again);
+        else if (r->path_mtu_before > 0 && r->path_mtu_before < s->size)
+            snprintf(e, el, "kernel fragmented locally: the PMTU cache says %d < %d%s", r->path_mtu_before, s->size,
+                     again);
+        else
+            snprintf(e, el, "kernel fragmented locally%s", again);
+    } else if (r->fragmenter == PROBE_FRAG_ROUTER) {
+        char who[48] = "a router before it";
+        if (lab && hop_node > 0)
+            snprintf(who, sizeof who, "router %s", probe_lab_node_name((enum probe_lab_node)(hop_node - 1)));
+        snprintf(e, el, "%s fragmented it: %s quoted a %d-byte first fragment with DF=%d", who, hop,
+                 p ? p->q.total_len : -1, p ? p->q.df : -1);
+    } else if (p && p->kind == PROBE_ICMP_FRAG_NEEDED && r->fragmented.answer == PROBE_ANS_NO) {
+        snprintf(e, el, "%s dropped it with %s, MTU %d: the kernel now caches PMTU %d for this destination", hop,
+                 v6 ? "Packet Too Big" : "Frag Needed", p->mtu, p->mtu);
+    } else if (p && r->fragmented.answer == PROBE_ANS_NO) {
+        snprintf(e, el, "went whole: %s quoted the whole %d-byte packet%s", hop, p->q.total_len,
+                 v6 ? "" : p->q.df ? " with DF=1" : " with DF=0");
+    } else {
+        snprintf(e, el, "%s", r->fragmented.why);
+    }
+}

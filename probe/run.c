@@ -1,0 +1,225 @@
+/* probe_run: one test, start to finish. Resolves the target, picks the TTL,
+ * opens the observer, sends, collects, and lets the judge answer. With a lab
+ * it runs on a worker thread inside the lab's src namespace. */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lab_internal.h"
+#include "send.h"
+
+struct run_ctx {
+    const struct probe_run_opts *opts;
+    struct probe_result *r;
+    char *err;
+    size_t errlen;
+};
+
+int probe_resolve(const char *host, int v6, int port, struct sockaddr_storage *out, char *err, size_t errlen) {
+    struct addrinfo hints, *ai = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = v6 ? AF_INET6 : AF_INET;
+    hints.ai_socktype = SOCK_DGRAM;
+    int rc = getaddrinfo(host, NULL, &hints, &ai);
+    if (rc || !ai) {
+        snprintf(err, errlen, "cannot resolve %s to an %s address: %s", host, v6 ? "IPv6" : "IPv4",
+                 rc ? gai_strerror(rc) : "no address");
+        return rc == EAI_ADDRFAMILY || rc == EAI_NODATA ? (v6 ? PROBE_E_NOV6 : PROBE_E_HOST) : PROBE_E_HOST;
+    }
+    memset(out, 0, sizeof *out);
+    memcpy(out, ai->ai_addr, ai->ai_addrlen);
+    if (v6) ((struct sockaddr_in6 *)out)->sin6_port = htons((uint16_t)port);
+    else ((struct sockaddr_in *)out)->sin_port = htons((uint16_t)port);
+    freeaddrinfo(ai);
+    return 0;
+}
+
+/* Flushes learned PMTUs in the calling thread's namespace. */
+int probe_flush_here(char *err, size_t errlen) {
+    if (lab_sysctl_write("/proc/sys/net/ipv4/route/flush", "1", err, errlen) < 0) return PROBE_E_PERM;
+    char *argv[] = {"ip", "-6", "route", "flush", "cache", NULL};
+    if (lab_exec(argv, NULL, err, errlen) != 0) return PROBE_E_FAIL;
+    return 0;
+}
+
+struct listener {
+    const struct sockaddr_storage *addr;
+    int fd, port;
+};
+
+/* Runs in the lab's dst: a listener for one TCP test. The kernel completes
+ * the handshake; the data (sent with a small TTL) never arrives. */
+static int listener_open(void *p) {
+    struct listener *l = p;
+    int fam = l->addr->ss_family;
+    l->fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (l->fd < 0) return PROBE_E_FAIL;
+    struct sockaddr_storage a = *l->addr;
+    if (fam == AF_INET6) ((struct sockaddr_in6 *)&a)->sin6_port = 0;
+    else ((struct sockaddr_in *)&a)->sin_port = 0;
+    socklen_t al = fam == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (bind(l->fd, (struct sockaddr *)&a, al) < 0 || listen(l->fd, 4) < 0) {
+        close(l->fd);
+        l->fd = -1;
+        return PROBE_E_FAIL;
+    }
+    getsockname(l->fd, (struct sockaddr *)&a, &al);
+    l->port = ntohs(fam == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port : ((struct sockaddr_in *)&a)->sin_port);
+    return 0;
+}
+
+static int choose_ttl(const struct run_ctx *c, int on_lab_dst, int *ttl) {
+    struct probe_result *r = c->r;
+    const struct probe_lab *lab = c->opts->lab;
+    if (r->spec.ttl > 0) {
+        *ttl = r->spec.ttl;
+        snprintf(r->ttl_basis, sizeof r->ttl_basis, "given");
+        return 0;
+    }
+    if (lab && on_lab_dst) {
+        *ttl = lab->auto_ttl;
+        snprintf(r->ttl_basis, sizeof r->ttl_basis, "lab topology: expires at r2, one hop past the bottleneck r1");
+        return 0;
+    }
+    struct probe_ttl_discovery d;
+    struct probe_run_opts o = *c->opts;
+    o.lab = NULL; /* already inside the namespace */
+    int rc = probe_ttl_discover(&o, probe_proto_is_v6(r->spec.proto), r->spec.host, &d, c->err, c->errlen);
+    if (rc < 0) return rc;
+    size_t n = 0;
+    for (int i = 0; i < d.nreassembled && n + 2 < sizeof r->reassembling; i++)
+        n += (size_t)snprintf(r->reassembling + n, sizeof r->reassembling - n, "%s%s", i ? " " : "", d.reassembled[i]);
+    if (d.ttl <= 0) {
+        snprintf(c->err, c->errlen, "TTL discovery: %s; give a TTL (--ttl N)", d.why);
+        return PROBE_E_SILENT;
+    }
+    *ttl = d.ttl;
+    snprintf(r->ttl_basis, sizeof r->ttl_basis, "discovery: %.80s", d.why);
+    return 0;
+}
+
+static int run_inner(void *p) {
+    struct run_ctx *c = p;
+    struct probe_result *r = c->r;
+    const struct probe_run_opts *o = c->opts;
+    const struct probe_lab *lab = o->lab;
+    int v6 = probe_proto_is_v6(r->spec.proto), tcp = probe_proto_is_tcp(r->spec.proto);
+    int on_lab_dst = 0, rc;
+    struct probe_sendinfo si = {.fd = -1};
+    struct listener lst = {.fd = -1};
+    const struct probe_observer *ob = NULL;
+    void *obstate = NULL;
+    struct sockaddr_storage dst;
+
+    if (!r->spec.host[0]) {
+        if (!lab) {
+            snprintf(c->err, c->errlen, "no target: give -a HOST:PORT or use the lab");
+            return PROBE_E_HOST;
+        }
+        snprintf(r->spec.host, sizeof r->spec.host, "%s", probe_lab_dst_addr(lab, v6));
+    }
+    if (lab) {
+        on_lab_dst = !strcmp(r->spec.host, probe_lab_dst_addr(lab, v6));
+        if (lab->cfg.reassemble)
+            snprintf(r->reassembling, sizeof r->reassembling, "r%d", lab->cfg.reassemble);
+    }
+    if ((rc = probe_resolve(r->spec.host, v6, 0, &dst, c->err, c->errlen)) < 0) return rc;
+    if (o->flush_pmtu && (rc = probe_flush_here(c->err, c->errlen)) < 0) return rc;
+    int ttl;
+    if ((rc = choose_ttl(c, on_lab_dst, &ttl)) < 0) return rc;
+    r->spec.ttl = ttl;
+
+    int port = r->spec.port;
+    if (!port && tcp && on_lab_dst) {
+        lst.addr = &dst;
+        char e[256];
+        if (probe_netns_run(lab->ns[PROBE_LAB_DST], listener_open, &lst, e, sizeof e) < 0 || lst.fd < 0) {
+            snprintf(c->err, c->errlen, "cannot open a TCP listener in %s: %s", lab->ns[PROBE_LAB_DST], e);
+            return PROBE_E_FAIL;
+        }
+        port = lst.port;
+    } else if (!port && tcp) {
+        snprintf(c->err, c->errlen, "a TCP test needs a port with a listener: -a HOST:PORT");
+        return PROBE_E_FAIL;
+    } else if (!port) {
+        port = PROBE_UDP_PORT_DEFAULT;
+    }
+    r->spec.port = port;
+    if (v6) ((struct sockaddr_in6 *)&dst)->sin6_port = htons((uint16_t)port);
+    else ((struct sockaddr_in *)&dst)->sin_port = htons((uint16_t)port);
+
+    if (!(ob = probe_observer_get(o->observer, c->err, c->errlen))) {
+        rc = PROBE_E_FAIL;
+        goto cleanup;
+    }
+    snprintf(r->observer, sizeof r->observer, "%s", ob->name);
+    if ((rc = ob->open(&obstate, v6 ? AF_INET6 : AF_INET, c->err, c->errlen)) < 0) goto cleanup;
+    int timeout = o->timeout_ms > 0 ? o->timeout_ms : PROBE_TIMEOUT_MS_DEFAULT;
+    struct probe_route rt;
+    if ((rc = probe_send_open(&r->spec, &dst, ttl, timeout, &si, &rt, c->err, c->errlen)) < 0) goto cleanup;
+    r->path_mtu_before = rt.path_mtu;
+    r->dev_mtu = rt.dev_mtu;
+    r->cached_pmtu_before = rt.path_mtu > 0 && rt.dev_mtu > 0 && rt.path_mtu < rt.dev_mtu ? rt.path_mtu : 0;
+    if (ob->arm && (rc = ob->arm(obstate, si.fd, c->err, c->errlen)) < 0) goto cleanup;
+    if ((rc = probe_send_payload(&si, &r->kernel_mtu)) < 0) {
+        snprintf(c->err, c->errlen, "out of memory");
+        goto cleanup;
+    }
+    r->send_errno = si.sent ? 0 : si.send_errno;
+    if (!si.sent && si.send_errno != EMSGSIZE) {
+        snprintf(c->err, c->errlen, "send to %s failed: %s", r->spec.host, strerror(si.send_errno));
+        rc = si.send_errno == ENETUNREACH || si.send_errno == EHOSTUNREACH ? PROBE_E_NOROUTE : PROBE_E_FAIL;
+        goto cleanup;
+    }
+    struct timespec deadline = si.t_sent;
+    deadline.tv_sec += timeout / 1000;
+    deadline.tv_nsec += (long)(timeout % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    struct probe_observation obs;
+    probe_observation_init(&obs);
+    if ((rc = ob->collect(obstate, &si, &deadline, &obs, c->err, c->errlen)) < 0) goto cleanup;
+    probe_judge(&si, &obs, lab, r);
+    rc = 0;
+cleanup:
+    probe_send_close(&si);
+    if (ob && obstate) ob->close(obstate);
+    if (lst.fd >= 0) close(lst.fd);
+    return rc;
+}
+
+static void result_init(struct probe_result *r, const struct probe_spec *spec) {
+    memset(r, 0, sizeof *r);
+    r->spec = *spec;
+    struct probe_fact unk = {PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "not run"};
+    r->sent = r->df = r->fragmented = unk;
+    r->fragmenter = PROBE_FRAG_UNKNOWN;
+    r->quoted_len = r->quoted_df = r->quoted_mf = r->quoted_offset = r->quoted_frag_hdr = -1;
+    r->icmp_type = r->icmp_code = -1;
+    r->dev_mtu = r->path_mtu_before = -1;
+    r->egress_packets = r->egress_fragments = r->egress_first_len = -1;
+}
+
+int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec, struct probe_result *out,
+              char *err, size_t errlen) {
+    struct probe_run_opts defaults = {0};
+    if (!opts) opts = &defaults;
+    result_init(out, spec);
+    if (probe_spec_check(spec, err, errlen) < 0) return PROBE_E_FAIL;
+    if (opts->timeout_ms < 0 || opts->timeout_ms > PROBE_TIMEOUT_MS_MAX) {
+        snprintf(err, errlen, "timeout %d ms out of range 0..%d", opts->timeout_ms, PROBE_TIMEOUT_MS_MAX);
+        return PROBE_E_FAIL;
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct run_ctx c = {opts, out, err, errlen};
+    int rc = opts->lab ? probe_netns_run(opts->lab->ns[PROBE_LAB_SRC], run_inner, &c, err, errlen) : run_inner(&c);
+    out->elapsed_ms = probe_ms_since(&t0);
+    return rc;
+}

@@ -1,0 +1,26 @@
+/* Internal to libfragprobe: the sender (probe/send.c). */
+#ifndef FRAGPROBE_SEND_H
+#define FRAGPROBE_SEND_H
+#include "observe.h"
+
+struct probe_route {
+    int path_mtu;   /* IP_MTU / IPV6_MTU of the connected socket: cached PMTU or device MTU */
+    int dev_mtu;    /* MTU of the outgoing device, -1 unknown */
+};
+/* IP + transport header bytes of one packet of this protocol (no options). */
+int probe_header_bytes(enum probe_proto p);
+/* IP_MTU of a connected socket, -1 on error. */
+int probe_route_mtu(int fd, int v6);
+/* Opens, configures and connects the socket (TCP: handshake at TTL 64, then
+ * the test's TTL). Fills si and rt. Returns 0 or PROBE_E_*. */
+int probe_send_open(const struct probe_spec *spec, const struct sockaddr_storage *dst, int ttl, int timeout_ms,
+                    struct probe_sendinfo *si, struct probe_route *rt, char *err, size_t errlen);
+/* Sends spec->size bytes on the wire's terms (payload = size - headers).
+ * A refused send (EMSGSIZE...) is an outcome, recorded in si, not an error. */
+int probe_send_payload(struct probe_sendinfo *si, int *kernel_mtu);
+void probe_send_close(struct probe_sendinfo *si);
+/* Resolves host to the family's first address with port (probe/run.c). */
+int probe_resolve(const char *host, int v6, int port, struct sockaddr_storage *out, char *err, size_t errlen);
+/* Flushes learned PMTUs in the calling thread's namespace (probe/run.c). */
+int probe_flush_here(char *err, size_t errlen);
+#endif
