@@ -345,3 +345,30 @@ int db_report_session_ids(struct db_report *r, int64_t **ids, int *n, char *err,
     }
     return 0;
 }
+
+int db_report_snapshot(struct db_report *r, const char *dest_path, char *err, size_t errlen) {
+    sqlite3 *dst = NULL;
+    /* SQLITE_OPEN_EXCLUSIVE is not for files: refuse an existing file ourselves. */
+    FILE *f = fopen(dest_path, "r");
+    if (f) {
+        fclose(f);
+        seterr(err, errlen, "cannot copy %s to %s: the file exists", r->path, dest_path);
+        return -1;
+    }
+    if (sqlite3_open_v2(dest_path, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        seterr(err, errlen, "cannot create %s: %s", dest_path, dst ? sqlite3_errmsg(dst) : "out of memory");
+        sqlite3_close(dst);
+        return -1;
+    }
+    sqlite3_backup *b = sqlite3_backup_init(dst, "main", r->h, "main");
+    int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+    if (b) sqlite3_backup_finish(b);
+    if (rc != SQLITE_DONE) {
+        seterr(err, errlen, "copying %s to %s failed: %s", r->path, dest_path, sqlite3_errmsg(dst));
+        sqlite3_close(dst);
+        remove(dest_path);
+        return -1;
+    }
+    sqlite3_close(dst);
+    return 0;
+}

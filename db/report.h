@@ -97,4 +97,9 @@ void db_report_measure_free(struct db_report_measure *m);
 /* Every session id, oldest first, into a malloc'd array (caller frees). */
 int db_report_session_ids(struct db_report *r, int64_t **ids, int *n, char *err, size_t errlen);
 
+/* Writes a consistent copy of the whole database (committed data, WAL
+ * included) to a new file at dest_path, e.g. for a throwaway replay. Returns
+ * 0, or -1 with err (dest_path exists already, cannot be written...). */
+int db_report_snapshot(struct db_report *r, const char *dest_path, char *err, size_t errlen);
+
 #endif

@@ -1,4 +1,6 @@
-/* fragvote replay: a recorded session's timeline in the terminal. */
+/* fragvote replay: a recorded session's timeline in the terminal, or its
+ * tests run again now (--remeasure). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,22 +9,138 @@
 #include "export.h"
 #include "replay.h"
 
+#define REPLAY_TIMEOUT_MS_MAX PROBE_TIMEOUT_MS_MAX
+#define REPLAY_PORT_DEFAULT 8080
+
+static volatile sig_atomic_t replay_stop; /* SIGINT/SIGTERM during --remeasure */
+
+static void on_signal(int sig) {
+    (void)sig;
+    replay_stop = 1;
+}
+
 static void usage(FILE *out) {
     fprintf(out,
-            "Usage: fragvote replay ID [OPTIONS]\n"
+            "Usage: fragvote replay ID [--db FILE]\n"
+            "       fragvote replay ID --serve [--port N] [SERVE OPTIONS]\n"
+            "       fragvote replay ID --remeasure [--target HOST|lab] [REMEASURE OPTIONS]\n"
             "\n"
             "Shows a recorded session question by question: the vote split, the\n"
             "measured truth with its evidence, right or wrong, and the timings.\n"
             "\n"
-            "Options:\n"
-            "  --db FILE    the database (default ./%s); an older schema is migrated\n"
-            "  --serve      projector read-only replay mode (not implemented yet)\n"
-            "  --remeasure  run the session's tests again now (not implemented yet)\n"
-            "  -h, --help   show this help\n"
+            "With --serve, the projector steps through the recorded session read-only:\n"
+            "screen at /screen, controls at /presenter (the secret is printed) or as\n"
+            "lines on stdin: next (n), back (b), quit (q). A private copy of the\n"
+            "database is served and deleted afterwards: the file is never written.\n"
             "\n"
-            "Exit codes: 0 ok, 1 no such session, 2 usage error,\n"
-            "7 database missing, unreadable or newer.\n",
-            EXPORT_DEFAULT_DB);
+            "With --remeasure, runs the session's tests again now and prints, per\n"
+            "question, whether the answer changed and why (different kernel, path MTU,\n"
+            "cached PMTU, observer...). The results are stored as a new measurement set\n"
+            "of the session; its scores keep using what was measured during the talk.\n"
+            "\n"
+            "Options:\n"
+            "  --db FILE           the database (default ./%s); an older schema is migrated\n"
+            "  --remeasure         run the tests again (needs root for the lab / raw observer)\n"
+            "  --target HOST|lab   where to send them (default: where the session sent them)\n"
+            "  --lab-prefix P      the lab's namespace prefix (default $%s or \"%s\"): a\n"
+            "                      running lab is used as it is; otherwise one is built\n"
+            "                      (with the session's MTUs) and removed afterwards\n"
+            "  --lab-mtus A,B,C    build the lab with these link MTUs (the lab must not be up)\n"
+            "  --observer MODE     auto, raw or recverr (default auto)\n"
+            "  --keep-pmtu-cache   do not flush the PMTU cache before each test\n"
+            "  --timeout MS        per test (default %d, at most %d)\n"
+            "  --serve             projector read-only replay mode\n"
+            "  --port N            with --serve: HTTP/websocket port (default %d; 0 = any free)\n"
+            "  --bind ADDR         with --serve: listen on this address only\n"
+            "  --public-url URL    with --serve: base URL to show (reverse proxy, DNS name)\n"
+            "  --secret TEXT       with --serve: presenter secret (default: random)\n"
+            "  --libev             with --serve: use the libev event loop (epoll)\n"
+            "  -h, --help          show this help\n"
+            "\n"
+            "Exit codes: 0 ok, 1 no such session or the remeasure failed, 2 usage error,\n"
+            "3 missing privilege, 7 database missing, unreadable or newer.\n",
+            EXPORT_DEFAULT_DB, PROBE_LAB_PREFIX_ENV, PROBE_LAB_PREFIX_DEFAULT, PROBE_TIMEOUT_MS_DEFAULT,
+            REPLAY_TIMEOUT_MS_MAX, REPLAY_PORT_DEFAULT);
+}
+
+struct replay_args {
+    const char *db, *id, *target, *lab_prefix, *lab_mtus, *observer;
+    int remeasure, keep, timeout_ms;
+    const char *bind, *public_url, *secret;
+    int serve, port, libev;
+};
+
+static int usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "fragvote replay: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see fragvote replay --help)\n");
+    return FV_EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct replay_args *a) {
+    memset(a, 0, sizeof *a);
+    a->db = EXPORT_DEFAULT_DB;
+    a->port = REPLAY_PORT_DEFAULT;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        const char **dst = NULL;
+        if (!strcmp(o, "--db")) dst = &a->db;
+        else if (!strcmp(o, "--target")) dst = &a->target;
+        else if (!strcmp(o, "--lab-prefix")) dst = &a->lab_prefix;
+        else if (!strcmp(o, "--lab-mtus")) dst = &a->lab_mtus;
+        else if (!strcmp(o, "--observer")) dst = &a->observer;
+        else if (!strcmp(o, "--bind")) dst = &a->bind;
+        else if (!strcmp(o, "--public-url")) dst = &a->public_url;
+        else if (!strcmp(o, "--secret")) dst = &a->secret;
+        if (dst || !strcmp(o, "--timeout") || !strcmp(o, "--port")) {
+            if (i + 1 >= argc) return usage_error("%s needs a value", o);
+            const char *v = argv[++i];
+            if (dst) {
+                *dst = v;
+            } else if (!strcmp(o, "--port")) {
+                char *end;
+                long port = strtol(v, &end, 10);
+                if (*end || !*v || port < 0 || port > 65535) return usage_error("bad --port '%s'", v);
+                a->port = (int)port;
+            } else {
+                char *end;
+                long ms = strtol(v, &end, 10);
+                if (*end || ms < 1 || ms > REPLAY_TIMEOUT_MS_MAX) return usage_error("bad --timeout '%s'", v);
+                a->timeout_ms = (int)ms;
+            }
+        } else if (!strncmp(o, "--db=", 5)) {
+            a->db = o + 5;
+        } else if (!strcmp(o, "--remeasure")) {
+            a->remeasure = 1;
+        } else if (!strcmp(o, "--keep-pmtu-cache")) {
+            a->keep = 1;
+        } else if (!strcmp(o, "--serve")) {
+            a->serve = 1;
+        } else if (!strcmp(o, "--libev")) {
+            a->libev = 1;
+        } else if (o[0] == '-' && o[1]) {
+            return usage_error("unknown option '%s'", o);
+        } else if (a->id) {
+            return usage_error("more than one session id ('%s')", o);
+        } else {
+            a->id = o;
+        }
+    }
+    if (!a->remeasure && (a->target || a->lab_prefix || a->lab_mtus || a->observer || a->keep || a->timeout_ms))
+        return usage_error("%s", "--target, --lab-*, --observer, --keep-pmtu-cache and --timeout go with --remeasure");
+    if (!a->serve && (a->bind || a->public_url || a->secret || a->libev || a->port != REPLAY_PORT_DEFAULT))
+        return usage_error("%s", "--port, --bind, --public-url, --secret and --libev go with --serve");
+    if (a->serve && a->remeasure) return usage_error("%s", "--serve or --remeasure, not both");
+    if (a->lab_prefix && strlen(a->lab_prefix) > PROBE_LAB_PREFIX_MAX)
+        return usage_error("--lab-prefix '%s' is too long", a->lab_prefix);
+    return 0;
+}
+
+/* --remeasure needs probe_run(), which is not in the probe library yet. */
+static int remeasure(struct db *db, struct db_report *r, struct db_report_session *s, const struct replay_args *a) {
+    (void)db, (void)r, (void)s, (void)a, (void)replay_stop, (void)on_signal;
+    fprintf(stderr, "fragvote replay: --remeasure is not implemented yet\n");
+    return FV_EXIT_USAGE;
 }
 
 int cmd_replay(int argc, char **argv) {
@@ -30,40 +148,19 @@ int cmd_replay(int argc, char **argv) {
         usage(stdout);
         return FV_EXIT_OK;
     }
-    const char *path = EXPORT_DEFAULT_DB, *id_arg = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--db")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "fragvote replay: --db needs a file\n");
-                return FV_EXIT_USAGE;
-            }
-            path = argv[++i];
-        } else if (!strncmp(a, "--db=", 5)) {
-            path = a + 5;
-        } else if (!strcmp(a, "--serve") || !strcmp(a, "--remeasure")) {
-            fprintf(stderr, "fragvote replay: %s is not implemented yet\n", a);
-            return FV_EXIT_USAGE;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "fragvote replay: unknown option '%s' (see fragvote replay --help)\n", a);
-            return FV_EXIT_USAGE;
-        } else if (id_arg) {
-            fprintf(stderr, "fragvote replay: more than one session id ('%s')\n", a);
-            return FV_EXIT_USAGE;
-        } else {
-            id_arg = a;
-        }
-    }
+    struct replay_args a;
+    int urc = parse_args(argc, argv, &a);
+    if (urc) return urc;
     int64_t id;
-    if (!id_arg || export_parse_id(id_arg, &id)) {
+    if (!a.id || export_parse_id(a.id, &id)) {
         fprintf(stderr, "fragvote replay: give a session id (see `fragvote sessions`)%s%s%s\n",
-                id_arg ? ", not '" : "", id_arg ? id_arg : "", id_arg ? "'" : "");
+                a.id ? ", not '" : "", a.id ? a.id : "", a.id ? "'" : "");
         return FV_EXIT_USAGE;
     }
     char err[512];
     struct db *db;
     struct db_report *r;
-    if (export_open(path, &db, &r, err, sizeof err)) {
+    if (export_open(a.db, &db, &r, err, sizeof err)) {
         fprintf(stderr, "fragvote replay: %s\n", err);
         return FV_EXIT_DB;
     }
@@ -73,7 +170,18 @@ int cmd_replay(int argc, char **argv) {
         fprintf(stderr, "fragvote replay: %s\n", err);
         rc = FV_EXIT_FAIL;
     } else {
-        replay_print(stdout, &s);
+        if (a.remeasure) {
+            rc = remeasure(db, r, &s, &a);
+        } else if (a.serve) {
+            struct replay_serve_opts so = {.bind_addr = a.bind, .port = a.port, .public_url = a.public_url,
+                                           .secret = a.secret, .use_libev = a.libev, .in_fd = 0, .out = stdout};
+            if (replay_serve(db, r, id, &so, err, sizeof err)) {
+                fprintf(stderr, "fragvote replay: %s\n", err);
+                rc = FV_EXIT_FAIL;
+            }
+        } else {
+            replay_print(stdout, &s);
+        }
         db_report_session_free(&s);
     }
     db_report_close(r);

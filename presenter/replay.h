@@ -69,4 +69,21 @@ char *replay_lab_json(const struct probe_lab *lab);
 void replay_host_facts(char *host, size_t hostlen, char *kernel, size_t kernellen);
 
 
+/* ---- read-only projector replay (presenter/replay_serve.c) ---- */
+
+struct replay_serve_opts {
+    const char *bind_addr;         /* NULL: all addresses */
+    int port;                      /* 0: any free port (printed) */
+    const char *web_root, *public_url, *secret; /* as in struct hub_config; NULL: defaults */
+    int use_libev;
+    int in_fd;                     /* commands: next / back / quit (n b q), one per line; -1: none */
+    FILE *out;                     /* the URLs and messages (NULL: stdout) */
+};
+/* Serves session_id of db on the projector, read-only (a private copy of the
+ * database is served and deleted afterwards), starting at the first question;
+ * the presenter steps with next/back from in_fd or the /presenter page.
+ * Blocks until quit, SIGINT or SIGTERM. Returns 0, or -1 with err. */
+int replay_serve(struct db *db, struct db_report *r, int64_t session_id, const struct replay_serve_opts *o,
+                 char *err, size_t errlen);
+
 #endif
