@@ -468,5 +468,5 @@ int main(void) {
     RUN(test_misuse_and_missing_things);
     RUN(test_sessions_lists_every_session);
     RUN(test_fmt_double_round_trips);
-    return check_summary();
+    return fx_summary_and_clean();
 }
