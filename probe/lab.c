@@ -18,6 +18,9 @@
 #include "lab_internal.h"
 
 #define LAB_DEFRAG_TABLE "fragvote_defrag"
+#define LAB_READY_PORT 9          /* discard: nothing listens, dst answers port unreachable */
+#define LAB_READY_TRIES 15        /* x LAB_READY_TRY_MS: give ND/ARP three seconds */
+#define LAB_READY_TRY_MS 200
 static const int lab_default_mtu[PROBE_LAB_LINKS] = {1500, 1280, 1500};
 static const char *const node_names[PROBE_LAB_NODES] = {"src", "r1", "r2", "dst"};
 static const char *const net4[PROBE_LAB_LINKS] = {"192.0.2", "198.51.100", "203.0.113"};
@@ -240,6 +243,36 @@ static int lab_build(const struct probe_lab *lab, char *err, size_t errlen) {
     return 0;
 }
 
+/* The lab is ready when a small datagram of each family crosses it and dst
+ * answers (port unreachable): neighbours are resolved along the whole path,
+ * so the first real test is not held back by ARP/ND. */
+static int lab_wait_ready(const struct probe_lab *lab, char *err, size_t errlen) {
+    for (int v6 = 0; v6 <= 1; v6++) {
+        struct probe_spec s;
+        memset(&s, 0, sizeof s);
+        s.proto = v6 ? PROBE_UDP6 : PROBE_UDP4;
+        s.mode = PROBE_MODE_DEFAULT;
+        s.size = 100;
+        s.ttl = 64;
+        s.port = LAB_READY_PORT;
+        struct probe_run_opts o = {.observer = PROBE_OBS_RAW, .lab = lab, .timeout_ms = LAB_READY_TRY_MS};
+        int ready = 0;
+        char e[256] = "";
+        for (int i = 0; i < LAB_READY_TRIES && !ready; i++) {
+            struct probe_result r;
+            if (probe_run(&o, &s, &r, e, sizeof e) == 0 && r.icmp_type == (v6 ? 1 : 3) &&
+                !strcmp(r.hop_name, "dst"))
+                ready = 1;
+        }
+        if (!ready) {
+            snprintf(err, errlen, "the lab was built but %s does not cross it to dst%s%s",
+                     v6 ? "IPv6" : "IPv4", e[0] ? ": " : "", e);
+            return PROBE_E_FAIL;
+        }
+    }
+    return 0;
+}
+
 int probe_lab_up(const struct probe_lab_config *cfg, struct probe_lab *out, char *err, size_t errlen) {
     if (probe_lab_plan(cfg, out, err, errlen) < 0) return PROBE_E_FAIL;
     if (geteuid() != 0 && !probe_priv_has(21 /* CAP_SYS_ADMIN */)) {
@@ -251,7 +284,7 @@ int probe_lab_up(const struct probe_lab_config *cfg, struct probe_lab *out, char
         snprintf(err, errlen, "cannot remove the old lab \"%s\": %s", out->cfg.prefix, e);
         return PROBE_E_FAIL;
     }
-    if (lab_build(out, err, errlen) < 0) {
+    if (lab_build(out, err, errlen) < 0 || lab_wait_ready(out, err, errlen) < 0) {
         probe_lab_down(out->cfg.prefix, e, sizeof e);
         return PROBE_E_FAIL;
     }

@@ -1,0 +1,188 @@
+/* Every protocol x PMTUD mode at 1400 (above the 1280 link) and 3000 (above
+ * the 1500 link), in the lab without and with a reassembling router (r1):
+ * the engine's three answers must equal the ground truth read from tcpdump
+ * captures on the src-r1 and r1-r2 links taken during the same tests. The
+ * PMTU cache is flushed between tests. Needs root (namespaces, raw sockets). */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "check.h"
+#include "fragprobe.h"
+#include "pcap_truth.h"
+
+#define MATRIX_SIZES 2
+static const int sizes[MATRIX_SIZES] = {1400, 3000};
+#define MATRIX_TESTS (4 * 7 * MATRIX_SIZES)
+#define UDP_PORT_BASE 20000
+
+static char prefixes[2][24];
+static struct truth_dump dumps[2];
+
+static void cleanup(void) {
+    char err[256];
+    for (int i = 0; i < 2; i++) truth_dump_stop(&dumps[i]);
+    for (int i = 0; i < 2; i++)
+        if (prefixes[i][0]) probe_lab_down(prefixes[i], err, sizeof err);
+}
+
+static void on_signal(int sig) {
+    cleanup();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+struct truth {
+    int sent, df, host_frag, router_frag, src_pkts, link2_frags;
+};
+
+/* This test's packets in one capture: first fragments / whole packets of the
+ * flow (TCP: with data), then later fragments with their IDs, inside [t0, t1). */
+static void truth_select(const struct truth_cap *c, double t0, double t1, int v6, int l4, int port, int *count,
+                         int *frags, int *first_df) {
+    long long ids[256];
+    int nids = 0;
+    *count = *frags = 0;
+    *first_df = -1;
+    for (int i = 0; i < c->n; i++) {
+        const struct truth_pkt *k = &c->p[i];
+        if (k->ts < t0 || k->ts >= t1 || k->v6 != v6) continue;
+        int mine = 0;
+        if (k->l4 == l4 && k->dport == port && (l4 != IPPROTO_TCP || k->l4_payload > 0)) {
+            mine = 1;
+            if (k->id >= 0 && nids < 256) ids[nids++] = k->id;
+        } else if (k->l4 < 0) {
+            for (int j = 0; j < nids; j++)
+                if (ids[j] == k->id) mine = 1;
+        }
+        if (!mine) continue;
+        if (*first_df < 0) *first_df = k->df;
+        (*count)++;
+        if (k->frag) (*frags)++;
+    }
+}
+
+static int run_config(int reassemble) {
+    char err[1024];
+    struct probe_lab_config cfg;
+    probe_lab_config_default(&cfg);
+    snprintf(cfg.prefix, sizeof cfg.prefix, "fvm%d%c", (int)getpid() % 100000, reassemble ? 'r' : 'n');
+    snprintf(prefixes[reassemble], sizeof prefixes[0], "%s", cfg.prefix);
+    cfg.reassemble = reassemble;
+    struct probe_lab lab;
+    if (probe_lab_up(&cfg, &lab, err, sizeof err) < 0) {
+        fprintf(stderr, "lab up: %s\n", err);
+        return -1;
+    }
+    char p1[512], p2[512];
+    snprintf(p1, sizeof p1, "%s/%s-src-r1.pcap", check_tmpdir(), cfg.prefix);
+    snprintf(p2, sizeof p2, "%s/%s-r1-r2.pcap", check_tmpdir(), cfg.prefix);
+    if (truth_dump_start(&dumps[0], lab.ns[PROBE_LAB_SRC], lab.link[0].a_if, p1) < 0 ||
+        truth_dump_start(&dumps[1], lab.ns[PROBE_LAB_R1], lab.link[1].a_if, p2) < 0)
+        return -1;
+    /* Both captures must be recording before the first test: one packet
+     * that crosses both links (it reaches dst, TTL 64) must land in both. */
+    struct probe_run_opts sopts = {.observer = PROBE_OBS_RAW, .lab = &lab, .timeout_ms = 200};
+    struct probe_spec sentinel = {.proto = PROBE_UDP4, .mode = PROBE_MODE_DEFAULT, .size = 100, .ttl = 64, .port = 9};
+    struct probe_result sres;
+    int recording = 0;
+    for (int i = 0; i < 20 && !recording; i++) {
+        probe_run(&sopts, &sentinel, &sres, err, sizeof err);
+        usleep(20 * 1000);
+        recording = truth_dump_bytes(&dumps[0]) > 24 && truth_dump_bytes(&dumps[1]) > 24;
+    }
+    if (!recording) {
+        fprintf(stderr, "the captures are not recording\n");
+        return -1;
+    }
+
+    static struct probe_result res[MATRIX_TESTS];
+    static int rcs[MATRIX_TESTS];
+    double t_start[MATRIX_TESTS + 1];
+    struct probe_run_opts opts = {.observer = PROBE_OBS_RAW, .lab = &lab};
+    int n = 0;
+    double t_all = truth_now();
+    for (int p = 0; p < 4; p++)
+        for (int m = 0; m < 7; m++)
+            for (int s = 0; s < MATRIX_SIZES; s++, n++) {
+                struct probe_spec spec;
+                memset(&spec, 0, sizeof spec);
+                spec.proto = (enum probe_proto)p;
+                spec.mode = (enum probe_mode)m;
+                spec.size = sizes[s];
+                spec.port = probe_proto_is_tcp(spec.proto) ? 0 : UDP_PORT_BASE + n;
+                t_start[n] = truth_now();
+                if (probe_lab_flush_pmtu(&lab, err, sizeof err) < 0) fprintf(stderr, "flush: %s\n", err);
+                rcs[n] = probe_run(&opts, &spec, &res[n], err, sizeof err);
+                if (rcs[n] < 0) fprintf(stderr, "test %d: %s\n", n, err);
+            }
+    t_start[n] = 1e18;
+    printf("%s: %d tests in %.2f s\n", cfg.prefix, n, truth_now() - t_all);
+    truth_dump_stop(&dumps[0]);
+    truth_dump_stop(&dumps[1]);
+    static struct truth_cap c1, c2;
+    if (truth_read(p1, &c1) <= 0 || truth_read(p2, &c2) < 0) {
+        fprintf(stderr, "cannot read the captures %s %s\n", p1, p2);
+        return -1;
+    }
+    int mismatches = 0;
+    for (int i = 0; i < n; i++) {
+        const struct probe_result *r = &res[i];
+        int v6 = probe_proto_is_v6(r->spec.proto);
+        int l4 = probe_proto_is_tcp(r->spec.proto) ? IPPROTO_TCP : IPPROTO_UDP;
+        if (rcs[i] < 0) {
+            mismatches++;
+            continue;
+        }
+        struct truth t = {0};
+        int f2, df2;
+        truth_select(&c1, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &t.src_pkts, &t.host_frag, &t.df);
+        truth_select(&c2, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &f2, &t.link2_frags, &df2);
+        t.sent = t.src_pkts > 0;
+        t.host_frag = t.host_frag > 0;
+        t.router_frag = !t.host_frag && t.link2_frags > 0;
+        int want_frag = t.host_frag || t.router_frag;
+        enum probe_fragmenter want_by = t.host_frag ? PROBE_FRAG_HOST : t.router_frag ? PROBE_FRAG_ROUTER : PROBE_FRAG_NONE;
+        int ok = 1;
+        if (r->sent.answer != (t.sent ? PROBE_ANS_YES : PROBE_ANS_NO)) ok = 0;
+        if (t.sent && !v6 && r->df.answer != (t.df ? PROBE_ANS_YES : PROBE_ANS_NO)) ok = 0;
+        if (t.sent && !v6 && r->df.basis != PROBE_BASIS_OBSERVED) ok = 0;
+        if (!t.sent && r->df.basis == PROBE_BASIS_OBSERVED) ok = 0;
+        if (r->fragmented.answer != (want_frag ? PROBE_ANS_YES : PROBE_ANS_NO)) ok = 0;
+        if (r->fragmenter != want_by) ok = 0;
+        if (r->sent.basis == PROBE_BASIS_UNKNOWN || r->fragmented.basis == PROBE_BASIS_UNKNOWN) ok = 0;
+        printf("%s %-4s %-5s %-9s %5d | wire: sent %d df %d host-frag %d router-frag %d (src %d pkts, r1-r2 %d frags)"
+               " | engine: sent %s df %s frag %s by %s | %s\n",
+               ok ? "ok  " : "DIFF", cfg.prefix + strlen(cfg.prefix) - 1, probe_proto_name(r->spec.proto),
+               probe_mode_name(r->spec.mode), r->spec.size, t.sent, t.df, t.host_frag, t.router_frag, t.src_pkts,
+               t.link2_frags, probe_answer_name(r->sent.answer), probe_answer_name(r->df.answer),
+               probe_answer_name(r->fragmented.answer), probe_fragmenter_name(r->fragmenter), r->evidence);
+        if (!ok) mismatches++;
+    }
+    probe_lab_down(cfg.prefix, err, sizeof err);
+    prefixes[reassemble][0] = 0;
+    return mismatches;
+}
+
+static void test_matrix_matches_captures_without_reassembly(void) {
+    int m = run_config(0);
+    REQUIRE(m >= 0);
+    CHECK_INT(m, 0);
+}
+
+static void test_matrix_matches_captures_with_reassembling_r1(void) {
+    int m = run_config(1);
+    REQUIRE(m >= 0);
+    CHECK_INT(m, 0);
+}
+
+int main(void) {
+    if (geteuid() != 0) SKIP_ALL("needs root: network namespaces, raw sockets, tcpdump");
+    if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null && command -v nft >/dev/null") != 0)
+        SKIP_ALL("needs tcpdump, ip and nft (scripts/apt-packages.txt)");
+    atexit(cleanup);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    RUN(test_matrix_matches_captures_without_reassembly);
+    RUN(test_matrix_matches_captures_with_reassembling_r1);
+    return check_summary();
+}
