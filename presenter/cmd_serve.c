@@ -1,12 +1,496 @@
-/* fragvote serve — placeholder until its issue lands. */
+/* fragvote serve: the product a speaker runs on stage. Joins the deck, the
+ * namespace lab (or a real target), the store, the hub, the probe worker and
+ * the console.
+ *
+ * Threads: the main thread runs the hub's lws loop; a console thread reads
+ * keys / script lines and talks to the hub only through hub_post() and
+ * hub_snapshot(); the probe worker runs probe_run() and posts results; a
+ * signal thread turns SIGINT/SIGTERM/SIGHUP into hub_stop(). Every exit path
+ * after the lab came up goes through the one cleanup at the end, which
+ * removes the lab. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "console.h"
+#include "deck.h"
+#include "hub.h"
+#include "probe_json.h"
+#include "report.h"
+#include "room.h"
+#include "worker.h"
+
+#define SERVE_PORT_DEFAULT 8080
+#define SERVE_DB_DEFAULT "fragvote.db"
+#define SERVE_CAP_NET_ADMIN 12
+#define SERVE_CAP_NET_RAW 13
+
+struct serve_opts {
+    const char *target, *deck, *db, *bind, *title, *observer, *public_url, *script, *secret, *room;
+    int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev;
+};
+
+/* Everything one run holds; one instance, on main's stack. */
+struct serve {
+    struct serve_opts o;
+    struct deck deck;
+    struct probe_lab lab;
+    int lab_up;
+    struct db *db;
+    struct room *room;
+    struct hub *hub;
+    struct worker *worker;
+    struct console con;
+    pthread_mutex_t lock;          /* guards hub (for the signal thread) */
+    volatile int stop;             /* set by the signal thread or at the end */
+    int exiting;
+    int signal_no;
+    int script_failed;
+    pthread_t sig_thread, con_thread;
+    int con_started;
+    char observer[16], host[256], kernel[320], target[256];
+};
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "Usage: fragvote serve [OPTIONS]\n"
+            "\n"
+            "Runs a live quiz: phones vote on the join URL, the laptop sends each test\n"
+            "packet for real, the projector shows the truth, SQLite records everything.\n"
+            "\n"
+            "Options:\n"
+            "  --deck FILE          deck to play (default: the built-in fragquiz deck)\n"
+            "  --target HOST        probe this host instead of the deck's target; \"lab\"\n"
+            "                       (the default) builds the namespace lab and removes it on exit\n"
+            "  --db FILE            database file (default: ./" SERVE_DB_DEFAULT ")\n"
+            "  --port N             HTTP/websocket port (default: %d; 0 = any free port)\n"
+            "  --bind ADDR          listen on this address only (default: all addresses)\n"
+            "  --public-url URL     join URL to show (reverse proxy, DNS name)\n"
+            "  --title TEXT         session title (default: the deck's)\n"
+            "  --observer MODE      auto, raw or recverr (default: the deck's, else auto)\n"
+            "  --live-split         show the yes/no split to the room while it votes\n"
+            "  --keep-pmtu-cache    do not flush the PMTU cache before each test\n"
+            "  --no-prefetch        do not start probing while the room votes\n"
+            "  --script FILE        read console commands from FILE (rehearsal, tests)\n"
+            "  --secret TEXT        presenter secret (default: random)\n"
+            "  --room CODE          room code (default: random)\n"
+            "  --no-qr              do not draw the QR code in the terminal\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "Console keys: o open, c close, m measure, r reveal, n/space next, e re-run,\n"
+            "s skip, b back, q quit. Without a terminal, the same words one per line on\n"
+            "stdin (see docs/DECKS.md for the script commands).\n"
+            "\n"
+            "The lab needs root (CAP_SYS_ADMIN + CAP_NET_ADMIN); its namespaces are named\n"
+            "from $" PROBE_LAB_PREFIX_ENV " (default \"" PROBE_LAB_PREFIX_DEFAULT "\").\n"
+            "\n"
+            "Exit codes: 0 ok, 1 failed (incl. a failed script), 2 usage, 3 missing\n"
+            "privilege, 7 database error.\n",
+            SERVE_PORT_DEFAULT);
+}
+
+static int parse_opts(int argc, char **argv, struct serve_opts *o) {
+    enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
+           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV };
+    static const struct option longopts[] = {
+        {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
+        {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
+        {"bind", required_argument, NULL, O_BIND},     {"title", required_argument, NULL, O_TITLE},
+        {"observer", required_argument, NULL, O_OBSERVER}, {"live-split", no_argument, NULL, O_LIVE},
+        {"keep-pmtu-cache", no_argument, NULL, O_KEEP}, {"public-url", required_argument, NULL, O_PUBURL},
+        {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
+        {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
+        {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV},
+        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
+    memset(o, 0, sizeof *o);
+    o->port = SERVE_PORT_DEFAULT;
+    o->db = SERVE_DB_DEFAULT;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case O_TARGET: o->target = optarg; break;
+        case O_DECK: o->deck = optarg; break;
+        case O_DB: o->db = optarg; break;
+        case O_PORT:
+            errno = 0;
+            long p = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || p < 0 || p > 65535) {
+                fprintf(stderr, "fragvote serve: --port wants 0..65535, not '%s'\n", optarg);
+                return -1;
+            }
+            o->port = (int)p;
+            break;
+        case O_BIND: o->bind = optarg; break;
+        case O_TITLE: o->title = optarg; break;
+        case O_OBSERVER: o->observer = optarg; break;
+        case O_LIVE: o->live_split = 1; break;
+        case O_KEEP: o->keep_pmtu_cache = 1; break;
+        case O_PUBURL: o->public_url = optarg; break;
+        case O_SCRIPT: o->script = optarg; break;
+        case O_SECRET: o->secret = optarg; break;
+        case O_ROOM: o->room = optarg; break;
+        case O_NOPRE: o->no_prefetch = 1; break;
+        case O_NOQR: o->no_qr = 1; break;
+        case O_LIBEV: o->libev = 1; break;
+        case 'h': return 1;
+        case ':': fprintf(stderr, "fragvote serve: %s needs a value\n", argv[optind - 1]); return -1;
+        default: fprintf(stderr, "fragvote serve: unknown option '%s'\n", argv[optind - 1]); return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "fragvote serve: unexpected argument '%s'\n", argv[optind]);
+        return -1;
+    }
+    if (o->title && strlen(o->title) >= DECK_TEXT_MAX) {
+        fprintf(stderr, "fragvote serve: --title is longer than %d bytes\n", DECK_TEXT_MAX - 1);
+        return -1;
+    }
+    if (o->target && strlen(o->target) >= sizeof(((struct probe_spec *)0)->host)) {
+        fprintf(stderr, "fragvote serve: --target is too long\n");
+        return -1;
+    }
+    if (o->room) {
+        if (strlen(o->room) != ROOM_CODE_LEN || strspn(o->room, ROOM_CODE_ALPHABET) != ROOM_CODE_LEN) {
+            fprintf(stderr, "fragvote serve: --room wants %d characters of %s\n", ROOM_CODE_LEN, ROOM_CODE_ALPHABET);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- session facts ---- */
+
+/* The lab topology as stored with the session (probe_json's form). */
+static char *lab_json(const struct probe_lab *lab) {
+    json_t *o = probe_lab_to_json(lab);
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return s;
+}
+
+static void host_facts(struct serve *s) {
+    if (gethostname(s->host, sizeof s->host) < 0) snprintf(s->host, sizeof s->host, "unknown");
+    s->host[sizeof s->host - 1] = 0;
+    struct utsname u;
+    if (uname(&u) == 0) snprintf(s->kernel, sizeof s->kernel, "%s %s", u.sysname, u.release);
+}
+
+/* ---- hub hooks (on the lws thread: never block) ---- */
+
+static void on_measure(void *ctx, int position, const struct deck_test *t) {
+    struct serve *s = ctx;
+    int ti;
+    enum db_qkind k;
+    if (deck_question_at(&s->deck, position, &ti, &k) < 0) ti = -1;
+    if (worker_measure(s->worker, position, ti, &t->spec) < 0) {
+        /* Queue full: answer at once with an honest "unknown". */
+        struct hub_cmd cmd = {.kind = HUB_CMD_MEASURED, .position = position};
+        worker_result_unknown(&t->spec, "the probe worker's queue is full", &cmd.result);
+        hub_post(s->hub, &cmd);
+    }
+}
+
+static void on_event(void *ctx, const struct hub_status *st) {
+    struct serve *s = ctx;
+    /* Start probing while the room votes; the result stays in the worker
+     * until the presenter measures, and in the quiz until the reveal. */
+    if (!st->ended && st->current.state == QUIZ_VOTING && s->worker) {
+        int ti = st->current.test_index;
+        if (ti >= 0 && ti < s->deck.ntests) worker_prefetch(s->worker, ti, &s->deck.tests[ti].spec);
+    }
+}
+
+/* On the worker thread. */
+static void deliver(void *ctx, int position, const struct probe_result *r) {
+    struct serve *s = ctx;
+    struct hub_cmd *cmd = malloc(sizeof *cmd);
+    if (!cmd) return;
+    memset(cmd, 0, sizeof *cmd);
+    cmd->kind = HUB_CMD_MEASURED;
+    cmd->position = position;
+    cmd->result = *r;
+    for (int tries = 0; hub_post(s->hub, cmd) < 0 && tries < 100 && !s->stop; tries++) usleep(10000);
+    free(cmd);
+}
+
+/* ---- console backend: the hub ---- */
+
+static int be_post(void *ctx, enum hub_cmd_kind k) {
+    struct serve *s = ctx;
+    struct hub_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.kind = k;
+    return hub_post(s->hub, &cmd);
+}
+
+static void be_status(void *ctx, struct console_status *out) {
+    struct serve *s = ctx;
+    hub_snapshot(s->hub, &out->hub);
+    out->measure_requests = worker_requests(s->worker);
+}
+
+static void *console_main(void *arg) {
+    struct serve *s = arg;
+    char err[512] = "";
+    if (s->o.script) {
+        FILE *f = fopen(s->o.script, "r");
+        int rc;
+        if (!f) {
+            snprintf(err, sizeof err, "%s: cannot open script: %s", s->o.script, strerror(errno));
+            rc = -1;
+        } else {
+            struct console_status st;
+            be_status(s, &st);
+            console_render(stdout, &s->con.view, &st);
+            fflush(stdout);
+            rc = console_run_script(&s->con, f, s->o.script, err, sizeof err);
+            fclose(f);
+        }
+        if (rc < 0) {
+            fprintf(stderr, "fragvote serve: %s\n", err);
+            s->script_failed = 1;
+            be_post(s, HUB_CMD_QUIT);
+        }
+        return NULL;
+    }
+    if (console_run_interactive(&s->con, STDIN_FILENO, err, sizeof err) < 0)
+        fprintf(stderr, "fragvote serve: console: %s\n", err);
+    return NULL;
+}
+
+/* ---- signals: a thread that sigwait()s, so nothing runs in a handler ---- */
+
+static void *signal_main(void *arg) {
+    struct serve *s = arg;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&set, &sig) != 0) continue;
+        pthread_mutex_lock(&s->lock);
+        int exiting = s->exiting;
+        if (!exiting) {
+            s->stop = 1;
+            s->signal_no = sig;
+            if (s->hub) hub_stop(s->hub);
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (exiting) return NULL;
+    }
+}
+
+/* ---- the end of the talk ---- */
+
+static void print_summary(struct serve *s) {
+    char err[256];
+    struct db_report *rep = db_report_open(s->db, err, sizeof err);
+    if (!rep) {
+        fprintf(stderr, "fragvote serve: summary: %s\n", err);
+        return;
+    }
+    struct db_report_session rs;
+    if (db_report_session_load(s->db, rep, room_session_id(s->room), &rs, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote serve: summary: %s\n", err);
+        db_report_close(rep);
+        return;
+    }
+    printf("\nSession %lld: %s\n", (long long)rs.row.id, rs.row.title);
+    for (int i = 0; i < rs.nquestions; i++) {
+        const struct db_report_question *q = &rs.questions[i];
+        if (strcmp(q->state, "revealed")) continue;
+        int total = q->yes + q->no;
+        printf("  Q%-3d %-10s truth %-7s majority %-4s %s  (%d votes, %d%% right)\n", q->position + 1, q->kind,
+               q->truth[0] ? q->truth : "-", q->majority[0] ? q->majority : "-",
+               q->correct < 0 ? "unscored" : q->correct == 1 ? "right" : q->correct == 0 ? "wrong" : "tie",
+               total, total && q->correct_votes >= 0 ? q->correct_votes * 100 / total : 0);
+    }
+    if (rs.score.collective >= 0)
+        printf("This room scored %.0f%% (collective, over %d questions); vote accuracy %.0f%%; %d voters.\n",
+               rs.score.collective * 100, rs.score.scored, rs.score.vote_accuracy * 100, rs.score.voters);
+    else
+        printf("No question was scored; %d voters.\n", rs.score.voters);
+    db_report_session_free(&rs);
+    db_report_close(rep);
+}
+
+static int fail_code(int probe_rc) {
+    return probe_rc == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
+}
 
 int cmd_serve(int argc, char **argv) {
-    if (cli_wants_help(argc, argv)) {
-        printf("Usage: fragvote serve [OPTIONS]\n\nNot implemented yet.\n");
+    static struct serve s; /* large (deck); one per process */
+    memset(&s, 0, sizeof s);
+    int rc = parse_opts(argc, argv, &s.o);
+    if (rc > 0) {
+        usage(stdout);
         return FV_EXIT_OK;
     }
-    return cli_not_implemented("serve");
+    if (rc < 0) {
+        fprintf(stderr, "Try 'fragvote serve --help'.\n");
+        return FV_EXIT_USAGE;
+    }
+    char err[1024] = "";
+    int code = FV_EXIT_OK;
+
+    /* The deck, with command-line overrides. */
+    if (s.o.deck ? deck_load_file(s.o.deck, &s.deck, err, sizeof err) : deck_load_builtin(&s.deck, err, sizeof err)) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        return FV_EXIT_USAGE;
+    }
+    if (s.o.title) snprintf(s.deck.title, sizeof s.deck.title, "%s", s.o.title);
+    if (s.o.target) {
+        snprintf(s.deck.target, sizeof s.deck.target, "%s", s.o.target);
+        for (int i = 0; i < s.deck.ntests; i++)
+            snprintf(s.deck.tests[i].spec.host, sizeof s.deck.tests[i].spec.host, "%s",
+                     strcmp(s.o.target, "lab") ? s.o.target : "");
+    }
+    const char *obs_name = s.o.observer ? s.o.observer : s.deck.observer;
+    enum probe_observer_kind obs;
+    if (probe_observer_parse(obs_name, &obs) < 0) {
+        fprintf(stderr, "fragvote serve: --observer wants auto, raw or recverr, not '%s'\n", obs_name);
+        deck_free(&s.deck);
+        return FV_EXIT_USAGE;
+    }
+    if (obs == PROBE_OBS_AUTO) obs = probe_priv_has(SERVE_CAP_NET_RAW) ? PROBE_OBS_RAW : PROBE_OBS_RECVERR;
+    snprintf(s.observer, sizeof s.observer, "%s", probe_observer_name(obs));
+    int use_lab = !s.deck.target[0] || !strcmp(s.deck.target, "lab");
+    snprintf(s.target, sizeof s.target, "%s", use_lab ? "lab" : s.deck.target);
+    host_facts(&s);
+
+    /* Signals go to one thread from here on, so every path reaches cleanup. */
+    pthread_mutex_init(&s.lock, NULL);
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    signal(SIGPIPE, SIG_IGN);
+    if (pthread_create(&s.sig_thread, NULL, signal_main, &s)) {
+        fprintf(stderr, "fragvote serve: cannot start the signal thread\n");
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        deck_free(&s.deck);
+        return FV_EXIT_FAIL;
+    }
+
+    char *labjs = NULL;
+    if (use_lab) {
+        struct probe_lab_config cfg;
+        probe_lab_config_default(&cfg);
+        int lr = probe_lab_up(&cfg, &s.lab, err, sizeof err);
+        if (lr < 0) {
+            fprintf(stderr, "fragvote serve: cannot build the namespace lab: %s\n", err);
+            if (lr == PROBE_E_PERM) fprintf(stderr, "  (run as root, or give --target HOST)\n");
+            code = fail_code(lr);
+            goto cleanup;
+        }
+        s.lab_up = 1;
+        labjs = lab_json(&s.lab);
+    }
+    if (s.stop) goto cleanup;
+
+    s.db = db_open(s.o.db, err, sizeof err);
+    if (!s.db) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        code = FV_EXIT_DB;
+        goto cleanup;
+    }
+    struct room_info info = {.title = s.deck.title, .host = s.host, .kernel = s.kernel, .observer = s.observer,
+                             .target = s.target, .lab_json = labjs, .code = s.o.room};
+    s.room = room_create(s.db, &s.deck, &info, err, sizeof err);
+    if (!s.room) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        code = FV_EXIT_DB;
+        goto cleanup;
+    }
+
+    struct worker_config wc = {
+        .opts = {.observer = obs, .lab = s.lab_up ? &s.lab : NULL,
+                 .flush_pmtu = !(s.o.keep_pmtu_cache || s.deck.keep_pmtu_cache)},
+        .prefetch = !s.o.no_prefetch,
+        .deliver = deliver,
+        .ctx = &s,
+    };
+    s.worker = worker_new(&wc, err, sizeof err);
+    if (!s.worker) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        code = FV_EXIT_FAIL;
+        goto cleanup;
+    }
+
+    struct hub_config hc = {.bind_addr = s.o.bind, .port = s.o.port, .public_url = s.o.public_url,
+                            .secret = s.o.secret, .live_split = s.o.live_split, .use_libev = s.o.libev,
+                            .measure = on_measure, .on_event = on_event, .ctx = &s};
+    struct hub *h = hub_new(&hc, s.room, err, sizeof err);
+    if (!h) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        code = FV_EXIT_FAIL;
+        goto cleanup;
+    }
+    pthread_mutex_lock(&s.lock);
+    s.hub = h;
+    int stop_now = s.stop;
+    pthread_mutex_unlock(&s.lock);
+    if (stop_now) goto cleanup;
+
+    s.con = (struct console){
+        .be = {be_post, be_status, &s},
+        .view = {s.deck.title, hub_join_url(h), room_code(s.room), hub_secret(h), s.target, !s.o.no_qr},
+        .out = stdout,
+        .stop = (volatile int *)&s.stop,
+    };
+    if (pthread_create(&s.con_thread, NULL, console_main, &s) == 0) s.con_started = 1;
+    else fprintf(stderr, "fragvote serve: cannot start the console thread; use the presenter page\n");
+
+    if (hub_run(h) < 0) {
+        fprintf(stderr, "fragvote serve: the hub's service loop failed\n");
+        code = FV_EXIT_FAIL;
+    }
+
+cleanup:
+    pthread_mutex_lock(&s.lock);
+    s.stop = 1;
+    s.exiting = 1;
+    pthread_mutex_unlock(&s.lock);
+    if (s.con_started) {
+        /* The console may sit in read(): it polls with a timeout and sees stop. */
+        pthread_join(s.con_thread, NULL);
+    }
+    worker_free(s.worker);
+    if (s.room) {
+        if (room_end(s.room, err, sizeof err) < 0) fprintf(stderr, "fragvote serve: %s\n", err);
+        print_summary(&s);
+    }
+    if (s.hub) hub_free(s.hub);
+    room_free(s.room);
+    db_close(s.db);
+    if (s.lab_up && probe_lab_down(s.lab.cfg.prefix, err, sizeof err) < 0)
+        fprintf(stderr, "fragvote serve: could not remove the lab '%s': %s\n", s.lab.cfg.prefix, err);
+    free(labjs);
+    pthread_kill(s.sig_thread, SIGTERM); /* blocked everywhere: sigwait takes it and the thread ends */
+    pthread_join(s.sig_thread, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_mutex_destroy(&s.lock);
+    if (s.signal_no) fprintf(stderr, "fragvote serve: stopped by signal %d\n", s.signal_no);
+    if (code == FV_EXIT_OK && s.script_failed) code = FV_EXIT_FAIL;
+    if (code == FV_EXIT_OK && s.con.refused_unexpected) {
+        fprintf(stderr, "fragvote serve: %lu console actions were refused\n", s.con.refused_unexpected);
+        if (s.o.script) code = FV_EXIT_FAIL;
+    }
+    deck_free(&s.deck);
+    return code;
 }
