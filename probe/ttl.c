@@ -70,8 +70,13 @@ static int ttl_inner(void *p) {
             inet_ntop(te->family, te->from, from, sizeof from);
             if (probe_quote_is_fragment(&te->q)) {
                 d->ttl = ttl;
-                snprintf(d->why, sizeof d->why, "TTL %d: %s quoted a fragment%s%d hop%s before it reassembled",
-                         ttl, from, d->nreassembled ? "; " : "; ", d->nreassembled, d->nreassembled == 1 ? "" : "s");
+                if (d->nreassembled)
+                    snprintf(d->why, sizeof d->why, "TTL %d: %s quoted a fragment; %d hop%s before it reassemble%s",
+                             ttl, from, d->nreassembled, d->nreassembled == 1 ? "" : "s",
+                             d->nreassembled == 1 ? "s" : "");
+                else
+                    snprintf(d->why, sizeof d->why, "TTL %d: %s quoted a fragment; no hop before it reassembles", ttl,
+                             from);
                 return 0;
             }
             snprintf(d->reassembled[d->nreassembled++], sizeof d->reassembled[0], "%s", from);

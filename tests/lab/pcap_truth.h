@@ -33,10 +33,10 @@ struct truth_cap {
     struct truth_pkt p[TRUTH_PKTS_MAX];
 };
 
-static unsigned t16(const uint8_t *p) { return (unsigned)p[0] << 8 | p[1]; }
-static uint32_t t32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+static inline unsigned t16(const uint8_t *p) { return (unsigned)p[0] << 8 | p[1]; }
+static inline uint32_t t32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
-static void truth_l4(struct truth_pkt *k, int proto, const uint8_t *p, size_t caplen, int l4len) {
+static inline void truth_l4(struct truth_pkt *k, int proto, const uint8_t *p, size_t caplen, int l4len) {
     k->l4 = proto;
     if ((proto == 6 || proto == 17) && caplen >= 4) {
         k->sport = (int)t16(p);
@@ -47,7 +47,7 @@ static void truth_l4(struct truth_pkt *k, int proto, const uint8_t *p, size_t ca
 }
 
 /* Reads a whole pcap (Ethernet link type, either timestamp precision). */
-static int truth_read(const char *path, struct truth_cap *cap) {
+static inline int truth_read(const char *path, struct truth_cap *cap) {
     cap->n = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return -1;
@@ -121,7 +121,7 @@ struct truth_dump {
 
 /* Starts tcpdump in namespace ns on ifname writing to path (its stderr goes
  * to path.log) and waits until it says it is listening (max 5 s). */
-static int truth_dump_start(struct truth_dump *d, const char *ns, const char *ifname, const char *path) {
+static inline int truth_dump_start(struct truth_dump *d, const char *ns, const char *ifname, const char *path) {
     char log[300];
     snprintf(d->path, sizeof d->path, "%s", path);
     snprintf(log, sizeof log, "%s.log", path);
@@ -157,7 +157,7 @@ static int truth_dump_start(struct truth_dump *d, const char *ns, const char *if
 }
 
 /* Bytes in the capture file so far (the 24-byte header counts). */
-static long truth_dump_bytes(const struct truth_dump *d) {
+static inline long truth_dump_bytes(const struct truth_dump *d) {
     FILE *f = fopen(d->path, "rb");
     if (!f) return -1;
     fseek(f, 0, SEEK_END);
@@ -166,7 +166,7 @@ static long truth_dump_bytes(const struct truth_dump *d) {
     return n;
 }
 
-static void truth_dump_stop(struct truth_dump *d) {
+static inline void truth_dump_stop(struct truth_dump *d) {
     if (d->pid <= 0) return;
     usleep(200 * 1000); /* let the last packets reach the file */
     kill(d->pid, SIGINT);
@@ -175,7 +175,7 @@ static void truth_dump_stop(struct truth_dump *d) {
     d->pid = -1;
 }
 
-static double truth_now(void) {
+static inline double truth_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
     return t.tv_sec + t.tv_nsec / 1e9;

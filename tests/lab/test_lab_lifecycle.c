@@ -1,0 +1,202 @@
+/* The lab as other components use it from C: plan, up with options, status
+ * read back from the system, two labs side by side, down, cleanup after a
+ * failure half-way, and TTL discovery on it (with and without a reassembling
+ * first hop, and on an ICMP-silent path). Needs root. */
+#include <sys/stat.h>
+
+#include "check.h"
+#include "fragprobe.h"
+
+static char prefixes[3][PROBE_LAB_PREFIX_MAX + 1];
+
+static void cleanup(void) {
+    char err[256];
+    for (int i = 0; i < 3; i++)
+        if (prefixes[i][0]) probe_lab_down(prefixes[i], err, sizeof err);
+}
+
+static int ns_count(const char *prefix) {
+    int n = 0;
+    const char *nodes[] = {"src", "r1", "r2", "dst"};
+    for (int i = 0; i < 4; i++) {
+        char p[128];
+        struct stat st;
+        snprintf(p, sizeof p, "/run/netns/%s-%s", prefix, nodes[i]);
+        n += stat(p, &st) == 0;
+    }
+    return n;
+}
+
+static void test_plan_uses_documentation_prefixes_only(void) {
+    struct probe_lab_config cfg;
+    struct probe_lab lab;
+    char err[256];
+    probe_lab_config_default(&cfg);
+    snprintf(cfg.prefix, sizeof cfg.prefix, "plan");
+    REQUIRE(probe_lab_plan(&cfg, &lab, err, sizeof err) == 0);
+    CHECK_STR(lab.ns[PROBE_LAB_SRC], "plan-src");
+    CHECK_STR(lab.ns[PROBE_LAB_DST], "plan-dst");
+    CHECK_INT(lab.link[0].mtu, 1500);
+    CHECK_INT(lab.link[1].mtu, 1280);
+    CHECK_INT(lab.link[2].mtu, 1500);
+    CHECK_STR(lab.link[0].net4, "192.0.2.0/24");
+    CHECK_STR(lab.link[1].net4, "198.51.100.0/24");
+    CHECK_STR(lab.link[2].net4, "203.0.113.0/24");
+    for (int i = 0; i < PROBE_LAB_LINKS; i++) CHECK(!strncmp(lab.link[i].a6, "2001:db8:", 9));
+    CHECK_STR(probe_lab_dst_addr(&lab, 0), "203.0.113.2");
+    CHECK_STR(probe_lab_dst_addr(&lab, 1), "2001:db8:3::2");
+    CHECK_INT(probe_lab_node_of(&lab, "198.51.100.2"), PROBE_LAB_R2);
+    CHECK_INT(probe_lab_node_of(&lab, "8.8.8.8"), -1);
+    snprintf(cfg.prefix, sizeof cfg.prefix, "../x");
+    CHECK(probe_lab_plan(&cfg, &lab, err, sizeof err) < 0);
+    CHECK(probe_lab_parse_mtus("1500,1400,1300", &cfg, err, sizeof err) == 0);
+    CHECK_INT(cfg.mtu[2], 1300);
+    CHECK(probe_lab_parse_mtus("1500,1000,1500", &cfg, err, sizeof err) < 0);
+    CHECK(probe_lab_parse_mtus("1500,1400", &cfg, err, sizeof err) < 0);
+    CHECK(probe_lab_parse_mtus("1500,1400,1300,9000", &cfg, err, sizeof err) < 0);
+}
+
+static void test_two_labs_coexist_and_status_reads_them_back(void) {
+    char err[1024];
+    struct probe_lab_config a, b;
+    struct probe_lab la, lb, st;
+    probe_lab_config_default(&a);
+    probe_lab_config_default(&b);
+    snprintf(a.prefix, sizeof a.prefix, "%s", prefixes[0]);
+    snprintf(b.prefix, sizeof b.prefix, "%s", prefixes[1]);
+    REQUIRE(probe_lab_parse_mtus("1500,1400,1300", &b, err, sizeof err) == 0);
+    b.reassemble = 2;
+    REQUIRE(probe_lab_up(&a, &la, err, sizeof err) == 0);
+    REQUIRE(probe_lab_up(&b, &lb, err, sizeof err) == 0);
+    CHECK_INT(ns_count(a.prefix), 4);
+    CHECK_INT(ns_count(b.prefix), 4);
+    CHECK_INT(probe_lab_status(b.prefix, &st, err, sizeof err), 1);
+    CHECK_INT(st.link[1].mtu, 1400);
+    CHECK_INT(st.link[2].mtu, 1300);
+    CHECK_INT(st.cfg.reassemble, 2);
+    CHECK_INT(probe_lab_status(a.prefix, &st, err, sizeof err), 1);
+    CHECK_INT(st.link[1].mtu, 1280);
+    CHECK_INT(st.cfg.reassemble, 0);
+    char desc[768];
+    probe_lab_describe(&st, desc, sizeof desc);
+    CHECK_CONTAINS(desc, "mtu 1280");
+    CHECK_INT(probe_lab_down(b.prefix, err, sizeof err), 4);
+    CHECK_INT(ns_count(b.prefix), 0);
+    CHECK_INT(probe_lab_status(b.prefix, &st, err, sizeof err), 0);
+    CHECK_INT(probe_lab_down(b.prefix, err, sizeof err), 0);
+    CHECK_INT(ns_count(a.prefix), 4); /* the other lab is untouched */
+}
+
+static void test_half_a_lab_is_reported_and_down_clears_it(void) {
+    char err[1024], cmd[128];
+    struct probe_lab st;
+    REQUIRE(ns_count(prefixes[0]) == 4);
+    snprintf(cmd, sizeof cmd, "ip netns del %s-r2", prefixes[0]);
+    REQUIRE(system(cmd) == 0);
+    CHECK_INT(probe_lab_status(prefixes[0], &st, err, sizeof err), PROBE_E_FAIL);
+    CHECK_CONTAINS(err, "-r2");
+    CHECK_INT(probe_lab_down(prefixes[0], err, sizeof err), 3);
+    CHECK_INT(ns_count(prefixes[0]), 0);
+}
+
+static void test_failed_up_removes_what_it_built(void) {
+    /* A PATH without nft: the reassembling router cannot be set up, after the
+     * namespaces and links already exist. */
+    char dir[256], cmd[1024], err[1024];
+    snprintf(dir, sizeof dir, "%s/nonft", check_tmpdir());
+    snprintf(cmd, sizeof cmd, "mkdir -p %s && ln -sf \"$(command -v ip)\" %s/ip && ln -sf \"$(command -v ethtool)\" %s/ethtool",
+             dir, dir, dir);
+    REQUIRE(system(cmd) == 0);
+    char *old = strdup(getenv("PATH"));
+    setenv("PATH", dir, 1);
+    struct probe_lab_config cfg;
+    struct probe_lab lab;
+    probe_lab_config_default(&cfg);
+    snprintf(cfg.prefix, sizeof cfg.prefix, "%s", prefixes[2]);
+    cfg.reassemble = 1;
+    int rc = probe_lab_up(&cfg, &lab, err, sizeof err);
+    setenv("PATH", old, 1);
+    free(old);
+    CHECK(rc < 0);
+    CHECK_CONTAINS(err, "nft");
+    CHECK_INT(ns_count(prefixes[2]), 0);
+}
+
+static void discover(int reassemble, struct probe_ttl_discovery *d, int silent) {
+    char err[1024];
+    struct probe_lab_config cfg;
+    struct probe_lab lab;
+    probe_lab_config_default(&cfg);
+    snprintf(cfg.prefix, sizeof cfg.prefix, "%s", prefixes[2]);
+    cfg.reassemble = reassemble;
+    memset(d, 0, sizeof *d);
+    if (probe_lab_up(&cfg, &lab, err, sizeof err) < 0) {
+        fprintf(stderr, "lab up: %s\n", err);
+        d->ttl = -1;
+        return;
+    }
+    if (silent) {
+        /* The routers (silent 1) or the routers and dst (silent 2) send no ICMP. */
+        for (int n = PROBE_LAB_R1; n <= (silent == 2 ? PROBE_LAB_DST : PROBE_LAB_R2); n++) {
+            char cmd[512];
+            snprintf(cmd, sizeof cmd,
+                     "ip netns exec %s nft -f - <<'E'\ntable inet quiet {\n chain out {\n"
+                     "  type filter hook output priority 0;\n  meta l4proto { icmp, ipv6-icmp } drop\n }\n}\nE",
+                     lab.ns[n]);
+            if (system(cmd) != 0) d->ttl = -1;
+        }
+    }
+    struct probe_run_opts o = {.observer = PROBE_OBS_RAW, .lab = &lab};
+    if (probe_ttl_discover(&o, 0, "", d, err, sizeof err) < 0) {
+        fprintf(stderr, "discover: %s\n", err);
+        d->ttl = -1;
+    }
+    printf("  reassemble %d silent %d: ttl %d tried %d reassembled %d: %s\n", reassemble, silent, d->ttl, d->tried,
+           d->nreassembled, d->why);
+    probe_lab_down(cfg.prefix, err, sizeof err);
+}
+
+static void test_ttl_discovery_finds_the_first_hop_that_quotes_a_fragment(void) {
+    struct probe_ttl_discovery d;
+    discover(0, &d, 0);
+    CHECK_INT(d.ttl, 1);
+    CHECK_INT(d.nreassembled, 0);
+    discover(1, &d, 0);
+    CHECK_INT(d.ttl, 2);
+    CHECK_INT(d.nreassembled, 1);
+    CHECK_STR(d.reassembled[0], "192.0.2.2");
+}
+
+static void test_ttl_discovery_stops_at_the_destination_when_routers_are_silent(void) {
+    struct probe_ttl_discovery d;
+    discover(0, &d, 1);
+    CHECK_INT(d.ttl, 0);
+    CHECK_INT(d.reached_dst, 1);
+    CHECK_INT(d.silent, 2);
+    CHECK_CONTAINS(d.why, "destination answered");
+}
+
+static void test_ttl_discovery_gives_up_cleanly_on_an_icmp_silent_path(void) {
+    struct probe_ttl_discovery d;
+    discover(0, &d, 2);
+    CHECK_INT(d.ttl, 0);
+    CHECK(d.silent >= 3);
+    CHECK_CONTAINS(d.why, "ICMP-silent");
+}
+
+int main(void) {
+    if (geteuid() != 0) SKIP_ALL("needs root: network namespaces");
+    if (system("command -v ip >/dev/null && command -v nft >/dev/null && command -v ethtool >/dev/null") != 0)
+        SKIP_ALL("needs ip, nft and ethtool (scripts/apt-packages.txt)");
+    int pid = (int)getpid() % 100000;
+    for (int i = 0; i < 3; i++) snprintf(prefixes[i], sizeof prefixes[i], "fvl%d%c", pid, 'a' + i);
+    atexit(cleanup);
+    RUN(test_plan_uses_documentation_prefixes_only);
+    RUN(test_two_labs_coexist_and_status_reads_them_back);
+    RUN(test_half_a_lab_is_reported_and_down_clears_it);
+    RUN(test_failed_up_removes_what_it_built);
+    RUN(test_ttl_discovery_finds_the_first_hop_that_quotes_a_fragment);
+    RUN(test_ttl_discovery_stops_at_the_destination_when_routers_are_silent);
+    RUN(test_ttl_discovery_gives_up_cleanly_on_an_icmp_silent_path);
+    return check_summary();
+}
