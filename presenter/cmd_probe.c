@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "deck.h"
@@ -129,8 +130,11 @@ static void *deck_worker(void *p) {
         d->rcs[i] = probe_run(&o, &spec, &d->results[i], d->errs[i], sizeof d->errs[i]);
         pthread_mutex_lock(&d->lock);
         d->done++;
-        fprintf(stderr, "\r[%d/%d] %s %s %d ...%s", d->done, d->deck->ntests, probe_proto_name(spec.proto),
-                probe_mode_name(spec.mode), spec.size, d->done == d->deck->ntests ? "\n" : "   ");
+        /* One line per test on a log, one rewritten line on a terminal. */
+        int tty = isatty(2);
+        fprintf(stderr, "%s[%d/%d] %s %s %d %s%s", tty ? "\r" : "", d->done, d->deck->ntests,
+                probe_proto_name(spec.proto), probe_mode_name(spec.mode), spec.size, d->rcs[i] < 0 ? "error" : "done",
+                !tty || d->done == d->deck->ntests ? "\n" : "   ");
         fflush(stderr);
         pthread_mutex_unlock(&d->lock);
     }

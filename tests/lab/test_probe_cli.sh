@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# fragvote lab / fragvote probe from the command line: help and misuse, a lab
+# with its own prefix, one test as JSON, the article's reader challenge run as
+# three separate processes (the PMTU cache outlives them), a deck, and -a to
+# loopback. Needs root (namespaces, raw sockets); only the lab and loopback
+# are ever probed.
+set -u
+bin=${FRAGVOTE_BIN:?FRAGVOTE_BIN not set}
+src=${FRAGVOTE_SRC:?FRAGVOTE_SRC not set}
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+jqc() { jq -e "$@" >/dev/null 2>&1; }
+
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root (network namespaces, raw sockets)"; exit 77; fi
+for t in ip jq nft ethtool; do
+  command -v $t >/dev/null || { echo "SKIP: needs $t (scripts/apt-packages.txt)"; exit 77; }
+done
+P=fvs$$
+tmp=$(mktemp -d)
+trap '"$bin" lab down --prefix "$P" >/dev/null 2>&1; rm -rf "$tmp"' EXIT INT TERM
+
+# --- help and misuse ---
+"$bin" lab --help >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "lab --help on stdout, exit 0" test $rc -eq 0 -a -s "$tmp/out" -a ! -s "$tmp/err"
+"$bin" probe --help >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "probe --help on stdout, exit 0" test $rc -eq 0 -a -s "$tmp/out" -a ! -s "$tmp/err"
+for args in "lab" "lab sideways" "lab up --mtu 1500,900,1500" "lab up --reassemble r3" "lab status --mtu 1500,1500,1500" \
+            "probe -p udp5" "probe -f maybe" "probe -s 10" "probe --ttl 0" "probe -a [::1" "probe --jobs 99" "probe extra"; do
+  "$bin" $args >"$tmp/out" 2>"$tmp/err"; rc=$?
+  check "misuse '$args': exit 2, message on stderr" test $rc -eq 2 -a -s "$tmp/err" -a ! -s "$tmp/out"
+done
+
+# --- lab lifecycle ---
+"$bin" lab status --prefix "$P" >"$tmp/out" 2>&1; rc=$?
+check "status of a missing lab: exit 1" test $rc -eq 1
+"$bin" lab up --prefix "$P" >"$tmp/out" 2>&1; rc=$?
+check "lab up: exit 0" test $rc -eq 0
+check "lab up made four namespaces" test "$(ip netns list | grep -c "^$P-")" -eq 4
+"$bin" lab status --prefix "$P" >"$tmp/out" 2>&1; rc=$?
+check "lab status: exit 0, shows the 1280 link" grep -q "mtu 1280" "$tmp/out"
+
+# --- one test as JSON ---
+"$bin" probe --prefix "$P" -p udp4 -f do -s 1400 --flush --json >"$tmp/do.json" 2>"$tmp/err"; rc=$?
+check "probe --json: exit 0, valid JSON" test $rc -eq 0 -a -s "$tmp/do.json"
+check "probe --json: parses" jqc . "$tmp/do.json"
+check "udp4 do 1400: sent, DF observed, r1 answered with Frag Needed 1280" \
+  jqc '.sent.answer == "yes" and .df.answer == "yes" and .df.basis == "observed" and .hop_name == "r1"
+         and .icmp.type == 3 and .icmp.code == 4 and .icmp.mtu == 1280 and .spec.ttl == 2 and .observer == "raw"' \
+  "$tmp/do.json"
+
+# --- the reader challenge, as the article runs it: three separate commands ---
+"$bin" probe --prefix "$P" --flush -p udp4 -f default --json >"$tmp/c1.json" 2>/dev/null
+"$bin" probe --prefix "$P" -p tcp4 -f default --json >"$tmp/c2.json" 2>/dev/null
+"$bin" probe --prefix "$P" -p udp4 -f default --json >"$tmp/c3.json" 2>/dev/null
+f1=$(jq -r .fragmented.answer "$tmp/c1.json"); f3=$(jq -r .fragmented.answer "$tmp/c3.json")
+check "reader challenge: first and third answers differ ($f1 / $f3)" test -n "$f1" -a "$f1" != "$f3"
+check "reader challenge: the third explanation names the PMTU cache" \
+  jqc '.evidence | test("PMTU cache")' "$tmp/c3.json"
+
+# --- a whole deck ---
+"$bin" probe --prefix "$P" --deck "$src/decks/fragquiz.json" >"$tmp/deck.txt" 2>"$tmp/progress"; rc=$?
+check "probe --deck: exit 0" test $rc -eq 0
+check "probe --deck: one row per test" test "$(grep -cE '^[0-9]+ +(udp|tcp)[46] ' "$tmp/deck.txt")" -eq "$(jq '.tests | length' "$src/decks/fragquiz.json")"
+check "probe --deck: progress on stderr" grep -q "\[1/" "$tmp/progress"
+"$bin" probe --prefix "$P" --deck "$src/decks/fragquiz.json" --json >"$tmp/deck.json" 2>/dev/null
+check "probe --deck --json: every test answered" jqc '[.results[] | select(.error)] | length == 0' "$tmp/deck.json"
+
+# --- -a HOST:PORT with fragquiz's spelling, to loopback only ---
+"$bin" probe -p udp4 -f default -s 1400 --ttl 64 -a 127.0.0.1:9 --json >"$tmp/lo.json" 2>"$tmp/err"; rc=$?
+check "-a 127.0.0.1:9: exit 0, loopback answers port unreachable about the whole packet" \
+  jqc '.spec.host == "127.0.0.1" and .spec.port == 9 and .icmp.type == 3 and .icmp.code == 3
+         and .fragmented.answer == "no"' "$tmp/lo.json"
+
+# --- down ---
+"$bin" lab down --prefix "$P" >"$tmp/out" 2>&1; rc=$?
+check "lab down: exit 0, no namespace left" test $rc -eq 0 -a "$(ip netns list | grep -c "^$P-")" -eq 0
+"$bin" lab status --prefix "$P" >/dev/null 2>&1; rc=$?
+check "status after down: exit 1" test $rc -eq 1
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
