@@ -1,5 +1,6 @@
 /* The live hub (see hub.h): lws context, connections, caps, group commit,
  * coalesced broadcasts, and the queue from other threads. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -24,6 +25,14 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
     return -1;
 }
 
+/* Monotonic milliseconds, precise (deadlines). */
+static long long mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Monotonic milliseconds, cheap (rate caps, throttles). */
 static long long now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
@@ -116,20 +125,50 @@ void hub_snapshot(struct hub *h, struct hub_status *out) {
 
 /* ---- broadcasts ---- */
 
-static void tally_tick(lws_sorted_usec_list_t *sul);
+/* Asks the ticker to wake the loop at `due` (monotonic ms). */
+static void timer_arm(struct hub *h, long long due) {
+    pthread_mutex_lock(&h->lock);
+    if (!h->tick_at || due < h->tick_at) {
+        h->tick_at = due;
+        pthread_cond_signal(&h->tick_cv);
+    }
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void *ticker_main(void *arg) {
+    struct hub *h = arg;
+    pthread_mutex_lock(&h->lock);
+    while (!h->ticker_stop) {
+        if (!h->tick_at) {
+            pthread_cond_wait(&h->tick_cv, &h->lock);
+            continue;
+        }
+        long long now = mono_ms();
+        if (now >= h->tick_at) {
+            h->tick_at = 0;
+            pthread_mutex_unlock(&h->lock);
+            lws_cancel_service(h->ctx);
+            pthread_mutex_lock(&h->lock);
+            continue;
+        }
+        struct timespec ts = {(time_t)(h->tick_at / 1000), (long)(h->tick_at % 1000) * 1000000};
+        pthread_cond_timedwait(&h->tick_cv, &h->lock, &ts);
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
 
 static void tally_schedule(struct hub *h) {
     h->tally_dirty = 1;
-    if (h->tally_scheduled) return;
-    h->tally_scheduled = 1;
-    lws_sul_schedule(h->ctx, 0, &h->tally_sul, tally_tick, LWS_US_PER_SEC / HUB_TALLY_HZ);
+    if (h->tally_due) return;
+    h->tally_due = mono_ms() + 1000 / HUB_TALLY_HZ;
+    timer_arm(h, h->tally_due);
 }
 
 /* At most HUB_TALLY_HZ times a second: one new tally message per audience
  * kind, shared by every connection; each sends it at its next writeable. */
-static void tally_tick(lws_sorted_usec_list_t *sul) {
-    struct hub *h = lws_container_of(sul, struct hub, tally_sul);
-    h->tally_scheduled = 0;
+static void tally_tick(struct hub *h) {
+    h->tally_due = 0;
     if (!h->tally_dirty) return;
     h->tally_dirty = 0;
     struct quiz *q = room_quiz(h->room);
@@ -212,18 +251,18 @@ static void run_posted(struct hub *h, const struct hub_cmd *c) {
 }
 
 static void drain_posted(struct hub *h) {
-    static struct hub_cmd c; /* lws thread only; large (probe result) */
+    struct hub_cmd *c = h->draining;
     for (;;) {
         pthread_mutex_lock(&h->lock);
         if (!h->post_len) {
             pthread_mutex_unlock(&h->lock);
             return;
         }
-        c = h->posted[h->post_head];
+        *c = h->posted[h->post_head];
         h->post_head = (h->post_head + 1) % HUB_POST_MAX;
         h->post_len--;
         pthread_mutex_unlock(&h->lock);
-        run_posted(h, &c);
+        run_posted(h, c);
     }
 }
 
@@ -247,9 +286,8 @@ void hub_stop(struct hub *h) {
 
 /* ---- group commit ---- */
 
-static void batch_flush(lws_sorted_usec_list_t *sul) {
-    struct hub *h = lws_container_of(sul, struct hub, batch_sul);
-    h->batch_scheduled = 0;
+static void batch_flush(struct hub *h) {
+    h->batch_due = 0;
     if (!h->nops) return;
     char err[256] = "";
     int ok = room_batch_begin(h->room, err, sizeof err) == 0;
@@ -309,11 +347,11 @@ static struct hub_op *op_add(struct hub *h, struct hub_conn *c, enum hub_op_kind
     op->conn = c;
     op->id = -1;
     if (h->nops >= HUB_BATCH_MAX) {
-        lws_sul_schedule(h->ctx, 0, &h->batch_sul, batch_flush, 1);
-        h->batch_scheduled = 1;
-    } else if (!h->batch_scheduled) {
-        lws_sul_schedule(h->ctx, 0, &h->batch_sul, batch_flush, HUB_BATCH_MS * LWS_US_PER_MS);
-        h->batch_scheduled = 1;
+        h->batch_due = mono_ms();
+        timer_arm(h, h->batch_due);
+    } else if (!h->batch_due) {
+        h->batch_due = mono_ms() + HUB_BATCH_MS;
+        timer_arm(h, h->batch_due);
     }
     return op;
 }
@@ -574,12 +612,24 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     return 0;
 }
 
+/* Deadlines that are due (the ticker woke us, or anything else did). */
+static void run_timers(struct hub *h) {
+    long long now = mono_ms();
+    if (h->batch_due && now >= h->batch_due) batch_flush(h);
+    if (h->tally_due && now >= h->tally_due) tally_tick(h);
+    if (h->batch_due) timer_arm(h, h->batch_due);
+    if (h->tally_due) timer_arm(h, h->tally_due);
+}
+
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
     const struct lws_protocols *proto = lws_get_protocol(wsi);
     struct hub *h = proto ? proto->user : NULL;
     switch (reason) {
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        if (h) drain_posted(h);
+        if (h) {
+            drain_posted(h);
+            run_timers(h);
+        }
         return 0;
     case LWS_CALLBACK_HTTP: {
         /* Only the /qr.svg mount arrives here. */
@@ -633,6 +683,31 @@ static int make_secret(char *out, size_t outlen) {
     return 0;
 }
 
+/* libev through its stable C ABI, loaded at run time so the build needs no
+ * libev headers or link flags (lws itself loads it as a plugin). We own the
+ * loop ("foreign" to lws) so hub_run() can run it one iteration at a time and
+ * notice hub_stop(). */
+#define HUB_EVFLAG_AUTO 0u
+#define HUB_EVRUN_ONCE 2
+static int ev_open(struct hub *h) {
+    h->ev_lib = dlopen("libev.so.4", RTLD_NOW | RTLD_GLOBAL);
+    if (!h->ev_lib) return -1;
+    void *(*loop_new)(unsigned) = (void *(*)(unsigned))dlsym(h->ev_lib, "ev_loop_new");
+    if (!loop_new || !dlsym(h->ev_lib, "ev_run") || !dlsym(h->ev_lib, "ev_loop_destroy") ||
+        !(h->ev_loop = loop_new(HUB_EVFLAG_AUTO))) {
+        dlclose(h->ev_lib);
+        h->ev_lib = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void ev_close(struct hub *h) {
+    if (h->ev_loop) ((void (*)(void *))dlsym(h->ev_lib, "ev_loop_destroy"))(h->ev_loop);
+    /* libev stays loaded: lws's plugin may still reference it */
+    h->ev_loop = NULL;
+}
+
 static const struct lws_protocol_vhost_options csp_header = {
     NULL, NULL, "content-security-policy:",
     "default-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; style-src 'self'; script-src 'self'"};
@@ -641,7 +716,8 @@ static const struct lws_protocol_vhost_options nosniff_header = {&csp_header, NU
 
 struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen) {
     struct hub *h = calloc(1, sizeof *h);
-    if (!h || !(h->posted = calloc(HUB_POST_MAX, sizeof *h->posted))) {
+    if (!h || !(h->posted = calloc(HUB_POST_MAX, sizeof *h->posted)) || !(h->draining = calloc(1, sizeof *h->draining))) {
+        if (h) free(h->posted);
         free(h);
         fail(err, errlen, "out of memory starting the hub");
         return NULL;
@@ -649,6 +725,11 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     h->cfg = *cfg;
     h->room = room;
     pthread_mutex_init(&h->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&h->tick_cv, &ca);
+    pthread_condattr_destroy(&ca);
     raise_nofile();
     lws_set_log_level(LLL_ERR | LLL_WARN, NULL);
     if (cfg->secret && cfg->secret[0]) {
@@ -715,12 +796,18 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         info.ssl_cert_filepath = cfg->tls_cert;
         info.ssl_private_key_filepath = cfg->tls_key;
     }
-    if (cfg->use_libev) info.options |= LWS_SERVER_OPTION_LIBEV;
-    h->ctx = lws_create_context(&info);
-    if (!h->ctx && cfg->use_libev) {
-        info.options &= ~(uint64_t)LWS_SERVER_OPTION_LIBEV;
+    if (cfg->use_libev && ev_open(h) == 0) {
+        info.options |= LWS_SERVER_OPTION_LIBEV;
+        h->foreign_loops[0] = h->ev_loop;
+        info.foreign_loops = h->foreign_loops;
         h->ctx = lws_create_context(&info);
+        if (!h->ctx) { /* no plugin: fall back to poll */
+            ev_close(h);
+            info.options &= ~(uint64_t)LWS_SERVER_OPTION_LIBEV;
+            info.foreign_loops = NULL;
+        }
     }
+    if (!h->ctx) h->ctx = lws_create_context(&info);
     if (!h->ctx) {
         fail(err, errlen, "cannot listen on %s port %d%s (in use? privileged port? bad certificate?)",
              info.iface ? info.iface : "all addresses", cfg->port, tls ? " with TLS" : "");
@@ -749,6 +836,11 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         fail(err, errlen, "out of memory");
         goto fail;
     }
+    if (pthread_create(&h->ticker, NULL, ticker_main, h)) {
+        fail(err, errlen, "cannot start the hub's timer thread");
+        goto fail;
+    }
+    h->ticker_started = 1;
     status_update(h, warn[0] ? warn : NULL);
     return h;
 fail:
@@ -758,19 +850,32 @@ fail:
 
 int hub_run(struct hub *h) {
     int rc = 0;
-    while (!atomic_load(&h->stop))
-        if (lws_service(h->ctx, 0) < 0) {
-            rc = -1;
-            break;
-        }
+    if (h->ev_loop) {
+        int (*run)(void *, int) = (int (*)(void *, int))dlsym(h->ev_lib, "ev_run");
+        while (!atomic_load(&h->stop)) run(h->ev_loop, HUB_EVRUN_ONCE);
+    } else {
+        while (!atomic_load(&h->stop))
+            if (lws_service(h->ctx, 0) < 0) {
+                rc = -1;
+                break;
+            }
+    }
     /* Votes still in the batch are committed (and acked) before we go. */
-    if (h->nops) batch_flush(&h->batch_sul);
+    if (h->nops) batch_flush(h);
     return rc;
 }
 
 void hub_free(struct hub *h) {
     if (!h) return;
+    if (h->ticker_started) {
+        pthread_mutex_lock(&h->lock);
+        h->ticker_stop = 1;
+        pthread_cond_signal(&h->tick_cv);
+        pthread_mutex_unlock(&h->lock);
+        pthread_join(h->ticker, NULL);
+    }
     if (h->ctx) lws_context_destroy(h->ctx);
+    ev_close(h);
     msg_unref(h->tally_public);
     msg_unref(h->tally_full);
     msg_unref(h->state_public);
@@ -778,10 +883,13 @@ void hub_free(struct hub *h) {
     free(h->qr_http);
     free(h->ops);
     free(h->posted);
+    free(h->draining);
     pthread_mutex_destroy(&h->lock);
+    pthread_cond_destroy(&h->tick_cv);
     free(h);
 }
 
 int hub_port(const struct hub *h) { return h->port; }
+int hub_event_loop_is_libev(const struct hub *h) { return h->ev_loop != NULL; }
 const char *hub_join_url(const struct hub *h) { return h->join_url; }
 const char *hub_secret(const struct hub *h) { return h->secret; }

@@ -93,6 +93,7 @@ void hub_snapshot(struct hub *h, struct hub_status *out);
 void hub_free(struct hub *h);          /* after hub_run() returned */
 
 int hub_port(const struct hub *h);             /* the bound port */
+int hub_event_loop_is_libev(const struct hub *h); /* 1: libev (epoll), 0: lws's poll loop */
 const char *hub_join_url(const struct hub *h); /* e.g. http://192.168.1.20:8080/?room=K7QX2M */
 const char *hub_secret(const struct hub *h);   /* the presenter secret */
 

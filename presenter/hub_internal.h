@@ -68,6 +68,9 @@ struct hub {
     struct lws_protocols protocols[5];
     lws_retry_bo_t retry;
     atomic_int stop;
+    void *ev_lib;                  /* dlopen'd libev when the libev event loop is used */
+    void *ev_loop;                 /* our (foreign to lws) libev loop, or NULL: lws's poll loop */
+    void *foreign_loops[1];
     int running;
 
     /* connections */
@@ -78,22 +81,29 @@ struct hub {
     /* group commit */
     struct hub_op *ops;
     int nops, capops;
-    lws_sorted_usec_list_t batch_sul;
-    int batch_scheduled;
+    long long batch_due;           /* monotonic ms when the batch commits, 0: none */
 
     /* broadcast */
     unsigned long tally_version;
     int tally_dirty;
     struct hub_msg *tally_public, *tally_full;
     struct hub_msg *state_public, *state_full;
-    int tally_scheduled;
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the SVG ready for lws_write */
-    lws_sorted_usec_list_t tally_sul;
+    long long tally_due;           /* monotonic ms of the next tally broadcast, 0: none */
     long long last_bad_secret_ms;
+
+    /* The ticker thread wakes the loop (lws_cancel_service) when the
+     * earliest deadline is due; the deadlines are checked on the lws thread.
+     * (lws 4.1.6's own timers fire late under the libev loop.) */
+    pthread_t ticker;
+    int ticker_started, ticker_stop;
+    pthread_cond_t tick_cv;        /* CLOCK_MONOTONIC */
+    long long tick_at;             /* under lock; 0: nothing armed */
 
     /* from other threads */
     pthread_mutex_t lock;
     struct hub_cmd *posted;        /* ring of HUB_POST_MAX */
+    struct hub_cmd *draining;      /* lws thread: the command being run */
     int post_head, post_len;
     struct hub_status status;      /* copy for hub_snapshot, under lock */
 };
