@@ -375,6 +375,11 @@ int probe_pmtu_discover_sequential(const char *host, int port, int timeout_ms,
  * capabilities; open sockets stay usable. Returns the new uid, or PROBE_E_*. */
 int probe_priv_has(int cap);
 int probe_priv_drop(char *err, size_t errlen);
+/* The same drop, but the listed capabilities (e.g. CAP_NET_RAW for a raw
+ * observer that opens sockets per test, CAP_NET_ADMIN for the per-test PMTU
+ * flush, CAP_SYS_ADMIN for setns into the lab) stay permitted and effective;
+ * every other one is gone. ncaps 0 = probe_priv_drop. */
+int probe_priv_drop_keep(const int *caps, int ncaps, char *err, size_t errlen);
 /* ==== end of section "unpriv" ==== */
 
 #endif

@@ -36,7 +36,27 @@ static long env_id(const char *name) {
     return v;
 }
 
-int probe_priv_drop(char *err, size_t errlen) {
+/* Keeps exactly the listed capabilities permitted and effective. */
+static int priv_set_caps(const int *caps, int ncaps, char *err, size_t errlen) {
+    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    for (int i = 0; i < ncaps; i++) {
+        if (caps[i] < 0 || caps[i] > 63) {
+            snprintf(err, errlen, "capability %d out of range", caps[i]);
+            return PROBE_E_FAIL;
+        }
+        data[caps[i] / 32].permitted |= 1u << (caps[i] % 32);
+        data[caps[i] / 32].effective |= 1u << (caps[i] % 32);
+    }
+    if (syscall(SYS_capset, &hdr, data) != 0) {
+        snprintf(err, errlen, "cannot keep the capabilities after the drop: %s", strerror(errno));
+        return PROBE_E_FAIL;
+    }
+    return 0;
+}
+
+int probe_priv_drop_keep(const int *caps, int ncaps, char *err, size_t errlen) {
     if (geteuid() != 0) return (int)geteuid(); /* nothing to drop */
     long uid = env_id("SUDO_UID"), gid = env_id("SUDO_GID");
     const char *who = "the sudo user";
@@ -56,12 +76,20 @@ int probe_priv_drop(char *err, size_t errlen) {
         snprintf(err, errlen, "cannot switch to group %ld: %s", gid, strerror(errno));
         return PROBE_E_FAIL;
     }
-    /* Without KEEPCAPS, setresuid away from 0 clears every capability set. */
-    prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+    /* With KEEPCAPS the permitted set survives the uid change (effective is
+     * cleared); we then keep only what was asked for. Without it, every
+     * capability is gone. */
+    if (prctl(PR_SET_KEEPCAPS, ncaps > 0 ? 1 : 0, 0, 0, 0) != 0) {
+        snprintf(err, errlen, "cannot set PR_SET_KEEPCAPS: %s", strerror(errno));
+        return PROBE_E_FAIL;
+    }
     if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) != 0) {
         snprintf(err, errlen, "cannot switch to user %ld (%s): %s", uid, who, strerror(errno));
         return PROBE_E_FAIL;
     }
+    prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+    if (priv_set_caps(caps, ncaps, err, errlen) < 0) return PROBE_E_FAIL;
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
     if (setuid(0) == 0 || geteuid() == 0) {
         snprintf(err, errlen, "dropped to uid %ld but could regain root; refusing to serve", uid);
         return PROBE_E_FAIL;
@@ -69,3 +97,5 @@ int probe_priv_drop(char *err, size_t errlen) {
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     return (int)uid;
 }
+
+int probe_priv_drop(char *err, size_t errlen) { return probe_priv_drop_keep(NULL, 0, err, errlen); }

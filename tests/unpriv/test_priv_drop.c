@@ -115,6 +115,36 @@ static void test_sudo_from_root_is_not_kept_as_root(void) {
     CHECK_INT(run_child("garbage", "1", nobody), C_OK); /* malformed: nobody */
 }
 
+/* Keeping CAP_NET_RAW: a new raw socket still opens, nothing else is held. */
+static int child_keep(void) {
+    int keep[] = {CAP_NET_RAW};
+    char err[256];
+    setenv("SUDO_UID", "4242", 1);
+    setenv("SUDO_GID", "4242", 1);
+    int uid = probe_priv_drop_keep(keep, 1, err, sizeof err);
+    if (uid < 0) {
+        fprintf(stderr, "drop: %s\n", err);
+        return C_DROP;
+    }
+    if (uid != 4242 || getuid() != 4242 || geteuid() != 4242) return C_UID;
+    if (!probe_priv_has(CAP_NET_RAW) || probe_priv_has(CAP_NET_ADMIN) || probe_priv_has(CAP_SYS_ADMIN) ||
+        probe_priv_has(CAP_SETUID) || probe_priv_has(CAP_DAC_OVERRIDE))
+        return C_CAPS;
+    int raw = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+    if (raw < 0) return C_NEWRAW;
+    close(raw);
+    if (setuid(0) == 0) return C_REGAIN;
+    return C_OK;
+}
+
+static void test_drop_keeping_net_raw_keeps_only_that(void) {
+    pid_t pid = fork();
+    if (pid == 0) _exit(child_keep());
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK_INT(WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st), C_OK);
+}
+
 static void test_capabilities_are_reported(void) {
     /* We run as root in CI: both capabilities are held before any drop. */
     CHECK_INT(probe_priv_has(CAP_NET_RAW), 1);
@@ -129,5 +159,6 @@ int main(void) {
     RUN(test_drop_to_sudo_user_keeps_raw_socket_observing);
     RUN(test_drop_without_sudo_goes_to_nobody);
     RUN(test_sudo_from_root_is_not_kept_as_root);
+    RUN(test_drop_keeping_net_raw_keeps_only_that);
     return check_summary();
 }
