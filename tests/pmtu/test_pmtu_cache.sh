@@ -56,6 +56,15 @@ expect_eq "$(kernel_mtu $DST4)" "" "flush all clears IPv4"
 expect_eq "$(kernel_mtu $R2_6)" "" "flush all clears IPv6"
 expect_eq "$(shown_mtu $DST4)" "" "pmtu show agrees after flush"
 
+# CAP_NET_ADMIN alone is enough (the `setcap cap_net_admin+ep` route): a
+# non-root user holding just that capability flushes.
+as_nobody_in_src "$B" pmtu discover $DST4 >/dev/null
+expect_eq "$(kernel_mtu $DST4)" 1280 "relearned before the capability check"
+ip netns exec "$NS_SRC" setpriv --reuid=65534 --regid=65534 --clear-groups \
+  --inh-caps=-all,+net_admin --ambient-caps=+net_admin "$B" pmtu flush >/dev/null; rc=$?
+expect_eq "$rc" 0 "uid 65534 with only CAP_NET_ADMIN may flush"
+expect_eq "$(kernel_mtu $DST4)" "" "and the cache is gone"
+
 # Errors: one sentence on stderr and the documented exit code.
 iso="${PMTU_PREFIX}iso"
 ip netns add "$iso"; ip -n "$iso" link set lo up
