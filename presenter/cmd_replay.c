@@ -136,11 +136,97 @@ static int parse_args(int argc, char **argv, struct replay_args *a) {
     return 0;
 }
 
-/* --remeasure needs probe_run(), which is not in the probe library yet. */
+/* Runs the remeasure; returns the exit code. */
 static int remeasure(struct db *db, struct db_report *r, struct db_report_session *s, const struct replay_args *a) {
-    (void)db, (void)r, (void)s, (void)a, (void)replay_stop, (void)on_signal;
-    fprintf(stderr, "fragvote replay: --remeasure is not implemented yet\n");
-    return FV_EXIT_USAGE;
+    char err[512], host[256], kernel[320];
+    struct replay_remeasure_opts o;
+    memset(&o, 0, sizeof o);
+    o.timeout_ms = a->timeout_ms;
+    o.keep_pmtu_cache = a->keep;
+    if (a->observer && probe_observer_parse(a->observer, &o.observer) < 0)
+        return usage_error("unknown observer '%s' (auto, raw, recverr)", a->observer);
+    replay_host_facts(host, sizeof host, kernel, sizeof kernel);
+    o.host = host;
+    o.kernel = kernel;
+    const char *target = a->target ? a->target : *s->row.target ? s->row.target : "lab";
+    int use_lab = !strcmp(target, "lab");
+    if (!use_lab && a->lab_mtus) return usage_error("%s", "--lab-mtus needs the lab as target");
+    o.target = target;
+    if (!use_lab && a->target) o.host_override = a->target;
+
+    struct probe_lab lab;
+    int built = 0, rc = FV_EXIT_OK;
+    if (use_lab) {
+        struct probe_lab_config cfg;
+        probe_lab_config_default(&cfg);
+        if (a->lab_prefix) snprintf(cfg.prefix, sizeof cfg.prefix, "%s", a->lab_prefix);
+        int up = probe_lab_status(cfg.prefix, &lab, err, sizeof err);
+        if (up < 0) {
+            fprintf(stderr, "fragvote replay: %s\n", err);
+            return FV_EXIT_FAIL;
+        }
+        if (up == 1 && a->lab_mtus) {
+            fprintf(stderr, "fragvote replay: lab \"%s\" is up already; --lab-mtus builds a new one: "
+                    "give another --lab-prefix or take it down (fragvote lab down)\n", cfg.prefix);
+            return FV_EXIT_USAGE;
+        }
+        if (up == 0) {
+            /* Build one like the session's (or with the asked MTUs) and remove it afterwards. */
+            const char *mtus = a->lab_mtus;
+            char recorded[64];
+            if (!mtus) {
+                replay_lab_summary(s->row.lab_json, recorded, sizeof recorded);
+                char *sp = strchr(recorded, ' ');
+                if (sp) *sp = '\0';
+                for (char *p = recorded; *p; p++)
+                    if (*p == '/') *p = ',';
+                if (*recorded) mtus = recorded;
+            }
+            if (mtus && probe_lab_parse_mtus(mtus, &cfg, err, sizeof err) < 0) {
+                fprintf(stderr, "fragvote replay: %s\n", err);
+                return FV_EXIT_USAGE;
+            }
+            int lr = probe_lab_up(&cfg, &lab, err, sizeof err);
+            if (lr < 0) {
+                fprintf(stderr, "fragvote replay: cannot build the namespace lab: %s\n", err);
+                return lr == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
+            }
+            built = 1;
+        }
+        o.lab = &lab;
+    }
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+
+    int64_t set = replay_remeasure(db, s, &o, &replay_stop, err, sizeof err);
+    if (set < 0) {
+        fprintf(stderr, "fragvote replay: remeasure: %s\n", err);
+        rc = set == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
+    }
+    if (built && probe_lab_down(lab.cfg.prefix, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote replay: removing the lab: %s\n", err);
+        if (!rc) rc = FV_EXIT_FAIL;
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (rc) return rc;
+
+    /* Read everything back from the store: what is printed is what was stored. */
+    int64_t id = s->row.id;
+    db_report_session_free(s);
+    if (db_report_session_load(db, r, id, s, err, sizeof err)) {
+        fprintf(stderr, "fragvote replay: %s\n", err);
+        return FV_EXIT_DB;
+    }
+    int changed, unchanged;
+    if (replay_print_remeasure(stdout, r, s, set, &changed, &unchanged, err, sizeof err)) {
+        fprintf(stderr, "fragvote replay: %s\n", err);
+        return FV_EXIT_DB;
+    }
+    return FV_EXIT_OK;
 }
 
 int cmd_replay(int argc, char **argv) {

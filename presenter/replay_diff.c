@@ -21,16 +21,22 @@ void replay_lab_summary(const char *lab_json, char *buf, size_t len) {
         if (!json_is_integer(mtu) || n >= len) continue;
         n += (size_t)snprintf(buf + n, len - n, "%s%lld", n ? "/" : "", (long long)json_integer_value(mtu));
     }
+    /* serve writes "reassemble": N, probe_lab_to_json "reassembling": "rN" | null */
     json_t *re = json_object_get(j, "reassemble");
+    const char *ring = json_string_value(json_object_get(j, "reassembling"));
     if (n && n < len && json_is_integer(re) && json_integer_value(re) > 0)
         snprintf(buf + n, len - n, " reassembling at r%lld", (long long)json_integer_value(re));
+    else if (n && n < len && ring && *ring)
+        snprintf(buf + n, len - n, " reassembling at %s", ring);
     json_decref(j);
 }
 
-/* An integer field of an observation, or -1 when absent. */
+/* An integer field of an observation: its value, 0 when present as null
+ * ("none", as probe_result_to_json writes it), -1 when absent. */
 static long long obs_int(json_t *o, const char *key) {
     json_t *v = json_object_get(o, key);
-    return json_is_integer(v) ? json_integer_value(v) : -1;
+    if (json_is_integer(v)) return json_integer_value(v);
+    return json_is_null(v) ? 0 : -1;
 }
 
 static const char *obs_str(json_t *o, const char *key) {
@@ -98,6 +104,14 @@ void replay_diff_explain(const struct db_report_measure *then, const struct db_r
             add(&w, "a cached PMTU of %lld is in effect now, none then", cn);
         else
             add(&w, "cached PMTU %lld then, %lld now", ct, cn);
+    }
+    long long pt = obs_int(ot, "path_mtu_before"), pn = obs_int(on, "path_mtu_before");
+    if (pt > 0 && pn > 0 && pt != pn) add(&w, "route MTU before the send %lld then, %lld now", pt, pn);
+    long long it = obs_int(json_object_get(ot, "icmp"), "mtu"), in = obs_int(json_object_get(on, "icmp"), "mtu");
+    if ((it > 0 || in > 0) && it >= 0 && in >= 0 && it != in) {
+        if (it > 0 && in > 0) add(&w, "a router reported MTU %lld then, %lld now", it, in);
+        else if (it > 0) add(&w, "a router reported MTU %lld then, none now", it);
+        else add(&w, "a router reports MTU %lld now, none then", in);
     }
     long long kt = obs_int(ot, "kernel_mtu"), kn = obs_int(on, "kernel_mtu");
     if (kt >= 0 && kn >= 0 && kt != kn) add(&w, "the kernel reported MTU %lld then, %lld now", kt, kn);
