@@ -150,6 +150,17 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
     } else if (host == 1) {
         fact(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "%s", host_why);
         r->fragmenter = PROBE_FRAG_HOST;
+    } else if (p && p->q.total_len < 0 && p->kind == PROBE_ICMP_FRAG_NEEDED && host == 0) {
+        /* The observer saw no quoted IP header (recverr), but a router only
+         * answers Frag Needed / Packet Too Big about what reached it whole. */
+        fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+             "%s answered %s (MTU %d): it reached that router whole and was dropped", hop,
+             v6 ? "Packet Too Big" : "Frag Needed", p->mtu);
+        r->fragmenter = PROBE_FRAG_NONE;
+    } else if (p && p->q.total_len < 0) {
+        fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+             "%s answered, but this observer does not see the quoted IP header (MF, offset)%s", hop,
+             host == 0 ? "; the host did not fragment" : "");
     } else if (p && probe_quote_is_fragment(&p->q)) {
         int by_host = host < 0 && rule_host_frag(s, r->dev_mtu, r->path_mtu_before);
         fact(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED,
@@ -217,6 +228,8 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
             snprintf(who, sizeof who, "router %s", probe_lab_node_name((enum probe_lab_node)(hop_node - 1)));
         snprintf(e, el, "%s fragmented it: %s quoted a %d-byte first fragment with DF=%d", who, hop,
                  p ? p->q.total_len : -1, p ? p->q.df : -1);
+    } else if (p && p->q.total_len < 0) {
+        snprintf(e, el, "%s", r->fragmented.why);
     } else if (p && p->kind == PROBE_ICMP_FRAG_NEEDED && r->fragmented.answer == PROBE_ANS_NO) {
         snprintf(e, el, "%s dropped it with %s, MTU %d: the kernel now caches PMTU %d for this destination", hop,
                  v6 ? "Packet Too Big" : "Frag Needed", p->mtu, p->mtu);

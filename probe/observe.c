@@ -7,18 +7,13 @@
 
 #include "observe.h"
 
-/* Provided by the unprivileged observer (probe/observe_recverr*.c) when it is
- * built; weak so libfragprobe links without it. */
-extern const struct probe_observer probe_observer_recverr __attribute__((weak));
-
 #define CAP_NET_RAW_BIT 13
 
 const struct probe_observer *probe_observer_get(enum probe_observer_kind kind, char *err, size_t errlen) {
-    const struct probe_observer *recverr = &probe_observer_recverr;
     if (kind == PROBE_OBS_AUTO)
         kind = (geteuid() == 0 || probe_priv_has(CAP_NET_RAW_BIT)) ? PROBE_OBS_RAW : PROBE_OBS_RECVERR;
     if (kind == PROBE_OBS_RAW) return &probe_observer_raw;
-    if (kind == PROBE_OBS_RECVERR && recverr) return recverr;
+    if (kind == PROBE_OBS_RECVERR) return &probe_observer_recverr;
     snprintf(err, errlen, "the %s observer is not built into this fragvote", probe_observer_name(kind));
     return NULL;
 }

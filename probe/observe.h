@@ -55,7 +55,8 @@ struct probe_observer {
 /* The observer for kind (AUTO resolved by privilege), or NULL with err. */
 const struct probe_observer *probe_observer_get(enum probe_observer_kind kind, char *err, size_t errlen);
 
-extern const struct probe_observer probe_observer_raw;
+extern const struct probe_observer probe_observer_raw;     /* observe_raw.c: root */
+extern const struct probe_observer probe_observer_recverr; /* observe_recverr.c: unprivileged */
 
 /* Judge: the three facts from what was sent and seen (probe/judge.c). Pure.
  * lab may be NULL (hop names and lab topology unknown). */
