@@ -137,21 +137,25 @@ static void timer_arm(struct hub *h, long long due) {
 
 static void *ticker_main(void *arg) {
     struct hub *h = arg;
+    long long periodic = h->tick_period_ms ? mono_ms() + h->tick_period_ms : 0;
     pthread_mutex_lock(&h->lock);
     while (!h->ticker_stop) {
-        if (!h->tick_at) {
+        long long at = h->tick_at;
+        if (periodic && (!at || periodic < at)) at = periodic;
+        if (!at) {
             pthread_cond_wait(&h->tick_cv, &h->lock);
             continue;
         }
         long long now = mono_ms();
-        if (now >= h->tick_at) {
-            h->tick_at = 0;
+        if (now >= at) {
+            if (h->tick_at && now >= h->tick_at) h->tick_at = 0;
+            if (periodic && now >= periodic) periodic = now + h->tick_period_ms;
             pthread_mutex_unlock(&h->lock);
             lws_cancel_service(h->ctx);
             pthread_mutex_lock(&h->lock);
             continue;
         }
-        struct timespec ts = {(time_t)(h->tick_at / 1000), (long)(h->tick_at % 1000) * 1000000};
+        struct timespec ts = {(time_t)(at / 1000), (long)(at % 1000) * 1000000};
         pthread_cond_timedwait(&h->tick_cv, &h->lock, &ts);
     }
     pthread_mutex_unlock(&h->lock);
@@ -302,6 +306,12 @@ static void batch_flush(struct hub *h) {
             op->result = room_batch_vote(h->room, op->conn->voter, op->pos, op->yes, op->err, sizeof op->err);
     }
     if (ok && room_batch_commit(h->room, err, sizeof err)) ok = 0;
+    if (ok) {
+        pthread_mutex_lock(&h->lock);
+        h->status.commits++;
+        h->status.ops_committed += (unsigned long)h->nops;
+        pthread_mutex_unlock(&h->lock);
+    }
     int votes = 0;
     for (int i = 0; i < h->nops; i++) {
         struct hub_op *op = &h->ops[i];
@@ -777,7 +787,8 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     m[1].mount_next = &m[2];
     m[2].mount_next = &m[3];
 
-    h->retry = (lws_retry_bo_t){.secs_since_valid_ping = HUB_PING_S, .secs_since_valid_hangup = HUB_IDLE_S};
+    h->retry = (lws_retry_bo_t){.secs_since_valid_ping = (uint16_t)(cfg->ping_s > 0 ? cfg->ping_s : HUB_PING_S),
+                                .secs_since_valid_hangup = (uint16_t)(cfg->idle_s > 0 ? cfg->idle_s : HUB_IDLE_S)};
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -836,6 +847,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         fail(err, errlen, "out of memory");
         goto fail;
     }
+    h->tick_period_ms = h->ev_loop ? 500 : 0;
     if (pthread_create(&h->ticker, NULL, ticker_main, h)) {
         fail(err, errlen, "cannot start the hub's timer thread");
         goto fail;

@@ -41,6 +41,7 @@ struct hub_config {
     int live_split;                    /* 1: show the yes/no split while voting */
     const char *tls_cert, *tls_key;    /* both set: HTTPS/WSS */
     int use_libev;                     /* 1: try the libev event-lib plugin (epoll); falls back to poll */
+    int ping_s, idle_s;                /* keepalive: ping after ping_s idle, close after idle_s; 0: HUB_PING_S/HUB_IDLE_S */
     /* Called on the lws thread when the quiz asks for a measurement of
      * question `position` (test t, owned by the quiz, valid during the call).
      * Must not block: hand it to a worker that calls hub_post(HUB_CMD_MEASURED). */
@@ -61,6 +62,8 @@ struct hub_status {
     int voters;                        /* voters known in this session */
     unsigned long tally_version;
     double collective;                 /* -1 if nothing scored yet */
+    unsigned long commits;             /* group-commit transactions so far */
+    unsigned long ops_committed;       /* joins + votes they carried */
     char last_error[256];              /* the last refused command and why, "" if none */
     unsigned long refused_total;       /* commands refused so far (last_error changes with it) */
 };

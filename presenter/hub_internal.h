@@ -99,6 +99,8 @@ struct hub {
     int ticker_started, ticker_stop;
     pthread_cond_t tick_cv;        /* CLOCK_MONOTONIC */
     long long tick_at;             /* under lock; 0: nothing armed */
+    int tick_period_ms;            /* libev: also wake this often, so lws services its ripe timers
+                                    * (keepalive, timeouts) -- its own hrtimer goes stale */
 
     /* from other threads */
     pthread_mutex_t lock;

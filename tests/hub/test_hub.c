@@ -38,6 +38,7 @@ struct fx {
 
 static struct fx F;
 static int db_counter;
+static int keepalive_s; /* 0: defaults; else ping after it, close after 2x */
 
 static void measure_hook(void *ctx, int position, const struct deck_test *t) {
     struct fx *f = ctx;
@@ -87,7 +88,8 @@ static int start(int live_split, int64_t resume_session) {
     if (!F.room) return fprintf(stderr, "room: %s\n", err), -1;
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .web_root = web_root(), .secret = SECRET,
                              .live_split = live_split, .measure = measure_hook, .ctx = &F,
-                             .public_url = "http://192.0.2.10:8080/", .use_libev = getenv("HUB_TEST_LIBEV") != NULL};
+                             .public_url = "http://192.0.2.10:8080/", .use_libev = getenv("HUB_TEST_LIBEV") != NULL,
+                             .ping_s = keepalive_s, .idle_s = 2 * keepalive_s};
     F.hub = hub_new(&cfg, F.room, err, sizeof err);
     if (!F.hub) return fprintf(stderr, "hub_new: %s\n", err), -1;
     F.port = hub_port(F.hub);
@@ -707,6 +709,34 @@ static void test_resume_restores_states_voters_and_votes(void) {
     stop();
 }
 
+static void test_dead_connections_are_culled_and_live_ones_kept(void) {
+    keepalive_s = 1;
+    int rc = start(0, 0);
+    keepalive_s = 0;
+    REQUIRE(rc == 0);
+    struct wsc *dead = phone(NULL, NULL, NULL);  /* stops reading: never answers a ping */
+    struct wsc *alive = phone(NULL, NULL, NULL); /* keeps reading: answers pings */
+    REQUIRE(dead && alive);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char *m;
+    do {
+        if (wsc_recv(alive, &m, 200) > 0) free(m);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    } while (t1.tv_sec - t0.tv_sec < 5 && !wsc_closed(alive));
+    CHECK(!wsc_closed(alive));
+    /* the dead one has been hung up on by now */
+    while (wsc_recv(dead, &m, 1000) > 0) free(m);
+    CHECK(wsc_closed(dead));
+    usleep(200000);
+    struct hub_status st;
+    hub_snapshot(F.hub, &st);
+    CHECK_INT(st.connections, 1);
+    wsc_close(dead, 1000);
+    wsc_close(alive, 1000);
+    stop();
+}
+
 /* ---- HTTP: pages and the QR code ---- */
 
 static char *http_get(const char *path, size_t *len) {
@@ -856,6 +886,7 @@ int main(void) {
     RUN(test_tally_versions_increase_and_split_is_hidden_until_close);
     RUN(test_live_split_shows_the_split_while_voting);
     RUN(test_console_commands_through_hub_post);
+    RUN(test_dead_connections_are_culled_and_live_ones_kept);
     RUN(test_resume_restores_states_voters_and_votes);
     RUN(test_pages_are_served_and_carry_no_truth);
     RUN(test_qr_endpoint_returns_an_svg_encoding_the_join_url);
