@@ -470,6 +470,12 @@ cleanup:
         /* The console may sit in read(): it polls with a timeout and sees stop. */
         pthread_join(s.con_thread, NULL);
     }
+    if (s.worker) {
+        unsigned long runs, hits;
+        worker_counts(s.worker, &runs, &hits);
+        printf("Probe worker: %lu probe runs, %lu measurements answered by a probe started while the room voted.\n",
+               runs, hits);
+    }
     worker_free(s.worker);
     if (s.room) {
         if (room_end(s.room, err, sizeof err) < 0) fprintf(stderr, "fragvote serve: %s\n", err);

@@ -13,7 +13,11 @@ struct wreq {
     struct probe_spec spec;
 };
 
-enum wpf_state { WPF_NONE, WPF_RUNNING, WPF_READY };
+/* Per test: NONE never probed; RUNNING/READY a prefetch; USED measured
+ * already (a later prefetch would only send packets nobody reads: the quiz
+ * reuses a test's measurement for all its questions, and only a rerun
+ * measures again). */
+enum wpf_state { WPF_NONE, WPF_RUNNING, WPF_READY, WPF_USED };
 struct wpf {
     enum wpf_state state;
     struct probe_spec spec;
@@ -79,9 +83,9 @@ static void *worker_main(void *arg) {
         int hit = pf && pf->state == WPF_READY && !memcmp(&pf->spec, &req.spec, sizeof req.spec);
         if (hit) {
             *r = pf->r;
-            pf->state = WPF_NONE;
             w->hits++;
         }
+        if (pf) pf->state = WPF_USED;
         pthread_mutex_unlock(&w->mu);
         if (!hit) run_one(w, &req.spec, r);
         w->cfg.deliver(w->cfg.ctx, req.position, r);

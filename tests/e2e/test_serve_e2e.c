@@ -347,6 +347,13 @@ static void test_serve_runs_the_whole_deck_with_50_phones(void) {
     CHECK(serve_pid < 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK_CONTAINS(log, "> reveal refused as expected: ");
+    /* The probe ran in the background while the room voted. */
+    unsigned long runs = 0, hits = 0;
+    const char *pw = strstr(log, "Probe worker: ");
+    CHECK(pw && sscanf(pw, "Probe worker: %lu probe runs, %lu", &runs, &hits) == 2);
+    printf("probe worker: %lu runs, %lu measurements answered by a prefetch\n", runs, hits);
+    CHECK(hits > 0);
+    CHECK_INT(runs, deck.ntests); /* one probe per test: nothing sent that nobody reads */
 
     /* The lab is gone. */
     char *ns = run_capture("ip netns list", &st);
@@ -389,11 +396,10 @@ static void test_serve_runs_the_whole_deck_with_50_phones(void) {
     if (st) fprintf(stderr, "lab up: %s\n", up ? up : "");
     free(up);
     REQUIRE(st == 0);
-    /* A freshly built lab drops the very first IPv6 packets for about a
-     * second (measured: the first udp6 probe right after `lab up` sees nothing
-     * leave; 3 s later it is fine). Wait until a udp6 packet that fits the
-     * whole path is observed leaving, so the comparison runs on a settled lab
-     * as serve's did (its first IPv6 test came seconds after the lab was up). */
+    /* Guard: wait until a udp6 packet that fits the whole path is seen
+     * leaving, so the comparison runs on a settled lab as serve's did. (A lab
+     * fresh from `lab up` once dropped the first IPv6 packets for about a
+     * second; `lab up` now waits for both families itself.) */
     int v6_ready = 0;
     for (int i = 0; i < 30 && !v6_ready; i++) {
         snprintf(cmd, sizeof cmd, "'%s' probe --prefix '%s' --json -p udp6 -s 1280 2>/dev/null", bin, prefix);
