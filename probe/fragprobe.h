@@ -317,6 +317,14 @@ const char *probe_errq_kind(const struct probe_errq *e);
 /* The MTU the error reports (Frag Needed, PTB, local EMSGSIZE), 0 if it carries none. */
 int probe_errq_mtu(const struct probe_errq *e);
 
+/* The recverr observer never sees a quoted IP header, so the judge's
+ * "quoted the whole packet" cannot stand for its results: this re-derives
+ * "fragmented?" from the kernel's rules (inferred), using the lab's link MTUs
+ * when lab is given, else unknown where they matter. No-op for other
+ * observers; call it on a result after probe_run. */
+struct probe_lab;
+void probe_recverr_refine(const struct probe_lab *lab, struct probe_result *r);
+
 /* Local fragmentation counters, per network namespace and readable by anyone:
  * /proc/net/snmp "Ip: ... FragCreates" and /proc/net/snmp6 "Ip6FragCreates".
  * Parse is pure (0, or -1 when the field is missing or malformed). */

@@ -1,0 +1,101 @@
+/* What the unprivileged observer's answers may claim. The judge (judge.c)
+ * reads a router's quote as "observed"; the recverr observer never sees the
+ * quoted IP header (length, DF, MF, offset), only that an ICMP error came
+ * back and from whom. So for its results the "fragmented?" answer is
+ * re-derived here from the kernel's documented rules (../shared notes,
+ * ip(7)) and labelled inferred -- or unknown when the rules need the path's
+ * link MTUs and we do not know them (not the lab). Pure: no I/O. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fragprobe.h"
+
+static void set_fact(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void set_fact(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...) {
+    f->answer = a;
+    f->basis = b;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->why, sizeof f->why, fmt, ap);
+    va_end(ap);
+}
+
+/* The lab node a packet reached last: the answering hop, or where its TTL
+ * ran out (node index = TTL while inside the lab), or dst. -1 unknown. */
+static int last_node(const struct probe_lab *lab, const struct probe_result *r) {
+    if (r->hop[0]) return probe_lab_node_of(lab, r->hop);
+    if (r->spec.ttl <= 0) return -1;
+    return r->spec.ttl < PROBE_LAB_DST ? r->spec.ttl : PROBE_LAB_DST;
+}
+
+/* Smallest MTU among the links a router forwarded the packet onto before it
+ * reached node `last` (links 1..last-1; link 0 is the host's own). 0 if none. */
+static int routed_bottleneck(const struct probe_lab *lab, int last, int *link) {
+    int m = 0;
+    for (int i = 1; i < last && i < PROBE_LAB_LINKS; i++)
+        if (!m || lab->link[i].mtu < m) {
+            m = lab->link[i].mtu;
+            *link = i;
+        }
+    return m;
+}
+
+void probe_recverr_refine(const struct probe_lab *lab, struct probe_result *r) {
+    if (strcmp(r->observer, "recverr") || r->sent.answer != PROBE_ANS_YES) return;
+    const struct probe_spec *s = &r->spec;
+    int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
+    /* The host's own fragmentation is seen (FragCreates moved): keep it. */
+    if (r->fragmenter == PROBE_FRAG_HOST && r->fragmented.basis == PROBE_BASIS_OBSERVED) return;
+    int frag_needed = r->icmp_mtu > 0 && r->quoted_len < 0;
+    if (frag_needed) {
+        /* A router dropped it whole and said so: that much is observed, but
+         * not its quoted length. */
+        set_fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s dropped it whole with %s, MTU %d", r->hop,
+                 v6 ? "Packet Too Big" : "Frag Needed", r->icmp_mtu);
+        r->fragmenter = PROBE_FRAG_NONE;
+        snprintf(r->evidence, sizeof r->evidence,
+                 "%s dropped it with %s, MTU %d: the kernel now caches PMTU %d for this destination", r->hop,
+                 v6 ? "Packet Too Big" : "Frag Needed", r->icmp_mtu, r->icmp_mtu);
+        return;
+    }
+    if (v6) {
+        set_fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+                 "routers never fragment IPv6 and the host did not (Ip6FragCreates unchanged)");
+        r->fragmenter = PROBE_FRAG_NONE;
+    } else if (r->df.answer == PROBE_ANS_YES) {
+        set_fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+                 "DF=1 by mode %s: routers may not fragment it, and the host did not%s", probe_mode_name(s->mode),
+                 r->hop[0] ? "; it reached the answering hop whole" : "");
+        r->fragmenter = PROBE_FRAG_NONE;
+    } else {
+        int node = lab ? last_node(lab, r) : -1, link = -1;
+        int bottleneck = node > 0 ? routed_bottleneck(lab, node, &link) : 0;
+        /* What left the host: the datagram whole (the host did not fragment
+         * it), or for TCP one segment no larger than the route's MTU. */
+        int len = s->size;
+        if (tcp) {
+            int route = r->path_mtu_before > 0 ? r->path_mtu_before : r->dev_mtu;
+            if (route > 0 && route < len) len = route;
+            if (lab && lab->link[PROBE_LAB_LINKS - 1].mtu < len) len = lab->link[PROBE_LAB_LINKS - 1].mtu; /* dst's MSS */
+        }
+        if (node < 0) {
+            set_fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+                     "DF=0: a router may have fragmented it; without CAP_NET_RAW the quoted header is not visible");
+            r->fragmenter = PROBE_FRAG_UNKNOWN;
+        } else if (bottleneck > 0 && len > bottleneck) {
+            set_fact(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
+                     "DF=0 and %d > %d on the %s-%s link: %s must fragment it", len, bottleneck,
+                     probe_lab_node_name((enum probe_lab_node)link), probe_lab_node_name((enum probe_lab_node)(link + 1)),
+                     probe_lab_node_name((enum probe_lab_node)link));
+            r->fragmenter = PROBE_FRAG_ROUTER;
+        } else {
+            set_fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+                     "DF=0 but %d fits every link it crossed (the host did not fragment it)", len);
+            r->fragmenter = PROBE_FRAG_NONE;
+        }
+    }
+    snprintf(r->evidence, sizeof r->evidence, "%s (inferred: the unprivileged observer cannot see the wire)",
+             r->fragmented.why);
+}
