@@ -23,9 +23,11 @@ check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL
   printf 'quit\n'
 } >"$tmp/talk.script"
 
-run_deck() { # deck db
-  FRAGVOTE_LAB_PREFIX=$prefix "$bin" serve --deck "$1" --db "$2" --port 0 --bind 127.0.0.1 --no-qr \
-    --script "$tmp/talk.script" </dev/null >"$2.out" 2>&1
+run_deck() { # deck db [extra serve options]
+  local deck=$1 db=$2
+  shift 2
+  FRAGVOTE_LAB_PREFIX=$prefix "$bin" serve --deck "$deck" --db "$db" --port 0 --bind 127.0.0.1 --no-qr \
+    --script "$tmp/talk.script" "$@" </dev/null >"$db.out" 2>&1
 }
 fact() { # db test_index kind field -> the live measurement's answer, or an observation field
   if [ "$4" = answer ]; then
@@ -58,5 +60,12 @@ f3=$(fact "$tmp/flush.db" 2 fragmented answer)
 echo "cache flushed: run 1 fragmented=$f1, run 3 fragmented=$f3"
 check flush_run3_same_as_run1 test -n "$f1" -a "$f1" = "$f3"
 check flush_run1_same_as_keep_run1 test "$f1" = "$first"
+# --keep-pmtu-cache on the command line does what the deck's field does.
+run_deck "$tmp/flush.json" "$tmp/flag.db" --keep-pmtu-cache; rc=$?
+check flag_exit_0 test "$rc" -eq 0
+g1=$(fact "$tmp/flag.db" 0 fragmented answer)
+g3=$(fact "$tmp/flag.db" 2 fragmented answer)
+echo "--keep-pmtu-cache: run 1 fragmented=$g1, run 3 fragmented=$g3"
+check flag_run3_like_keep test -n "$g3" -a "$g1" = "$first" -a "$g3" = "$third"
 check lab_removed test "$(ip netns list | grep -c "^$prefix-")" -eq 0
 exit $fail

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# fragvote serve against a given target (no lab, no root needed): --target,
+# --title, --public-url, --room and --db reach the console and the session
+# record; quit on stdin ends it with exit 0.
+set -u
+bin=${FRAGVOTE_BIN:?run through ctest}
+tmp=$(mktemp -d /tmp/fragvote-serve-opt-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
+
+printf 'show\nquit\n' | timeout 30 "$bin" serve --target 127.0.0.1 --title "Rehearsal at home" \
+  --public-url https://quiz.example.org/ --room KQ7XMP --db "$tmp/o.db" --port 0 --bind 127.0.0.1 \
+  --secret sesame --no-qr >"$tmp/out" 2>&1
+rc=$?
+check exits_0 test "$rc" -eq 0
+check join_url_public grep -q "^Join: https://quiz.example.org/?room=KQ7XMP" "$tmp/out"
+check room_and_secret grep -q "Room: KQ7XMP   Presenter secret: sesame   Target: 127.0.0.1" "$tmp/out"
+check title_shown grep -q "fragvote · Rehearsal at home" "$tmp/out"
+row=$(sqlite3 -separator '|' "$tmp/o.db" "SELECT title, target, coalesce(lab, 'NULL'), room, kernel != '', host != '', ended_at IS NOT NULL FROM sessions")
+check session_row test "$row" = "Rehearsal at home|127.0.0.1|NULL|KQ7XMP|1|1|1"
+check questions_recorded test "$(sqlite3 "$tmp/o.db" "SELECT count(*) FROM questions")" = 32
+check spec_has_target grep -q '"host":"127.0.0.1"' <<<"$(sqlite3 "$tmp/o.db" "SELECT spec FROM questions WHERE position = 0")"
+[ $fail -ne 0 ] && cat "$tmp/out"
+exit $fail
