@@ -1,0 +1,114 @@
+/* probe_recverr_refine on hand-made results: what the unprivileged observer
+ * may claim when it cannot see the quoted header. Pure (the lab is only
+ * planned, never built). */
+#include "check.h"
+#include "fragprobe.h"
+
+static struct probe_lab lab;
+
+/* A result as the judge leaves it for a recverr run that got a Time
+ * Exceeded from hop (quote fields unseen), claiming "quoted the whole packet". */
+static struct probe_result judged(enum probe_proto p, enum probe_mode m, int size, int df, const char *hop) {
+    struct probe_result r;
+    memset(&r, 0, sizeof r);
+    r.spec.proto = p;
+    r.spec.mode = m;
+    r.spec.size = size;
+    r.spec.ttl = 2;
+    snprintf(r.observer, sizeof r.observer, "recverr");
+    snprintf(r.hop, sizeof r.hop, "%s", hop);
+    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "answered"};
+    r.df = (struct probe_fact){df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED, "rule"};
+    r.fragmented = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "quoted the whole -1-byte packet"};
+    r.fragmenter = PROBE_FRAG_NONE;
+    r.quoted_len = r.quoted_df = r.quoted_mf = r.quoted_offset = r.quoted_frag_hdr = -1;
+    r.dev_mtu = r.path_mtu_before = 1500;
+    return r;
+}
+
+static void test_df0_over_the_bottleneck_is_router_fragmentation_inferred(void) {
+    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_DONT, 1400, 0, lab.link[1].b4); /* r2 answers */
+    probe_recverr_refine(&lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_INFERRED);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
+    CHECK_CONTAINS(r.fragmented.why, "1400 > 1280 on the r1-r2 link");
+    CHECK_CONTAINS(r.evidence, "inferred");
+}
+
+static void test_df0_that_fits_is_whole_inferred(void) {
+    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_DONT, 1200, 0, lab.link[1].b4);
+    probe_recverr_refine(&lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_INFERRED);
+}
+
+static void test_df0_off_the_lab_is_unknown(void) {
+    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_OMIT, 1400, 0, "198.51.100.7");
+    probe_recverr_refine(NULL, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_UNKNOWN);
+    CHECK_CONTAINS(r.fragmented.why, "CAP_NET_RAW");
+}
+
+static void test_df1_and_ipv6_are_whole_by_rule(void) {
+    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_WANT, 1400, 1, "198.51.100.7");
+    probe_recverr_refine(NULL, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_INFERRED);
+    CHECK_CONTAINS(r.fragmented.why, "DF=1");
+    r = judged(PROBE_TCP6, PROBE_MODE_DONT, 3000, 1, "");
+    probe_recverr_refine(NULL, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_INFERRED);
+    CHECK_CONTAINS(r.fragmented.why, "never fragment IPv6");
+}
+
+static void test_tcp_segment_is_sized_by_the_route(void) {
+    /* tcp4 3000 with DF=0: the host sends <= 1500-byte segments; r1 fragments them. */
+    struct probe_result r = judged(PROBE_TCP4, PROBE_MODE_PROBE, 3000, 0, "");
+    probe_recverr_refine(&lab, &r);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
+    CHECK_CONTAINS(r.fragmented.why, "1500 > 1280");
+}
+
+static void test_frag_needed_keeps_observed_and_drops_the_unseen_length(void) {
+    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_DEFAULT, 1400, 1, lab.link[0].b4);
+    r.icmp_mtu = 1280;
+    probe_recverr_refine(&lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_OBSERVED);
+    CHECK(strstr(r.fragmented.why, "-1") == NULL);
+    CHECK_CONTAINS(r.evidence, "MTU 1280");
+}
+
+static void test_host_fragmentation_seen_and_other_observers_untouched(void) {
+    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_WANT, 3000, 0, "");
+    r.fragmented = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "the host's fragment counter rose by 3"};
+    r.fragmenter = PROBE_FRAG_HOST;
+    probe_recverr_refine(&lab, &r);
+    CHECK_STR(r.fragmented.why, "the host's fragment counter rose by 3");
+    struct probe_result raw = judged(PROBE_UDP4, PROBE_MODE_DONT, 1400, 0, lab.link[1].b4);
+    snprintf(raw.observer, sizeof raw.observer, "raw");
+    probe_recverr_refine(&lab, &raw);
+    CHECK_STR(raw.fragmented.why, "quoted the whole -1-byte packet");
+}
+
+int main(void) {
+    struct probe_lab_config cfg;
+    probe_lab_config_default(&cfg);
+    char err[256];
+    if (probe_lab_plan(&cfg, &lab, err, sizeof err) < 0) {
+        fprintf(stderr, "plan: %s\n", err);
+        return 1;
+    }
+    RUN(test_df0_over_the_bottleneck_is_router_fragmentation_inferred);
+    RUN(test_df0_that_fits_is_whole_inferred);
+    RUN(test_df0_off_the_lab_is_unknown);
+    RUN(test_df1_and_ipv6_are_whole_by_rule);
+    RUN(test_tcp_segment_is_sized_by_the_route);
+    RUN(test_frag_needed_keeps_observed_and_drops_the_unseen_length);
+    RUN(test_host_fragmentation_seen_and_other_observers_untouched);
+    return check_summary();
+}
