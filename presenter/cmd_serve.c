@@ -391,6 +391,14 @@ int cmd_serve(int argc, char **argv) {
     if (use_lab) {
         struct probe_lab_config cfg;
         probe_lab_config_default(&cfg);
+        /* A lab someone built by hand (`fragvote lab up`, maybe with other
+         * MTUs) is used as it is and left up; one we build, we remove. */
+        char serr[256];
+        if (probe_lab_status(cfg.prefix, &s.lab, serr, sizeof serr) == 1) {
+            printf("Using the running lab \"%s\" as it is; it stays up after the talk.\n", cfg.prefix);
+            labjs = lab_json(&s.lab);
+            goto lab_ready;
+        }
         int lr = probe_lab_up(&cfg, &s.lab, err, sizeof err);
         if (lr < 0) {
             fprintf(stderr, "fragvote serve: cannot build the namespace lab: %s\n", err);
@@ -401,6 +409,7 @@ int cmd_serve(int argc, char **argv) {
         s.lab_up = 1;
         labjs = lab_json(&s.lab);
     }
+lab_ready:
     if (s.stop) goto cleanup;
 
     s.db = db_open(s.o.db, err, sizeof err);
@@ -419,7 +428,7 @@ int cmd_serve(int argc, char **argv) {
     }
 
     struct worker_config wc = {
-        .opts = {.observer = obs, .lab = s.lab_up ? &s.lab : NULL,
+        .opts = {.observer = obs, .lab = use_lab ? &s.lab : NULL,
                  .flush_pmtu = !(s.o.keep_pmtu_cache || s.deck.keep_pmtu_cache)},
         .prefetch = !s.o.no_prefetch,
         .deliver = deliver,

@@ -52,4 +52,19 @@ for sig in TERM INT; do
   check "${sig}_lab_recorded" grep -q "\"prefix\":\"$prefix\"" <<<"$lab"
   [ $fail -ne 0 ] && cat "$tmp/$sig.out"
 done
+
+# A lab built by hand is used as it is and left up.
+"$bin" lab up --prefix "$prefix" --mtu 1500,1400,1500 >/dev/null 2>&1
+check own_lab_up test "$(ns_count)" -eq 4
+FRAGVOTE_LAB_PREFIX=$prefix "$bin" serve --db "$tmp/own.db" --port 0 --bind 127.0.0.1 --no-qr \
+  </dev/null >"$tmp/own.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do grep -q "^Join: " "$tmp/own.out" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
+check own_lab_exits_0 test "$rc" -eq 0
+check own_lab_said_so grep -q 'Using the running lab' "$tmp/own.out"
+check own_lab_left_up test "$(ns_count)" -eq 4
+check own_lab_topology_recorded grep -q '"mtu":1400' <<<"$(sqlite3 "$tmp/own.db" "SELECT lab FROM sessions")"
+"$bin" lab down --prefix "$prefix" >/dev/null 2>&1
+check own_lab_down test "$(ns_count)" -eq 0
 exit $fail
