@@ -1,0 +1,194 @@
+/* fv_load: command line of the keynote-room load generator (see load.h and
+ * docs/LOAD.md). Exit codes: 0 the run passed, 1 it ran and failed (lost or
+ * unacknowledged votes, errors), 2 usage, 4 it could not run. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load.h"
+
+#define EXIT_RUN_FAILED 1
+#define EXIT_USAGE 2
+#define EXIT_CANNOT_RUN 4
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "Usage: fv_load --port N --secret S --db FILE [OPTIONS]\n"
+            "\n"
+            "Opens N audience websockets to a running `fragvote serve` on loopback,\n"
+            "joins them, opens the current question as the presenter, lets every phone\n"
+            "vote once at a random time within the window, closes the question, and\n"
+            "checks that SQLite holds exactly the acknowledged votes.\n"
+            "\n"
+            "Options:\n"
+            "  --host ADDR          server address, 127.0.0.0/8 only (default 127.0.0.1)\n"
+            "  --port N             server port (required)\n"
+            "  --secret TEXT        presenter secret of the server (required)\n"
+            "  --db FILE            the server's database, checked read-only after the run (required)\n"
+            "  --phones N           audience connections, 1..%d (default 500)\n"
+            "  --window-ms N        every phone votes at a random time in [0, N) ms (default 2000)\n"
+            "  --idle S             hold everyone joined and idle S seconds before voting (default 0)\n"
+            "  --drain-ms N         after the window, wait at most N ms for acks/tallies (default 10000)\n"
+            "  --connect-timeout S  all phones must have joined within S seconds (default 120)\n"
+            "  --inflight N         handshakes in flight at most (default 256)\n"
+            "  --sources N          spread phones over 127.0.0.2 .. 127.0.0.(N+1) (default: 1 per 1000, max %d)\n"
+            "  --server-pid PID     sample the server's RSS and CPU time from /proc/PID\n"
+            "  --poll               use lws's poll() loop instead of libev (epoll)\n"
+            "  --seed N             vote schedule seed (default 1)\n"
+            "  --json FILE          also write the result as one JSON object\n"
+            "  -v, --verbose        progress on stderr (twice: lws notices)\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "Exit codes: 0 passed, 1 ran and failed (lost/unacknowledged votes, errors),\n"
+            "2 usage, 4 could not run.\n",
+            LOAD_PHONES_MAX, LOAD_SOURCES_MAX);
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static void print_lat(FILE *f, const char *name, const struct load_lat *l) {
+    fprintf(f, "%-14s n=%zu p50=%.1f ms p90=%.1f ms p99=%.1f ms max=%.1f ms\n", name, l->n, l->p50, l->p90, l->p99,
+            l->max);
+}
+
+static void json_lat(FILE *f, const char *name, const struct load_lat *l) {
+    fprintf(f, "\"%s\":{\"n\":%zu,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f},", name, l->n, l->p50, l->p90,
+            l->p99, l->max);
+}
+
+static void json_proc(FILE *f, const char *name, const struct load_proc *p) {
+    fprintf(f, "\"%s\":{\"ok\":%d,\"rss_kb\":%ld,\"cpu_s\":%.2f},", name, p->ok, p->rss_kb, p->cpu_s);
+}
+
+static void json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int write_json(const char *path, const struct load_config *cfg, const struct load_result *r) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    double kb_conn = r->srv_joined.ok && r->joined ? (double)(r->srv_joined.rss_kb - r->srv_base.rss_kb) / r->joined : -1;
+    fprintf(f, "{\"phones\":%d,\"window_ms\":%d,\"idle_s\":%d,\"libev\":%d,\"connected\":%d,\"joined\":%d,"
+               "\"voted\":%d,\"acked\":%d,\"tallied\":%d,\"refused\":%d,\"errors\":%d,\"idle_drops\":%d,"
+               "\"question\":%d,\"db_votes\":%lld,\"db_voters\":%lld,\"connect_s\":%.2f,\"vote_s\":%.3f,"
+               "\"screen_last_ms\":%.1f,\"kb_per_conn\":%.2f,\"gen_cpu_s\":%.2f,\"gen_rss_kb\":%ld,",
+            cfg->phones, cfg->window_ms, cfg->idle_s, r->event_loop_libev, r->connected, r->joined, r->voted, r->acked,
+            r->tallied, r->refused, r->errors, r->idle_drops, r->question, r->db_votes, r->db_voters, r->connect_s,
+            r->vote_s, r->screen_last_ms, kb_conn, r->gen_cpu_s, r->gen_rss_kb);
+    json_lat(f, "ack_ms", &r->ack);
+    json_lat(f, "tally_ms", &r->tally);
+    json_proc(f, "srv_base", &r->srv_base);
+    json_proc(f, "srv_joined", &r->srv_joined);
+    json_proc(f, "srv_idle", &r->srv_idle);
+    json_proc(f, "srv_end", &r->srv_end);
+    fprintf(f, "\"first_error\":");
+    json_str(f, r->first_error);
+    fprintf(f, ",\"verdict\":");
+    json_str(f, r->verdict);
+    fprintf(f, ",\"passed\":%s}\n", r->verdict[0] ? "false" : "true");
+    return fclose(f);
+}
+
+int main(int argc, char **argv) {
+    struct load_config cfg = {.host = "127.0.0.1", .phones = 500, .window_ms = 2000, .drain_ms = 10000,
+                              .connect_timeout_s = 120, .connect_inflight = 256, .use_libev = 1, .seed = 1};
+    const char *json = NULL;
+    enum { O_HOST = 256, O_PORT, O_SECRET, O_DB, O_PHONES, O_WINDOW, O_IDLE, O_DRAIN, O_CTO, O_INFLIGHT, O_SOURCES,
+           O_PID, O_POLL, O_SEED, O_JSON };
+    static const struct option opts[] = {
+        {"host", required_argument, NULL, O_HOST},       {"port", required_argument, NULL, O_PORT},
+        {"secret", required_argument, NULL, O_SECRET},   {"db", required_argument, NULL, O_DB},
+        {"phones", required_argument, NULL, O_PHONES},   {"window-ms", required_argument, NULL, O_WINDOW},
+        {"idle", required_argument, NULL, O_IDLE},       {"drain-ms", required_argument, NULL, O_DRAIN},
+        {"connect-timeout", required_argument, NULL, O_CTO}, {"inflight", required_argument, NULL, O_INFLIGHT},
+        {"sources", required_argument, NULL, O_SOURCES}, {"server-pid", required_argument, NULL, O_PID},
+        {"poll", no_argument, NULL, O_POLL},             {"seed", required_argument, NULL, O_SEED},
+        {"json", required_argument, NULL, O_JSON},       {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
+    int o, bad = 0, seed = 1;
+    while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+        switch (o) {
+        case O_HOST: cfg.host = optarg; break;
+        case O_PORT: bad |= parse_int(optarg, 1, 65535, &cfg.port); break;
+        case O_SECRET: cfg.secret = optarg; break;
+        case O_DB: cfg.db_path = optarg; break;
+        case O_PHONES: bad |= parse_int(optarg, 1, LOAD_PHONES_MAX, &cfg.phones); break;
+        case O_WINDOW: bad |= parse_int(optarg, 1, LOAD_WINDOW_MS_MAX, &cfg.window_ms); break;
+        case O_IDLE: bad |= parse_int(optarg, 0, LOAD_IDLE_S_MAX, &cfg.idle_s); break;
+        case O_DRAIN: bad |= parse_int(optarg, 0, LOAD_WINDOW_MS_MAX, &cfg.drain_ms); break;
+        case O_CTO: bad |= parse_int(optarg, 1, LOAD_IDLE_S_MAX, &cfg.connect_timeout_s); break;
+        case O_INFLIGHT: bad |= parse_int(optarg, 1, LOAD_PHONES_MAX, &cfg.connect_inflight); break;
+        case O_SOURCES: bad |= parse_int(optarg, 1, LOAD_SOURCES_MAX, &cfg.sources); break;
+        case O_PID: bad |= parse_int(optarg, 1, INT_MAX, &cfg.server_pid); break;
+        case O_POLL: cfg.use_libev = 0; break;
+        case O_SEED: bad |= parse_int(optarg, 0, INT_MAX, &seed); break;
+        case O_JSON: json = optarg; break;
+        case 'v': cfg.verbose++; break;
+        case 'h': usage(stdout); return 0;
+        default: bad = 1; break;
+        }
+    }
+    cfg.seed = (unsigned)seed;
+    if (bad || optind != argc) {
+        fprintf(stderr, "fv_load: bad option or value (see --help)\n");
+        return EXIT_USAGE;
+    }
+    if (!cfg.port || !cfg.secret || !cfg.db_path) {
+        fprintf(stderr, "fv_load: --port, --secret and --db are required (see --help)\n");
+        return EXIT_USAGE;
+    }
+    if (!load_is_loopback4(cfg.host)) {
+        fprintf(stderr, "fv_load: --host %s: only numeric addresses in 127.0.0.0/8 are allowed\n", cfg.host);
+        return EXIT_USAGE;
+    }
+    if (!cfg.sources) {
+        cfg.sources = (cfg.phones + 999) / 1000;
+        if (cfg.sources > LOAD_SOURCES_MAX) cfg.sources = LOAD_SOURCES_MAX;
+    }
+
+    struct load_result r;
+    char err[512] = "";
+    int rc = load_run(&cfg, &r, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "fv_load: %s\n", err);
+        return EXIT_CANNOT_RUN;
+    }
+    printf("fv_load: %d phones, window %d ms, idle %d s, event loop %s, %d source addresses\n", cfg.phones,
+           cfg.window_ms, cfg.idle_s, r.event_loop_libev ? "libev" : "poll", cfg.sources);
+    printf("connected %d, joined %d in %.2f s; voted %d, acked %d, refused %d, tallied %d, errors %d, idle drops %d\n",
+           r.connected, r.joined, r.connect_s, r.voted, r.acked, r.refused, r.tallied, r.errors, r.idle_drops);
+    print_lat(stdout, "vote->ack", &r.ack);
+    print_lat(stdout, "vote->tally", &r.tally);
+    printf("last vote -> screen shows all: %.1f ms; open -> last ack: %.2f s\n", r.screen_last_ms, r.vote_s);
+    printf("SQLite: %lld votes on question %d, %lld voters\n", r.db_votes, r.question, r.db_voters);
+    if (cfg.server_pid) {
+        printf("server RSS: base %ld kB, joined %ld kB, before vote %ld kB, end %ld kB", r.srv_base.rss_kb,
+               r.srv_joined.rss_kb, r.srv_idle.rss_kb, r.srv_end.rss_kb);
+        if (r.joined) printf(" (%.2f kB per connection)", (double)(r.srv_joined.rss_kb - r.srv_base.rss_kb) / r.joined);
+        printf("\nserver CPU: connect %.2f s, idle %.2f s, vote %.2f s (total %.2f s)\n",
+               r.srv_joined.cpu_s - r.srv_base.cpu_s, r.srv_idle.cpu_s - r.srv_joined.cpu_s,
+               r.srv_end.cpu_s - r.srv_idle.cpu_s, r.srv_end.cpu_s - r.srv_base.cpu_s);
+    }
+    printf("generator: CPU %.2f s, max RSS %ld kB\n", r.gen_cpu_s, r.gen_rss_kb);
+    if (r.verdict[0]) printf("FAILED: %s\n", r.verdict);
+    else printf("PASSED: every acknowledged vote is in SQLite, none lost\n");
+    if (json && write_json(json, &cfg, &r)) {
+        fprintf(stderr, "fv_load: cannot write %s\n", json);
+        return EXIT_CANNOT_RUN;
+    }
+    return rc ? EXIT_RUN_FAILED : 0;
+}

@@ -1,0 +1,108 @@
+/* fv_load: the load generator for a keynote room (issue 10).
+ *
+ * N audience websockets to a running `fragvote serve` on loopback, spread
+ * over source addresses 127.0.0.x; all join; the generator (as presenter,
+ * with the secret) opens the current question; every phone votes once at a
+ * random time inside the window; per vote it measures send -> ack and
+ * send -> the first tally on that phone that certainly includes the vote;
+ * then it closes the question and checks that SQLite holds exactly as many
+ * votes as were acknowledged. Everything is bounded in count and time.
+ *
+ * load_gen.c is the libwebsockets engine (one state struct, struct load_run);
+ * load_parse.c holds the pure pieces (JSON field scanner, percentiles,
+ * /proc parsers) that tests/load/test_load_parse.c feeds canned bytes. */
+#ifndef FRAGVOTE_LOAD_H
+#define FRAGVOTE_LOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Caps on what the generator accepts (the server is untrusted too). */
+#define LOAD_PHONES_MAX 19990          /* audience connections (the hub's HUB_CONN_MAX) */
+#define LOAD_MSG_MAX (256 * 1024)      /* one reassembled server message; larger: that phone fails */
+#define LOAD_SOURCES_MAX 250           /* source addresses 127.0.0.2 .. 127.0.0.251 */
+#define LOAD_SCREEN_LOG_MAX 100000     /* tallies remembered for the screen connection */
+#define LOAD_WINDOW_MS_MAX 600000      /* vote window */
+#define LOAD_IDLE_S_MAX 3600           /* idle hold before voting */
+
+struct load_config {
+    const char *host;                  /* numeric IPv4 in 127.0.0.0/8 only */
+    int port;
+    int phones;
+    int window_ms;                     /* every phone votes at a uniformly random time in [0, window) */
+    int idle_s;                        /* hold all phones joined and idle this long before voting */
+    int sources;                       /* source addresses to spread over (127.0.0.2 ...) */
+    int connect_inflight;              /* handshakes in flight at most */
+    int connect_timeout_s;             /* all phones must have joined within this */
+    int drain_ms;                      /* after the window: wait this long at most for acks and tallies */
+    const char *secret;                /* presenter secret */
+    const char *db_path;               /* the server's SQLite file (read-only check after the run) */
+    int server_pid;                    /* 0: no /proc sampling */
+    int use_libev;                     /* 1: libev event-lib (epoll); falls back to poll */
+    unsigned seed;
+    int verbose;
+};
+
+/* A sample of a process from /proc/PID. */
+struct load_proc {
+    int ok;
+    long rss_kb;
+    double cpu_s;                      /* utime + stime */
+};
+
+/* Latency summary in milliseconds (n == 0: none measured). */
+struct load_lat {
+    size_t n;
+    double p50, p90, p99, max;
+};
+
+struct load_result {
+    int phones, connected, joined, voted, acked, tallied;
+    int errors;                        /* error messages, failed connections, unexpected closes */
+    int refused;                       /* votes answered by an error */
+    int idle_drops;                    /* phones that dropped during the idle hold */
+    int question;                      /* position voted on */
+    long long db_votes;                /* votes in SQLite for that question (-1: not checked) */
+    long long db_voters;
+    struct load_lat ack, tally;        /* vote -> ack, vote -> first tally including it */
+    double screen_last_ms;             /* last vote sent -> screen tally counting every ack (-1: never) */
+    double connect_s, vote_s;          /* duration of the connect phase and open -> last ack */
+    int event_loop_libev;
+    struct load_proc srv_base, srv_joined, srv_idle, srv_end;
+    double gen_cpu_s;                  /* the generator's own CPU time */
+    long gen_rss_kb;
+    char first_error[256];
+    char verdict[256];                 /* "" if the run passed */
+};
+
+/* Runs the whole scenario; fills *res. Returns 0 if the run passed, 1 if it
+ * ran and failed (lost or unacknowledged votes, errors; res->verdict says
+ * why), -1 if it could not run (err filled). */
+int load_run(const struct load_config *cfg, struct load_result *res, char *err, size_t errlen);
+
+/* ---- pure helpers (load_parse.c) ---- */
+
+/* Finds the value of the top-level member `key` of the JSON object in
+ * buf[0..len): *val points into buf, *vlen is the raw token's length (a
+ * string keeps its quotes). Keys are compared byte for byte (no unescaping).
+ * Returns 0 found, -1 absent or malformed. */
+int load_json_field(const char *buf, size_t len, const char *key, const char **val, size_t *vlen);
+/* The member as an integer: 0, or -1 if absent or not an integer. */
+int load_json_int(const char *buf, size_t len, const char *key, long long *out);
+/* 1 if the member is the string `want` (no escapes), 0 if another value, -1 if absent. */
+int load_json_str_is(const char *buf, size_t len, const char *key, const char *want);
+
+/* Sorts v in place and fills the summary (nearest-rank percentiles). */
+void load_lat_summarize(double *v, size_t n, struct load_lat *out);
+
+/* /proc/PID/stat text -> utime + stime in clock ticks; 0 or -1 if malformed. */
+int load_proc_stat_ticks(const char *buf, unsigned long long *ticks);
+/* /proc/PID/status text -> VmRSS in kB; 0 or -1 if absent. */
+int load_proc_status_rss(const char *buf, long *rss_kb);
+/* Reads both for pid; out->ok = 0 when the process is gone. */
+void load_proc_sample(int pid, struct load_proc *out);
+
+/* 1 if s is a numeric IPv4 address inside 127.0.0.0/8. */
+int load_is_loopback4(const char *s);
+
+#endif

@@ -1,0 +1,670 @@
+/* The load generator's engine: one libwebsockets client context holding every
+ * phone, the screen and the presenter, driven on one thread by a libev loop
+ * (epoll) that we own, as presenter/hub.c does for the server; a ticker
+ * thread only wakes the loop (lws_cancel_service) every millisecond so the
+ * vote schedule and the phase deadlines run on time.
+ *
+ * Phases: connect (ramped, bounded in flight) -> all joined -> idle hold ->
+ * presenter opens the question -> phones vote at random times in the window
+ * -> every vote acked and seen in a tally (or the drain deadline) ->
+ * presenter closes the question -> SQLite check. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <libwebsockets.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "load.h"
+
+#define LOAD_RX_BUFFER 2048          /* lws receive buffer per connection; longer messages come in pieces */
+#define LOAD_TICK_MS 1               /* loop wake-up period while anything is scheduled */
+#define LOAD_CLOSE_WAIT_MS 5000      /* presenter close: wait this long for cmd_ok */
+#define LOAD_OUT_MAX 512             /* one outgoing message */
+
+enum role { R_PHONE, R_SCREEN, R_PRESENTER };
+enum cstate { C_NONE, C_CONNECTING, C_OPEN, C_JOINED, C_GONE };
+enum phase { P_CONNECT, P_IDLE, P_OPENING, P_VOTING, P_CLOSING, P_DONE };
+
+struct conn {
+    struct lws *wsi;
+    unsigned char role, st;
+    unsigned char hello_due, vote_due, voted, answered, acked, tallied, voting_seen, vote_time_passed;
+    int q;
+    double due;                      /* ms after the open */
+    double t_sent, t_ack, t_tally;   /* monotonic ms */
+    long long need_votes;            /* a tally with votes >= this certainly includes the vote */
+    long long last_ver;
+    char *rx;                        /* reassembly of a fragmented message */
+    size_t rxlen;
+    char out[LOAD_OUT_MAX];          /* screen/presenter: one message waiting to be sent */
+};
+
+struct lrun {
+    const struct load_config *cfg;
+    struct load_result *res;
+    struct lws_context *ctx;
+    struct lws_protocols protocols[4];
+    void *ev_lib, *ev_loop, *foreign[1];
+    pthread_t ticker;
+    atomic_int ticker_stop;
+
+    struct conn *c;                  /* phones 0..n-1, then the screen, then the presenter */
+    int n;
+    struct conn *screen, *presenter;
+    char src[LOAD_SOURCES_MAX][20];
+    int started, inflight, established, joined, gone;
+
+    enum phase phase;
+    double t0, t_connect_deadline, t_idle_end, t_open, t_vote_deadline, t_close_deadline, t_last_ack;
+    int authed, opened, closed, question;
+    int *order;                      /* phone indexes sorted by vote time */
+    int next_vote;
+    long long votes_sent;
+    double last_vote_sent;
+    double *sc_t;                    /* screen tallies: time and vote count */
+    long long *sc_votes;
+    int sc_n;
+};
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void failf(struct lrun *r, const char *fmt, ...) {
+    r->res->errors++;
+    if (r->res->first_error[0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->res->first_error, sizeof r->res->first_error, fmt, ap);
+    va_end(ap);
+}
+
+static void verdict(struct lrun *r, const char *fmt, ...) {
+    if (r->res->verdict[0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->res->verdict, sizeof r->res->verdict, fmt, ap);
+    va_end(ap);
+}
+
+static uint32_t rnd_next(uint32_t *s) { /* xorshift32: reproducible schedules from --seed */
+    uint32_t x = *s ? *s : 0x9e3779b9u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *s = x;
+}
+
+static void send_later(struct conn *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->out, sizeof c->out, fmt, ap);
+    va_end(ap);
+    if (c->wsi) lws_callback_on_writable(c->wsi);
+}
+
+/* ---- messages from the server ---- */
+
+static void phone_vote_now(struct lrun *r, struct conn *c) {
+    (void)r;
+    if (c->voted || c->vote_due || c->st != C_JOINED) return;
+    c->vote_due = 1;
+    lws_callback_on_writable(c->wsi);
+}
+
+static void on_state(struct lrun *r, struct conn *c, const char *m, size_t len) {
+    const char *q;
+    size_t ql;
+    long long pos = -1;
+    if (load_json_field(m, len, "q", &q, &ql) < 0 || load_json_int(q, ql, "pos", &pos) < 0) return;
+    int voting = load_json_str_is(q, ql, "state", "voting") == 1;
+    if (c->role == R_PHONE) {
+        if (voting && !c->voting_seen) {
+            c->voting_seen = 1;
+            c->q = (int)pos;
+            if (c->vote_time_passed) phone_vote_now(r, c);
+        }
+    } else if (c->role == R_PRESENTER) {
+        if (r->phase <= P_IDLE) r->question = (int)pos;
+    }
+}
+
+static void on_tally(struct lrun *r, struct conn *c, const char *m, size_t len) {
+    long long ver, q, votes;
+    if (load_json_int(m, len, "ver", &ver) < 0 || load_json_int(m, len, "q", &q) < 0 ||
+        load_json_int(m, len, "votes", &votes) < 0) {
+        failf(r, "tally without ver/q/votes: %.80s", m);
+        return;
+    }
+    if (ver <= c->last_ver) failf(r, "tally version went from %lld to %lld on one connection", c->last_ver, ver);
+    c->last_ver = ver;
+    if (!r->opened || q != r->question) return;
+    if (c->role == R_SCREEN) {
+        if (r->sc_n < LOAD_SCREEN_LOG_MAX) {
+            r->sc_t[r->sc_n] = now_ms();
+            r->sc_votes[r->sc_n++] = votes;
+        }
+    } else if (c->role == R_PHONE && c->acked && !c->tallied && votes >= c->need_votes) {
+        c->tallied = 1;
+        c->t_tally = now_ms();
+        r->res->tallied++;
+    }
+}
+
+static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len) {
+    const char *t;
+    size_t tl;
+    if (load_json_field(m, len, "t", &t, &tl) < 0 || tl < 3 || t[0] != '"') {
+        failf(r, "message without a type: %.80s", m);
+        return;
+    }
+    t++;
+    tl -= 2;
+#define IS(s) (tl == sizeof(s) - 1 && !memcmp(t, s, tl))
+    if (IS("tally")) on_tally(r, c, m, len);
+    else if (IS("ack")) {
+        if (c->role != R_PHONE || !c->voted || c->answered) {
+            failf(r, "unexpected ack");
+            return;
+        }
+        c->answered = c->acked = 1;
+        c->t_ack = now_ms();
+        r->t_last_ack = c->t_ack;
+        c->need_votes = r->votes_sent - r->res->refused;
+        r->res->acked++;
+    } else if (IS("state")) on_state(r, c, m, len);
+    else if (IS("welcome")) {
+        if (c->role == R_PHONE && c->st == C_OPEN) {
+            c->st = C_JOINED;
+            r->joined++;
+            r->res->joined++;
+        }
+    } else if (IS("error")) {
+        long long id;
+        if (c->role == R_PHONE && load_json_int(m, len, "id", &id) == 0 && c->voted && !c->answered) {
+            c->answered = 1;
+            r->res->refused++;
+        }
+        if (c->role == R_PRESENTER && r->phase == P_OPENING) verdict(r, "the presenter could not open: %.160s", m);
+        failf(r, "server error: %.200s", m);
+    } else if (IS("auth_ok")) {
+        if (c->role == R_PRESENTER) r->authed = 1;
+    } else if (IS("cmd_ok")) {
+        if (c->role != R_PRESENTER) return;
+        if (load_json_str_is(m, len, "cmd", "open") == 1 && r->phase == P_OPENING) {
+            r->opened = 1;
+            r->t_open = now_ms();
+        } else if (load_json_str_is(m, len, "cmd", "close") == 1) r->closed = 1;
+    }
+#undef IS
+}
+
+/* ---- the lws callback shared by the three protocols ---- */
+
+static void conn_gone(struct lrun *r, struct conn *c) {
+    if (c->st == C_CONNECTING) r->inflight--;
+    if (c->st != C_GONE && c->st != C_NONE) r->gone++;
+    c->st = C_GONE;
+    c->wsi = NULL;
+    free(c->rx);
+    c->rx = NULL;
+    c->rxlen = 0;
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
+    (void)user;
+    struct lrun *r = lws_context_user(lws_get_context(wsi));
+    struct conn *c = lws_get_opaque_user_data(wsi);
+    switch (reason) {
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+        if (!c) break;
+        if (r->phase < P_DONE)
+            failf(r, "connection %d failed: %s", (int)(c - r->c), in ? (const char *)in : "(no reason)");
+        conn_gone(r, c);
+        break;
+    case LWS_CALLBACK_CLIENT_ESTABLISHED:
+        if (!c) break;
+        r->inflight--;
+        r->established++;
+        r->res->connected += c->role == R_PHONE;
+        c->st = C_OPEN;
+        if (c->role == R_PHONE) c->hello_due = 1;
+        else if (c->role == R_SCREEN) snprintf(c->out, sizeof c->out, "{\"t\":\"hello\"}");
+        else snprintf(c->out, sizeof c->out, "{\"t\":\"auth\",\"secret\":\"%s\"}", r->cfg->secret);
+        lws_callback_on_writable(wsi);
+        break;
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        if (c && r->phase < P_DONE) {
+            int code = len >= 2 ? ((const unsigned char *)in)[0] << 8 | ((const unsigned char *)in)[1] : 1005;
+            failf(r, "the server closed connection %d (%s): %d %.*s", (int)(c - r->c),
+                  c->role == R_PHONE ? "phone" : c->role == R_SCREEN ? "screen" : "presenter", code,
+                  len > 2 ? (int)(len - 2) : 0, len > 2 ? (const char *)in + 2 : "");
+        }
+        break;
+    case LWS_CALLBACK_CLIENT_CLOSED:
+        if (!c) break;
+        if (r->phase < P_DONE) {
+            failf(r, "connection %d closed during the run", (int)(c - r->c));
+            if (r->phase == P_IDLE && c->role == R_PHONE) r->res->idle_drops++;
+        }
+        conn_gone(r, c);
+        break;
+    case LWS_CALLBACK_CLIENT_RECEIVE: {
+        if (!c) break;
+        int final = lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi);
+        if (!c->rx && final) {
+            on_message(r, c, in, len);
+            break;
+        }
+        if (c->rxlen + len > LOAD_MSG_MAX) {
+            failf(r, "server message larger than %d bytes", LOAD_MSG_MAX);
+            return -1;
+        }
+        char *nb = realloc(c->rx, c->rxlen + len + 1);
+        if (!nb) return -1;
+        c->rx = nb;
+        memcpy(c->rx + c->rxlen, in, len);
+        c->rxlen += len;
+        if (final) {
+            on_message(r, c, c->rx, c->rxlen);
+            free(c->rx);
+            c->rx = NULL;
+            c->rxlen = 0;
+        }
+        break;
+    }
+    case LWS_CALLBACK_CLIENT_WRITEABLE: {
+        if (!c) break;
+        unsigned char buf[LWS_PRE + LOAD_OUT_MAX];
+        char *p = (char *)buf + LWS_PRE;
+        int n = 0, vote = 0;
+        if (c->role != R_PHONE) {
+            if (!c->out[0]) break;
+            n = snprintf(p, LOAD_OUT_MAX, "%s", c->out);
+            c->out[0] = 0;
+        } else if (c->hello_due) {
+            n = snprintf(p, LOAD_OUT_MAX, "{\"t\":\"hello\"}");
+            c->hello_due = 0;
+        } else if (c->vote_due) {
+            n = snprintf(p, LOAD_OUT_MAX, "{\"t\":\"vote\",\"id\":%d,\"q\":%d,\"yes\":%s}", (int)(c - r->c) + 1, c->q,
+                         (c - r->c) % 3 ? "true" : "false");
+            c->vote_due = 0;
+            vote = 1;
+        } else
+            break;
+        double t = now_ms();
+        if (lws_write(wsi, (unsigned char *)p, (size_t)n, LWS_WRITE_TEXT) < n) {
+            failf(r, "write failed on connection %d", (int)(c - r->c));
+            return -1;
+        }
+        if (vote) {
+            c->voted = 1;
+            c->t_sent = t;
+            r->votes_sent++;
+            r->res->voted++;
+            r->last_vote_sent = t;
+        }
+        if (c->vote_due) lws_callback_on_writable(wsi);
+        break;
+    }
+    default: break;
+    }
+    return 0;
+}
+
+/* ---- the schedule ---- */
+
+static void connect_one(struct lrun *r, int i) {
+    struct conn *c = &r->c[i];
+    static const char *const names[] = {"fragvote-audience", "fragvote-screen", "fragvote-presenter"};
+    struct lws_client_connect_info ci;
+    memset(&ci, 0, sizeof ci);
+    ci.context = r->ctx;
+    ci.address = r->cfg->host;
+    ci.port = r->cfg->port;
+    ci.path = "/";
+    ci.host = r->cfg->host;
+    ci.origin = r->cfg->host;
+    ci.protocol = names[c->role];
+    ci.iface = r->src[i % r->cfg->sources];
+    ci.opaque_user_data = c;
+    ci.pwsi = &c->wsi;
+    c->st = C_CONNECTING;
+    r->inflight++;
+    if (!lws_client_connect_via_info(&ci) && c->st == C_CONNECTING) {
+        failf(r, "cannot start connection %d", i);
+        conn_gone(r, c);
+    }
+}
+
+static int cmp_due(const void *a, const void *b, void *arg) {
+    const struct conn *c = arg;
+    double x = c[*(const int *)a].due, y = c[*(const int *)b].due;
+    return x < y ? -1 : x > y;
+}
+
+static void start_voting(struct lrun *r) {
+    uint32_t s = r->cfg->seed;
+    for (int i = 0; i < r->n; i++) {
+        r->c[i].due = (double)(rnd_next(&s) % (uint32_t)(r->cfg->window_ms * 1000)) / 1000.0;
+        r->order[i] = i;
+    }
+    qsort_r(r->order, (size_t)r->n, sizeof *r->order, cmp_due, r->c);
+    r->next_vote = 0;
+    r->t_vote_deadline = r->t_open + r->cfg->window_ms + r->cfg->drain_ms;
+    r->phase = P_VOTING;
+}
+
+static int voting_finished(struct lrun *r) {
+    if (r->next_vote < r->n) return 0;
+    for (int i = 0; i < r->n; i++) {
+        const struct conn *c = &r->c[i];
+        if (c->st != C_JOINED) continue;
+        if (!c->voted || !c->answered || (c->acked && !c->tallied)) return 0;
+    }
+    /* the screen must have seen every acknowledged vote too */
+    return r->sc_n && r->sc_votes[r->sc_n - 1] >= r->res->acked;
+}
+
+static void tick(struct lrun *r) {
+    double now = now_ms();
+    switch (r->phase) {
+    case P_CONNECT: {
+        int total = r->n + 2;
+        while (r->started < total && r->inflight < r->cfg->connect_inflight) {
+            /* the screen and the presenter go first */
+            int i = r->started < 2 ? r->n + r->started : r->started - 2;
+            r->started++;
+            connect_one(r, i);
+        }
+        int ready = r->joined == r->n && r->authed && r->screen->st == C_OPEN;
+        if (ready || now > r->t_connect_deadline) {
+            r->res->connect_s = (now - r->t0) / 1e3;
+            if (!ready)
+                verdict(r, "only %d of %d phones joined within %d s (screen %s, presenter %s)", r->joined, r->n,
+                        r->cfg->connect_timeout_s, r->screen->st == C_OPEN ? "ok" : "not connected",
+                        r->authed ? "ok" : "not authenticated");
+            if (r->cfg->server_pid) load_proc_sample(r->cfg->server_pid, &r->res->srv_joined);
+            if (!r->authed || !r->joined) {
+                r->phase = P_DONE;
+                break;
+            }
+            if (r->cfg->verbose) fprintf(stderr, "fv_load: %d phones joined in %.1f s\n", r->joined, r->res->connect_s);
+            r->t_idle_end = now + r->cfg->idle_s * 1000.0;
+            r->phase = P_IDLE;
+        }
+        break;
+    }
+    case P_IDLE:
+        if (now < r->t_idle_end) break;
+        if (r->cfg->server_pid) load_proc_sample(r->cfg->server_pid, &r->res->srv_idle);
+        r->res->question = r->question;
+        send_later(r->presenter, "{\"t\":\"cmd\",\"cmd\":\"open\"}");
+        r->t_close_deadline = now + LOAD_CLOSE_WAIT_MS;
+        r->phase = P_OPENING;
+        break;
+    case P_OPENING:
+        if (r->opened) start_voting(r);
+        else if (r->res->verdict[0] || now > r->t_close_deadline) {
+            verdict(r, "the presenter's open was not confirmed within %d ms", LOAD_CLOSE_WAIT_MS);
+            r->phase = P_DONE;
+        }
+        break;
+    case P_VOTING:
+        while (r->next_vote < r->n && r->t_open + r->c[r->order[r->next_vote]].due <= now) {
+            struct conn *c = &r->c[r->order[r->next_vote++]];
+            c->vote_time_passed = 1;
+            if (c->voting_seen) phone_vote_now(r, c); /* else: as soon as its state says voting */
+        }
+        if (voting_finished(r) || now > r->t_vote_deadline) {
+            if (now > r->t_vote_deadline) verdict(r, "votes, acks or tallies still missing %d ms after the window",
+                                                  r->cfg->drain_ms);
+            r->res->vote_s = (r->t_last_ack - r->t_open) / 1e3;
+            send_later(r->presenter, "{\"t\":\"cmd\",\"cmd\":\"close\"}");
+            r->t_close_deadline = now + LOAD_CLOSE_WAIT_MS;
+            r->phase = P_CLOSING;
+        }
+        break;
+    case P_CLOSING:
+        if (r->closed || now > r->t_close_deadline) {
+            if (!r->closed) verdict(r, "the presenter's close was not confirmed within %d ms", LOAD_CLOSE_WAIT_MS);
+            r->phase = P_DONE;
+        }
+        break;
+    case P_DONE: break;
+    }
+}
+
+static void *ticker_main(void *arg) {
+    struct lrun *r = arg;
+    struct timespec ts = {0, LOAD_TICK_MS * 1000000L};
+    while (!atomic_load(&r->ticker_stop)) {
+        nanosleep(&ts, NULL);
+        lws_cancel_service(r->ctx);
+    }
+    return NULL;
+}
+
+/* ---- libev through its C ABI, loaded at run time (no headers or link flags) ---- */
+
+#define LOAD_EVFLAG_AUTO 0u
+#define LOAD_EVRUN_ONCE 2
+static int ev_open(struct lrun *r) {
+    r->ev_lib = dlopen("libev.so.4", RTLD_NOW | RTLD_GLOBAL);
+    if (!r->ev_lib) return -1;
+    void *(*loop_new)(unsigned) = (void *(*)(unsigned))dlsym(r->ev_lib, "ev_loop_new");
+    if (!loop_new || !dlsym(r->ev_lib, "ev_run") || !dlsym(r->ev_lib, "ev_loop_destroy") ||
+        !(r->ev_loop = loop_new(LOAD_EVFLAG_AUTO))) {
+        r->ev_loop = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void ev_close(struct lrun *r) {
+    if (r->ev_loop) ((void (*)(void *))dlsym(r->ev_lib, "ev_loop_destroy"))(r->ev_loop);
+    r->ev_loop = NULL;
+}
+
+/* ---- after the run ---- */
+
+static int db_check(struct lrun *r, char *err, size_t errlen) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    int rc = -1;
+    if (sqlite3_open_v2(r->cfg->db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", r->cfg->db_path, db ? sqlite3_errmsg(db) : "cannot open");
+        goto done;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    /* the newest session is the one being served */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT (SELECT count(*) FROM votes v JOIN questions q ON q.id = v.question_id "
+                           "        WHERE q.session_id = s.id AND q.position = ?1), "
+                           "       (SELECT count(*) FROM voters vr WHERE vr.session_id = s.id) "
+                           "FROM sessions s ORDER BY s.id DESC LIMIT 1",
+                           -1, &s, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", r->cfg->db_path, sqlite3_errmsg(db));
+        goto done;
+    }
+    sqlite3_bind_int(s, 1, r->question);
+    if (sqlite3_step(s) != SQLITE_ROW) {
+        snprintf(err, errlen, "%s: no session in the database", r->cfg->db_path);
+        goto done;
+    }
+    r->res->db_votes = sqlite3_column_int64(s, 0);
+    r->res->db_voters = sqlite3_column_int64(s, 1);
+    rc = 0;
+done:
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return rc;
+}
+
+static void summarize(struct lrun *r) {
+    struct load_result *res = r->res;
+    double *ack = malloc(sizeof(double) * (size_t)(r->n + 1)), *tal = malloc(sizeof(double) * (size_t)(r->n + 1));
+    size_t na = 0, nt = 0;
+    for (int i = 0; ack && tal && i < r->n; i++) {
+        const struct conn *c = &r->c[i];
+        if (c->acked) ack[na++] = c->t_ack - c->t_sent;
+        if (c->tallied) tal[nt++] = c->t_tally - c->t_sent;
+    }
+    load_lat_summarize(ack, na, &res->ack);
+    load_lat_summarize(tal, nt, &res->tally);
+    free(ack);
+    free(tal);
+    res->screen_last_ms = -1;
+    for (int i = 0; i < r->sc_n; i++)
+        if (res->acked && r->sc_votes[i] >= res->acked) {
+            res->screen_last_ms = r->sc_t[i] - r->last_vote_sent;
+            break;
+        }
+}
+
+int load_run(const struct load_config *cfg, struct load_result *res, char *err, size_t errlen) {
+    memset(res, 0, sizeof *res);
+    res->phones = cfg->phones;
+    res->db_votes = res->db_voters = -1;
+    res->screen_last_ms = -1;
+    if (!load_is_loopback4(cfg->host)) {
+        snprintf(err, errlen, "refusing %s: the generator talks to 127.0.0.0/8 only", cfg->host ? cfg->host : "(none)");
+        return -1;
+    }
+    struct lrun *r = calloc(1, sizeof *r);
+    int rc = -1;
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    r->cfg = cfg;
+    r->res = res;
+    r->n = cfg->phones;
+    r->c = calloc((size_t)r->n + 2, sizeof *r->c);
+    r->order = calloc((size_t)r->n + 1, sizeof *r->order);
+    r->sc_t = calloc(LOAD_SCREEN_LOG_MAX, sizeof *r->sc_t);
+    r->sc_votes = calloc(LOAD_SCREEN_LOG_MAX, sizeof *r->sc_votes);
+    if (!r->c || !r->order || !r->sc_t || !r->sc_votes) {
+        snprintf(err, errlen, "out of memory for %d phones", r->n);
+        goto out;
+    }
+    for (int i = 0; i < r->n; i++) r->c[i].role = R_PHONE;
+    r->screen = &r->c[r->n];
+    r->screen->role = R_SCREEN;
+    r->presenter = &r->c[r->n + 1];
+    r->presenter->role = R_PRESENTER;
+    for (int i = 0; i < cfg->sources; i++) snprintf(r->src[i], sizeof r->src[i], "127.0.0.%d", i + 2);
+
+    /* Every phone is one socket: the soft open-files limit must allow them all. */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (rlim_t)r->n + 64 > rl.rlim_cur) {
+        snprintf(err, errlen, "%d phones need %d open files; the limit is %llu", r->n, r->n + 64,
+                 (unsigned long long)rl.rlim_cur);
+        goto out;
+    }
+
+    lws_set_log_level(cfg->verbose > 1 ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR, NULL);
+    static const char *const names[] = {"fragvote-audience", "fragvote-screen", "fragvote-presenter"};
+    for (int i = 0; i < 3; i++)
+        r->protocols[i] = (struct lws_protocols){names[i], callback, 0, LOAD_RX_BUFFER, (unsigned)i, NULL, 0};
+    struct lws_context_creation_info info;
+    memset(&info, 0, sizeof info);
+    info.port = CONTEXT_PORT_NO_LISTEN;
+    info.protocols = r->protocols;
+    info.user = r;
+    info.timeout_secs = 30;
+    if (cfg->use_libev && ev_open(r) == 0) {
+        info.options |= LWS_SERVER_OPTION_LIBEV;
+        r->foreign[0] = r->ev_loop;
+        info.foreign_loops = r->foreign;
+        r->ctx = lws_create_context(&info);
+        if (!r->ctx) {
+            ev_close(r);
+            info.options &= ~(uint64_t)LWS_SERVER_OPTION_LIBEV;
+            info.foreign_loops = NULL;
+        }
+    }
+    if (!r->ctx) r->ctx = lws_create_context(&info);
+    if (!r->ctx) {
+        snprintf(err, errlen, "cannot create the libwebsockets client context");
+        goto out;
+    }
+    res->event_loop_libev = r->ev_loop != NULL;
+    if (pthread_create(&r->ticker, NULL, ticker_main, r)) {
+        snprintf(err, errlen, "cannot start the ticker thread");
+        goto out;
+    }
+
+    if (cfg->server_pid) {
+        load_proc_sample(cfg->server_pid, &res->srv_base);
+        if (!res->srv_base.ok) {
+            snprintf(err, errlen, "server pid %d: no such process", cfg->server_pid);
+            atomic_store(&r->ticker_stop, 1);
+            pthread_join(r->ticker, NULL);
+            goto out;
+        }
+    }
+    r->t0 = now_ms();
+    r->t_connect_deadline = r->t0 + cfg->connect_timeout_s * 1000.0;
+    r->phase = P_CONNECT;
+    int (*ev_run)(void *, int) = r->ev_loop ? (int (*)(void *, int))dlsym(r->ev_lib, "ev_run") : NULL;
+    while (r->phase != P_DONE) {
+        if (ev_run) ev_run(r->ev_loop, LOAD_EVRUN_ONCE);
+        else if (lws_service(r->ctx, 0) < 0) {
+            verdict(r, "the lws service loop failed");
+            break;
+        }
+        tick(r);
+    }
+    if (cfg->server_pid) load_proc_sample(cfg->server_pid, &res->srv_end);
+    atomic_store(&r->ticker_stop, 1);
+    pthread_join(r->ticker, NULL);
+    summarize(r);
+    {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        res->gen_cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+                         (double)ru.ru_stime.tv_usec / 1e6;
+        res->gen_rss_kb = ru.ru_maxrss;
+    }
+    lws_context_destroy(r->ctx);
+    r->ctx = NULL;
+
+    if (cfg->db_path && cfg->db_path[0]) {
+        char dberr[256];
+        if (db_check(r, dberr, sizeof dberr) < 0) verdict(r, "database check failed: %s", dberr);
+        else if (res->db_votes != res->acked)
+            verdict(r, "%lld votes in SQLite but %d acknowledged: %s", res->db_votes, res->acked,
+                    res->db_votes < res->acked ? "LOST VOTES" : "votes stored without an ack");
+    }
+    if (res->joined < res->phones) verdict(r, "%d of %d phones joined", res->joined, res->phones);
+    if (res->acked < res->joined) verdict(r, "%d of %d joined phones got their vote acknowledged", res->acked, res->joined);
+    if (res->tallied < res->acked) verdict(r, "%d of %d acknowledged votes were seen in a tally", res->tallied, res->acked);
+    if (res->screen_last_ms < 0 && res->acked) verdict(r, "the screen never showed all %d votes", res->acked);
+    if (res->errors) verdict(r, "%d errors; first: %s", res->errors, res->first_error);
+    rc = res->verdict[0] ? 1 : 0;
+out:
+    if (r->ctx) lws_context_destroy(r->ctx);
+    ev_close(r);
+    if (r->c)
+        for (int i = 0; i < r->n + 2; i++) free(r->c[i].rx);
+    free(r->c);
+    free(r->order);
+    free(r->sc_t);
+    free(r->sc_votes);
+    free(r);
+    return rc;
+}

@@ -1,0 +1,191 @@
+/* Pure helpers of the load generator: a top-level JSON member scanner (the
+ * generator reads ~500k small server messages per big run; a full parse of
+ * each would make the generator the bottleneck), percentiles and /proc
+ * parsers. No I/O except load_proc_sample. */
+#include "load.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static size_t skip_ws(const char *b, size_t i, size_t n) {
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r')) i++;
+    return i;
+}
+
+/* i at an opening quote: returns the index after the closing one, or n+1 if unterminated. */
+static size_t skip_string(const char *b, size_t i, size_t n) {
+    for (i++; i < n; i++) {
+        if (b[i] == '\\') i++;
+        else if (b[i] == '"') return i + 1;
+    }
+    return n + 1;
+}
+
+/* i at the first byte of a value: returns the index after it, or n+1 if malformed. */
+static size_t skip_value(const char *b, size_t i, size_t n) {
+    if (i >= n) return n + 1;
+    if (b[i] == '"') return skip_string(b, i, n);
+    if (b[i] == '{' || b[i] == '[') {
+        int depth = 0;
+        while (i < n) {
+            char c = b[i];
+            if (c == '"') {
+                i = skip_string(b, i, n);
+                if (i > n) return n + 1;
+                continue;
+            }
+            if (c == '{' || c == '[') depth++;
+            else if (c == '}' || c == ']') {
+                if (--depth == 0) return i + 1;
+            }
+            i++;
+        }
+        return n + 1;
+    }
+    size_t s = i;
+    while (i < n && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' &&
+           b[i] != '\r')
+        i++;
+    return i > s ? i : n + 1;
+}
+
+int load_json_field(const char *buf, size_t len, const char *key, const char **val, size_t *vlen) {
+    size_t klen = strlen(key);
+    size_t i = skip_ws(buf, 0, len);
+    if (i >= len || buf[i] != '{') return -1;
+    i = skip_ws(buf, i + 1, len);
+    if (i < len && buf[i] == '}') return -1;
+    while (i < len) {
+        if (buf[i] != '"') return -1;
+        size_t ks = i + 1, ke = skip_string(buf, i, len);
+        if (ke > len) return -1;
+        int match = ke - 1 - ks == klen && !memcmp(buf + ks, key, klen);
+        i = skip_ws(buf, ke, len);
+        if (i >= len || buf[i] != ':') return -1;
+        i = skip_ws(buf, i + 1, len);
+        size_t vs = i, ve = skip_value(buf, i, len);
+        if (ve > len) return -1;
+        if (match) {
+            *val = buf + vs;
+            *vlen = ve - vs;
+            return 0;
+        }
+        i = skip_ws(buf, ve, len);
+        if (i >= len) return -1;
+        if (buf[i] == '}') return -1;
+        if (buf[i] != ',') return -1;
+        i = skip_ws(buf, i + 1, len);
+    }
+    return -1;
+}
+
+int load_json_int(const char *buf, size_t len, const char *key, long long *out) {
+    const char *v;
+    size_t vl;
+    if (load_json_field(buf, len, key, &v, &vl) < 0 || vl == 0 || vl > 20) return -1;
+    char tmp[24];
+    memcpy(tmp, v, vl);
+    tmp[vl] = 0;
+    char *end;
+    long long x = strtoll(tmp, &end, 10);
+    if (*end || end == tmp || !(tmp[0] == '-' || (tmp[0] >= '0' && tmp[0] <= '9'))) return -1;
+    *out = x;
+    return 0;
+}
+
+int load_json_str_is(const char *buf, size_t len, const char *key, const char *want) {
+    const char *v;
+    size_t vl;
+    if (load_json_field(buf, len, key, &v, &vl) < 0) return -1;
+    size_t wl = strlen(want);
+    return vl == wl + 2 && v[0] == '"' && !memcmp(v + 1, want, wl) && v[vl - 1] == '"';
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double rank(const double *v, size_t n, double p) {
+    size_t k = (size_t)((p / 100.0) * (double)n + 0.999999999);
+    if (k < 1) k = 1;
+    if (k > n) k = n;
+    return v[k - 1];
+}
+
+void load_lat_summarize(double *v, size_t n, struct load_lat *out) {
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    if (!n) return;
+    qsort(v, n, sizeof *v, cmp_double);
+    out->p50 = rank(v, n, 50);
+    out->p90 = rank(v, n, 90);
+    out->p99 = rank(v, n, 99);
+    out->max = v[n - 1];
+}
+
+int load_proc_stat_ticks(const char *buf, unsigned long long *ticks) {
+    /* "pid (comm) state ppid ..." where comm may hold spaces and ')':
+     * the fields start after the last ')'. utime and stime are fields 14 and 15. */
+    const char *p = strrchr(buf, ')');
+    if (!p) return -1;
+    p++;
+    unsigned long long ut = 0, st = 0;
+    for (int field = 3; field <= 15; field++) {
+        while (*p == ' ') p++;
+        if (!*p) return -1;
+        char *end;
+        if (field == 14) ut = strtoull(p, &end, 10);
+        else if (field == 15) st = strtoull(p, &end, 10);
+        else {
+            end = (char *)p;
+            while (*end && *end != ' ') end++;
+        }
+        if (end == p) return -1;
+        p = end;
+    }
+    *ticks = ut + st;
+    return 0;
+}
+
+int load_proc_status_rss(const char *buf, long *rss_kb) {
+    const char *p = strstr(buf, "\nVmRSS:");
+    if (!p) p = !strncmp(buf, "VmRSS:", 6) ? buf - 1 : NULL;
+    if (!p) return -1;
+    p += 7;
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end == p || v < 0) return -1;
+    *rss_kb = v;
+    return 0;
+}
+
+static long read_small(const char *path, char *buf, size_t len) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return (long)n;
+}
+
+void load_proc_sample(int pid, struct load_proc *out) {
+    char path[64], buf[4096];
+    unsigned long long ticks;
+    memset(out, 0, sizeof *out);
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    if (read_small(path, buf, sizeof buf) <= 0 || load_proc_stat_ticks(buf, &ticks) < 0) return;
+    out->cpu_s = (double)ticks / (double)sysconf(_SC_CLK_TCK);
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    if (read_small(path, buf, sizeof buf) <= 0 || load_proc_status_rss(buf, &out->rss_kb) < 0) return;
+    out->ok = 1;
+}
+
+int load_is_loopback4(const char *s) {
+    struct in_addr a;
+    if (!s || inet_pton(AF_INET, s, &a) != 1) return 0;
+    return (ntohl(a.s_addr) >> 24) == 127;
+}

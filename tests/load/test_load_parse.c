@@ -1,0 +1,110 @@
+/* The load generator's pure helpers, fed canned bytes: the top-level JSON
+ * member scanner on the hub's real message shapes and on hostile input,
+ * nearest-rank percentiles, and the /proc parsers. */
+#include <string.h>
+
+#include "check.h"
+#include "load.h"
+
+#define S(lit) lit, sizeof(lit) - 1
+
+static void test_scanner_reads_flat_messages(void) {
+    long long v;
+    CHECK_INT(load_json_int(S("{\"t\":\"ack\",\"id\":17,\"q\":3,\"yes\":true}"), "id", &v), 0);
+    CHECK_INT(v, 17);
+    CHECK_INT(load_json_int(S("{\"t\":\"tally\",\"v\":1,\"ver\":57,\"q\":3,\"state\":\"voting\",\"online\":180,"
+                              "\"joined\":212,\"votes\":143,\"yes\":100,\"no\":43}"), "votes", &v), 0);
+    CHECK_INT(v, 143);
+    CHECK_INT(load_json_str_is(S("{\"t\":\"tally\",\"ver\":1}"), "t", "tally"), 1);
+    CHECK_INT(load_json_str_is(S("{\"t\":\"tallyx\",\"ver\":1}"), "t", "tally"), 0);
+    CHECK_INT(load_json_str_is(S("{\"ver\":1}"), "t", "tally"), -1);
+    CHECK_INT(load_json_int(S("{ \"a\" : -5 , \"b\" : 2 }"), "b", &v), 0);
+    CHECK_INT(v, 2);
+    CHECK_INT(load_json_int(S("{\"a\":-5}"), "a", &v), 0);
+    CHECK_INT(v, -5);
+}
+
+static void test_scanner_ignores_nested_keys(void) {
+    /* "state" and "pos" inside questions[] and q must not be taken for top-level ones */
+    const char m[] = "{\"t\":\"state\",\"questions\":[{\"pos\":0,\"state\":\"revealed\",\"text\":\"a \\\"q\\\" }\"}],"
+                     "\"q\":{\"pos\":3,\"state\":\"voting\",\"text\":\"{[\"},\"n\":12}";
+    const char *q;
+    size_t ql;
+    long long v;
+    CHECK_INT(load_json_int(m, sizeof m - 1, "pos", &v), -1);
+    CHECK_INT(load_json_str_is(m, sizeof m - 1, "state", "revealed"), -1);
+    REQUIRE(load_json_field(m, sizeof m - 1, "q", &q, &ql) == 0);
+    CHECK(q[0] == '{' && q[ql - 1] == '}');
+    CHECK_INT(load_json_int(q, ql, "pos", &v), 0);
+    CHECK_INT(v, 3);
+    CHECK_INT(load_json_str_is(q, ql, "state", "voting"), 1);
+    CHECK_INT(load_json_int(m, sizeof m - 1, "n", &v), 0);
+    CHECK_INT(v, 12);
+}
+
+static void test_scanner_refuses_malformed(void) {
+    const char *val;
+    size_t vl;
+    long long v;
+    static const char *bad[] = {"", "[1]", "{", "{\"a\"", "{\"a\":", "{\"a\":\"open", "{\"a\":{\"b\":1}", "{\"a\" 1}",
+                                "{\"a\":1 \"b\":2}", "{\"x\":1,}", "{\"x\":[1,2}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK_INT(load_json_field(bad[i], strlen(bad[i]), "b", &val, &vl), -1);
+    CHECK_INT(load_json_int(S("{\"id\":\"17\"}"), "id", &v), -1);
+    CHECK_INT(load_json_int(S("{\"id\":1.5}"), "id", &v), -1);
+    CHECK_INT(load_json_int(S("{\"id\":true}"), "id", &v), -1);
+    CHECK_INT(load_json_int(S("{\"id\":123456789012345678901234}"), "id", &v), -1);
+    /* the length bounds the scan: nothing past len is read */
+    CHECK_INT(load_json_int("{\"id\":12}", 6, "id", &v), -1);
+}
+
+static void test_percentiles_nearest_rank(void) {
+    double v[100];
+    for (int i = 0; i < 100; i++) v[i] = 100 - i; /* 100 .. 1, unsorted */
+    struct load_lat l;
+    load_lat_summarize(v, 100, &l);
+    CHECK_INT(l.n, 100);
+    CHECK(l.p50 == 50 && l.p90 == 90 && l.p99 == 99 && l.max == 100);
+    double one[1] = {7.5};
+    load_lat_summarize(one, 1, &l);
+    CHECK(l.p50 == 7.5 && l.p99 == 7.5 && l.max == 7.5);
+    double three[3] = {3, 1, 2};
+    load_lat_summarize(three, 3, &l);
+    CHECK(l.p50 == 2 && l.p90 == 3 && l.p99 == 3);
+    load_lat_summarize(NULL, 0, &l);
+    CHECK(l.n == 0 && l.max == 0);
+}
+
+static void test_proc_parsers(void) {
+    unsigned long long t;
+    /* a comm with spaces and a ')' must not shift the fields */
+    const char stat[] = "4242 (frag vote) x) S 1 4242 4242 0 -1 4194560 2711 0 0 0 1234 567 0 0 20 0 3 0 100 "
+                        "123456 789 18446744073709551615";
+    CHECK_INT(load_proc_stat_ticks(stat, &t), 0);
+    CHECK_INT(t, 1234 + 567);
+    CHECK_INT(load_proc_stat_ticks("4242 (x) S 1 2", &t), -1);
+    CHECK_INT(load_proc_stat_ticks("garbage", &t), -1);
+    long rss;
+    CHECK_INT(load_proc_status_rss("Name:\tfragvote\nVmPeak:\t 9999 kB\nVmRSS:\t  181234 kB\nRssAnon: 1 kB\n", &rss), 0);
+    CHECK_INT(rss, 181234);
+    CHECK_INT(load_proc_status_rss("Name:\tkthreadd\nState:\tS\n", &rss), -1);
+}
+
+static void test_loopback_only(void) {
+    CHECK_INT(load_is_loopback4("127.0.0.1"), 1);
+    CHECK_INT(load_is_loopback4("127.255.0.9"), 1);
+    CHECK_INT(load_is_loopback4("128.0.0.1"), 0);
+    CHECK_INT(load_is_loopback4("192.0.2.1"), 0);
+    CHECK_INT(load_is_loopback4("localhost"), 0);
+    CHECK_INT(load_is_loopback4("::1"), 0);
+    CHECK_INT(load_is_loopback4(NULL), 0);
+}
+
+int main(void) {
+    RUN(test_scanner_reads_flat_messages);
+    RUN(test_scanner_ignores_nested_keys);
+    RUN(test_scanner_refuses_malformed);
+    RUN(test_percentiles_nearest_rank);
+    RUN(test_proc_parsers);
+    RUN(test_loopback_only);
+    return check_summary();
+}
