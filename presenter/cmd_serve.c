@@ -83,6 +83,7 @@ static void usage(FILE *out) {
             "  --secret TEXT        presenter secret (default: random)\n"
             "  --room CODE          room code (default: random)\n"
             "  --no-qr              do not draw the QR code in the terminal\n"
+            "  --libev              libev event loop (epoll) for large rooms; falls back to poll\n"
             "  -h, --help           show this help\n"
             "\n"
             "Console keys: o open, c close, m measure, r reveal, n/space next, e re-run,\n"

@@ -22,4 +22,12 @@ check session_row test "$row" = "Rehearsal at home|127.0.0.1|NULL|KQ7XMP|1|1|1"
 check questions_recorded test "$(sqlite3 "$tmp/o.db" "SELECT count(*) FROM questions")" = 32
 check spec_has_target grep -q '"host":"127.0.0.1"' <<<"$(sqlite3 "$tmp/o.db" "SELECT spec FROM questions WHERE position = 0")"
 [ $fail -ne 0 ] && cat "$tmp/out"
+
+# The libev loop serves the same console.
+printf 'open\nclose\nquit\n' | timeout 30 "$bin" serve --target 127.0.0.1 --libev --db "$tmp/ev.db" --port 0 \
+  --bind 127.0.0.1 --no-qr >"$tmp/ev.out" 2>&1
+rc=$?
+check libev_exits_0 test "$rc" -eq 0
+check libev_closed_q1 test "$(sqlite3 "$tmp/ev.db" "SELECT state FROM questions WHERE position = 0")" = closed
+[ $fail -ne 0 ] && cat "$tmp/ev.out"
 exit $fail
