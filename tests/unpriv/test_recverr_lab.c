@@ -273,6 +273,49 @@ static void test_reader_challenge_needs_the_kept_cache(void) {
     CHECK_INT(e.r.cached_pmtu_before, 0);
 }
 
+/* serve's way: drop to a normal user but keep CAP_NET_RAW (raw observer
+ * opens sockets per test), CAP_NET_ADMIN (PMTU flush) and CAP_SYS_ADMIN
+ * (setns into the lab per test). The raw engine still observes, and the
+ * netlink flush still works, as uid != 0. */
+static int flush_in_src(void *arg) {
+    char *err = arg;
+    return probe_pmtu_flush(NULL, err, 256);
+}
+
+static int keep_child(void) {
+    int keep[] = {CAP_NET_RAW, CAP_NET_ADMIN, CAP_SYS_ADMIN};
+    char err[256];
+    setenv("SUDO_UID", "4242", 1);
+    setenv("SUDO_GID", "4242", 1);
+    if (probe_priv_drop_keep(keep, 3, err, sizeof err) != 4242 || getuid() == 0) return 20;
+    struct probe_run_opts opts = {.observer = PROBE_OBS_AUTO, .lab = &lab, .timeout_ms = 300};
+    struct probe_spec s = {.proto = PROBE_UDP4, .mode = PROBE_MODE_DEFAULT, .size = 1400, .port = 32001};
+    struct probe_result r1, r2, r3;
+    if (probe_run(&opts, &s, &r1, err, sizeof err) < 0) return 21;
+    if (strcmp(r1.observer, "raw") || r1.fragmented.basis != PROBE_BASIS_OBSERVED || r1.icmp_mtu != lab.link[1].mtu)
+        return 22;
+    s.port++;
+    if (probe_run(&opts, &s, &r2, err, sizeof err) < 0 || r2.cached_pmtu_before != lab.link[1].mtu) return 23;
+    char ferr[256] = "";
+    if (probe_netns_run(lab.ns[PROBE_LAB_SRC], flush_in_src, ferr, err, sizeof err) < 0) {
+        fprintf(stderr, "flush as uid %d: %s %s\n", (int)getuid(), err, ferr);
+        return 24;
+    }
+    s.port++;
+    if (probe_run(&opts, &s, &r3, err, sizeof err) < 0 || r3.cached_pmtu_before != 0) return 25;
+    return 0;
+}
+
+static void test_drop_keeping_capabilities_still_runs_the_raw_engine(void) {
+    char err[256];
+    REQUIRE(probe_lab_flush_pmtu(&lab, err, sizeof err) == 0);
+    pid_t pid = fork();
+    if (pid == 0) _exit(keep_child());
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK_INT(WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st), 0);
+}
+
 int main(void) {
     if (geteuid() != 0) SKIP_ALL("needs root to build the lab and the captures (the probes run unprivileged)");
     if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null") != 0)
@@ -299,5 +342,6 @@ int main(void) {
     }
     RUN(test_every_answer_matches_the_wire_or_says_unknown);
     RUN(test_reader_challenge_needs_the_kept_cache);
+    RUN(test_drop_keeping_capabilities_still_runs_the_raw_engine);
     return check_summary();
 }
