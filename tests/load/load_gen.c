@@ -30,7 +30,7 @@
 
 enum role { R_PHONE, R_SCREEN, R_PRESENTER };
 enum cstate { C_NONE, C_CONNECTING, C_OPEN, C_JOINED, C_GONE };
-enum phase { P_CONNECT, P_IDLE, P_OPENING, P_VOTING, P_CLOSING, P_DONE };
+enum phase { P_CONNECT, P_IDLE, P_NEXT, P_OPENING, P_VOTING, P_CLOSING, P_DONE };
 
 struct conn {
     struct lws *wsi;
@@ -63,7 +63,9 @@ struct lrun {
 
     enum phase phase;
     double t0, t_connect_deadline, t_idle_end, t_open, t_vote_deadline, t_close_deadline, t_last_ack;
-    int authed, opened, closed, question;
+    int authed, opened, closed, question, nexted;
+    int q_pending;                   /* the presenter's last state: current question is pending */
+    long long state_seen;            /* states the presenter received */
     int *order;                      /* phone indexes sorted by vote time */
     int next_vote;
     long long votes_sent;
@@ -134,7 +136,11 @@ static void on_state(struct lrun *r, struct conn *c, const char *m, size_t len) 
             if (c->vote_time_passed) phone_vote_now(r, c);
         }
     } else if (c->role == R_PRESENTER) {
-        if (r->phase <= P_IDLE) r->question = (int)pos;
+        if (r->phase <= P_NEXT) {
+            r->question = (int)pos;
+            r->q_pending = load_json_str_is(q, ql, "state", "pending") == 1;
+            r->state_seen++;
+        }
     }
 }
 
@@ -194,7 +200,8 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
             c->answered = 1;
             r->res->refused++;
         }
-        if (c->role == R_PRESENTER && r->phase == P_OPENING) verdict(r, "the presenter could not open: %.160s", m);
+        if (c->role == R_PRESENTER && (r->phase == P_OPENING || r->phase == P_NEXT))
+            verdict(r, "the presenter could not %s: %.160s", r->phase == P_NEXT ? "move on" : "open", m);
         failf(r, "server error: %.200s", m);
     } else if (IS("auth_ok")) {
         if (c->role == R_PRESENTER) r->authed = 1;
@@ -204,6 +211,7 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
             r->opened = 1;
             r->t_open = now_ms();
         } else if (load_json_str_is(m, len, "cmd", "close") == 1) r->closed = 1;
+        else if (load_json_str_is(m, len, "cmd", "skip") == 1) r->nexted = 1;
     }
 #undef IS
 }
@@ -407,10 +415,27 @@ static void tick(struct lrun *r) {
     case P_IDLE:
         if (now < r->t_idle_end) break;
         if (r->cfg->server_pid) load_proc_sample(r->cfg->server_pid, &r->res->srv_idle);
-        r->res->question = r->question;
-        send_later(r->presenter, "{\"t\":\"cmd\",\"cmd\":\"open\"}");
         r->t_close_deadline = now + LOAD_CLOSE_WAIT_MS;
-        r->phase = P_OPENING;
+        if (r->q_pending) {
+            r->res->question = r->question;
+            send_later(r->presenter, "{\"t\":\"cmd\",\"cmd\":\"open\"}");
+            r->phase = P_OPENING;
+        } else { /* an earlier run used this question: skip to the next pending one */
+            r->state_seen = 0;
+            send_later(r->presenter, "{\"t\":\"cmd\",\"cmd\":\"skip\"}");
+            r->phase = P_NEXT;
+        }
+        break;
+    case P_NEXT:
+        if (r->nexted && r->state_seen && r->q_pending) {
+            r->res->question = r->question;
+            send_later(r->presenter, "{\"t\":\"cmd\",\"cmd\":\"open\"}");
+            r->t_close_deadline = now + LOAD_CLOSE_WAIT_MS;
+            r->phase = P_OPENING;
+        } else if (r->res->verdict[0] || now > r->t_close_deadline) {
+            verdict(r, "the presenter could not move on to a pending question within %d ms", LOAD_CLOSE_WAIT_MS);
+            r->phase = P_DONE;
+        }
         break;
     case P_OPENING:
         if (r->opened) start_voting(r);

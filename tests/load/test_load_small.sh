@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# A small keynote room inside the test suite: a real `fragvote serve` on
+# loopback with a real SQLite file, 500 phones from fv_load over 127.0.0.x,
+# all voting within 2 s. Asserts: every phone joined, every vote acked and
+# seen in a tally, the screen saw them all, SQLite holds exactly the acked
+# votes, no errors. Then shows the check can fail: the same run checked
+# against a copy of the database taken before the vote must report lost
+# votes and exit 1. The big runs are tests/load/bench.sh (not a test).
+set -u
+BIN=${FRAGVOTE_BIN:?FRAGVOTE_BIN not set}
+LOAD=${FRAGVOTE_BUILD:?FRAGVOTE_BUILD not set}/tests/load/fv_load
+PHONES=${LOAD_PHONES:-500}
+TMP=$(mktemp -d /tmp/fv-load-test.XXXXXX)
+SERVE_PID=
+fails=0
+
+cleanup() {
+    if [ -n "$SERVE_PID" ] && kill -0 "$SERVE_PID" 2>/dev/null; then
+        kill -TERM "$SERVE_PID" 2>/dev/null
+        wait "$SERVE_PID" 2>/dev/null
+    fi
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+jqe() { jq -e "$1" "$TMP/run.json" >/dev/null; }
+check() { # check NAME CONDITION...
+    local name=$1
+    shift
+    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
+}
+
+[ -x "$LOAD" ] || { echo "fv_load not built at $LOAD"; exit 1; }
+command -v jq >/dev/null || { echo "SKIP: jq missing (scripts/apt-packages.txt lists it)"; exit 77; }
+
+# --- the command line ---
+"$LOAD" --help >"$TMP/help" 2>&1; rc=$?
+check "help exits 0 on stdout" test "$rc" = 0 -a -s "$TMP/help"
+"$LOAD" --phones 0 --port 1 --secret x --db x >/dev/null 2>"$TMP/err"; rc=$?
+check "bad phone count is misuse (2)" test "$rc" = 2 -a -s "$TMP/err"
+"$LOAD" --host 192.0.2.1 --port 1 --secret x --db x >/dev/null 2>"$TMP/err"; rc=$?
+check "a non-loopback host is refused (2)" test "$rc" = 2
+check "  and says why" grep -q "127.0.0.0/8" "$TMP/err"
+
+# --- a real server on a free loopback port ---
+: >"$TMP/empty.script"
+"$BIN" serve --db "$TMP/room.db" --port 0 --bind 127.0.0.1 --target 127.0.0.1 --no-prefetch \
+    --secret load-test-secret --no-qr --libev --script "$TMP/empty.script" >"$TMP/serve.out" 2>"$TMP/serve.err" &
+SERVE_PID=$!
+PORT=
+for _ in $(seq 100); do
+    PORT=$(sed -n 's|^Join: http://[^/]*:\([0-9]*\)/.*|\1|p' "$TMP/serve.out" | head -1)
+    [ -n "$PORT" ] && break
+    kill -0 "$SERVE_PID" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$PORT" ]; then
+    echo "serve did not start:"; cat "$TMP/serve.err"; exit 1
+fi
+echo "serve pid $SERVE_PID on port $PORT; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# A copy of the database before any vote: the lost-vote check must catch it.
+sqlite3 "$TMP/room.db" ".backup '$TMP/before.db'"
+
+# --- the run ---
+"$LOAD" --port "$PORT" --secret load-test-secret --db "$TMP/room.db" --phones "$PHONES" --window-ms 2000 \
+    --server-pid "$SERVE_PID" --json "$TMP/run.json" >"$TMP/run.out" 2>&1; rc=$?
+cat "$TMP/run.out"
+check "fv_load passes (exit 0)" test "$rc" = 0
+J() { jq -r "$1" "$TMP/run.json"; }
+check "every phone joined" test "$(J .joined)" = "$PHONES"
+check "every phone voted" test "$(J .voted)" = "$PHONES"
+check "every vote acked" test "$(J .acked)" = "$PHONES"
+check "every ack seen in a tally" test "$(J .tallied)" = "$PHONES"
+check "no errors, no refusals" test "$(J .errors)/$(J .refused)" = "0/0"
+check "zero lost votes: SQLite count == acks" test "$(J .db_votes)" = "$(J .acked)"
+check "SQLite knows every voter" test "$(J .db_voters)" = "$PHONES"
+check "the screen showed every vote" jqe '.screen_last_ms >= 0'
+check "latencies measured for every vote" jqe ".ack_ms.n == $PHONES and .tally_ms.n == $PHONES and .ack_ms.max > 0"
+check "server sampled from /proc" jqe '.srv_joined.ok == 1 and .srv_end.rss_kb > 0'
+# Independent of fv_load: count the rows ourselves.
+q=$(J .question)
+n=$(sqlite3 "$TMP/room.db" "SELECT count(*) FROM votes v JOIN questions q ON q.id = v.question_id
+    WHERE q.position = $q AND q.session_id = (SELECT max(id) FROM sessions)")
+check "sqlite3 CLI counts $PHONES votes" test "$n" = "$PHONES"
+check "the question was closed by the presenter" test \
+    "$(sqlite3 "$TMP/room.db" "SELECT state FROM questions WHERE position = $q AND session_id = (SELECT max(id) FROM sessions)")" = closed
+
+# --- the check can fail: the next question, verified against the old copy ---
+# (question 0 is closed now: fv_load's presenter skips to the next pending question)
+"$LOAD" --port "$PORT" --secret load-test-secret --db "$TMP/before.db" --phones 50 --window-ms 300 \
+    --json "$TMP/lost.json" >"$TMP/lost.out" 2>&1; rc=$?
+cat "$TMP/lost.out"
+check "votes missing from the database fail the run (exit 1)" test "$rc" = 1
+check "  and the verdict says LOST VOTES" grep -q "LOST VOTES" "$TMP/lost.out"
+
+kill -TERM "$SERVE_PID"
+wait "$SERVE_PID"; src=$?
+SERVE_PID=
+check "serve ends cleanly on SIGTERM" test "$src" = 0 -o "$src" = 143
+[ "$fails" = 0 ] && echo "all checks passed" || echo "$fails checks failed"
+exit $((fails > 0))
