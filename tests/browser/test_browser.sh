@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Browser end-to-end test: a real Chromium (Debian's, driven by playwright-core)
+# plays a whole talk against `fragvote serve` on the namespace lab — screen,
+# three phones, reload, offline, reveal, score, copy button, axe-core — see
+# scenario.js. Screenshots land in tests/browser/artifacts/ (git-ignored);
+# FRAGVOTE_UPDATE_SCREENSHOTS=1 also copies them to docs/screenshots/.
+#
+# Network: two namespaces of our own, "<prefix>-lap" (the laptop, serve) and
+# "<prefix>-ph" (the phones, Chromium), joined by a veth pair on
+# 198.51.100.0/24, the laptop's default route pointing at the phones' link.
+# The pages are therefore loaded from 198.51.100.10, not loopback: not a
+# secure context, as on venue wifi. Nothing leaves these namespaces and the
+# lab that serve builds (prefix <prefix>l); all are removed on every exit path.
+set -euo pipefail
+
+src=${FRAGVOTE_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+bin=${FRAGVOTE_BIN:-$src/build/bin/fragvote}
+here=$src/tests/browser
+export FRAGVOTE_CHROMIUM=${FRAGVOTE_CHROMIUM:-$(command -v chromium || true)}
+
+if ! command -v node >/dev/null 2>&1; then echo "SKIP: node is not installed (apt-get install nodejs)"; exit 77; fi
+if [ -z "$FRAGVOTE_CHROMIUM" ] || [ ! -x "$FRAGVOTE_CHROMIUM" ]; then
+  echo "SKIP: chromium is not installed (apt-get install chromium)"; exit 77
+fi
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root for network namespaces and the lab"; exit 77; fi
+for tool in ip zbarimg; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "FAIL: $tool is missing (scripts/deps.sh installs it)"; exit 1; }
+done
+[ -x "$bin" ] || { echo "FAIL: $bin not built"; exit 1; }
+if [ ! -f "$here/node_modules/playwright-core/package.json" ] || [ ! -f "$here/node_modules/axe-core/axe.min.js" ]; then
+  echo "browser test: installing npm packages (scripts/deps.d/browser.sh)"
+  bash "$src/scripts/deps.d/browser.sh" || { echo "FAIL: npm packages could not be installed"; exit 1; }
+fi
+
+prefix=fvbr$$
+lap=$prefix-lap
+ph=$prefix-ph
+labprefix=${prefix}l
+
+cleanup() {
+  local rc=$?
+  ip netns del "$lap" 2>/dev/null || true
+  ip netns del "$ph" 2>/dev/null || true
+  # serve removes its lab itself; this only catches a serve that was killed.
+  "$bin" lab down --prefix "$labprefix" >/dev/null 2>&1 || true
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ip netns add "$lap"
+ip netns add "$ph"
+ip -n "$lap" link add v-ph type veth peer name v-lap netns "$ph"
+ip -n "$lap" addr add 198.51.100.10/24 dev v-ph
+ip -n "$ph" addr add 198.51.100.20/24 dev v-lap
+for ns in "$lap" "$ph"; do ip -n "$ns" link set lo up; done
+ip -n "$lap" link set v-ph up
+ip -n "$ph" link set v-lap up
+ip -n "$lap" route add default dev v-ph
+
+export FRAGVOTE_BIN=$bin FRAGVOTE_SRC=$src FRAGVOTE_NS_LAPTOP=$lap FRAGVOTE_NS_PHONES=$ph FRAGVOTE_LAB_PREFIX=$labprefix
+export FRAGVOTE_BROWSER_ARTIFACTS=${FRAGVOTE_BROWSER_ARTIFACTS:-$here/artifacts}
+cd "$here"
+node scenario.js
