@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The keynote-room benchmark (issue 10): for each room size, a fresh
+# `fragvote serve` (libev loop, loopback only, fresh SQLite file) and one
+# fv_load run: all phones join, hold IDLE_S seconds, vote within WINDOW_MS,
+# SQLite is checked against the acks. Not a ctest test (big, slow, and the
+# numbers depend on how busy the machine is); results go to
+# docs/BENCHMARKS.md "Load: keynote room".
+#
+# usage: tests/load/bench.sh [PHONES ...]        (default: 1000 5000 10000 19900)
+# env:   BUILD=build dir (default: $FRAGVOTE_BUILD or ./build)
+#        WINDOW_MS=2000  IDLE_S=0 (idle hold before voting; IDLE_TOP_S=60 for runs >= 19000)
+#        OUT=directory for the raw outputs (default: a new /tmp/fv-bench.XXXXXX)
+#        PERF=1 records `perf record -g` of the server during each run (needs perf)
+#        POLL=1 runs the server with lws's poll() loop instead of libev
+# Prints one Markdown table row per run; exits 1 if any run failed (lost or
+# unacknowledged votes, errors).
+set -u
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-${FRAGVOTE_BUILD:-$SRC/build}}
+BIN=$BUILD/bin/fragvote
+LOAD=$BUILD/tests/load/fv_load
+WINDOW_MS=${WINDOW_MS:-2000}
+IDLE_S=${IDLE_S:-0}
+IDLE_TOP_S=${IDLE_TOP_S:-60}
+OUT=${OUT:-$(mktemp -d /tmp/fv-bench.XXXXXX)}
+SIZES=("$@")
+[ ${#SIZES[@]} -gt 0 ] || SIZES=(1000 5000 10000 19900)
+SECRET=bench-secret
+SERVE_PID=
+PERF_PID=
+
+[ -x "$BIN" ] && [ -x "$LOAD" ] || { echo "build first: $BIN and $LOAD are needed" >&2; exit 2; }
+mkdir -p "$OUT"
+
+stop_all() {
+    if [ -n "$PERF_PID" ]; then kill -INT "$PERF_PID" 2>/dev/null; wait "$PERF_PID" 2>/dev/null; PERF_PID=; fi
+    if [ -n "$SERVE_PID" ]; then kill -TERM "$SERVE_PID" 2>/dev/null; wait "$SERVE_PID" 2>/dev/null; SERVE_PID=; fi
+}
+trap stop_all EXIT
+trap 'exit 130' INT TERM
+
+# Both processes may hold ~20,000 sockets: the soft limit up to the hard one.
+ulimit -n "$(ulimit -Hn)"
+
+echo "# $(date -u +%FT%TZ) $(uname -sr), $(nproc) CPUs, open files $(ulimit -n); raw output in $OUT"
+echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | tally p50/p90/p99/max ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | generator CPU s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+failed=0
+for n in "${SIZES[@]}"; do
+    d=$OUT/$n
+    mkdir -p "$d"
+    : >"$d/empty.script"
+    idle=$IDLE_S
+    [ "$n" -ge 19000 ] && idle=$IDLE_TOP_S
+    loop=--libev
+    [ "${POLL:-0}" = 1 ] && loop=
+    "$BIN" serve --db "$d/room.db" --port 0 --bind 127.0.0.1 --target 127.0.0.1 --no-prefetch --secret "$SECRET" \
+        --no-qr $loop --script "$d/empty.script" >"$d/serve.out" 2>"$d/serve.err" &
+    SERVE_PID=$!
+    port=
+    for _ in $(seq 200); do
+        port=$(sed -n 's|^Join: http://[^/]*:\([0-9]*\)/.*|\1|p' "$d/serve.out" | head -1)
+        [ -n "$port" ] && break
+        kill -0 "$SERVE_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$port" ]; then
+        echo "| $n | serve did not start: $(head -c 200 "$d/serve.err") |"
+        failed=1
+        stop_all
+        continue
+    fi
+    if [ "${PERF:-0}" = 1 ]; then
+        perf record -g -o "$d/perf.data" -p "$SERVE_PID" >"$d/perf.log" 2>&1 &
+        PERF_PID=$!
+    fi
+    loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
+    # Bounded: connect within 180 s, idle hold, window, 30 s to drain.
+    timeout $((240 + idle + WINDOW_MS / 1000)) "$LOAD" --port "$port" --secret "$SECRET" --db "$d/room.db" \
+        --phones "$n" --window-ms "$WINDOW_MS" --idle "$idle" --drain-ms 30000 --connect-timeout 180 \
+        --server-pid "$SERVE_PID" --json "$d/run.json" -v >"$d/load.out" 2>"$d/load.err"
+    rc=$?
+    stop_all
+    if [ "${PERF:-0}" = 1 ] && [ -s "$d/perf.data" ]; then
+        perf report -i "$d/perf.data" --no-children --percent-limit 1 --stdio >"$d/perf.txt" 2>/dev/null
+    fi
+    [ $rc = 0 ] || failed=1
+    if [ ! -s "$d/run.json" ]; then
+        echo "| $n | $loadavg | fv_load exit $rc: $(tail -c 200 "$d/load.err") |"
+        continue
+    fi
+    jq -r --arg n "$n" --arg la "$loadavg" --arg idle "$idle" '
+        def f: . * 10 | round / 10;
+        def lat: "\(.p50|f) / \(.p90|f) / \(.p99|f) / \(.max|f)";
+        "| \($n)\(if ($idle|tonumber) > 0 then " (idle \($idle) s)" else "" end) | \($la) | \(.joined) | \(.acked) | \(.errors) | \(.db_votes) | \(.ack_ms|lat) | \(.tally_ms|lat) | \(.screen_last_ms|f) | \(.srv_base.rss_kb) → \(.srv_joined.rss_kb) | \(.kb_per_conn*100|round/100) | \((.srv_joined.cpu_s - .srv_base.cpu_s)*100|round/100) / \((.srv_end.cpu_s - .srv_idle.cpu_s)*100|round/100) | \(.gen_cpu_s) |\(if .passed then "" else " **FAILED: \(.verdict)**" end)"
+    ' "$d/run.json"
+    sleep 2 # let the sockets of this run leave the machine before the next one
+done
+exit $failed
