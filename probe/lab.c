@@ -372,9 +372,17 @@ int probe_lab_node_of(const struct probe_lab *lab, const char *addr) {
     return -1;
 }
 
+struct flush_job {
+    char *err;
+    size_t errlen;
+};
+
+static int flush_in_ns(void *p) {
+    struct flush_job *j = p;
+    return probe_pmtu_flush(NULL, j->err, j->errlen);
+}
+
 int probe_lab_flush_pmtu(const struct probe_lab *lab, char *err, size_t errlen) {
-    const char *ns = lab->ns[PROBE_LAB_SRC];
-    if (ipn(ns, err, errlen, "route flush cache") < 0) return PROBE_E_FAIL;
-    if (ipn(ns, err, errlen, "-6 route flush cache") < 0) return PROBE_E_FAIL;
-    return 0;
+    struct flush_job j = {err, errlen};
+    return probe_netns_run(lab->ns[PROBE_LAB_SRC], flush_in_ns, &j, err, errlen);
 }

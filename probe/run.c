@@ -2,14 +2,12 @@
  * opens the observer, sends, collects, and lets the judge answer. With a lab
  * it runs on a worker thread inside the lab's src namespace. */
 #include <errno.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "lab_internal.h"
 #include "send.h"
 
 struct run_ctx {
@@ -20,29 +18,10 @@ struct run_ctx {
 };
 
 int probe_resolve(const char *host, int v6, int port, struct sockaddr_storage *out, char *err, size_t errlen) {
-    struct addrinfo hints, *ai = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = v6 ? AF_INET6 : AF_INET;
-    hints.ai_socktype = SOCK_DGRAM;
-    int rc = getaddrinfo(host, NULL, &hints, &ai);
-    if (rc || !ai) {
-        snprintf(err, errlen, "cannot resolve %s to an %s address: %s", host, v6 ? "IPv6" : "IPv4",
-                 rc ? gai_strerror(rc) : "no address");
-        return rc == EAI_ADDRFAMILY || rc == EAI_NODATA ? (v6 ? PROBE_E_NOV6 : PROBE_E_HOST) : PROBE_E_HOST;
-    }
-    memset(out, 0, sizeof *out);
-    memcpy(out, ai->ai_addr, ai->ai_addrlen);
+    int rc = probe_pmtu_resolve(host, v6 ? AF_INET6 : AF_INET, out, err, errlen);
+    if (rc < 0) return rc;
     if (v6) ((struct sockaddr_in6 *)out)->sin6_port = htons((uint16_t)port);
     else ((struct sockaddr_in *)out)->sin_port = htons((uint16_t)port);
-    freeaddrinfo(ai);
-    return 0;
-}
-
-/* Flushes learned PMTUs in the calling thread's namespace. */
-int probe_flush_here(char *err, size_t errlen) {
-    if (lab_sysctl_write("/proc/sys/net/ipv4/route/flush", "1", err, errlen) < 0) return PROBE_E_PERM;
-    char *argv[] = {"ip", "-6", "route", "flush", "cache", NULL};
-    if (lab_exec(argv, NULL, err, errlen) != 0) return PROBE_E_FAIL;
     return 0;
 }
 
@@ -128,7 +107,7 @@ static int run_inner(void *p) {
             snprintf(r->reassembling, sizeof r->reassembling, "r%d", lab->cfg.reassemble);
     }
     if ((rc = probe_resolve(r->spec.host, v6, 0, &dst, c->err, c->errlen)) < 0) return rc;
-    if (o->flush_pmtu && (rc = probe_flush_here(c->err, c->errlen)) < 0) return rc;
+    if (o->flush_pmtu && (rc = probe_pmtu_flush(NULL, c->err, c->errlen)) < 0) return rc;
     int ttl;
     if ((rc = choose_ttl(c, on_lab_dst, &ttl)) < 0) return rc;
     r->spec.ttl = ttl;

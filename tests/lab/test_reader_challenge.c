@@ -87,6 +87,26 @@ static void test_third_udp_run_differs_because_of_the_pmtu_cache(void) {
     CHECK(p4 == 1 && f4 == 0);
 }
 
+/* The same lesson in IPv6: a Packet Too Big fills the cache, the next
+ * datagram is fragmented by the host, and a flush undoes it. */
+static void test_ipv6_cache_from_packet_too_big_and_flush(void) {
+    char err[512];
+    struct probe_result a, b, c;
+    REQUIRE(probe_lab_flush_pmtu(&lab, err, sizeof err) == 0);
+    REQUIRE(run(PROBE_UDP6, 30011, &a) == 0);
+    REQUIRE(run(PROBE_UDP6, 30012, &b) == 0);
+    REQUIRE(probe_lab_flush_pmtu(&lab, err, sizeof err) == 0);
+    REQUIRE(run(PROBE_UDP6, 30013, &c) == 0);
+    CHECK_INT(a.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(a.icmp_type, 2);
+    CHECK_INT(b.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(b.fragmenter, PROBE_FRAG_HOST);
+    CHECK_CONTAINS(b.evidence, "PMTU cache");
+    CHECK_INT(b.cached_pmtu_before, lab.link[1].mtu);
+    CHECK_INT(c.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(c.cached_pmtu_before, 0);
+}
+
 int main(void) {
     if (geteuid() != 0) SKIP_ALL("needs root: network namespaces, raw sockets, tcpdump");
     if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null") != 0)
@@ -104,5 +124,6 @@ int main(void) {
     opts.observer = PROBE_OBS_RAW;
     opts.lab = &lab;
     RUN(test_third_udp_run_differs_because_of_the_pmtu_cache);
+    RUN(test_ipv6_cache_from_packet_too_big_and_flush);
     return check_summary();
 }
