@@ -542,7 +542,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
         c->role = (enum hub_role)proto->id;
         c->voter = -1;
         c->tokens = HUB_MSG_BURST;
-        c->last_ms = now_ms();
+        c->last_ms = c->last_rx_ms = now_ms();
         c->next = h->conns;
         if (h->conns) h->conns->prev = c;
         h->conns = c;
@@ -567,7 +567,11 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
         c->wsi = NULL;
         tally_schedule(h);
         break;
+    case LWS_CALLBACK_RECEIVE_PONG:
+        c->last_rx_ms = now_ms();
+        break;
     case LWS_CALLBACK_RECEIVE: {
+        c->last_rx_ms = now_ms();
         if (lws_frame_is_binary(wsi))
             return close_now(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary messages are not part of the protocol");
         if (!c->rx || lws_is_first_fragment(wsi)) {
@@ -596,6 +600,14 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     }
     case LWS_CALLBACK_SERVER_WRITEABLE: {
         if (c->close_code) return close_now(wsi, (enum lws_close_status)c->close_code, c->close_reason);
+        if (c->want_ping) {
+            unsigned char ping[LWS_PRE + 1];
+            ping[LWS_PRE] = 'k';
+            c->want_ping = 0;
+            if (lws_write(wsi, ping + LWS_PRE, 1, LWS_WRITE_PING) < 0) return -1;
+            if (c->qlen || c->tally_sent < h->tally_version) lws_callback_on_writable(wsi);
+            break;
+        }
         struct hub_msg *m = NULL;
         int own = 0;
         if (c->qlen) {
@@ -622,13 +634,34 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     return 0;
 }
 
+/* Keepalive without per-connection timers: lws's own (retry policy) are
+ * re-sorted into one list on every received message, O(connections) each.
+ * Instead one sweep a second pings the quiet and closes the silent. */
+static void keepalive_sweep(struct hub *h) {
+    long long now = now_ms();
+    for (struct hub_conn *c = h->conns; c; c = c->next) {
+        long long quiet = now - c->last_rx_ms;
+        if (quiet >= h->idle_ms)
+            conn_kill(c, LWS_CLOSE_STATUS_GOINGAWAY, "no answer to pings");
+        else if (quiet >= h->ping_ms && !c->want_ping) {
+            c->want_ping = 1;
+            lws_callback_on_writable(c->wsi);
+        }
+    }
+}
+
 /* Deadlines that are due (the ticker woke us, or anything else did). */
 static void run_timers(struct hub *h) {
     long long now = mono_ms();
     if (h->batch_due && now >= h->batch_due) batch_flush(h);
     if (h->tally_due && now >= h->tally_due) tally_tick(h);
+    if (now >= h->sweep_due) {
+        keepalive_sweep(h);
+        h->sweep_due = now + (h->ping_ms / 2 < 1000 ? h->ping_ms / 2 : 1000);
+    }
     if (h->batch_due) timer_arm(h, h->batch_due);
     if (h->tally_due) timer_arm(h, h->tally_due);
+    timer_arm(h, h->sweep_due);
 }
 
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
@@ -787,8 +820,8 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     m[1].mount_next = &m[2];
     m[2].mount_next = &m[3];
 
-    h->retry = (lws_retry_bo_t){.secs_since_valid_ping = (uint16_t)(cfg->ping_s > 0 ? cfg->ping_s : HUB_PING_S),
-                                .secs_since_valid_hangup = (uint16_t)(cfg->idle_s > 0 ? cfg->idle_s : HUB_IDLE_S)};
+    h->ping_ms = 1000 * (cfg->ping_s > 0 ? cfg->ping_s : HUB_PING_S);
+    h->idle_ms = 1000 * (cfg->idle_s > 0 ? cfg->idle_s : HUB_IDLE_S);
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -797,7 +830,9 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     info.protocols = h->protocols;
     info.mounts = h->mounts;
     info.headers = &nosniff_header;
-    info.retry_and_idle_policy = &h->retry;
+    /* Without an explicit policy lws uses a default one whose timer is
+     * re-sorted into a per-thread list on every message (O(connections)). */
+    info.retry_and_idle_policy = &h->no_validity;
     info.user = h;
     info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE * 0;
     info.fd_limit_per_thread = 0;
@@ -848,6 +883,8 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         goto fail;
     }
     h->tick_period_ms = h->ev_loop ? 500 : 0;
+    h->sweep_due = mono_ms() + 1000;
+    timer_arm(h, h->sweep_due);
     if (pthread_create(&h->ticker, NULL, ticker_main, h)) {
         fail(err, errlen, "cannot start the hub's timer thread");
         goto fail;

@@ -35,7 +35,9 @@ struct hub_conn {
     unsigned char qhead, qlen;
     unsigned long tally_sent;      /* version of the last tally sent */
     double tokens;                 /* rate-cap bucket */
-    long long last_ms;
+    long long last_ms;             /* rate cap bucket's last refill */
+    long long last_rx_ms;          /* anything heard from the peer (message or pong) */
+    int want_ping;
     unsigned char *rx;             /* message being reassembled (only when fragmented) */
     size_t rxlen;
     int close_code;                /* != 0: close at the next writeable */
@@ -66,7 +68,9 @@ struct hub {
     int port;
     struct lws_http_mount mounts[4];
     struct lws_protocols protocols[5];
-    lws_retry_bo_t retry;
+    lws_retry_bo_t no_validity;    /* all zero: lws keeps no per-connection validity timer */
+    int ping_ms, idle_ms;          /* keepalive, see HUB_PING_S / HUB_IDLE_S */
+    long long sweep_due;           /* next keepalive sweep */
     atomic_int stop;
     void *ev_lib;                  /* dlopen'd libev when the libev event loop is used */
     void *ev_loop;                 /* our (foreign to lws) libev loop, or NULL: lws's poll loop */

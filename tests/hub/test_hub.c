@@ -88,12 +88,12 @@ static int start(int live_split, int64_t resume_session) {
     if (!F.room) return fprintf(stderr, "room: %s\n", err), -1;
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .web_root = web_root(), .secret = SECRET,
                              .live_split = live_split, .measure = measure_hook, .ctx = &F,
-                             .public_url = "http://192.0.2.10:8080/", .use_libev = getenv("HUB_TEST_LIBEV") != NULL,
+                             .public_url = "http://192.0.2.10:8080/", .use_libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV"),
                              .ping_s = keepalive_s, .idle_s = 2 * keepalive_s};
     F.hub = hub_new(&cfg, F.room, err, sizeof err);
     if (!F.hub) return fprintf(stderr, "hub_new: %s\n", err), -1;
     F.port = hub_port(F.hub);
-    if (getenv("HUB_TEST_LIBEV") && !hub_event_loop_is_libev(F.hub))
+    if (getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV") && !hub_event_loop_is_libev(F.hub))
         return fprintf(stderr, "asked for libev but the hub runs the poll loop\n"), -1;
     if (F.port <= 0) return fprintf(stderr, "no port\n"), -1;
     pthread_create(&F.thread, NULL, hub_thread, F.hub);
@@ -724,6 +724,7 @@ static void test_dead_connections_are_culled_and_live_ones_kept(void) {
         if (wsc_recv(alive, &m, 200) > 0) free(m);
         clock_gettime(CLOCK_MONOTONIC, &t1);
     } while (t1.tv_sec - t0.tv_sec < 5 && !wsc_closed(alive));
+    if (wsc_closed(alive)) fprintf(stderr, "alive closed: %d %s\n", wsc_close_code(alive), wsc_close_reason(alive));
     CHECK(!wsc_closed(alive));
     /* the dead one has been hung up on by now */
     while (wsc_recv(dead, &m, 1000) > 0) free(m);

@@ -1,0 +1,193 @@
+/* A crowd on the real hub: N phones (default 1000, HUB_CROWD_N to change)
+ * join and vote at once. Every vote is acknowledged, the database holds
+ * exactly the acknowledged votes, votes were group-committed (far fewer
+ * transactions than votes), the screen saw a final tally with all of them
+ * and at most HUB_TALLY_HZ tallies a second. Prints ack latencies. */
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "db.h"
+#include "hub.h"
+#include "room.h"
+#include "wsclient.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void *run(void *h) {
+    hub_run(h);
+    return NULL;
+}
+
+static struct hub *hub;
+static struct room *room;
+static struct db *db;
+static pthread_t thread;
+
+static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
+    int n = getenv("HUB_CROWD_N") ? atoi(getenv("HUB_CROWD_N")) : 1000;
+    REQUIRE(n > 0 && n < 19000);
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    if ((long)rl.rlim_cur < 2L * n + 64) SKIP_ALL("open-files limit too low for this crowd");
+
+    double t_start = now_s();
+    char err[512], path[512], web[1024];
+    snprintf(path, sizeof path, "%s/crowd.db", check_tmpdir());
+    snprintf(web, sizeof web, "%s/audience-web", getenv("FRAGVOTE_SRC") ? getenv("FRAGVOTE_SRC") : "..");
+    db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct deck d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.title, sizeof d.title, "crowd");
+    d.ntests = 1;
+    d.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
+    d.tests[0].ask[DB_Q_SENT] = 1;
+    room = room_create(db, &d, &(struct room_info){.code = "CROWD1"}, err, sizeof err);
+    REQUIRE(room);
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = "s",
+                             .use_libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV")};
+    hub = hub_new(&cfg, room, err, sizeof err);
+    REQUIRE(hub);
+    printf("event loop: %s\n", hub_event_loop_is_libev(hub) ? "libev" : "poll");
+    pthread_create(&thread, NULL, run, hub);
+    int port = hub_port(hub);
+
+    struct wsc *screen = wsc_connect("127.0.0.1", port, "/", "fragvote-screen", NULL, 5000, err, sizeof err);
+    REQUIRE(screen);
+    struct wsc **w = calloc((size_t)n, sizeof *w);
+    double *lat = calloc((size_t)n, sizeof *lat), *sent = calloc((size_t)n, sizeof *sent);
+    double t_join = now_s();
+    for (int i = 0; i < n; i++) {
+        char src[32];
+        snprintf(src, sizeof src, "127.0.0.%d", 2 + i % 200);
+        w[i] = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", src, 5000, err, sizeof err);
+        REQUIRE(w[i]);
+        wsc_send_json(w[i], "{s:s, s:i, s:s}", "t", "hello", "v", 1, "room", "CROWD1");
+    }
+    for (int i = 0; i < n; i++) {
+        json_t *m = wsc_recv_type(w[i], "welcome", 10000);
+        REQUIRE(m);
+        json_decref(m);
+    }
+    printf("%d phones joined in %.2f s\n", n, now_s() - t_join);
+
+    struct hub_cmd c = {.kind = HUB_CMD_OPEN};
+    hub_post(hub, &c);
+    for (int i = 0; i < 500; i++) {
+        struct hub_status st;
+        hub_snapshot(hub, &st);
+        if (st.current.state == QUIZ_VOTING) break;
+        usleep(10000);
+    }
+    struct hub_status st0;
+    hub_snapshot(hub, &st0);
+    REQUIRE(st0.current.state == QUIZ_VOTING);
+
+    /* Everyone votes at once; acks are read as they come (poll over all). */
+    double t_vote = now_s();
+    int yes_sent = 0;
+    for (int i = 0; i < n; i++) {
+        sent[i] = now_s();
+        int yes = i % 3 != 0;
+        yes_sent += yes;
+        REQUIRE(wsc_send_json(w[i], "{s:s, s:i, s:i, s:b}", "t", "vote", "id", i, "q", 0, "yes", yes) == 0);
+    }
+    struct pollfd *pfd = calloc((size_t)n, sizeof *pfd);
+    int acked = 0, errors = 0;
+    while (acked + errors < n && now_s() - t_vote < 30) {
+        for (int i = 0; i < n; i++) pfd[i] = (struct pollfd){lat[i] ? -1 : wsc_fd(w[i]), POLLIN, 0};
+        if (poll(pfd, (nfds_t)n, 1000) <= 0) continue;
+        for (int i = 0; i < n; i++) {
+            if (!(pfd[i].revents & POLLIN)) continue;
+            char *m;
+            while (!lat[i] && wsc_recv(w[i], &m, 0) > 0) {
+                json_t *o = json_loads(m, 0, NULL);
+                free(m);
+                const char *t = json_string_value(json_object_get(o, "t"));
+                if (t && !strcmp(t, "ack")) {
+                    lat[i] = now_s() - sent[i];
+                    acked++;
+                } else if (t && !strcmp(t, "error")) {
+                    lat[i] = -1;
+                    errors++;
+                }
+                json_decref(o);
+            }
+        }
+    }
+    double t_all = now_s() - t_vote;
+    CHECK_INT(acked, n);
+    CHECK_INT(errors, 0);
+    qsort(lat, (size_t)n, sizeof *lat, cmp_double);
+    printf("%d votes acked in %.3f s; ack latency p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", acked, t_all,
+           lat[n / 2] * 1000, lat[(n * 99) / 100] * 1000, lat[n - 1] * 1000);
+
+    /* The database holds them all (a second connection to the file). */
+    struct db *check = db_open(path, err, sizeof err);
+    REQUIRE(check);
+    struct db_qscore qs;
+    REQUIRE(db_question_score(check, 1, &qs, err, sizeof err) == 0);
+    CHECK_INT(qs.yes, yes_sent);
+    CHECK_INT(qs.no, n - yes_sent);
+    db_close(check);
+
+    struct hub_status st;
+    hub_snapshot(hub, &st);
+    printf("group commit: %lu transactions for %lu joins+votes (%lu before voting)\n", st.commits,
+           st.ops_committed, st0.commits);
+    CHECK(st.commits - st0.commits < (unsigned long)n / 5 + 1);
+
+    /* The screen: versions strictly increase, rate within the cap, final count right. */
+    long long last = -1;
+    int tallies = 0, ok_order = 1, final_votes = -1;
+    json_t *t;
+    while ((t = wsc_recv_type(screen, "tally", 700))) {
+        long long v = json_integer_value(json_object_get(t, "ver"));
+        if (v <= last) ok_order = 0;
+        last = v;
+        tallies++;
+        final_votes = (int)json_integer_value(json_object_get(t, "votes"));
+        json_decref(t);
+    }
+    double span = now_s() - t_start; /* the hub's whole life so far: every tally was built within it */
+    CHECK(ok_order);
+    CHECK_INT(final_votes, n);
+    printf("screen got %d tallies; %lld built in %.1f s (cap %d/s)\n", tallies, last, span, HUB_TALLY_HZ);
+    CHECK(last <= (long long)(span * HUB_TALLY_HZ) + 1);
+    CHECK(tallies <= last);
+
+    for (int i = 0; i < n; i++) wsc_free(w[i]);
+    wsc_free(screen);
+    free(w);
+    free(lat);
+    free(sent);
+    free(pfd);
+    hub_stop(hub);
+    pthread_join(thread, NULL);
+    hub_free(hub);
+    room_free(room);
+    db_close(db);
+}
+
+int main(void) {
+    RUN(test_a_crowd_votes_at_once_and_every_ack_is_durable);
+    return check_summary();
+}
