@@ -23,6 +23,7 @@ const NS_PHONES = need('FRAGVOTE_NS_PHONES');
 const ART = need('FRAGVOTE_BROWSER_ARTIFACTS');
 const HERE = __dirname;
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const PROJECTOR = { width: 1920, height: 1080 };  /* a projector cannot scroll */
 const STEP_MS = 15000;    /* the longest any single UI change may take */
 const PROBE_MS = 60000;   /* a measurement on the lab */
 
@@ -91,10 +92,15 @@ function watch(page, who) {
   page.on('pageerror', (e) => pageErrors.push(`${who}: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') fs.appendFileSync(path.join(ART, 'console-errors.log'), `${who}: ${m.text()}\n`); });
 }
+/* Screenshots: phones scroll, so the whole page; the projector shows only
+ * what fits its one screenful, so exactly that. These go to docs/screenshots
+ * with FRAGVOTE_UPDATE_SCREENSHOTS=1 (the README shows them). */
+const README_SHOTS = ['screen-2-voting', 'screen-5-revealed', 'screen-6-final', 'phone-2-voted', 'phone-4-revealed-right-or-wrong',
+  'phone-5-final-grid'];
 const shots = [];
 async function shot(page, name) {
   const file = path.join(ART, name + '.png');
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage: !name.startsWith('screen-') });
   shots.push(file);
 }
 async function text(page, sel) { return (await page.locator(sel).textContent()) || ''; }
@@ -156,6 +162,18 @@ async function axe(page, label) {
   await page.emulateMedia({ colorScheme: null });
 }
 
+/* A projector shows one viewport and nobody scrolls it: each element must be
+ * entirely inside the first screenful. */
+async function onFirstScreen(page, sels, label) {
+  const vp = page.viewportSize();
+  for (const sel of sels) {
+    const b = await page.locator(sel).boundingBox();
+    check(b && b.y >= 0 && b.y + b.height <= vp.height && b.x + b.width <= vp.width,
+      `${label}: ${sel} is visible without scrolling at ${vp.width}x${vp.height}`,
+      b ? `box y=${Math.round(b.y)} h=${Math.round(b.height)}, page height ${await page.evaluate(() => document.documentElement.scrollHeight)}` : 'not rendered');
+  }
+}
+
 /* All JSON objects the pages received so far (frames[from..to)). */
 function parsed(from = 0, to = frames.length) {
   return frames.slice(from, to).map((f) => { try { return { who: f.who, m: JSON.parse(f.payload), raw: f.payload }; } catch (e) { return { who: f.who, m: null, raw: f.payload }; } });
@@ -195,7 +213,7 @@ async function main() {
     const phoneOpts = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'en-US' };
 
     /* 2. the projector: join URL, room code, QR that decodes to the join URL. */
-    const screenCtx = await browser.newContext({ viewport: { width: 1280, height: 720 }, locale: 'en-US' });
+    const screenCtx = await browser.newContext({ viewport: PROJECTOR, locale: 'en-US' });
     const screen = await screenCtx.newPage();
     watch(screen, 'screen');
     await screen.goto(origin + '/screen/');
@@ -288,7 +306,10 @@ async function main() {
       await waitText(screen, '#yesn', String(expYes));
       await waitText(screen, '#non', String(expNo));
       check(await A.locator('#yes').isDisabled(), `Q${pos + 1}: phones cannot vote once closed`);
-      if (stageShots) await shot(screen, 'screen-3-closed');
+      if (stageShots) {
+        await shot(screen, 'screen-3-closed');
+        await onFirstScreen(screen, ['#qtext', '.count', '#bars'], 'screen (closed)');
+      }
 
       await con.cmd('measure', PROBE_MS);
       await until(`Q${pos + 1} measured`, async () => / · measured$/.test(await text(screen, '#qnum')), PROBE_MS);
@@ -343,6 +364,7 @@ async function main() {
       }
       if (stageShots) {
         await shot(screen, 'screen-5-revealed');
+        await onFirstScreen(screen, ['#qtext', '#bars', '#truth', '#evidence', '#majority'], 'screen (revealed)');
         await shot(A, 'phone-4-revealed-right-or-wrong');
         await axe(A, 'phone (revealed)');
         await axe(screen, 'screen (revealed)');
@@ -364,6 +386,7 @@ async function main() {
     await until('phones may vote', async () => !(await A.locator('#yes').isDisabled()));
     await until('screen says voting', async () => / · voting$/.test(await text(screen, '#qnum')));
     await shot(screen, 'screen-2-voting');
+    await onFirstScreen(screen, ['#qr', '#code', '#qtext', '.count'], 'screen (voting)');
     await axe(A, 'phone (voting)');
     const openAt = frames.length;
     await vote('A', true);
@@ -492,8 +515,8 @@ async function main() {
     if (env.FRAGVOTE_UPDATE_SCREENSHOTS === '1') {
       const dst = path.join(SRC, 'docs', 'screenshots');
       fs.mkdirSync(dst, { recursive: true });
-      for (const f of shots) fs.copyFileSync(f, path.join(dst, path.basename(f)));
-      log(`copied ${shots.length} screenshots to docs/screenshots`);
+      for (const n of README_SHOTS) fs.copyFileSync(path.join(ART, n + '.png'), path.join(dst, n + '.png'));
+      log(`copied ${README_SHOTS.length} screenshots to docs/screenshots`);
     }
   } finally {
     if (browser) await browser.close().catch(() => {});
