@@ -1,0 +1,215 @@
+/* The judge on canned observations: which answer, which basis, and never
+ * "observed" for something no packet showed. No sockets: the judge is pure. */
+#include <arpa/inet.h>
+#include <errno.h>
+
+#include "check.h"
+#include "fragprobe.h"
+#include "observe.h"
+
+static struct probe_lab lab;
+
+static void setup(struct probe_result *r, struct probe_sendinfo *si, struct probe_observation *obs,
+                  enum probe_proto p, enum probe_mode m, int size) {
+    memset(r, 0, sizeof *r);
+    r->spec.proto = p;
+    r->spec.mode = m;
+    r->spec.size = size;
+    r->spec.ttl = 2;
+    r->quoted_len = r->quoted_df = r->quoted_mf = r->quoted_offset = r->quoted_frag_hdr = -1;
+    r->icmp_type = r->icmp_code = -1;
+    r->dev_mtu = 1500;
+    r->path_mtu_before = 1500;
+    memset(si, 0, sizeof *si);
+    si->spec = &r->spec;
+    si->family = probe_proto_is_v6(p) ? AF_INET6 : AF_INET;
+    si->l4 = probe_proto_is_tcp(p) ? 6 : 17;
+    si->sent = 1;
+    si->ttl = 2;
+    si->sport = 40000;
+    si->dport = 33434;
+    probe_observation_init(obs);
+}
+
+/* An answer from hop `from` quoting our packet with the given header. */
+static void answer(struct probe_observation *obs, enum probe_icmp_kind kind, const char *from, int len, int df,
+                   int mf, int off, int mtu) {
+    struct probe_icmp *a = &obs->answers[obs->nanswers++];
+    memset(a, 0, sizeof *a);
+    a->family = AF_INET;
+    a->kind = kind;
+    a->type = kind == PROBE_ICMP_TIME_EXCEEDED ? 11 : 3;
+    a->code = kind == PROBE_ICMP_FRAG_NEEDED ? 4 : 0;
+    a->mtu = mtu;
+    inet_pton(AF_INET, from, a->from);
+    a->q.family = AF_INET;
+    a->q.total_len = len;
+    a->q.df = df;
+    a->q.mf = mf;
+    a->q.frag_offset = off;
+    a->q.frag_hdr = len < 0 ? -1 : 0;
+    a->q.l4 = 17;
+}
+
+static void test_emsgsize_is_observed_and_names_the_cache(void) {
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DO, 1400);
+    si.sent = 0;
+    si.send_errno = EMSGSIZE;
+    r.kernel_mtu = 1280;
+    obs.egress_packets = 0;
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.sent.answer, PROBE_ANS_NO);
+    CHECK_INT(r.sent.basis, PROBE_BASIS_OBSERVED);
+    CHECK_INT(r.df.basis, PROBE_BASIS_INFERRED);   /* nothing on the wire to show DF */
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_CONTAINS(r.evidence, "EMSGSIZE");
+    CHECK_CONTAINS(r.evidence, "PMTU cache");
+}
+
+static void test_fragments_leaving_the_host_mean_host(void) {
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_WANT, 1400);
+    r.path_mtu_before = 1280;
+    obs.egress_packets = obs.egress_fragments = 2;
+    obs.egress_first_len = obs.egress_max_len = 1276;
+    obs.egress_df = 0;
+    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_HOST);
+    CHECK_INT(r.df.answer, PROBE_ANS_NO);
+    CHECK_INT(r.df.basis, PROBE_BASIS_OBSERVED);
+    CHECK_STR(r.hop_name, "r2");
+    CHECK_CONTAINS(r.evidence, "PMTU cache says 1280 < 1400");
+}
+
+static void test_fragment_quoted_past_a_whole_departure_means_router(void) {
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    obs.egress_packets = 1;
+    obs.egress_fragments = 0;
+    obs.egress_first_len = obs.egress_max_len = 1400;
+    obs.egress_df = 0;
+    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_OBSERVED);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
+    CHECK_CONTAINS(r.evidence, "router r1 fragmented it");
+    CHECK_INT(r.quoted_len, 1276);
+    CHECK_INT(r.quoted_mf, 1);
+}
+
+static void test_frag_needed_means_whole_and_dropped(void) {
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DEFAULT, 1400);
+    obs.egress_packets = 1;
+    obs.egress_fragments = 0;
+    obs.egress_first_len = 1400;
+    obs.egress_df = 1;
+    answer(&obs, PROBE_ICMP_FRAG_NEEDED, "192.0.2.2", 1400, 1, 0, 0, 1280);
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_NONE);
+    CHECK_INT(r.icmp_mtu, 1280);
+    CHECK_STR(r.hop_name, "r1");
+    CHECK_CONTAINS(r.evidence, "Frag Needed, MTU 1280");
+}
+
+static void test_reassembling_hop_quote_is_not_read_as_whole(void) {
+    struct probe_lab rlab = lab;
+    rlab.cfg.reassemble = 2;
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    obs.egress_packets = 1;
+    obs.egress_fragments = 0;
+    obs.egress_first_len = 1400;
+    obs.egress_df = 0;
+    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1400, 0, 0, 0, 0);
+    probe_judge(&si, &obs, &rlab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
+    CHECK_CONTAINS(r.fragmented.why, "reassembles");
+}
+
+static void test_observer_without_quoted_header(void) {
+    /* What the unprivileged observer sees: no egress, a counter, quotes without IP header. */
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    obs.frag_creates = 0;
+    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", -1, -1, -1, -1, 0);
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_INT(r.df.basis, PROBE_BASIS_INFERRED);
+    CHECK_INT(r.df.answer, PROBE_ANS_NO);
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DO, 1400);
+    obs.frag_creates = 0;
+    answer(&obs, PROBE_ICMP_FRAG_NEEDED, "192.0.2.2", -1, -1, -1, -1, 1280);
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_WANT, 3000);
+    obs.frag_creates = 3;
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_HOST);
+    CHECK_INT(r.sent.basis, PROBE_BASIS_INFERRED);
+}
+
+static void test_silence_is_unknown(void) {
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    obs.egress_packets = 1;
+    obs.egress_fragments = 0;
+    obs.egress_first_len = 1400;
+    obs.egress_df = 0;
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.sent.answer, PROBE_ANS_YES);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_UNKNOWN);
+    CHECK_CONTAINS(r.fragmented.why, "no ICMP answer");
+}
+
+static void test_ipv6_df_is_inferred_yes(void) {
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    setup(&r, &si, &obs, PROBE_UDP6, PROBE_MODE_DONT, 1400);
+    obs.egress_packets = 1;
+    obs.egress_fragments = 0;
+    obs.egress_first_len = 1400;
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.df.answer, PROBE_ANS_YES);
+    CHECK_INT(r.df.basis, PROBE_BASIS_INFERRED);
+}
+
+int main(void) {
+    struct probe_lab_config cfg;
+    char err[256];
+    probe_lab_config_default(&cfg);
+    snprintf(cfg.prefix, sizeof cfg.prefix, "judge");
+    if (probe_lab_plan(&cfg, &lab, err, sizeof err) < 0) return 1;
+    RUN(test_emsgsize_is_observed_and_names_the_cache);
+    RUN(test_fragments_leaving_the_host_mean_host);
+    RUN(test_fragment_quoted_past_a_whole_departure_means_router);
+    RUN(test_frag_needed_means_whole_and_dropped);
+    RUN(test_reassembling_hop_quote_is_not_read_as_whole);
+    RUN(test_observer_without_quoted_header);
+    RUN(test_silence_is_unknown);
+    RUN(test_ipv6_df_is_inferred_yes);
+    return check_summary();
+}
