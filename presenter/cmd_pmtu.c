@@ -2,6 +2,7 @@
  * article's 1-RTT path-MTU discovery (with the classic sequential search for
  * comparison). All the work is in libfragprobe; this file parses arguments,
  * prints, and maps the probe's error codes to the documented exit codes. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@ static void pmtu_usage(FILE *out) {
             "Usage: fragvote pmtu show HOST\n"
             "       fragvote pmtu flush [HOST]\n"
             "       fragvote pmtu discover [--sequential] [--timeout MS] HOST[:PORT]\n"
+            "       fragvote pmtu respond [--seconds N] PORT\n"
             "\n"
             "show      print the path MTU the kernel has cached for HOST and when it expires\n"
             "flush     forget learned path MTUs: all of them, or HOST's address family\n"
@@ -23,17 +25,22 @@ static void pmtu_usage(FILE *out) {
             "          MTU) at once with PMTUD mode PROBE and report the largest acknowledged\n"
             "          after one round trip. Acknowledgements are ICMP echo replies (ping\n"
             "          socket; net.ipv4.ping_group_range must include your group) or, with\n"
-            "          :PORT, UDP datagrams echoed by a responder (e.g. the lab's).\n"
+            "          :PORT, UDP datagrams echoed by `fragvote pmtu respond PORT` there.\n"
             "          IPv6 with a port: [ADDR]:PORT.\n"
+            "respond   answer discovery probes on UDP PORT (IPv4 and IPv6) until interrupted\n"
+            "          or N seconds pass: run it on the far end (e.g. in the lab's dst namespace).\n"
+            "          Replies are at most %d bytes, never longer than the probe, only to\n"
+            "          probes, and at most %d a second.\n"
             "\n"
             "Options:\n"
             "  --sequential   classic binary search, one probe per round trip (for comparison)\n"
             "  --timeout MS   how long to wait for each round trip (default %d)\n"
+            "  --seconds N    with respond: stop after N seconds (default: until SIGINT/SIGTERM)\n"
             "  -h, --help     show this help\n"
             "\n"
             "Exit codes: 0 ok, 1 failed, 2 usage, 3 missing capability, 4 unknown host or\n"
             "no route, 5 no IPv6, 6 timeout or ICMP-silent path.\n",
-            PROBE_PMTU_TIMEOUT_MS);
+            PROBE_PMTU_REPLY_BYTES, PROBE_PMTU_REPLY_RATE, PROBE_PMTU_TIMEOUT_MS);
 }
 
 static int pmtu_exit(int rc) {
@@ -147,6 +154,53 @@ static int pmtu_discover(int argc, char **argv) {
     return FV_EXIT_OK;
 }
 
+static volatile sig_atomic_t respond_stop; /* set by SIGINT / SIGTERM */
+static void on_stop_signal(int sig) {
+    (void)sig;
+    respond_stop = 1;
+}
+
+static int pmtu_respond(int argc, char **argv) {
+    long port = 0, seconds = 0;
+    for (int i = 0; i < argc; i++) {
+        char *end;
+        if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
+            seconds = strtol(argv[++i], &end, 10);
+            if (*end || seconds < 1 || seconds > 86400) {
+                fprintf(stderr, "fragvote pmtu: --seconds takes 1..86400\n");
+                return FV_EXIT_USAGE;
+            }
+        } else if (!port && argv[i][0] != '-') {
+            port = strtol(argv[i], &end, 10);
+            if (*end || port < 1 || port > 65535) {
+                fprintf(stderr, "fragvote pmtu: respond needs a PORT 1..65535, not '%s'\n", argv[i]);
+                return FV_EXIT_USAGE;
+            }
+        } else {
+            fprintf(stderr, "fragvote pmtu: unexpected argument '%s'\n", argv[i]);
+            return FV_EXIT_USAGE;
+        }
+    }
+    if (!port) {
+        fprintf(stderr, "fragvote pmtu: respond needs a PORT\n");
+        return FV_EXIT_USAGE;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    fprintf(stderr, "fragvote pmtu: answering discovery probes on UDP port %ld\n", port);
+    char err[256];
+    int rc = probe_pmtu_respond((int)port, (int)seconds, (volatile int *)&respond_stop, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "fragvote pmtu: %s\n", err);
+        return pmtu_exit(rc);
+    }
+    printf("answered %d probes\n", rc);
+    return FV_EXIT_OK;
+}
+
 int cmd_pmtu(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         pmtu_usage(stdout);
@@ -172,7 +226,8 @@ int cmd_pmtu(int argc, char **argv) {
         return pmtu_flush(argc == 3 ? argv[2] : NULL);
     }
     if (!strcmp(verb, "discover")) return pmtu_discover(argc - 2, argv + 2);
-    fprintf(stderr, "fragvote pmtu: unknown action '%s' (show, flush, discover)\n", verb);
+    if (!strcmp(verb, "respond")) return pmtu_respond(argc - 2, argv + 2);
+    fprintf(stderr, "fragvote pmtu: unknown action '%s' (show, flush, discover, respond)\n", verb);
     pmtu_usage(stderr);
     return FV_EXIT_USAGE;
 }

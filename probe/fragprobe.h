@@ -372,6 +372,16 @@ struct probe_pmtu_discovery {
  * capped by the local MTU) at once with PMTUD mode PROBE; one round trip. */
 int probe_pmtu_discover(const char *host, int port, int timeout_ms,
                         struct probe_pmtu_discovery *out, char *err, size_t errlen);
+/* The responder for HOST:PORT discovery (run it on the far end, e.g. in the
+ * lab's dst namespace): answers each tagged probe datagram on port (IPv4 and
+ * IPv6) with its first PROBE_PMTU_REPLY_BYTES bytes -- never more than it got,
+ * at most PROBE_PMTU_REPLY_RATE replies a second, untagged datagrams
+ * ignored. Runs until *stop is set or `seconds` pass (0 = no limit); returns
+ * the number of replies, or PROBE_E_*. */
+#define PROBE_PMTU_MAGIC 0x4656504du  /* "FVPM": first 4 payload bytes of every probe */
+#define PROBE_PMTU_REPLY_BYTES 32
+#define PROBE_PMTU_REPLY_RATE 2000
+int probe_pmtu_respond(int port, int seconds, volatile int *stop, char *err, size_t errlen);
 /* The classic one-probe-at-a-time binary search between 1280 (IPv6) / 576
  * (IPv4) and the local MTU, for comparison. */
 int probe_pmtu_discover_sequential(const char *host, int port, int timeout_ms,

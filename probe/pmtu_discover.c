@@ -25,7 +25,7 @@ static const int common_sizes[] = {1280, 1360, 1400, 1500, 8000, 9000};
 #define N_COMMON (int)(sizeof common_sizes / sizeof common_sizes[0])
 /* The first bytes of every probe payload: a magic and a per-run token, then
  * the size index. Replies not carrying them are ignored. */
-#define PD_MAGIC 0x4656504du /* "FVPM" */
+#define PD_MAGIC PROBE_PMTU_MAGIC
 #define PD_TAG_LEN 12
 /* Cap on datagrams read per round trip (untrusted replies; rate cap). */
 #define PD_MAX_READS 256

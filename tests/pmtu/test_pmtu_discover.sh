@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # `fragvote pmtu discover` as an unprivileged user in the lab's src namespace:
 # 1-RTT discovery finds the bottleneck on labs with different link MTUs (the
-# configured topology is the truth), with ICMP echo (ping sockets) and with a
-# UDP responder, in one round trip; the sequential search agrees in more; the
-# probes leave whole with DF set (pcap); black holes, silence, closed ports
-# and forbidden ping sockets give their sentence and exit code.
+# configured topology is the truth), with ICMP echo (ping sockets) and with
+# `fragvote pmtu respond` on dst (also unprivileged), in one round trip; the
+# sequential search agrees in more; the probes leave whole with DF set
+# (pcap); black holes, silence, closed ports and forbidden ping sockets give
+# their sentence and exit code.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lab.sh"
 B=${FRAGVOTE_BIN:?FRAGVOTE_BIN not set}
-ECHO=${FRAGVOTE_BUILD:?FRAGVOTE_BUILD not set}/tests/pmtu/fv_udp_echo
-[ -x "$ECHO" ] || { echo "FAIL: $ECHO not built"; exit 1; }
 pmtu_need_root
 PORT=7007
 
@@ -20,7 +19,8 @@ field() { grep -o "$1 [0-9]*" | head -1 | awk '{print $NF}'; }
 check_lab() {
   local m1=$1 m2=$2 m3=$3 want=$4
   pmtu_lab_up "$m1" "$m2" "$m3"
-  ip netns exec "$NS_DST" "$ECHO" $PORT 60 & PMTU_PIDS="$PMTU_PIDS $!"
+  ip netns exec "$NS_DST" setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$B" pmtu respond --seconds 120 $PORT 2>/dev/null & PMTU_PIDS="$PMTU_PIDS $!"
   sleep 0.2
   for t in $DST4 $DST6 "$DST4:$PORT" "[$DST6]:$PORT"; do
     out=$(as_nobody_in_src "$B" pmtu discover "$t"); rc=$?
