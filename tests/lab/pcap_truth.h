@@ -114,6 +114,32 @@ static inline int truth_read(const char *path, struct truth_cap *cap) {
     return cap->n;
 }
 
+/* This test's packets in one capture: first fragments / whole packets of the
+ * flow (TCP: with data), then later fragments with their IDs, inside [t0, t1). */
+static inline void truth_flow(const struct truth_cap *c, double t0, double t1, int v6, int l4, int port, int *count,
+                         int *frags, int *first_df) {
+    long long ids[256];
+    int nids = 0;
+    *count = *frags = 0;
+    *first_df = -1;
+    for (int i = 0; i < c->n; i++) {
+        const struct truth_pkt *k = &c->p[i];
+        if (k->ts < t0 || k->ts >= t1 || k->v6 != v6) continue;
+        int mine = 0;
+        if (k->l4 == l4 && k->dport == port && (l4 != IPPROTO_TCP || k->l4_payload > 0)) {
+            mine = 1;
+            if (k->id >= 0 && nids < 256) ids[nids++] = k->id;
+        } else if (k->l4 < 0) {
+            for (int j = 0; j < nids; j++)
+                if (ids[j] == k->id) mine = 1;
+        }
+        if (!mine) continue;
+        if (*first_df < 0) *first_df = k->df;
+        (*count)++;
+        if (k->frag) (*frags)++;
+    }
+}
+
 struct truth_dump {
     pid_t pid;
     char path[256];

@@ -35,32 +35,6 @@ struct truth {
     int sent, df, host_frag, router_frag, src_pkts, link2_frags;
 };
 
-/* This test's packets in one capture: first fragments / whole packets of the
- * flow (TCP: with data), then later fragments with their IDs, inside [t0, t1). */
-static void truth_select(const struct truth_cap *c, double t0, double t1, int v6, int l4, int port, int *count,
-                         int *frags, int *first_df) {
-    long long ids[256];
-    int nids = 0;
-    *count = *frags = 0;
-    *first_df = -1;
-    for (int i = 0; i < c->n; i++) {
-        const struct truth_pkt *k = &c->p[i];
-        if (k->ts < t0 || k->ts >= t1 || k->v6 != v6) continue;
-        int mine = 0;
-        if (k->l4 == l4 && k->dport == port && (l4 != IPPROTO_TCP || k->l4_payload > 0)) {
-            mine = 1;
-            if (k->id >= 0 && nids < 256) ids[nids++] = k->id;
-        } else if (k->l4 < 0) {
-            for (int j = 0; j < nids; j++)
-                if (ids[j] == k->id) mine = 1;
-        }
-        if (!mine) continue;
-        if (*first_df < 0) *first_df = k->df;
-        (*count)++;
-        if (k->frag) (*frags)++;
-    }
-}
-
 static int run_config(int reassemble) {
     char err[1024];
     struct probe_lab_config cfg;
@@ -135,8 +109,8 @@ static int run_config(int reassemble) {
         }
         struct truth t = {0};
         int f2, df2;
-        truth_select(&c1, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &t.src_pkts, &t.host_frag, &t.df);
-        truth_select(&c2, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &f2, &t.link2_frags, &df2);
+        truth_flow(&c1, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &t.src_pkts, &t.host_frag, &t.df);
+        truth_flow(&c2, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &f2, &t.link2_frags, &df2);
         t.sent = t.src_pkts > 0;
         t.host_frag = t.host_frag > 0;
         t.router_frag = !t.host_frag && t.link2_frags > 0;
