@@ -19,6 +19,9 @@ here=$src/tests/browser
 export FRAGVOTE_CHROMIUM=${FRAGVOTE_CHROMIUM:-$(command -v chromium || true)}
 
 if ! command -v node >/dev/null 2>&1; then echo "SKIP: node is not installed (apt-get install nodejs)"; exit 77; fi
+if [ "$(node -p 'parseInt(process.versions.node)')" -lt 18 ]; then
+  echo "FAIL: node $(node --version) is too old: playwright-core needs node 18 or newer"; exit 1
+fi
 if [ -z "$FRAGVOTE_CHROMIUM" ] || [ ! -x "$FRAGVOTE_CHROMIUM" ]; then
   echo "SKIP: chromium is not installed (apt-get install chromium)"; exit 77
 fi
