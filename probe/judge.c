@@ -176,6 +176,14 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
             fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
                  "%s reassembles: its quote shows the reassembled datagram, not what crossed the link", hop);
         }
+    } else if (p && lab && hop_node > 0 && hop_node < PROBE_LAB_LINKS && p->kind == PROBE_ICMP_TIME_EXCEEDED &&
+               !v6 && p->q.df == 0 && p->q.total_len > lab->link[hop_node].mtu) {
+        /* The probe expired at a router that would itself have to fragment it
+         * (its next link is smaller): a router checks the TTL first. */
+        fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+             "%s quoted it whole, but expired there: %s's next link has MTU %d < %d, so what it would do is not "
+             "visible at TTL %d",
+             hop, r->hop_name, lab->link[hop_node].mtu, p->q.total_len, si->ttl);
     } else if (p && p->kind == PROBE_ICMP_FRAG_NEEDED) {
         fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
              "%s dropped the whole %d-byte packet with %s (MTU %d)", hop, p->q.total_len,

@@ -168,6 +168,39 @@ static void test_observer_without_quoted_header(void) {
     CHECK_INT(r.sent.basis, PROBE_BASIS_INFERRED);
 }
 
+static void test_probe_expiring_at_a_bottleneck_router_is_unknown(void) {
+    /* Lab 1500/1500/1280: r2 is the bottleneck; a DF=0 packet that expires
+     * at r2 says nothing about r2 fragmenting it. */
+    struct probe_lab_config cfg = lab.cfg;
+    struct probe_lab blab;
+    char err[256];
+    cfg.mtu[0] = 1500;
+    cfg.mtu[1] = 1500;
+    cfg.mtu[2] = 1280;
+    REQUIRE(probe_lab_plan(&cfg, &blab, err, sizeof err) == 0);
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    obs.egress_packets = 1;
+    obs.egress_fragments = 0;
+    obs.egress_first_len = 1400;
+    obs.egress_df = 0;
+    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1400, 0, 0, 0, 0);
+    probe_judge(&si, &obs, &blab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_CONTAINS(r.fragmented.why, "TTL");
+    /* In the default lab the same quote means: went whole past r1. */
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    obs.egress_packets = 1;
+    obs.egress_fragments = 0;
+    obs.egress_first_len = 1400;
+    obs.egress_df = 0;
+    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1200, 0, 0, 0, 0);
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+}
+
 static void test_silence_is_unknown(void) {
     struct probe_result r;
     struct probe_sendinfo si;
@@ -209,6 +242,7 @@ int main(void) {
     RUN(test_frag_needed_means_whole_and_dropped);
     RUN(test_reassembling_hop_quote_is_not_read_as_whole);
     RUN(test_observer_without_quoted_header);
+    RUN(test_probe_expiring_at_a_bottleneck_router_is_unknown);
     RUN(test_silence_is_unknown);
     RUN(test_ipv6_df_is_inferred_yes);
     return check_summary();
