@@ -60,6 +60,12 @@ static const struct probe_icmp *primary_answer(const struct probe_observation *o
     return obs->nanswers ? &obs->answers[0] : NULL;
 }
 
+static int from_target(const struct probe_sendinfo *si, const struct probe_icmp *p) {
+    if (si->remote.ss_family == AF_INET6)
+        return !memcmp(p->from, &((const struct sockaddr_in6 *)&si->remote)->sin6_addr, 16);
+    return !memcmp(p->from, &((const struct sockaddr_in *)&si->remote)->sin_addr, 4);
+}
+
 void probe_judge(const struct probe_sendinfo *si, const struct probe_observation *obs,
                  const struct probe_lab *lab, struct probe_result *r) {
     const struct probe_spec *s = &r->spec;
@@ -184,6 +190,11 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
              "%s quoted it whole, but expired there: %s's next link has MTU %d < %d, so what it would do is not "
              "visible at TTL %d",
              hop, r->hop_name, lab->link[hop_node].mtu, p->q.total_len, si->ttl);
+    } else if (p && p->kind == PROBE_ICMP_UNREACH && !v6 && p->q.df == 0 && from_target(si, p)) {
+        /* The destination reassembles before it answers port unreachable. */
+        fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+             "only the destination answered, and it reassembles before answering: with DF=0 a router on the way "
+             "may have fragmented it%s", host == 0 ? " (the host did not)" : "");
     } else if (p && p->kind == PROBE_ICMP_FRAG_NEEDED) {
         fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
              "%s dropped the whole %d-byte packet with %s (MTU %d)", hop, p->q.total_len,

@@ -72,6 +72,13 @@ static int choose_ttl(const struct run_ctx *c, int on_lab_dst, int *ttl) {
     size_t n = 0;
     for (int i = 0; i < d.nreassembled && n + 2 < sizeof r->reassembling; i++)
         n += (size_t)snprintf(r->reassembling + n, sizeof r->reassembling - n, "%s%s", i ? " " : "", d.reassembled[i]);
+    if (d.ttl <= 0 && d.reached_dst) {
+        /* No router quotes a fragment before the destination: send to it;
+         * its own answer (port unreachable) still shows DF and size. */
+        *ttl = d.tried;
+        snprintf(r->ttl_basis, sizeof r->ttl_basis, "discovery: the destination answered at TTL %d", d.tried);
+        return 0;
+    }
     if (d.ttl <= 0) {
         snprintf(c->err, c->errlen, "TTL discovery: %s; give a TTL (--ttl N)", d.why);
         return PROBE_E_SILENT;
