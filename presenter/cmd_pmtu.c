@@ -148,6 +148,13 @@ static int pmtu_discover(int argc, char **argv) {
         if (d.reported[i]) printf(" (router reports MTU %d)", d.reported[i]);
         printf("\n");
     }
+    int silent = 0;
+    for (int i = 0; i < d.n; i++)
+        if (d.sizes[i] > d.pmtu && !d.acked[i] && !d.reported[i]) silent++;
+    if (silent)
+        printf("note: %d size%s above %d got neither an answer nor Frag Needed / Packet Too Big: "
+               "the path drops them silently (ICMP-silent, a PMTUD black hole)\n",
+               silent, silent == 1 ? "" : "s", d.pmtu);
     printf("path MTU %d", d.pmtu);
     if (d.reported_mtu) printf(" (smallest MTU reported by %s: %d)", d.reporter, d.reported_mtu);
     printf("\nround trips %d, probes %d, %.1f ms\n", d.round_trips, d.probes_sent, d.elapsed_ms);

@@ -27,6 +27,7 @@ check_lab() {
     expect_eq "$rc" 0 "lab $m1/$m2/$m3: discover $t exits 0"
     expect_eq "$(echo "$out" | field 'path MTU')" "$want" "lab $m1/$m2/$m3: 1-RTT path MTU to $t"
     expect_eq "$(echo "$out" | field 'round trips')" 1 "lab $m1/$m2/$m3: one round trip to $t"
+    case "$out" in *"ICMP-silent"*) fail "answering path called ICMP-silent";; *) pass "no silence claimed";; esac
     ip netns exec "$NS_SRC" "$B" pmtu flush >/dev/null
     out=$(as_nobody_in_src "$B" pmtu discover --sequential --timeout 300 "$t"); rc=$?
     expect_eq "$(echo "$out" | field 'path MTU')" "$want" "lab $m1/$m2/$m3: sequential path MTU to $t"
@@ -76,6 +77,7 @@ for t in $DST4 $DST6; do
   out=$(as_nobody_in_src "$B" pmtu discover --timeout 300 "$t"); rc=$?
   expect_eq "$(echo "$out" | field 'path MTU')" 1400 "silent path: 1-RTT to $t still finds 1400"
   case "$out" in *"router reports"*) fail "silent path reported an MTU";; *) pass "silent path: no MTU reported";; esac
+  case "$out" in *"ICMP-silent"*) pass "silent path: says so";; *) fail "silent path not named: $out";; esac
   out=$(as_nobody_in_src "$B" pmtu discover --sequential --timeout 300 "$t")
   expect_eq "$(echo "$out" | field 'path MTU')" 1400 "silent path: sequential to $t finds 1400"
 done
