@@ -105,7 +105,6 @@ static void print_result(const struct probe_result *r) {
 struct deck_run {
     const struct deck *deck;
     const struct probe_run_opts *opts;
-    const struct probe_lab *lab;
     const char *host;       /* deck target, "" = lab */
     int flush_each;
     struct probe_result *results;
@@ -142,24 +141,39 @@ static void *deck_worker(void *p) {
 
 static int run_deck(const char *path, struct probe_run_opts *opts, int jobs, int flush_each, int json,
                     const char *addr_host) {
-    static struct deck deck; /* large; one per process run */
+    struct deck *dk = calloc(1, sizeof *dk); /* ~50 kB: not on the stack */
     char err[1024];
-    if (deck_load_file(path, &deck, err, sizeof err) < 0) {
+    if (!dk) {
+        fprintf(stderr, "fragvote probe: out of memory\n");
+        return FV_EXIT_FAIL;
+    }
+    if (deck_load_file(path, dk, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote probe: %s\n", err);
+        free(dk);
         return FV_EXIT_USAGE;
     }
-    const char *host = addr_host[0] ? addr_host : (!strcmp(deck.target, "lab") ? "" : deck.target);
+    const char *host = addr_host[0] ? addr_host : (!strcmp(dk->target, "lab") ? "" : dk->target);
     if (host[0]) opts->lab = NULL;
     if (!opts->lab && !host[0]) {
         fprintf(stderr, "fragvote probe: the deck has no target and no lab is available\n");
-        deck_free(&deck);
+        deck_free(dk);
+        free(dk);
         return FV_EXIT_FAIL;
     }
-    struct deck_run d = {.deck = &deck, .opts = opts, .lab = opts->lab, .host = host,
+    struct deck_run d = {.deck = dk, .opts = opts, .host = host,
                          .flush_each = flush_each && jobs == 1};
-    d.results = calloc((size_t)deck.ntests + 1, sizeof *d.results);
-    d.rcs = calloc((size_t)deck.ntests + 1, sizeof *d.rcs);
-    d.errs = calloc((size_t)deck.ntests + 1, sizeof *d.errs);
+    d.results = calloc((size_t)dk->ntests + 1, sizeof *d.results);
+    d.rcs = calloc((size_t)dk->ntests + 1, sizeof *d.rcs);
+    d.errs = calloc((size_t)dk->ntests + 1, sizeof *d.errs);
+    if (!d.results || !d.rcs || !d.errs) {
+        fprintf(stderr, "fragvote probe: out of memory\n");
+        free(d.results);
+        free(d.rcs);
+        free(d.errs);
+        deck_free(dk);
+        free(dk);
+        return FV_EXIT_FAIL;
+    }
     pthread_mutex_init(&d.lock, NULL);
     if (flush_each && jobs > 1 && opts->lab) probe_lab_flush_pmtu(opts->lab, err, sizeof err);
     struct timespec t0, t1;
@@ -175,7 +189,7 @@ static int run_deck(const char *path, struct probe_run_opts *opts, int jobs, int
     int failed = 0;
     if (json) {
         json_t *arr = json_array();
-        for (int i = 0; i < deck.ntests; i++) {
+        for (int i = 0; i < dk->ntests; i++) {
             if (d.rcs[i] < 0) {
                 failed++;
                 json_array_append_new(arr, json_pack("{s:o, s:s}", "spec", probe_spec_to_json(&d.results[i].spec),
@@ -184,14 +198,14 @@ static int run_deck(const char *path, struct probe_run_opts *opts, int jobs, int
                 json_array_append_new(arr, probe_result_to_json(&d.results[i]));
             }
         }
-        json_t *o = json_pack("{s:s, s:o, s:f}", "deck", deck.title, "results", arr, "wall_ms", wall);
+        json_t *o = json_pack("{s:s, s:o, s:f}", "deck", dk->title, "results", arr, "wall_ms", wall);
         json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
         json_decref(o);
     } else {
         printf("%-3s %-5s %-9s %5s %3s | %-7s %-7s %-11s | %s\n", "#", "proto", "mode", "size", "ttl", "sent?",
                "DF?", "fragmented", "evidence");
-        for (int i = 0; i < deck.ntests; i++) {
+        for (int i = 0; i < dk->ntests; i++) {
             const struct probe_result *r = &d.results[i];
             if (d.rcs[i] < 0) {
                 failed++;
@@ -208,13 +222,14 @@ static int run_deck(const char *path, struct probe_run_opts *opts, int jobs, int
                    probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, short_answer(&r->sent),
                    short_answer(&r->df), frag, r->evidence);
         }
-        printf("%d tests in %.0f ms (%d failed to run)\n", deck.ntests, wall, failed);
+        printf("%d tests in %.0f ms (%d failed to run)\n", dk->ntests, wall, failed);
     }
     free(d.results);
     free(d.rcs);
     free(d.errs);
     pthread_mutex_destroy(&d.lock);
-    deck_free(&deck);
+    deck_free(dk);
+    free(dk);
     return failed ? FV_EXIT_FAIL : FV_EXIT_OK;
 }
 

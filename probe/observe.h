@@ -70,6 +70,7 @@ int probe_answer_matches(const struct probe_sendinfo *si, const struct probe_quo
 /* Monotonic clock helpers. */
 double probe_ms_since(const struct timespec *t0);
 void probe_deadline_in(struct timespec *out, int ms);
+void probe_deadline_after(const struct timespec *t0, int ms, struct timespec *out);
 int probe_ms_until(const struct timespec *deadline);  /* >= 0 */
 
 #endif

@@ -161,13 +161,8 @@ static int run_inner(void *p) {
         rc = si.send_errno == ENETUNREACH || si.send_errno == EHOSTUNREACH ? PROBE_E_NOROUTE : PROBE_E_FAIL;
         goto cleanup;
     }
-    struct timespec deadline = si.t_sent;
-    deadline.tv_sec += timeout / 1000;
-    deadline.tv_nsec += (long)(timeout % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline;
+    probe_deadline_after(&si.t_sent, timeout, &deadline);
     struct probe_observation obs;
     probe_observation_init(&obs);
     if ((rc = ob->collect(obstate, &si, &deadline, &obs, c->err, c->errlen)) < 0) goto cleanup;
