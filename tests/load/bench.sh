@@ -8,7 +8,8 @@
 #
 # usage: tests/load/bench.sh [PHONES ...]        (default: 1000 5000 10000 19900)
 # env:   BUILD=build dir (default: $FRAGVOTE_BUILD or ./build)
-#        WINDOW_MS=2000  IDLE_S=0 (idle hold before voting; IDLE_TOP_S=60 for runs >= 19000)
+#        WINDOW_MS=2000  IDLE_S=0 (idle hold before voting; IDLE_TOP_S=70 for runs >= 19000: longer than
+#        the hub's 60 s idle hang-up, so only keepalive pings keep the phones)
 #        OUT=directory for the raw outputs (default: a new /tmp/fv-bench.XXXXXX)
 #        PERF=1 records `perf record -g` of the server during each run (needs perf)
 #        POLL=1 runs the server with lws's poll() loop instead of libev
@@ -21,7 +22,7 @@ BIN=$BUILD/bin/fragvote
 LOAD=$BUILD/tests/load/fv_load
 WINDOW_MS=${WINDOW_MS:-2000}
 IDLE_S=${IDLE_S:-0}
-IDLE_TOP_S=${IDLE_TOP_S:-60}
+IDLE_TOP_S=${IDLE_TOP_S:-70}
 OUT=${OUT:-$(mktemp -d /tmp/fv-bench.XXXXXX)}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(1000 5000 10000 19900)
@@ -43,8 +44,8 @@ trap 'exit 130' INT TERM
 ulimit -n "$(ulimit -Hn)"
 
 echo "# $(date -u +%FT%TZ) $(uname -sr), $(nproc) CPUs, open files $(ulimit -n); raw output in $OUT"
-echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | tally p50/p90/p99/max ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | generator CPU s |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | tally p50/p90/p99/max ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | generator CPU s | open/close cmd ms | tallies rx (connect/vote) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 failed=0
 for n in "${SIZES[@]}"; do
     d=$OUT/$n
@@ -59,7 +60,7 @@ for n in "${SIZES[@]}"; do
     SERVE_PID=$!
     port=
     for _ in $(seq 200); do
-        port=$(sed -n 's|^Join: http://[^/]*:\([0-9]*\)/.*|\1|p' "$d/serve.out" | head -1)
+        port=$(sed -n 's|^Join: http://[^/]*:\([0-9]*\)/.*|\1|p' "$d/serve.out" 2>/dev/null | head -1)
         [ -n "$port" ] && break
         kill -0 "$SERVE_PID" 2>/dev/null || break
         sleep 0.1
@@ -92,7 +93,7 @@ for n in "${SIZES[@]}"; do
     jq -r --arg n "$n" --arg la "$loadavg" --arg idle "$idle" '
         def f: . * 10 | round / 10;
         def lat: "\(.p50|f) / \(.p90|f) / \(.p99|f) / \(.max|f)";
-        "| \($n)\(if ($idle|tonumber) > 0 then " (idle \($idle) s)" else "" end) | \($la) | \(.joined) | \(.acked) | \(.errors) | \(.db_votes) | \(.ack_ms|lat) | \(.tally_ms|lat) | \(.screen_last_ms|f) | \(.srv_base.rss_kb) → \(.srv_joined.rss_kb) | \(.kb_per_conn*100|round/100) | \((.srv_joined.cpu_s - .srv_base.cpu_s)*100|round/100) / \((.srv_end.cpu_s - .srv_idle.cpu_s)*100|round/100) | \(.gen_cpu_s) |\(if .passed then "" else " **FAILED: \(.verdict)**" end)"
+        "| \($n)\(if ($idle|tonumber) > 0 then " (idle \($idle) s)" else "" end) | \($la) | \(.joined) | \(.acked) | \(.errors) | \(.db_votes) | \(.ack_ms|lat) | \(.tally_ms|lat) | \(.screen_last_ms|f) | \(.srv_base.rss_kb) → \(.srv_joined.rss_kb) | \(.kb_per_conn*100|round/100) | \((.srv_joined.cpu_s - .srv_base.cpu_s)*100|round/100) / \((.srv_end.cpu_s - .srv_idle.cpu_s)*100|round/100) | \(.gen_cpu_s) | \(.open_ms|f) / \(.close_ms|f) | \(.rx_tally[0]) / \(.rx_tally[1]) |\(if .passed then "" else " **FAILED: \(.verdict)**" end)"
     ' "$d/run.json"
     sleep 2 # let the sockets of this run leave the machine before the next one
 done

@@ -85,10 +85,13 @@ static int write_json(const char *path, const struct load_config *cfg, const str
     fprintf(f, "{\"phones\":%d,\"window_ms\":%d,\"idle_s\":%d,\"libev\":%d,\"connected\":%d,\"joined\":%d,"
                "\"voted\":%d,\"acked\":%d,\"tallied\":%d,\"refused\":%d,\"errors\":%d,\"idle_drops\":%d,"
                "\"question\":%d,\"db_votes\":%lld,\"db_voters\":%lld,\"connect_s\":%.2f,\"vote_s\":%.3f,"
-               "\"screen_last_ms\":%.1f,\"kb_per_conn\":%.2f,\"gen_cpu_s\":%.2f,\"gen_rss_kb\":%ld,",
+               "\"screen_last_ms\":%.1f,\"kb_per_conn\":%.2f,\"gen_cpu_s\":%.2f,\"gen_rss_kb\":%ld,"
+               "\"open_ms\":%.1f,\"close_ms\":%.1f,\"rx_tally\":[%lld,%lld],\"rx_state\":[%lld,%lld],"
+               "\"rx_other\":[%lld,%lld],",
             cfg->phones, cfg->window_ms, cfg->idle_s, r->event_loop_libev, r->connected, r->joined, r->voted, r->acked,
             r->tallied, r->refused, r->errors, r->idle_drops, r->question, r->db_votes, r->db_voters, r->connect_s,
-            r->vote_s, r->screen_last_ms, kb_conn, r->gen_cpu_s, r->gen_rss_kb);
+            r->vote_s, r->screen_last_ms, kb_conn, r->gen_cpu_s, r->gen_rss_kb, r->open_ms, r->close_ms, r->rx_tally[0],
+            r->rx_tally[1], r->rx_state[0], r->rx_state[1], r->rx_other[0], r->rx_other[1]);
     json_lat(f, "ack_ms", &r->ack);
     json_lat(f, "tally_ms", &r->tally);
     json_proc(f, "srv_base", &r->srv_base);
@@ -174,6 +177,9 @@ int main(int argc, char **argv) {
     print_lat(stdout, "vote->ack", &r.ack);
     print_lat(stdout, "vote->tally", &r.tally);
     printf("last vote -> screen shows all: %.1f ms; open -> last ack: %.2f s\n", r.screen_last_ms, r.vote_s);
+    printf("presenter: open confirmed in %.1f ms, close in %.1f ms\n", r.open_ms, r.close_ms);
+    printf("messages received (connect+idle / vote): tally %lld / %lld, state %lld / %lld, other %lld / %lld\n",
+           r.rx_tally[0], r.rx_tally[1], r.rx_state[0], r.rx_state[1], r.rx_other[0], r.rx_other[1]);
     printf("SQLite: %lld votes on question %d, %lld voters\n", r.db_votes, r.question, r.db_voters);
     if (cfg.server_pid) {
         printf("server RSS: base %ld kB, joined %ld kB, before vote %ld kB, end %ld kB", r.srv_base.rss_kb,

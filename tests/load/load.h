@@ -67,6 +67,9 @@ struct load_result {
     struct load_lat ack, tally;        /* vote -> ack, vote -> first tally including it */
     double screen_last_ms;             /* last vote sent -> screen tally counting every ack (-1: never) */
     double connect_s, vote_s;          /* duration of the connect phase and open -> last ack */
+    double open_ms, close_ms;          /* presenter command -> its cmd_ok (-1: never) */
+    /* server messages received by all connections, per phase (connect+idle / voting+closing) */
+    long long rx_tally[2], rx_state[2], rx_other[2];
     int event_loop_libev;
     struct load_proc srv_base, srv_joined, srv_idle, srv_end;
     double gen_cpu_s;                  /* the generator's own CPU time */

@@ -25,7 +25,7 @@
 
 #define LOAD_RX_BUFFER 2048          /* lws receive buffer per connection; longer messages come in pieces */
 #define LOAD_TICK_MS 1               /* loop wake-up period while anything is scheduled */
-#define LOAD_CLOSE_WAIT_MS 5000      /* presenter close: wait this long for cmd_ok */
+#define LOAD_CLOSE_WAIT_MS 30000     /* presenter open/skip/close: wait this long for cmd_ok */
 #define LOAD_OUT_MAX 512             /* one outgoing message */
 
 enum role { R_PHONE, R_SCREEN, R_PRESENTER };
@@ -63,6 +63,7 @@ struct lrun {
 
     enum phase phase;
     double t0, t_connect_deadline, t_idle_end, t_open, t_vote_deadline, t_close_deadline, t_last_ack;
+    double t_cmd;                    /* when the last presenter command was queued */
     int authed, opened, closed, question, nexted;
     int q_pending;                   /* the presenter's last state: current question is pending */
     long long state_seen;            /* states the presenter received */
@@ -107,6 +108,8 @@ static uint32_t rnd_next(uint32_t *s) { /* xorshift32: reproducible schedules fr
 }
 
 static void send_later(struct conn *c, const char *fmt, ...) {
+    struct lrun *r = c->wsi ? lws_context_user(lws_get_context(c->wsi)) : NULL;
+    if (r) r->t_cmd = now_ms();
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->out, sizeof c->out, fmt, ap);
@@ -176,6 +179,10 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
     t++;
     tl -= 2;
 #define IS(s) (tl == sizeof(s) - 1 && !memcmp(t, s, tl))
+    int ph = r->phase >= P_VOTING;
+    if (IS("tally")) r->res->rx_tally[ph]++;
+    else if (IS("state")) r->res->rx_state[ph]++;
+    else r->res->rx_other[ph]++;
     if (IS("tally")) on_tally(r, c, m, len);
     else if (IS("ack")) {
         if (c->role != R_PHONE || !c->voted || c->answered) {
@@ -210,7 +217,11 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
         if (load_json_str_is(m, len, "cmd", "open") == 1 && r->phase == P_OPENING) {
             r->opened = 1;
             r->t_open = now_ms();
-        } else if (load_json_str_is(m, len, "cmd", "close") == 1) r->closed = 1;
+            r->res->open_ms = r->t_open - r->t_cmd;
+        } else if (load_json_str_is(m, len, "cmd", "close") == 1) {
+            r->closed = 1;
+            r->res->close_ms = now_ms() - r->t_cmd;
+        }
         else if (load_json_str_is(m, len, "cmd", "skip") == 1) r->nexted = 1;
     }
 #undef IS
@@ -560,7 +571,7 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
     memset(res, 0, sizeof *res);
     res->phones = cfg->phones;
     res->db_votes = res->db_voters = -1;
-    res->screen_last_ms = -1;
+    res->screen_last_ms = res->open_ms = res->close_ms = -1;
     if (!load_is_loopback4(cfg->host)) {
         snprintf(err, errlen, "refusing %s: the generator talks to 127.0.0.0/8 only", cfg->host ? cfg->host : "(none)");
         return -1;

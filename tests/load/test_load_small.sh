@@ -49,7 +49,7 @@ check "  and says why" grep -q "127.0.0.0/8" "$TMP/err"
 SERVE_PID=$!
 PORT=
 for _ in $(seq 100); do
-    PORT=$(sed -n 's|^Join: http://[^/]*:\([0-9]*\)/.*|\1|p' "$TMP/serve.out" | head -1)
+    PORT=$(sed -n 's|^Join: http://[^/]*:\([0-9]*\)/.*|\1|p' "$TMP/serve.out" 2>/dev/null | head -1)
     [ -n "$PORT" ] && break
     kill -0 "$SERVE_PID" 2>/dev/null || break
     sleep 0.1
