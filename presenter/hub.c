@@ -426,7 +426,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, json_t *m) {
     json_int_t q = json_integer_value(jq);
     char err[160];
     if (q < 0 || q > INT_MAX || quiz_vote_check(room_quiz(h->room), (int)q, err, sizeof err)) {
-        if (q < 0 || q > INT_MAX) snprintf(err, sizeof err, "there is no question %lld", (long long)q + 1);
+        if (q < 0 || q > INT_MAX) snprintf(err, sizeof err, "there is no question %lld", (long long)q + (q < LLONG_MAX));
         conn_error(c, id, "refused", err);
         return;
     }
