@@ -54,4 +54,18 @@ check typo_deck_position grep -q "typo.json:2:44: tests\[0\].colour: unknown fie
 check missing_deck_exit_2 test "$rc" -eq 2
 check missing_deck_message grep -q "missing.json: cannot open deck" "$tmp/err"
 
+# Without privilege the default (the lab) cannot be built: exit 3 with a hint,
+# and nothing is left behind (no database file, no namespace).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  chmod 777 "$tmp"
+  FRAGVOTE_LAB_PREFIX="fvn$$" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+    "$bin" serve --db "$tmp/nobody.db" --port 0 --no-qr </dev/null >"$tmp/out" 2>"$tmp/err"; rc=$?
+  check unprivileged_exit_3 test "$rc" -eq 3
+  check unprivileged_hint grep -q "run as root, or give --target HOST" "$tmp/err"
+  check unprivileged_no_db test ! -e "$tmp/nobody.db"
+  check unprivileged_no_lab test "$(ip netns list | grep -c "^fvn$$-")" -eq 0
+else
+  echo "skip unprivileged case: not root or no setpriv"
+fi
+
 exit $fail
