@@ -97,7 +97,7 @@ static int start_serve(void) {
     close(in[0]);
     serve_pid = pid;
     console_in = fdopen(in[1], "w");
-    for (int t = 0; t < 200; t++) {
+    for (int t = 0; t < 600; t++) { /* 30 s: a sanitizer build on a busy machine starts slowly */
         int s = socket(AF_INET, SOCK_STREAM, 0);
         struct sockaddr_in b = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -231,7 +231,13 @@ static int serve_alive(void) { return serve_pid > 0 && waitpid(serve_pid, NULL, 
 /* ---------------------------------------------------------------- the test */
 
 static void test_locked_full_and_readonly_database_refuse_votes_visibly(void) {
-    REQUIRE(start_serve() == 0);
+    int started = start_serve() == 0;
+    if (!started) {
+        char *out = serve_output();
+        fprintf(stderr, "serve did not start listening:\n%s\n", out);
+        free(out);
+    }
+    REQUIRE(started);
     console("open");
     for (int i = 0; i < PHONES; i++) REQUIRE(phone_join(&phones[i]) == 0);
     char code[64], shown[512];
