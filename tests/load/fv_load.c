@@ -94,6 +94,8 @@ static int write_json(const char *path, const struct load_config *cfg, const str
             r->rx_tally[1], r->rx_state[0], r->rx_state[1], r->rx_other[0], r->rx_other[1]);
     json_lat(f, "ack_ms", &r->ack);
     json_lat(f, "tally_ms", &r->tally);
+    json_lat(f, "send_lag_ms", &r->send_lag);
+    fprintf(f, "\"gen_cpu_vote_s\":%.2f,", r->gen_cpu_vote_s);
     json_proc(f, "srv_base", &r->srv_base);
     json_proc(f, "srv_joined", &r->srv_joined);
     json_proc(f, "srv_idle", &r->srv_idle);
@@ -176,6 +178,7 @@ int main(int argc, char **argv) {
            r.connected, r.joined, r.connect_s, r.voted, r.acked, r.refused, r.tallied, r.errors, r.idle_drops);
     print_lat(stdout, "vote->ack", &r.ack);
     print_lat(stdout, "vote->tally", &r.tally);
+    print_lat(stdout, "send lag", &r.send_lag);
     printf("last vote -> screen shows all: %.1f ms; open -> last ack: %.2f s\n", r.screen_last_ms, r.vote_s);
     printf("presenter: open confirmed in %.1f ms, close in %.1f ms\n", r.open_ms, r.close_ms);
     printf("messages received (connect+idle / vote): tally %lld / %lld, state %lld / %lld, other %lld / %lld\n",
@@ -189,7 +192,7 @@ int main(int argc, char **argv) {
                r.srv_joined.cpu_s - r.srv_base.cpu_s, r.srv_idle.cpu_s - r.srv_joined.cpu_s,
                r.srv_end.cpu_s - r.srv_idle.cpu_s, r.srv_end.cpu_s - r.srv_base.cpu_s);
     }
-    printf("generator: CPU %.2f s, max RSS %ld kB\n", r.gen_cpu_s, r.gen_rss_kb);
+    printf("generator: CPU %.2f s (%.2f s while voting), max RSS %ld kB\n", r.gen_cpu_s, r.gen_cpu_vote_s, r.gen_rss_kb);
     if (r.verdict[0]) printf("FAILED: %s\n", r.verdict);
     else printf("PASSED: every acknowledged vote is in SQLite, none lost\n");
     if (json && write_json(json, &cfg, &r)) {

@@ -73,6 +73,8 @@ struct load_result {
     int event_loop_libev;
     struct load_proc srv_base, srv_joined, srv_idle, srv_end;
     double gen_cpu_s;                  /* the generator's own CPU time */
+    double gen_cpu_vote_s;             /* ... of which from the open to the end of voting */
+    struct load_lat send_lag;          /* scheduled vote time -> actually sent: the generator's own delay */
     long gen_rss_kb;
     char first_error[256];
     char verdict[256];                 /* "" if the run passed */

@@ -82,6 +82,13 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+static double cpu_self_s(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec / 1e6;
+}
+
 static void failf(struct lrun *r, const char *fmt, ...) {
     r->res->errors++;
     if (r->res->first_error[0]) return;
@@ -379,6 +386,7 @@ static void start_voting(struct lrun *r) {
     }
     qsort_r(r->order, (size_t)r->n, sizeof *r->order, cmp_due, r->c);
     r->next_vote = 0;
+    r->res->gen_cpu_vote_s = cpu_self_s();
     r->t_vote_deadline = r->t_open + r->cfg->window_ms + r->cfg->drain_ms;
     r->phase = P_VOTING;
 }
@@ -465,6 +473,7 @@ static void tick(struct lrun *r) {
             if (now > r->t_vote_deadline) verdict(r, "votes, acks or tallies still missing %d ms after the window",
                                                   r->cfg->drain_ms);
             r->res->vote_s = (r->t_last_ack - r->t_open) / 1e3;
+            r->res->gen_cpu_vote_s = cpu_self_s() - r->res->gen_cpu_vote_s;
             send_later(r->presenter, "{\"t\":\"cmd\",\"cmd\":\"close\"}");
             r->t_close_deadline = now + LOAD_CLOSE_WAIT_MS;
             r->phase = P_CLOSING;
@@ -548,17 +557,21 @@ done:
 
 static void summarize(struct lrun *r) {
     struct load_result *res = r->res;
-    double *ack = malloc(sizeof(double) * (size_t)(r->n + 1)), *tal = malloc(sizeof(double) * (size_t)(r->n + 1));
-    size_t na = 0, nt = 0;
-    for (int i = 0; ack && tal && i < r->n; i++) {
+    size_t sz = sizeof(double) * (size_t)(r->n + 1);
+    double *ack = malloc(sz), *tal = malloc(sz), *lag = malloc(sz);
+    size_t na = 0, nt = 0, nl = 0;
+    for (int i = 0; ack && tal && lag && i < r->n; i++) {
         const struct conn *c = &r->c[i];
         if (c->acked) ack[na++] = c->t_ack - c->t_sent;
         if (c->tallied) tal[nt++] = c->t_tally - c->t_sent;
+        if (c->voted) lag[nl++] = c->t_sent - (r->t_open + c->due);
     }
     load_lat_summarize(ack, na, &res->ack);
     load_lat_summarize(tal, nt, &res->tally);
+    load_lat_summarize(lag, nl, &res->send_lag);
     free(ack);
     free(tal);
+    free(lag);
     res->screen_last_ms = -1;
     for (int i = 0; i < r->sc_n; i++)
         if (res->acked && r->sc_votes[i] >= res->acked) {
@@ -672,8 +685,7 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
     {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        res->gen_cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-                         (double)ru.ru_stime.tv_usec / 1e6;
+        res->gen_cpu_s = cpu_self_s();
         res->gen_rss_kb = ru.ru_maxrss;
     }
     lws_context_destroy(r->ctx);
