@@ -169,30 +169,52 @@ static void tally_schedule(struct hub *h) {
     timer_arm(h, h->tally_due);
 }
 
-/* At most HUB_TALLY_HZ times a second: one new tally message per audience
- * kind, shared by every connection; each sends it at its next writeable. */
+/* At most HUB_TALLY_HZ times a second: one new tally message per kind of
+ * client, shared by every connection; each sends it at its next writeable.
+ * Phones get the public one at most every max(1/HUB_TALLY_HZ s, phones /
+ * HUB_AUDIENCE_SENDS_PER_S s): with 20,000 phones one tally to all of them
+ * is 20,000 writes, and the votes' acks must not queue behind them. */
 static void tally_tick(struct hub *h) {
     h->tally_due = 0;
-    if (!h->tally_dirty) return;
-    h->tally_dirty = 0;
-    struct quiz *q = room_quiz(h->room);
-    struct quiz_qinfo ci;
-    quiz_get(q, quiz_cursor(q), &ci);
-    int split_open = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
-    h->tally_version++;
-    struct hub_msg *pub = msg_new(hub_msg_tally(h, split_open || h->cfg.live_split));
-    struct hub_msg *full = msg_new(hub_msg_tally(h, 1));
-    if (!pub || !full) {
-        msg_unref(pub);
-        msg_unref(full);
+    long long now = mono_ms();
+    if (h->tally_dirty) {
+        h->tally_dirty = 0;
+        struct quiz *q = room_quiz(h->room);
+        struct quiz_qinfo ci;
+        quiz_get(q, quiz_cursor(q), &ci);
+        int split_open = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
+        h->tally_version++;
+        struct hub_msg *pub = msg_new(hub_msg_tally(h, split_open || h->cfg.live_split));
+        struct hub_msg *full = msg_new(hub_msg_tally(h, 1));
+        if (!pub || !full) {
+            msg_unref(pub);
+            msg_unref(full);
+            return;
+        }
+        msg_unref(h->tally_public);
+        msg_unref(h->tally_full);
+        h->tally_public = pub;
+        h->tally_full = full;
+        h->audience_dirty = 1;
+        lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
+        lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_PRESENTER]);
+        status_update(h, NULL);
+    }
+    if (!h->audience_dirty) return;
+    if (now < h->audience_next) {
+        h->tally_due = h->audience_next; /* the phones' turn comes later */
+        timer_arm(h, h->tally_due);
         return;
     }
-    msg_unref(h->tally_public);
-    msg_unref(h->tally_full);
-    h->tally_public = pub;
-    h->tally_full = full;
-    for (int i = 1; i <= HUB_NROLES; i++) lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[i]);
-    status_update(h, NULL);
+    h->audience_dirty = 0;
+    h->tally_public->refs++;
+    msg_unref(h->tally_audience);
+    h->tally_audience = h->tally_public;
+    h->tally_audience_version = h->tally_version;
+    long long every = (long long)h->n_role[HUB_AUDIENCE] * 1000 / HUB_AUDIENCE_SENDS_PER_S;
+    if (every < 1000 / HUB_TALLY_HZ) every = 1000 / HUB_TALLY_HZ;
+    h->audience_next = now + every;
+    lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_AUDIENCE]);
 }
 
 /* The quiz changed: new state messages to everyone, a tally soon. */
@@ -526,6 +548,12 @@ static void conn_unlink(struct hub *h, struct hub_conn *c) {
     c->prev = c->next = NULL;
 }
 
+/* Whether c has not yet been sent the newest tally meant for its kind. */
+static int tally_pending(const struct hub *h, const struct hub_conn *c) {
+    if (c->role == HUB_AUDIENCE) return h->tally_audience && c->tally_sent < h->tally_audience_version;
+    return h->tally_public && c->tally_sent < h->tally_version;
+}
+
 static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
     const struct lws_protocols *proto = lws_get_protocol(wsi);
     struct hub *h = proto ? proto->user : NULL;
@@ -605,7 +633,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
             ping[LWS_PRE] = 'k';
             c->want_ping = 0;
             if (lws_write(wsi, ping + LWS_PRE, 1, LWS_WRITE_PING) < 0) return -1;
-            if (c->qlen || c->tally_sent < h->tally_version) lws_callback_on_writable(wsi);
+            if (c->qlen || tally_pending(h, c)) lws_callback_on_writable(wsi);
             break;
         }
         struct hub_msg *m = NULL;
@@ -616,17 +644,18 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
             c->qlen--;
             own = 1;
         } else {
-            struct hub_msg *t = c->role == HUB_PRESENTER ? h->tally_full : h->tally_public;
-            if (t && c->tally_sent < h->tally_version) {
-                m = t;
-                c->tally_sent = h->tally_version;
+            if (tally_pending(h, c)) {
+                m = c->role == HUB_PRESENTER ? h->tally_full
+                    : c->role == HUB_SCREEN  ? h->tally_public
+                                             : h->tally_audience;
+                c->tally_sent = c->role == HUB_AUDIENCE ? h->tally_audience_version : h->tally_version;
             }
         }
         if (!m) break;
         int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
         if (own) msg_unref(m);
         if (n < (int)0) return -1;
-        if (c->qlen || c->tally_sent < h->tally_version) lws_callback_on_writable(wsi);
+        if (c->qlen || tally_pending(h, c)) lws_callback_on_writable(wsi);
         break;
     }
     default: break;
@@ -927,6 +956,7 @@ void hub_free(struct hub *h) {
     ev_close(h);
     msg_unref(h->tally_public);
     msg_unref(h->tally_full);
+    msg_unref(h->tally_audience);
     msg_unref(h->state_public);
     msg_unref(h->state_full);
     free(h->qr_http);

@@ -91,6 +91,10 @@ struct hub {
     unsigned long tally_version;
     int tally_dirty;
     struct hub_msg *tally_public, *tally_full;
+    struct hub_msg *tally_audience;   /* the phones' copy of tally_public, refreshed less often */
+    unsigned long tally_audience_version;
+    int audience_dirty;
+    long long audience_next;          /* monotonic ms: earliest next tally to phones */
     struct hub_msg *state_public, *state_full;
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the SVG ready for lws_write */
     long long tally_due;           /* monotonic ms of the next tally broadcast, 0: none */

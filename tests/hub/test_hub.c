@@ -596,6 +596,11 @@ static void test_tally_versions_increase_and_split_is_hidden_until_close(void) {
         pos += n;
     }
     CHECK(!leak);
+    /* phones get tallies too (the public one: no split while voting) */
+    json_t *pt = wsc_recv_type(phones[4], "tally", 1000);
+    CHECK(pt != NULL);
+    json_decref(pt);
+    CHECK(strstr(wsc_transcript(phones[0]), "\"t\":\"tally\"") != NULL);
     for (int i = 0; i < 5; i++) wsc_close(phones[i], 1000);
     wsc_close(s, 1000);
     wsc_close(p, 1000);
