@@ -600,7 +600,9 @@ static void test_tally_versions_increase_and_split_is_hidden_until_close(void) {
     json_t *pt = wsc_recv_type(phones[4], "tally", 1000);
     CHECK(pt != NULL);
     json_decref(pt);
-    CHECK(strstr(wsc_transcript(phones[0]), "\"t\":\"tally\"") != NULL);
+    pt = wsc_recv_type(phones[0], "tally", 1000);
+    CHECK(pt != NULL);
+    json_decref(pt);
     for (int i = 0; i < 5; i++) wsc_close(phones[i], 1000);
     wsc_close(s, 1000);
     wsc_close(p, 1000);
