@@ -58,6 +58,11 @@ static int priv_set_caps(const int *caps, int ncaps, char *err, size_t errlen) {
 
 int probe_priv_drop_keep(const int *caps, int ncaps, char *err, size_t errlen) {
     if (geteuid() != 0) return (int)geteuid(); /* nothing to drop */
+    for (int i = 0; i < ncaps; i++)
+        if (caps[i] == CAP_SETUID || caps[i] == CAP_SETGID) {
+            snprintf(err, errlen, "keeping CAP_SETUID or CAP_SETGID would allow becoming root again");
+            return PROBE_E_FAIL;
+        }
     long uid = env_id("SUDO_UID"), gid = env_id("SUDO_GID");
     const char *who = "the sudo user";
     if (uid <= 0) {

@@ -145,6 +145,14 @@ static void test_drop_keeping_net_raw_keeps_only_that(void) {
     CHECK_INT(WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st), C_OK);
 }
 
+static void test_keeping_setuid_is_refused_before_anything_changes(void) {
+    int keep[] = {CAP_NET_RAW, CAP_SETUID};
+    char err[256] = "";
+    CHECK_INT(probe_priv_drop_keep(keep, 2, err, sizeof err), PROBE_E_FAIL);
+    CHECK_CONTAINS(err, "CAP_SETUID");
+    CHECK_INT(geteuid(), 0);
+}
+
 static void test_capabilities_are_reported(void) {
     /* We run as root in CI: both capabilities are held before any drop. */
     CHECK_INT(probe_priv_has(CAP_NET_RAW), 1);
@@ -160,5 +168,6 @@ int main(void) {
     RUN(test_drop_without_sudo_goes_to_nobody);
     RUN(test_sudo_from_root_is_not_kept_as_root);
     RUN(test_drop_keeping_net_raw_keeps_only_that);
+    RUN(test_keeping_setuid_is_refused_before_anything_changes);
     return check_summary();
 }
