@@ -184,6 +184,9 @@ function stateWithReveal(pos) {
 }
 
 /* ---- main ---- */
+const SCENARIO_MS = 300000;  /* the whole run; ctest's own timeout is 600 s */
+let abort = null;            /* set by main: stops serve and the browser */
+
 async function main() {
   fs.mkdirSync(ART, { recursive: true });
   for (const f of fs.readdirSync(ART)) fs.rmSync(path.join(ART, f), { recursive: true, force: true });
@@ -195,6 +198,14 @@ async function main() {
     '--db', db, '--no-qr'], { stdio: ['pipe', 'pipe', 'pipe'], env });
   const con = new Console(child);
   let browser = null;
+  abort = async () => {
+    if (browser) await browser.close().catch(() => {});
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');   /* serve removes its lab on SIGTERM */
+      await Promise.race([con.exit, sleep(10000)]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  };
   try {
     const joinUrl = (await con.line(/^Join: /, 0, PROBE_MS)).slice(6).trim();
     const room = /Room: (\S+)/.exec(await con.line(/^Room: /))[1];
@@ -519,14 +530,20 @@ async function main() {
       log(`copied ${README_SHOTS.length} screenshots to docs/screenshots`);
     }
   } finally {
-    if (browser) await browser.close().catch(() => {});
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');   /* serve removes its lab on SIGTERM */
-      await Promise.race([con.exit, sleep(10000)]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
+    await abort();
   }
 }
+
+/* A signal or the overall deadline still stops serve (and so its lab) and
+ * Chromium before exiting; test_browser.sh then removes the namespaces. */
+async function bail(why) {
+  console.log(`FAIL: ${why}`);
+  if (abort) await abort().catch(() => {});
+  process.exit(1);
+}
+process.on('SIGTERM', () => bail('stopped by SIGTERM'));
+process.on('SIGINT', () => bail('stopped by SIGINT'));
+setTimeout(() => bail(`the scenario took longer than ${SCENARIO_MS / 1000} s`), SCENARIO_MS).unref();
 
 main().then(() => {
   console.log(`${checks - failures}/${checks} checks passed`);

@@ -42,6 +42,15 @@ labprefix=${prefix}l
 
 cleanup() {
   local rc=$?
+  # Whatever still runs inside our namespaces (serve, Chromium) was started
+  # by this test: stop it by pid before the namespaces go.
+  local pids
+  pids=$( { ip netns pids "$lap"; ip netns pids "$ph"; } 2>/dev/null || true)
+  if [ -n "$pids" ]; then
+    kill $pids 2>/dev/null || true
+    sleep 1
+    kill -9 $pids 2>/dev/null || true
+  fi
   ip netns del "$lap" 2>/dev/null || true
   ip netns del "$ph" 2>/dev/null || true
   # serve removes its lab itself; this only catches a serve that was killed.
@@ -64,4 +73,9 @@ ip -n "$lap" route add default dev v-ph
 export FRAGVOTE_BIN=$bin FRAGVOTE_SRC=$src FRAGVOTE_NS_LAPTOP=$lap FRAGVOTE_NS_PHONES=$ph FRAGVOTE_LAB_PREFIX=$labprefix
 export FRAGVOTE_BROWSER_ARTIFACTS=${FRAGVOTE_BROWSER_ARTIFACTS:-$here/artifacts}
 cd "$here"
-node scenario.js
+# In the background so that INT/TERM reach our trap at once: node is told to
+# stop (it stops serve, which removes its lab, and Chromium), then cleanup.
+node scenario.js &
+node_pid=$!
+trap 'kill -TERM $node_pid 2>/dev/null; wait $node_pid; exit 130' INT TERM
+wait $node_pid
