@@ -36,6 +36,7 @@
 struct serve_opts {
     const char *target, *deck, *db, *bind, *title, *observer, *public_url, *script, *secret, *room;
     int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev;
+    long long resume;              /* session id to continue, 0 = a new session */
 };
 
 /* Everything one run holds; one instance, on main's stack. */
@@ -56,7 +57,7 @@ struct serve {
     int script_failed;
     pthread_t sig_thread, con_thread;
     int con_started;
-    char observer[16], host[256], kernel[320], target[256];
+    char observer[16], host[256], kernel[320], target[256], resume_target[256];
 };
 
 static void usage(FILE *out) {
@@ -80,6 +81,8 @@ static void usage(FILE *out) {
             "  --keep-pmtu-cache    do not flush the PMTU cache before each test\n"
             "  --no-prefetch        do not start probing while the room votes\n"
             "  --script FILE        read console commands from FILE (rehearsal, tests)\n"
+            "  --resume ID          continue session ID after a crash or restart (same deck,\n"
+            "                       room code, votes and measurements)\n"
             "  --secret TEXT        presenter secret (default: random)\n"
             "  --room CODE          room code (default: random)\n"
             "  --no-qr              do not draw the QR code in the terminal\n"
@@ -100,7 +103,7 @@ static void usage(FILE *out) {
 
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
-           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV };
+           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
@@ -110,6 +113,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
         {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
         {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV},
+        {"resume", required_argument, NULL, O_RESUME},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->port = SERVE_PORT_DEFAULT;
@@ -144,6 +148,15 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         case O_NOPRE: o->no_prefetch = 1; break;
         case O_NOQR: o->no_qr = 1; break;
         case O_LIBEV: o->libev = 1; break;
+        case O_RESUME:
+            errno = 0;
+            o->resume = strtoll(optarg, &end, 10);
+            if (errno || *end || end == optarg || o->resume <= 0) {
+                fprintf(stderr, "fragvote serve: --resume wants a session id (see fragvote sessions), not '%s'\n",
+                        optarg);
+                return -1;
+            }
+            break;
         case 'h': return 1;
         case ':': fprintf(stderr, "fragvote serve: %s needs a value\n", argv[optind - 1]); return -1;
         default: fprintf(stderr, "fragvote serve: unknown option '%s'\n", argv[optind - 1]); return -1;
@@ -151,6 +164,11 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     }
     if (optind < argc) {
         fprintf(stderr, "fragvote serve: unexpected argument '%s'\n", argv[optind]);
+        return -1;
+    }
+    if (o->resume && (o->deck || o->title || o->room)) {
+        fprintf(stderr, "fragvote serve: --resume continues a session with its own deck, title and room; "
+                        "drop --deck, --title and --room\n");
         return -1;
     }
     if (o->title && strlen(o->title) >= DECK_TEXT_MAX) {
@@ -347,8 +365,35 @@ int cmd_serve(int argc, char **argv) {
     char err[1024] = "";
     int code = FV_EXIT_OK;
 
-    /* The deck, with command-line overrides. */
-    if (s.o.deck ? deck_load_file(s.o.deck, &s.deck, err, sizeof err) : deck_load_builtin(&s.deck, err, sizeof err)) {
+    /* The deck, with command-line overrides; when resuming, the session's. */
+    if (s.o.resume) {
+        s.db = db_open(s.o.db, err, sizeof err);
+        if (!s.db) {
+            fprintf(stderr, "fragvote serve: %s\n", err);
+            return FV_EXIT_DB;
+        }
+        struct db_session_row row;
+        if (db_session_get(s.db, s.o.resume, &row, err, sizeof err) < 0) {
+            fprintf(stderr, "fragvote serve: cannot resume session %lld: %s\n", s.o.resume, err);
+            db_close(s.db);
+            return FV_EXIT_USAGE;
+        }
+        int dl = deck_load_string(row.deck_json, "stored deck", &s.deck, err, sizeof err);
+        if (dl == 0) {
+            snprintf(s.deck.title, sizeof s.deck.title, "%s", row.title);
+            if (!s.o.target && row.target[0] && strcmp(row.target, "lab")) {
+                snprintf(s.resume_target, sizeof s.resume_target, "%s", row.target);
+                s.o.target = s.resume_target;
+            }
+        }
+        db_session_row_free(&row);
+        if (dl < 0) {
+            fprintf(stderr, "fragvote serve: session %lld: %s\n", s.o.resume, err);
+            db_close(s.db);
+            return FV_EXIT_DB;
+        }
+    } else if (s.o.deck ? deck_load_file(s.o.deck, &s.deck, err, sizeof err)
+                        : deck_load_builtin(&s.deck, err, sizeof err)) {
         fprintf(stderr, "fragvote serve: %s\n", err);
         return FV_EXIT_USAGE;
     }
@@ -364,6 +409,7 @@ int cmd_serve(int argc, char **argv) {
     if (probe_observer_parse(obs_name, &obs) < 0) {
         fprintf(stderr, "fragvote serve: --observer wants auto, raw or recverr, not '%s'\n", obs_name);
         deck_free(&s.deck);
+        db_close(s.db);
         return FV_EXIT_USAGE;
     }
     if (obs == PROBE_OBS_AUTO) obs = probe_priv_has(SERVE_CAP_NET_RAW) ? PROBE_OBS_RAW : PROBE_OBS_RECVERR;
@@ -385,6 +431,7 @@ int cmd_serve(int argc, char **argv) {
         fprintf(stderr, "fragvote serve: cannot start the signal thread\n");
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         deck_free(&s.deck);
+        db_close(s.db);
         return FV_EXIT_FAIL;
     }
 
@@ -413,7 +460,7 @@ int cmd_serve(int argc, char **argv) {
 lab_ready:
     if (s.stop) goto cleanup;
 
-    s.db = db_open(s.o.db, err, sizeof err);
+    if (!s.db) s.db = db_open(s.o.db, err, sizeof err);
     if (!s.db) {
         fprintf(stderr, "fragvote serve: %s\n", err);
         code = FV_EXIT_DB;
@@ -421,7 +468,8 @@ lab_ready:
     }
     struct room_info info = {.title = s.deck.title, .host = s.host, .kernel = s.kernel, .observer = s.observer,
                              .target = s.target, .lab_json = labjs, .code = s.o.room};
-    s.room = room_create(s.db, &s.deck, &info, err, sizeof err);
+    s.room = s.o.resume ? room_resume(s.db, s.o.resume, &s.deck, err, sizeof err)
+                        : room_create(s.db, &s.deck, &info, err, sizeof err);
     if (!s.room) {
         fprintf(stderr, "fragvote serve: %s\n", err);
         code = FV_EXIT_DB;

@@ -1,0 +1,233 @@
+/* A crash loses nothing acknowledged, and the talk goes on (root, lab):
+ *   1. serve opens the first question; 10 phones vote and get their acks;
+ *   2. serve is killed with SIGKILL (no cleanup of any kind runs);
+ *   3. the database holds exactly the 10 acknowledged votes;
+ *   4. `serve --resume ID` continues the same session: the tally comes back,
+ *      the question is closed, measured and revealed; a phone that
+ *      reconnects with its token is recognised with its vote and score. */
+#include <jansson.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "db.h"
+#include "wsclient.h"
+
+#define PHONES 10
+#define ROOM "CRASH2"
+
+static const char *bin;
+static char prefix[16], dir[128], dbpath[256];
+static pid_t pid = -1;
+
+static void cleanup(void) {
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        pid = -1;
+    }
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "'%s' lab down --prefix '%s' >/dev/null 2>&1", bin, prefix);
+    if (system(cmd) < 0) perror("system");
+}
+
+static pid_t spawn(const char *out, char *const extra[]) {
+    char *argv[32];
+    int n = 0;
+    const char *base[] = {bin, "serve", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1", "--no-qr"};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) argv[n++] = (char *)base[i];
+    for (int i = 0; extra[i]; i++) argv[n++] = extra[i];
+    argv[n] = NULL;
+    pid_t p = fork();
+    if (p == 0) {
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), in = open("/dev/null", O_RDONLY);
+        dup2(in, 0);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        setenv("FRAGVOTE_LAB_PREFIX", prefix, 1);
+        execv(bin, argv);
+        _exit(127);
+    }
+    return p;
+}
+
+static int port_of(const char *out) {
+    for (int t = 0; t < 400; t++) {
+        FILE *f = fopen(out, "r");
+        char line[512];
+        while (f && fgets(line, sizeof line, f)) {
+            const char *c = !strncmp(line, "Join: ", 6) ? strchr(line + 14, ':') : NULL;
+            int p = 0;
+            if (c && sscanf(c + 1, "%d", &p) == 1 && p > 0) {
+                fclose(f);
+                return p;
+            }
+        }
+        if (f) fclose(f);
+        usleep(50000);
+    }
+    return -1;
+}
+
+static void dump(const char *path) {
+    FILE *f = fopen(path, "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) fputs(line, stderr);
+    if (f) fclose(f);
+}
+
+/* Receives until a message of type t (others skipped); NULL on timeout/close. */
+static json_t *until(struct wsc *w, const char *t, int timeout_ms) { return wsc_recv_type(w, t, timeout_ms); }
+
+static int write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+static void test_crash_loses_nothing_acknowledged_and_resume_goes_on(void) {
+    char s1[256], s2[256], out1[256], out2[256], err[256];
+    snprintf(s1, sizeof s1, "%s/s1.script", dir);
+    snprintf(s2, sizeof s2, "%s/s2.script", dir);
+    snprintf(out1, sizeof out1, "%s/serve1.out", dir);
+    snprintf(out2, sizeof out2, "%s/serve2.out", dir);
+    REQUIRE(write_file(s1, "wait-voters 10 60000\nopen\nwait-votes 10 60000\nsleep 600000\n") == 0);
+    REQUIRE(write_file(s2, "wait-votes 10 5000\nclose\nmeasure\nwait-measured 20000\nreveal\nsleep 600000\n") == 0);
+
+    char *extra1[] = {"--script", s1, "--room", ROOM, NULL};
+    pid = spawn(out1, extra1);
+    int port = port_of(out1);
+    if (port <= 0) dump(out1);
+    REQUIRE(port > 0);
+
+    struct wsc *w[PHONES] = {0};
+    char token[PHONES][64];
+    for (int i = 0; i < PHONES; i++) {
+        w[i] = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", NULL, 5000, err, sizeof err);
+        REQUIRE(w[i]);
+        REQUIRE(wsc_send_json(w[i], "{s:s, s:s}", "t", "hello", "room", ROOM) == 0);
+        json_t *m = until(w[i], "welcome", 10000);
+        REQUIRE(m);
+        snprintf(token[i], sizeof token[i], "%s", json_string_value(json_object_get(m, "token")));
+        json_decref(m);
+    }
+    int acked = 0;
+    for (int i = 0; i < PHONES; i++) {
+        /* Wait for the question to open, vote phone i's way, wait for the ack. */
+        json_t *m;
+        const char *st = NULL;
+        while ((m = until(w[i], "state", 20000))) {
+            st = json_string_value(json_object_get(json_object_get(m, "q"), "state"));
+            int voting = st && !strcmp(st, "voting");
+            json_decref(m);
+            if (voting) break;
+        }
+        REQUIRE(m);
+        REQUIRE(wsc_send_json(w[i], "{s:s, s:i, s:i, s:b}", "t", "vote", "id", 1, "q", 0, "yes", i % 3 == 0) == 0);
+        json_t *a = until(w[i], "ack", 10000);
+        if (a) acked++;
+        json_decref(a);
+    }
+    CHECK_INT(acked, PHONES);
+
+    /* The crash: nothing of serve's own cleanup runs. */
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    pid = -1;
+    for (int i = 0; i < PHONES; i++) wsc_free(w[i]);
+
+    sqlite3 *h;
+    REQUIRE(sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    sqlite3_stmt *st;
+    REQUIRE(sqlite3_prepare_v2(h, "SELECT vr.token_hash, v.answer FROM votes v JOIN voters vr ON vr.id = v.voter_id "
+                                  "JOIN questions q ON q.id = v.question_id WHERE q.position = 0", -1, &st,
+                                  NULL) == SQLITE_OK);
+    int votes = 0, right = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        votes++;
+        for (int i = 0; i < PHONES; i++) {
+            char hh[65];
+            db_token_hash(token[i], hh);
+            if (!strcmp(hh, (const char *)sqlite3_column_text(st, 0)))
+                right += sqlite3_column_int(st, 1) == (i % 3 == 0);
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    CHECK_INT(votes, PHONES);
+    CHECK_INT(right, PHONES);
+
+    /* Resume. */
+    char extra2[] = "--resume";
+    char *extra[] = {extra2, "1", "--script", s2, NULL};
+    pid = spawn(out2, extra);
+    port = port_of(out2);
+    if (port <= 0) dump(out2);
+    REQUIRE(port > 0);
+    /* Phone 0 comes back with its token and the same room code. */
+    struct wsc *back = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", NULL, 5000, err, sizeof err);
+    REQUIRE(back);
+    REQUIRE(wsc_send_json(back, "{s:s, s:s, s:s}", "t", "hello", "room", ROOM, "token", token[0]) == 0);
+    json_t *wm = until(back, "welcome", 10000);
+    REQUIRE(wm);
+    CHECK_STR(json_string_value(json_object_get(wm, "token")), token[0]);
+    CHECK_INT(json_integer_value(json_array_get(json_object_get(wm, "votes"), 0)), 1);
+    json_decref(wm);
+    /* Wait until the resumed talk has revealed question 1 (as the store says). */
+    int revealed = 0;
+    for (int t = 0; t < 300 && !revealed; t++) {
+        sqlite3 *q;
+        sqlite3_stmt *qs;
+        if (sqlite3_open_v2(dbpath, &q, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+            sqlite3_prepare_v2(q, "SELECT state FROM questions WHERE position = 0", -1, &qs, NULL) == SQLITE_OK) {
+            if (sqlite3_step(qs) == SQLITE_ROW) revealed = !strcmp((const char *)sqlite3_column_text(qs, 0), "revealed");
+            sqlite3_finalize(qs);
+        }
+        sqlite3_close(q);
+        if (!revealed) usleep(100000);
+    }
+    CHECK(revealed);
+    wsc_free(back);
+    kill(pid, SIGTERM);
+    int status = -1;
+    waitpid(pid, &status, 0);
+    pid = -1;
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) dump(out2);
+
+    REQUIRE(sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_prepare_v2(h, "SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM votes), "
+                                  "(SELECT state FROM questions WHERE position = 0), "
+                                  "(SELECT count(*) FROM measurements), "
+                                  "(SELECT ended_at IS NOT NULL FROM sessions WHERE id = 1)", -1, &st,
+                                  NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+    CHECK_INT(sqlite3_column_int(st, 0), 1);                 /* the same session, no new one */
+    CHECK_INT(sqlite3_column_int(st, 1), PHONES);            /* the votes survived both runs */
+    CHECK_STR((const char *)sqlite3_column_text(st, 2), "revealed");
+    CHECK(sqlite3_column_int(st, 3) >= 1);
+    CHECK_INT(sqlite3_column_int(st, 4), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+}
+
+int main(void) {
+    if (geteuid() != 0) SKIP_ALL("needs root: serve builds the namespace lab");
+    bin = getenv("FRAGVOTE_BIN");
+    if (!bin) SKIP_ALL("FRAGVOTE_BIN is not set (run through ctest)");
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(prefix, sizeof prefix, "fvc%d", (int)(getpid() % 100000));
+    snprintf(dir, sizeof dir, "%s", check_tmpdir());
+    snprintf(dbpath, sizeof dbpath, "%s/crash.db", dir);
+    atexit(cleanup);
+    RUN(test_crash_loses_nothing_acknowledged_and_resume_goes_on);
+    cleanup();
+    return check_summary();
+}
