@@ -1,0 +1,223 @@
+/* The room: quiz transitions persisted to a real SQLite file, voters and
+ * group-commit batches, resume after a restart. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "room.h"
+
+static struct deck deck;
+
+static void make_deck(struct deck *d) {
+    memset(d, 0, sizeof *d);
+    snprintf(d->title, sizeof d->title, "room deck");
+    d->ntests = 2;
+    d->tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
+    d->tests[0].ask[DB_Q_SENT] = d->tests[0].ask[DB_Q_DF] = 1;
+    d->tests[1].spec = (struct probe_spec){.proto = PROBE_TCP4, .mode = PROBE_MODE_WANT, .size = 2000, .ttl = 2};
+    d->tests[1].ask[DB_Q_FRAGMENTED] = 1;
+}
+
+static const char *dbfile(const char *name) {
+    static char p[256];
+    snprintf(p, sizeof p, "%s/%s", check_tmpdir(), name);
+    return p;
+}
+
+/* One text value from the file, through an independent connection. */
+static const char *query(const char *path, const char *sql) {
+    static char out[4096];
+    out[0] = 0;
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) return "(open failed)";
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+            snprintf(out, sizeof out, "%s", (const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    } else {
+        snprintf(out, sizeof out, "(sql error %s)", sqlite3_errmsg(h));
+    }
+    sqlite3_close(h);
+    return out;
+}
+
+static struct probe_result result(int sent, int df, int frag) {
+    struct probe_result r;
+    memset(&r, 0, sizeof r);
+    r.sent.answer = sent;
+    r.df.answer = df;
+    r.fragmented.answer = frag;
+    r.df.basis = PROBE_BASIS_INFERRED;
+    snprintf(r.evidence, sizeof r.evidence, "the evidence line");
+    snprintf(r.observer, sizeof r.observer, "raw");
+    r.kernel_mtu = 1280;
+    return r;
+}
+
+static void test_tokens_are_128_bit_hex_and_distinct(void) {
+    char a[ROOM_TOKEN_HEX + 1], b[ROOM_TOKEN_HEX + 1], err[128];
+    REQUIRE(room_token_new(a, err, sizeof err) == 0);
+    REQUIRE(room_token_new(b, err, sizeof err) == 0);
+    CHECK_INT(strlen(a), 32);
+    CHECK(room_token_valid(a));
+    CHECK(strcmp(a, b) != 0);
+    CHECK(!room_token_valid(""));
+    CHECK(!room_token_valid(NULL));
+    CHECK(!room_token_valid("0123456789abcdef0123456789abcdeF"));  /* upper case */
+    CHECK(!room_token_valid("0123456789abcdef0123456789abcde"));   /* short */
+    CHECK(!room_token_valid("0123456789abcdef0123456789abcdef0")); /* long */
+}
+
+static void test_create_stores_session_and_questions_with_room_code(void) {
+    char err[256];
+    const char *path = dbfile("create.db");
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, &(struct room_info){.host = "laptop"}, err, sizeof err);
+    REQUIRE(r);
+    CHECK_INT(strlen(room_code(r)), ROOM_CODE_LEN);
+    for (const char *c = room_code(r); *c; c++) CHECK(strchr(ROOM_CODE_ALPHABET, *c) != NULL);
+    CHECK_STR(query(path, "SELECT count(*) FROM questions"), "3");
+    CHECK_STR(query(path, "SELECT group_concat(kind, ',') FROM (SELECT kind FROM questions ORDER BY position)"),
+              "sent,df,fragmented");
+    CHECK_STR(query(path, "SELECT room FROM sessions"), room_code(r));
+    CHECK_STR(query(path, "SELECT host FROM sessions"), "laptop");
+    CHECK_CONTAINS(query(path, "SELECT spec FROM questions WHERE position = 2"), "tcp4");
+    room_free(r);
+    db_close(db);
+}
+
+static void test_every_transition_and_the_cursor_are_persisted(void) {
+    char err[256];
+    const char *path = dbfile("persist.db");
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    REQUIRE(r);
+    CHECK_INT(room_act(r, ROOM_OPEN, err, sizeof err), 0);
+    CHECK_STR(query(path, "SELECT state FROM questions WHERE position = 0"), "voting");
+    CHECK_STR(query(path, "SELECT opened_at IS NOT NULL FROM questions WHERE position = 0"), "1");
+    CHECK_INT(room_act(r, ROOM_REVEAL, err, sizeof err), -1); /* refused: nothing written */
+    CHECK_STR(query(path, "SELECT state FROM questions WHERE position = 0"), "voting");
+    CHECK_INT(room_act(r, ROOM_CLOSE, err, sizeof err), 0);
+    CHECK_INT(room_act(r, ROOM_MEASURE, err, sizeof err), QUIZ_MEASURE_PROBE);
+    struct probe_result res = result(0, -1, -1);
+    CHECK_INT(room_measured(r, 0, &res, err, sizeof err), 0);
+    CHECK_STR(query(path, "SELECT state FROM questions WHERE position = 0"), "measured");
+    CHECK_STR(query(path, "SELECT answer || '/' || basis || '/' || evidence FROM measurements"),
+              "no/observed/the evidence line");
+    CHECK_CONTAINS(query(path, "SELECT observation FROM measurements"), "\"kernel_mtu\":1280");
+    CHECK_INT(room_act(r, ROOM_REVEAL, err, sizeof err), 0);
+    /* not sent: the df question of that test is skipped, in the file too */
+    CHECK_STR(query(path, "SELECT state FROM questions WHERE position = 1"), "skipped");
+    CHECK_INT(room_act(r, ROOM_NEXT, err, sizeof err), 0);
+    CHECK_STR(query(path, "SELECT cursor FROM sessions"), "2");
+    CHECK_INT(room_act(r, ROOM_SKIP, err, sizeof err), 0);
+    CHECK(quiz_ended(room_quiz(r)));
+    CHECK_STR(query(path, "SELECT ended_at IS NOT NULL FROM sessions"), "1");
+    room_free(r);
+    db_close(db);
+}
+
+static void test_reused_measurement_is_stored_for_each_question(void) {
+    char err[256];
+    const char *path = dbfile("reuse.db");
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    REQUIRE(r);
+    room_act(r, ROOM_OPEN, err, sizeof err);
+    room_act(r, ROOM_CLOSE, err, sizeof err);
+    room_act(r, ROOM_MEASURE, err, sizeof err);
+    struct probe_result res = result(1, 1, 0);
+    room_measured(r, 0, &res, err, sizeof err);
+    room_act(r, ROOM_REVEAL, err, sizeof err);
+    room_act(r, ROOM_NEXT, err, sizeof err);
+    room_act(r, ROOM_OPEN, err, sizeof err);
+    room_act(r, ROOM_CLOSE, err, sizeof err);
+    CHECK_INT(room_act(r, ROOM_MEASURE, err, sizeof err), 0); /* same test: no probe */
+    CHECK_STR(query(path, "SELECT answer || '/' || basis FROM measurements m JOIN questions q "
+                          "ON q.id = m.question_id WHERE q.position = 1"),
+              "yes/inferred");
+    room_free(r);
+    db_close(db);
+}
+
+static void test_batches_commit_joins_and_votes_together(void) {
+    char err[256], t1[ROOM_TOKEN_HEX + 1], t2[ROOM_TOKEN_HEX + 1];
+    const char *path = dbfile("batch.db");
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    REQUIRE(r);
+    room_token_new(t1, err, sizeof err);
+    room_token_new(t2, err, sizeof err);
+    REQUIRE(room_batch_begin(r, err, sizeof err) == 0);
+    int a = room_batch_join(r, t1, err, sizeof err), b = room_batch_join(r, t2, err, sizeof err);
+    CHECK(a >= 0 && b >= 0 && a != b);
+    CHECK_INT(room_batch_join(r, t1, err, sizeof err), a); /* same token, same voter */
+    CHECK_INT(room_batch_join(r, "nonsense", err, sizeof err), -1);
+    CHECK_INT(room_batch_vote(r, a, 0, 1, err, sizeof err), 1); /* pending question */
+    CHECK_INT(room_batch_commit(r, err, sizeof err), 0);
+    CHECK_INT(room_voter_count(r), 2);
+    CHECK_STR(query(path, "SELECT count(*) FROM voters"), "2");
+    CHECK_INT(room_voter_find(r, t2), b);
+    room_act(r, ROOM_OPEN, err, sizeof err);
+    REQUIRE(room_batch_begin(r, err, sizeof err) == 0);
+    CHECK_INT(room_batch_vote(r, a, 0, 1, err, sizeof err), 0);
+    CHECK_INT(room_batch_vote(r, b, 0, 1, err, sizeof err), 0);
+    CHECK_INT(room_batch_vote(r, a, 0, 0, err, sizeof err), 0); /* changed in the same batch */
+    CHECK_INT(room_batch_vote(r, a, 1, 0, err, sizeof err), 1);  /* not the open question */
+    struct quiz_qinfo qi;
+    quiz_get(room_quiz(r), 0, &qi);
+    CHECK_INT(qi.yes + qi.no, 0); /* nothing counts before the commit */
+    CHECK_INT(room_batch_commit(r, err, sizeof err), 0);
+    quiz_get(room_quiz(r), 0, &qi);
+    CHECK_INT(qi.yes, 1);
+    CHECK_INT(qi.no, 1);
+    CHECK_INT(room_voter_vote(r, a, 0), 0);
+    CHECK_INT(room_voter_vote(r, b, 0), 1);
+    CHECK_STR(query(path, "SELECT group_concat(answer, ',') FROM (SELECT answer FROM votes ORDER BY voter_id)"),
+              "0,1");
+    room_free(r);
+    db_close(db);
+}
+
+static void test_resume_needs_the_same_deck(void) {
+    char err[256];
+    const char *path = dbfile("resume.db");
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, &(struct room_info){.code = "ABCDEF"}, err, sizeof err);
+    REQUIRE(r);
+    int64_t sid = room_session_id(r);
+    room_act(r, ROOM_OPEN, err, sizeof err);
+    room_free(r);
+    struct deck other = deck;
+    other.tests[1].ask[DB_Q_SENT] = 1; /* one question more */
+    err[0] = 0;
+    CHECK(room_resume(db, sid, &other, err, sizeof err) == NULL);
+    CHECK_CONTAINS(err, "not the same deck");
+    r = room_resume(db, sid, &deck, err, sizeof err);
+    REQUIRE(r);
+    CHECK_STR(room_code(r), "ABCDEF");
+    struct quiz_qinfo qi;
+    quiz_get(room_quiz(r), 0, &qi);
+    CHECK_INT(qi.state, QUIZ_VOTING); /* still open after the restart */
+    CHECK(room_resume(db, sid + 100, &deck, err, sizeof err) == NULL);
+    room_free(r);
+    db_close(db);
+}
+
+int main(void) {
+    make_deck(&deck);
+    RUN(test_tokens_are_128_bit_hex_and_distinct);
+    RUN(test_create_stores_session_and_questions_with_room_code);
+    RUN(test_every_transition_and_the_cursor_are_persisted);
+    RUN(test_reused_measurement_is_stored_for_each_question);
+    RUN(test_batches_commit_joins_and_votes_together);
+    RUN(test_resume_needs_the_same_deck);
+    return check_summary();
+}
