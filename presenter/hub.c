@@ -413,6 +413,11 @@ static void on_hello(struct hub *h, struct hub_conn *c, json_t *m) {
         return;
     }
     if (c->joining) return;
+    if (c->voter >= 0) {
+        /* One voter per connection: a new identity needs a new connection. */
+        conn_error(c, -1, "already_joined", "this connection has joined already");
+        return;
+    }
     const char *token = json_string_value(json_object_get(m, "token"));
     struct hub_op *op = op_add(h, c, HUB_OP_JOIN);
     if (!op) {

@@ -270,6 +270,12 @@ static void test_join_issues_a_128_bit_token_and_sends_the_state(void) {
     REQUIRE(e);
     CHECK_STR(json_string_value(json_object_get(e, "code")), "bad_room");
     json_decref(e);
+    /* a joined connection cannot take a second identity */
+    wsc_send_json(w, "{s:s, s:i, s:s}", "t", "hello", "v", 1, "room", "TEST42");
+    e = wsc_recv_type(w, "error", T_MS);
+    REQUIRE(e);
+    CHECK_STR(json_string_value(json_object_get(e, "code")), "already_joined");
+    json_decref(e);
     wsc_close(w, 1000);
     stop();
 }
