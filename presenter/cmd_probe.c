@@ -106,6 +106,7 @@ struct deck_run {
     const struct deck *deck;
     const struct probe_run_opts *opts;
     const char *host;       /* deck target, "" = lab */
+    int ttl[2];             /* discovered once per family (IPv4, IPv6) off the lab, 0 = auto */
     int flush_each;
     struct probe_result *results;
     int *rcs;
@@ -124,6 +125,7 @@ static void *deck_worker(void *p) {
         struct probe_spec spec = d->deck->tests[i].spec;
         if (!spec.host[0] && d->host[0]) snprintf(spec.host, sizeof spec.host, "%s", d->host);
         if (spec.ttl == PROBE_TTL_AUTO) spec.ttl = d->deck->ttl;
+        if (spec.ttl == PROBE_TTL_AUTO) spec.ttl = d->ttl[probe_proto_is_v6(spec.proto)];
         struct probe_run_opts o = *d->opts;
         o.flush_pmtu = d->flush_each;
         d->rcs[i] = probe_run(&o, &spec, &d->results[i], d->errs[i], sizeof d->errs[i]);
@@ -139,8 +141,29 @@ static void *deck_worker(void *p) {
     }
 }
 
-static int run_deck(const char *path, struct probe_run_opts *opts, int jobs, int flush_each, int json,
-                    const char *addr_host) {
+/* The lab for a test with no target: the running one, or a new one (left up
+ * so the PMTU cache carries to the next command). 0 or an exit code. */
+static int lab_find_or_build(const struct probe_lab_config *cfg, struct probe_lab *lab) {
+    char err[1024];
+    int st = probe_lab_status(cfg->prefix, lab, err, sizeof err);
+    if (st < 0) {
+        fprintf(stderr, "fragvote probe: %s\n", err);
+        return FV_EXIT_FAIL;
+    }
+    if (st == 0) {
+        int rc = probe_lab_up(cfg, lab, err, sizeof err);
+        if (rc < 0) {
+            fprintf(stderr, "fragvote probe: no target and the lab could not be built: %s\n", err);
+            return rc == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
+        }
+        fprintf(stderr, "fragvote probe: built the lab \"%s\" (`fragvote lab down` removes it)\n", lab->cfg.prefix);
+    }
+    return 0;
+}
+
+static int run_deck(const char *path, struct probe_run_opts *opts, const struct probe_lab_config *cfg,
+                    struct probe_lab *lab, int jobs, int no_flush, int flush, int json, const char *addr_host,
+                    int observer_given) {
     struct deck *dk = calloc(1, sizeof *dk); /* ~50 kB: not on the stack */
     char err[1024];
     if (!dk) {
@@ -153,13 +176,23 @@ static int run_deck(const char *path, struct probe_run_opts *opts, int jobs, int
         return FV_EXIT_USAGE;
     }
     const char *host = addr_host[0] ? addr_host : (!strcmp(dk->target, "lab") ? "" : dk->target);
-    if (host[0]) opts->lab = NULL;
-    if (!opts->lab && !host[0]) {
-        fprintf(stderr, "fragvote probe: the deck has no target and no lab is available\n");
+    if (!observer_given && dk->observer[0] && probe_observer_parse(dk->observer, &opts->observer) < 0) {
+        fprintf(stderr, "fragvote probe: the deck names an unknown observer \"%s\"\n", dk->observer);
         deck_free(dk);
         free(dk);
-        return FV_EXIT_FAIL;
+        return FV_EXIT_USAGE;
     }
+    if (!host[0]) {
+        int rc = lab_find_or_build(cfg, lab);
+        if (rc) {
+            deck_free(dk);
+            free(dk);
+            return rc;
+        }
+        opts->lab = lab;
+    }
+    /* In the lab every test starts from an empty PMTU cache unless --no-flush. */
+    int flush_each = opts->lab ? !no_flush : flush;
     struct deck_run d = {.deck = dk, .opts = opts, .host = host,
                          .flush_each = flush_each && jobs == 1};
     d.results = calloc((size_t)dk->ntests + 1, sizeof *d.results);
@@ -176,6 +209,20 @@ static int run_deck(const char *path, struct probe_run_opts *opts, int jobs, int
     }
     pthread_mutex_init(&d.lock, NULL);
     if (flush_each && jobs > 1 && opts->lab) probe_lab_flush_pmtu(opts->lab, err, sizeof err);
+    /* Off the lab, TTL discovery runs once per family for the whole deck. */
+    for (int v6 = 0; v6 <= 1 && !opts->lab && !dk->ttl; v6++) {
+        int used = 0;
+        for (int i = 0; i < dk->ntests; i++)
+            used |= probe_proto_is_v6(dk->tests[i].spec.proto) == v6 && dk->tests[i].spec.ttl == PROBE_TTL_AUTO;
+        if (!used) continue;
+        struct probe_ttl_discovery disc;
+        if (probe_ttl_discover(opts, v6, host, &disc, err, sizeof err) < 0) {
+            fprintf(stderr, "fragvote probe: TTL discovery (%s): %s\n", v6 ? "IPv6" : "IPv4", err);
+            continue; /* each test then reports its own error */
+        }
+        fprintf(stderr, "TTL discovery (%s): %s\n", v6 ? "IPv6" : "IPv4", disc.why);
+        d.ttl[v6] = disc.ttl > 0 ? disc.ttl : disc.reached_dst ? disc.tried : 0;
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pthread_t th[PROBE_JOBS_MAX];
@@ -248,7 +295,7 @@ int cmd_probe(int argc, char **argv) {
     struct probe_lab_config cfg;
     probe_lab_config_default(&cfg);
     const char *deck = NULL;
-    int json = 0, jobs = 1, flush = 0, no_flush = 0;
+    int json = 0, jobs = 1, flush = 0, no_flush = 0, observer_given = 0;
     static const struct option lo[] = {
         {"proto", required_argument, NULL, 'p'}, {"mode", required_argument, NULL, 'f'},
         {"size", required_argument, NULL, 's'},  {"ttl", required_argument, NULL, 't'},
@@ -289,6 +336,7 @@ int cmd_probe(int argc, char **argv) {
         case 'd': deck = optarg; break;
         case 'o':
             if (probe_observer_parse(optarg, &opts.observer) < 0) goto usage_bad;
+            observer_given = 1;
             break;
         case 'T': {
             long t = strtol(optarg, &end, 10);
@@ -323,25 +371,13 @@ int cmd_probe(int argc, char **argv) {
         fprintf(stderr, "fragvote probe: %s\n", err);
         return FV_EXIT_USAGE;
     }
-    /* No target: the lab, built if it is not up. */
     struct probe_lab lab;
+    if (deck) return run_deck(deck, &opts, &cfg, &lab, jobs, no_flush, flush, json, spec.host, observer_given);
     if (!spec.host[0]) {
-        int st = probe_lab_status(cfg.prefix, &lab, err, sizeof err);
-        if (st < 0) {
-            fprintf(stderr, "fragvote probe: %s\n", err);
-            return FV_EXIT_FAIL;
-        }
-        if (st == 0) {
-            int rc = probe_lab_up(&cfg, &lab, err, sizeof err);
-            if (rc < 0) {
-                fprintf(stderr, "fragvote probe: no target and the lab could not be built: %s\n", err);
-                return rc == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
-            }
-            fprintf(stderr, "fragvote probe: built the lab \"%s\" (`fragvote lab down` removes it)\n", lab.cfg.prefix);
-        }
+        int rc = lab_find_or_build(&cfg, &lab);
+        if (rc) return rc;
         opts.lab = &lab;
     }
-    if (deck) return run_deck(deck, &opts, jobs, opts.lab ? !no_flush : flush, json, spec.host);
     opts.flush_pmtu = flush;
     struct probe_result r;
     int rc = probe_run(&opts, &spec, &r, err, sizeof err);
