@@ -84,6 +84,7 @@ class Console {
 
 /* ---- pages, frames, screenshots ---- */
 const frames = [];        /* every websocket frame every page received, in order */
+const timings = { tapToAck: [], revealToScreen: [], backOnline: [] };  /* ms, reported at the end */
 const pageErrors = [];
 function watch(page, who) {
   page.on('websocket', (ws) => {
@@ -148,7 +149,7 @@ async function axe(page, label) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.evaluate(AXE);
     const r = await page.evaluate(() => window.axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
       resultTypes: ['violations'],
     }));
     for (const v of r.violations) {
@@ -328,8 +329,10 @@ async function main() {
       if (stageShots) await shot(screen, 'screen-4-measured');
 
       const before = frames.length;
+      const t0 = Date.now();
       await con.cmd('reveal');
       await until(`Q${pos + 1} revealed on the screen`, async () => !(await hidden(screen, '#reveal')));
+      timings.revealToScreen.push(Date.now() - t0);
       const st = await until(`Q${pos + 1} reveal frame`, () => stateWithReveal(pos));
       const rv = st.reveal;
       truths[pos] = rv.truth;
@@ -372,6 +375,7 @@ async function main() {
           v === rv.truth ? 'You were right ✔' : 'Not this time ✘';
         checkEq(await text(p, '#verdict'), want, `Q${pos + 1}: phone ${n} (voted ${v}) sees its verdict`);
         checkEq(await text(p, '#truth'), rv.truth, `Q${pos + 1}: phone ${n} sees the measured truth`);
+        checkEq(await text(p, '#evidence'), rv.evidence || rv.why, `Q${pos + 1}: phone ${n} sees the evidence`);
       }
       if (stageShots) {
         await shot(screen, 'screen-5-revealed');
@@ -386,9 +390,11 @@ async function main() {
     async function vote(name, yes, how = 'tap') {
       const p = phones[name].page;
       const id = yes ? 'yes' : 'no';
-      if (how === 'tap') await p.tap('#' + id);
-      else { await tabTo(p, id); await p.keyboard.press(how); }
+      if (how !== 'tap') await tabTo(p, id);
+      const t0 = Date.now();
+      if (how === 'tap') await p.tap('#' + id); else await p.keyboard.press(how);
       await waitText(p, '#ack', `vote counted ✓ (${id})`);
+      timings.tapToAck.push(Date.now() - t0);
       check(await p.locator('#' + id).evaluate((e) => e.classList.contains('chosen')), `phone ${name}: ${id} shown as chosen`);
     }
 
@@ -428,9 +434,11 @@ async function main() {
     await until('phone C tells its vote did not go out', async () => /offline/.test(await text(C, '#ack')));
     await shot(C, 'phone-3-offline');
     await axe(C, 'phone (offline)');
+    const tBack = Date.now();
     await phones.C.ctx.setOffline(false);
     await waitText(C, '#conn', 'online');
     await waitText(C, '#ack', 'vote counted ✓ (yes)');
+    timings.backOnline.push(Date.now() - tBack);
     await waitText(screen, '#online', '3');
     await vote('C', false);                  /* changes its mind */
     await sleep(300);
@@ -522,6 +530,9 @@ async function main() {
     }
     check(pageErrors.length === 0, 'no uncaught script error on any page', pageErrors.join('; '));
     log(`${frames.length} websocket frames received by the pages`);
+    const fmt = (a) => a.length ? `median ${a.slice().sort((x, y) => x - y)[a.length >> 1]} ms, max ${Math.max(...a)} ms (n=${a.length})` : '-';
+    log(`timings: tap→"vote counted" ${fmt(timings.tapToAck)}; console reveal→truth on screen ${fmt(timings.revealToScreen)}; ` +
+      `network back→phone online with its vote ${fmt(timings.backOnline)}`);
 
     if (env.FRAGVOTE_UPDATE_SCREENSHOTS === '1') {
       const dst = path.join(SRC, 'docs', 'screenshots');
