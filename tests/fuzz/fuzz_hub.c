@@ -25,9 +25,17 @@ static struct db *db;
 static struct room *room;
 static struct deck deck;
 
+#define FUZZ_VOTERS_MAX 5000 /* start a fresh room past this: memory stays bounded on long runs */
+
 static void setup(void) {
     char err[256];
-    if (room) return;
+    if (room && room_voter_count(room) < FUZZ_VOTERS_MAX) return;
+    if (room) {
+        room_free(room);
+        deck_free(&deck);
+        db_close(db);
+        room = NULL;
+    }
     if (!(db = db_open(":memory:", err, sizeof err)) || deck_load_builtin(&deck, err, sizeof err) ||
         !(room = room_create(db, &deck, &(struct room_info){.code = "FUZZ23"}, err, sizeof err)) ||
         room_act(room, ROOM_OPEN, err, sizeof err) < 0) {
