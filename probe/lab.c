@@ -190,6 +190,24 @@ static int ns_sysctls(void *p) {
     return 0;
 }
 
+struct if_setup {
+    const char *ifname;
+    char *err;
+    size_t errlen;
+};
+
+/* Runs inside a namespace: a solicitation sent while a fresh veth is still
+ * coming up is lost; ARP/ND retry after 100 ms instead of the default second. */
+static int if_neigh_fast(void *p) {
+    struct if_setup *s = p;
+    char path[128];
+    for (int v6 = 0; v6 <= 1; v6++) {
+        snprintf(path, sizeof path, "/proc/sys/net/ipv%d/neigh/%s/retrans_time_ms", v6 ? 6 : 4, s->ifname);
+        if (lab_sysctl_write(path, "100", s->err, s->errlen) < 0) return PROBE_E_FAIL;
+    }
+    return 0;
+}
+
 static int lab_build(const struct probe_lab *lab, char *err, size_t errlen) {
     for (int n = 0; n < PROBE_LAB_NODES; n++) {
         char *argv[] = {"ip", "netns", "add", (char *)lab->ns[n], NULL};
@@ -203,6 +221,8 @@ static int lab_build(const struct probe_lab *lab, char *err, size_t errlen) {
         const char *na = lab->ns[l->a], *nb = lab->ns[l->b];
         if (ipn(NULL, err, errlen, "link add %s netns %s mtu %d type veth peer name %s netns %s mtu %d",
                 l->a_if, na, l->mtu, l->b_if, nb, l->mtu) < 0 ||
+            ipn(na, err, errlen, "link set %s up", l->a_if) < 0 ||
+            ipn(nb, err, errlen, "link set %s up", l->b_if) < 0 ||
             ipn(na, err, errlen, "addr add %s/24 dev %s", l->a4, l->a_if) < 0 ||
             ipn(nb, err, errlen, "addr add %s/24 dev %s", l->b4, l->b_if) < 0 ||
             ipn(na, err, errlen, "-6 addr add %s/64 dev %s nodad", l->a6, l->a_if) < 0 ||
@@ -212,13 +232,12 @@ static int lab_build(const struct probe_lab *lab, char *err, size_t errlen) {
         const char *ifs[2] = {l->a_if, l->b_if};
         const char *nss[2] = {na, nb};
         for (int k = 0; k < 2; k++) {
+            struct if_setup is = {ifs[k], err, errlen};
+            if (probe_netns_run(nss[k], if_neigh_fast, &is, err, errlen) < 0) return PROBE_E_FAIL;
             char *argv[] = {"ip", "netns", "exec", (char *)nss[k], "ethtool", "-K", (char *)ifs[k],
                             "tso", "off", "gso", "off", "gro", "off", "tx", "off", NULL};
             if (lab_exec(argv, NULL, err, errlen) != 0) return PROBE_E_FAIL;
         }
-        if (ipn(na, err, errlen, "link set %s up", l->a_if) < 0 ||
-            ipn(nb, err, errlen, "link set %s up", l->b_if) < 0)
-            return PROBE_E_FAIL;
     }
     const struct probe_lab_link *l0 = &lab->link[0], *l1 = &lab->link[1], *l2 = &lab->link[2];
     if (ipn(lab->ns[PROBE_LAB_SRC], err, errlen, "route add default via %s", l0->b4) < 0 ||
