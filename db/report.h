@@ -46,7 +46,6 @@ struct db_report_question {
     double opened_at, closed_at, revealed_at; /* 0 when never reached */
     int yes, no;
     int changes;               /* total vote changes on this question */
-    double first_vote_at, last_vote_at;       /* 0 without votes */
     char truth[8];             /* "yes" / "no" / "unknown" / "" (not measured) */
     char majority[8];          /* "yes" / "no" / "tie" / "" (no votes) */
     double correct;            /* 1, 0, 0.5 or -1 unscored */
@@ -73,7 +72,7 @@ struct db_report_dist {
 
 struct db_report_session {
     struct db_session_row row;  /* as db_session_get returns it */
-    struct db_sscore score;     /* as db_session_score returns it */
+    struct db_sscore score;     /* equal to what db_session_score returns (tested) */
     int nquestions;
     struct db_report_question *questions; /* by position */
     int nsets;
@@ -81,9 +80,12 @@ struct db_report_session {
     struct db_report_dist dist;
 };
 
-/* Reads everything about one session: row and score through db (the store's
- * own numbers), the rest through r. Caller owns *out; release with
- * db_report_session_free(). Returns 0, or -1 (no such session / error). */
+/* Reads everything about one session through r: the row, the questions with
+ * the store's question_score view, the sets, the distribution, and the
+ * session score aggregated from those rows as the store does (equal to
+ * db_session_score, checked by tests/export). db is the store r was opened
+ * on. Caller owns *out; release with db_report_session_free(). Returns 0, or
+ * -1 (no such session / error). */
 int db_report_session_load(struct db *db, struct db_report *r, int64_t session_id,
                            struct db_report_session *out, char *err, size_t errlen);
 void db_report_session_free(struct db_report_session *s);

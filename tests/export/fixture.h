@@ -92,6 +92,9 @@ fail:
     return -1;
 }
 
+/* The voter ids of the session fx_record() wrote last. */
+static int64_t fx_last_voters[6] __attribute__((unused));
+
 /* Records the session above in db; returns its id, or -1. qids gets the question ids. */
 static inline int64_t fx_record(struct db *db, const char *title, int64_t qids[FX_NQ]) {
     char err[256];
@@ -110,6 +113,7 @@ static inline int64_t fx_record(struct db *db, const char *title, int64_t qids[F
             fprintf(stderr, "fixture: %s\n", err);
             return -1;
         }
+        fx_last_voters[i] = voters[i];
     }
     qids[0] = fx_question(db, sid, 0, 0, "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ttl\":2}", DB_Q_SENT,
                           "A 1400-byte UDP/IPv4 packet, IP_PMTUDISC_DO: is it sent?");

@@ -30,6 +30,21 @@ static int setup(void) {
     return sid > 0 && sid2 > 0 ? 0 : -1;
 }
 
+/* The report's session score equals the store's db_session_score(). */
+static void check_score_equals_store(struct db *db, const struct db_report_session *s) {
+    char err[256];
+    struct db_sscore st;
+    REQUIRE(db_session_score(db, s->row.id, &st, err, sizeof err) == 0);
+    CHECK_INT(s->score.questions, st.questions);
+    CHECK_INT(s->score.scored, st.scored);
+    CHECK(s->score.collective == st.collective);
+    CHECK_INT(s->score.votes_scored, st.votes_scored);
+    CHECK_INT(s->score.votes_correct, st.votes_correct);
+    CHECK(s->score.vote_accuracy == st.vote_accuracy);
+    CHECK_INT(s->score.voters, st.voters);
+    CHECK(s->row.collective == st.collective);
+}
+
 /* The report reader returns exactly the store's scores and the hand numbers. */
 static void test_report_equals_store_and_hand_numbers(void) {
     char err[512];
@@ -47,6 +62,7 @@ static void test_report_equals_store_and_hand_numbers(void) {
     CHECK_INT(s.score.votes_correct, FX_VOTES_CORRECT);
     CHECK_INT(s.score.voters, FX_VOTERS);
     CHECK_INT(s.score.scored, FX_SCORED);
+    check_score_equals_store(db, &s);
     for (int i = 0; i < FX_NQ && i < s.nquestions; i++) {
         const struct db_report_question *q = &s.questions[i];
         struct db_qscore qs;
@@ -443,6 +459,101 @@ static void test_sessions_lists_every_session(void) {
     free(errs);
 }
 
+/* Histogram of db_voter_score() (the store's voter_score view) over voters. */
+static void store_histogram(struct db *db, const int64_t *voters, int n, int *hist, int slots, int *unscored) {
+    char err[256];
+    *unscored = 0;
+    for (int i = 0; i < slots; i++) hist[i] = 0;
+    for (int i = 0; i < n; i++) {
+        struct db_vscore vs;
+        if (db_voter_score(db, voters[i], &vs, err, sizeof err)) {
+            hist[0] = -999;
+            return;
+        }
+        if (vs.scored == 0) (*unscored)++;
+        else if (vs.correct < slots) hist[vs.correct]++;
+        else hist[0] = -998;
+    }
+}
+
+/* The report's distribution (its own faster query) equals the store's
+ * voter_score view voter by voter: on the fixture, and on a random session
+ * of 300 voters x 12 questions with random truths, abstentions and changes. */
+static void test_distribution_equals_the_voter_score_view(void) {
+    char err[512];
+    struct db *db = db_open(dbfile, err, sizeof err);
+    REQUIRE(db);
+    struct db_report *r = db_report_open(db, err, sizeof err);
+    REQUIRE(r);
+    struct db_report_session s;
+    int hist[64], unscored;
+    REQUIRE(db_report_session_load(db, r, sid2, &s, err, sizeof err) == 0);
+    store_histogram(db, fx_last_voters, 6, hist, s.dist.max_correct + 1, &unscored);
+    for (int k = 0; k <= s.dist.max_correct; k++) CHECK_INT(s.dist.voters[k], hist[k]);
+    CHECK_INT(s.dist.voters_unscored, unscored);
+    db_report_session_free(&s);
+
+    /* random session */
+    enum { NV = 300, NQ = 12 };
+    srand(42);
+    struct db_session_info info = {.title = "random", .deck_json = "{}"};
+    int64_t rs = db_session_create(db, &info, err, sizeof err);
+    REQUIRE(rs > 0);
+    int64_t live = db_session_live_set(db, rs, err, sizeof err);
+    static int64_t voters[NV];
+    REQUIRE(db_begin(db, err, sizeof err) == 0);
+    for (int v = 0; v < NV; v++) {
+        char tok[40];
+        snprintf(tok, sizeof tok, "random-voter-%d", v);
+        voters[v] = db_voter_join(db, rs, tok, err, sizeof err);
+        REQUIRE(voters[v] > 0);
+    }
+    static const char *const truths[] = {"yes", "no", "unknown", NULL};
+    int yes_votes[NQ] = {0}, no_votes[NQ] = {0};
+    int64_t q[NQ];
+    for (int i = 0; i < NQ; i++) {
+        q[i] = db_question_add(db, rs, i, i, "{}", (enum db_qkind)(i % 3), "random question", err, sizeof err);
+        REQUIRE(q[i] > 0);
+        REQUIRE(db_question_set_state(db, q[i], "voting", err, sizeof err) == 0);
+        for (int v = 0; v < NV; v++) {
+            int pick = rand() % 5; /* 0-1 yes, 2-3 no, 4 abstain */
+            if (pick == 4) continue;
+            if (rand() % 7 == 0) REQUIRE(db_vote_put(db, q[i], voters[v], pick >= 2, err, sizeof err) == DB_VOTE_OK);
+            REQUIRE(db_vote_put(db, q[i], voters[v], pick < 2, err, sizeof err) == DB_VOTE_OK);
+            if (pick < 2) yes_votes[i]++;
+            else no_votes[i]++;
+        }
+        REQUIRE(db_question_set_state(db, q[i], "closed", err, sizeof err) == 0);
+        const char *t = truths[rand() % 4];
+        if (t) REQUIRE(db_measurement_add(db, live, q[i], t, "observed", "random", "{}", "raw", err, sizeof err) > 0);
+    }
+    REQUIRE(db_commit(db, err, sizeof err) == 0);
+    REQUIRE(db_report_session_load(db, r, rs, &s, err, sizeof err) == 0);
+    store_histogram(db, voters, NV, hist, s.dist.max_correct + 1, &unscored);
+    int total = 0;
+    for (int k = 0; k <= s.dist.max_correct; k++) {
+        CHECK_INT(s.dist.voters[k], hist[k]);
+        total += s.dist.voters[k];
+    }
+    CHECK_INT(s.dist.voters_unscored, unscored);
+    CHECK_INT(total + s.dist.voters_unscored, NV);
+    check_score_equals_store(db, &s);
+    CHECK(s.score.scored > 0 && s.score.scored < NQ); /* the random truths left some unscored */
+    CHECK(s.dist.voters_scored > 0);
+    for (int i = 0; i < NQ && i < s.nquestions; i++) {
+        struct db_qscore qs;
+        REQUIRE(db_question_score(db, q[i], &qs, err, sizeof err) == 0);
+        CHECK_INT(s.questions[i].yes, yes_votes[i]);
+        CHECK_INT(s.questions[i].no, no_votes[i]);
+        CHECK_INT(s.questions[i].yes, qs.yes);
+        CHECK_STR(s.questions[i].truth, qs.truth);
+        CHECK(s.questions[i].correct == qs.correct);
+    }
+    db_report_session_free(&s);
+    db_report_close(r);
+    db_close(db);
+}
+
 static void test_fmt_double_round_trips(void) {
     char buf[40];
     double vals[] = {0, 0.5, 1, 6.0 / 14, 2.0 / 3, 0.1, 1e-9};
@@ -468,5 +579,6 @@ int main(void) {
     RUN(test_misuse_and_missing_things);
     RUN(test_sessions_lists_every_session);
     RUN(test_fmt_double_round_trips);
+    RUN(test_distribution_equals_the_voter_score_view);
     return fx_summary_and_clean();
 }
