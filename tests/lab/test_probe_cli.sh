@@ -73,6 +73,10 @@ check "-a 127.0.0.1:9: exit 0, loopback answers port unreachable about the whole
   jqc '.spec.host == "127.0.0.1" and .spec.port == 9 and .icmp.type == 3 and .icmp.code == 3
          and .fragmented.answer == "no"' "$tmp/lo.json"
 
+"$bin" probe -p udp6 -f do -s 1400 --ttl 64 -a '[::1]:9' --json >"$tmp/lo6.json" 2>"$tmp/err"; rc=$?
+check "-a [::1]:9: IPv6 literal in brackets, port unreachable from ::1" \
+  jqc '.spec.host == "::1" and .spec.port == 9 and .icmp.type == 1 and .sent.answer == "yes"' "$tmp/lo6.json"
+
 # --- down ---
 "$bin" lab down --prefix "$P" >"$tmp/out" 2>&1; rc=$?
 check "lab down: exit 0, no namespace left" test $rc -eq 0 -a "$(ip netns list | grep -c "^$P-")" -eq 0

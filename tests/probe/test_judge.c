@@ -51,6 +51,14 @@ static void answer(struct probe_observation *obs, enum probe_icmp_kind kind, con
     a->q.l4 = 17;
 }
 
+/* The egress tap saw one whole packet of len bytes leave with this DF. */
+static void left_whole(struct probe_observation *obs, int len, int df) {
+    obs->egress_packets = 1;
+    obs->egress_fragments = 0;
+    obs->egress_first_len = obs->egress_max_len = len;
+    obs->egress_df = df;
+}
+
 static void test_emsgsize_is_observed_and_names_the_cache(void) {
     struct probe_result r;
     struct probe_sendinfo si;
@@ -93,10 +101,7 @@ static void test_fragment_quoted_past_a_whole_departure_means_router(void) {
     struct probe_sendinfo si;
     struct probe_observation obs;
     setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    obs.egress_packets = 1;
-    obs.egress_fragments = 0;
-    obs.egress_first_len = obs.egress_max_len = 1400;
-    obs.egress_df = 0;
+    left_whole(&obs, 1400, 0);
     answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
     probe_judge(&si, &obs, &lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
@@ -112,10 +117,7 @@ static void test_frag_needed_means_whole_and_dropped(void) {
     struct probe_sendinfo si;
     struct probe_observation obs;
     setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DEFAULT, 1400);
-    obs.egress_packets = 1;
-    obs.egress_fragments = 0;
-    obs.egress_first_len = 1400;
-    obs.egress_df = 1;
+    left_whole(&obs, 1400, 1);
     answer(&obs, PROBE_ICMP_FRAG_NEEDED, "192.0.2.2", 1400, 1, 0, 0, 1280);
     probe_judge(&si, &obs, &lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
@@ -132,10 +134,7 @@ static void test_reassembling_hop_quote_is_not_read_as_whole(void) {
     struct probe_sendinfo si;
     struct probe_observation obs;
     setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    obs.egress_packets = 1;
-    obs.egress_fragments = 0;
-    obs.egress_first_len = 1400;
-    obs.egress_df = 0;
+    left_whole(&obs, 1400, 0);
     answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1400, 0, 0, 0, 0);
     probe_judge(&si, &obs, &rlab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
@@ -182,20 +181,14 @@ static void test_probe_expiring_at_a_bottleneck_router_is_unknown(void) {
     struct probe_sendinfo si;
     struct probe_observation obs;
     setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    obs.egress_packets = 1;
-    obs.egress_fragments = 0;
-    obs.egress_first_len = 1400;
-    obs.egress_df = 0;
+    left_whole(&obs, 1400, 0);
     answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1400, 0, 0, 0, 0);
     probe_judge(&si, &obs, &blab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
     CHECK_CONTAINS(r.fragmented.why, "TTL");
     /* In the default lab the same quote means: went whole past r1. */
     setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    obs.egress_packets = 1;
-    obs.egress_fragments = 0;
-    obs.egress_first_len = 1400;
-    obs.egress_df = 0;
+    left_whole(&obs, 1400, 0);
     answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1200, 0, 0, 0, 0);
     probe_judge(&si, &obs, &lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
@@ -206,10 +199,7 @@ static void test_silence_is_unknown(void) {
     struct probe_sendinfo si;
     struct probe_observation obs;
     setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    obs.egress_packets = 1;
-    obs.egress_fragments = 0;
-    obs.egress_first_len = 1400;
-    obs.egress_df = 0;
+    left_whole(&obs, 1400, 0);
     probe_judge(&si, &obs, &lab, &r);
     CHECK_INT(r.sent.answer, PROBE_ANS_YES);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
@@ -222,9 +212,7 @@ static void test_ipv6_df_is_inferred_yes(void) {
     struct probe_sendinfo si;
     struct probe_observation obs;
     setup(&r, &si, &obs, PROBE_UDP6, PROBE_MODE_DONT, 1400);
-    obs.egress_packets = 1;
-    obs.egress_fragments = 0;
-    obs.egress_first_len = 1400;
+    left_whole(&obs, 1400, -1);
     probe_judge(&si, &obs, &lab, &r);
     CHECK_INT(r.df.answer, PROBE_ANS_YES);
     CHECK_INT(r.df.basis, PROBE_BASIS_INFERRED);
