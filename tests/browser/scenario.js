@@ -63,10 +63,11 @@ class Console {
   constructor(child) {
     this.child = child;
     this.lines = [];
-    this.out = fs.createWriteStream(path.join(ART, 'serve.log'));
-    readline.createInterface({ input: child.stdout }).on('line', (l) => { this.lines.push(l); this.out.write(l + '\n'); });
-    readline.createInterface({ input: child.stderr }).on('line', (l) => { this.out.write('stderr: ' + l + '\n'); console.log('serve: ' + l); });
-    this.exit = new Promise((r) => child.on('exit', (code, sig) => r({ code, sig })));
+    const logf = path.join(ART, 'serve.log');
+    readline.createInterface({ input: child.stdout }).on('line', (l) => { this.lines.push(l); fs.appendFileSync(logf, l + '\n'); });
+    readline.createInterface({ input: child.stderr }).on('line', (l) => { fs.appendFileSync(logf, 'stderr: ' + l + '\n'); console.log('serve: ' + l); });
+    /* 'close', not 'exit': only then has all of its output been read. */
+    this.exit = new Promise((r) => child.on('close', (code, sig) => r({ code, sig })));
   }
   async line(re, from = 0, ms = STEP_MS) {
     return until(`console line ${re}`, () => this.lines.slice(from).find((l) => re.test(l)), ms);
@@ -103,6 +104,10 @@ async function shot(page, name) {
   const file = path.join(ART, name + '.png');
   await page.screenshot({ path: file, fullPage: !name.startsWith('screen-') });
   shots.push(file);
+  if (name.startsWith('phone-')) {
+    const w = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+    check(w[0] <= w[1], `${name}: nothing wider than the phone (no sideways scrolling)`, `content ${w[0]} px, screen ${w[1]} px`);
+  }
 }
 async function text(page, sel) { return (await page.locator(sel).textContent()) || ''; }
 async function hidden(page, sel) { return page.locator(sel).evaluate((e) => e.hidden); }
@@ -527,6 +532,11 @@ async function main() {
     for (let pos = 0; pos < 3; pos++) {
       const l = con.lines.find((x) => new RegExp(`^  Q${pos + 1} `).test(x)) || '';
       check(new RegExp(`truth ${truths[pos]} `).test(l), `serve summary Q${pos + 1} has truth ${truths[pos]}`, l);
+    }
+    if (scored) {
+      const l = con.lines.find((x) => /^This room scored /.test(x)) || '';
+      check(l.startsWith(`This room scored ${Math.round((sum / scored) * 100)}% (collective, over ${scored} questions)`),
+        'serve summary has the collective score the screen showed', l);
     }
     check(pageErrors.length === 0, 'no uncaught script error on any page', pageErrors.join('; '));
     log(`${frames.length} websocket frames received by the pages`);
