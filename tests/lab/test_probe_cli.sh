@@ -37,7 +37,7 @@ done
 check "status of a missing lab: exit 1" test $rc -eq 1
 "$bin" lab up --prefix "$P" >"$tmp/out" 2>&1; rc=$?
 check "lab up: exit 0" test $rc -eq 0
-check "lab up made four namespaces" test "$(ip netns list | grep -c "^$P-")" -eq 4
+check "lab up made four namespaces" test "$(ip netns list 2>/dev/null | grep -c "^$P-")" -eq 4
 "$bin" lab status --prefix "$P" >"$tmp/out" 2>&1; rc=$?
 check "lab status: exit 0, shows the 1280 link" grep -q "mtu 1280" "$tmp/out"
 
@@ -79,7 +79,7 @@ check "-a [::1]:9: IPv6 literal in brackets, port unreachable from ::1" \
 
 # --- down ---
 "$bin" lab down --prefix "$P" >"$tmp/out" 2>&1; rc=$?
-check "lab down: exit 0, no namespace left" test $rc -eq 0 -a "$(ip netns list | grep -c "^$P-")" -eq 0
+check "lab down: exit 0, no namespace left" test $rc -eq 0 -a "$(ip netns list 2>/dev/null | grep -c "^$P-")" -eq 0
 "$bin" lab status --prefix "$P" >/dev/null 2>&1; rc=$?
 check "status after down: exit 1" test $rc -eq 1
 
