@@ -1,0 +1,191 @@
+// Runs the real audience pages (common.js + phone.js / screen.js) in Node
+// against the real hub, with a minimal DOM built from the real HTML files:
+// every id the scripts use must exist in the page. Drives the quiz as the
+// presenter over its own websocket. Exit 0 when every check holds.
+//   node --experimental-websocket pages_sim.js PORT SECRET WEBROOT
+'use strict';
+const fs = require('fs');
+const vm = require('vm');
+const [port, secret, webroot] = process.argv.slice(2);
+const MARKER = 'EVIDENCE-pages-7c1d';
+let failures = 0;
+function check(cond, what) {
+  console.log((cond ? 'ok   ' : 'FAIL ') + what);
+  if (!cond) failures++;
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function until(fn, ms = 5000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) { if (fn()) return true; await sleep(20); }
+  return fn();
+}
+
+// ---- a DOM just big enough for the pages ----
+function makeElement(doc, id, tag) {
+  const listeners = {};
+  const classes = new Set();
+  const el = {
+    id, tagName: tag, textContent: '', hidden: false, disabled: false, value: '', children: [], style: {},
+    attrs: {},
+    get className() { return [...classes].join(' '); },
+    set className(v) { classes.clear(); String(v).split(/\s+/).filter(Boolean).forEach((c) => classes.add(c)); },
+    classList: {
+      add: (c) => classes.add(c), remove: (c) => classes.delete(c), contains: (c) => classes.has(c),
+      toggle: (c, on) => { if (on === undefined) on = !classes.has(c); if (on) classes.add(c); else classes.delete(c); return on; },
+    },
+    addEventListener: (t, fn) => { (listeners[t] = listeners[t] || []).push(fn); },
+    dispatch: (t, ev) => (listeners[t] || []).forEach((fn) => fn(ev || { preventDefault() {} })),
+    click() { if (!el.disabled) el.dispatch('click'); },
+    getAttribute: (a) => el.attrs[a],
+    replaceChildren: (...nodes) => { el.children = nodes; el.textContent = nodes.map((n) => n.textContent).join(''); },
+    appendChild: (n) => { el.children.push(n); el.textContent += n.textContent; return n; },
+    select() { doc._selection = el.value; },
+    setSelectionRange() { doc._selection = el.value; },
+  };
+  return el;
+}
+
+function makePage(file, search, shared) {
+  const html = fs.readFileSync(webroot + '/' + file, 'utf8');
+  const doc = { _selection: '', copied: null, visibilityState: 'visible', _cookie: shared.cookie };
+  const byId = {};
+  for (const m of html.matchAll(/<(\w+)[^>]*\sid="([^"]+)"[^>]*>/g)) byId[m[2]] = makeElement(doc, m[2], m[1]);
+  for (const m of html.matchAll(/<(\w+)[^>]*\shidden[\s>]/g)) void m; // hidden state from HTML:
+  for (const m of html.matchAll(/<(\w+)([^>]*)>/g)) {
+    const idm = /\sid="([^"]+)"/.exec(m[2]);
+    if (idm && /\shidden(\s|$)/.test(m[2])) byId[idm[1]].hidden = true;
+    if (idm && /\sdisabled(\s|$)/.test(m[2])) byId[idm[1]].disabled = true;
+  }
+  const cmdButtons = [...html.matchAll(/data-cmd="(\w+)"/g)].map((m) => {
+    const b = makeElement(doc, '', 'button');
+    b.attrs['data-cmd'] = m[1];
+    return b;
+  });
+  const docListeners = {};
+  Object.assign(doc, {
+    getElementById: (id) => byId[id] || null,
+    createElement: (tag) => makeElement(doc, '', tag),
+    querySelectorAll: (sel) => (sel === '[data-cmd]' ? cmdButtons : []),
+    addEventListener: (t, fn) => { (docListeners[t] = docListeners[t] || []).push(fn); },
+    dispatch: (t) => (docListeners[t] || []).forEach((fn) => fn({})),
+    execCommand: (c) => { if (c !== 'copy') return false; doc.copied = doc._selection; return true; },
+  });
+  Object.defineProperty(doc, 'cookie', {
+    get: () => Object.entries(shared.cookie).map(([k, v]) => k + '=' + v).join('; '),
+    set: (s) => { const [kv] = s.split(';'); const i = kv.indexOf('='); shared.cookie[kv.slice(0, i).trim()] = kv.slice(i + 1); },
+  });
+  const winListeners = {};
+  const sockets = [];
+  class TrackedWebSocket extends WebSocket {
+    constructor(url, proto) { super(url, proto); sockets.push(this); }
+  }
+  const store = (m) => ({ getItem: (k) => (k in m ? m[k] : null), setItem: (k, v) => { m[k] = String(v); } });
+  const sandbox = {
+    document: doc, console, JSON, Math, Date, RegExp, Object, Array, String, setTimeout, clearTimeout,
+    WebSocket: TrackedWebSocket,
+    location: { protocol: 'http:', host: '127.0.0.1:' + port, search: search, hash: '' },
+    localStorage: store(shared.local), sessionStorage: store({}),
+    navigator: {}, isSecureContext: false,
+    addEventListener: (t, fn) => { (winListeners[t] = winListeners[t] || []).push(fn); },
+  };
+  sandbox.window = sandbox;
+  vm.createContext(sandbox);
+  for (const m of html.matchAll(/<script src="\/([^"]+)"><\/script>/g))
+    vm.runInContext(fs.readFileSync(webroot + '/' + m[1], 'utf8'), sandbox, { filename: m[1] });
+  return {
+    el: (id) => byId[id], doc, sockets, cmdButtons,
+    fireWindow: (t) => (winListeners[t] || []).forEach((fn) => fn({})),
+    close: () => sockets.forEach((s) => s.close()),
+  };
+}
+
+// ---- the presenter, as a plain websocket client ----
+function presenter() {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket('ws://127.0.0.1:' + port + '/', 'fragvote-presenter');
+    const waiting = [];
+    ws.onmessage = (ev) => {
+      const m = JSON.parse(ev.data);
+      const i = waiting.findIndex((w) => w.match(m));
+      if (i >= 0) waiting.splice(i, 1)[0].resolve(m);
+    };
+    const expect = (match) => new Promise((res) => waiting.push({ match, resolve: res }));
+    ws.onopen = async () => {
+      ws.send(JSON.stringify({ t: 'auth', secret }));
+      await expect((m) => m.t === 'auth_ok');
+      resolve({
+        cmd: async (c) => {
+          ws.send(JSON.stringify({ t: 'cmd', cmd: c }));
+          const r = await expect((m) => m.t === 'cmd_ok' || m.t === 'error');
+          if (r.t !== 'cmd_ok') throw new Error(c + ': ' + r.message);
+        },
+        close: () => ws.close(),
+      });
+    };
+    ws.onerror = reject;
+  });
+}
+
+(async () => {
+  const shared = { cookie: {}, local: {} };
+  const phone = makePage('index.html', '?room=TEST42', shared);
+  const screen = makePage('screen.html', '', { cookie: {}, local: {} });
+  check(await until(() => /^[0-9a-f]{32}$/.test(shared.cookie.fragvote_token || '')), 'phone joined: token in the cookie');
+  check(shared.local.fragvote_token === shared.cookie.fragvote_token, 'token in localStorage too');
+  const token = shared.cookie.fragvote_token;
+  check(await until(() => !phone.el('play').hidden), 'phone shows the question');
+  check(phone.el('yes').disabled, 'Yes disabled before voting opens');
+  check(await until(() => screen.el('code').textContent === 'TEST42'), 'screen shows the room code');
+  check(screen.el('qr').tagName === 'img', 'screen has the QR image');
+
+  const p = await presenter();
+  await p.cmd('open');
+  check(await until(() => !phone.el('yes').disabled), 'Yes enabled while voting');
+  phone.el('yes').click();
+  check(/sending/.test(phone.el('ack').textContent), '"sending…" until the ack');
+  check(await until(() => /vote counted ✓ \(yes\)/.test(phone.el('ack').textContent)), '"vote counted ✓" after the ack');
+  check(phone.el('yes').classList.contains('chosen'), 'Yes marked as chosen');
+  check(await until(() => screen.el('votes').textContent === '1'), 'screen counts the vote');
+  check(screen.el('bars').hidden, 'no bars on the screen while voting');
+
+  // The phone's socket drops: it reconnects by itself and keeps the voter.
+  phone.close();
+  check(await until(() => phone.sockets.length >= 2 && phone.sockets[1].readyState === 1, 8000), 'phone reconnected after a drop');
+  check(await until(() => /vote counted ✓/.test(phone.el('ack').textContent)), 'vote still shown as counted after reconnect');
+  check(shared.cookie.fragvote_token === token, 'same token after reconnect');
+
+  // A reload: a fresh page with the same cookie and storage.
+  phone.close();
+  phone.sockets.length = 99; // stop counting the old page
+  const reloaded = makePage('index.html', '', shared);
+  check(await until(() => /vote counted ✓ \(yes\)/.test(reloaded.el('ack').textContent)), 'reload resumes the voter and shows the vote');
+  check(shared.cookie.fragvote_token === token, 'same token after reload');
+
+  await p.cmd('close');
+  check(await until(() => !screen.el('bars').hidden), 'bars on the screen after close');
+  check(await until(() => screen.el('yesn').textContent === '1'), 'bar count yes = 1');
+  check(reloaded.el('yes').disabled, 'Yes disabled after close');
+  await p.cmd('measure');
+  await sleep(300);
+  check(!JSON.stringify(reloaded.el('evidence').textContent).includes(MARKER), 'no evidence before reveal');
+  await p.cmd('reveal');
+  check(await until(() => !reloaded.el('revealcard').hidden), 'phone shows the reveal');
+  check(reloaded.el('evidence').textContent === MARKER, 'phone shows the evidence line');
+  check(/right ✔/.test(reloaded.el('verdict').textContent), 'phone says the vote was right');
+  check(await until(() => screen.el('evidence').textContent === MARKER), 'screen shows the evidence');
+  check(/YES/.test(screen.el('truth').textContent), 'screen shows the truth');
+
+  for (const c of ['next', 'skip', 'skip', 'skip']) { try { await p.cmd(c); } catch (e) { /* ended earlier */ } }
+  check(await until(() => !reloaded.el('final').hidden), 'phone shows the final score');
+  check(reloaded.el('grid').textContent === '✔··\n·', 'share grid: one row per test (got ' + JSON.stringify(reloaded.el('grid').textContent) + ')');
+  reloaded.el('copy').click();
+  check(reloaded.doc.copied === 'fragvote TEST42 1/1\n✔··\n·', 'copy works without a secure context (execCommand fallback)');
+  check(await until(() => !screen.el('final').hidden), 'screen shows the final scoreboard');
+  check(screen.el('board').children.length === 4, 'scoreboard has every question');
+
+  p.close();
+  reloaded.close();
+  screen.close();
+  console.log(failures ? failures + ' failed' : 'all page checks passed');
+  setTimeout(() => process.exit(failures ? 1 : 0), 100);
+})().catch((e) => { console.log('FAIL exception: ' + (e.stack || e)); process.exit(1); });

@@ -1,0 +1,110 @@
+/* The real pages (phone and screen JavaScript, real HTML ids) run in Node
+ * against the real hub: join from the QR link, vote, "counted" only after the
+ * ack, reconnect and reload keep the voter, reveal, final share grid copied
+ * without a secure context. The script is tests/hub/pages_sim.js; this
+ * harness starts the hub and answers the measurement like serve's worker. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "db.h"
+#include "hub.h"
+#include "room.h"
+
+#define SECRET "pages-secret"
+#define MARKER "EVIDENCE-pages-7c1d"
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int asked = -1, done;
+static struct hub *hub;
+
+static void measure_hook(void *ctx, int position, const struct deck_test *t) {
+    (void)ctx;
+    (void)t;
+    pthread_mutex_lock(&mu);
+    asked = position;
+    pthread_cond_signal(&cv);
+    pthread_mutex_unlock(&mu);
+}
+
+/* serve's probe worker, in miniature: answers every measurement asked. */
+static void *worker(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&mu);
+    while (!done) {
+        if (asked < 0) {
+            pthread_cond_wait(&cv, &mu);
+            continue;
+        }
+        struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .position = asked};
+        asked = -1;
+        c.result.sent.answer = PROBE_ANS_YES;
+        c.result.df.answer = PROBE_ANS_NO;
+        c.result.fragmented.answer = PROBE_ANS_YES;
+        snprintf(c.result.evidence, sizeof c.result.evidence, "%s", MARKER);
+        snprintf(c.result.observer, sizeof c.result.observer, "raw");
+        pthread_mutex_unlock(&mu);
+        hub_post(hub, &c);
+        pthread_mutex_lock(&mu);
+    }
+    pthread_mutex_unlock(&mu);
+    return NULL;
+}
+
+static void *run(void *h) {
+    hub_run(h);
+    return NULL;
+}
+
+static void test_pages_in_node_against_the_hub(void) {
+    const char *src = getenv("FRAGVOTE_SRC");
+    REQUIRE(src);
+    char err[512], path[512], web[1024], cmd[4096];
+    snprintf(web, sizeof web, "%s/audience-web", src);
+    snprintf(path, sizeof path, "%s/pages.db", check_tmpdir());
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct deck d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.title, sizeof d.title, "pages deck");
+    d.ntests = 2;
+    d.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
+    d.tests[0].ask[DB_Q_SENT] = d.tests[0].ask[DB_Q_DF] = d.tests[0].ask[DB_Q_FRAGMENTED] = 1;
+    d.tests[1].spec = (struct probe_spec){.proto = PROBE_UDP6, .mode = PROBE_MODE_WANT, .size = 3000, .ttl = 2};
+    d.tests[1].ask[DB_Q_SENT] = 1;
+    struct room *room = room_create(db, &d, &(struct room_info){.code = "TEST42"}, err, sizeof err);
+    REQUIRE(room);
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = SECRET, .measure = measure_hook};
+    hub = hub_new(&cfg, room, err, sizeof err);
+    REQUIRE(hub);
+    pthread_t t_hub, t_worker;
+    pthread_create(&t_hub, NULL, run, hub);
+    pthread_create(&t_worker, NULL, worker, NULL);
+    snprintf(cmd, sizeof cmd, "node --experimental-websocket %s/tests/hub/pages_sim.js %d %s %s 2>&1", src,
+             hub_port(hub), SECRET, web);
+    int rc = system(cmd);
+    CHECK(rc == 0);
+    pthread_mutex_lock(&mu);
+    done = 1;
+    pthread_cond_signal(&cv);
+    pthread_mutex_unlock(&mu);
+    pthread_join(t_worker, NULL);
+    hub_stop(hub);
+    pthread_join(t_hub, NULL);
+    hub_free(hub);
+    room_free(room);
+    db_close(db);
+}
+
+int main(void) {
+    if (system("node --experimental-websocket -e 'process.exit(typeof WebSocket === \"function\" ? 0 : 1)' "
+               ">/dev/null 2>&1") != 0)
+        SKIP_ALL("needs Node.js >= 20.10 (its built-in WebSocket) to run the pages");
+    RUN(test_pages_in_node_against_the_hub);
+    return check_summary();
+}
