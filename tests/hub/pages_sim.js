@@ -83,7 +83,7 @@ function makePage(file, search, shared) {
   const sandbox = {
     document: doc, console, JSON, Math, Date, RegExp, Object, Array, String, setTimeout, clearTimeout,
     WebSocket: TrackedWebSocket,
-    location: { protocol: 'http:', host: '127.0.0.1:' + port, search: search, hash: '' },
+    location: { protocol: 'http:', host: '127.0.0.1:' + port, search: search, hash: shared.hash || '' },
     localStorage: store(shared.local), sessionStorage: store({}),
     navigator: {}, isSecureContext: false,
     addEventListener: (t, fn) => { (winListeners[t] = winListeners[t] || []).push(fn); },
@@ -138,8 +138,20 @@ function presenter() {
   check(await until(() => screen.el('code').textContent === 'TEST42'), 'screen shows the room code');
   check(screen.el('qr').tagName === 'img', 'screen has the QR image');
 
+  // The presenter page: a wrong secret is refused, the right one unlocks the controls.
+  const pres = makePage('presenter.html', '', { cookie: {}, local: {}, hash: '#secret=wrong' });
+  check(await until(() => /wrong presenter secret/.test(pres.el('error').textContent)), 'presenter page: wrong secret refused');
+  check(pres.el('panel').hidden, 'presenter page: controls stay locked');
+  await sleep(1100); /* the room-wide throttle on bad secrets */
+  pres.el('secret').value = secret;
+  pres.el('authform').dispatch('submit');
+  check(await until(() => !pres.el('panel').hidden), 'presenter page: the secret unlocks the controls');
+  pres.cmdButtons.find((b) => b.getAttribute('data-cmd') === 'open').click();
+  check(await until(() => /voting/.test(pres.el('qnum').textContent)), 'presenter page: Open opens voting');
+  pres.cmdButtons.find((b) => b.getAttribute('data-cmd') === 'reveal').click();
+  check(await until(() => /cannot reveal/.test(pres.el('error').textContent)), 'presenter page: a refused action shows why');
+  pres.close();
   const p = await presenter();
-  await p.cmd('open');
   check(await until(() => !phone.el('yes').disabled), 'Yes enabled while voting');
   phone.el('yes').click();
   check(/sending/.test(phone.el('ack').textContent), '"sending…" until the ack');
@@ -164,7 +176,7 @@ function presenter() {
   await p.cmd('close');
   check(await until(() => !screen.el('bars').hidden), 'bars on the screen after close');
   check(await until(() => screen.el('yesn').textContent === '1'), 'bar count yes = 1');
-  check(reloaded.el('yes').disabled, 'Yes disabled after close');
+  check(await until(() => reloaded.el('yes').disabled), 'Yes disabled after close');
   await p.cmd('measure');
   await sleep(300);
   check(!JSON.stringify(reloaded.el('evidence').textContent).includes(MARKER), 'no evidence before reveal');
