@@ -95,6 +95,7 @@ static int write_json(const char *path, const struct load_config *cfg, const str
     json_lat(f, "ack_ms", &r->ack);
     json_lat(f, "tally_ms", &r->tally);
     json_lat(f, "send_lag_ms", &r->send_lag);
+    json_lat(f, "open_seen_ms", &r->open_seen);
     fprintf(f, "\"gen_cpu_vote_s\":%.2f,", r->gen_cpu_vote_s);
     json_proc(f, "srv_base", &r->srv_base);
     json_proc(f, "srv_joined", &r->srv_joined);
@@ -178,6 +179,7 @@ int main(int argc, char **argv) {
            r.connected, r.joined, r.connect_s, r.voted, r.acked, r.refused, r.tallied, r.errors, r.idle_drops);
     print_lat(stdout, "vote->ack", &r.ack);
     print_lat(stdout, "vote->tally", &r.tally);
+    print_lat(stdout, "open->phone", &r.open_seen);
     print_lat(stdout, "send lag", &r.send_lag);
     printf("last vote -> screen shows all: %.1f ms; open -> last ack: %.2f s\n", r.screen_last_ms, r.vote_s);
     printf("presenter: open confirmed in %.1f ms, close in %.1f ms\n", r.open_ms, r.close_ms);

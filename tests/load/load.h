@@ -74,7 +74,8 @@ struct load_result {
     struct load_proc srv_base, srv_joined, srv_idle, srv_end;
     double gen_cpu_s;                  /* the generator's own CPU time */
     double gen_cpu_vote_s;             /* ... of which from the open to the end of voting */
-    struct load_lat send_lag;          /* scheduled vote time -> actually sent: the generator's own delay */
+    struct load_lat send_lag;          /* max(planned vote time, saw voting) -> sent: the generator's own delay */
+    struct load_lat open_seen;         /* presenter's open written -> a phone sees the question voting */
     long gen_rss_kb;
     char first_error[256];
     char verdict[256];                 /* "" if the run passed */

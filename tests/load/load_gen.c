@@ -38,7 +38,7 @@ struct conn {
     unsigned char hello_due, vote_due, voted, answered, acked, tallied, voting_seen, vote_time_passed;
     int q;
     double due;                      /* ms after the open */
-    double t_sent, t_ack, t_tally;   /* monotonic ms */
+    double t_state, t_sent, t_ack, t_tally; /* monotonic ms: saw voting, vote written, ack, tally */
     long long need_votes;            /* a tally with votes >= this certainly includes the vote */
     long long last_ver;
     char *rx;                        /* reassembly of a fragmented message */
@@ -63,7 +63,8 @@ struct lrun {
 
     enum phase phase;
     double t0, t_connect_deadline, t_idle_end, t_open, t_vote_deadline, t_close_deadline, t_last_ack;
-    double t_cmd;                    /* when the last presenter command was queued */
+    double t_cmd;                    /* when the last presenter command was written */
+    int cmd_written;                 /* the presenter's last command left the generator */
     int authed, opened, closed, question, nexted;
     int q_pending;                   /* the presenter's last state: current question is pending */
     long long state_seen;            /* states the presenter received */
@@ -114,9 +115,8 @@ static uint32_t rnd_next(uint32_t *s) { /* xorshift32: reproducible schedules fr
     return *s = x;
 }
 
-static void send_later(struct conn *c, const char *fmt, ...) {
-    struct lrun *r = c->wsi ? lws_context_user(lws_get_context(c->wsi)) : NULL;
-    if (r) r->t_cmd = now_ms();
+static void send_later(struct lrun *r, struct conn *c, const char *fmt, ...) {
+    r->cmd_written = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->out, sizeof c->out, fmt, ap);
@@ -142,6 +142,7 @@ static void on_state(struct lrun *r, struct conn *c, const char *m, size_t len) 
     if (c->role == R_PHONE) {
         if (voting && !c->voting_seen) {
             c->voting_seen = 1;
+            c->t_state = now_ms();
             c->q = (int)pos;
             if (c->vote_time_passed) phone_vote_now(r, c);
         }
@@ -163,7 +164,7 @@ static void on_tally(struct lrun *r, struct conn *c, const char *m, size_t len) 
     }
     if (ver <= c->last_ver) failf(r, "tally version went from %lld to %lld on one connection", c->last_ver, ver);
     c->last_ver = ver;
-    if (!r->opened || q != r->question) return;
+    if (r->phase < P_VOTING || q != r->question) return;
     if (c->role == R_SCREEN) {
         if (r->sc_n < LOAD_SCREEN_LOG_MAX) {
             r->sc_t[r->sc_n] = now_ms();
@@ -221,10 +222,9 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
         if (c->role == R_PRESENTER) r->authed = 1;
     } else if (IS("cmd_ok")) {
         if (c->role != R_PRESENTER) return;
-        if (load_json_str_is(m, len, "cmd", "open") == 1 && r->phase == P_OPENING) {
+        if (load_json_str_is(m, len, "cmd", "open") == 1 && !r->opened) {
             r->opened = 1;
-            r->t_open = now_ms();
-            r->res->open_ms = r->t_open - r->t_cmd;
+            r->res->open_ms = now_ms() - r->t_cmd;
         } else if (load_json_str_is(m, len, "cmd", "close") == 1) {
             r->closed = 1;
             r->res->close_ms = now_ms() - r->t_cmd;
@@ -328,6 +328,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         } else
             break;
         double t = now_ms();
+        if (c->role == R_PRESENTER) {
+            r->t_cmd = t;
+            r->cmd_written = 1;
+        }
         if (lws_write(wsi, (unsigned char *)p, (size_t)n, LWS_WRITE_TEXT) < n) {
             failf(r, "write failed on connection %d", (int)(c - r->c));
             return -1;
@@ -437,18 +441,18 @@ static void tick(struct lrun *r) {
         r->t_close_deadline = now + LOAD_CLOSE_WAIT_MS;
         if (r->q_pending) {
             r->res->question = r->question;
-            send_later(r->presenter, "{\"t\":\"cmd\",\"cmd\":\"open\"}");
+            send_later(r, r->presenter, "{\"t\":\"cmd\",\"cmd\":\"open\"}");
             r->phase = P_OPENING;
         } else { /* an earlier run used this question: skip to the next pending one */
             r->state_seen = 0;
-            send_later(r->presenter, "{\"t\":\"cmd\",\"cmd\":\"skip\"}");
+            send_later(r, r->presenter, "{\"t\":\"cmd\",\"cmd\":\"skip\"}");
             r->phase = P_NEXT;
         }
         break;
     case P_NEXT:
         if (r->nexted && r->state_seen && r->q_pending) {
             r->res->question = r->question;
-            send_later(r->presenter, "{\"t\":\"cmd\",\"cmd\":\"open\"}");
+            send_later(r, r->presenter, "{\"t\":\"cmd\",\"cmd\":\"open\"}");
             r->t_close_deadline = now + LOAD_CLOSE_WAIT_MS;
             r->phase = P_OPENING;
         } else if (r->res->verdict[0] || now > r->t_close_deadline) {
@@ -457,7 +461,13 @@ static void tick(struct lrun *r) {
         }
         break;
     case P_OPENING:
-        if (r->opened) start_voting(r);
+        /* The audience's window starts when the presenter opens, not when
+         * the server confirms it: a phone votes once it has both seen the
+         * question open and reached its random time. */
+        if (r->cmd_written) {
+            r->t_open = r->t_cmd;
+            start_voting(r);
+        }
         else if (r->res->verdict[0] || now > r->t_close_deadline) {
             verdict(r, "the presenter's open was not confirmed within %d ms", LOAD_CLOSE_WAIT_MS);
             r->phase = P_DONE;
@@ -474,7 +484,7 @@ static void tick(struct lrun *r) {
                                                   r->cfg->drain_ms);
             r->res->vote_s = (r->t_last_ack - r->t_open) / 1e3;
             r->res->gen_cpu_vote_s = cpu_self_s() - r->res->gen_cpu_vote_s;
-            send_later(r->presenter, "{\"t\":\"cmd\",\"cmd\":\"close\"}");
+            send_later(r, r->presenter, "{\"t\":\"cmd\",\"cmd\":\"close\"}");
             r->t_close_deadline = now + LOAD_CLOSE_WAIT_MS;
             r->phase = P_CLOSING;
         }
@@ -558,17 +568,23 @@ done:
 static void summarize(struct lrun *r) {
     struct load_result *res = r->res;
     size_t sz = sizeof(double) * (size_t)(r->n + 1);
-    double *ack = malloc(sz), *tal = malloc(sz), *lag = malloc(sz);
-    size_t na = 0, nt = 0, nl = 0;
-    for (int i = 0; ack && tal && lag && i < r->n; i++) {
+    double *ack = malloc(sz), *tal = malloc(sz), *lag = malloc(sz), *seen = malloc(sz);
+    size_t na = 0, nt = 0, nl = 0, ns = 0;
+    for (int i = 0; ack && tal && lag && seen && i < r->n; i++) {
         const struct conn *c = &r->c[i];
         if (c->acked) ack[na++] = c->t_ack - c->t_sent;
         if (c->tallied) tal[nt++] = c->t_tally - c->t_sent;
-        if (c->voted) lag[nl++] = c->t_sent - (r->t_open + c->due);
+        if (c->voting_seen) seen[ns++] = c->t_state - r->t_open;
+        if (c->voted) {
+            double planned = r->t_open + c->due;
+            lag[nl++] = c->t_sent - (c->t_state > planned ? c->t_state : planned);
+        }
     }
     load_lat_summarize(ack, na, &res->ack);
     load_lat_summarize(tal, nt, &res->tally);
     load_lat_summarize(lag, nl, &res->send_lag);
+    load_lat_summarize(seen, ns, &res->open_seen);
+    free(seen);
     free(ack);
     free(tal);
     free(lag);
