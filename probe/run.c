@@ -167,6 +167,10 @@ static int run_inner(void *p) {
     probe_observation_init(&obs);
     if ((rc = ob->collect(obstate, &si, &deadline, &obs, c->err, c->errlen)) < 0) goto cleanup;
     probe_judge(&si, &obs, lab, r);
+    /* The recverr observer sees no quoted header: its "fragmented?" comes
+     * from the kernel's rules (no-op for the raw observer). Done here so
+     * every caller gets it. */
+    probe_recverr_refine(lab, r);
     rc = 0;
 cleanup:
     probe_send_close(&si);
