@@ -566,7 +566,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         int total = h->n_role[0] + h->n_role[1] + h->n_role[2];
-        return total >= HUB_CONN_MAX ? 1 : 0;
+        return total >= (h->cfg.conn_max > 0 ? h->cfg.conn_max : HUB_CONN_MAX) ? 1 : 0;
     }
     case LWS_CALLBACK_ESTABLISHED:
         memset(c, 0, sizeof *c);

@@ -44,6 +44,7 @@ struct hub_config {
     const char *tls_cert, *tls_key;    /* both set: HTTPS/WSS */
     int use_libev;                     /* 1: try the libev event-lib plugin (epoll); falls back to poll */
     int ping_s, idle_s;                /* keepalive: ping after ping_s idle, close after idle_s; 0: HUB_PING_S/HUB_IDLE_S */
+    int conn_max;                      /* websocket cap; 0: HUB_CONN_MAX (tests use a small one) */
     /* Called on the lws thread when the quiz asks for a measurement of
      * question `position` (test t, owned by the quiz, valid during the call).
      * Must not block: hand it to a worker that calls hub_post(HUB_CMD_MEASURED). */

@@ -39,6 +39,7 @@ struct fx {
 static struct fx F;
 static int db_counter;
 static int keepalive_s; /* 0: defaults; else ping after it, close after 2x */
+static int conn_max;    /* 0: default cap */
 
 static void measure_hook(void *ctx, int position, const struct deck_test *t) {
     struct fx *f = ctx;
@@ -89,7 +90,7 @@ static int start(int live_split, int64_t resume_session) {
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .web_root = web_root(), .secret = SECRET,
                              .live_split = live_split, .measure = measure_hook, .ctx = &F,
                              .public_url = "http://192.0.2.10:8080/", .use_libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV"),
-                             .ping_s = keepalive_s, .idle_s = 2 * keepalive_s};
+                             .ping_s = keepalive_s, .idle_s = 2 * keepalive_s, .conn_max = conn_max};
     F.hub = hub_new(&cfg, F.room, err, sizeof err);
     if (!F.hub) return fprintf(stderr, "hub_new: %s\n", err), -1;
     F.port = hub_port(F.hub);
@@ -756,6 +757,31 @@ static void test_dead_connections_are_culled_and_live_ones_kept(void) {
     stop();
 }
 
+static void test_connections_beyond_the_cap_are_refused_others_unaffected(void) {
+    conn_max = 3;
+    int rc = start(0, 0);
+    conn_max = 0;
+    REQUIRE(rc == 0);
+    struct wsc *a = phone(NULL, NULL, NULL), *b = connect_as("fragvote-screen"), *c = phone(NULL, NULL, NULL);
+    REQUIRE(a && b && c);
+    char err[256];
+    struct wsc *d = wsc_connect("127.0.0.1", F.port, "/", "fragvote-audience", NULL, T_MS, err, sizeof err);
+    CHECK(d == NULL);
+    wsc_free(d);
+    wsc_send_text(a, "{\"t\":\"ping\"}");
+    json_t *m = wsc_recv_type(a, "pong", T_MS);
+    CHECK(m != NULL); /* the ones inside the cap carry on */
+    json_decref(m);
+    wsc_close(c, 1000); /* a place frees up */
+    usleep(300000);
+    d = wsc_connect("127.0.0.1", F.port, "/", "fragvote-audience", NULL, T_MS, err, sizeof err);
+    CHECK(d != NULL);
+    wsc_free(d);
+    wsc_close(a, 1000);
+    wsc_close(b, 1000);
+    stop();
+}
+
 /* ---- HTTP: pages and the QR code ---- */
 
 static char *http_get(const char *path, size_t *len) {
@@ -906,6 +932,7 @@ int main(void) {
     RUN(test_live_split_shows_the_split_while_voting);
     RUN(test_console_commands_through_hub_post);
     RUN(test_dead_connections_are_culled_and_live_ones_kept);
+    RUN(test_connections_beyond_the_cap_are_refused_others_unaffected);
     RUN(test_resume_restores_states_voters_and_votes);
     RUN(test_pages_are_served_and_carry_no_truth);
     RUN(test_qr_endpoint_returns_an_svg_encoding_the_join_url);
