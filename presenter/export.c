@@ -348,6 +348,17 @@ static void xml_text(FILE *out, const char *s) {
 #define PLOT_Y0 230 /* 100% */
 #define PLOT_Y1 900 /* 0% */
 
+#define SVG_COMPACT_AFTER 12 /* more questions than this: labels without "%" and "Q" */
+#define SVG_LABEL_MAX 48
+#define SVG_LABEL_MIN 12
+
+/* Font size for a label of chars bold digits (about 0.7 em each) filling at
+ * most 85% of a bar's slot, between SVG_LABEL_MIN and SVG_LABEL_MAX. */
+static int svg_label_size(double slot, int chars) {
+    int size = (int)(slot * 0.85 / (0.7 * chars));
+    return size > SVG_LABEL_MAX ? SVG_LABEL_MAX : size < SVG_LABEL_MIN ? SVG_LABEL_MIN : size;
+}
+
 static const char *bar_colour(double correct) {
     if (correct == 1) return "#0b6e1f"; /* majority right: dark green */
     if (correct == 0) return "#b00020"; /* wrong: dark red */
@@ -379,29 +390,37 @@ static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
     int n = s->nquestions;
     double slot = n ? (double)(PLOT_X1 - PLOT_X0) / n : 0;
     double barw = slot * 0.7 > 220 ? 220 : slot * 0.7;
-    int label = (int)(slot * 0.45) > 48 ? 48 : (int)(slot * 0.45);
-    if (label < 12) label = 12;
+    /* Many bars: drop the "%" and the "Q" so the labels stay large. */
+    int many = n > SVG_COMPACT_AFTER;
+    int label = svg_label_size(slot, many ? 3 : 4);                 /* "100" / "100%" */
+    int xlabel = svg_label_size(slot, many ? (n >= 100 ? 3 : 2) : 3); /* "36" / "Q12" */
     for (int i = 0; i < n; i++) {
         const struct db_report_question *q = &s->questions[i];
         double acc = export_question_accuracy(q);
         double h = acc >= 0 ? acc * (PLOT_Y1 - PLOT_Y0) : 0;
         double cx = PLOT_X0 + slot * (i + 0.5);
-        if (acc >= 0) snprintf(pct, sizeof pct, "%.0f%%", acc * 100);
-        else snprintf(pct, sizeof pct, "n/a");
+        char shown[16];
+        if (acc >= 0) {
+            snprintf(pct, sizeof pct, "%.0f%%", acc * 100);
+            snprintf(shown, sizeof shown, many ? "%.0f" : "%.0f%%", acc * 100);
+        } else {
+            pct[0] = '\0';
+            snprintf(shown, sizeof shown, "n/a");
+        }
         fprintf(out,
                 "<rect class=\"bar\" data-position=\"%d\" data-accuracy=\"%s\" x=\"%.1f\" y=\"%.1f\" "
                 "width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
-                q->position, acc >= 0 ? pct : "", cx - barw / 2, PLOT_Y1 - h, barw, h, bar_colour(q->correct));
+                q->position, pct, cx - barw / 2, PLOT_Y1 - h, barw, h, bar_colour(q->correct));
         xml_text(out, q->text);
         fputs("</title></rect>\n", out);
         fprintf(out,
                 "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" font-weight=\"bold\" text-anchor=\"middle\" "
                 "fill=\"#000000\">%s</text>\n",
-                cx, PLOT_Y1 - h - 12, label, pct);
+                cx, PLOT_Y1 - h - 12, label, shown);
         fprintf(out,
                 "<text x=\"%.1f\" y=\"%d\" font-size=\"%d\" font-weight=\"bold\" text-anchor=\"middle\" "
-                "fill=\"#000000\">Q%d</text>\n",
-                cx, PLOT_Y1 + 16 + label, label, q->position + 1);
+                "fill=\"#000000\">%s%d</text>\n",
+                cx, PLOT_Y1 + 16 + xlabel, xlabel, many ? "" : "Q", q->position + 1);
     }
     fputs("<text x=\"60\" y=\"1040\" font-size=\"36\" fill=\"#000000\">Bar: share of votes that were right. "
           "<tspan fill=\"#0b6e1f\" font-weight=\"bold\">Green</tspan>: majority right; "
