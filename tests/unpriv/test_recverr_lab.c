@@ -1,6 +1,7 @@
 /* The probe engine run by an unprivileged user (uid 65534, no capabilities)
  * inside the lab's src namespace, observer "auto" (which must pick
- * recverr): every protocol x PMTUD mode at 1400 and 3000 bytes. Each answer
+ * recverr): every protocol x PMTUD mode at 1400 and 3000 bytes, on the
+ * default lab and on one whose r1 reassembles (conntrack defrag). Each answer
  * is either labelled unknown or equals the ground truth from tcpdump on the
  * src-r1 and r1-r2 links -- observed and inferred answers alike. Then the
  * article's reader challenge as that user: with the PMTU cache kept the third
@@ -316,32 +317,56 @@ static void test_drop_keeping_capabilities_still_runs_the_raw_engine(void) {
     CHECK_INT(WIFEXITED(st) ? WEXITSTATUS(st) : 100 + WTERMSIG(st), 0);
 }
 
-int main(void) {
-    if (geteuid() != 0) SKIP_ALL("needs root to build the lab and the captures (the probes run unprivileged)");
-    if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null") != 0)
-        SKIP_ALL("needs tcpdump and ip (scripts/apt-packages.txt)");
-    atexit(cleanup);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+/* Builds the lab (r1 reassembling or not), the dst listener and the
+ * unprivileged child. 0 or -1 with the reason on stderr. */
+static int setup(int reassemble) {
     struct probe_lab_config cfg;
     probe_lab_config_default(&cfg);
-    snprintf(cfg.prefix, sizeof cfg.prefix, "fvu%d", (int)getpid() % 100000);
+    snprintf(cfg.prefix, sizeof cfg.prefix, "fvu%d%c", (int)getpid() % 100000, reassemble ? 'r' : 'n');
+    cfg.reassemble = reassemble;
     snprintf(prefix, sizeof prefix, "%s", cfg.prefix);
     char err[1024];
     if (probe_lab_up(&cfg, &lab, err, sizeof err) < 0) {
         fprintf(stderr, "lab up: %s\n", err);
-        return 1;
+        return -1;
     }
+    if (listen_fd >= 0) close(listen_fd);
+    listen_fd = -1;
     if (probe_netns_run(lab.ns[PROBE_LAB_DST], open_listener, NULL, err, sizeof err) < 0 || listen_fd < 0) {
         fprintf(stderr, "cannot open the TCP listener in dst\n");
-        return 1;
+        return -1;
     }
     if (start_child() < 0) {
         fprintf(stderr, "cannot start the unprivileged child: %s\n", strerror(errno));
-        return 1;
+        return -1;
     }
+    return 0;
+}
+
+static void teardown(void) {
+    if (from_child >= 0) close(from_child);
+    from_child = -1;
+    cleanup();
+}
+
+static void test_with_reassembling_r1_too(void) {
+    REQUIRE(setup(1) == 0);
+    test_every_answer_matches_the_wire_or_says_unknown();
+    teardown();
+}
+
+int main(void) {
+    if (geteuid() != 0) SKIP_ALL("needs root to build the lab and the captures (the probes run unprivileged)");
+    if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null && command -v nft >/dev/null") != 0)
+        SKIP_ALL("needs tcpdump, ip and nft (scripts/apt-packages.txt)");
+    atexit(cleanup);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    if (setup(0) < 0) return 1;
     RUN(test_every_answer_matches_the_wire_or_says_unknown);
     RUN(test_reader_challenge_needs_the_kept_cache);
     RUN(test_drop_keeping_capabilities_still_runs_the_raw_engine);
+    teardown();
+    RUN(test_with_reassembling_r1_too);
     return check_summary();
 }
