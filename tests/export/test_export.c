@@ -554,6 +554,35 @@ static void test_distribution_equals_the_voter_score_view(void) {
     db_close(db);
 }
 
+/* A title that is not UTF-8 (e.g. typed on a Latin-1 terminal) and has
+ * control characters still gives XML that parses, and valid JSON. */
+static void test_hostile_title_still_gives_valid_svg_and_json(void) {
+    char err[512];
+    const char *path = fx_path("latin1.db");
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    int64_t q[FX_NQ];
+    int64_t id = fx_record(db, "Caf\xe9 \x01<talk> \xc3\xa9t\xc3\xa9 \xed\xa0\x80 \xf0\x9f\x93\xa6", q);
+    db_close(db);
+    REQUIRE(id > 0);
+    char args[512], *out, *errs;
+    const char *svg = fx_path("latin1.svg");
+    snprintf(args, sizeof args, "export %lld -f svg -o '%s' --db '%s'", (long long)id, svg, path);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    free(out); free(errs);
+    CHECK(xmllint_ok(svg));
+    char *text = fx_slurp(svg);
+    CHECK_CONTAINS(text, "Caf? &lt;talk&gt; \xc3\xa9t\xc3\xa9 ??? \xf0\x9f\x93\xa6");
+    free(text);
+    snprintf(args, sizeof args, "export %lld -f json --db '%s'", (long long)id, path);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    json_error_t jerr;
+    json_t *root = json_loads(out ? out : "", 0, &jerr);
+    CHECK(root != NULL);
+    json_decref(root);
+    free(out); free(errs);
+}
+
 static void test_fmt_double_round_trips(void) {
     char buf[40];
     double vals[] = {0, 0.5, 1, 6.0 / 14, 2.0 / 3, 0.1, 1e-9};
@@ -579,6 +608,7 @@ int main(void) {
     RUN(test_misuse_and_missing_things);
     RUN(test_sessions_lists_every_session);
     RUN(test_fmt_double_round_trips);
+    RUN(test_hostile_title_still_gives_valid_svg_and_json);
     RUN(test_distribution_equals_the_voter_score_view);
     return fx_summary_and_clean();
 }
