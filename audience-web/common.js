@@ -60,6 +60,26 @@ function fvConnect(protocol, handlers) {
   };
 }
 
+/* A countdown shown in element `id`: fed with messages carrying
+ * closes_in_ms (state, tally), it ticks locally until zero. */
+function fvCountdown(id) {
+  var deadline = 0, timer = null;
+  function tick() {
+    var left = Math.ceil((deadline - Date.now()) / 1000);
+    fvText(id, deadline && left > 0 ? 'closes in ' + left + ' s' : '');
+    if (!deadline || left <= 0) { clearInterval(timer); timer = null; }
+  }
+  return function (m) {
+    if (typeof m.closes_in_ms === 'number') {
+      deadline = Date.now() + m.closes_in_ms;
+      if (!timer) timer = setInterval(tick, 250);
+    } else if (m.t === 'state') {
+      deadline = 0;
+    }
+    tick();
+  };
+}
+
 function fvEl(id) { return document.getElementById(id); }
 function fvText(id, text) { var e = fvEl(id); if (e) e.textContent = text; }
 function fvShow(id, on) { var e = fvEl(id); if (e) e.hidden = !on; }

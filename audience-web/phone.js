@@ -4,6 +4,7 @@
   var TOKEN_KEY = 'fragvote_token', ROOM_KEY = 'fragvote_room';
   var token = readToken(), room = (fvParam('room') || store('get', ROOM_KEY) || '').toUpperCase();
   var state = null, votes = [], pending = null, nextId = 1, joined = false, conn = null;
+  var countdown = fvCountdown('countdown');
 
   function store(op, k, v) {
     try { return op === 'get' ? localStorage.getItem(k) : localStorage.setItem(k, v); } catch (e) { return null; }
@@ -146,6 +147,7 @@
         render();
         break;
       case 'state':
+        countdown(m);
         if (state && state.q.pos !== m.q.pos) pending = null;
         state = m;
         render();
@@ -156,6 +158,7 @@
         render();
         break;
       case 'tally':
+        countdown(m);
         fvText('tally', m.online + ' online · ' + m.votes + ' vote' + (m.votes === 1 ? '' : 's') +
           ('yes' in m ? ' · yes ' + m.yes + ' / no ' + m.no : ''));
         break;

@@ -15,7 +15,10 @@
   Array.prototype.forEach.call(document.querySelectorAll('[data-cmd]'), function (b) {
     b.addEventListener('click', function () {
       fvText('error', '');
-      conn.send({ t: 'cmd', cmd: b.getAttribute('data-cmd') });
+      var cmd = { t: 'cmd', cmd: b.getAttribute('data-cmd') };
+      var secs = parseInt(fvEl('seconds').value, 10);
+      if (cmd.cmd === 'open' && secs > 0) cmd.seconds = secs;
+      conn.send(cmd);
     });
   });
 

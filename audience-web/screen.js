@@ -2,7 +2,7 @@
  * truth after reveal, collective score, final scoreboard. */
 'use strict';
 (function () {
-  var state = null, split = null;
+  var state = null, split = null, countdown = fvCountdown('countdown');
 
   function pct(x) { return Math.round(x * 100) + '%'; }
 
@@ -56,6 +56,7 @@
     status: function (s) { fvText('conn', s === 'online' ? '' : '(' + s + ')'); },
     open: function () { },
     message: function (m) {
+      if (m.t === 'state' || m.t === 'tally') countdown(m);
       if (m.t === 'state') {
         state = m;
         split = m.split || null;

@@ -238,8 +238,31 @@ static void state_changed(struct hub *h) {
 
 /* ---- presenter actions (console, probe worker, presenter page) ---- */
 
-static int act(struct hub *h, enum room_action a, char *err, size_t errlen) {
+long long hub_closes_in_ms(const struct hub *h) {
+    struct quiz *q = room_quiz(h->room);
+    struct quiz_qinfo ci;
+    if (!h->close_due || quiz_get(q, quiz_cursor(q), &ci) || ci.state != QUIZ_VOTING || ci.position != h->close_pos)
+        return -1;
+    long long left = h->close_due - mono_ms();
+    return left > 0 ? left : 0;
+}
+
+/* seconds: with ROOM_OPEN, close voting by itself after that long (0: never). */
+static int act(struct hub *h, enum room_action a, int seconds, char *err, size_t errlen) {
+    if (a == ROOM_OPEN && (seconds < 0 || seconds > HUB_COUNTDOWN_MAX_S)) {
+        fail(err, errlen, "a voting timer runs 1..%d seconds", HUB_COUNTDOWN_MAX_S);
+        status_update(h, err);
+        return -1;
+    }
     int rc = room_act(h->room, a, err, errlen);
+    if (rc >= 0) {
+        h->close_due = 0; /* any move ends a running timer ... */
+        if (a == ROOM_OPEN && seconds > 0) { /* ... and open may start one */
+            h->close_due = mono_ms() + 1000LL * seconds;
+            h->close_pos = quiz_cursor(room_quiz(h->room));
+            timer_arm(h, h->close_due);
+        }
+    }
     if (rc == QUIZ_MEASURE_PROBE) {
         struct quiz *q = room_quiz(h->room);
         int pos = quiz_cursor(q);
@@ -272,7 +295,7 @@ static void run_posted(struct hub *h, const struct hub_cmd *c) {
         }
         break;
     default:
-        if ((unsigned)c->kind <= HUB_CMD_RERUN) act(h, cmd_action[c->kind], err, sizeof err);
+        if ((unsigned)c->kind <= HUB_CMD_RERUN) act(h, cmd_action[c->kind], c->seconds, err, sizeof err);
     }
 }
 
@@ -506,7 +529,14 @@ static void on_cmd(struct hub *h, struct hub_conn *c, json_t *m) {
         return;
     }
     char err[256];
-    if (act(h, a, err, sizeof err))
+    json_t *js = json_object_get(m, "seconds");
+    int seconds = 0;
+    if (js && (!json_is_integer(js) || json_integer_value(js) < 0 || json_integer_value(js) > HUB_COUNTDOWN_MAX_S)) {
+        conn_error(c, -1, "bad_cmd", "\"seconds\" must be an integer 0..3600");
+        return;
+    }
+    if (js) seconds = (int)json_integer_value(js);
+    if (act(h, a, seconds, err, sizeof err))
         conn_error(c, -1, "refused", err);
     else
         conn_send_own(c, hub_msg_simple("cmd_ok", "cmd", name));
@@ -689,12 +719,19 @@ static void run_timers(struct hub *h) {
     long long now = mono_ms();
     if (h->batch_due && now >= h->batch_due) batch_flush(h);
     if (h->tally_due && now >= h->tally_due) tally_tick(h);
+    if (h->close_due && now >= h->close_due) {
+        char err[256];
+        int still_open = hub_closes_in_ms(h) >= 0;
+        h->close_due = 0;
+        if (still_open) act(h, ROOM_CLOSE, 0, err, sizeof err);
+    }
     if (now >= h->sweep_due) {
         keepalive_sweep(h);
         h->sweep_due = now + (h->ping_ms / 2 < 1000 ? h->ping_ms / 2 : 1000);
     }
     if (h->batch_due) timer_arm(h, h->batch_due);
     if (h->tally_due) timer_arm(h, h->tally_due);
+    if (h->close_due) timer_arm(h, h->close_due);
     timer_arm(h, h->sweep_due);
 }
 

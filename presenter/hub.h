@@ -31,6 +31,7 @@
 #define HUB_IDLE_S 60                  /* a connection silent this long (no pong either) is closed */
 #define HUB_PING_S 25                  /* ping period */
 #define HUB_POST_MAX 256               /* queued commands from other threads */
+#define HUB_COUNTDOWN_MAX_S 3600       /* longest voting timer */
 
 struct hub_status;
 
@@ -78,6 +79,7 @@ enum hub_cmd_kind {
 };
 struct hub_cmd {
     enum hub_cmd_kind kind;
+    int seconds;                       /* HUB_CMD_OPEN: voting closes by itself after this long; 0: no timer */
     int position;                      /* HUB_CMD_MEASURED only */
     struct probe_result result;        /* HUB_CMD_MEASURED only */
 };

@@ -71,6 +71,8 @@ struct hub {
     lws_retry_bo_t no_validity;    /* all zero: lws keeps no per-connection validity timer */
     int ping_ms, idle_ms;          /* keepalive, see HUB_PING_S / HUB_IDLE_S */
     long long sweep_due;           /* next keepalive sweep */
+    long long close_due;           /* voting timer: monotonic ms when question close_pos closes, 0: none */
+    int close_pos;
     atomic_int stop;
     void *ev_lib;                  /* dlopen'd libev when the libev event loop is used */
     void *ev_loop;                 /* our (foreign to lws) libev loop, or NULL: lws's poll loop */
@@ -117,6 +119,9 @@ struct hub {
     int post_head, post_len;
     struct hub_status status;      /* copy for hub_snapshot, under lock */
 };
+
+/* Milliseconds until the voting timer closes the current question, or -1. */
+long long hub_closes_in_ms(const struct hub *h);
 
 /* hub_msg.c */
 char *hub_msg_state(struct hub *h, int presenter);

@@ -49,6 +49,8 @@ char *hub_msg_state(struct hub *h, int presenter) {
         json_object_set_new(o, "split", json_pack("{s:i, s:i}", "yes", ci.yes, "no", ci.no));
     json_t *rv = reveal_json(q, cur);
     if (rv) json_object_set_new(o, "reveal", rv);
+    long long left = hub_closes_in_ms(h);
+    if (left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));
     /* Every question: what is public about it (truth only once revealed). */
     json_t *all = json_array();
     for (int p = 0; p < n; p++) {
@@ -77,6 +79,8 @@ char *hub_msg_tally(struct hub *h, int with_split) {
     json_t *o = json_pack("{s:s, s:i, s:I, s:i, s:s, s:i, s:i, s:i}", "t", "tally", "v", HUB_PROTOCOL_VERSION, "ver",
                           (json_int_t)h->tally_version, "q", ci.position, "state", quiz_state_name(ci.state),
                           "online", h->n_joined, "joined", room_voter_count(h->room), "votes", ci.yes + ci.no);
+    long long left = hub_closes_in_ms(h);
+    if (o && left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));
     if (o && with_split) {
         json_object_set_new(o, "yes", json_integer(ci.yes));
         json_object_set_new(o, "no", json_integer(ci.no));

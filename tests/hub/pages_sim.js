@@ -81,7 +81,7 @@ function makePage(file, search, shared) {
   }
   const store = (m) => ({ getItem: (k) => (k in m ? m[k] : null), setItem: (k, v) => { m[k] = String(v); } });
   const sandbox = {
-    document: doc, console, JSON, Math, Date, RegExp, Object, Array, String, setTimeout, clearTimeout,
+    document: doc, console, JSON, Math, Date, RegExp, Object, Array, String, setTimeout, clearTimeout, setInterval, clearInterval,
     WebSocket: TrackedWebSocket,
     location: { protocol: 'http:', host: '127.0.0.1:' + port, search: search, hash: shared.hash || '' },
     localStorage: store(shared.local), sessionStorage: store({}),
@@ -146,8 +146,11 @@ function presenter() {
   pres.el('secret').value = secret;
   pres.el('authform').dispatch('submit');
   check(await until(() => !pres.el('panel').hidden), 'presenter page: the secret unlocks the controls');
+  pres.el('seconds').value = '600';
   pres.cmdButtons.find((b) => b.getAttribute('data-cmd') === 'open').click();
   check(await until(() => /voting/.test(pres.el('qnum').textContent)), 'presenter page: Open opens voting');
+  check(await until(() => /closes in (59\d|600) s/.test(phone.el('countdown').textContent)), 'phone shows the countdown (' + phone.el('countdown').textContent + ')');
+  check(await until(() => /closes in/.test(screen.el('countdown').textContent)), 'screen shows the countdown');
   pres.cmdButtons.find((b) => b.getAttribute('data-cmd') === 'reveal').click();
   check(await until(() => /cannot reveal/.test(pres.el('error').textContent)), 'presenter page: a refused action shows why');
   pres.close();
@@ -174,6 +177,7 @@ function presenter() {
   check(shared.cookie.fragvote_token === token, 'same token after reload');
 
   await p.cmd('close');
+  check(await until(() => reloaded.el('countdown').textContent === ''), 'countdown gone after close');
   check(await until(() => !screen.el('bars').hidden), 'bars on the screen after close');
   check(await until(() => screen.el('yesn').textContent === '1'), 'bar count yes = 1');
   check(await until(() => reloaded.el('yes').disabled), 'Yes disabled after close');

@@ -782,6 +782,53 @@ static void test_connections_beyond_the_cap_are_refused_others_unaffected(void) 
     stop();
 }
 
+static void test_voting_timer_closes_the_question_by_itself(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *w = phone(NULL, NULL, NULL);
+    struct wsc *p = presenter();
+    REQUIRE(w && p);
+    wsc_send_json(p, "{s:s, s:s, s:i}", "t", "cmd", "cmd", "open", "seconds", 4000);
+    json_t *e = wsc_recv_type(p, "error", T_MS);
+    REQUIRE(e); /* longer than HUB_COUNTDOWN_MAX_S */
+    json_decref(e);
+    wsc_send_json(p, "{s:s, s:s, s:i}", "t", "cmd", "cmd", "open", "seconds", 1);
+    json_t *ok = wsc_recv_type(p, "cmd_ok", T_MS);
+    REQUIRE(ok);
+    json_decref(ok);
+    /* the phones learn the time left */
+    json_t *st = NULL;
+    for (int i = 0; i < 10 && !st; i++) {
+        st = wsc_recv_type(w, "state", T_MS);
+        if (st && !json_object_get(st, "closes_in_ms")) {
+            json_decref(st);
+            st = NULL;
+        }
+    }
+    REQUIRE(st);
+    long long left = json_integer_value(json_object_get(st, "closes_in_ms"));
+    CHECK(left > 0 && left <= 1000);
+    json_decref(st);
+    REQUIRE(vote(w, 1, 0, 1, NULL) == 0);
+    CHECK(wait_state(QUIZ_CLOSED) == 0); /* nobody pressed close */
+    json_t *r = NULL;
+    CHECK_INT(vote(w, 2, 0, 0, &r), 1);
+    json_decref(r);
+    /* a timer does not outlive its question: open the next one by hand, no timer */
+    struct hub_cmd c = {.kind = HUB_CMD_OPEN, .seconds = 1};
+    char err[256];
+    REQUIRE(cmd(p, "measure", err, sizeof err) == 0);
+    REQUIRE(answer_measurement(fake_result(1, 1, 0)) == 0);
+    REQUIRE(wait_state(QUIZ_MEASURED) == 0);
+    REQUIRE(cmd(p, "reveal", err, sizeof err) == 0);
+    REQUIRE(cmd(p, "next", err, sizeof err) == 0);
+    REQUIRE(hub_post(F.hub, &c) == 0); /* the console's way, with a timer */
+    CHECK(wait_state(QUIZ_VOTING) == 0);
+    CHECK(wait_state(QUIZ_CLOSED) == 0);
+    wsc_close(w, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
 /* ---- HTTP: pages and the QR code ---- */
 
 static char *http_get(const char *path, size_t *len) {
@@ -933,6 +980,7 @@ int main(void) {
     RUN(test_console_commands_through_hub_post);
     RUN(test_dead_connections_are_culled_and_live_ones_kept);
     RUN(test_connections_beyond_the_cap_are_refused_others_unaffected);
+    RUN(test_voting_timer_closes_the_question_by_itself);
     RUN(test_resume_restores_states_voters_and_votes);
     RUN(test_pages_are_served_and_carry_no_truth);
     RUN(test_qr_endpoint_returns_an_svg_encoding_the_join_url);
