@@ -97,6 +97,11 @@ void replay_diff_explain(const struct db_report_measure *then, const struct db_r
     json_t *ot = json_loads(then->observation_json ? then->observation_json : "", 0, &jerr);
     json_t *on = json_loads(now->observation_json ? now->observation_json : "", 0, &jerr);
     long long ct = obs_int(ot, "cached_pmtu_before"), cn = obs_int(on, "cached_pmtu_before");
+    /* A "cached" value that is not below the device MTU was not learned from
+     * the path (the probe reports 65535 on loopback): not a cache at all. */
+    long long dt = obs_int(ot, "dev_mtu"), dn = obs_int(on, "dev_mtu");
+    if (dt > 0 && ct >= dt) ct = 0;
+    if (dn > 0 && cn >= dn) cn = 0;
     if (ct >= 0 && cn >= 0 && ct != cn) {
         if (ct > 0 && cn == 0)
             add(&w, "a cached PMTU of %lld was in effect then (learned earlier), none now", ct);

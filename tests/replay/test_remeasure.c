@@ -318,6 +318,29 @@ static void test_lab_built_by_the_command_is_removed(void) {
     CHECK_INT(probe_lab_status(prefix, &lab, err, sizeof err), 1);
 }
 
+/* Another target (loopback: no router, a 64 KiB MTU): the answer that
+ * depended on r1 changes and the reason names the target. */
+static void test_other_target_is_named(void) {
+    char args[512], *out, *errs;
+    snprintf(args, sizeof args, "replay %lld --remeasure --target 127.0.0.1 --observer raw --db '%s'",
+             (long long)session, dbfile);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    REQUIRE(out);
+    if (errs && *errs) fprintf(stderr, "stderr: %s\n", errs);
+    CHECK_CONTAINS(out, "now   host");
+    CHECK_CONTAINS(out, "target 127.0.0.1");
+    struct verdicts v;
+    parse(out, &v);
+    /* No router fragments on loopback: whatever the probe can tell ("no" or
+     * "unknown" without an ICMP answer), it is not the "yes" r1 gave. */
+    CHECK_INT(v.changed[FRAG_Q], 1);
+    CHECK(!strcmp(v.now[FRAG_Q], "no") || !strcmp(v.now[FRAG_Q], "unknown"));
+    CHECK_CONTAINS(v.reason[FRAG_Q], "different target (lab then, 127.0.0.1 now)");
+    free(out);
+    free(errs);
+    CHECK_INT(count_sets("remeasure"), ++remeasure_sets);
+}
+
 static void test_remeasure_misuse(void) {
     char args[512], *out, *errs;
     snprintf(args, sizeof args, "replay %lld --target lab --db '%s'", (long long)session, dbfile);
@@ -353,6 +376,7 @@ int main(void) {
     RUN(test_remeasure_misuse);
     RUN(test_other_mtu_reports_the_change_and_why);
     RUN(test_lab_built_by_the_command_is_removed);
+    RUN(test_other_target_is_named);
     lab_down();
     return fx_summary_and_clean();
 }

@@ -73,6 +73,22 @@ static void test_kernel_and_cache_are_named(void) {
     CHECK_CONTAINS(d.reason, "observer raw then, recverr now");
 }
 
+/* A "cached PMTU" equal to the device MTU (loopback's 65535) is no cache. */
+static void test_device_mtu_is_not_a_cached_pmtu(void) {
+    struct db_report_set a = set("live", "k", "lab", LAB_1280), b = set("remeasure", "k", "127.0.0.1", NULL);
+    struct db_report_measure t = meas("yes", "raw", "r1", "{\"cached_pmtu_before\":null,\"dev_mtu\":1500}"),
+                             n = meas("no", "raw", "lo", "{\"cached_pmtu_before\":65535,\"dev_mtu\":65535}");
+    struct replay_diff d;
+    replay_diff_explain(&t, &a, &n, &b, &d);
+    CHECK_INT(d.changed, 1);
+    CHECK_CONTAINS(d.reason, "different target (lab then, 127.0.0.1 now)");
+    CHECK(!strstr(d.reason, "cached PMTU"));
+    /* a real learned PMTU below the device MTU is still named */
+    n = meas("no", "raw", "lo", "{\"cached_pmtu_before\":1280,\"dev_mtu\":1500}");
+    replay_diff_explain(&t, &a, &n, &b, &d);
+    CHECK_CONTAINS(d.reason, "a cached PMTU of 1280 is in effect now, none then");
+}
+
 static void test_unexplained_change_says_so(void) {
     struct db_report_set a = set("live", "Linux 6.1.0", "lab", LAB_1280), b = set("remeasure", "Linux 6.1.0", "lab", LAB_1280);
     struct db_report_measure t = meas("yes", "raw", "x", "{}"), n = meas("unknown", "raw", "no answer in 1 s", "{}");
@@ -111,6 +127,7 @@ int main(void) {
     RUN(test_other_lab_mtu_is_named);
     RUN(test_kernel_and_cache_are_named);
     RUN(test_unexplained_change_says_so);
+    RUN(test_device_mtu_is_not_a_cached_pmtu);
     RUN(test_unmeasured_sides);
     RUN(test_lab_summary);
     return check_summary();
