@@ -1,5 +1,7 @@
-/* The live hub (see hub.h): lws context, connections, caps, group commit,
- * coalesced broadcasts, and the queue from other threads. */
+/* The live hub's engine room (see hub.h): the lws context and its loop
+ * (poll or libev), the queue from other threads, deadlines and the ticker
+ * thread, coalesced broadcasts, presenter actions, the QR endpoint. The
+ * wire side (connections, client messages, group commit) is hub_conn.c. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <jansson.h>
@@ -26,74 +28,22 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
 }
 
 /* Monotonic milliseconds, precise (deadlines). */
-static long long mono_ms(void) {
+long long hub_mono_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Monotonic milliseconds, cheap (rate caps, throttles). */
-static long long now_ms(void) {
+long long hub_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* ---- shared messages ---- */
-
-/* Wraps a malloc'd JSON string (freed here) in a message with one reference. */
-static struct hub_msg *msg_new(char *json) {
-    if (!json) return NULL;
-    size_t n = strlen(json);
-    struct hub_msg *m = malloc(sizeof *m + LWS_PRE + n);
-    if (m) {
-        m->refs = 1;
-        m->len = n;
-        memcpy(m->buf + LWS_PRE, json, n);
-    }
-    free(json);
-    return m;
-}
-
-static void msg_unref(struct hub_msg *m) {
-    if (m && --m->refs == 0) free(m);
-}
-
-/* Closes c at its next writeable with a close code and a reason. */
-static void conn_kill(struct hub_conn *c, int code, const char *reason) {
-    if (c->close_code) return;
-    c->close_code = code;
-    snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
-    lws_callback_on_writable(c->wsi);
-}
-
-/* Queues m for c (takes a reference of its own). */
-static void conn_send(struct hub_conn *c, struct hub_msg *m) {
-    if (!m || c->close_code) return;
-    if (c->qlen == HUB_CONN_QUEUE) {
-        conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too slow: messages piled up");
-        return;
-    }
-    m->refs++;
-    c->q[(c->qhead + c->qlen) % HUB_CONN_QUEUE] = m;
-    c->qlen++;
-    lws_callback_on_writable(c->wsi);
-}
-
-/* Sends a one-off message built from json (freed). */
-static void conn_send_own(struct hub_conn *c, char *json) {
-    struct hub_msg *m = msg_new(json);
-    conn_send(c, m);
-    msg_unref(m);
-}
-
-static void conn_error(struct hub_conn *c, int id, const char *code, const char *message) {
-    conn_send_own(c, hub_msg_error(id, code, message));
-}
-
 /* ---- status for other threads ---- */
 
-static void status_update(struct hub *h, const char *refused) {
+void hub_status_update(struct hub *h, const char *refused) {
     struct quiz *q = room_quiz(h->room);
     pthread_mutex_lock(&h->lock);
     struct hub_status *s = &h->status;
@@ -126,7 +76,7 @@ void hub_snapshot(struct hub *h, struct hub_status *out) {
 /* ---- broadcasts ---- */
 
 /* Asks the ticker to wake the loop at `due` (monotonic ms). */
-static void timer_arm(struct hub *h, long long due) {
+void hub_timer_arm(struct hub *h, long long due) {
     pthread_mutex_lock(&h->lock);
     if (!h->tick_at || due < h->tick_at) {
         h->tick_at = due;
@@ -137,7 +87,7 @@ static void timer_arm(struct hub *h, long long due) {
 
 static void *ticker_main(void *arg) {
     struct hub *h = arg;
-    long long periodic = h->tick_period_ms ? mono_ms() + h->tick_period_ms : 0;
+    long long periodic = h->tick_period_ms ? hub_mono_ms() + h->tick_period_ms : 0;
     pthread_mutex_lock(&h->lock);
     while (!h->ticker_stop) {
         long long at = h->tick_at;
@@ -146,7 +96,7 @@ static void *ticker_main(void *arg) {
             pthread_cond_wait(&h->tick_cv, &h->lock);
             continue;
         }
-        long long now = mono_ms();
+        long long now = hub_mono_ms();
         if (now >= at) {
             if (h->tick_at && now >= h->tick_at) h->tick_at = 0;
             if (periodic && now >= periodic) periodic = now + h->tick_period_ms;
@@ -162,11 +112,11 @@ static void *ticker_main(void *arg) {
     return NULL;
 }
 
-static void tally_schedule(struct hub *h) {
+void hub_tally_schedule(struct hub *h) {
     h->tally_dirty = 1;
     if (h->tally_due) return;
-    h->tally_due = mono_ms() + 1000 / HUB_TALLY_HZ;
-    timer_arm(h, h->tally_due);
+    h->tally_due = hub_mono_ms() + 1000 / HUB_TALLY_HZ;
+    hub_timer_arm(h, h->tally_due);
 }
 
 /* At most HUB_TALLY_HZ times a second: one new tally message per kind of
@@ -176,7 +126,7 @@ static void tally_schedule(struct hub *h) {
  * is 20,000 writes, and the votes' acks must not queue behind them. */
 static void tally_tick(struct hub *h) {
     h->tally_due = 0;
-    long long now = mono_ms();
+    long long now = hub_mono_ms();
     if (h->tally_dirty) {
         h->tally_dirty = 0;
         struct quiz *q = room_quiz(h->room);
@@ -184,31 +134,31 @@ static void tally_tick(struct hub *h) {
         quiz_get(q, quiz_cursor(q), &ci);
         int split_open = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
         h->tally_version++;
-        struct hub_msg *pub = msg_new(hub_msg_tally(h, split_open || h->cfg.live_split));
-        struct hub_msg *full = msg_new(hub_msg_tally(h, 1));
+        struct hub_msg *pub = hub_msg_new(hub_msg_tally(h, split_open || h->cfg.live_split));
+        struct hub_msg *full = hub_msg_new(hub_msg_tally(h, 1));
         if (!pub || !full) {
-            msg_unref(pub);
-            msg_unref(full);
+            hub_msg_unref(pub);
+            hub_msg_unref(full);
             return;
         }
-        msg_unref(h->tally_public);
-        msg_unref(h->tally_full);
+        hub_msg_unref(h->tally_public);
+        hub_msg_unref(h->tally_full);
         h->tally_public = pub;
         h->tally_full = full;
         h->audience_dirty = 1;
         lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
         lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_PRESENTER]);
-        status_update(h, NULL);
+        hub_status_update(h, NULL);
     }
     if (!h->audience_dirty) return;
     if (now < h->audience_next) {
         h->tally_due = h->audience_next; /* the phones' turn comes later */
-        timer_arm(h, h->tally_due);
+        hub_timer_arm(h, h->tally_due);
         return;
     }
     h->audience_dirty = 0;
     h->tally_public->refs++;
-    msg_unref(h->tally_audience);
+    hub_msg_unref(h->tally_audience);
     h->tally_audience = h->tally_public;
     h->tally_audience_version = h->tally_version;
     long long every = (long long)h->n_role[HUB_AUDIENCE] * 1000 / HUB_AUDIENCE_SENDS_PER_S;
@@ -218,22 +168,22 @@ static void tally_tick(struct hub *h) {
 }
 
 /* The quiz changed: new state messages to everyone, a tally soon. */
-static void state_changed(struct hub *h) {
-    struct hub_msg *pub = msg_new(hub_msg_state(h, 0));
-    struct hub_msg *full = msg_new(hub_msg_state(h, 1));
+void hub_state_changed(struct hub *h) {
+    struct hub_msg *pub = hub_msg_new(hub_msg_state(h, 0));
+    struct hub_msg *full = hub_msg_new(hub_msg_state(h, 1));
     if (pub && full) {
-        msg_unref(h->state_public);
-        msg_unref(h->state_full);
+        hub_msg_unref(h->state_public);
+        hub_msg_unref(h->state_full);
         h->state_public = pub;
         h->state_full = full;
         for (struct hub_conn *c = h->conns; c; c = c->next)
-            conn_send(c, c->role == HUB_PRESENTER ? full : pub);
+            hub_conn_send(c, c->role == HUB_PRESENTER ? full : pub);
     } else {
-        msg_unref(pub);
-        msg_unref(full);
+        hub_msg_unref(pub);
+        hub_msg_unref(full);
     }
-    tally_schedule(h);
-    status_update(h, NULL);
+    hub_tally_schedule(h);
+    hub_status_update(h, NULL);
 }
 
 /* ---- presenter actions (console, probe worker, presenter page) ---- */
@@ -243,24 +193,24 @@ long long hub_closes_in_ms(const struct hub *h) {
     struct quiz_qinfo ci;
     if (!h->close_due || quiz_get(q, quiz_cursor(q), &ci) || ci.state != QUIZ_VOTING || ci.position != h->close_pos)
         return -1;
-    long long left = h->close_due - mono_ms();
+    long long left = h->close_due - hub_mono_ms();
     return left > 0 ? left : 0;
 }
 
 /* seconds: with ROOM_OPEN, close voting by itself after that long (0: never). */
-static int act(struct hub *h, enum room_action a, int seconds, char *err, size_t errlen) {
+int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t errlen) {
     if (a == ROOM_OPEN && (seconds < 0 || seconds > HUB_COUNTDOWN_MAX_S)) {
         fail(err, errlen, "a voting timer runs 1..%d seconds", HUB_COUNTDOWN_MAX_S);
-        status_update(h, err);
+        hub_status_update(h, err);
         return -1;
     }
     int rc = room_act(h->room, a, err, errlen);
     if (rc >= 0) {
         h->close_due = 0; /* any move ends a running timer ... */
         if (a == ROOM_OPEN && seconds > 0) { /* ... and open may start one */
-            h->close_due = mono_ms() + 1000LL * seconds;
+            h->close_due = hub_mono_ms() + 1000LL * seconds;
             h->close_pos = quiz_cursor(room_quiz(h->room));
-            timer_arm(h, h->close_due);
+            hub_timer_arm(h, h->close_due);
         }
     }
     if (rc == QUIZ_MEASURE_PROBE) {
@@ -271,8 +221,8 @@ static int act(struct hub *h, enum room_action a, int seconds, char *err, size_t
         else
             rc = fail(err, errlen, "no probe is configured: this hub cannot measure");
     }
-    state_changed(h);
-    if (rc < 0) status_update(h, err);
+    hub_state_changed(h);
+    if (rc < 0) hub_status_update(h, err);
     return rc < 0 ? -1 : 0;
 }
 
@@ -288,14 +238,14 @@ static void run_posted(struct hub *h, const struct hub_cmd *c) {
     case HUB_CMD_QUIT: atomic_store(&h->stop, 1); break;
     case HUB_CMD_MEASURED:
         if (room_measured(h->room, c->position, &c->result, err, sizeof err)) {
-            state_changed(h);
-            status_update(h, err);
+            hub_state_changed(h);
+            hub_status_update(h, err);
         } else {
-            state_changed(h);
+            hub_state_changed(h);
         }
         break;
     default:
-        if ((unsigned)c->kind <= HUB_CMD_RERUN) act(h, cmd_action[c->kind], c->seconds, err, sizeof err);
+        if ((unsigned)c->kind <= HUB_CMD_RERUN) hub_act(h, cmd_action[c->kind], c->seconds, err, sizeof err);
     }
 }
 
@@ -333,406 +283,25 @@ void hub_stop(struct hub *h) {
     lws_cancel_service(h->ctx);
 }
 
-/* ---- group commit ---- */
-
-static void batch_flush(struct hub *h) {
-    h->batch_due = 0;
-    if (!h->nops) return;
-    char err[256] = "";
-    int ok = room_batch_begin(h->room, err, sizeof err) == 0;
-    for (int i = 0; ok && i < h->nops; i++) {
-        struct hub_op *op = &h->ops[i];
-        op->err[0] = 0;
-        if (op->kind == HUB_OP_JOIN)
-            op->result = room_batch_join(h->room, op->token, op->err, sizeof op->err);
-        else if (!op->conn || op->conn->voter < 0)
-            op->result = 1, snprintf(op->err, sizeof op->err, "say hello before voting");
-        else
-            op->result = room_batch_vote(h->room, op->conn->voter, op->pos, op->yes, op->err, sizeof op->err);
-    }
-    if (ok && room_batch_commit(h->room, err, sizeof err)) ok = 0;
-    if (ok) {
-        pthread_mutex_lock(&h->lock);
-        h->status.commits++;
-        h->status.ops_committed += (unsigned long)h->nops;
-        pthread_mutex_unlock(&h->lock);
-    }
-    int votes = 0;
-    for (int i = 0; i < h->nops; i++) {
-        struct hub_op *op = &h->ops[i];
-        struct hub_conn *c = op->conn;
-        if (c) c->joining = 0;
-        if (!c) continue;
-        if (!ok) {
-            conn_error(c, op->kind == HUB_OP_VOTE ? op->id : -1, "storage", "could not store it; try again");
-            continue;
-        }
-        if (op->kind == HUB_OP_JOIN) {
-            if (op->result < 0) {
-                conn_error(c, -1, "join", op->err);
-                continue;
-            }
-            if (c->voter < 0) h->n_joined++;
-            c->voter = op->result;
-            conn_send_own(c, hub_msg_welcome(h, c->voter, op->token));
-        } else if (op->result == 0) {
-            conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes));
-            votes++;
-        } else {
-            conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "vote not stored");
-        }
-    }
-    if (!ok) status_update(h, err);
-    h->nops = 0;
-    tally_schedule(h);
-    (void)votes;
-}
-
-static struct hub_op *op_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind) {
-    if (h->nops == h->capops) {
-        int cap = h->capops ? h->capops * 2 : 256;
-        struct hub_op *o = realloc(h->ops, sizeof *o * (size_t)cap);
-        if (!o) return NULL;
-        h->ops = o;
-        h->capops = cap;
-    }
-    struct hub_op *op = &h->ops[h->nops++];
-    memset(op, 0, sizeof *op);
-    op->kind = kind;
-    op->conn = c;
-    op->id = -1;
-    if (h->nops >= HUB_BATCH_MAX) {
-        h->batch_due = mono_ms();
-        timer_arm(h, h->batch_due);
-    } else if (!h->batch_due) {
-        h->batch_due = mono_ms() + HUB_BATCH_MS;
-        timer_arm(h, h->batch_due);
-    }
-    return op;
-}
-
-/* ---- client messages ---- */
-
-/* Constant-time comparison of the presenter secret (length leaks nothing
- * useful: every candidate is compared over HUB_SECRET_MAX bytes). */
-static int secret_ok(const char *want, const char *got) {
-    unsigned char diff = 0;
-    size_t wl = strlen(want), gl = strlen(got);
-    for (size_t i = 0; i < HUB_SECRET_MAX; i++) {
-        unsigned char a = i < wl ? (unsigned char)want[i] : 0, b = i < gl ? (unsigned char)got[i] : 0;
-        diff |= a ^ b;
-    }
-    return diff == 0 && wl == gl && gl < HUB_SECRET_MAX;
-}
-
-static void on_hello(struct hub *h, struct hub_conn *c, json_t *m) {
-    if (c->role != HUB_AUDIENCE) {
-        conn_send(c, c->role == HUB_PRESENTER ? h->state_full : h->state_public);
-        return;
-    }
-    const char *room = json_string_value(json_object_get(m, "room"));
-    if (room && room[0] && strcasecmp(room, room_code(h->room))) {
-        conn_error(c, -1, "bad_room", "no such room here: check the code on the screen");
-        return;
-    }
-    if (c->joining) return;
-    if (c->voter >= 0) {
-        /* One voter per connection: a new identity needs a new connection. */
-        conn_error(c, -1, "already_joined", "this connection has joined already");
-        return;
-    }
-    const char *token = json_string_value(json_object_get(m, "token"));
-    struct hub_op *op = op_add(h, c, HUB_OP_JOIN);
-    if (!op) {
-        conn_error(c, -1, "busy", "server out of memory");
-        return;
-    }
-    char err[128];
-    if (token && room_token_valid(token))
-        snprintf(op->token, sizeof op->token, "%s", token);
-    else if (room_token_new(op->token, err, sizeof err)) {
-        op->conn = NULL;
-        conn_error(c, -1, "busy", err);
-        return;
-    }
-    c->joining = 1;
-}
-
-static void on_vote(struct hub *h, struct hub_conn *c, json_t *m) {
-    json_t *jid = json_object_get(m, "id"), *jq = json_object_get(m, "q"), *jy = json_object_get(m, "yes");
-    int id = json_is_integer(jid) ? (int)json_integer_value(jid) : -1;
-    if (c->role != HUB_AUDIENCE) {
-        conn_error(c, id, "forbidden", "only phones vote");
-        return;
-    }
-    if (!json_is_integer(jq) || !json_is_boolean(jy)) {
-        conn_error(c, id, "bad_vote", "a vote needs \"q\" (question position) and \"yes\" (true/false)");
-        return;
-    }
-    if (c->voter < 0) {
-        conn_error(c, id, "hello_first", "join first (hello), then vote");
-        return;
-    }
-    json_int_t q = json_integer_value(jq);
-    char err[160];
-    if (q < 0 || q > INT_MAX || quiz_vote_check(room_quiz(h->room), (int)q, err, sizeof err)) {
-        if (q < 0 || q > INT_MAX) snprintf(err, sizeof err, "there is no question %lld", (long long)q + (q < LLONG_MAX));
-        conn_error(c, id, "refused", err);
-        return;
-    }
-    struct hub_op *op = op_add(h, c, HUB_OP_VOTE);
-    if (!op) {
-        conn_error(c, id, "busy", "server out of memory");
-        return;
-    }
-    op->id = id;
-    op->pos = (int)q;
-    op->yes = json_is_true(jy);
-}
-
-static void on_auth(struct hub *h, struct hub_conn *c, json_t *m) {
-    if (c->role != HUB_PRESENTER) {
-        conn_error(c, -1, "forbidden", "audience and screen connections cannot control the quiz");
-        return;
-    }
-    long long t = now_ms();
-    if (t - h->last_bad_secret_ms < HUB_SECRET_DELAY_MS) {
-        conn_error(c, -1, "throttled", "too many wrong secrets; wait a second and try again");
-        return;
-    }
-    const char *s = json_string_value(json_object_get(m, "secret"));
-    if (s && secret_ok(h->secret, s)) {
-        c->authed = 1;
-        conn_send_own(c, hub_msg_simple("auth_ok", NULL, NULL));
-        conn_send(c, h->state_full);
-        return;
-    }
-    h->last_bad_secret_ms = t;
-    if (++c->bad_secrets >= HUB_SECRET_FAILS) {
-        conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many wrong presenter secrets");
-        return;
-    }
-    conn_error(c, -1, "bad_secret", "wrong presenter secret (it is printed in the console)");
-}
-
-static void on_cmd(struct hub *h, struct hub_conn *c, json_t *m) {
-    const char *name = json_string_value(json_object_get(m, "cmd"));
-    if (c->role != HUB_PRESENTER || !c->authed) {
-        conn_error(c, -1, "forbidden",
-                   c->role == HUB_PRESENTER ? "send the presenter secret first (auth)"
-                                            : "audience and screen connections cannot control the quiz");
-        return;
-    }
-    enum room_action a;
-    if (!name || room_action_parse(name, &a)) {
-        conn_error(c, -1, "bad_cmd", "unknown command (open close measure rerun reveal next back skip)");
-        return;
-    }
-    char err[256];
-    json_t *js = json_object_get(m, "seconds");
-    int seconds = 0;
-    if (js && (!json_is_integer(js) || json_integer_value(js) < 0 || json_integer_value(js) > HUB_COUNTDOWN_MAX_S)) {
-        conn_error(c, -1, "bad_cmd", "\"seconds\" must be an integer 0..3600");
-        return;
-    }
-    if (js) seconds = (int)json_integer_value(js);
-    if (act(h, a, seconds, err, sizeof err))
-        conn_error(c, -1, "refused", err);
-    else
-        conn_send_own(c, hub_msg_simple("cmd_ok", "cmd", name));
-}
-
-/* One whole client message. Returns -1 to close the connection now. */
-static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_t len) {
-    json_error_t jerr;
-    json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    const char *t = m ? json_string_value(json_object_get(m, "t")) : NULL;
-    if (!m || !json_is_object(m) || !t) {
-        json_decref(m);
-        static const char why[] = "malformed message: JSON object with \"t\" expected";
-        lws_close_reason(c->wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, (unsigned char *)why, sizeof why - 1);
-        return -1;
-    }
-    if (!strcmp(t, "hello"))
-        on_hello(h, c, m);
-    else if (!strcmp(t, "vote"))
-        on_vote(h, c, m);
-    else if (!strcmp(t, "auth"))
-        on_auth(h, c, m);
-    else if (!strcmp(t, "cmd"))
-        on_cmd(h, c, m);
-    else if (!strcmp(t, "ping"))
-        conn_send_own(c, hub_msg_simple("pong", NULL, NULL));
-    else
-        conn_error(c, -1, "unknown_type", "unknown message type");
-    json_decref(m);
-    return 0;
-}
-
-static int close_now(struct lws *wsi, enum lws_close_status code, const char *why) {
-    lws_close_reason(wsi, code, (unsigned char *)why, strlen(why));
-    return -1;
-}
-
-/* ---- lws callbacks ---- */
-
-static void conn_unlink(struct hub *h, struct hub_conn *c) {
-    if (c->prev) c->prev->next = c->next;
-    else if (h->conns == c) h->conns = c->next;
-    if (c->next) c->next->prev = c->prev;
-    c->prev = c->next = NULL;
-}
-
-/* Whether c has not yet been sent the newest tally meant for its kind. */
-static int tally_pending(const struct hub *h, const struct hub_conn *c) {
-    if (c->role == HUB_AUDIENCE) return h->tally_audience && c->tally_sent < h->tally_audience_version;
-    return h->tally_public && c->tally_sent < h->tally_version;
-}
-
-static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
-    const struct lws_protocols *proto = lws_get_protocol(wsi);
-    struct hub *h = proto ? proto->user : NULL;
-    struct hub_conn *c = user;
-    switch (reason) {
-    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
-        int total = h->n_role[0] + h->n_role[1] + h->n_role[2];
-        return total >= (h->cfg.conn_max > 0 ? h->cfg.conn_max : HUB_CONN_MAX) ? 1 : 0;
-    }
-    case LWS_CALLBACK_ESTABLISHED:
-        memset(c, 0, sizeof *c);
-        c->wsi = wsi;
-        c->hub = h;
-        c->role = (enum hub_role)proto->id;
-        c->voter = -1;
-        c->tokens = HUB_MSG_BURST;
-        c->last_ms = c->last_rx_ms = now_ms();
-        c->next = h->conns;
-        if (h->conns) h->conns->prev = c;
-        h->conns = c;
-        h->n_role[c->role]++;
-        conn_send(c, c->role == HUB_PRESENTER ? h->state_full : h->state_public);
-        tally_schedule(h);
-        break;
-    case LWS_CALLBACK_CLOSED:
-        if (!c->wsi) break;
-        conn_unlink(h, c);
-        h->n_role[c->role]--;
-        if (c->voter >= 0) h->n_joined--;
-        for (int i = 0; i < h->nops; i++)
-            if (h->ops[i].conn == c) h->ops[i].conn = NULL;
-        while (c->qlen) {
-            msg_unref(c->q[c->qhead]);
-            c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
-            c->qlen--;
-        }
-        free(c->rx);
-        c->rx = NULL;
-        c->wsi = NULL;
-        tally_schedule(h);
-        break;
-    case LWS_CALLBACK_RECEIVE_PONG:
-        c->last_rx_ms = now_ms();
-        break;
-    case LWS_CALLBACK_RECEIVE: {
-        c->last_rx_ms = now_ms();
-        if (lws_frame_is_binary(wsi))
-            return close_now(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary messages are not part of the protocol");
-        if (!c->rx || lws_is_first_fragment(wsi)) {
-            /* Rate cap, once per message. */
-            long long t = now_ms();
-            c->tokens += (double)(t - c->last_ms) * HUB_MSG_RATE / 1000.0;
-            if (c->tokens > HUB_MSG_BURST) c->tokens = HUB_MSG_BURST;
-            c->last_ms = t;
-            if (c->tokens < 1) return close_now(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
-            c->tokens -= 1;
-        }
-        size_t total = c->rxlen + len + lws_remaining_packet_payload(wsi);
-        if (total > HUB_MSG_MAX)
-            return close_now(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message larger than 1024 bytes");
-        int final = lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi);
-        if (final && !c->rx) return on_message(h, c, in, len);
-        if (!c->rx && !(c->rx = malloc(HUB_MSG_MAX))) return -1;
-        memcpy(c->rx + c->rxlen, in, len);
-        c->rxlen += len;
-        if (!final) break;
-        int rc = on_message(h, c, (const char *)c->rx, c->rxlen);
-        free(c->rx);
-        c->rx = NULL;
-        c->rxlen = 0;
-        return rc;
-    }
-    case LWS_CALLBACK_SERVER_WRITEABLE: {
-        if (c->close_code) return close_now(wsi, (enum lws_close_status)c->close_code, c->close_reason);
-        if (c->want_ping) {
-            unsigned char ping[LWS_PRE + 1];
-            ping[LWS_PRE] = 'k';
-            c->want_ping = 0;
-            if (lws_write(wsi, ping + LWS_PRE, 1, LWS_WRITE_PING) < 0) return -1;
-            if (c->qlen || tally_pending(h, c)) lws_callback_on_writable(wsi);
-            break;
-        }
-        struct hub_msg *m = NULL;
-        int own = 0;
-        if (c->qlen) {
-            m = c->q[c->qhead];
-            c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
-            c->qlen--;
-            own = 1;
-        } else {
-            if (tally_pending(h, c)) {
-                m = c->role == HUB_PRESENTER ? h->tally_full
-                    : c->role == HUB_SCREEN  ? h->tally_public
-                                             : h->tally_audience;
-                c->tally_sent = c->role == HUB_AUDIENCE ? h->tally_audience_version : h->tally_version;
-            }
-        }
-        if (!m) break;
-        int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
-        if (own) msg_unref(m);
-        if (n < (int)0) return -1;
-        if (c->qlen || tally_pending(h, c)) lws_callback_on_writable(wsi);
-        break;
-    }
-    default: break;
-    }
-    return 0;
-}
-
-/* Keepalive without per-connection timers: lws's own (retry policy) are
- * re-sorted into one list on every received message, O(connections) each.
- * Instead one sweep a second pings the quiet and closes the silent. */
-static void keepalive_sweep(struct hub *h) {
-    long long now = now_ms();
-    for (struct hub_conn *c = h->conns; c; c = c->next) {
-        long long quiet = now - c->last_rx_ms;
-        if (quiet >= h->idle_ms)
-            conn_kill(c, LWS_CLOSE_STATUS_GOINGAWAY, "no answer to pings");
-        else if (quiet >= h->ping_ms && !c->want_ping) {
-            c->want_ping = 1;
-            lws_callback_on_writable(c->wsi);
-        }
-    }
-}
-
 /* Deadlines that are due (the ticker woke us, or anything else did). */
 static void run_timers(struct hub *h) {
-    long long now = mono_ms();
-    if (h->batch_due && now >= h->batch_due) batch_flush(h);
+    long long now = hub_mono_ms();
+    if (h->batch_due && now >= h->batch_due) hub_batch_flush(h);
     if (h->tally_due && now >= h->tally_due) tally_tick(h);
     if (h->close_due && now >= h->close_due) {
         char err[256];
         int still_open = hub_closes_in_ms(h) >= 0;
         h->close_due = 0;
-        if (still_open) act(h, ROOM_CLOSE, 0, err, sizeof err);
+        if (still_open) hub_act(h, ROOM_CLOSE, 0, err, sizeof err);
     }
     if (now >= h->sweep_due) {
-        keepalive_sweep(h);
+        hub_keepalive_sweep(h);
         h->sweep_due = now + (h->ping_ms / 2 < 1000 ? h->ping_ms / 2 : 1000);
     }
-    if (h->batch_due) timer_arm(h, h->batch_due);
-    if (h->tally_due) timer_arm(h, h->tally_due);
-    if (h->close_due) timer_arm(h, h->close_due);
-    timer_arm(h, h->sweep_due);
+    if (h->batch_due) hub_timer_arm(h, h->batch_due);
+    if (h->tally_due) hub_timer_arm(h, h->tally_due);
+    if (h->close_due) hub_timer_arm(h, h->close_due);
+    hub_timer_arm(h, h->sweep_due);
 }
 
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
@@ -874,7 +443,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     static const char *names[] = {"fragvote-audience", "fragvote-screen", "fragvote-presenter"};
     h->protocols[0] = (struct lws_protocols){"http", http_callback, 0, 0, 0, h, 0};
     for (int i = 0; i < HUB_NROLES; i++)
-        h->protocols[i + 1] = (struct lws_protocols){names[i], ws_callback, sizeof(struct hub_conn), HUB_RX_BUFFER,
+        h->protocols[i + 1] = (struct lws_protocols){names[i], hub_ws_callback, sizeof(struct hub_conn), HUB_RX_BUFFER,
                                                      (unsigned)i, h, 0};
     /* protocols[4] stays zero: the terminator */
 
@@ -947,21 +516,21 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     }
     memcpy(h->qr_http + LWS_PRE, svg, h->qr_len);
     free(svg);
-    h->state_public = msg_new(hub_msg_state(h, 0));
-    h->state_full = msg_new(hub_msg_state(h, 1));
+    h->state_public = hub_msg_new(hub_msg_state(h, 0));
+    h->state_full = hub_msg_new(hub_msg_state(h, 1));
     if (!h->state_public || !h->state_full) {
         fail(err, errlen, "out of memory");
         goto fail;
     }
     h->tick_period_ms = h->ev_loop ? 500 : 0;
-    h->sweep_due = mono_ms() + 1000;
-    timer_arm(h, h->sweep_due);
+    h->sweep_due = hub_mono_ms() + 1000;
+    hub_timer_arm(h, h->sweep_due);
     if (pthread_create(&h->ticker, NULL, ticker_main, h)) {
         fail(err, errlen, "cannot start the hub's timer thread");
         goto fail;
     }
     h->ticker_started = 1;
-    status_update(h, warn[0] ? warn : NULL);
+    hub_status_update(h, warn[0] ? warn : NULL);
     return h;
 fail:
     hub_free(h);
@@ -981,7 +550,7 @@ int hub_run(struct hub *h) {
             }
     }
     /* Votes still in the batch are committed (and acked) before we go. */
-    if (h->nops) batch_flush(h);
+    if (h->nops) hub_batch_flush(h);
     return rc;
 }
 
@@ -996,11 +565,11 @@ void hub_free(struct hub *h) {
     }
     if (h->ctx) lws_context_destroy(h->ctx);
     ev_close(h);
-    msg_unref(h->tally_public);
-    msg_unref(h->tally_full);
-    msg_unref(h->tally_audience);
-    msg_unref(h->state_public);
-    msg_unref(h->state_full);
+    hub_msg_unref(h->tally_public);
+    hub_msg_unref(h->tally_full);
+    hub_msg_unref(h->tally_audience);
+    hub_msg_unref(h->state_public);
+    hub_msg_unref(h->state_full);
     free(h->qr_http);
     free(h->ops);
     free(h->posted);

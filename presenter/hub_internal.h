@@ -123,6 +123,27 @@ struct hub {
 /* Milliseconds until the voting timer closes the current question, or -1. */
 long long hub_closes_in_ms(const struct hub *h);
 
+/* hub.c: the engine room (lws thread unless said otherwise) */
+long long hub_mono_ms(void);                    /* precise monotonic ms (deadlines) */
+long long hub_now_ms(void);                     /* cheap monotonic ms (rate caps), any thread */
+void hub_timer_arm(struct hub *h, long long due); /* wake the loop at due; any thread */
+void hub_tally_schedule(struct hub *h);         /* a tally broadcast soon */
+void hub_state_changed(struct hub *h);          /* new state messages to everyone, a tally soon */
+void hub_status_update(struct hub *h, const char *refused); /* refresh the snapshot, tell serve */
+/* A presenter action (seconds: voting timer for ROOM_OPEN, 0 none); 0 or -1 with err. */
+int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t errlen);
+
+/* hub_conn.c: the wire side */
+struct hub_msg *hub_msg_new(char *json);        /* takes (frees) json; one reference */
+void hub_msg_unref(struct hub_msg *m);
+void hub_conn_send(struct hub_conn *c, struct hub_msg *m); /* queues m (own reference) */
+void hub_conn_send_own(struct hub_conn *c, char *json);    /* a one-off message; takes json */
+void hub_conn_error(struct hub_conn *c, int id, const char *code, const char *message);
+void hub_conn_kill(struct hub_conn *c, int code, const char *reason); /* close at next writeable */
+void hub_batch_flush(struct hub *h);            /* group commit, then acks */
+void hub_keepalive_sweep(struct hub *h);        /* ping the quiet, close the silent */
+int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
+
 /* hub_msg.c */
 char *hub_msg_state(struct hub *h, int presenter);
 char *hub_msg_tally(struct hub *h, int with_split);

@@ -1,0 +1,443 @@
+/* The hub's wire side: per-connection send queues, caps on what clients
+ * send, the client messages, the group commit of joins and votes, and the
+ * keepalive sweep (see hub.h, docs/PROTOCOL.md). Runs on the lws thread. */
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hub_internal.h"
+
+/* ---- shared messages ---- */
+
+/* Wraps a malloc'd JSON string (freed here) in a message with one reference. */
+struct hub_msg *hub_msg_new(char *json) {
+    if (!json) return NULL;
+    size_t n = strlen(json);
+    struct hub_msg *m = malloc(sizeof *m + LWS_PRE + n);
+    if (m) {
+        m->refs = 1;
+        m->len = n;
+        memcpy(m->buf + LWS_PRE, json, n);
+    }
+    free(json);
+    return m;
+}
+
+void hub_msg_unref(struct hub_msg *m) {
+    if (m && --m->refs == 0) free(m);
+}
+
+/* Closes c at its next writeable with a close code and a reason. */
+void hub_conn_kill(struct hub_conn *c, int code, const char *reason) {
+    if (c->close_code) return;
+    c->close_code = code;
+    snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
+    lws_callback_on_writable(c->wsi);
+}
+
+/* Queues m for c (takes a reference of its own). */
+void hub_conn_send(struct hub_conn *c, struct hub_msg *m) {
+    if (!m || c->close_code) return;
+    if (c->qlen == HUB_CONN_QUEUE) {
+        hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too slow: messages piled up");
+        return;
+    }
+    m->refs++;
+    c->q[(c->qhead + c->qlen) % HUB_CONN_QUEUE] = m;
+    c->qlen++;
+    lws_callback_on_writable(c->wsi);
+}
+
+/* Sends a one-off message built from json (freed). */
+void hub_conn_send_own(struct hub_conn *c, char *json) {
+    struct hub_msg *m = hub_msg_new(json);
+    hub_conn_send(c, m);
+    hub_msg_unref(m);
+}
+
+void hub_conn_error(struct hub_conn *c, int id, const char *code, const char *message) {
+    hub_conn_send_own(c, hub_msg_error(id, code, message));
+}
+
+/* ---- group commit ---- */
+
+void hub_batch_flush(struct hub *h) {
+    h->batch_due = 0;
+    if (!h->nops) return;
+    char err[256] = "";
+    int ok = room_batch_begin(h->room, err, sizeof err) == 0;
+    for (int i = 0; ok && i < h->nops; i++) {
+        struct hub_op *op = &h->ops[i];
+        op->err[0] = 0;
+        if (op->kind == HUB_OP_JOIN)
+            op->result = room_batch_join(h->room, op->token, op->err, sizeof op->err);
+        else if (!op->conn || op->conn->voter < 0)
+            op->result = 1, snprintf(op->err, sizeof op->err, "say hello before voting");
+        else
+            op->result = room_batch_vote(h->room, op->conn->voter, op->pos, op->yes, op->err, sizeof op->err);
+    }
+    if (ok && room_batch_commit(h->room, err, sizeof err)) ok = 0;
+    if (ok) {
+        pthread_mutex_lock(&h->lock);
+        h->status.commits++;
+        h->status.ops_committed += (unsigned long)h->nops;
+        pthread_mutex_unlock(&h->lock);
+    }
+    int votes = 0;
+    for (int i = 0; i < h->nops; i++) {
+        struct hub_op *op = &h->ops[i];
+        struct hub_conn *c = op->conn;
+        if (c) c->joining = 0;
+        if (!c) continue;
+        if (!ok) {
+            hub_conn_error(c, op->kind == HUB_OP_VOTE ? op->id : -1, "storage", "could not store it; try again");
+            continue;
+        }
+        if (op->kind == HUB_OP_JOIN) {
+            if (op->result < 0) {
+                hub_conn_error(c, -1, "join", op->err);
+                continue;
+            }
+            if (c->voter < 0) h->n_joined++;
+            c->voter = op->result;
+            hub_conn_send_own(c, hub_msg_welcome(h, c->voter, op->token));
+        } else if (op->result == 0) {
+            hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes));
+            votes++;
+        } else {
+            hub_conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "vote not stored");
+        }
+    }
+    if (!ok) hub_status_update(h, err);
+    h->nops = 0;
+    hub_tally_schedule(h);
+    (void)votes;
+}
+
+static struct hub_op *op_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind) {
+    if (h->nops == h->capops) {
+        int cap = h->capops ? h->capops * 2 : 256;
+        struct hub_op *o = realloc(h->ops, sizeof *o * (size_t)cap);
+        if (!o) return NULL;
+        h->ops = o;
+        h->capops = cap;
+    }
+    struct hub_op *op = &h->ops[h->nops++];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->conn = c;
+    op->id = -1;
+    if (h->nops >= HUB_BATCH_MAX) {
+        h->batch_due = hub_mono_ms();
+        hub_timer_arm(h, h->batch_due);
+    } else if (!h->batch_due) {
+        h->batch_due = hub_mono_ms() + HUB_BATCH_MS;
+        hub_timer_arm(h, h->batch_due);
+    }
+    return op;
+}
+
+/* ---- client messages ---- */
+
+/* Constant-time comparison of the presenter secret (length leaks nothing
+ * useful: every candidate is compared over HUB_SECRET_MAX bytes). */
+static int secret_ok(const char *want, const char *got) {
+    unsigned char diff = 0;
+    size_t wl = strlen(want), gl = strlen(got);
+    for (size_t i = 0; i < HUB_SECRET_MAX; i++) {
+        unsigned char a = i < wl ? (unsigned char)want[i] : 0, b = i < gl ? (unsigned char)got[i] : 0;
+        diff |= a ^ b;
+    }
+    return diff == 0 && wl == gl && gl < HUB_SECRET_MAX;
+}
+
+static void on_hello(struct hub *h, struct hub_conn *c, json_t *m) {
+    if (c->role != HUB_AUDIENCE) {
+        hub_conn_send(c, c->role == HUB_PRESENTER ? h->state_full : h->state_public);
+        return;
+    }
+    const char *room = json_string_value(json_object_get(m, "room"));
+    if (room && room[0] && strcasecmp(room, room_code(h->room))) {
+        hub_conn_error(c, -1, "bad_room", "no such room here: check the code on the screen");
+        return;
+    }
+    if (c->joining) return;
+    if (c->voter >= 0) {
+        /* One voter per connection: a new identity needs a new connection. */
+        hub_conn_error(c, -1, "already_joined", "this connection has joined already");
+        return;
+    }
+    const char *token = json_string_value(json_object_get(m, "token"));
+    struct hub_op *op = op_add(h, c, HUB_OP_JOIN);
+    if (!op) {
+        hub_conn_error(c, -1, "busy", "server out of memory");
+        return;
+    }
+    char err[128];
+    if (token && room_token_valid(token))
+        snprintf(op->token, sizeof op->token, "%s", token);
+    else if (room_token_new(op->token, err, sizeof err)) {
+        op->conn = NULL;
+        hub_conn_error(c, -1, "busy", err);
+        return;
+    }
+    c->joining = 1;
+}
+
+static void on_vote(struct hub *h, struct hub_conn *c, json_t *m) {
+    json_t *jid = json_object_get(m, "id"), *jq = json_object_get(m, "q"), *jy = json_object_get(m, "yes");
+    int id = json_is_integer(jid) ? (int)json_integer_value(jid) : -1;
+    if (c->role != HUB_AUDIENCE) {
+        hub_conn_error(c, id, "forbidden", "only phones vote");
+        return;
+    }
+    if (!json_is_integer(jq) || !json_is_boolean(jy)) {
+        hub_conn_error(c, id, "bad_vote", "a vote needs \"q\" (question position) and \"yes\" (true/false)");
+        return;
+    }
+    if (c->voter < 0) {
+        hub_conn_error(c, id, "hello_first", "join first (hello), then vote");
+        return;
+    }
+    json_int_t q = json_integer_value(jq);
+    char err[160];
+    if (q < 0 || q > INT_MAX || quiz_vote_check(room_quiz(h->room), (int)q, err, sizeof err)) {
+        if (q < 0 || q > INT_MAX) snprintf(err, sizeof err, "there is no question %lld", (long long)q + (q < LLONG_MAX));
+        hub_conn_error(c, id, "refused", err);
+        return;
+    }
+    struct hub_op *op = op_add(h, c, HUB_OP_VOTE);
+    if (!op) {
+        hub_conn_error(c, id, "busy", "server out of memory");
+        return;
+    }
+    op->id = id;
+    op->pos = (int)q;
+    op->yes = json_is_true(jy);
+}
+
+static void on_auth(struct hub *h, struct hub_conn *c, json_t *m) {
+    if (c->role != HUB_PRESENTER) {
+        hub_conn_error(c, -1, "forbidden", "audience and screen connections cannot control the quiz");
+        return;
+    }
+    long long t = hub_now_ms();
+    if (t - h->last_bad_secret_ms < HUB_SECRET_DELAY_MS) {
+        hub_conn_error(c, -1, "throttled", "too many wrong secrets; wait a second and try again");
+        return;
+    }
+    const char *s = json_string_value(json_object_get(m, "secret"));
+    if (s && secret_ok(h->secret, s)) {
+        c->authed = 1;
+        hub_conn_send_own(c, hub_msg_simple("auth_ok", NULL, NULL));
+        hub_conn_send(c, h->state_full);
+        return;
+    }
+    h->last_bad_secret_ms = t;
+    if (++c->bad_secrets >= HUB_SECRET_FAILS) {
+        hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many wrong presenter secrets");
+        return;
+    }
+    hub_conn_error(c, -1, "bad_secret", "wrong presenter secret (it is printed in the console)");
+}
+
+static void on_cmd(struct hub *h, struct hub_conn *c, json_t *m) {
+    const char *name = json_string_value(json_object_get(m, "cmd"));
+    if (c->role != HUB_PRESENTER || !c->authed) {
+        hub_conn_error(c, -1, "forbidden",
+                   c->role == HUB_PRESENTER ? "send the presenter secret first (auth)"
+                                            : "audience and screen connections cannot control the quiz");
+        return;
+    }
+    enum room_action a;
+    if (!name || room_action_parse(name, &a)) {
+        hub_conn_error(c, -1, "bad_cmd", "unknown command (open close measure rerun reveal next back skip)");
+        return;
+    }
+    char err[256];
+    json_t *js = json_object_get(m, "seconds");
+    int seconds = 0;
+    if (js && (!json_is_integer(js) || json_integer_value(js) < 0 || json_integer_value(js) > HUB_COUNTDOWN_MAX_S)) {
+        hub_conn_error(c, -1, "bad_cmd", "\"seconds\" must be an integer 0..3600");
+        return;
+    }
+    if (js) seconds = (int)json_integer_value(js);
+    if (hub_act(h, a, seconds, err, sizeof err))
+        hub_conn_error(c, -1, "refused", err);
+    else
+        hub_conn_send_own(c, hub_msg_simple("cmd_ok", "cmd", name));
+}
+
+/* One whole client message. Returns -1 to close the connection now. */
+static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_t len) {
+    json_error_t jerr;
+    json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    const char *t = m ? json_string_value(json_object_get(m, "t")) : NULL;
+    if (!m || !json_is_object(m) || !t) {
+        json_decref(m);
+        static const char why[] = "malformed message: JSON object with \"t\" expected";
+        lws_close_reason(c->wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, (unsigned char *)why, sizeof why - 1);
+        return -1;
+    }
+    if (!strcmp(t, "hello"))
+        on_hello(h, c, m);
+    else if (!strcmp(t, "vote"))
+        on_vote(h, c, m);
+    else if (!strcmp(t, "auth"))
+        on_auth(h, c, m);
+    else if (!strcmp(t, "cmd"))
+        on_cmd(h, c, m);
+    else if (!strcmp(t, "ping"))
+        hub_conn_send_own(c, hub_msg_simple("pong", NULL, NULL));
+    else
+        hub_conn_error(c, -1, "unknown_type", "unknown message type");
+    json_decref(m);
+    return 0;
+}
+
+static int close_now(struct lws *wsi, enum lws_close_status code, const char *why) {
+    lws_close_reason(wsi, code, (unsigned char *)why, strlen(why));
+    return -1;
+}
+
+/* ---- lws callbacks ---- */
+
+static void conn_unlink(struct hub *h, struct hub_conn *c) {
+    if (c->prev) c->prev->next = c->next;
+    else if (h->conns == c) h->conns = c->next;
+    if (c->next) c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+/* Whether c has not yet been sent the newest tally meant for its kind. */
+static int tally_pending(const struct hub *h, const struct hub_conn *c) {
+    if (c->role == HUB_AUDIENCE) return h->tally_audience && c->tally_sent < h->tally_audience_version;
+    return h->tally_public && c->tally_sent < h->tally_version;
+}
+
+int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
+    const struct lws_protocols *proto = lws_get_protocol(wsi);
+    struct hub *h = proto ? proto->user : NULL;
+    struct hub_conn *c = user;
+    switch (reason) {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        int total = h->n_role[0] + h->n_role[1] + h->n_role[2];
+        return total >= (h->cfg.conn_max > 0 ? h->cfg.conn_max : HUB_CONN_MAX) ? 1 : 0;
+    }
+    case LWS_CALLBACK_ESTABLISHED:
+        memset(c, 0, sizeof *c);
+        c->wsi = wsi;
+        c->hub = h;
+        c->role = (enum hub_role)proto->id;
+        c->voter = -1;
+        c->tokens = HUB_MSG_BURST;
+        c->last_ms = c->last_rx_ms = hub_now_ms();
+        c->next = h->conns;
+        if (h->conns) h->conns->prev = c;
+        h->conns = c;
+        h->n_role[c->role]++;
+        hub_conn_send(c, c->role == HUB_PRESENTER ? h->state_full : h->state_public);
+        hub_tally_schedule(h);
+        break;
+    case LWS_CALLBACK_CLOSED:
+        if (!c->wsi) break;
+        conn_unlink(h, c);
+        h->n_role[c->role]--;
+        if (c->voter >= 0) h->n_joined--;
+        for (int i = 0; i < h->nops; i++)
+            if (h->ops[i].conn == c) h->ops[i].conn = NULL;
+        while (c->qlen) {
+            hub_msg_unref(c->q[c->qhead]);
+            c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
+            c->qlen--;
+        }
+        free(c->rx);
+        c->rx = NULL;
+        c->wsi = NULL;
+        hub_tally_schedule(h);
+        break;
+    case LWS_CALLBACK_RECEIVE_PONG:
+        c->last_rx_ms = hub_now_ms();
+        break;
+    case LWS_CALLBACK_RECEIVE: {
+        c->last_rx_ms = hub_now_ms();
+        if (lws_frame_is_binary(wsi))
+            return close_now(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary messages are not part of the protocol");
+        if (!c->rx || lws_is_first_fragment(wsi)) {
+            /* Rate cap, once per message. */
+            long long t = hub_now_ms();
+            c->tokens += (double)(t - c->last_ms) * HUB_MSG_RATE / 1000.0;
+            if (c->tokens > HUB_MSG_BURST) c->tokens = HUB_MSG_BURST;
+            c->last_ms = t;
+            if (c->tokens < 1) return close_now(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
+            c->tokens -= 1;
+        }
+        size_t total = c->rxlen + len + lws_remaining_packet_payload(wsi);
+        if (total > HUB_MSG_MAX)
+            return close_now(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message larger than 1024 bytes");
+        int final = lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi);
+        if (final && !c->rx) return on_message(h, c, in, len);
+        if (!c->rx && !(c->rx = malloc(HUB_MSG_MAX))) return -1;
+        memcpy(c->rx + c->rxlen, in, len);
+        c->rxlen += len;
+        if (!final) break;
+        int rc = on_message(h, c, (const char *)c->rx, c->rxlen);
+        free(c->rx);
+        c->rx = NULL;
+        c->rxlen = 0;
+        return rc;
+    }
+    case LWS_CALLBACK_SERVER_WRITEABLE: {
+        if (c->close_code) return close_now(wsi, (enum lws_close_status)c->close_code, c->close_reason);
+        if (c->want_ping) {
+            unsigned char ping[LWS_PRE + 1];
+            ping[LWS_PRE] = 'k';
+            c->want_ping = 0;
+            if (lws_write(wsi, ping + LWS_PRE, 1, LWS_WRITE_PING) < 0) return -1;
+            if (c->qlen || tally_pending(h, c)) lws_callback_on_writable(wsi);
+            break;
+        }
+        struct hub_msg *m = NULL;
+        int own = 0;
+        if (c->qlen) {
+            m = c->q[c->qhead];
+            c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
+            c->qlen--;
+            own = 1;
+        } else {
+            if (tally_pending(h, c)) {
+                m = c->role == HUB_PRESENTER ? h->tally_full
+                    : c->role == HUB_SCREEN  ? h->tally_public
+                                             : h->tally_audience;
+                c->tally_sent = c->role == HUB_AUDIENCE ? h->tally_audience_version : h->tally_version;
+            }
+        }
+        if (!m) break;
+        int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+        if (own) hub_msg_unref(m);
+        if (n < (int)0) return -1;
+        if (c->qlen || tally_pending(h, c)) lws_callback_on_writable(wsi);
+        break;
+    }
+    default: break;
+    }
+    return 0;
+}
+
+/* Keepalive without per-connection timers: lws's own (retry policy) are
+ * re-sorted into one list on every received message, O(connections) each.
+ * Instead one sweep a second pings the quiet and closes the silent. */
+void hub_keepalive_sweep(struct hub *h) {
+    long long now = hub_now_ms();
+    for (struct hub_conn *c = h->conns; c; c = c->next) {
+        long long quiet = now - c->last_rx_ms;
+        if (quiet >= h->idle_ms)
+            hub_conn_kill(c, LWS_CLOSE_STATUS_GOINGAWAY, "no answer to pings");
+        else if (quiet >= h->ping_ms && !c->want_ping) {
+            c->want_ping = 1;
+            lws_callback_on_writable(c->wsi);
+        }
+    }
+}
