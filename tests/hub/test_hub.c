@@ -40,6 +40,7 @@ static struct fx F;
 static int db_counter;
 static int keepalive_s; /* 0: defaults; else ping after it, close after 2x */
 static int conn_max;    /* 0: default cap */
+static int big_deck;    /* 1: the largest deck allowed (DECK_TESTS_MAX tests x 3 questions) */
 
 static void measure_hook(void *ctx, int position, const struct deck_test *t) {
     struct fx *f = ctx;
@@ -82,6 +83,13 @@ static int start(int live_split, int64_t resume_session) {
     F.db = db_open(F.dbpath, err, sizeof err);
     if (!F.db) return fprintf(stderr, "db_open: %s\n", err), -1;
     make_deck(&F.deck);
+    if (big_deck) {
+        F.deck.ntests = DECK_TESTS_MAX;
+        for (int t = 0; t < DECK_TESTS_MAX; t++) {
+            F.deck.tests[t].spec = (struct probe_spec){.proto = PROBE_UDP6, .mode = PROBE_MODE_DO, .size = 1280 + t, .ttl = 3};
+            F.deck.tests[t].ask[0] = F.deck.tests[t].ask[1] = F.deck.tests[t].ask[2] = 1;
+        }
+    }
     if (resume_session)
         F.room = room_resume(F.db, resume_session, &F.deck, err, sizeof err);
     else
@@ -829,6 +837,28 @@ static void test_voting_timer_closes_the_question_by_itself(void) {
     stop();
 }
 
+static void test_the_largest_deck_fits_in_the_messages(void) {
+    big_deck = 1;
+    int rc = start(0, 0);
+    big_deck = 0;
+    REQUIRE(rc == 0);
+    struct wsc *w = connect_as("fragvote-screen");
+    REQUIRE(w);
+    json_t *st = wsc_recv_type(w, "state", T_MS);
+    REQUIRE(st);
+    CHECK_INT(json_integer_value(json_object_get(st, "n")), QUIZ_QUESTIONS_MAX);
+    CHECK_INT(json_array_size(json_object_get(st, "questions")), QUIZ_QUESTIONS_MAX);
+    json_decref(st);
+    json_t *wel = NULL;
+    struct wsc *p = phone(NULL, NULL, &wel);
+    REQUIRE(p);
+    CHECK_INT(json_array_size(json_object_get(wel, "votes")), QUIZ_QUESTIONS_MAX);
+    json_decref(wel);
+    wsc_close(w, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
 /* ---- HTTP: pages and the QR code ---- */
 
 static char *http_get(const char *path, size_t *len) {
@@ -981,6 +1011,7 @@ int main(void) {
     RUN(test_dead_connections_are_culled_and_live_ones_kept);
     RUN(test_connections_beyond_the_cap_are_refused_others_unaffected);
     RUN(test_voting_timer_closes_the_question_by_itself);
+    RUN(test_the_largest_deck_fits_in_the_messages);
     RUN(test_resume_restores_states_voters_and_votes);
     RUN(test_pages_are_served_and_carry_no_truth);
     RUN(test_qr_endpoint_returns_an_svg_encoding_the_join_url);
