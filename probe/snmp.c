@@ -73,7 +73,9 @@ int probe_snmp_parse_frag_creates(const char *text, int v6, uint64_t *out) {
 }
 
 int probe_snmp_read_frag_creates(int v6, uint64_t *out, char *err, size_t errlen) {
-    const char *path = v6 ? "/proc/net/snmp6" : "/proc/net/snmp";
+    /* thread-self: a probe worker thread that entered the lab namespace with
+     * setns() must read its own namespace's counters, not the main thread's. */
+    const char *path = v6 ? "/proc/thread-self/net/snmp6" : "/proc/thread-self/net/snmp";
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "cannot read %s: %s%s", path, strerror(errno),
