@@ -461,5 +461,12 @@ int main(void) {
     atexit(cleanup);
     RUN(test_kill9_mid_burst_then_resume_keeps_every_acked_vote);
     RUN(test_serve_kill9_mid_burst_keeps_every_acked_vote);
-    return check_summary();
+    cleanup();
+    int rc = check_summary();
+    if (rc == 0) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", check_tmpdir());
+        if (system(cmd)) rc = 1;
+    }
+    return rc;
 }
