@@ -24,7 +24,8 @@ const ART = need('FRAGVOTE_BROWSER_ARTIFACTS');
 const HERE = __dirname;
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PROJECTOR = { width: 1920, height: 1080 };  /* a projector cannot scroll */
-const STEP_MS = 15000;    /* the longest any single UI change may take */
+const STEP_MS = 15000;
+const TIMER_S = 6;        /* the voting timer of question 3, set on the presenter page */    /* the longest any single UI change may take */
 const PROBE_MS = 60000;   /* a measurement on the lab */
 
 function need(name) {
@@ -309,7 +310,8 @@ async function main() {
 
     /* Everything a question needs before and after the reveal. `votes` maps
      * phone name → 'yes' / 'no' / null (final vote). */
-    async function closeMeasureReveal(pos, votes, stageShots) {
+    /* timed: the question was opened with a voting timer and closes by itself. */
+    async function closeMeasureReveal(pos, votes, stageShots, timed = false) {
       for (const n of ['A', 'B', 'C']) phones[n].votes[pos] = votes[n];
       const expYes = Object.values(votes).filter((v) => v === 'yes').length;
       const expNo = Object.values(votes).filter((v) => v === 'no').length;
@@ -318,7 +320,8 @@ async function main() {
       const domsBefore = [];
       for (const p of [screen, A, B, C]) domsBefore.push(await p.content());
 
-      await con.cmd('close');
+      if (timed) await until(`Q${pos + 1} closes by itself`, async () => / · closed$/.test(await text(screen, '#qnum')), STEP_MS + TIMER_S * 1000);
+      else await con.cmd('close');
       await until(`Q${pos + 1} bars after close`, async () => !(await hidden(screen, '#bars')));
       await waitText(screen, '#yesn', String(expYes));
       await waitText(screen, '#non', String(expNo));
@@ -459,11 +462,25 @@ async function main() {
     await until('Q2 open on phone C', async () => !(await C.locator('#yes').isDisabled()));
     await vote('A', true); await vote('B', false); await vote('C', true);
     await closeMeasureReveal(1, { A: 'yes', B: 'no', C: 'yes' }, false);
+    /* Question 3 is opened from the presenter page, with a voting timer,
+     * by keyboard: phones and screen count down, and it closes by itself. */
     await con.cmd('next');
-    await con.cmd('open');
+    await until('presenter sees question 3', async () => /^Question 3 of 3 · pending/.test(await text(presenter, '#qnum')));
+    await tabTo(presenter, 'seconds');
+    await presenter.keyboard.type(String(TIMER_S));
+    await tabTo(presenter, 'open');
+    await presenter.keyboard.press('Enter');
     await until('Q3 open on phone A', async () => !(await A.locator('#yes').isDisabled()));
+    for (const [who, p] of [['phone A', A], ['screen', screen]]) {
+      const cd = await until(`${who} counts down`, async () => { const t = await text(p, '#countdown'); return /^closes in \d+ s$/.test(t) && t; });
+      const left = parseInt(/\d+/.exec(cd)[0], 10);
+      check(left >= 1 && left <= TIMER_S, `${who} shows a countdown within the ${TIMER_S} s timer`, cd);
+    }
+    await axe(A, 'phone (countdown)');
     await vote('A', false); await vote('B', false);
-    await closeMeasureReveal(2, { A: 'no', B: 'no', C: null }, false);
+    await closeMeasureReveal(2, { A: 'no', B: 'no', C: null }, false, true);
+    checkEq(await text(A, '#countdown'), '', 'the phone countdown is gone once closed');
+    checkEq(await text(screen, '#countdown'), '', 'the screen countdown is gone once closed');
     await con.cmd('next');
 
     /* 8. The end: the screen's scoreboard and collective score. */
