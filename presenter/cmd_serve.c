@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,13 @@ struct serve {
     pthread_t sig_thread, con_thread;
     int con_started;
     char observer[16], host[256], kernel[320], target[256], resume_target[256];
+    /* The console thread's own read-only view of the store, for a revealed
+     * question's result (struct db belongs to the hub's thread). */
+    sqlite3 *ro;
+    sqlite3_stmt *ro_result;
+    int cache_cursor, cache_state;
+    unsigned long cache_tally;
+    struct console_status cache;
 };
 
 static void usage(FILE *out) {
@@ -255,8 +263,51 @@ static int be_post(void *ctx, enum hub_cmd_kind k) {
 
 static void be_status(void *ctx, struct console_status *out) {
     struct serve *s = ctx;
+    memset(out, 0, sizeof *out);
     hub_snapshot(s->hub, &out->hub);
     out->measure_requests = worker_requests(s->worker);
+    if (out->hub.ended || out->hub.current.state != QUIZ_REVEALED || !s->ro_result) return;
+    /* Read the store only when the revealed question or its tally changed. */
+    if (s->cache_cursor != out->hub.cursor || s->cache_state != QUIZ_REVEALED ||
+        s->cache_tally != out->hub.tally_version || !s->cache.revealed) {
+        sqlite3_stmt *st = s->ro_result;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, room_session_id(s->room));
+        sqlite3_bind_int(st, 2, out->hub.cursor);
+        s->cache.revealed = 0;
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            snprintf(s->cache.truth, sizeof s->cache.truth, "%s", (const char *)sqlite3_column_text(st, 0));
+            snprintf(s->cache.majority, sizeof s->cache.majority, "%s", (const char *)sqlite3_column_text(st, 1));
+            s->cache.correct = sqlite3_column_double(st, 2);
+            s->cache.correct_votes = sqlite3_column_int(st, 3);
+            s->cache.revealed = s->cache.truth[0] != 0;
+        }
+        s->cache_cursor = out->hub.cursor;
+        s->cache_state = QUIZ_REVEALED;
+        s->cache_tally = out->hub.tally_version;
+    }
+    out->revealed = s->cache.revealed;
+    memcpy(out->truth, s->cache.truth, sizeof out->truth);
+    memcpy(out->majority, s->cache.majority, sizeof out->majority);
+    out->correct = s->cache.correct;
+    out->correct_votes = s->cache.correct_votes;
+}
+
+/* Opens the console's read-only view; without it the console simply shows
+ * no results (the screen still does). */
+static void ro_open(struct serve *s) {
+    if (sqlite3_open_v2(s->o.db, &s->ro, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->ro,
+                           "SELECT coalesce(qs.truth, ''), coalesce(qs.majority, ''), coalesce(qs.correct, -1), "
+                           "coalesce(qs.correct_votes, -1) FROM questions q JOIN question_score qs "
+                           "ON qs.question_id = q.id WHERE q.session_id = ? AND q.position = ?",
+                           -1, &s->ro_result, NULL) != SQLITE_OK) {
+        fprintf(stderr, "fragvote serve: console: cannot read %s: %s (results are shown on the screen only)\n",
+                s->o.db, s->ro ? sqlite3_errmsg(s->ro) : "out of memory");
+        sqlite3_finalize(s->ro_result);
+        s->ro_result = NULL;
+    }
+    sqlite3_busy_timeout(s->ro, 200);
 }
 
 static void *console_main(void *arg) {
@@ -511,6 +562,7 @@ lab_ready:
         .out = stdout,
         .stop = (volatile int *)&s.stop,
     };
+    ro_open(&s);
     if (pthread_create(&s.con_thread, NULL, console_main, &s) == 0) s.con_started = 1;
     else fprintf(stderr, "fragvote serve: cannot start the console thread; use the presenter page\n");
 
@@ -535,6 +587,8 @@ cleanup:
                runs, hits);
     }
     worker_free(s.worker);
+    sqlite3_finalize(s.ro_result);
+    sqlite3_close(s.ro);
     if (s.room) {
         if (room_end(s.room, err, sizeof err) < 0) fprintf(stderr, "fragvote serve: %s\n", err);
         print_summary(&s);

@@ -69,6 +69,13 @@ const char *console_act_name(enum hub_cmd_kind k);
 struct console_status {
     struct hub_status hub;
     unsigned long measure_requests;
+    /* The current question's result, filled by the backend only once it is
+     * revealed (the console never learns a truth before the room does). */
+    int revealed;
+    char truth[8];          /* "yes" / "no" / "unknown" */
+    char majority[8];       /* "yes" / "no" / "tie" / "" (no votes) */
+    double correct;         /* 1, 0, 0.5, or -1 unscored */
+    int correct_votes;      /* votes equal to the truth, -1 if unknown */
 };
 
 /* Where actions go and where status comes from. */

@@ -61,6 +61,15 @@ void console_render(FILE *out, const struct console_view *v, const struct consol
             fprintf(out, "Votes: %d\n", q->yes + q->no);
         else
             fprintf(out, "Votes: %d (yes %d / no %d)\n", q->yes + q->no, q->yes, q->no);
+        if (st->revealed) {
+            int total = q->yes + q->no;
+            fprintf(out, "Truth: %s   Majority: %s%s", st->truth, st->majority[0] ? st->majority : "-",
+                    st->correct < 0 ? " (unscored)" : st->correct == 1 ? " (right)" : st->correct == 0 ? " (wrong)"
+                                                                                                     : " (tie)");
+            if (total > 0 && st->correct_votes >= 0)
+                fprintf(out, "   %d%% of votes right", st->correct_votes * 100 / total);
+            fputc('\n', out);
+        }
     }
     fprintf(out, "Voters: %d   Phones connected: %d   Screens: %d   Presenters: %d\n", h->voters, h->connections,
             h->screens, h->presenters);

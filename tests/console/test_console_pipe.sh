@@ -11,7 +11,7 @@ trap cleanup EXIT
 fail=0
 check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
 
-printf 'open\n# a comment\ndance\nclose\nmeasure\nwait-measured 20000\nreveal\nnext\nskip\nshow\nquit\n' |
+printf 'open\n# a comment\ndance\nclose\nmeasure\nwait-measured 20000\nshow\nreveal\nshow\nnext\nskip\nshow\nquit\n' |
   FRAGVOTE_LAB_PREFIX=$prefix timeout 60 "$bin" serve --db "$tmp/p.db" --port 0 --bind 127.0.0.1 --no-qr \
   >"$tmp/out" 2>&1
 rc=$?
@@ -20,6 +20,15 @@ check bad_line_reported grep -q "stdin:3: unknown command 'dance'" "$tmp/out"
 check q1_revealed test "$(sqlite3 "$tmp/p.db" "SELECT state FROM questions WHERE position = 0")" = revealed
 check q2_skipped test "$(sqlite3 "$tmp/p.db" "SELECT state FROM questions WHERE position = 1")" = skipped
 check show_prints_q3 grep -q "Question 3/32" "$tmp/out"
+# The result appears on the console after the reveal, never before it.
+truth=$(sqlite3 "$tmp/p.db" "SELECT m.answer FROM measurements m JOIN questions q ON q.id = m.question_id WHERE q.position = 0")
+check result_after_reveal grep -q "^Truth: $truth   Majority: - (unscored)" "$tmp/out"
+check result_shown_once test "$(grep -c '^Truth: ' "$tmp/out")" -eq 1
+first_truth=$(grep -n '^Truth: ' "$tmp/out" | head -1 | cut -d: -f1)
+first_revealed=$(grep -n '^State: revealed' "$tmp/out" | head -1 | cut -d: -f1)
+first_measured=$(grep -n '^State: measured' "$tmp/out" | head -1 | cut -d: -f1)
+check measured_frame_shown test -n "$first_measured"
+check truth_only_in_revealed_frame test -n "$first_truth" -a -n "$first_revealed" -a "${first_truth:-0}" -gt "${first_revealed:-0}" -a "${first_measured:-0}" -lt "${first_revealed:-0}"
 check no_ansi_without_tty bash -c "! grep -q $'\033' '$tmp/out'"
 check lab_removed test "$(ip netns list | grep -c "^$prefix-")" -eq 0
 [ $fail -ne 0 ] && cat "$tmp/out"

@@ -311,7 +311,8 @@ static void write_script(void) {
                "wait-voters %d 60000\n", PHONES);
     /* One block per possible question; skipped ones are passed over by next. */
     for (int i = 0; i < deck_question_count(&deck); i++)
-        fprintf(f, "open\nwait-votes %d 30000\nclose\nmeasure\nwait-measured 30000\nreveal\nnext\nsleep 250\nquit-at-end\n",
+        fprintf(f, "open\nwait-votes %d 30000\nclose\nmeasure\nwait-measured 30000\nreveal\nshow\nnext\nsleep 250\n"
+                   "quit-at-end\n",
                 PHONES);
     fprintf(f, "quit\n");
     fclose(f);
@@ -541,8 +542,14 @@ static void test_serve_runs_the_whole_deck_with_50_phones(void) {
         votes_total += yes + no;
         /* Score by hand. */
         if (!strcmp(want, "unknown")) continue;
+        /* ... and the console's result line after this reveal (its "show"). */
+        const char *maj = yes > no ? "yes" : no > yes ? "no" : "tie";
+        char shown[160];
         int truth_yes = !strcmp(want, "yes");
         double correct = yes == no ? 0.5 : ((yes > no) == truth_yes ? 1.0 : 0.0);
+        snprintf(shown, sizeof shown, "Truth: %s   Majority: %s (%s)   %d%% of votes right", want, maj,
+                 correct == 1 ? "right" : correct == 0 ? "wrong" : "tie", (truth_yes ? yes : no) * 100 / (yes + no));
+        CHECK_CONTAINS(log, shown);
         sum_correct += correct;
         scored++;
         votes_scored += yes + no;
