@@ -507,6 +507,7 @@ async function main() {
     const wantCollective = scored ? `Room score so far: ${Math.round((sum / scored) * 100)}% over ${scored} question${scored === 1 ? '' : 's'}` : '';
     checkEq(await text(screen, '#collective'), wantCollective, 'screen shows the collective score');
     await shot(screen, 'screen-6-final');
+    await onFirstScreen(screen, ['#collective'], 'screen (final)');
     await axe(screen, 'screen (final)');
 
     /* 9. Each phone: its score, its share grid, and the copy button on a
