@@ -6,7 +6,8 @@
  * Run by test_browser.sh, which creates the two namespaces and removes them.
  * Environment: FRAGVOTE_BIN, FRAGVOTE_SRC, FRAGVOTE_NS_LAPTOP,
  * FRAGVOTE_NS_PHONES, FRAGVOTE_LAB_PREFIX, FRAGVOTE_BROWSER_ARTIFACTS,
- * FRAGVOTE_CHROMIUM (default /usr/bin/chromium),
+ * FRAGVOTE_CHROMIUM (default /usr/bin/chromium), FRAGVOTE_SERVE_ARGS (more
+ * options for serve, e.g. --libev),
  * FRAGVOTE_UPDATE_SCREENSHOTS=1 copies the README screenshots to docs/. */
 'use strict';
 const fs = require('fs');
@@ -202,7 +203,7 @@ async function main() {
    * at the venue link, so the join URL carries a non-loopback address. */
   const db = path.join(ART, 'fragvote.db');
   const child = spawn('ip', ['netns', 'exec', NS_LAPTOP, BIN, 'serve', '--port', '0', '--deck', path.join(HERE, 'deck.json'),
-    '--db', db, '--no-qr'], { stdio: ['pipe', 'pipe', 'pipe'], env });
+    '--db', db, '--no-qr', ...(env.FRAGVOTE_SERVE_ARGS || '').split(/\s+/).filter(Boolean)], { stdio: ['pipe', 'pipe', 'pipe'], env });
   const con = new Console(child);
   let browser = null;
   abort = async () => {
