@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -105,7 +106,7 @@ static void usage(FILE *out) {
             "from $" PROBE_LAB_PREFIX_ENV " (default \"" PROBE_LAB_PREFIX_DEFAULT "\").\n"
             "\n"
             "Exit codes: 0 ok, 1 failed (incl. a failed script), 2 usage, 3 missing\n"
-            "privilege, 7 database error.\n",
+            "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
             SERVE_PORT_DEFAULT);
 }
 
@@ -467,6 +468,17 @@ int cmd_serve(int argc, char **argv) {
     snprintf(s.observer, sizeof s.observer, "%s", probe_observer_name(obs));
     int use_lab = !s.deck.target[0] || !strcmp(s.deck.target, "lab");
     snprintf(s.target, sizeof s.target, "%s", use_lab ? "lab" : s.deck.target);
+    if (!use_lab) {
+        /* An unknown target is a mistake to report now, not 32 "unknown" answers later. */
+        struct sockaddr_storage ss;
+        int hr = probe_pmtu_resolve(s.target, AF_UNSPEC, &ss, err, sizeof err);
+        if (hr < 0) {
+            fprintf(stderr, "fragvote serve: target %s: %s\n", s.target, err);
+            deck_free(&s.deck);
+            db_close(s.db);
+            return hr == PROBE_E_NOV6 ? FV_EXIT_NOV6 : FV_EXIT_HOST;
+        }
+    }
     host_facts(&s);
 
     /* Signals go to one thread from here on, so every path reaches cleanup. */

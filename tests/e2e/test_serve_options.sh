@@ -23,6 +23,13 @@ check questions_recorded test "$(sqlite3 "$tmp/o.db" "SELECT count(*) FROM quest
 check spec_has_target grep -q '"host":"127.0.0.1"' <<<"$(sqlite3 "$tmp/o.db" "SELECT spec FROM questions WHERE position = 0")"
 [ $fail -ne 0 ] && cat "$tmp/out"
 
+# An unknown target is refused at once with the documented exit code.
+timeout 30 "$bin" serve --target no-such-host.invalid --db "$tmp/bad.db" --port 0 --no-qr </dev/null \
+  >/dev/null 2>"$tmp/err"; rc=$?
+check unknown_target_exit_4 test "$rc" -eq 4
+check unknown_target_named grep -q "target no-such-host.invalid" "$tmp/err"
+check unknown_target_no_db test ! -e "$tmp/bad.db"
+
 # The libev loop serves the same console.
 printf 'open\nclose\nquit\n' | timeout 30 "$bin" serve --target 127.0.0.1 --libev --db "$tmp/ev.db" --port 0 \
   --bind 127.0.0.1 --no-qr >"$tmp/ev.out" 2>&1
