@@ -8,10 +8,9 @@
  *     state, phones reconnect with their tokens and the welcome shows their
  *     stored votes, and voting goes on.
  *
- * The server process is tests/reliability/fv_room_server (room + hub, the
- * same code serve runs) because `fragvote serve` has no resume option yet;
- * a second test kills the real `fragvote serve` and checks the durability
- * half (acked votes in the file). Real processes, real sockets, real SQLite. */
+ * Twice: with tests/reliability/fv_room_server (room + hub in a process of
+ * their own: room_resume() alone) and with the real `fragvote serve` and
+ * `serve --resume ID`. Real processes, real sockets, real SQLite. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -322,31 +321,9 @@ static int burst_and_kill(const char *dbpath, long long session, int *consistent
     return acked;
 }
 
-/* ---------------------------------------------------------------- tests */
-
-static void test_kill9_mid_burst_then_resume_keeps_every_acked_vote(void) {
-    char dbpath[256];
-    snprintf(dbpath, sizeof dbpath, "%s/crash.db", check_tmpdir());
-    long long session = 0, session2 = 0;
-    REQUIRE(start_room_server(dbpath, 0, &session) == 0);
-    struct wsc *p = presenter();
-    REQUIRE(p);
-    REQUIRE(cmd(p, "skip") == 0);
-    REQUIRE(cmd(p, "open") == 0);
-    for (int i = 0; i < PHONES; i++) {
-        memset(&phones[i], 0, sizeof phones[i]);
-        phones[i].i = i;
-        REQUIRE(phone_join(&phones[i], NULL) == 0);
-    }
-    int consistent = 0;
-    int acked = burst_and_kill(dbpath, session, &consistent);
-    CHECK(consistent);
-    CHECK(acked >= PHONES); /* the burst really happened before the kill */
-    wsc_free(p);
-
-    /* The restart: same file, same session. */
-    REQUIRE(start_room_server(dbpath, session, &session2) == 0);
-    CHECK_INT(session2, session);
+/* After a restart on the same file: same question in the same state, every
+ * phone comes back with its token and sees its stored vote, voting goes on. */
+static void resumed_session_checks(const char *dbpath, long long session) {
     int cursor = -1;
     char state[32] = "";
     REQUIRE(read_state(&cursor, state, sizeof state) == 0);
@@ -396,48 +373,97 @@ static void test_kill9_mid_burst_then_resume_keeps_every_acked_vote(void) {
     json_decref(tally);
     wsc_free(scr);
     for (int i = 0; i < PHONES; i++) wsc_close(phones[i].w, 1000), phones[i].w = NULL;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void test_kill9_mid_burst_then_resume_keeps_every_acked_vote(void) {
+    char dbpath[256];
+    snprintf(dbpath, sizeof dbpath, "%s/crash.db", check_tmpdir());
+    long long session = 0, session2 = 0;
+    REQUIRE(start_room_server(dbpath, 0, &session) == 0);
+    struct wsc *p = presenter();
+    REQUIRE(p);
+    REQUIRE(cmd(p, "skip") == 0);
+    REQUIRE(cmd(p, "open") == 0);
+    for (int i = 0; i < PHONES; i++) {
+        memset(&phones[i], 0, sizeof phones[i]);
+        phones[i].i = i;
+        REQUIRE(phone_join(&phones[i], NULL) == 0);
+    }
+    int consistent = 0;
+    int acked = burst_and_kill(dbpath, session, &consistent);
+    CHECK(consistent);
+    CHECK(acked >= PHONES); /* the burst really happened before the kill */
+    wsc_free(p);
+
+    /* The restart: same file, same session. */
+    REQUIRE(start_room_server(dbpath, session, &session2) == 0);
+    CHECK_INT(session2, session);
+    resumed_session_checks(dbpath, session);
     kill_server(SIGTERM);
 }
 
-/* The real `fragvote serve`, killed mid-burst: every acked vote is in the file. */
-static void test_serve_kill9_mid_burst_keeps_every_acked_vote(void) {
-    char dbpath[256], portarg[16];
-    snprintf(dbpath, sizeof dbpath, "%s/serve-crash.db", check_tmpdir());
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t l = sizeof a;
-    REQUIRE(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-            getsockname(fd, (struct sockaddr *)&a, &l) == 0);
-    port = ntohs(a.sin_port);
-    close(fd);
-    snprintf(portarg, sizeof portarg, "%d", port);
+/* Starts `fragvote serve` on dbpath (resuming session `resume` if > 0) on a
+ * port the kernel picks (a port we picked could be taken by the time serve
+ * binds it on a busy machine); reads the port from its "Join:" line. serve's
+ * console reads a pipe we keep open (*console_fd). */
+static int start_serve(const char *dbpath, long long resume, int *console_fd) {
+    char outpath[300], sid[32];
+    snprintf(outpath, sizeof outpath, "%s/serve%lld.out", check_tmpdir(), resume);
+    snprintf(sid, sizeof sid, "%lld", resume);
     int in[2];
-    REQUIRE(pipe(in) == 0);
+    if (pipe(in)) return -1;
     pid_t pid = fork();
-    REQUIRE(pid >= 0);
+    if (pid < 0) return -1;
     if (pid == 0) {
         dup2(in[0], 0);
         close(in[1]);
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, 1);
+        int out = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (out >= 0) dup2(out, 1);
         const char *bin = getenv("FRAGVOTE_BIN");
-        execl(bin, bin, "serve", "--target", "127.0.0.1", "--no-prefetch", "--no-qr", "--bind", "127.0.0.1",
-              "--port", portarg, "--db", dbpath, "--secret", SECRET, "--room", "CRASH2", (char *)NULL);
+        if (resume > 0)
+            execl(bin, bin, "serve", "--target", "127.0.0.1", "--no-prefetch", "--no-qr", "--bind", "127.0.0.1",
+                  "--port", "0", "--db", dbpath, "--secret", SECRET, "--resume", sid, (char *)NULL);
+        else
+            execl(bin, bin, "serve", "--target", "127.0.0.1", "--no-prefetch", "--no-qr", "--bind", "127.0.0.1",
+                  "--port", "0", "--db", dbpath, "--secret", SECRET, "--room", "CRASH2", (char *)NULL);
         _exit(127);
     }
     close(in[0]);
+    *console_fd = in[1];
     server_pid = pid;
-    struct wsc *p = NULL;
-    for (int t = 0; t < 100 && !p; t++) {
-        char err[128];
-        p = wsc_connect("127.0.0.1", port, "/", "fragvote-presenter", NULL, T_MS, err, sizeof err);
-        if (!p) usleep(50000);
+    port = 0;
+    for (int t = 0; t < 600 && port <= 0; t++) { /* 30 s: sanitizer builds on a busy machine start slowly */
+        FILE *f = fopen(outpath, "r");
+        char line[512];
+        while (f && port <= 0 && fgets(line, sizeof line, f)) {
+            if (strncmp(line, "Join: http://", 13)) continue;
+            char *slash = strchr(line + 13, '/');
+            if (slash) *slash = 0;
+            char *colon = strrchr(line, ':');
+            if (colon) port = atoi(colon + 1);
+        }
+        if (f) fclose(f);
+        if (port > 0) break;
+        if (waitpid(pid, NULL, WNOHANG) == pid) {
+            server_pid = -1;
+            fprintf(stderr, "serve exited before listening (see %s)\n", outpath);
+            return -1;
+        }
+        usleep(50000);
     }
+    return port > 0 ? 0 : -1;
+}
+
+/* The real `fragvote serve`, killed mid-burst, then `serve --resume`. */
+static void test_serve_kill9_mid_burst_then_resume(void) {
+    char dbpath[256];
+    snprintf(dbpath, sizeof dbpath, "%s/serve-crash.db", check_tmpdir());
+    int console_fd = -1;
+    REQUIRE(start_serve(dbpath, 0, &console_fd) == 0);
+    struct wsc *p = presenter();
     REQUIRE(p);
-    wsc_send_json(p, "{s:s, s:s}", "t", "auth", "secret", SECRET);
-    json_t *ok = wsc_recv_type(p, "auth_ok", T_MS);
-    REQUIRE(ok);
-    json_decref(ok);
     REQUIRE(cmd(p, "skip") == 0);
     REQUIRE(cmd(p, "open") == 0);
     for (int i = 0; i < PHONES; i++) {
@@ -448,11 +474,15 @@ static void test_serve_kill9_mid_burst_keeps_every_acked_vote(void) {
     /* The session serve created is the only one in the file. */
     int consistent = 0;
     int acked = burst_and_kill(dbpath, 1, &consistent);
-    close(in[1]);
+    close(console_fd);
     CHECK(consistent);
     CHECK(acked >= PHONES);
     wsc_free(p);
-    for (int i = 0; i < PHONES; i++) wsc_free(phones[i].w), phones[i].w = NULL;
+
+    REQUIRE(start_serve(dbpath, 1, &console_fd) == 0);
+    resumed_session_checks(dbpath, 1);
+    close(console_fd);
+    kill_server(SIGTERM);
 }
 
 int main(void) {
@@ -460,7 +490,7 @@ int main(void) {
     signal(SIGPIPE, SIG_IGN);
     atexit(cleanup);
     RUN(test_kill9_mid_burst_then_resume_keeps_every_acked_vote);
-    RUN(test_serve_kill9_mid_burst_keeps_every_acked_vote);
+    RUN(test_serve_kill9_mid_burst_then_resume);
     cleanup();
     int rc = check_summary();
     if (rc == 0) {

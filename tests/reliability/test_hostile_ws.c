@@ -344,8 +344,10 @@ static void test_1mb_fragmented_and_binary_frames(void) {
     /* 1 MB in 1 KB fragments (each under the cap): cut once the sum passes it. */
     struct wsc *fr = phone();
     REQUIRE(fr);
-    for (size_t off = 0; off < mb; off += 1000)
-        if (wsc_send_frame(fr, off ? WSC_CONT : WSC_TEXT, off + 1000 >= mb, huge + off, 1000) < 0) break;
+    for (size_t off = 0; off < mb; off += 1000) {
+        size_t n = mb - off < 1000 ? mb - off : 1000;
+        if (wsc_send_frame(fr, off ? WSC_CONT : WSC_TEXT, off + n >= mb, huge + off, n) < 0) break;
+    }
     drain_until_closed(fr, T_MS);
     CHECK(wsc_closed(fr));
     CHECK_INT(wsc_close_code(fr), 1009);

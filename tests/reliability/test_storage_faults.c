@@ -33,7 +33,7 @@
 #define T_MS 15000               /* the store waits up to 5 s for a lock before it gives up */
 #define SECRET "storage-faults-secret"
 #define ROOM "STRG42"
-#define TMPFS_SIZE "600k"
+#define TMPFS_SIZE "16m"            /* room for the WAL to grow to its 4 MB checkpoint size */
 
 static char dir[256], base[300], mnt[300], dbpath[400], outpath[300];
 static int mounted; /* 1: tmpfs at base, 2: and its bind mount at mnt */
@@ -71,15 +71,26 @@ static void on_signal(int sig) {
 
 /* ---- serve and its console ---- */
 
+/* The port serve printed in its "Join: http://ADDR:PORT/..." line, or 0. */
+static int port_from_output(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[512];
+    int p = 0;
+    while (!p && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "Join: ", 6)) continue;
+        char *slash = strchr(line + 6 + strlen("http://"), '/');
+        if (slash) *slash = 0;
+        char *colon = strrchr(line, ':');
+        if (colon) p = atoi(colon + 1);
+    }
+    fclose(f);
+    return p;
+}
+
+/* Starts serve on a port the kernel picks (a port we picked could be taken
+ * by the time serve binds it on a busy machine) and waits for it to listen. */
 static int start_serve(void) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t l = sizeof a;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || getsockname(fd, (struct sockaddr *)&a, &l)) return -1;
-    port = ntohs(a.sin_port);
-    close(fd);
-    char portarg[16];
-    snprintf(portarg, sizeof portarg, "%d", port);
     int in[2];
     if (pipe(in)) return -1;
     pid_t pid = fork();
@@ -91,19 +102,14 @@ static int start_serve(void) {
         if (out >= 0) dup2(out, 1), dup2(out, 2);
         const char *bin = getenv("FRAGVOTE_BIN");
         execl(bin, bin, "serve", "--target", "127.0.0.1", "--no-prefetch", "--no-qr", "--bind", "127.0.0.1",
-              "--port", portarg, "--db", dbpath, "--secret", SECRET, "--room", ROOM, (char *)NULL);
+              "--port", "0", "--db", dbpath, "--secret", SECRET, "--room", ROOM, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
     serve_pid = pid;
     console_in = fdopen(in[1], "w");
     for (int t = 0; t < 600; t++) { /* 30 s: a sanitizer build on a busy machine starts slowly */
-        int s = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in b = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        int ok = connect(s, (struct sockaddr *)&b, sizeof b) == 0;
-        close(s);
-        if (ok) return 0;
+        if ((port = port_from_output(outpath)) > 0) return 0;
         if (waitpid(pid, NULL, WNOHANG) == pid) {
             serve_pid = -1;
             return -1;
@@ -189,7 +195,10 @@ static int phone_vote(struct phone *ph, int yes, char *code, size_t codelen, lon
         const char *t = json_string_value(json_object_get(o, "t"));
         int mine = json_integer_value(json_object_get(o, "id")) == id;
         int rc = !t || !mine ? 2 : !strcmp(t, "ack") ? 1 : !strcmp(t, "error") ? 0 : 2;
-        if (rc == 0) snprintf(code, codelen, "%s", json_string_value(json_object_get(o, "code")));
+        if (rc == 0) {
+            snprintf(code, codelen, "%s", json_string_value(json_object_get(o, "code")));
+            printf("  (vote %d refused after %lld ms: %s: %s)\n", id, mono_ms() - t0, code, json_string_value(json_object_get(o, "message")));
+        }
         json_decref(o);
         if (rc == 1) ph->acked_yes = yes;
         if (rc < 2) {
