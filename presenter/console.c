@@ -220,7 +220,7 @@ static int exec_act(struct console *c, const struct console_cmd *cmd, char *err,
     struct console_status before, now;
     c->be.status(c->be.ctx, &before);
     struct timespec posted;
-    char ts[24];
+    char ts[64];
     clock_gettime(CLOCK_REALTIME, &posted);
     stamp(ts, sizeof ts, &posted);
     if (c->be.post(c->be.ctx, cmd->act) < 0) {

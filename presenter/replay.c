@@ -14,7 +14,7 @@ static void offset(char *buf, size_t len, double start, double t) {
     }
     long s = (long)(t - start + 0.5);
     if (s < 0) s = 0;
-    snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
+    if (snprintf(buf, len, "%ld:%02ld", s / 60, s % 60) >= (int)len) snprintf(buf, len, "long");
 }
 
 static void pct(char *buf, size_t len, double v) {

@@ -148,9 +148,9 @@ struct truth_dump {
 /* Starts tcpdump in namespace ns on ifname writing to path (its stderr goes
  * to path.log) and waits until it says it is listening (max 5 s). */
 static inline int truth_dump_start(struct truth_dump *d, const char *ns, const char *ifname, const char *path) {
-    char log[300];
-    snprintf(d->path, sizeof d->path, "%s", path);
-    snprintf(log, sizeof log, "%s.log", path);
+    char log[sizeof d->path + 8];
+    if (snprintf(d->path, sizeof d->path, "%s", path) >= (int)sizeof d->path) return -1;
+    snprintf(log, sizeof log, "%s.log", d->path);
     unlink(log);
     d->pid = fork();
     if (d->pid < 0) return -1;
