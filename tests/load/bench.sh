@@ -43,8 +43,11 @@ trap 'exit 130' INT TERM
 # Both processes may hold ~20,000 sockets: the soft limit up to the hard one.
 ulimit -n "$(ulimit -Hn)"
 
-rev=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)
-git -C "$SRC" diff --quiet HEAD -- presenter db 2>/dev/null || rev="$rev+uncommitted changes in presenter/ or db/"
+if rev=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null); then
+    git -C "$SRC" diff --quiet HEAD -- presenter db || rev="$rev+uncommitted changes in presenter/ or db/"
+else
+    rev="not a git checkout ($(cat "$SRC/REV" 2>/dev/null || echo unknown))"
+fi
 echo "# $(date -u +%FT%TZ) $(uname -sr), $(nproc) CPUs, open files $(ulimit -n), source $rev; raw output in $OUT"
 echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | tally p50/p90/p99/max ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | generator CPU s | open/close cmd ms | tallies rx (connect/vote) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
