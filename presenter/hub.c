@@ -353,8 +353,7 @@ static int default_web_root(char *out, size_t outlen) {
     char *slash = strrchr(exe, '/');
     if (!slash) return -1;
     *slash = 0;
-    snprintf(out, outlen, "%s/../share/fragvote/web", exe);
-    return 0;
+    return snprintf(out, outlen, "%s/../share/fragvote/web", exe) < (int)outlen ? 0 : -1;
 }
 
 static int make_secret(char *out, size_t outlen) {
@@ -399,8 +398,12 @@ static const struct lws_protocol_vhost_options nosniff_header = {&csp_header, NU
 
 struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen) {
     struct hub *h = calloc(1, sizeof *h);
-    if (!h || !(h->posted = calloc(HUB_POST_MAX, sizeof *h->posted)) || !(h->draining = calloc(1, sizeof *h->draining))) {
-        if (h) free(h->posted);
+    if (!h || !(h->posted = calloc(HUB_POST_MAX, sizeof *h->posted)) || !(h->draining = calloc(1, sizeof *h->draining)) ||
+        !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK))) {
+        if (h) {
+            free(h->posted);
+            free(h->draining);
+        }
         free(h);
         fail(err, errlen, "out of memory starting the hub");
         return NULL;
@@ -574,6 +577,7 @@ void hub_free(struct hub *h) {
     free(h->ops);
     free(h->posted);
     free(h->draining);
+    free(h->txbuf);
     pthread_mutex_destroy(&h->lock);
     pthread_cond_destroy(&h->tick_cv);
     free(h);

@@ -326,7 +326,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         int total = h->n_role[0] + h->n_role[1] + h->n_role[2];
         return total >= (h->cfg.conn_max > 0 ? h->cfg.conn_max : HUB_CONN_MAX) ? 1 : 0;
     }
-    case LWS_CALLBACK_ESTABLISHED:
+    case LWS_CALLBACK_ESTABLISHED: {
         memset(c, 0, sizeof *c);
         c->wsi = wsi;
         c->hub = h;
@@ -341,6 +341,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         hub_conn_send(c, c->role == HUB_PRESENTER ? h->state_full : h->state_public);
         hub_tally_schedule(h);
         break;
+    }
     case LWS_CALLBACK_CLOSED:
         if (!c->wsi) break;
         conn_unlink(h, c);
@@ -399,25 +400,41 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             if (c->qlen || tally_pending(h, c)) lws_callback_on_writable(wsi);
             break;
         }
-        struct hub_msg *m = NULL;
-        int own = 0;
-        if (c->qlen) {
-            m = c->q[c->qhead];
-            c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
-            c->qlen--;
-            own = 1;
-        } else {
-            if (tally_pending(h, c)) {
-                m = c->role == HUB_PRESENTER ? h->tally_full
-                    : c->role == HUB_SCREEN  ? h->tally_public
-                                             : h->tally_audience;
-                c->tally_sent = c->role == HUB_AUDIENCE ? h->tally_audience_version : h->tally_version;
-            }
+        if (lws_send_pipe_choked(wsi)) { /* the kernel's buffer is full: later */
+            lws_callback_on_writable(wsi);
+            break;
         }
-        if (!m) break;
-        int n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
-        if (own) hub_msg_unref(m);
-        if (n < (int)0) return -1;
+        int n = 0;
+        if (c->qlen) {
+            struct hub_msg *m = c->q[c->qhead];
+            int done;
+            if (c->q_off == 0 && m->len <= HUB_TX_CHUNK) {
+                n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+                done = 1;
+            } else {
+                /* One fragment per writeable, copied out: lws writes the frame
+                 * header in front of the payload, and m is shared. */
+                size_t chunk = m->len - c->q_off < HUB_TX_CHUNK ? m->len - c->q_off : HUB_TX_CHUNK;
+                memcpy(h->txbuf + LWS_PRE, m->buf + LWS_PRE + c->q_off, chunk);
+                int flags = lws_write_ws_flags(LWS_WRITE_TEXT, c->q_off == 0, c->q_off + chunk == m->len);
+                n = lws_write(wsi, h->txbuf + LWS_PRE, chunk, (enum lws_write_protocol)flags);
+                c->q_off += (unsigned)chunk;
+                done = c->q_off == m->len;
+            }
+            if (done) {
+                c->q_off = 0;
+                c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
+                c->qlen--;
+                hub_msg_unref(m);
+            }
+        } else if (tally_pending(h, c)) {
+            struct hub_msg *m = c->role == HUB_PRESENTER ? h->tally_full
+                                : c->role == HUB_SCREEN  ? h->tally_public
+                                                         : h->tally_audience;
+            c->tally_sent = c->role == HUB_AUDIENCE ? h->tally_audience_version : h->tally_version;
+            n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+        }
+        if (n < 0) return -1;
         if (c->qlen || tally_pending(h, c)) lws_callback_on_writable(wsi);
         break;
     }

@@ -13,6 +13,7 @@
 #define HUB_RX_BUFFER 512          /* lws receive buffer per connection; longer messages arrive in pieces */
 #define HUB_BATCH_MAX 4096         /* operations per group commit before it is flushed early */
 #define HUB_SECRET_MAX 128
+#define HUB_TX_CHUNK 4096          /* larger messages go out as fragments of this size, one per writeable */
 
 enum hub_role { HUB_AUDIENCE, HUB_SCREEN, HUB_PRESENTER, HUB_NROLES };
 
@@ -33,6 +34,7 @@ struct hub_conn {
     int bad_secrets;
     struct hub_msg *q[HUB_CONN_QUEUE];
     unsigned char qhead, qlen;
+    unsigned q_off;                /* bytes of the head message already sent (fragmented sends) */
     unsigned long tally_sent;      /* version of the last tally sent */
     double tokens;                 /* rate-cap bucket */
     long long last_ms;             /* rate cap bucket's last refill */
@@ -98,6 +100,7 @@ struct hub {
     int audience_dirty;
     long long audience_next;          /* monotonic ms: earliest next tally to phones */
     struct hub_msg *state_public, *state_full;
+    unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the SVG ready for lws_write */
     long long tally_due;           /* monotonic ms of the next tally broadcast, 0: none */
     long long last_bad_secret_ms;

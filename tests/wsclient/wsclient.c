@@ -74,7 +74,8 @@ static int fill(struct wsc *w, long long deadline) {
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) return seterr(w, "poll: %s", strerror(errno));
         if (r == 0) return seterr(w, "timeout");
-        ssize_t n = recv(w->fd, w->in + w->inlen, w->incap - w->inlen, 0);
+        /* one byte always left free: the handshake parser NUL-terminates */
+        ssize_t n = recv(w->fd, w->in + w->inlen, w->incap - w->inlen - 1, 0);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return seterr(w, "recv: %s", strerror(errno));
         if (n == 0) return -2;
@@ -158,7 +159,7 @@ struct wsc *wsc_connect(const char *host, int port, const char *path, const char
             snprintf(err, errlen, "handshake with %s:%d: %s", host, port, r == -2 ? "connection closed" : w->err);
             goto fail;
         }
-        w->in[w->inlen < w->incap ? w->inlen : w->incap - 1] = 0;
+        w->in[w->inlen] = 0;
         end = strstr((char *)w->in, "\r\n\r\n");
     }
     if (strncmp((char *)w->in, "HTTP/1.1 101", 12)) {
