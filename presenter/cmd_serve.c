@@ -283,6 +283,7 @@ static void be_status(void *ctx, struct console_status *out) {
             s->cache.correct_votes = sqlite3_column_int(st, 3);
             s->cache.revealed = s->cache.truth[0] != 0;
         }
+        sqlite3_reset(st); /* end the read transaction: never hold the file */
         s->cache_cursor = out->hub.cursor;
         s->cache_state = QUIZ_REVEALED;
         s->cache_tally = out->hub.tally_version;
