@@ -13,6 +13,7 @@
 #        OUT=directory for the raw outputs (default: a new /tmp/fv-bench.XXXXXX)
 #        PERF=1 records `perf record -g` of the server during each run (needs perf)
 #        POLL=1 runs the server with lws's poll() loop instead of libev
+#        PIN=1 pins the server to CPU 0 and the generator to CPU 1 (taskset)
 # Prints one Markdown table row per run; exits 1 if any run failed (lost or
 # unacknowledged votes, errors).
 set -u
@@ -60,7 +61,9 @@ for n in "${SIZES[@]}"; do
     [ "$n" -ge 19000 ] && idle=$IDLE_TOP_S
     loop=--libev
     [ "${POLL:-0}" = 1 ] && loop=
-    "$BIN" serve --db "$d/room.db" --port 0 --bind 127.0.0.1 --target 127.0.0.1 --no-prefetch --secret "$SECRET" \
+    pin_srv=() pin_gen=()
+    [ "${PIN:-0}" = 1 ] && pin_srv=(taskset -c 0) && pin_gen=(taskset -c 1)
+    "${pin_srv[@]}" "$BIN" serve --db "$d/room.db" --port 0 --bind 127.0.0.1 --target 127.0.0.1 --no-prefetch --secret "$SECRET" \
         --no-qr $loop --script "$d/empty.script" >"$d/serve.out" 2>"$d/serve.err" &
     SERVE_PID=$!
     port=
@@ -82,7 +85,7 @@ for n in "${SIZES[@]}"; do
     fi
     loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
     # Bounded: connect within 180 s, idle hold, window, 30 s to drain.
-    timeout $((240 + idle + WINDOW_MS / 1000)) "$LOAD" --port "$port" --secret "$SECRET" --db "$d/room.db" \
+    "${pin_gen[@]}" timeout $((240 + idle + WINDOW_MS / 1000)) "$LOAD" --port "$port" --secret "$SECRET" --db "$d/room.db" \
         --phones "$n" --window-ms "$WINDOW_MS" --idle "$idle" --drain-ms 30000 --connect-timeout 180 \
         --server-pid "$SERVE_PID" --json "$d/run.json" -v >"$d/load.out" 2>"$d/load.err"
     rc=$?
