@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -40,7 +41,8 @@ static struct fx F;
 static int db_counter;
 static int keepalive_s; /* 0: defaults; else ping after it, close after 2x */
 static int conn_max;    /* 0: default cap */
-static int big_deck;    /* 1: the largest deck allowed (DECK_TESTS_MAX tests x 3 questions) */
+static int big_deck;
+static const char *tls_cert, *tls_key; /* set: serve HTTPS/WSS */    /* 1: the largest deck allowed (DECK_TESTS_MAX tests x 3 questions) */
 
 static void measure_hook(void *ctx, int position, const struct deck_test *t) {
     struct fx *f = ctx;
@@ -98,7 +100,8 @@ static int start(int live_split, int64_t resume_session) {
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .web_root = web_root(), .secret = SECRET,
                              .live_split = live_split, .measure = measure_hook, .ctx = &F,
                              .public_url = "http://192.0.2.10:8080/", .use_libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV"),
-                             .ping_s = keepalive_s, .idle_s = 2 * keepalive_s, .conn_max = conn_max};
+                             .ping_s = keepalive_s, .idle_s = 2 * keepalive_s, .conn_max = conn_max,
+                             .tls_cert = tls_cert, .tls_key = tls_key};
     F.hub = hub_new(&cfg, F.room, err, sizeof err);
     if (!F.hub) return fprintf(stderr, "hub_new: %s\n", err), -1;
     F.port = hub_port(F.hub);
@@ -975,6 +978,60 @@ static void test_qr_endpoint_returns_an_svg_encoding_the_join_url(void) {
     stop();
 }
 
+static void test_tls_serves_pages_qr_and_websocket_upgrade(void) {
+    char cert[512], key[512], cmdline[2048];
+    snprintf(cert, sizeof cert, "%s/cert.pem", check_tmpdir());
+    snprintf(key, sizeof key, "%s/key.pem", check_tmpdir());
+    snprintf(cmdline, sizeof cmdline,
+             "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -keyout %s -out %s "
+             ">/dev/null 2>&1", key, cert);
+    REQUIRE(system(cmdline) == 0);
+    tls_cert = cert;
+    tls_key = key;
+    int rc = start(0, 0);
+    tls_cert = tls_key = NULL;
+    REQUIRE(rc == 0);
+    CHECK(!strncmp(hub_join_url(F.hub), "http://192.0.2.10:8080/", 23)); /* the public URL wins */
+    char out[4096] = "";
+    snprintf(cmdline, sizeof cmdline, "curl -sk -o /dev/null -w '%%{http_code} %%{content_type}' https://127.0.0.1:%d/qr.svg",
+             F.port);
+    FILE *f = popen(cmdline, "r");
+    REQUIRE(f);
+    if (!fgets(out, sizeof out, f)) out[0] = 0;
+    pclose(f);
+    CHECK_CONTAINS(out, "200 image/svg+xml");
+    /* the websocket upgrade over TLS: 101 Switching Protocols */
+    snprintf(cmdline, sizeof cmdline,
+             "curl -sk -m 3 -o /dev/null -w '%%{http_code}' --http1.1 -H 'Connection: Upgrade' -H 'Upgrade: websocket' "
+             "-H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' "
+             "-H 'Sec-WebSocket-Protocol: fragvote-screen' https://127.0.0.1:%d/", F.port);
+    f = popen(cmdline, "r");
+    REQUIRE(f);
+    if (!fgets(out, sizeof out, f)) out[0] = 0;
+    pclose(f);
+    CHECK_STR(out, "101");
+    /* plain HTTP is not served on a TLS port */
+    snprintf(cmdline, sizeof cmdline, "curl -s -m 3 -o /dev/null -w '%%{http_code}' http://127.0.0.1:%d/", F.port);
+    f = popen(cmdline, "r");
+    REQUIRE(f);
+    if (!fgets(out, sizeof out, f)) out[0] = 0;
+    pclose(f);
+    CHECK(strcmp(out, "200") != 0);
+    stop();
+}
+
+static void test_open_files_limit_is_raised_to_the_hard_limit(void) {
+    struct rlimit rl;
+    REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+    rl.rlim_cur = rl.rlim_max < 1024 ? rl.rlim_max : 1024; /* the usual default soft limit */
+    REQUIRE(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+    REQUIRE(start(0, 0) == 0);
+    struct rlimit now;
+    getrlimit(RLIMIT_NOFILE, &now);
+    CHECK(now.rlim_cur == rl.rlim_max);
+    stop();
+}
+
 static void test_join_url_uses_the_default_route_interface(void) {
     char url[256], err[256];
     REQUIRE(hub_join_url_make(NULL, 0, 8080, "ABC123", url, sizeof url, err, sizeof err) == 0);
@@ -1016,5 +1073,7 @@ int main(void) {
     RUN(test_pages_are_served_and_carry_no_truth);
     RUN(test_qr_endpoint_returns_an_svg_encoding_the_join_url);
     RUN(test_join_url_uses_the_default_route_interface);
+    RUN(test_tls_serves_pages_qr_and_websocket_upgrade);
+    RUN(test_open_files_limit_is_raised_to_the_hard_limit);
     return check_summary();
 }
