@@ -125,7 +125,9 @@ static void send_later(struct lrun *r, struct conn *c, const char *fmt, ...) {
     if (c->wsi) lws_callback_on_writable(c->wsi);
 }
 
-/* ---- messages from the server ---- */
+/* ---- messages from the server (not NUL-terminated: print at most len bytes) ---- */
+
+#define SHOWN(len) ((int)((len) < 160 ? (len) : 160))
 
 static void phone_vote_now(struct lrun *r, struct conn *c) {
     (void)r;
@@ -160,7 +162,7 @@ static void on_tally(struct lrun *r, struct conn *c, const char *m, size_t len) 
     long long ver, q, votes;
     if (load_json_int(m, len, "ver", &ver) < 0 || load_json_int(m, len, "q", &q) < 0 ||
         load_json_int(m, len, "votes", &votes) < 0) {
-        failf(r, "tally without ver/q/votes: %.80s", m);
+        failf(r, "tally without ver/q/votes: %.*s", SHOWN(len), m);
         return;
     }
     if (ver <= c->last_ver) failf(r, "tally version went from %lld to %lld on one connection", c->last_ver, ver);
@@ -182,7 +184,7 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
     const char *t;
     size_t tl;
     if (load_json_field(m, len, "t", &t, &tl) < 0 || tl < 3 || t[0] != '"') {
-        failf(r, "message without a type: %.80s", m);
+        failf(r, "message without a type: %.*s", SHOWN(len), m);
         return;
     }
     t++;
@@ -194,8 +196,19 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
     else r->res->rx_other[ph]++;
     if (IS("tally")) on_tally(r, c, m, len);
     else if (IS("ack")) {
+        long long id = -1, q = -1;
+        int idx = (int)(c - r->c);
         if (c->role != R_PHONE || !c->voted || c->answered) {
-            failf(r, "unexpected ack");
+            failf(r, "unexpected ack: %.*s", SHOWN(len), m);
+            return;
+        }
+        const char *want = idx % 3 ? "true" : "false", *yv;
+        size_t yl;
+        int yes_ok = load_json_field(m, len, "yes", &yv, &yl) == 0 && yl == strlen(want) && !memcmp(yv, want, yl);
+        if (load_json_int(m, len, "id", &id) < 0 || load_json_int(m, len, "q", &q) < 0 || id != idx + 1 ||
+            q != c->q || !yes_ok) {
+            failf(r, "phone %d: the ack does not echo its vote (id %d, q %d, yes %s): %.*s", idx, idx + 1, c->q, want,
+                  SHOWN(len), m);
             return;
         }
         c->answered = c->acked = 1;
@@ -217,8 +230,8 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
             r->res->refused++;
         }
         if (c->role == R_PRESENTER && (r->phase == P_OPENING || r->phase == P_NEXT))
-            verdict(r, "the presenter could not %s: %.160s", r->phase == P_NEXT ? "move on" : "open", m);
-        failf(r, "server error: %.200s", m);
+            verdict(r, "the presenter could not %s: %.*s", r->phase == P_NEXT ? "move on" : "open", SHOWN(len), m);
+        failf(r, "server error: %.*s", SHOWN(len), m);
     } else if (IS("auth_ok")) {
         if (c->role == R_PRESENTER) r->authed = 1;
     } else if (IS("cmd_ok")) {
