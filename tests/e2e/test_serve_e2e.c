@@ -266,13 +266,14 @@ struct truth {
 
 static int probe_alone(const struct deck_test *t, struct truth *out, char *why, size_t whylen) {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s' probe --prefix '%s' --flush --json -p %s -f %s -s %d 2>&1", bin, prefix, probe_proto_name(t->spec.proto), probe_mode_name(t->spec.mode), t->spec.size);
+    snprintf(cmd, sizeof cmd, "'%s' probe --prefix '%s' --flush --json -p %s -f %s -s %d 2>&1", bin, prefix,
+             probe_proto_name(t->spec.proto), probe_mode_name(t->spec.mode), t->spec.size);
     int st;
     char *txt = run_capture(cmd, &st);
     json_error_t je;
     json_t *o = txt ? json_loads(txt, 0, &je) : NULL;
     if (!o) {
-        snprintf(why, whylen, "`%s` exit %d, not JSON: %.300s", cmd, st, txt ? txt : "");
+        snprintf(why, whylen, "`%.200s` exit %d, not JSON: %.200s", cmd, st, txt ? txt : "");
         free(txt);
         return -1;
     }
