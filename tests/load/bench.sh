@@ -87,7 +87,7 @@ for n in "${SIZES[@]}"; do
     # Bounded: connect within 180 s, idle hold, window, 30 s to drain.
     "${pin_gen[@]}" timeout $((240 + idle + WINDOW_MS / 1000)) "$LOAD" --port "$port" --secret "$SECRET" --db "$d/room.db" \
         --phones "$n" --window-ms "$WINDOW_MS" --idle "$idle" --drain-ms 30000 --connect-timeout 180 \
-        --server-pid "$SERVE_PID" --json "$d/run.json" -v >"$d/load.out" 2>"$d/load.err"
+        --server-pid "$SERVE_PID" --json "$d/run.json" --csv "$d/votes.csv" -v >"$d/load.out" 2>"$d/load.err"
     rc=$?
     stop_all
     if [ "${PERF:-0}" = 1 ] && [ -s "$d/perf.data" ]; then

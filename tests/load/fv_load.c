@@ -38,6 +38,7 @@ static void usage(FILE *f) {
             "  --poll               use lws's poll() loop instead of libev (epoll)\n"
             "  --seed N             vote schedule seed (default 1)\n"
             "  --json FILE          also write the result as one JSON object\n"
+            "  --csv FILE           one line per phone: planned, seen, sent, ack, tally (ms after the open)\n"
             "  -v, --verbose        progress on stderr (twice: lws notices)\n"
             "  -h, --help           show this help\n"
             "\n"
@@ -114,7 +115,7 @@ int main(int argc, char **argv) {
                               .connect_timeout_s = 120, .connect_inflight = 256, .use_libev = 1, .seed = 1};
     const char *json = NULL;
     enum { O_HOST = 256, O_PORT, O_SECRET, O_DB, O_PHONES, O_WINDOW, O_IDLE, O_DRAIN, O_CTO, O_INFLIGHT, O_SOURCES,
-           O_PID, O_POLL, O_SEED, O_JSON };
+           O_PID, O_POLL, O_SEED, O_JSON, O_CSV };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},       {"port", required_argument, NULL, O_PORT},
         {"secret", required_argument, NULL, O_SECRET},   {"db", required_argument, NULL, O_DB},
@@ -123,7 +124,8 @@ int main(int argc, char **argv) {
         {"connect-timeout", required_argument, NULL, O_CTO}, {"inflight", required_argument, NULL, O_INFLIGHT},
         {"sources", required_argument, NULL, O_SOURCES}, {"server-pid", required_argument, NULL, O_PID},
         {"poll", no_argument, NULL, O_POLL},             {"seed", required_argument, NULL, O_SEED},
-        {"json", required_argument, NULL, O_JSON},       {"verbose", no_argument, NULL, 'v'},
+        {"json", required_argument, NULL, O_JSON},       {"csv", required_argument, NULL, O_CSV},
+        {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
     int o, bad = 0, seed = 1;
     while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -143,6 +145,7 @@ int main(int argc, char **argv) {
         case O_POLL: cfg.use_libev = 0; break;
         case O_SEED: bad |= parse_int(optarg, 0, INT_MAX, &seed); break;
         case O_JSON: json = optarg; break;
+        case O_CSV: cfg.csv_path = optarg; break;
         case 'v': cfg.verbose++; break;
         case 'h': usage(stdout); return 0;
         default: bad = 1; break;

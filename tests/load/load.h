@@ -37,6 +37,7 @@ struct load_config {
     int drain_ms;                      /* after the window: wait this long at most for acks and tallies */
     const char *secret;                /* presenter secret */
     const char *db_path;               /* the server's SQLite file (read-only check after the run) */
+    const char *csv_path;              /* NULL, or: one line per phone with its times (ms after the open) */
     int server_pid;                    /* 0: no /proc sampling */
     int use_libev;                     /* 1: libev event-lib (epoll); falls back to poll */
     unsigned seed;

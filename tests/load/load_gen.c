@@ -580,6 +580,21 @@ done:
     return rc;
 }
 
+/* One line per phone, times in ms after the presenter's open (-1: never). */
+static int write_csv(struct lrun *r, const char *path) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "phone,planned,seen,sent,ack,tally\n");
+    for (int i = 0; i < r->n; i++) {
+        const struct conn *c = &r->c[i];
+#define T(cond, t) ((cond) ? (t) - r->t_open : -1.0)
+        fprintf(f, "%d,%.3f,%.3f,%.3f,%.3f,%.3f\n", i, r->opened || r->phase >= P_VOTING ? c->due : -1.0,
+                T(c->voting_seen, c->t_state), T(c->voted, c->t_sent), T(c->acked, c->t_ack), T(c->tallied, c->t_tally));
+#undef T
+    }
+    return fclose(f);
+}
+
 static void summarize(struct lrun *r) {
     struct load_result *res = r->res;
     size_t sz = sizeof(double) * (size_t)(r->n + 1);
@@ -718,6 +733,7 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
     atomic_store(&r->ticker_stop, 1);
     pthread_join(r->ticker, NULL);
     summarize(r);
+    if (cfg->csv_path && write_csv(r, cfg->csv_path) < 0) failf(r, "cannot write %s", cfg->csv_path);
     {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
