@@ -484,6 +484,9 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
         info.ssl_cert_filepath = cfg->tls_cert;
         info.ssl_private_key_filepath = cfg->tls_key;
+        /* HTTP/1.1 only: lws 4.1.6 stalls the first HTTP/2 response of our
+         * callback mount (/qr.svg) for 10-35 s; the pages gain nothing from h2. */
+        info.alpn = "http/1.1";
     }
     if (cfg->use_libev && ev_open(h) == 0) {
         info.options |= LWS_SERVER_OPTION_LIBEV;
