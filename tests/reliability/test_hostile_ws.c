@@ -225,6 +225,8 @@ static int drain_until_closed(struct wsc *w, int timeout_ms) {
 /* Sends text on a fresh joined phone and returns the first reply (error,
  * pong...) or NULL if the server closed the connection instead (*closed set). */
 static json_t *one_shot(const char *text, int *code, char *reason, size_t reasonlen) {
+    *code = -1; /* no connection at all */
+    snprintf(reason, reasonlen, "could not join");
     struct wsc *w = phone();
     if (!w) return NULL;
     wsc_send_text(w, text);
@@ -291,8 +293,8 @@ static void test_malformed_wrong_types_huge_numbers_unknown_types(void) {
     };
     int n = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < n; i++) {
-        int code;
-        char reason[128];
+        int code = 0;
+        char reason[128] = "";
         json_t *r = one_shot(cases[i].msg, &code, reason, sizeof reason);
         const char *t = json_string_value(json_object_get(r, "t"));
         const char *ecode = json_string_value(json_object_get(r, "code"));
