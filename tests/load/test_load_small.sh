@@ -34,8 +34,10 @@ check() { # check NAME CONDITION...
 command -v jq >/dev/null || { echo "SKIP: jq missing (scripts/apt-packages.txt lists it)"; exit 77; }
 
 # --- the command line ---
-"$LOAD" --help >"$TMP/help" 2>&1; rc=$?
-check "help exits 0 on stdout" test "$rc" = 0 -a -s "$TMP/help"
+"$LOAD" --help >"$TMP/help" 2>"$TMP/help.err"; rc=$?
+check "help exits 0 on stdout" test "$rc" = 0 -a -s "$TMP/help" -a ! -s "$TMP/help.err"
+"$LOAD" --port 1 --secret x >/dev/null 2>"$TMP/err"; rc=$?
+check "a missing --db is misuse (2) on stderr" test "$rc" = 2 -a -s "$TMP/err"
 "$LOAD" --phones 0 --port 1 --secret x --db x >/dev/null 2>"$TMP/err"; rc=$?
 check "bad phone count is misuse (2)" test "$rc" = 2 -a -s "$TMP/err"
 "$LOAD" --host 192.0.2.1 --port 1 --secret x --db x >/dev/null 2>"$TMP/err"; rc=$?
