@@ -2,7 +2,7 @@
 # Browser end-to-end test: a real Chromium (Debian's, driven by playwright-core)
 # plays a whole talk against `fragvote serve` on the namespace lab — screen,
 # three phones, reload, offline, reveal, score, copy button, axe-core — see
-# scenario.js. Screenshots land in tests/browser/artifacts/ (git-ignored);
+# scenario.js. Screenshots land in tests/browser/artifacts/<build dir>/ (git-ignored);
 # FRAGVOTE_UPDATE_SCREENSHOTS=1 also copies them to docs/screenshots/.
 #
 # Network: two namespaces of our own, "<prefix>-lap" (the laptop, serve) and
@@ -71,7 +71,9 @@ ip -n "$ph" link set v-lap up
 ip -n "$lap" route add default dev v-ph
 
 export FRAGVOTE_BIN=$bin FRAGVOTE_SRC=$src FRAGVOTE_NS_LAPTOP=$lap FRAGVOTE_NS_PHONES=$ph FRAGVOTE_LAB_PREFIX=$labprefix
-export FRAGVOTE_BROWSER_ARTIFACTS=${FRAGVOTE_BROWSER_ARTIFACTS:-$here/artifacts}
+# One artifacts directory per build directory: several builds of the same
+# source tree may run this test at the same time.
+export FRAGVOTE_BROWSER_ARTIFACTS=${FRAGVOTE_BROWSER_ARTIFACTS:-$here/artifacts/$(basename "${FRAGVOTE_BUILD:-manual}")}
 cd "$here"
 # In the background so that INT/TERM reach our trap at once: node is told to
 # stop (it stops serve, which removes its lab, and Chromium), then cleanup.
