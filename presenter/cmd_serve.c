@@ -37,7 +37,7 @@
 
 struct serve_opts {
     const char *target, *deck, *db, *bind, *title, *observer, *public_url, *script, *secret, *room;
-    int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev;
+    int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, keep_root;
     long long resume;              /* session id to continue, 0 = a new session */
 };
 
@@ -96,6 +96,9 @@ static void usage(FILE *out) {
             "  --room CODE          room code (default: random)\n"
             "  --no-qr              do not draw the QR code in the terminal\n"
             "  --libev              libev event loop (epoll) for large rooms; falls back to poll\n"
+            "  --keep-root          started with sudo: do not drop to the invoking user\n"
+            "                       (by default serve drops root once the lab is up, keeping\n"
+            "                       only the capabilities the probe needs)\n"
             "  -h, --help           show this help\n"
             "\n"
             "Console keys: o open, c close, m measure, r reveal, n/space next, e re-run,\n"
@@ -112,7 +115,7 @@ static void usage(FILE *out) {
 
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
-           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME };
+           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
@@ -122,7 +125,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
         {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
         {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV},
-        {"resume", required_argument, NULL, O_RESUME},
+        {"resume", required_argument, NULL, O_RESUME}, {"keep-root", no_argument, NULL, O_KEEPROOT},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->port = SERVE_PORT_DEFAULT;
@@ -157,6 +160,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         case O_NOPRE: o->no_prefetch = 1; break;
         case O_NOQR: o->no_qr = 1; break;
         case O_LIBEV: o->libev = 1; break;
+        case O_KEEPROOT: o->keep_root = 1; break;
         case O_RESUME:
             errno = 0;
             o->resume = strtoll(optarg, &end, 10);
@@ -403,6 +407,30 @@ static int fail_code(int probe_rc) {
     return probe_rc == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
 }
 
+/* Started with sudo: the lab is up, so become the invoking user before the
+ * database is created (it then belongs to them) and before any network
+ * client is served. What the probe still needs stays: CAP_NET_RAW (raw
+ * observer sockets per test), CAP_NET_ADMIN (PMTU flush) and, with the lab,
+ * CAP_SYS_ADMIN (per-test setns into the lab) plus, when this run built the
+ * lab, CAP_DAC_OVERRIDE so `ip netns del` can remove it at the end. Run as
+ * root without sudo (a root shell, CI) there is no invoking user to return
+ * to and nothing is dropped; docs/PRIVILEGES.md has setcap as the
+ * alternative. --keep-root skips the drop. */
+static int drop_privileges(struct serve *s, int use_lab, char *err, size_t errlen) {
+    const char *sudo_uid = getenv("SUDO_UID");
+    if (geteuid() != 0 || s->o.keep_root || !sudo_uid || !*sudo_uid || !strcmp(sudo_uid, "0")) return 0;
+    int caps[4], n = 0;
+    caps[n++] = 13; /* CAP_NET_RAW */
+    caps[n++] = 12; /* CAP_NET_ADMIN */
+    if (use_lab) caps[n++] = 21;              /* CAP_SYS_ADMIN */
+    if (use_lab && s->lab_up) caps[n++] = 1;  /* CAP_DAC_OVERRIDE */
+    int uid = probe_priv_drop_keep(caps, n, err, errlen);
+    if (uid < 0) return -1;
+    printf("Dropped root: now uid %d, keeping only CAP_NET_RAW, CAP_NET_ADMIN%s.\n", uid,
+           !use_lab ? "" : s->lab_up ? ", CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (lab)" : " and CAP_SYS_ADMIN (lab)");
+    return 0;
+}
+
 int cmd_serve(int argc, char **argv) {
     static struct serve s; /* large (deck); one per process */
     memset(&s, 0, sizeof s);
@@ -523,6 +551,11 @@ int cmd_serve(int argc, char **argv) {
     }
 lab_ready:
     if (s.stop) goto cleanup;
+    if (drop_privileges(&s, use_lab, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        code = FV_EXIT_PERM;
+        goto cleanup;
+    }
 
     if (!s.db) s.db = db_open(s.o.db, err, sizeof err);
     if (!s.db) {

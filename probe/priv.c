@@ -36,7 +36,8 @@ static long env_id(const char *name) {
     return v;
 }
 
-/* Keeps exactly the listed capabilities permitted and effective. */
+/* Keeps exactly the listed capabilities permitted, effective and
+ * inheritable (inheritable so they can be made ambient, see below). */
 static int priv_set_caps(const int *caps, int ncaps, char *err, size_t errlen) {
     struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
     struct __user_cap_data_struct data[2];
@@ -48,6 +49,7 @@ static int priv_set_caps(const int *caps, int ncaps, char *err, size_t errlen) {
         }
         data[caps[i] / 32].permitted |= 1u << (caps[i] % 32);
         data[caps[i] / 32].effective |= 1u << (caps[i] % 32);
+        data[caps[i] / 32].inheritable |= 1u << (caps[i] % 32);
     }
     if (syscall(SYS_capset, &hdr, data) != 0) {
         snprintf(err, errlen, "cannot keep the capabilities after the drop: %s", strerror(errno));
@@ -95,6 +97,14 @@ int probe_priv_drop_keep(const int *caps, int ncaps, char *err, size_t errlen) {
     prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
     if (priv_set_caps(caps, ncaps, err, errlen) < 0) return PROBE_E_FAIL;
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    /* Kept capabilities are also ambient: the helpers we exec (`ip netns`,
+     * `ethtool`, `nft` for the lab and its teardown) need exactly them and
+     * no more; everything not kept stays gone for them too. */
+    for (int i = 0; i < ncaps; i++)
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, (unsigned long)caps[i], 0, 0) != 0) {
+            snprintf(err, errlen, "cannot make capability %d ambient: %s", caps[i], strerror(errno));
+            return PROBE_E_FAIL;
+        }
     if (setuid(0) == 0 || geteuid() == 0) {
         snprintf(err, errlen, "dropped to uid %ld but could regain root; refusing to serve", uid);
         return PROBE_E_FAIL;
