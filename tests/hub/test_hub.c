@@ -99,14 +99,14 @@ static int start(int live_split, int64_t resume_session) {
     if (!F.room) return fprintf(stderr, "room: %s\n", err), -1;
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .web_root = web_root(), .secret = SECRET,
                              .live_split = live_split, .measure = measure_hook, .ctx = &F,
-                             .public_url = "http://192.0.2.10:8080/", .use_libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV"),
+                             .public_url = "http://192.0.2.10:8080/", .use_poll = !(getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV")),
                              .ping_s = keepalive_s, .idle_s = 2 * keepalive_s, .conn_max = conn_max,
                              .tls_cert = tls_cert, .tls_key = tls_key};
     F.hub = hub_new(&cfg, F.room, err, sizeof err);
     if (!F.hub) return fprintf(stderr, "hub_new: %s\n", err), -1;
     F.port = hub_port(F.hub);
-    if (getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV") && !hub_event_loop_is_libev(F.hub))
-        return fprintf(stderr, "asked for libev but the hub runs the poll loop\n"), -1;
+    if (hub_event_loop_is_libev(F.hub) != (getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV")))
+        return fprintf(stderr, "the hub runs the wrong event loop\n"), -1;
     if (F.port <= 0) return fprintf(stderr, "no port\n"), -1;
     pthread_create(&F.thread, NULL, hub_thread, F.hub);
     return 0;

@@ -63,7 +63,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     room = room_create(db, &d, &(struct room_info){.code = "CROWD1"}, err, sizeof err);
     REQUIRE(room);
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = "s",
-                             .use_libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV")};
+                             .use_poll = !(getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV"))};
     hub = hub_new(&cfg, room, err, sizeof err);
     REQUIRE(hub);
     printf("event loop: %s\n", hub_event_loop_is_libev(hub) ? "libev" : "poll");
