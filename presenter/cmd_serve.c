@@ -37,6 +37,7 @@
 
 struct serve_opts {
     const char *target, *deck, *db, *bind, *title, *observer, *public_url, *script, *secret, *room;
+    const char *tls_cert, *tls_key;
     int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, keep_root;
     long long resume;              /* session id to continue, 0 = a new session */
 };
@@ -96,6 +97,9 @@ static void usage(FILE *out) {
             "  --room CODE          room code (default: random)\n"
             "  --no-qr              do not draw the QR code in the terminal\n"
             "  --libev              libev event loop (epoll) for large rooms; falls back to poll\n"
+            "  --tls-cert FILE      serve HTTPS/WSS with this PEM certificate (with --tls-key);\n"
+            "                       phones then get a secure context (clipboard, Web Share)\n"
+            "  --tls-key FILE       the certificate's PEM private key\n"
             "  --keep-root          started with sudo: do not drop to the invoking user\n"
             "                       (by default serve drops root once the lab is up, keeping\n"
             "                       only the capabilities the probe needs)\n"
@@ -115,7 +119,7 @@ static void usage(FILE *out) {
 
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
-           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT };
+           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
@@ -126,6 +130,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
         {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV},
         {"resume", required_argument, NULL, O_RESUME}, {"keep-root", no_argument, NULL, O_KEEPROOT},
+        {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->port = SERVE_PORT_DEFAULT;
@@ -161,6 +166,8 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         case O_NOQR: o->no_qr = 1; break;
         case O_LIBEV: o->libev = 1; break;
         case O_KEEPROOT: o->keep_root = 1; break;
+        case O_TLSCERT: o->tls_cert = optarg; break;
+        case O_TLSKEY: o->tls_key = optarg; break;
         case O_RESUME:
             errno = 0;
             o->resume = strtoll(optarg, &end, 10);
@@ -174,6 +181,10 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         case ':': fprintf(stderr, "fragvote serve: %s needs a value\n", argv[optind - 1]); return -1;
         default: fprintf(stderr, "fragvote serve: unknown option '%s'\n", argv[optind - 1]); return -1;
         }
+    }
+    if (!o->tls_cert != !o->tls_key) {
+        fprintf(stderr, "fragvote serve: --tls-cert and --tls-key go together\n");
+        return -1;
     }
     if (optind < argc) {
         fprintf(stderr, "fragvote serve: unexpected argument '%s'\n", argv[optind]);
@@ -589,6 +600,7 @@ lab_ready:
 
     struct hub_config hc = {.bind_addr = s.o.bind, .port = s.o.port, .public_url = s.o.public_url,
                             .secret = s.o.secret, .live_split = s.o.live_split, .use_libev = s.o.libev,
+                            .tls_cert = s.o.tls_cert, .tls_key = s.o.tls_key,
                             .measure = on_measure, .on_event = on_event, .ctx = &s};
     struct hub *h = hub_new(&hc, s.room, err, sizeof err);
     if (!h) {
