@@ -38,7 +38,7 @@
 struct serve_opts {
     const char *target, *deck, *db, *bind, *title, *observer, *public_url, *script, *secret, *room;
     const char *tls_cert, *tls_key;
-    int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, keep_root;
+    int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, poll, keep_root;
     long long resume;              /* session id to continue, 0 = a new session */
 };
 
@@ -96,7 +96,9 @@ static void usage(FILE *out) {
             "  --secret TEXT        presenter secret (default: random)\n"
             "  --room CODE          room code (default: random)\n"
             "  --no-qr              do not draw the QR code in the terminal\n"
-            "  --libev              libev event loop (epoll) for large rooms; falls back to poll\n"
+            "  --poll               use lws's poll() loop instead of the libev (epoll) event\n"
+            "                       loop, which is the default when its plugin is installed\n"
+            "  --libev              the default event loop (kept for old scripts)\n"
             "  --tls-cert FILE      serve HTTPS/WSS with this PEM certificate (with --tls-key);\n"
             "                       phones then get a secure context (clipboard, Web Share)\n"
             "  --tls-key FILE       the certificate's PEM private key\n"
@@ -119,7 +121,7 @@ static void usage(FILE *out) {
 
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
-           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY };
+           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY, O_POLL };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
@@ -128,7 +130,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         {"keep-pmtu-cache", no_argument, NULL, O_KEEP}, {"public-url", required_argument, NULL, O_PUBURL},
         {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
         {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
-        {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV},
+        {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV}, {"poll", no_argument, NULL, O_POLL},
         {"resume", required_argument, NULL, O_RESUME}, {"keep-root", no_argument, NULL, O_KEEPROOT},
         {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
@@ -165,6 +167,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         case O_NOPRE: o->no_prefetch = 1; break;
         case O_NOQR: o->no_qr = 1; break;
         case O_LIBEV: o->libev = 1; break;
+        case O_POLL: o->poll = 1; break;
         case O_KEEPROOT: o->keep_root = 1; break;
         case O_TLSCERT: o->tls_cert = optarg; break;
         case O_TLSKEY: o->tls_key = optarg; break;
@@ -599,7 +602,7 @@ lab_ready:
     }
 
     struct hub_config hc = {.bind_addr = s.o.bind, .port = s.o.port, .public_url = s.o.public_url,
-                            .secret = s.o.secret, .live_split = s.o.live_split, .use_libev = s.o.libev,
+                            .secret = s.o.secret, .live_split = s.o.live_split, .use_poll = s.o.poll,
                             .tls_cert = s.o.tls_cert, .tls_key = s.o.tls_key,
                             .measure = on_measure, .on_event = on_event, .ctx = &s};
     struct hub *h = hub_new(&hc, s.room, err, sizeof err);

@@ -447,7 +447,10 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     h->protocols[0] = (struct lws_protocols){"http", http_callback, 0, 0, 0, h, 0};
     for (int i = 0; i < HUB_NROLES; i++)
         h->protocols[i + 1] = (struct lws_protocols){names[i], hub_ws_callback, sizeof(struct hub_conn), HUB_RX_BUFFER,
-                                                     (unsigned)i, h, 0};
+                                                     (unsigned)i, h, HUB_TX_CHUNK};
+    /* tx_packet_size 0 would cap every send() at rx_buffer_size (512 bytes
+     * in lws 4.1.6): a 2 KB state message then took five passes over every
+     * connection (found by tests/load with strace). */
     /* protocols[4] stays zero: the terminator */
 
     struct lws_http_mount *m = h->mounts;

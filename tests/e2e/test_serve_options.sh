@@ -30,11 +30,11 @@ check unknown_target_exit_4 test "$rc" -eq 4
 check unknown_target_named grep -q "target no-such-host.invalid" "$tmp/err"
 check unknown_target_no_db test ! -e "$tmp/bad.db"
 
-# The libev loop serves the same console.
-printf 'open\nclose\nquit\n' | timeout 30 "$bin" serve --target 127.0.0.1 --libev --db "$tmp/ev.db" --port 0 \
+# The poll() loop (--poll) serves the same console as the default libev one.
+printf 'open\nclose\nquit\n' | timeout 30 "$bin" serve --target 127.0.0.1 --poll --db "$tmp/ev.db" --port 0 \
   --bind 127.0.0.1 --no-qr >"$tmp/ev.out" 2>&1
 rc=$?
-check libev_exits_0 test "$rc" -eq 0
-check libev_closed_q1 test "$(sqlite3 "$tmp/ev.db" "SELECT state FROM questions WHERE position = 0")" = closed
+check poll_exits_0 test "$rc" -eq 0
+check poll_closed_q1 test "$(sqlite3 "$tmp/ev.db" "SELECT state FROM questions WHERE position = 0")" = closed
 [ $fail -ne 0 ] && cat "$tmp/ev.out"
 exit $fail

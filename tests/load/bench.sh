@@ -60,7 +60,7 @@ for n in "${SIZES[@]}"; do
     idle=$IDLE_S
     [ "$n" -ge 19000 ] && idle=$IDLE_TOP_S
     loop=--libev
-    [ "${POLL:-0}" = 1 ] && loop=
+    [ "${POLL:-0}" = 1 ] && loop=--poll
     pin_srv=() pin_gen=()
     [ "${PIN:-0}" = 1 ] && pin_srv=(taskset -c 0) && pin_gen=(taskset -c 1)
     "${pin_srv[@]}" "$BIN" serve --db "$d/room.db" --port 0 --bind 127.0.0.1 --target 127.0.0.1 --no-prefetch --secret "$SECRET" \
