@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "db_internal.h"
 
 #define REPORT_STATEMENTS(X)                                                                          \
     X(session, "SELECT id, title, deck, host, kernel, observer, target, lab, room, cursor, started_at, " \
@@ -47,16 +48,8 @@ struct db_report {
 #undef X
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static int sqlerr(struct db_report *r, char *err, size_t errlen, const char *what) {
-    seterr(err, errlen, "%s failed in %s: %s", what, r->path, sqlite3_errmsg(r->h));
+    db_seterr(err, errlen, "%s failed in %s: %s", what, r->path, sqlite3_errmsg(r->h));
     return -1;
 }
 
@@ -64,11 +57,11 @@ struct db_report *db_report_open(struct db *db, char *err, size_t errlen) {
     struct db_report *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(db_path(db)))) {
         free(r);
-        seterr(err, errlen, "out of memory opening a report on %s", db_path(db));
+        db_seterr(err, errlen, "out of memory opening a report on %s", db_path(db));
         return NULL;
     }
     if (sqlite3_open_v2(r->path, &r->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-        seterr(err, errlen, "cannot open %s for reading: %s", r->path,
+        db_seterr(err, errlen, "cannot open %s for reading: %s", r->path,
                r->h ? sqlite3_errmsg(r->h) : "out of memory");
         goto fail;
     }
@@ -147,7 +140,7 @@ static int read_measure(struct db_report *r, sqlite3_stmt *st, struct db_report_
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlerr(r, err, errlen, "reading a measurement");
     if (!out->evidence || !out->observation_json) {
         db_report_measure_free(out);
-        seterr(err, errlen, "out of memory reading a measurement");
+        db_seterr(err, errlen, "out of memory reading a measurement");
         return -1;
     }
     return 0;
@@ -187,7 +180,7 @@ static int load_questions(struct db_report *r, struct db_report_session *s, char
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (s->nquestions == DB_REPORT_QUESTIONS_MAX) {
             sqlite3_reset(st);
-            seterr(err, errlen, "session %lld has more than %d questions", (long long)s->row.id,
+            db_seterr(err, errlen, "session %lld has more than %d questions", (long long)s->row.id,
                    DB_REPORT_QUESTIONS_MAX);
             return -1;
         }
@@ -196,7 +189,7 @@ static int load_questions(struct db_report *r, struct db_report_session *s, char
             struct db_report_question *nq = realloc(s->questions, (size_t)cap * sizeof *nq);
             if (!nq) {
                 sqlite3_reset(st);
-                seterr(err, errlen, "out of memory reading questions");
+                db_seterr(err, errlen, "out of memory reading questions");
                 return -1;
             }
             s->questions = nq;
@@ -222,7 +215,7 @@ static int load_questions(struct db_report *r, struct db_report_session *s, char
         q->changes = sqlite3_column_int(st, 16);
         if (!q->text || !q->spec_json) {
             sqlite3_reset(st);
-            seterr(err, errlen, "out of memory reading questions");
+            db_seterr(err, errlen, "out of memory reading questions");
             return -1;
         }
     }
@@ -246,7 +239,7 @@ static int load_sets(struct db_report *r, struct db_report_session *s, char *err
             struct db_report_set *ns = realloc(s->sets, (size_t)cap * sizeof *ns);
             if (!ns) {
                 sqlite3_reset(st);
-                seterr(err, errlen, "out of memory reading measurement sets");
+                db_seterr(err, errlen, "out of memory reading measurement sets");
                 return -1;
             }
             s->sets = ns;
@@ -263,7 +256,7 @@ static int load_sets(struct db_report *r, struct db_report_session *s, char *err
         m->measurements = sqlite3_column_int(st, 7);
         if (!m->host || !m->kernel || !m->target) {
             sqlite3_reset(st);
-            seterr(err, errlen, "out of memory reading measurement sets");
+            db_seterr(err, errlen, "out of memory reading measurement sets");
             return -1;
         }
     }
@@ -280,7 +273,7 @@ static int load_dist(struct db_report *r, struct db_report_session *s, char *err
         if (!strcmp(s->questions[i].truth, "yes") || !strcmp(s->questions[i].truth, "no")) slots++;
     d->voters = calloc((size_t)slots, sizeof *d->voters);
     if (!d->voters) {
-        seterr(err, errlen, "out of memory reading the score distribution");
+        db_seterr(err, errlen, "out of memory reading the score distribution");
         return -1;
     }
     d->max_correct = slots - 1;
@@ -326,13 +319,13 @@ static int load_row(struct db_report *r, int64_t session_id, struct db_session_r
     }
     sqlite3_reset(st);
     if (rc == SQLITE_DONE) {
-        seterr(err, errlen, "no session %lld in %s", (long long)session_id, r->path);
+        db_seterr(err, errlen, "no session %lld in %s", (long long)session_id, r->path);
         return -1;
     }
     if (rc != SQLITE_ROW) return sqlerr(r, err, errlen, "reading a session");
     if (!row->title || !row->deck_json || !row->host || !row->kernel || !row->observer || !row->target ||
         !row->room) {
-        seterr(err, errlen, "out of memory reading session %lld", (long long)session_id);
+        db_seterr(err, errlen, "out of memory reading session %lld", (long long)session_id);
         return -1;
     }
     return 0;
@@ -389,7 +382,7 @@ int db_report_session_ids(struct db_report *r, int64_t **ids, int *n, char *err,
                 free(*ids);
                 *ids = NULL;
                 *n = 0;
-                seterr(err, errlen, "out of memory listing sessions");
+                db_seterr(err, errlen, "out of memory listing sessions");
                 return -1;
             }
             *ids = ni;
@@ -412,11 +405,11 @@ int db_report_snapshot(struct db_report *r, const char *dest_path, char *err, si
     FILE *f = fopen(dest_path, "r");
     if (f) {
         fclose(f);
-        seterr(err, errlen, "cannot copy %s to %s: the file exists", r->path, dest_path);
+        db_seterr(err, errlen, "cannot copy %s to %s: the file exists", r->path, dest_path);
         return -1;
     }
     if (sqlite3_open_v2(dest_path, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        seterr(err, errlen, "cannot create %s: %s", dest_path, dst ? sqlite3_errmsg(dst) : "out of memory");
+        db_seterr(err, errlen, "cannot create %s: %s", dest_path, dst ? sqlite3_errmsg(dst) : "out of memory");
         sqlite3_close(dst);
         return -1;
     }
@@ -424,7 +417,7 @@ int db_report_snapshot(struct db_report *r, const char *dest_path, char *err, si
     int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
     if (b) sqlite3_backup_finish(b);
     if (rc != SQLITE_DONE) {
-        seterr(err, errlen, "copying %s to %s failed: %s", r->path, dest_path, sqlite3_errmsg(dst));
+        db_seterr(err, errlen, "copying %s to %s failed: %s", r->path, dest_path, sqlite3_errmsg(dst));
         sqlite3_close(dst);
         remove(dest_path);
         return -1;

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "db_internal.h"
 
 extern const char db_schema_sql[];
 
@@ -62,7 +63,7 @@ struct db {
 #undef X
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
+void db_seterr(char *err, size_t errlen, const char *fmt, ...) {
     if (!err || !errlen) return;
     va_list ap;
     va_start(ap, fmt);
@@ -71,7 +72,7 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...) {
 }
 
 static int sqlerr(struct db *db, char *err, size_t errlen, const char *what) {
-    seterr(err, errlen, "%s failed in %s: %s", what, db->path, sqlite3_errmsg(db->h));
+    db_seterr(err, errlen, "%s failed in %s: %s", what, db->path, sqlite3_errmsg(db->h));
     return -1;
 }
 
@@ -114,7 +115,7 @@ int db_schema_latest(void) {
 static int exec(struct db *db, const char *sql, char *err, size_t errlen, const char *what) {
     char *msg = NULL;
     if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        seterr(err, errlen, "%s failed in %s: %s", what, db->path, msg ? msg : sqlite3_errmsg(db->h));
+        db_seterr(err, errlen, "%s failed in %s: %s", what, db->path, msg ? msg : sqlite3_errmsg(db->h));
         sqlite3_free(msg);
         return -1;
     }
@@ -147,7 +148,7 @@ static int migrate(struct db *db, char *err, size_t errlen) {
     int version, latest = db_schema_latest();
     if (read_version(db, &version, err, errlen)) return -1;
     if (version > latest) {
-        seterr(err, errlen,
+        db_seterr(err, errlen,
                "%s was written by a newer fragvote (schema version %d; this build knows up to %d): "
                "upgrade fragvote or use another --db file",
                db->path, version, latest);
@@ -159,7 +160,7 @@ static int migrate(struct db *db, char *err, size_t errlen) {
         find_migration(v, &body, &len);
         char *sql = malloc(len + 64);
         if (!sql) {
-            seterr(err, errlen, "out of memory migrating %s", db->path);
+            db_seterr(err, errlen, "out of memory migrating %s", db->path);
             return -1;
         }
         memcpy(sql, body, len);
@@ -182,16 +183,16 @@ struct db *db_open(const char *path, char *err, size_t errlen) {
     struct db *db = calloc(1, sizeof *db);
     if (!db || !(db->path = strdup(path))) {
         free(db);
-        seterr(err, errlen, "out of memory opening %s", path);
+        db_seterr(err, errlen, "out of memory opening %s", path);
         return NULL;
     }
     if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                         NULL) != SQLITE_OK) {
-        seterr(err, errlen, "cannot open database %s: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        db_seterr(err, errlen, "cannot open database %s: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
         goto fail;
     }
     if (sqlite3_db_readonly(db->h, "main") == 1) {
-        seterr(err, errlen, "database %s is read-only: fragvote must write every vote; "
+        db_seterr(err, errlen, "database %s is read-only: fragvote must write every vote; "
                "fix its permissions or choose another file with --db", path);
         goto fail;
     }
@@ -254,7 +255,7 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s) {
 
 int64_t db_session_create(struct db *db, const struct db_session_info *in, char *err, size_t errlen) {
     if (!in->title || !in->deck_json) {
-        seterr(err, errlen, "a session needs a title and a deck");
+        db_seterr(err, errlen, "a session needs a title and a deck");
         return -1;
     }
     sqlite3_stmt *st = db->session_insert;
@@ -292,7 +293,7 @@ int64_t db_session_live_set(struct db *db, int64_t session_id, char *err, size_t
     int64_t id = -1;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
-    else if (rc == SQLITE_DONE) seterr(err, errlen, "session %lld has no live measurement set", (long long)session_id);
+    else if (rc == SQLITE_DONE) db_seterr(err, errlen, "session %lld has no live measurement set", (long long)session_id);
     else sqlerr(db, err, errlen, "finding the live measurement set");
     sqlite3_reset(st);
     return id;
@@ -367,7 +368,7 @@ int db_session_get(struct db *db, int64_t session_id, struct db_session_row *out
         return 0;
     }
     sqlite3_reset(st);
-    if (rc == SQLITE_DONE) seterr(err, errlen, "no session %lld in %s", (long long)session_id, db->path);
+    if (rc == SQLITE_DONE) db_seterr(err, errlen, "no session %lld in %s", (long long)session_id, db->path);
     else sqlerr(db, err, errlen, "reading a session");
     return -1;
 }
@@ -405,7 +406,7 @@ int db_question_set_state(struct db *db, int64_t question_id, const char *state,
     sqlite3_bind_int64(st, 3, question_id);
     if (step_done(db, st, err, errlen, "changing a question's state")) return -1;
     if (sqlite3_changes(db->h) != 1) {
-        seterr(err, errlen, "no question %lld", (long long)question_id);
+        db_seterr(err, errlen, "no question %lld", (long long)question_id);
         return -1;
     }
     return 0;
@@ -443,10 +444,10 @@ enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t vote
     st = db->question_state_get;
     sqlite3_bind_int64(st, 1, question_id);
     if (sqlite3_step(st) == SQLITE_ROW)
-        seterr(err, errlen, "question %lld is %s, not open for voting", (long long)question_id,
+        db_seterr(err, errlen, "question %lld is %s, not open for voting", (long long)question_id,
                (const char *)sqlite3_column_text(st, 0));
     else
-        seterr(err, errlen, "no question %lld", (long long)question_id);
+        db_seterr(err, errlen, "no question %lld", (long long)question_id);
     sqlite3_reset(st);
     return DB_VOTE_REFUSED;
 }
@@ -509,7 +510,7 @@ int db_question_score(struct db *db, int64_t question_id, struct db_qscore *out,
     }
     sqlite3_reset(st);
     if (rc == SQLITE_ROW) return 0;
-    if (rc == SQLITE_DONE) seterr(err, errlen, "no question %lld", (long long)question_id);
+    if (rc == SQLITE_DONE) db_seterr(err, errlen, "no question %lld", (long long)question_id);
     else sqlerr(db, err, errlen, "scoring a question");
     return -1;
 }
@@ -543,7 +544,7 @@ int db_voter_score(struct db *db, int64_t voter_id, struct db_vscore *out, char 
     }
     sqlite3_reset(st);
     if (rc == SQLITE_ROW) return 0;
-    if (rc == SQLITE_DONE) seterr(err, errlen, "no voter %lld", (long long)voter_id);
+    if (rc == SQLITE_DONE) db_seterr(err, errlen, "no voter %lld", (long long)voter_id);
     else sqlerr(db, err, errlen, "scoring a voter");
     return -1;
 }

@@ -4,6 +4,8 @@
 #ifndef FRAGVOTE_CLI_H
 #define FRAGVOTE_CLI_H
 
+#include <stddef.h>
+
 /* Documented in README.md "Exit codes"; keep both in step. */
 enum fv_exit {
     FV_EXIT_OK = 0,          /* success */
@@ -26,6 +28,8 @@ int cmd_export(int argc, char **argv);
 
 /* Prints "fragvote CMD: not implemented yet" on stderr; returns FV_EXIT_USAGE. */
 int cli_not_implemented(const char *cmd);
+/* printf into a caller's error buffer; err may be NULL (then nothing). */
+void fv_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* True when argv holds -h or --help (before any "--"). */
 int cli_wants_help(int argc, char **argv);
 

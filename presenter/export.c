@@ -10,14 +10,7 @@
 
 #include "export.h"
 #include "export_text.h"
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
+#include "cli.h"
 
 static const char *const format_names[] = {"csv", "json", "markdown", "svg"};
 
@@ -64,7 +57,7 @@ int export_open(const char *path, struct db **db, struct db_report **r, char *er
     *r = NULL;
     struct stat sb;
     if (stat(path, &sb) != 0) {
-        seterr(err, errlen, "no database %s (%s): give the file `fragvote serve` recorded with --db FILE", path,
+        fv_seterr(err, errlen, "no database %s (%s): give the file `fragvote serve` recorded with --db FILE", path,
                strerror(errno));
         return -1;
     }
@@ -262,7 +255,7 @@ static int write_json(FILE *out, const struct db_report_session *ss, int n, char
     int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(root);
     if (rc) {
-        seterr(err, errlen, "writing JSON failed");
+        fv_seterr(err, errlen, "writing JSON failed");
         return -1;
     }
     fputc('\n', out);
@@ -471,11 +464,11 @@ int export_write(FILE *out, enum export_format f, const struct db_report_session
     case EXPORT_JSON: rc = write_json(out, s, n, err, errlen); break;
     case EXPORT_MARKDOWN: write_markdown(out, s, n); break;
     case EXPORT_SVG: write_svg(out, s, n); break;
-    default: seterr(err, errlen, "unknown export format"); return -1;
+    default: fv_seterr(err, errlen, "unknown export format"); return -1;
     }
     if (rc) return rc;
     if (fflush(out) || ferror(out)) {
-        seterr(err, errlen, "writing the %s export failed: %s", export_format_name(f), strerror(errno));
+        fv_seterr(err, errlen, "writing the %s export failed: %s", export_format_name(f), strerror(errno));
         return -1;
     }
     return 0;

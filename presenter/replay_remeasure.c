@@ -14,14 +14,7 @@
 #include "export_text.h"
 #include "probe_json.h"
 #include "replay.h"
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
+#include "cli.h"
 
 void replay_host_facts(char *host, size_t hostlen, char *kernel, size_t kernellen) {
     if (gethostname(host, hostlen) < 0) snprintf(host, hostlen, "unknown");
@@ -56,16 +49,16 @@ int replay_spec_from_json(const char *spec_json, struct probe_spec *out, char *e
     const char *host = json_string_value(json_object_get(j, "host"));
     int rc = -1;
     if (!proto || probe_proto_parse(proto, &out->proto) < 0) {
-        seterr(err, errlen, "stored test has no known protocol: %s", spec_json ? spec_json : "(none)");
+        fv_seterr(err, errlen, "stored test has no known protocol: %s", spec_json ? spec_json : "(none)");
         goto done;
     }
     out->mode = PROBE_MODE_DEFAULT;
     if (mode && probe_mode_parse(mode, &out->mode) < 0) {
-        seterr(err, errlen, "stored test has an unknown mode \"%s\"", mode);
+        fv_seterr(err, errlen, "stored test has an unknown mode \"%s\"", mode);
         goto done;
     }
     if (!json_is_integer(size) || json_integer_value(size) < 68 || json_integer_value(size) > PROBE_SIZE_MAX) {
-        seterr(err, errlen, "stored test has no valid size: %s", spec_json);
+        fv_seterr(err, errlen, "stored test has no valid size: %s", spec_json);
         goto done;
     }
     out->size = (int)json_integer_value(size);
@@ -91,7 +84,7 @@ int64_t replay_remeasure(struct db *db, const struct db_report_session *s, const
     int64_t set = -1;
     char *labjs = NULL;
     if (!res || !done || !why) {
-        seterr(err, errlen, "out of memory");
+        fv_seterr(err, errlen, "out of memory");
         goto out;
     }
     struct probe_run_opts run = {.observer = o->observer, .timeout_ms = o->timeout_ms, .lab = o->lab,
@@ -102,7 +95,7 @@ int64_t replay_remeasure(struct db *db, const struct db_report_session *s, const
         int t = q->test_index;
         if (t < 0 || done[t]) continue;
         if (stop && *stop) {
-            seterr(err, errlen, "interrupted");
+            fv_seterr(err, errlen, "interrupted");
             goto out;
         }
         struct probe_spec spec;
@@ -113,7 +106,7 @@ int64_t replay_remeasure(struct db *db, const struct db_report_session *s, const
             else if (o->host_override && *o->host_override) snprintf(spec.host, sizeof spec.host, "%s", o->host_override);
             int rc = probe_run(&run, &spec, &res[t], e, sizeof e);
             if (rc == PROBE_E_PERM) {
-                seterr(err, errlen, "%s", e);
+                fv_seterr(err, errlen, "%s", e);
                 set = PROBE_E_PERM;
                 goto out;
             }
@@ -166,7 +159,7 @@ int replay_print_remeasure(FILE *out, struct db_report *r, const struct db_repor
         if (s->sets[i].id == set_id) now = &s->sets[i];
     }
     if (!live || !now) {
-        seterr(err, errlen, "session %lld has no measurement set %lld", (long long)s->row.id, (long long)set_id);
+        fv_seterr(err, errlen, "session %lld has no measurement set %lld", (long long)s->row.id, (long long)set_id);
         return -1;
     }
     char lab[64];

@@ -26,6 +26,7 @@
 #include "hub.h"
 #include "replay.h"
 #include "room.h"
+#include "cli.h"
 
 #define REPLAY_INPUT_LINE_MAX CONSOLE_LINE_MAX /* bytes per command line; longer lines are dropped */
 #define REPLAY_POLL_MS 200                     /* how often the helper threads look at the done flag */
@@ -37,14 +38,6 @@ struct replay_srv {
     volatile int done;
     sigset_t sigs;
 };
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static void handle_line(struct replay_srv *s, const char *line) {
     struct console_cmd cmd;
@@ -148,7 +141,7 @@ int replay_serve(struct db *db, struct db_report *r, int64_t session_id, const s
     char dir[256], file[300];
     snprintf(dir, sizeof dir, "%s/fragvote-replay-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
-        seterr(err, errlen, "cannot create a temporary directory for the replay copy: %s", strerror(errno));
+        fv_seterr(err, errlen, "cannot create a temporary directory for the replay copy: %s", strerror(errno));
         goto out_row;
     }
     snprintf(file, sizeof file, "%s/replay.db", dir);
@@ -156,7 +149,7 @@ int replay_serve(struct db *db, struct db_report *r, int64_t session_id, const s
     if (!(copy = db_open(file, err, errlen))) goto out;
     char derr[512];
     if (deck_load_string(row.deck_json, "the session's deck", &deck, derr, sizeof derr) < 0) {
-        seterr(err, errlen, "session %lld: its stored deck does not load: %s", (long long)session_id, derr);
+        fv_seterr(err, errlen, "session %lld: its stored deck does not load: %s", (long long)session_id, derr);
         goto out;
     }
     have_deck = 1;
@@ -187,13 +180,13 @@ int replay_serve(struct db *db, struct db_report *r, int64_t session_id, const s
     fflush(s.out);
 
     if (pthread_create(&sig_thread, NULL, signal_main, &s)) {
-        seterr(err, errlen, "cannot start the signal thread");
+        fv_seterr(err, errlen, "cannot start the signal thread");
         goto out;
     }
     threads = 1;
     if (s.in_fd >= 0 && pthread_create(&in_thread, NULL, input_main, &s) == 0) threads = 2;
     rc = hub_run(s.hub);
-    if (rc) seterr(err, errlen, "the replay server's loop failed");
+    if (rc) fv_seterr(err, errlen, "the replay server's loop failed");
     s.done = 1;
     if (threads == 2) pthread_join(in_thread, NULL);
     pthread_join(sig_thread, NULL);
