@@ -24,6 +24,13 @@ struct db *db_open(const char *path, char *err, size_t errlen);
 void db_close(struct db *db);
 int db_version(struct db *db);            /* schema version of the open file */
 const char *db_path(const struct db *db);
+/* How long a statement waits for another process's lock before failing
+ * (default DB_BUSY_MS). A live room sets it short (DB_BUSY_LIVE_MS): the
+ * hub's thread must not stall every phone for seconds; a batch that cannot
+ * commit is refused to its phones (never acked) and they may vote again. */
+#define DB_BUSY_MS 5000
+#define DB_BUSY_LIVE_MS 200
+void db_set_busy_timeout(struct db *db, int ms);
 
 /* Explicit transactions for group commit (hub batches votes in one). */
 int db_begin(struct db *db, char *err, size_t errlen);

@@ -84,6 +84,8 @@ double db_now(void) {
 
 const char *db_path(const struct db *db) { return db->path; }
 
+void db_set_busy_timeout(struct db *db, int ms) { sqlite3_busy_timeout(db->h, ms); }
+
 /* Finds the "-- migration: N" markers; returns the text after the marker of
  * version `want` (up to the next marker) via start and len, or 0 if absent. */
 static int find_migration(int want, const char **start, size_t *len) {
@@ -196,7 +198,7 @@ struct db *db_open(const char *path, char *err, size_t errlen) {
                "fix its permissions or choose another file with --db", path);
         goto fail;
     }
-    sqlite3_busy_timeout(db->h, 5000);
+    sqlite3_busy_timeout(db->h, DB_BUSY_MS);
     sqlite3_extended_result_codes(db->h, 1);
     /* WAL + synchronous=NORMAL: a commit is durable against a crash of
      * fragvote (the kill -9 case); a power loss may lose the last commits.

@@ -586,6 +586,9 @@ lab_ready:
         code = FV_EXIT_DB;
         goto cleanup;
     }
+    /* From here on the store runs on the hub's thread: a foreign lock must
+     * cost phones a refused vote, not a frozen room (docs/SECURITY.md). */
+    db_set_busy_timeout(s.db, DB_BUSY_LIVE_MS);
 
     struct worker_config wc = {
         .opts = {.observer = obs, .lab = use_lab ? &s.lab : NULL,
