@@ -53,8 +53,10 @@ int cmd_lab(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'P':
-            if (strlen(optarg) > PROBE_LAB_PREFIX_MAX) {
-                fprintf(stderr, "fragvote lab: --prefix is at most %d characters\n", PROBE_LAB_PREFIX_MAX);
+            if (!*optarg || strlen(optarg) > PROBE_LAB_PREFIX_MAX ||
+                strspn(optarg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(optarg)) {
+                fprintf(stderr, "fragvote lab: --prefix must be 1..%d of [A-Za-z0-9_-], not '%s'\n",
+                        PROBE_LAB_PREFIX_MAX, optarg);
                 return FV_EXIT_USAGE;
             }
             snprintf(cfg.prefix, sizeof cfg.prefix, "%s", optarg);

@@ -218,6 +218,11 @@ int cmd_pmtu(int argc, char **argv) {
         return FV_EXIT_USAGE;
     }
     const char *verb = argv[1];
+    /* show/flush take no options: a leading '-' is a mistake, not a host name. */
+    if ((!strcmp(verb, "show") || !strcmp(verb, "flush")) && argc >= 3 && argv[2][0] == '-') {
+        fprintf(stderr, "fragvote pmtu %s: unknown option '%s'\n", verb, argv[2]);
+        return FV_EXIT_USAGE;
+    }
     if (!strcmp(verb, "show")) {
         if (argc != 3) {
             fprintf(stderr, "fragvote pmtu: show needs exactly one HOST\n");

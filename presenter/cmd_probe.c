@@ -307,9 +307,9 @@ int cmd_probe(int argc, char **argv) {
     };
     optind = 1;
     opterr = 0;
-    int c;
+    int c, li;
     char *end;
-    while ((c = getopt_long(argc, argv, "p:f:s:a:", lo, NULL)) != -1) {
+    while ((li = -1, c = getopt_long(argc, argv, "p:f:s:a:", lo, &li)) != -1) {
         switch (c) {
         case 'p':
             if (probe_proto_parse(optarg, &spec.proto) < 0) goto usage_bad;
@@ -395,6 +395,9 @@ int cmd_probe(int argc, char **argv) {
     }
     return FV_EXIT_OK;
 usage_bad:
-    fprintf(stderr, "fragvote probe: bad value for %s: '%s'\n", argv[optind - 1], optarg);
+    /* Name the option as the user wrote it (-p or --proto), then the value. */
+    if (li >= 0) fprintf(stderr, "fragvote probe: bad value for --%s: '%s'", lo[li].name, optarg);
+    else fprintf(stderr, "fragvote probe: bad value for -%c: '%s'", c, optarg);
+    fprintf(stderr, " (see fragvote probe --help for the accepted values)\n");
     return FV_EXIT_USAGE;
 }

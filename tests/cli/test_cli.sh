@@ -22,5 +22,16 @@ for cmd in serve probe lab pmtu sessions replay export; do
   [ $rc -eq 0 ] && grep -q "fragvote $cmd" "$tmp/out" && ok "$cmd --help" || bad "$cmd --help (rc=$rc)"
 done
 
+# Misuse names the option and the value, on stderr, exit 2 (no root needed: all refused before any work).
+misuse() { # name expected-stderr-substring args...
+  local name=$1 want=$2; shift 2
+  "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  [ $rc -eq 2 ] && grep -qF -- "$want" "$tmp/err" && [ ! -s "$tmp/out" ] && ok "$name" || { bad "$name (rc=$rc)"; cat "$tmp/err"; }
+}
+misuse "probe -p names the option" "bad value for -p: 'udp9'" probe -p udp9
+misuse "probe --mode names the option" "bad value for --mode: 'foo'" probe --mode foo
+misuse "lab --prefix checked as usage" "--prefix must be 1..16" lab up --prefix 'bad prefix!'
+misuse "pmtu flush refuses options" "unknown option '--bogus'" pmtu flush --bogus
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
