@@ -590,9 +590,19 @@ lab_ready:
      * cost phones a refused vote, not a frozen room (docs/SECURITY.md). */
     db_set_busy_timeout(s.db, DB_BUSY_LIVE_MS);
 
+    /* What this run can see, said once where the speaker reads it. */
+    int want_flush = !(s.o.keep_pmtu_cache || s.deck.keep_pmtu_cache);
+    if (want_flush && !probe_priv_has(12 /* CAP_NET_ADMIN */)) {
+        want_flush = 0;
+        printf("Note: without CAP_NET_ADMIN the PMTU cache is not flushed before each test: an answer may\n"
+               "      depend on what earlier tests taught it (each answer records the cached PMTU it saw).\n");
+    }
+    if (obs == PROBE_OBS_RECVERR)
+        printf("Observer: recverr (no CAP_NET_RAW). Sent? and local fragmentation are observed; DF and\n"
+               "      router fragmentation are inferred from the kernel's rules. Every answer says which.\n");
     struct worker_config wc = {
         .opts = {.observer = obs, .lab = use_lab ? &s.lab : NULL,
-                 .flush_pmtu = !(s.o.keep_pmtu_cache || s.deck.keep_pmtu_cache)},
+                 .flush_pmtu = want_flush},
         .prefetch = !s.o.no_prefetch,
         .deliver = deliver,
         .ctx = &s,

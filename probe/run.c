@@ -64,6 +64,16 @@ static int choose_ttl(const struct run_ctx *c, int on_lab_dst, int *ttl) {
         snprintf(r->ttl_basis, sizeof r->ttl_basis, "lab topology: expires at r2, one hop past the bottleneck r1");
         return 0;
     }
+    if (!probe_priv_has(13 /* CAP_NET_RAW */)) {
+        /* Discovery reads Time Exceeded quotes from a raw socket. Without it,
+         * send with a full TTL: the packet reaches the destination, whose
+         * answer the unprivileged observer still sees; what routers did is
+         * then inferred (and each answer says so). */
+        *ttl = 64;
+        snprintf(r->ttl_basis, sizeof r->ttl_basis,
+                 "TTL 64: no CAP_NET_RAW for TTL discovery, so the packet goes all the way");
+        return 0;
+    }
     struct probe_ttl_discovery d;
     struct probe_run_opts o = *c->opts;
     o.lab = NULL; /* already inside the namespace */
