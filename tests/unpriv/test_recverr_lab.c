@@ -143,32 +143,6 @@ static int open_listener(void *arg) {
     return 0;
 }
 
-/* This test's packets in one capture (first fragments / whole packets of
- * the flow, TCP with data; then later fragments by ID) inside [t0, t1). */
-static void truth_select(const struct truth_cap *c, double t0, double t1, int v6, int l4, int port, int *count,
-                         int *frags, int *first_df) {
-    long long ids[256];
-    int nids = 0;
-    *count = *frags = 0;
-    *first_df = -1;
-    for (int i = 0; i < c->n; i++) {
-        const struct truth_pkt *k = &c->p[i];
-        if (k->ts < t0 || k->ts >= t1 || k->v6 != v6) continue;
-        int mine = 0;
-        if (k->l4 == l4 && k->dport == port && (l4 != IPPROTO_TCP || k->l4_payload > 0)) {
-            mine = 1;
-            if (k->id >= 0 && nids < 256) ids[nids++] = k->id;
-        } else if (k->l4 < 0) {
-            for (int j = 0; j < nids; j++)
-                if (ids[j] == k->id) mine = 1;
-        }
-        if (!mine) continue;
-        if (*first_df < 0) *first_df = k->df;
-        (*count)++;
-        if (k->frag) (*frags)++;
-    }
-}
-
 /* 1 when a labelled answer agrees with the truth or is unknown. */
 static int agrees(const struct probe_fact *f, int truth) {
     if (f->basis == PROBE_BASIS_UNKNOWN) return f->answer == PROBE_ANS_UNKNOWN;
@@ -221,8 +195,8 @@ static void test_every_answer_matches_the_wire_or_says_unknown(void) {
         int v6 = probe_proto_is_v6(r->spec.proto);
         int l4 = probe_proto_is_tcp(r->spec.proto) ? IPPROTO_TCP : IPPROTO_UDP;
         int src_pkts, host_frags, df, link2, link2_frags, df2;
-        truth_select(&c1, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &src_pkts, &host_frags, &df);
-        truth_select(&c2, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &link2, &link2_frags, &df2);
+        truth_flow(&c1, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &src_pkts, &host_frags, &df);
+        truth_flow(&c2, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &link2, &link2_frags, &df2);
         int sent = src_pkts > 0, host_frag = host_frags > 0, router_frag = !host_frag && link2_frags > 0;
         int ok = agrees(&r->sent, sent) && agrees(&r->fragmented, host_frag || router_frag);
         if (sent && !v6 && !agrees(&r->df, df)) ok = 0;
