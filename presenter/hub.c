@@ -371,6 +371,7 @@ static int make_secret(char *out, size_t outlen) {
  * notice hub_stop(). */
 #define HUB_EVFLAG_AUTO 0u
 #define HUB_EVRUN_ONCE 2
+#define HUB_EVRUN_NOWAIT 1
 static int ev_open(struct hub *h) {
     h->ev_lib = dlopen("libev.so.4", RTLD_NOW | RTLD_GLOBAL);
     if (!h->ev_lib) return -1;
@@ -558,7 +559,24 @@ int hub_run(struct hub *h) {
                 break;
             }
     }
-    /* Votes still in the batch are committed (and acked) before we go. */
+    /* Votes still in the batch are committed (and acked) before we go, and
+     * for a short while the loop keeps running so what was queued -- those
+     * acks, the final "ended" state after a quit -- reaches the phones. */
+    if (h->nops) hub_batch_flush(h);
+    long long until = hub_mono_ms() + HUB_QUIT_FLUSH_MS;
+    while (rc == 0 && hub_mono_ms() < until) {
+        drain_posted(h);
+        run_timers(h);
+        if (h->ev_loop) {
+            int (*run)(void *, int) = (int (*)(void *, int))dlsym(h->ev_lib, "ev_run");
+            run(h->ev_loop, HUB_EVRUN_NOWAIT);
+            usleep(2000);
+        } else if (lws_service(h->ctx, -1) < 0) {
+            break;
+        } else {
+            usleep(2000);
+        }
+    }
     if (h->nops) hub_batch_flush(h);
     return rc;
 }

@@ -312,7 +312,7 @@ static void write_script(void) {
                "wait-voters %d 60000\n", PHONES);
     /* One block per possible question; skipped ones are passed over by next. */
     for (int i = 0; i < deck_question_count(&deck); i++)
-        fprintf(f, "open\nwait-votes %d 30000\nclose\nmeasure\nwait-measured 30000\nreveal\nshow\nnext\nsleep 250\n"
+        fprintf(f, "open\nwait-votes %d 30000\nclose\nmeasure\nwait-measured 30000\nreveal\nshow\nnext\n"
                    "quit-at-end\n",
                 PHONES);
     fprintf(f, "quit\n");
