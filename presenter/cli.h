@@ -12,10 +12,12 @@ enum fv_exit {
     FV_EXIT_FAIL = 1,        /* the job ran and failed (I/O, database, probe error) */
     FV_EXIT_USAGE = 2,       /* misuse: bad flag or argument, or subcommand not implemented yet */
     FV_EXIT_PERM = 3,        /* missing privilege (CAP_NET_RAW / CAP_NET_ADMIN / root) */
-    FV_EXIT_HOST = 4,        /* unknown host or no route to it */
+    FV_EXIT_HOST = 4,        /* unknown host (name does not resolve) */
     FV_EXIT_NOV6 = 5,        /* IPv6 unavailable on this host */
-    FV_EXIT_TIMEOUT = 6,     /* timed out / ICMP-silent network */
+    FV_EXIT_TIMEOUT = 6,     /* timed out: no answer within the deadline */
     FV_EXIT_DB = 7,          /* database could not be opened, migrated or written */
+    FV_EXIT_NOROUTE = 8,     /* no route to the target address */
+    FV_EXIT_SILENT = 9,      /* ICMP-silent path: no hop ever answered TTL discovery */
 };
 
 int cmd_serve(int argc, char **argv);

@@ -38,19 +38,19 @@ static void pmtu_usage(FILE *out) {
             "  --seconds N    with respond: stop after N seconds (default: until SIGINT/SIGTERM)\n"
             "  -h, --help     show this help\n"
             "\n"
-            "Exit codes: 0 ok, 1 failed, 2 usage, 3 missing capability, 4 unknown host or\n"
-            "no route, 5 no IPv6, 6 timeout or ICMP-silent path.\n",
+            "Exit codes: 0 ok, 1 failed, 2 usage, 3 missing capability, 4 unknown host,\n"
+            "5 no IPv6, 6 timeout, 8 no route, 9 ICMP-silent path.\n",
             PROBE_PMTU_REPLY_BYTES, PROBE_PMTU_REPLY_RATE, PROBE_PMTU_TIMEOUT_MS);
 }
 
 static int pmtu_exit(int rc) {
     switch (rc) {
     case PROBE_E_PERM: return FV_EXIT_PERM;
-    case PROBE_E_HOST:
-    case PROBE_E_NOROUTE: return FV_EXIT_HOST;
+    case PROBE_E_HOST: return FV_EXIT_HOST;
+    case PROBE_E_NOROUTE: return FV_EXIT_NOROUTE;
     case PROBE_E_NOV6: return FV_EXIT_NOV6;
-    case PROBE_E_TIMEOUT:
-    case PROBE_E_SILENT: return FV_EXIT_TIMEOUT;
+    case PROBE_E_TIMEOUT: return FV_EXIT_TIMEOUT;
+    case PROBE_E_SILENT: return FV_EXIT_SILENT;
     default: return FV_EXIT_FAIL;
     }
 }

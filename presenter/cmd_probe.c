@@ -40,17 +40,19 @@ static void probe_usage(FILE *out) {
             "      --json          print JSON (docs/PROBE.md)\n"
             "  -h, --help          show this help\n"
             "\n"
-            "Exit codes: 0 ok, 1 failed, 2 usage, 3 no privilege, 4 unknown host / no route,\n"
-            "5 no IPv6, 6 timeout / ICMP-silent network.\n",
+            "Exit codes: 0 ok, 1 failed, 2 usage, 3 no privilege, 4 unknown host, 5 no IPv6,\n"
+            "6 timeout, 8 no route, 9 ICMP-silent network (TTL discovery: no hop answered).\n",
             PROBE_TIMEOUT_MS_DEFAULT, PROBE_JOBS_MAX, PROBE_LAB_PREFIX_ENV, PROBE_LAB_PREFIX_DEFAULT);
 }
 
 static int exit_code(int rc) {
     switch (rc) {
     case PROBE_E_PERM: return FV_EXIT_PERM;
-    case PROBE_E_HOST: case PROBE_E_NOROUTE: return FV_EXIT_HOST;
+    case PROBE_E_HOST: return FV_EXIT_HOST;
+    case PROBE_E_NOROUTE: return FV_EXIT_NOROUTE;
     case PROBE_E_NOV6: return FV_EXIT_NOV6;
-    case PROBE_E_TIMEOUT: case PROBE_E_SILENT: return FV_EXIT_TIMEOUT;
+    case PROBE_E_TIMEOUT: return FV_EXIT_TIMEOUT;
+    case PROBE_E_SILENT: return FV_EXIT_SILENT;
     default: return FV_EXIT_FAIL;
     }
 }

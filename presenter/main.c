@@ -42,7 +42,8 @@ static void usage(FILE *out) {
             "  -V, --version  show the version\n"
             "\n"
             "Exit codes: 0 ok, 1 failed, 2 usage error, 3 missing privilege,\n"
-            "4 unknown host / no route, 5 no IPv6, 6 timeout, 7 database error.\n");
+            "4 unknown host, 5 no IPv6, 6 timeout, 7 database error, 8 no route,\n"
+            "9 ICMP-silent path.\n");
 }
 
 int main(int argc, char **argv) {
