@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hub_internal.h"
+#include "hub_parse.h"
 
 /* ---- shared messages ---- */
 
@@ -153,13 +154,12 @@ static int secret_ok(const char *want, const char *got) {
     return diff == 0 && wl == gl && gl < HUB_SECRET_MAX;
 }
 
-static void on_hello(struct hub *h, struct hub_conn *c, json_t *m) {
+static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
     if (c->role != HUB_AUDIENCE) {
         hub_conn_send(c, c->role == HUB_PRESENTER ? h->state_full : h->state_public);
         return;
     }
-    const char *room = json_string_value(json_object_get(m, "room"));
-    if (room && room[0] && strcasecmp(room, room_code(h->room))) {
+    if (m->has_room && m->room[0] && strcasecmp(m->room, room_code(h->room))) {
         hub_conn_error(c, -1, "bad_room", "no such room here: check the code on the screen");
         return;
     }
@@ -169,15 +169,15 @@ static void on_hello(struct hub *h, struct hub_conn *c, json_t *m) {
         hub_conn_error(c, -1, "already_joined", "this connection has joined already");
         return;
     }
-    const char *token = json_string_value(json_object_get(m, "token"));
+    const char *token = m->has_token ? m->token : NULL;
     struct hub_op *op = op_add(h, c, HUB_OP_JOIN);
     if (!op) {
         hub_conn_error(c, -1, "busy", "server out of memory");
         return;
     }
     char err[128];
-    if (token && room_token_valid(token))
-        snprintf(op->token, sizeof op->token, "%s", token);
+    if (token && room_token_valid(token)) /* exactly ROOM_TOKEN_HEX hex digits */
+        memcpy(op->token, token, ROOM_TOKEN_HEX + 1);
     else if (room_token_new(op->token, err, sizeof err)) {
         op->conn = NULL;
         hub_conn_error(c, -1, "busy", err);
@@ -186,14 +186,13 @@ static void on_hello(struct hub *h, struct hub_conn *c, json_t *m) {
     c->joining = 1;
 }
 
-static void on_vote(struct hub *h, struct hub_conn *c, json_t *m) {
-    json_t *jid = json_object_get(m, "id"), *jq = json_object_get(m, "q"), *jy = json_object_get(m, "yes");
-    int id = json_is_integer(jid) ? (int)json_integer_value(jid) : -1;
+static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
+    int id = m->id;
     if (c->role != HUB_AUDIENCE) {
         hub_conn_error(c, id, "forbidden", "only phones vote");
         return;
     }
-    if (!json_is_integer(jq) || !json_is_boolean(jy)) {
+    if (!m->vote_ok) {
         hub_conn_error(c, id, "bad_vote", "a vote needs \"q\" (question position) and \"yes\" (true/false)");
         return;
     }
@@ -201,7 +200,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, json_t *m) {
         hub_conn_error(c, id, "hello_first", "join first (hello), then vote");
         return;
     }
-    json_int_t q = json_integer_value(jq);
+    long long q = m->q;
     char err[160];
     if (q < 0 || q > INT_MAX || quiz_vote_check(room_quiz(h->room), (int)q, err, sizeof err)) {
         if (q < 0 || q > INT_MAX) snprintf(err, sizeof err, "there is no question %lld", (long long)q + (q < LLONG_MAX));
@@ -215,10 +214,10 @@ static void on_vote(struct hub *h, struct hub_conn *c, json_t *m) {
     }
     op->id = id;
     op->pos = (int)q;
-    op->yes = json_is_true(jy);
+    op->yes = m->yes;
 }
 
-static void on_auth(struct hub *h, struct hub_conn *c, json_t *m) {
+static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
     if (c->role != HUB_PRESENTER) {
         hub_conn_error(c, -1, "forbidden", "audience and screen connections cannot control the quiz");
         return;
@@ -228,8 +227,7 @@ static void on_auth(struct hub *h, struct hub_conn *c, json_t *m) {
         hub_conn_error(c, -1, "throttled", "too many wrong secrets; wait a second and try again");
         return;
     }
-    const char *s = json_string_value(json_object_get(m, "secret"));
-    if (s && secret_ok(h->secret, s)) {
+    if (m->has_secret && secret_ok(h->secret, m->secret)) {
         c->authed = 1;
         hub_conn_send_own(c, hub_msg_simple("auth_ok", NULL, NULL));
         hub_conn_send(c, h->state_full);
@@ -243,8 +241,8 @@ static void on_auth(struct hub *h, struct hub_conn *c, json_t *m) {
     hub_conn_error(c, -1, "bad_secret", "wrong presenter secret (it is printed in the console)");
 }
 
-static void on_cmd(struct hub *h, struct hub_conn *c, json_t *m) {
-    const char *name = json_string_value(json_object_get(m, "cmd"));
+static void on_cmd(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
+    const char *name = m->has_cmd ? m->cmd : NULL;
     if (c->role != HUB_PRESENTER || !c->authed) {
         hub_conn_error(c, -1, "forbidden",
                    c->role == HUB_PRESENTER ? "send the presenter secret first (auth)"
@@ -257,13 +255,11 @@ static void on_cmd(struct hub *h, struct hub_conn *c, json_t *m) {
         return;
     }
     char err[256];
-    json_t *js = json_object_get(m, "seconds");
-    int seconds = 0;
-    if (js && (!json_is_integer(js) || json_integer_value(js) < 0 || json_integer_value(js) > HUB_COUNTDOWN_MAX_S)) {
+    if (m->has_seconds && !m->seconds_ok) {
         hub_conn_error(c, -1, "bad_cmd", "\"seconds\" must be an integer 0..3600");
         return;
     }
-    if (js) seconds = (int)json_integer_value(js);
+    int seconds = m->has_seconds ? m->seconds : 0;
     if (hub_act(h, a, seconds, err, sizeof err))
         hub_conn_error(c, -1, "refused", err);
     else
@@ -272,28 +268,20 @@ static void on_cmd(struct hub *h, struct hub_conn *c, json_t *m) {
 
 /* One whole client message. Returns -1 to close the connection now. */
 static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_t len) {
-    json_error_t jerr;
-    json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    const char *t = m ? json_string_value(json_object_get(m, "t")) : NULL;
-    if (!m || !json_is_object(m) || !t) {
-        json_decref(m);
-        static const char why[] = "malformed message: JSON object with \"t\" expected";
-        lws_close_reason(c->wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, (unsigned char *)why, sizeof why - 1);
+    struct hub_client_msg m;
+    char why[96];
+    if (hub_parse_client(text, len, HUB_COUNTDOWN_MAX_S, &m, why, sizeof why) < 0) {
+        lws_close_reason(c->wsi, LWS_CLOSE_STATUS_INVALID_PAYLOAD, (unsigned char *)why, strlen(why));
         return -1;
     }
-    if (!strcmp(t, "hello"))
-        on_hello(h, c, m);
-    else if (!strcmp(t, "vote"))
-        on_vote(h, c, m);
-    else if (!strcmp(t, "auth"))
-        on_auth(h, c, m);
-    else if (!strcmp(t, "cmd"))
-        on_cmd(h, c, m);
-    else if (!strcmp(t, "ping"))
-        hub_conn_send_own(c, hub_msg_simple("pong", NULL, NULL));
-    else
-        hub_conn_error(c, -1, "unknown_type", "unknown message type");
-    json_decref(m);
+    switch (m.type) {
+    case HUB_C_HELLO: on_hello(h, c, &m); break;
+    case HUB_C_VOTE: on_vote(h, c, &m); break;
+    case HUB_C_AUTH: on_auth(h, c, &m); break;
+    case HUB_C_CMD: on_cmd(h, c, &m); break;
+    case HUB_C_PING: hub_conn_send_own(c, hub_msg_simple("pong", NULL, NULL)); break;
+    default: hub_conn_error(c, -1, "unknown_type", "unknown message type"); break;
+    }
     return 0;
 }
 

@@ -1,13 +1,11 @@
 /* libFuzzer target: one client websocket message, as the hub handles it.
  *
- * The hub's own handler (on_message in presenter/hub.c) is static and needs a
- * live lws connection, so it cannot be called from here (see docs/SECURITY.md,
- * "Fuzzing"). This target runs the same steps on the same code below it:
- * json_loadb with the hub's flags, the hub's field checks for hello / vote /
- * cmd / auth, then the real room and quiz on an in-memory store (token check,
- * join, vote check, batched vote and commit, action names) and the hub's own
- * reply builders (hub_msg_error/ack/welcome) with the hostile values. Every
- * reply must be valid JSON. */
+ * The hub's own decoder hub_parse_client() (presenter/hub_parse.c, what
+ * on_message() in presenter/hub_conn.c calls before anything else), then the
+ * steps on_hello / on_vote / on_cmd / on_auth take with its result, on the real
+ * room and quiz over an in-memory store (token check, join, vote check,
+ * batched vote and commit, action names) and the hub's own reply builders with
+ * the hostile values. Every reply must be valid JSON. */
 #include <jansson.h>
 #include <limits.h>
 #include <stddef.h>
@@ -18,7 +16,9 @@
 
 #include "db.h"
 #include "deck.h"
+#include "hub.h"
 #include "hub_internal.h"
+#include "hub_parse.h"
 #include "room.h"
 
 static struct db *db;
@@ -56,25 +56,21 @@ static void check_reply(char *s) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size > HUB_MSG_MAX) return 0; /* the hub cuts these before parsing */
     setup();
-    json_error_t jerr;
-    json_t *m = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &jerr);
-    const char *t = m ? json_string_value(json_object_get(m, "t")) : NULL;
-    if (!m || !json_is_object(m) || !t) {
-        json_decref(m);
+    char err[256];
+    struct hub_client_msg msg, *m = &msg;
+    /* The hub's own decoder: on_message() in presenter/hub_conn.c calls it first. */
+    if (hub_parse_client((const char *)data, size, HUB_COUNTDOWN_MAX_S, m, err, sizeof err) < 0) {
+        if (!err[0]) abort(); /* a refusal always says why (it becomes the close reason) */
         return 0;
     }
-    char err[256];
-    json_t *jid = json_object_get(m, "id");
-    int id = json_is_integer(jid) ? (int)json_integer_value(jid) : -1;
-    if (!strcmp(t, "hello")) {
-        const char *room_code_in = json_string_value(json_object_get(m, "room"));
-        const char *token = json_string_value(json_object_get(m, "token"));
-        if (room_code_in && room_code_in[0] && strcasecmp(room_code_in, room_code(room)))
+    int id = m->id;
+    if (m->type == HUB_C_HELLO) {
+        if (m->has_room && m->room[0] && strcasecmp(m->room, room_code(room)))
             check_reply(hub_msg_error(-1, "bad_room", "no such room here"));
         char tok[ROOM_TOKEN_HEX + 1];
-        if (token && room_token_valid(token)) {
-            if (strlen(token) != ROOM_TOKEN_HEX) abort();
-            snprintf(tok, sizeof tok, "%s", token);
+        if (m->has_token && room_token_valid(m->token)) {
+            if (strlen(m->token) != ROOM_TOKEN_HEX) abort();
+            memcpy(tok, m->token, ROOM_TOKEN_HEX + 1);
         } else if (room_token_new(tok, err, sizeof err)) {
             abort();
         }
@@ -84,17 +80,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (v >= 0) {
             if (room_voter_find(room, tok) != v) abort();
         }
-    } else if (!strcmp(t, "vote")) {
-        json_t *jq = json_object_get(m, "q"), *jy = json_object_get(m, "yes");
-        if (json_is_integer(jq) && json_is_boolean(jy) && room_voter_count(room) > 0) {
-            json_int_t q = json_integer_value(jq);
+    } else if (m->type == HUB_C_VOTE) {
+        if (m->vote_ok && room_voter_count(room) > 0) {
+            long long q = m->q;
             if (q >= 0 && q <= INT_MAX && quiz_vote_check(room_quiz(room), (int)q, err, sizeof err) == 0) {
                 if (room_batch_begin(room, err, sizeof err)) abort();
-                int r = room_batch_vote(room, 0, (int)q, json_is_true(jy), err, sizeof err);
+                int r = room_batch_vote(room, 0, (int)q, m->yes, err, sizeof err);
                 if (room_batch_commit(room, err, sizeof err)) abort();
                 if (r == 0) {
-                    if (room_voter_vote(room, 0, (int)q) != json_is_true(jy)) abort();
-                    check_reply(hub_msg_ack(id, (int)q, json_is_true(jy)));
+                    if (room_voter_vote(room, 0, (int)q) != m->yes) abort();
+                    check_reply(hub_msg_ack(id, (int)q, m->yes));
                 }
             } else {
                 check_reply(hub_msg_error(id, "refused", err));
@@ -102,19 +97,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         } else {
             check_reply(hub_msg_error(id, "bad_vote", "a vote needs q and yes"));
         }
-    } else if (!strcmp(t, "cmd")) {
-        const char *name = json_string_value(json_object_get(m, "cmd"));
+    } else if (m->type == HUB_C_CMD) {
         enum room_action a;
-        if (name && room_action_parse(name, &a) == 0 && strcmp(room_action_name(a), name)) abort();
-        if (name) check_reply(hub_msg_simple("cmd_ok", "cmd", name));
-    } else if (!strcmp(t, "auth")) {
-        const char *s = json_string_value(json_object_get(m, "secret"));
-        if (s) check_reply(hub_msg_simple("auth_ok", "secret_len", s));
-    } else {
-        /* Unknown types are answered with a fixed message; echo the type to
-         * make sure a hostile string never breaks a reply builder. */
-        check_reply(hub_msg_error(id, "unknown_type", t));
+        if (m->has_cmd && room_action_parse(m->cmd, &a) == 0 && strcmp(room_action_name(a), m->cmd)) abort();
+        if (m->has_seconds && m->seconds_ok && (m->seconds < 0 || m->seconds > HUB_COUNTDOWN_MAX_S)) abort();
+        if (m->has_cmd) check_reply(hub_msg_simple("cmd_ok", "cmd", m->cmd));
+    } else if (m->type == HUB_C_AUTH) {
+        if (m->has_secret) check_reply(hub_msg_simple("auth_ok", "secret_len", m->secret));
+    } else if (m->type == HUB_C_UNKNOWN) {
+        check_reply(hub_msg_error(id, "unknown_type", "unknown message type"));
     }
-    json_decref(m);
     return 0;
 }

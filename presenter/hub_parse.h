@@ -1,0 +1,37 @@
+/* Decoding one client websocket message: pure (no lws, no room), so the
+ * hub and the fuzzer (tests/fuzz/fuzz_hub.c) run the very same code.
+ * Semantics (who may send what, whether a token or room code is right) stay
+ * in the hub; this only turns bytes into typed, bounded fields. */
+#ifndef FRAGVOTE_HUB_PARSE_H
+#define FRAGVOTE_HUB_PARSE_H
+
+#include <stddef.h>
+
+#define HUB_PARSE_STR_MAX 128  /* longest string field kept; longer ones are kept cut (and never match) */
+
+enum hub_client_type { HUB_C_HELLO, HUB_C_VOTE, HUB_C_AUTH, HUB_C_CMD, HUB_C_PING, HUB_C_UNKNOWN };
+
+struct hub_client_msg {
+    enum hub_client_type type;
+    int id;                         /* "id" when an integer (cast to int as the protocol says), else -1 */
+    /* hello */
+    int has_room, has_token;
+    char room[HUB_PARSE_STR_MAX + 1], token[HUB_PARSE_STR_MAX + 1];
+    /* vote: vote_ok when "q" is an integer and "yes" a boolean */
+    int vote_ok, yes;
+    long long q;
+    /* auth */
+    int has_secret;
+    char secret[HUB_PARSE_STR_MAX + 1];
+    /* cmd: "seconds" absent (has_seconds 0), or its value when an integer in range (seconds_ok) */
+    int has_cmd, has_seconds, seconds_ok, seconds;
+    char cmd[HUB_PARSE_STR_MAX + 1];
+};
+
+/* Decodes one message. Returns 0, or -1 when it is not a JSON object with a
+ * string "t" (duplicate keys refused), with the reason in err. Other types
+ * than the known ones come back as HUB_C_UNKNOWN. max_seconds bounds "seconds". */
+int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_client_msg *out, char *err,
+                     size_t errlen);
+
+#endif
