@@ -130,9 +130,9 @@ CREATE VIEW voter_score AS
 -- Faster scores for keynote-sized rooms (20,000 voters x 36 questions: voter_score
 -- 2.2 s -> 0.4 s CPU, question_score 2.2 s -> 0.14 s): each question's truth is
 -- computed once in a grouped subquery instead of once per vote, and yes/no
--- counts come from an index that covers (question, answer).
-DROP VIEW voter_score;
-DROP VIEW question_score;
+-- counts come from an index that covers (question, answer). The views
+-- built on question_truth (question_score, voter_score) read it by name at
+-- query time, so they need no re-creation.
 DROP VIEW question_truth;
 CREATE INDEX votes_question_answer ON votes(question_id, answer);
 CREATE VIEW question_truth AS
@@ -141,23 +141,3 @@ CREATE VIEW question_truth AS
     LEFT JOIN (SELECT m.question_id, m.answer, max(m.id) AS newest
                  FROM measurements m JOIN measurement_sets s ON s.id = m.set_id
                 WHERE s.kind = 'live' GROUP BY m.question_id) lm ON lm.question_id = q.id;
-CREATE VIEW question_score AS
-  SELECT t.question_id, t.session_id, t.yes, t.no, t.yes + t.no AS total, t.truth,
-         CASE WHEN t.yes + t.no = 0 THEN NULL
-              WHEN t.yes > t.no THEN 'yes' WHEN t.no > t.yes THEN 'no' ELSE 'tie' END AS majority,
-         CASE WHEN t.yes + t.no = 0 OR t.truth IS NULL OR t.truth = 'unknown' THEN NULL
-              WHEN t.yes = t.no THEN 0.5
-              WHEN (t.yes > t.no) = (t.truth = 'yes') THEN 1.0 ELSE 0.0 END AS correct,
-         CASE WHEN t.truth = 'yes' THEN t.yes WHEN t.truth = 'no' THEN t.no END AS correct_votes
-    FROM (SELECT qt.question_id, qt.session_id, qt.truth,
-                 (SELECT count(*) FROM votes v WHERE v.question_id = qt.question_id AND v.answer = 1) AS yes,
-                 (SELECT count(*) FROM votes v WHERE v.question_id = qt.question_id AND v.answer = 0) AS no
-            FROM question_truth qt) t;
-CREATE VIEW voter_score AS
-  SELECT vr.id AS voter_id, vr.session_id,
-         count(qt.truth) AS scored,
-         coalesce(sum(CASE WHEN (v.answer = 1) = (qt.truth = 'yes') THEN 1 ELSE 0 END), 0) AS correct
-    FROM voters vr
-    LEFT JOIN votes v ON v.voter_id = vr.id
-    LEFT JOIN question_truth qt ON qt.question_id = v.question_id AND qt.truth IN ('yes', 'no')
-   GROUP BY vr.id;
