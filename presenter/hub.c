@@ -71,6 +71,7 @@ void hub_snapshot(struct hub *h, struct hub_status *out) {
     pthread_mutex_lock(&h->lock);
     *out = h->status;
     pthread_mutex_unlock(&h->lock);
+    out->phone_tallies = atomic_load(&h->phone_tallies);
 }
 
 /* ---- broadcasts ---- */
@@ -119,14 +120,34 @@ void hub_tally_schedule(struct hub *h) {
     hub_timer_arm(h, h->tally_due);
 }
 
+/* One rotation step: the next slice of connections; phones among them
+ * that have not had the newest tally are made writeable. */
+static void audience_slice(struct hub *h) {
+    int rate = h->cfg.audience_tallies_per_s > 0 ? h->cfg.audience_tallies_per_s : HUB_AUDIENCE_SENDS_PER_S;
+    int slice = rate / HUB_TALLY_HZ > 0 ? rate / HUB_TALLY_HZ : 1;
+    while (slice > 0 && h->rot_left > 0) {
+        struct hub_conn *c = h->rot_next ? h->rot_next : h->conns;
+        if (!c) {
+            h->rot_left = 0;
+            break;
+        }
+        h->rot_next = c->next;
+        h->rot_left--;
+        if (c->role != HUB_AUDIENCE || c->tally_sent >= h->tally_version || c->close_code) continue;
+        slice--;
+        c->tally_turn = 1;
+        lws_callback_on_writable(c->wsi);
+    }
+}
+
 /* At most HUB_TALLY_HZ times a second: one new tally message per kind of
- * client, shared by every connection; each sends it at its next writeable.
- * Phones get the public one at most every max(1/HUB_TALLY_HZ s, phones /
- * HUB_AUDIENCE_SENDS_PER_S s): with 20,000 phones one tally to all of them
- * is 20,000 writes, and the votes' acks must not queue behind them. */
+ * client, shared by every connection. Screens and presenters get it at
+ * their next writeable. Phones get it in slices of
+ * HUB_AUDIENCE_SENDS_PER_S / HUB_TALLY_HZ per tick, round robin, so with
+ * 20,000 phones each sees a new count every 2 s and the votes' acks never
+ * queue behind 20,000 tally writes at once. */
 static void tally_tick(struct hub *h) {
     h->tally_due = 0;
-    long long now = hub_mono_ms();
     if (h->tally_dirty) {
         h->tally_dirty = 0;
         struct quiz *q = room_quiz(h->room);
@@ -145,26 +166,17 @@ static void tally_tick(struct hub *h) {
         hub_msg_unref(h->tally_full);
         h->tally_public = pub;
         h->tally_full = full;
-        h->audience_dirty = 1;
+        /* every phone is visited once more after this change */
+        h->rot_left = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
         lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
         lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_PRESENTER]);
         hub_status_update(h, NULL);
     }
-    if (!h->audience_dirty) return;
-    if (now < h->audience_next) {
-        h->tally_due = h->audience_next; /* the phones' turn comes later */
+    if (!h->fo_head) audience_slice(h); /* a state fan-out first: phones need the question more than a count */
+    if (h->rot_left > 0) {
+        h->tally_due = hub_mono_ms() + 1000 / HUB_TALLY_HZ;
         hub_timer_arm(h, h->tally_due);
-        return;
     }
-    h->audience_dirty = 0;
-    h->tally_public->refs++;
-    hub_msg_unref(h->tally_audience);
-    h->tally_audience = h->tally_public;
-    h->tally_audience_version = h->tally_version;
-    long long every = (long long)h->n_role[HUB_AUDIENCE] * 1000 / HUB_AUDIENCE_SENDS_PER_S;
-    if (every < 1000 / HUB_TALLY_HZ) every = 1000 / HUB_TALLY_HZ;
-    h->audience_next = now + every;
-    lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_AUDIENCE]);
 }
 
 /* The quiz changed: new state messages to everyone, a tally soon. */
@@ -176,8 +188,12 @@ void hub_state_changed(struct hub *h) {
         hub_msg_unref(h->state_full);
         h->state_public = pub;
         h->state_full = full;
-        for (struct hub_conn *c = h->conns; c; c = c->next)
-            hub_conn_send(c, c->role == HUB_PRESENTER ? full : pub);
+        for (struct hub_conn *c = h->conns; c; c = c->next) {
+            if (c->role == HUB_AUDIENCE)
+                hub_conn_send_later(c, pub); /* in chunks: see hub_fanout_pump */
+            else
+                hub_conn_send(c, c->role == HUB_PRESENTER ? full : pub);
+        }
     } else {
         hub_msg_unref(pub);
         hub_msg_unref(full);
@@ -551,13 +567,18 @@ int hub_run(struct hub *h) {
     int rc = 0;
     if (h->ev_loop) {
         int (*run)(void *, int) = (int (*)(void *, int))dlsym(h->ev_lib, "ev_run");
-        while (!atomic_load(&h->stop)) run(h->ev_loop, HUB_EVRUN_ONCE);
+        while (!atomic_load(&h->stop)) {
+            hub_fanout_pump(h);
+            run(h->ev_loop, HUB_EVRUN_ONCE);
+        }
     } else {
-        while (!atomic_load(&h->stop))
+        while (!atomic_load(&h->stop)) {
+            hub_fanout_pump(h);
             if (lws_service(h->ctx, 0) < 0) {
                 rc = -1;
                 break;
             }
+        }
     }
     /* Votes still in the batch are committed (and acked) before we go, and
      * for a short while the loop keeps running so what was queued -- those
@@ -567,6 +588,7 @@ int hub_run(struct hub *h) {
     while (rc == 0 && hub_mono_ms() < until) {
         drain_posted(h);
         run_timers(h);
+        hub_fanout_pump(h);
         if (h->ev_loop) {
             int (*run)(void *, int) = (int (*)(void *, int))dlsym(h->ev_lib, "ev_run");
             run(h->ev_loop, HUB_EVRUN_NOWAIT);
@@ -594,7 +616,6 @@ void hub_free(struct hub *h) {
     ev_close(h);
     hub_msg_unref(h->tally_public);
     hub_msg_unref(h->tally_full);
-    hub_msg_unref(h->tally_audience);
     hub_msg_unref(h->state_public);
     hub_msg_unref(h->state_full);
     free(h->qr_http);

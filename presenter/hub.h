@@ -25,8 +25,9 @@
 #define HUB_SECRET_FAILS 5             /* bad presenter secrets per connection before it is closed */
 #define HUB_SECRET_DELAY_MS 1000       /* and, room-wide, at most one bad attempt answered per this many ms */
 #define HUB_TALLY_HZ 10                /* tally broadcasts per second at most */
-#define HUB_AUDIENCE_SENDS_PER_S 10000 /* tally sends per second to phones: a big room's phones get
-                                        * fewer tallies (20,000 phones: one each 2 s); screens keep 10/s */
+#define HUB_AUDIENCE_SENDS_PER_S 10000 /* tally sends per second to phones, in slices of 1/HUB_TALLY_HZ:
+                                        * a big room's phones get fewer tallies (20,000 phones: one each
+                                        * 2 s, 1,000 of them every 0.1 s); screens keep 10/s */
 #define HUB_BATCH_MS 5                 /* group commit: collect votes this long, then one transaction */
 #define HUB_IDLE_S 60                  /* a connection silent this long (no pong either) is closed */
 #define HUB_PING_S 25                  /* ping period */
@@ -50,6 +51,7 @@ struct hub_config {
                                         * phones joining and voting: poll 67 CPU-s, libev 5.9 CPU-s */
     int ping_s, idle_s;                /* keepalive: ping after ping_s idle, close after idle_s; 0: HUB_PING_S/HUB_IDLE_S */
     int conn_max;                      /* websocket cap; 0: HUB_CONN_MAX (tests use a small one) */
+    int audience_tallies_per_s;        /* tally sends per second to phones; 0: HUB_AUDIENCE_SENDS_PER_S */
     /* Called on the lws thread when the quiz asks for a measurement of
      * question `position` (test t, owned by the quiz, valid during the call).
      * Must not block: hand it to a worker that calls hub_post(HUB_CMD_MEASURED). */
@@ -72,6 +74,7 @@ struct hub_status {
     double collective;                 /* -1 if nothing scored yet */
     unsigned long commits;             /* group-commit transactions so far */
     unsigned long ops_committed;       /* joins + votes they carried */
+    unsigned long phone_tallies;       /* tally messages written to phones so far */
     char last_error[256];              /* the last refused command and why, "" if none */
     unsigned long refused_total;       /* commands refused so far (last_error changes with it) */
 };

@@ -38,17 +38,58 @@ void hub_conn_kill(struct hub_conn *c, int code, const char *reason) {
     lws_callback_on_writable(c->wsi);
 }
 
-/* Queues m for c (takes a reference of its own). */
-void hub_conn_send(struct hub_conn *c, struct hub_msg *m) {
-    if (!m || c->close_code) return;
+void hub_fanout_remove(struct hub_conn *c) {
+    struct hub *h = c->hub;
+    if (!c->deferred) return;
+    if (c->fo_prev) c->fo_prev->fo_next = c->fo_next;
+    else h->fo_head = c->fo_next;
+    if (c->fo_next) c->fo_next->fo_prev = c->fo_prev;
+    else h->fo_tail = c->fo_prev;
+    c->fo_prev = c->fo_next = NULL;
+    c->deferred = 0;
+}
+
+/* A state change to 20,000 phones is 20,000 writes; asking for all of them
+ * at once would make the loop do nothing else until the last is written,
+ * and votes from the phones that got it first would wait behind the rest.
+ * The loop calls this between iterations: one chunk at a time. */
+void hub_fanout_pump(struct hub *h) {
+    for (int i = 0; i < HUB_FANOUT_CHUNK && h->fo_head; i++) {
+        struct hub_conn *c = h->fo_head;
+        hub_fanout_remove(c);
+        lws_callback_on_writable(c->wsi);
+    }
+}
+
+static int enqueue(struct hub_conn *c, struct hub_msg *m) {
+    if (!m || c->close_code) return -1;
     if (c->qlen == HUB_CONN_QUEUE) {
         hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too slow: messages piled up");
-        return;
+        return -1;
     }
     m->refs++;
     c->q[(c->qhead + c->qlen) % HUB_CONN_QUEUE] = m;
     c->qlen++;
+    return 0;
+}
+
+/* Queues m for c (takes a reference of its own). */
+void hub_conn_send(struct hub_conn *c, struct hub_msg *m) {
+    if (enqueue(c, m)) return;
+    hub_fanout_remove(c); /* writeable now: what was deferred goes first */
     lws_callback_on_writable(c->wsi);
+}
+
+/* Queues m for c; the connection is made writeable by hub_fanout_pump. */
+void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m) {
+    if (enqueue(c, m) || c->deferred) return;
+    struct hub *h = c->hub;
+    c->deferred = 1;
+    c->fo_next = NULL;
+    c->fo_prev = h->fo_tail;
+    if (h->fo_tail) h->fo_tail->fo_next = c;
+    else h->fo_head = c;
+    h->fo_tail = c;
 }
 
 /* Sends a one-off message built from json (freed). */
@@ -293,6 +334,8 @@ static int close_now(struct lws *wsi, enum lws_close_status code, const char *wh
 /* ---- lws callbacks ---- */
 
 static void conn_unlink(struct hub *h, struct hub_conn *c) {
+    hub_fanout_remove(c);
+    if (h->rot_next == c) h->rot_next = c->next;
     if (c->prev) c->prev->next = c->next;
     else if (h->conns == c) h->conns = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -301,7 +344,7 @@ static void conn_unlink(struct hub *h, struct hub_conn *c) {
 
 /* Whether c has not yet been sent the newest tally meant for its kind. */
 static int tally_pending(const struct hub *h, const struct hub_conn *c) {
-    if (c->role == HUB_AUDIENCE) return h->tally_audience && c->tally_sent < h->tally_audience_version;
+    if (c->role == HUB_AUDIENCE && !c->tally_turn) return 0;
     return h->tally_public && c->tally_sent < h->tally_version;
 }
 
@@ -388,10 +431,9 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             if (c->qlen || tally_pending(h, c)) lws_callback_on_writable(wsi);
             break;
         }
-        if (lws_send_pipe_choked(wsi)) { /* the kernel's buffer is full: later */
-            lws_callback_on_writable(wsi);
-            break;
-        }
+        /* One write per writeable (lws keeps what the kernel did not take
+         * and sends it before calling us again), so no choke check: that
+         * would be one more syscall per message. */
         int n = 0;
         if (c->qlen) {
             struct hub_msg *m = c->q[c->qhead];
@@ -416,10 +458,12 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 hub_msg_unref(m);
             }
         } else if (tally_pending(h, c)) {
-            struct hub_msg *m = c->role == HUB_PRESENTER ? h->tally_full
-                                : c->role == HUB_SCREEN  ? h->tally_public
-                                                         : h->tally_audience;
-            c->tally_sent = c->role == HUB_AUDIENCE ? h->tally_audience_version : h->tally_version;
+            struct hub_msg *m = c->role == HUB_PRESENTER ? h->tally_full : h->tally_public;
+            c->tally_sent = h->tally_version;
+            if (c->role == HUB_AUDIENCE) {
+                c->tally_turn = 0;
+                atomic_fetch_add_explicit(&h->phone_tallies, 1, memory_order_relaxed);
+            }
             n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
         }
         if (n < 0) return -1;

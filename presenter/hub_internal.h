@@ -14,6 +14,8 @@
 #define HUB_BATCH_MAX 4096         /* operations per group commit before it is flushed early */
 #define HUB_SECRET_MAX 128
 #define HUB_TX_CHUNK 4096          /* larger messages go out as fragments of this size, one per writeable */
+#define HUB_FANOUT_CHUNK 500       /* a state change reaches this many phones per loop iteration, so votes
+                                    * arriving meanwhile are read and acked between chunks */
 
 enum hub_role { HUB_AUDIENCE, HUB_SCREEN, HUB_PRESENTER, HUB_NROLES };
 
@@ -36,6 +38,7 @@ struct hub_conn {
     unsigned char qhead, qlen;
     unsigned q_off;                /* bytes of the head message already sent (fragmented sends) */
     unsigned long tally_sent;      /* version of the last tally sent */
+    int tally_turn;                /* phone: the rotation reached it; send the newest tally */
     double tokens;                 /* rate-cap bucket */
     long long last_ms;             /* rate cap bucket's last refill */
     long long last_rx_ms;          /* anything heard from the peer (message or pong) */
@@ -45,6 +48,8 @@ struct hub_conn {
     int close_code;                /* != 0: close at the next writeable */
     char close_reason[64];
     struct hub_conn *prev, *next;  /* all open connections */
+    int deferred;                  /* in the fan-out list: has queued messages, writeable not yet asked */
+    struct hub_conn *fo_prev, *fo_next;
 };
 
 enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE };
@@ -92,13 +97,16 @@ struct hub {
     long long batch_due;           /* monotonic ms when the batch commits, 0: none */
 
     /* broadcast */
+    struct hub_conn *fo_head, *fo_tail; /* phones with a queued state, not yet made writeable (FIFO) */
     unsigned long tally_version;
     int tally_dirty;
     struct hub_msg *tally_public, *tally_full;
-    struct hub_msg *tally_audience;   /* the phones' copy of tally_public, refreshed less often */
-    unsigned long tally_audience_version;
-    int audience_dirty;
-    long long audience_next;          /* monotonic ms: earliest next tally to phones */
+    /* Phones get the tally in slices: every tick the rotation visits the
+     * next HUB_AUDIENCE_SENDS_PER_S / HUB_TALLY_HZ connections and makes the
+     * phones among them that are behind writeable (never all at once). */
+    struct hub_conn *rot_next;     /* next connection the rotation visits (NULL: the list's head) */
+    int rot_left;                  /* connections still to visit since the last tally change */
+    atomic_ulong phone_tallies;    /* tallies written to phones (hub_status.phone_tallies) */
     struct hub_msg *state_public, *state_full;
     unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the SVG ready for lws_write */
@@ -140,6 +148,9 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
 struct hub_msg *hub_msg_new(char *json);        /* takes (frees) json; one reference */
 void hub_msg_unref(struct hub_msg *m);
 void hub_conn_send(struct hub_conn *c, struct hub_msg *m); /* queues m (own reference) */
+void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m); /* queues m; writeable in a later fan-out chunk */
+void hub_fanout_pump(struct hub *h);            /* the next HUB_FANOUT_CHUNK deferred connections: writeable */
+void hub_fanout_remove(struct hub_conn *c);     /* c leaves the fan-out list (if in it) */
 void hub_conn_send_own(struct hub_conn *c, char *json);    /* a one-off message; takes json */
 void hub_conn_error(struct hub_conn *c, int id, const char *code, const char *message);
 void hub_conn_kill(struct hub_conn *c, int code, const char *reason); /* close at next writeable */

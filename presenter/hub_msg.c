@@ -51,7 +51,11 @@ char *hub_msg_state(struct hub *h, int presenter) {
     if (rv) json_object_set_new(o, "reveal", rv);
     long long left = hub_closes_in_ms(h);
     if (left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));
-    /* Every question: what is public about it (truth only once revealed). */
+    /* Every question (truth only once revealed): for the presenter always,
+     * for phones and screens once the quiz has ended (the final scoreboard
+     * and the phone's share grid) -- before that the state stays small,
+     * because it goes to every phone on every change. */
+    if (!presenter && !quiz_ended(q)) return dump(o);
     json_t *all = json_array();
     for (int p = 0; p < n; p++) {
         struct quiz_qinfo i;

@@ -850,8 +850,17 @@ static void test_the_largest_deck_fits_in_the_messages(void) {
     json_t *st = wsc_recv_type(w, "state", T_MS);
     REQUIRE(st);
     CHECK_INT(json_integer_value(json_object_get(st, "n")), QUIZ_QUESTIONS_MAX);
+    /* phones and screens get the list of questions only once the quiz has
+     * ended: the state goes to every phone on every change */
+    CHECK(json_object_get(st, "questions") == NULL);
+    json_decref(st);
+    struct wsc *pr = presenter();
+    REQUIRE(pr);
+    st = wsc_recv_type(pr, "state", T_MS);
+    REQUIRE(st);
     CHECK_INT(json_array_size(json_object_get(st, "questions")), QUIZ_QUESTIONS_MAX);
     json_decref(st);
+    wsc_close(pr, 1000);
     json_t *wel = NULL;
     struct wsc *p = phone(NULL, NULL, &wel);
     REQUIRE(p);

@@ -62,7 +62,11 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     d.tests[0].ask[DB_Q_SENT] = 1;
     room = room_create(db, &d, &(struct room_info){.code = "CROWD1"}, err, sizeof err);
     REQUIRE(room);
+    /* Phones' tallies at 2 per phone per second: the rotation visits n/5
+     * phones per tick, so a cycle takes several ticks even at n = 1000. */
+    int rate = 2 * n;
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = "s",
+                             .audience_tallies_per_s = rate,
                              .use_poll = !(getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV"))};
     hub = hub_new(&cfg, room, err, sizeof err);
     REQUIRE(hub);
@@ -103,6 +107,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
 
     /* Everyone votes at once; acks are read as they come (poll over all). */
     double t_vote = now_s();
+    unsigned long tallies0 = st0.phone_tallies;
     int yes_sent = 0;
     for (int i = 0; i < n; i++) {
         sent[i] = now_s();
@@ -154,6 +159,30 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     printf("group commit: %lu transactions for %lu joins+votes (%lu before voting)\n", st.commits,
            st.ops_committed, st0.commits);
     CHECK(st.commits - st0.commits < (unsigned long)n / 5 + 1);
+
+    /* Every phone gets a tally counting all the votes (the rotation reaches
+     * everyone), and the phones as a whole never got more than one slice
+     * (rate / HUB_TALLY_HZ) per tick, ticks being at least 1/HUB_TALLY_HZ s apart. */
+    int phones_final = 0;
+    for (int i = 0; i < n; i++) {
+        json_t *m;
+        while ((m = wsc_recv_type(w[i], "tally", 3000))) {
+            int v = (int)json_integer_value(json_object_get(m, "votes"));
+            json_decref(m);
+            if (v == n) {
+                phones_final++;
+                break;
+            }
+        }
+    }
+    CHECK_INT(phones_final, n);
+    struct hub_status st2;
+    hub_snapshot(hub, &st2);
+    double elapsed = now_s() - t_vote;
+    unsigned long slice = (unsigned long)(rate / HUB_TALLY_HZ), sent_t = st2.phone_tallies - tallies0;
+    printf("phones: %lu tallies written in %.2f s (at most %lu per tick)\n", sent_t, elapsed, slice);
+    CHECK(sent_t <= slice * (unsigned long)(elapsed * HUB_TALLY_HZ + 2));
+    CHECK(sent_t >= (unsigned long)n);
 
     /* The screen: versions strictly increase, rate within the cap, final count right. */
     long long last = -1;
