@@ -144,7 +144,7 @@ static void audience_slice(struct hub *h) {
  * client, shared by every connection. Screens and presenters get it at
  * their next writeable. Phones get it in slices of
  * HUB_AUDIENCE_SENDS_PER_S / HUB_TALLY_HZ per tick, round robin, so with
- * 20,000 phones each sees a new count every 2 s and the votes' acks never
+ * 20,000 phones each sees a new count every 4 s and the votes' acks never
  * queue behind 20,000 tally writes at once. */
 static void tally_tick(struct hub *h) {
     h->tally_due = 0;

@@ -25,9 +25,9 @@
 #define HUB_SECRET_FAILS 5             /* bad presenter secrets per connection before it is closed */
 #define HUB_SECRET_DELAY_MS 1000       /* and, room-wide, at most one bad attempt answered per this many ms */
 #define HUB_TALLY_HZ 10                /* tally broadcasts per second at most */
-#define HUB_AUDIENCE_SENDS_PER_S 10000 /* tally sends per second to phones, in slices of 1/HUB_TALLY_HZ:
+#define HUB_AUDIENCE_SENDS_PER_S 5000  /* tally sends per second to phones, in slices of 1/HUB_TALLY_HZ:
                                         * a big room's phones get fewer tallies (20,000 phones: one each
-                                        * 2 s, 1,000 of them every 0.1 s); screens keep 10/s */
+                                        * 4 s, 500 of them every 0.1 s); screens keep 10/s */
 #define HUB_BATCH_MS 5                 /* group commit: collect votes this long, then one transaction */
 #define HUB_IDLE_S 60                  /* a connection silent this long (no pong either) is closed */
 #define HUB_PING_S 25                  /* ping period */

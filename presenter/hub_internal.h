@@ -14,7 +14,7 @@
 #define HUB_BATCH_MAX 4096         /* operations per group commit before it is flushed early */
 #define HUB_SECRET_MAX 128
 #define HUB_TX_CHUNK 4096          /* larger messages go out as fragments of this size, one per writeable */
-#define HUB_FANOUT_CHUNK 500       /* a state change reaches this many phones per loop iteration, so votes
+#define HUB_FANOUT_CHUNK 250       /* a state change reaches this many phones per loop iteration, so votes
                                     * arriving meanwhile are read and acked between chunks */
 
 enum hub_role { HUB_AUDIENCE, HUB_SCREEN, HUB_PRESENTER, HUB_NROLES };
