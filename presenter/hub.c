@@ -584,20 +584,21 @@ int hub_run(struct hub *h) {
      * for a short while the loop keeps running so what was queued -- those
      * acks, the final "ended" state after a quit -- reaches the phones. */
     if (h->nops) hub_batch_flush(h);
-    long long until = hub_mono_ms() + HUB_QUIT_FLUSH_MS;
-    while (rc == 0 && hub_mono_ms() < until) {
+    /* A state still being fanned out to a big room (250 phones a turn)
+     * extends the flush, up to HUB_QUIT_FLUSH_MAX_MS. */
+    long long start = hub_mono_ms(), until = start + HUB_QUIT_FLUSH_MS, hard = start + HUB_QUIT_FLUSH_MAX_MS;
+    for (long long now = start; rc == 0 && (now < until || (h->fo_head && now < hard)); now = hub_mono_ms()) {
         drain_posted(h);
         run_timers(h);
+        int more = h->fo_head != NULL;
         hub_fanout_pump(h);
         if (h->ev_loop) {
             int (*run)(void *, int) = (int (*)(void *, int))dlsym(h->ev_lib, "ev_run");
             run(h->ev_loop, HUB_EVRUN_NOWAIT);
-            usleep(2000);
         } else if (lws_service(h->ctx, -1) < 0) {
             break;
-        } else {
-            usleep(2000);
         }
+        if (!more) usleep(2000);
     }
     if (h->nops) hub_batch_flush(h);
     return rc;

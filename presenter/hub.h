@@ -32,7 +32,8 @@
 #define HUB_IDLE_S 60                  /* a connection silent this long (no pong either) is closed */
 #define HUB_PING_S 25                  /* ping period */
 #define HUB_POST_MAX 256               /* queued commands from other threads */
-#define HUB_QUIT_FLUSH_MS 300          /* after quit/stop, keep sending what is queued this long */
+#define HUB_QUIT_FLUSH_MS 300          /* after quit/stop, keep sending what is queued this long ... */
+#define HUB_QUIT_FLUSH_MAX_MS 3000     /* ... or longer while a state is still going out to phones */
 #define HUB_COUNTDOWN_MAX_S 3600       /* longest voting timer */
 
 struct hub_status;

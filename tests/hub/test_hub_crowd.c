@@ -203,6 +203,26 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     CHECK(last <= (long long)(span * HUB_TALLY_HZ) + 1);
     CHECK(tallies <= last);
 
+    /* Close and quit at once: the state saying "closed" still reaches every
+     * phone (the quit flush lasts until the fan-out is done). */
+    struct hub_cmd cl = {.kind = HUB_CMD_CLOSE}, quit = {.kind = HUB_CMD_QUIT};
+    REQUIRE(hub_post(hub, &cl) == 0);
+    REQUIRE(hub_post(hub, &quit) == 0);
+    int got_closed = 0;
+    for (int i = 0; i < n; i++) {
+        json_t *m;
+        while ((m = wsc_recv_type(w[i], "state", 3000))) {
+            const char *qs = json_string_value(json_object_get(json_object_get(m, "q"), "state"));
+            int closed = qs && !strcmp(qs, "closed");
+            json_decref(m);
+            if (closed) {
+                got_closed++;
+                break;
+            }
+        }
+    }
+    CHECK_INT(got_closed, n);
+
     for (int i = 0; i < n; i++) wsc_free(w[i]);
     wsc_free(screen);
     free(w);
