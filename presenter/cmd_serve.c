@@ -39,6 +39,7 @@ struct serve_opts {
     const char *target, *deck, *db, *bind, *title, *observer, *public_url, *script, *secret, *room;
     const char *tls_cert, *tls_key;
     int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, poll, keep_root;
+    int timer_s;                   /* the console's 't' key: voting timer in seconds */
     long long resume;              /* session id to continue, 0 = a new session */
 };
 
@@ -90,6 +91,8 @@ static void usage(FILE *out) {
             "  --live-split         show the yes/no split to the room while it votes\n"
             "  --keep-pmtu-cache    do not flush the PMTU cache before each test\n"
             "  --no-prefetch        do not start probing while the room votes\n"
+            "  --timer SECONDS      voting timer of the console's t key (1..%d, default %d):\n"
+            "                       voting closes by itself when it runs out\n"
             "  --script FILE        read console commands from FILE (rehearsal, tests)\n"
             "  --resume ID          continue session ID after a crash or restart (same deck,\n"
             "                       room code, votes and measurements)\n"
@@ -107,21 +110,23 @@ static void usage(FILE *out) {
             "                       only the capabilities the probe needs)\n"
             "  -h, --help           show this help\n"
             "\n"
-            "Console keys: o open, c close, m measure, r reveal, n/space next, e re-run,\n"
-            "s skip, b back, q quit. Without a terminal, the same words one per line on\n"
-            "stdin (see docs/DECKS.md for the script commands).\n"
+            "Console keys: o open, t open with the --timer countdown, c close, m measure,\n"
+            "r reveal, n/space next, e re-run, s skip, b back, q quit. Without a terminal,\n"
+            "the same words one per line on stdin, \"open SECONDS\" for a timed open (see\n"
+            "docs/DECKS.md for the script commands).\n"
             "\n"
             "The lab needs root (CAP_SYS_ADMIN + CAP_NET_ADMIN); its namespaces are named\n"
             "from $" PROBE_LAB_PREFIX_ENV " (default \"" PROBE_LAB_PREFIX_DEFAULT "\").\n"
             "\n"
             "Exit codes: 0 ok, 1 failed (incl. a failed script), 2 usage, 3 missing\n"
             "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
-            SERVE_PORT_DEFAULT);
+            SERVE_PORT_DEFAULT, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT);
 }
 
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
-           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY, O_POLL };
+           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY, O_POLL,
+           O_TIMER };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
@@ -133,10 +138,12 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV}, {"poll", no_argument, NULL, O_POLL},
         {"resume", required_argument, NULL, O_RESUME}, {"keep-root", no_argument, NULL, O_KEEPROOT},
         {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
+        {"timer", required_argument, NULL, O_TIMER},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->port = SERVE_PORT_DEFAULT;
     o->db = SERVE_DB_DEFAULT;
+    o->timer_s = CONSOLE_TIMER_S_DEFAULT;
     optind = 1;
     opterr = 0;
     int c;
@@ -154,6 +161,16 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
                 return -1;
             }
             o->port = (int)p;
+            break;
+        case O_TIMER:
+            errno = 0;
+            long t = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || t < 1 || t > HUB_COUNTDOWN_MAX_S) {
+                fprintf(stderr, "fragvote serve: --timer wants 1..%d seconds, not '%s'\n", HUB_COUNTDOWN_MAX_S,
+                        optarg);
+                return -1;
+            }
+            o->timer_s = (int)t;
             break;
         case O_BIND: o->bind = optarg; break;
         case O_TITLE: o->title = optarg; break;
@@ -272,11 +289,12 @@ static void deliver(void *ctx, int position, const struct probe_result *r) {
 
 /* ---- console backend: the hub ---- */
 
-static int be_post(void *ctx, enum hub_cmd_kind k) {
+static int be_post(void *ctx, enum hub_cmd_kind k, int seconds) {
     struct serve *s = ctx;
     struct hub_cmd cmd;
     memset(&cmd, 0, sizeof cmd);
     cmd.kind = k;
+    cmd.seconds = k == HUB_CMD_OPEN ? seconds : 0;
     return hub_post(s->hub, &cmd);
 }
 
@@ -350,7 +368,7 @@ static void *console_main(void *arg) {
         if (rc < 0) {
             fprintf(stderr, "fragvote serve: %s\n", err);
             s->script_failed = 1;
-            be_post(s, HUB_CMD_QUIT);
+            be_post(s, HUB_CMD_QUIT, 0);
         }
         return NULL;
     }
@@ -634,6 +652,7 @@ lab_ready:
         .be = {be_post, be_status, &s},
         .view = {s.deck.title, hub_join_url(h), room_code(s.room), hub_secret(h), s.target, !s.o.no_qr},
         .out = stdout,
+        .timer_s = s.o.timer_s,
         .stop = (volatile int *)&s.stop,
     };
     ro_open(&s);

@@ -78,7 +78,13 @@ int console_parse_line(const char *line, struct console_cmd *out, char *err, siz
     }
     const char *v = words[0];
     if (!act_parse(v, &out->act)) {
-        if (nw != 1) {
+        if (out->act == HUB_CMD_OPEN && nw == 2) {
+            if (parse_count(words[1], HUB_COUNTDOWN_MAX_S, &out->seconds) < 0 || out->seconds < 1) {
+                snprintf(err, errlen, "open: SECONDS (the voting timer) must be a number 1..%d, not '%s'",
+                         HUB_COUNTDOWN_MAX_S, words[1]);
+                return -1;
+            }
+        } else if (nw != 1) {
             snprintf(err, errlen, "'%s' takes no argument", v);
             return -1;
         }
@@ -155,6 +161,7 @@ int console_parse_key(int key, struct console_cmd *out) {
     switch (key) {
     case 'n': case ' ': out->act = HUB_CMD_NEXT; return 0;
     case 'o': out->act = HUB_CMD_OPEN; return 0;
+    case 't': out->act = HUB_CMD_OPEN; out->seconds = CONSOLE_TIMER_KEY; return 0;
     case 'c': out->act = HUB_CMD_CLOSE; return 0;
     case 'm': out->act = HUB_CMD_MEASURE; return 0;
     case 'r': out->act = HUB_CMD_REVEAL; return 0;
@@ -220,11 +227,21 @@ static int exec_act(struct console *c, const struct console_cmd *cmd, char *err,
     struct console_status before, now;
     c->be.status(c->be.ctx, &before);
     struct timespec posted;
-    char ts[64];
+    char ts[64], name[32];
     clock_gettime(CLOCK_REALTIME, &posted);
     stamp(ts, sizeof ts, &posted);
-    if (c->be.post(c->be.ctx, cmd->act) < 0) {
-        snprintf(err, errlen, "%s: the hub's command queue is full", console_act_name(cmd->act));
+    int seconds = 0;
+    if (cmd->act == HUB_CMD_OPEN) {
+        seconds = cmd->seconds;
+        if (seconds == CONSOLE_TIMER_KEY) seconds = c->timer_s > 0 ? c->timer_s : CONSOLE_TIMER_S_DEFAULT;
+    }
+    /* "open 30" in the log when a timer was asked for */
+    if (seconds > 0)
+        snprintf(name, sizeof name, "%s %d", console_act_name(cmd->act), seconds);
+    else
+        snprintf(name, sizeof name, "%s", console_act_name(cmd->act));
+    if (c->be.post(c->be.ctx, cmd->act, seconds) < 0) {
+        snprintf(err, errlen, "%s: the hub's command queue is full", name);
         return -1;
     }
     if (cmd->act == HUB_CMD_QUIT) {
@@ -237,22 +254,20 @@ static int exec_act(struct console *c, const struct console_cmd *cmd, char *err,
         c->be.status(c->be.ctx, &now);
         if (now.hub.refused_total != before.hub.refused_total) {
             if (cmd->verb == CONSOLE_EXPECT_REFUSED) {
-                fprintf(c->out, "%s> %s refused as expected: %s\n", ts, console_act_name(cmd->act),
-                        now.hub.last_error);
+                fprintf(c->out, "%s> %s refused as expected: %s\n", ts, name, now.hub.last_error);
             } else {
                 c->refused_unexpected++;
-                fprintf(c->out, "%s> %s refused: %s\n", ts, console_act_name(cmd->act), now.hub.last_error);
+                fprintf(c->out, "%s> %s refused: %s\n", ts, name, now.hub.last_error);
             }
             fflush(c->out);
             return 0;
         }
         if (act_taken(cmd->act, &before, &now)) {
             if (cmd->verb == CONSOLE_EXPECT_REFUSED) {
-                snprintf(err, errlen, "expected '%s' to be refused, but the hub carried it out",
-                         console_act_name(cmd->act));
+                snprintf(err, errlen, "expected '%s' to be refused, but the hub carried it out", name);
                 return -1;
             }
-            fprintf(c->out, "%s> %s: ", ts, console_act_name(cmd->act));
+            fprintf(c->out, "%s> %s: ", ts, name);
             say_position(c->out, &now);
             fputc('\n', c->out);
             fflush(c->out);
@@ -260,7 +275,7 @@ static int exec_act(struct console *c, const struct console_cmd *cmd, char *err,
         }
         if (stopped(c)) return 1;
         if (mono_ms() - t0 > CONSOLE_ACK_MS) {
-            snprintf(err, errlen, "%s: the hub did not answer within %d ms", console_act_name(cmd->act), CONSOLE_ACK_MS);
+            snprintf(err, errlen, "%s: the hub did not answer within %d ms", name, CONSOLE_ACK_MS);
             return -1;
         }
         nap_ms(CONSOLE_POLL_MS);

@@ -1,8 +1,8 @@
 /* The presenter's terminal console.
  *
  * Three parts, each testable without a terminal:
- *   - a pure command parser: script lines ("open", "wait-votes 50", "sleep
- *     200") and single keys (n o c m r e s b q) become struct console_cmd;
+ *   - a pure command parser: script lines ("open", "open 30", "wait-votes 50",
+ *     "sleep 200") and single keys (n o t c m r e s b q) become struct console_cmd;
  *   - a runner that carries commands out against a backend (normally the
  *     hub: hub_post() and hub_snapshot()), waiting until the hub has
  *     processed each action so that a script is deterministic and a refused
@@ -13,7 +13,7 @@
  *
  * Script syntax (docs/DECKS.md "Rehearsing with a script"): one command per
  * line, '#' starts a comment. Actions: next open close measure reveal rerun
- * skip back quit. Waits: wait-votes N [MS], wait-voters N [MS],
+ * skip back quit; "open SECONDS" opens with a voting timer. Waits: wait-votes N [MS], wait-voters N [MS],
  * wait-state STATE [MS], wait-measured [MS], sleep MS. Checks:
  * expect-refused ACTION (the action must be refused), stop-at-end (stop the
  * script here if the quiz has ended), quit-at-end (quit, ending serve, if
@@ -32,6 +32,8 @@
 #define CONSOLE_WAIT_MS_MAX 3600000     /* longest wait or sleep a script may ask for */
 #define CONSOLE_ACK_MS 10000            /* an action the hub has not processed after this long fails */
 #define CONSOLE_POLL_MS 5               /* how often the runner looks at the hub while waiting */
+#define CONSOLE_TIMER_S_DEFAULT 30      /* the 't' key's voting timer unless serve --timer says */
+#define CONSOLE_TIMER_KEY (-1)          /* console_cmd.seconds: the console's own timer (timer_s) */
 
 enum console_verb {
     CONSOLE_NOTHING,        /* blank line or comment */
@@ -51,6 +53,8 @@ enum console_verb {
 struct console_cmd {
     enum console_verb verb;
     enum hub_cmd_kind act;  /* CONSOLE_ACT, CONSOLE_EXPECT_REFUSED */
+    int seconds;            /* act open: voting timer 1..HUB_COUNTDOWN_MAX_S, 0 none,
+                             * CONSOLE_TIMER_KEY the console's timer_s */
     int n;                  /* votes / voters / milliseconds */
     enum quiz_state state;  /* CONSOLE_WAIT_STATE */
     int timeout_ms;         /* waits */
@@ -59,7 +63,8 @@ struct console_cmd {
 /* Parses one script line (without or with its newline). Returns 0, or -1
  * with a sentence in err. Pure. */
 int console_parse_line(const char *line, struct console_cmd *out, char *err, size_t errlen);
-/* Maps a key to a command: returns 0, or -1 for a key that means nothing. Pure. */
+/* Maps a key to a command: returns 0, or -1 for a key that means nothing.
+ * 't' is open with seconds = CONSOLE_TIMER_KEY. Pure. */
 int console_parse_key(int key, struct console_cmd *out);
 /* "open", "close", ... as the script language spells actions. */
 const char *console_act_name(enum hub_cmd_kind k);
@@ -80,7 +85,9 @@ struct console_status {
 
 /* Where actions go and where status comes from. */
 struct console_backend {
-    int (*post)(void *ctx, enum hub_cmd_kind k);  /* 0, or -1 if it could not be queued */
+    /* seconds: HUB_CMD_OPEN's voting timer (hub_cmd.seconds), 0 none.
+     * Returns 0, or -1 if it could not be queued. */
+    int (*post)(void *ctx, enum hub_cmd_kind k, int seconds);
     void (*status)(void *ctx, struct console_status *out);
     void *ctx;
 };
@@ -96,6 +103,7 @@ struct console {
     struct console_view view;
     FILE *out;              /* screen / log */
     int ansi;               /* clear the screen before each frame (TTY) */
+    int timer_s;            /* the 't' key's voting timer; 0: CONSOLE_TIMER_S_DEFAULT */
     unsigned long refused_unexpected; /* actions refused that the script did not expect */
     volatile int *stop;     /* set non-zero (e.g. by a signal) to stop waits and loops; may be NULL */
 };
@@ -115,14 +123,14 @@ int console_run_interactive(struct console *c, int fd, char *err, size_t errlen)
 
 /* ---- rendering (console_render.c) ---- */
 /* Writes one frame: title, join URL, room code, secret, QR (if view.show_qr),
- * the current question, state, voters, votes, collective score, last error
- * and the keys. */
+ * the current question, state (with the seconds left while a voting timer
+ * runs), voters, votes, collective score, last error and the keys. */
 void console_render(FILE *out, const struct console_view *v, const struct console_status *st);
 /* Draws the QR code of text with half-block characters (two modules per
  * character cell, light modules drawn, 2-module quiet zone) so a phone can
  * scan it from a dark terminal. Returns 0, or -1 with err. */
 int console_qr_draw(FILE *out, const char *text, char *err, size_t errlen);
-/* The keys line, e.g. "[n]ext [o]pen [c]lose [m]easure [r]eveal r[e]-run [s]kip [b]ack [q]uit". */
+/* The keys line, e.g. "[n]ext [o]pen [t]imed open [c]lose [m]easure [r]eveal r[e]-run [s]kip [b]ack [q]uit". */
 const char *console_keys_help(void);
 
 #endif

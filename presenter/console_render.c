@@ -5,7 +5,8 @@
 #include "console.h"
 
 const char *console_keys_help(void) {
-    return "keys: [o]pen [c]lose [m]easure [r]eveal [n]ext/space r[e]-run [s]kip [b]ack [q]uit  (? help)";
+    return "keys: [o]pen [t]imed open [c]lose [m]easure [r]eveal [n]ext/space r[e]-run [s]kip [b]ack [q]uit"
+           "  (? help)";
 }
 
 #define QR_QUIET 2 /* modules of quiet zone around the code */
@@ -54,7 +55,10 @@ void console_render(FILE *out, const struct console_view *v, const struct consol
     } else {
         fprintf(out, "Question %d/%d   [%s]\n", h->cursor + 1, h->nquestions, q->summary);
         fprintf(out, "  %s\n", q->text);
-        fprintf(out, "State: %s%s\n", quiz_state_name(q->state), q->measuring ? "   (probe running...)" : "");
+        fprintf(out, "State: %s", quiz_state_name(q->state));
+        if (h->closes_in_ms > 0) /* the seconds the room still has, as the phones count them */
+            fprintf(out, "   (closes in %lld s)", (h->closes_in_ms + 999) / 1000);
+        fprintf(out, "%s\n", q->measuring ? "   (probe running...)" : "");
         /* While voting the console shows only the count: a mirrored laptop
          * screen must not bias the room with the split. */
         if (q->state == QUIZ_PENDING || q->state == QUIZ_VOTING)

@@ -29,8 +29,36 @@ static void test_parse_actions(void) {
     }
     CHECK(parse("  re-run   # again\n", &c, err) == 0);
     CHECK_INT(c.act, HUB_CMD_RERUN);
-    CHECK(parse("open now", &c, err) < 0);
+    CHECK(parse("close now", &c, err) < 0);
+    CHECK_CONTAINS(err, "'close' takes no argument");
+}
+
+static void test_parse_open_with_a_voting_timer(void) {
+    struct console_cmd c;
+    char err[256];
+    CHECK(parse("open", &c, err) == 0);
+    CHECK_INT(c.act, HUB_CMD_OPEN);
+    CHECK_INT(c.seconds, 0);
+    CHECK(parse("open 30  # half a minute\n", &c, err) == 0);
+    CHECK_INT(c.verb, CONSOLE_ACT);
+    CHECK_INT(c.act, HUB_CMD_OPEN);
+    CHECK_INT(c.seconds, 30);
+    CHECK(parse("open 1", &c, err) == 0);
+    CHECK_INT(c.seconds, 1);
+    char line[64];
+    snprintf(line, sizeof line, "open %d", HUB_COUNTDOWN_MAX_S);
+    CHECK(parse(line, &c, err) == 0);
+    CHECK_INT(c.seconds, HUB_COUNTDOWN_MAX_S);
+    const char *bad[] = {"open 0", "open -5", "open 3601", "open 1e3", "open 30s", "open now", "open 99999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        CHECK(parse(bad[i], &c, err) < 0);
+        CHECK_CONTAINS(err, "open: SECONDS (the voting timer) must be a number 1..3600");
+    }
+    CHECK(parse("open 30 40", &c, err) < 0);
     CHECK_CONTAINS(err, "'open' takes no argument");
+    CHECK(parse("close 30", &c, err) < 0);
+    CHECK_CONTAINS(err, "'close' takes no argument");
 }
 
 static void test_parse_waits_and_sleep(void) {
@@ -98,6 +126,12 @@ static void test_keys(void) {
         CHECK_INT(c.verb, CONSOLE_ACT);
         CHECK_INT(c.act, kinds[i]);
     }
+    CHECK(console_parse_key('o', &c) == 0 && c.seconds == 0);
+    CHECK(console_parse_key('t', &c) == 0);
+    CHECK_INT(c.verb, CONSOLE_ACT);
+    CHECK_INT(c.act, HUB_CMD_OPEN);
+    CHECK_INT(c.seconds, CONSOLE_TIMER_KEY);
+    CHECK_CONTAINS(console_keys_help(), "[t]imed open");
     CHECK(console_parse_key(' ', &c) == 0 && c.act == HUB_CMD_NEXT);
     CHECK(console_parse_key('?', &c) == 0 && c.verb == CONSOLE_HELP);
     CHECK(console_parse_key('z', &c) < 0);
@@ -153,10 +187,12 @@ struct rb {
     struct db *db;
     unsigned long refused, measures;
     char last[256];
+    int seconds;            /* what the console asked open for (the hub's timer is tested in tests/hub) */
 };
 
-static int rb_post(void *ctx, enum hub_cmd_kind k) {
+static int rb_post(void *ctx, enum hub_cmd_kind k, int seconds) {
     struct rb *b = ctx;
+    if (k == HUB_CMD_OPEN) b->seconds = seconds;
     enum room_action a;
     switch (k) {
     case HUB_CMD_OPEN: a = ROOM_OPEN; break;
@@ -369,6 +405,57 @@ static void test_measure_is_handed_to_the_worker_and_stop_at_end(void) {
     teardown(logf);
 }
 
+static void test_open_key_and_script_pass_the_timer_to_the_hub(void) {
+    struct console c;
+    FILE *logf;
+    REQUIRE(setup(&c, &logf) == 0);
+    char err[512] = "";
+    struct console_cmd key;
+    REQUIRE(console_parse_key('t', &key) == 0);
+    rb.seconds = -7;
+    CHECK(console_exec(&c, &key, err, sizeof err) == 0); /* no --timer: the default */
+    CHECK_INT(rb.seconds, CONSOLE_TIMER_S_DEFAULT);
+    CHECK(run(&c, "close\nskip\nopen\n", err, sizeof err) == 0);
+    CHECK_INT(rb.seconds, 0);
+    CHECK(run(&c, "close\nskip\nopen 7\n", err, sizeof err) == 0);
+    CHECK_INT(rb.seconds, 7);
+    CHECK(run(&c, "close\nskip\n", err, sizeof err) == 0);
+    c.timer_s = 45;                                      /* serve --timer 45 */
+    CHECK(console_exec(&c, &key, err, sizeof err) == 0);
+    CHECK_INT(rb.seconds, 45);
+    fflush(logf);
+    CHECK_INT(c.refused_unexpected, 0);
+    CHECK_CONTAINS(log_text, "> open 30: question 1/5 voting");
+    CHECK_CONTAINS(log_text, "> open: question 2/5 voting");
+    CHECK_CONTAINS(log_text, "> open 7: question 3/5 voting");
+    CHECK_CONTAINS(log_text, "> open 45: question 4/5 voting");
+    teardown(logf);
+}
+
+static void test_render_counts_down_while_a_timer_runs(void) {
+    struct console c;
+    FILE *logf;
+    REQUIRE(setup(&c, &logf) == 0);
+    char err[512] = "";
+    REQUIRE(run(&c, "open\n", err, sizeof err) == 0);
+    struct console_status st;
+    rb_status(&rb, &st);
+    char *screen = NULL;
+    size_t slen = 0;
+    FILE *sf = open_memstream(&screen, &slen);
+    console_render(sf, &c.view, &st); /* no timer */
+    st.hub.closes_in_ms = 12400;      /* as hub_snapshot reports a running one */
+    console_render(sf, &c.view, &st);
+    st.hub.closes_in_ms = 1;
+    console_render(sf, &c.view, &st);
+    fclose(sf);
+    CHECK_CONTAINS(screen, "State: voting\n");
+    CHECK_CONTAINS(screen, "State: voting   (closes in 13 s)\n");
+    CHECK_CONTAINS(screen, "State: voting   (closes in 1 s)\n");
+    free(screen);
+    teardown(logf);
+}
+
 static void test_render_shows_what_the_speaker_needs(void) {
     struct console c;
     FILE *logf;
@@ -395,6 +482,7 @@ static void test_render_shows_what_the_speaker_needs(void) {
 
 int main(void) {
     RUN(test_parse_actions);
+    RUN(test_parse_open_with_a_voting_timer);
     RUN(test_parse_waits_and_sleep);
     RUN(test_parse_refuses_garbage);
     RUN(test_keys);
@@ -405,6 +493,8 @@ int main(void) {
     RUN(test_parse_error_names_script_line);
     RUN(test_wait_votes_sees_committed_votes_and_times_out_honestly);
     RUN(test_measure_is_handed_to_the_worker_and_stop_at_end);
+    RUN(test_open_key_and_script_pass_the_timer_to_the_hub);
+    RUN(test_render_counts_down_while_a_timer_runs);
     RUN(test_render_shows_what_the_speaker_needs);
     return check_summary();
 }
