@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -32,8 +33,6 @@
 
 #define SERVE_PORT_DEFAULT 8080
 #define SERVE_DB_DEFAULT "fragvote.db"
-#define SERVE_CAP_NET_ADMIN 12
-#define SERVE_CAP_NET_RAW 13
 
 struct serve_opts {
     const char *target, *deck, *db, *bind, *title, *observer, *public_url, *script, *secret, *room;
@@ -452,10 +451,10 @@ static int drop_privileges(struct serve *s, int use_lab, char *err, size_t errle
     const char *sudo_uid = getenv("SUDO_UID");
     if (geteuid() != 0 || s->o.keep_root || !sudo_uid || !*sudo_uid || !strcmp(sudo_uid, "0")) return 0;
     int caps[4], n = 0;
-    caps[n++] = 13; /* CAP_NET_RAW */
-    caps[n++] = 12; /* CAP_NET_ADMIN */
-    if (use_lab) caps[n++] = 21;              /* CAP_SYS_ADMIN */
-    if (use_lab && s->lab_up) caps[n++] = 1;  /* CAP_DAC_OVERRIDE */
+    caps[n++] = CAP_NET_RAW;
+    caps[n++] = CAP_NET_ADMIN;
+    if (use_lab) caps[n++] = CAP_SYS_ADMIN;
+    if (use_lab && s->lab_up) caps[n++] = CAP_DAC_OVERRIDE;
     int uid = probe_priv_drop_keep(caps, n, err, errlen);
     if (uid < 0) return -1;
     printf("Dropped root: now uid %d, keeping only CAP_NET_RAW, CAP_NET_ADMIN%s.\n", uid,
@@ -525,7 +524,7 @@ int cmd_serve(int argc, char **argv) {
         db_close(s.db);
         return FV_EXIT_USAGE;
     }
-    if (obs == PROBE_OBS_AUTO) obs = probe_priv_has(SERVE_CAP_NET_RAW) ? PROBE_OBS_RAW : PROBE_OBS_RECVERR;
+    if (obs == PROBE_OBS_AUTO) obs = probe_priv_has(CAP_NET_RAW) ? PROBE_OBS_RAW : PROBE_OBS_RECVERR;
     snprintf(s.observer, sizeof s.observer, "%s", probe_observer_name(obs));
     int use_lab = !s.deck.target[0] || !strcmp(s.deck.target, "lab");
     snprintf(s.target, sizeof s.target, "%s", use_lab ? "lab" : s.deck.target);
@@ -610,7 +609,7 @@ lab_ready:
 
     /* What this run can see, said once where the speaker reads it. */
     int want_flush = !(s.o.keep_pmtu_cache || s.deck.keep_pmtu_cache);
-    if (want_flush && !probe_priv_has(12 /* CAP_NET_ADMIN */)) {
+    if (want_flush && !probe_priv_has(CAP_NET_ADMIN)) {
         want_flush = 0;
         printf("Note: without CAP_NET_ADMIN the PMTU cache is not flushed before each test: an answer may\n"
                "      depend on what earlier tests taught it (each answer records the cached PMTU it saw).\n");

@@ -387,10 +387,11 @@ int probe_pmtu_respond(int port, int seconds, volatile int *stop, char *err, siz
 int probe_pmtu_discover_sequential(const char *host, int port, int timeout_ms,
                                    struct probe_pmtu_discovery *out, char *err, size_t errlen);
 
-/* Privileges. probe_priv_has: 1 when the effective set holds cap (CAP_NET_RAW
- * 13, CAP_NET_ADMIN 12), else 0. probe_priv_drop: from root, drops to
- * SUDO_UID/SUDO_GID, else to "nobody", clearing supplementary groups and all
- * capabilities; open sockets stay usable. Returns the new uid, or PROBE_E_*. */
+/* Privileges. probe_priv_has: 1 when the effective set holds cap (a CAP_*
+ * number of <linux/capability.h>: CAP_NET_RAW, CAP_NET_ADMIN, ...), else 0.
+ * probe_priv_drop: from root, drops to SUDO_UID/SUDO_GID, else to "nobody",
+ * clearing supplementary groups and all capabilities; open sockets stay
+ * usable. Returns the new uid, or PROBE_E_*. */
 int probe_priv_has(int cap);
 int probe_priv_drop(char *err, size_t errlen);
 /* The same drop, but the listed capabilities (e.g. CAP_NET_RAW for a raw

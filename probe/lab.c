@@ -3,6 +3,7 @@
  * prefixes only; every name carries the prefix so parallel labs coexist. */
 #include <ctype.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -294,7 +295,7 @@ static int lab_wait_ready(const struct probe_lab *lab, char *err, size_t errlen)
 
 int probe_lab_up(const struct probe_lab_config *cfg, struct probe_lab *out, char *err, size_t errlen) {
     if (probe_lab_plan(cfg, out, err, errlen) < 0) return PROBE_E_FAIL;
-    if (geteuid() != 0 && !probe_priv_has(21 /* CAP_SYS_ADMIN */)) {
+    if (geteuid() != 0 && !probe_priv_has(CAP_SYS_ADMIN)) {
         snprintf(err, errlen, "building the lab needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN)");
         return PROBE_E_PERM;
     }

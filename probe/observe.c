@@ -1,5 +1,6 @@
 /* Choosing an observer, matching answers to a test, and clock helpers
  * shared by the observers. */
+#include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -7,11 +8,9 @@
 
 #include "observe.h"
 
-#define CAP_NET_RAW_BIT 13
-
 const struct probe_observer *probe_observer_get(enum probe_observer_kind kind, char *err, size_t errlen) {
     if (kind == PROBE_OBS_AUTO)
-        kind = (geteuid() == 0 || probe_priv_has(CAP_NET_RAW_BIT)) ? PROBE_OBS_RAW : PROBE_OBS_RECVERR;
+        kind = (geteuid() == 0 || probe_priv_has(CAP_NET_RAW)) ? PROBE_OBS_RAW : PROBE_OBS_RECVERR;
     if (kind == PROBE_OBS_RAW) return &probe_observer_raw;
     if (kind == PROBE_OBS_RECVERR) return &probe_observer_recverr;
     snprintf(err, errlen, "the %s observer is not built into this fragvote", probe_observer_name(kind));

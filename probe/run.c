@@ -2,6 +2,7 @@
  * opens the observer, sends, collects, and lets the judge answer. With a lab
  * it runs on a worker thread inside the lab's src namespace. */
 #include <errno.h>
+#include <linux/capability.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,7 +65,7 @@ static int choose_ttl(const struct run_ctx *c, int on_lab_dst, int *ttl) {
         snprintf(r->ttl_basis, sizeof r->ttl_basis, "lab topology: expires at r2, one hop past the bottleneck r1");
         return 0;
     }
-    if (!probe_priv_has(13 /* CAP_NET_RAW */)) {
+    if (!probe_priv_has(CAP_NET_RAW)) {
         /* Discovery reads Time Exceeded quotes from a raw socket. Without it,
          * send with a full TTL: the packet reaches the destination, whose
          * answer the unprivileged observer still sees; what routers did is
