@@ -330,10 +330,41 @@ static void run_timers(struct hub *h) {
     hub_timer_arm(h, h->sweep_due);
 }
 
+/* Refuses an HTTP request over HUB_HTTP_RATE: 429 with Retry-After, and
+ * the caller closes the connection (a keep-alive flood has to reconnect).
+ * The page retries by itself, for phones behind a crowded NAT. */
+static void http_refuse(struct lws *wsi) {
+    static const char body[] = "<!doctype html><meta http-equiv=\"refresh\" content=\"2\"><title>busy</title>"
+                               "<p>Too many requests from your network; this page retries in 2 seconds.</p>\n";
+    unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - sizeof body;
+    char clen[16];
+    int n = snprintf(clen, sizeof clen, "%zu", sizeof body - 1);
+    if (lws_add_http_header_status(wsi, 429, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE, (const unsigned char *)"text/html", 9, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, (const unsigned char *)clen, n, &p, end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"retry-after:", (const unsigned char *)"1", 1, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5, &p, end) ||
+        lws_finalize_http_header(wsi, &p, end))
+        return;
+    memcpy(p, body, sizeof body - 1);
+    p += sizeof body - 1;
+    lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP);
+}
+
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
     const struct lws_protocols *proto = lws_get_protocol(wsi);
     struct hub *h = proto ? proto->user : NULL;
     switch (reason) {
+    case LWS_CALLBACK_FILTER_HTTP_CONNECTION: {
+        /* Every HTTP request (each one on a keep-alive connection too), before
+         * lws looks for its mount; websocket upgrades do not come here. */
+        struct hub_peer peer;
+        if (!h) break;
+        hub_guard_peer(lws_get_socket_fd(wsi), &peer);
+        if (hub_guard_http_take(h->guard, &peer, hub_now_ms()) == 0) break;
+        http_refuse(wsi);
+        return 1;
+    }
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (h) {
             drain_posted(h);
@@ -426,10 +457,11 @@ static const struct lws_protocol_vhost_options nosniff_header = {&csp_header, NU
 struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen) {
     struct hub *h = calloc(1, sizeof *h);
     if (!h || !(h->posted = calloc(HUB_POST_MAX, sizeof *h->posted)) || !(h->draining = calloc(1, sizeof *h->draining)) ||
-        !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK))) {
+        !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) || !(h->guard = malloc(sizeof *h->guard))) {
         if (h) {
             free(h->posted);
             free(h->draining);
+            free(h->txbuf);
         }
         free(h);
         fail(err, errlen, "out of memory starting the hub");
@@ -444,6 +476,10 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     pthread_cond_init(&h->tick_cv, &ca);
     pthread_condattr_destroy(&ca);
     raise_nofile();
+    if (hub_guard_init(h->guard)) {
+        fail(err, errlen, "getrandom failed seeding the hub's address tables");
+        goto fail;
+    }
     lws_set_log_level(LLL_ERR | LLL_WARN, NULL);
     if (cfg->secret && cfg->secret[0]) {
         if (strlen(cfg->secret) >= HUB_SECRET_MAX) {
@@ -634,6 +670,7 @@ void hub_free(struct hub *h) {
     free(h->posted);
     free(h->draining);
     free(h->txbuf);
+    free(h->guard);
     pthread_mutex_destroy(&h->lock);
     pthread_cond_destroy(&h->tick_cv);
     free(h);

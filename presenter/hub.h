@@ -23,7 +23,12 @@
 #define HUB_MSG_BURST 40               /* ... with this burst; beyond it: closed (1008) */
 #define HUB_CONN_MAX 19990             /* websocket connections per room (all protocols) */
 #define HUB_SECRET_FAILS 5             /* bad presenter secrets per connection before it is closed */
-#define HUB_SECRET_DELAY_MS 1000       /* and, room-wide, at most one bad attempt answered per this many ms */
+#define HUB_SECRET_DELAY_MS 1000       /* per source address, at most one wrong secret compared per this many ms */
+#define HUB_SECRET_ROOM_RATE 20        /* and room-wide at most this many per second (burst as many), except
+                                        * from the laptop itself (a connection from its own address) */
+#define HUB_HTTP_RATE 200              /* HTTP requests (pages, /qr.svg; not websocket upgrades) per second per
+                                        * source address (token bucket; the laptop itself is not capped) ... */
+#define HUB_HTTP_BURST 1000            /* ... with this burst; beyond it: 429 and the connection closed */
 #define HUB_TALLY_HZ 10                /* tally broadcasts per second at most */
 #define HUB_AUDIENCE_SENDS_PER_S 5000  /* tally sends per second to phones, in slices of 1/HUB_TALLY_HZ:
                                         * a big room's phones get fewer tallies (20,000 phones: one each

@@ -263,8 +263,13 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
         hub_conn_error(c, -1, "forbidden", "audience and screen connections cannot control the quiz");
         return;
     }
+    /* Throttled per source address, so a wrong guess a second from a phone
+     * does not lock out the presenter page on the laptop; the room-wide
+     * ceiling keeps many addresses from guessing fast (docs/SECURITY.md). */
     long long t = hub_now_ms();
-    if (t - h->last_bad_secret_ms < HUB_SECRET_DELAY_MS) {
+    struct hub_peer peer;
+    hub_guard_peer(lws_get_socket_fd(c->wsi), &peer);
+    if (hub_guard_secret_throttled(h->guard, &peer, t)) {
         hub_conn_error(c, -1, "throttled", "too many wrong secrets; wait a second and try again");
         return;
     }
@@ -274,7 +279,7 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
         hub_conn_send(c, h->state_full);
         return;
     }
-    h->last_bad_secret_ms = t;
+    hub_guard_secret_failed(h->guard, &peer, t);
     if (++c->bad_secrets >= HUB_SECRET_FAILS) {
         hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many wrong presenter secrets");
         return;

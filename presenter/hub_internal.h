@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "hub.h"
+#include "hub_guard.h"
 
 #define HUB_PROTOCOL_VERSION 1
 #define HUB_CONN_QUEUE 32          /* messages waiting per connection; a client that lags more is closed */
@@ -111,7 +112,7 @@ struct hub {
     unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the SVG ready for lws_write */
     long long tally_due;           /* monotonic ms of the next tally broadcast, 0: none */
-    long long last_bad_secret_ms;
+    struct hub_guard *guard;       /* per-address throttles: secret guesses, HTTP requests */
 
     /* The ticker thread wakes the loop (lws_cancel_service) when the
      * earliest deadline is due; the deadlines are checked on the lws thread.

@@ -1,0 +1,121 @@
+/* Per-source-address throttles (see hub_guard.h). lws thread only. */
+#include "hub_guard.h"
+
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "hub.h"
+
+int hub_guard_init(struct hub_guard *g) {
+    memset(g, 0, sizeof *g);
+    if (getrandom(g->key, sizeof g->key, 0) != (ssize_t)sizeof g->key) return -1;
+    g->room_tokens = HUB_SECRET_ROOM_RATE;
+    return 0;
+}
+
+/* An address as 16 bytes (IPv4 mapped into IPv6); -1 for other families. */
+static int addr16(const struct sockaddr_storage *ss, unsigned char out[16]) {
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+        memset(out, 0, 10);
+        out[10] = out[11] = 0xff;
+        memcpy(out + 12, &s4->sin_addr, 4);
+        return 0;
+    }
+    if (ss->ss_family == AF_INET6) {
+        memcpy(out, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+        return 0;
+    }
+    return -1;
+}
+
+int hub_guard_peer(int fd, struct hub_peer *out) {
+    struct sockaddr_storage peer, local;
+    socklen_t pl = sizeof peer, ll = sizeof local;
+    unsigned char mine[16];
+    memset(out, 0, sizeof *out);
+    if (fd < 0 || getpeername(fd, (struct sockaddr *)&peer, &pl) || addr16(&peer, out->addr)) {
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    if (getsockname(fd, (struct sockaddr *)&local, &ll) == 0 && addr16(&local, mine) == 0)
+        out->self = memcmp(mine, out->addr, sizeof mine) == 0;
+    return 0;
+}
+
+/* splitmix64's finalizer. With the random key it spreads addresses over the
+ * sets unpredictably; it is not a MAC, it only has to make aiming at one
+ * set a blind guess. */
+static uint64_t mix(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* addr's entry in table (sets x HUB_GUARD_WAYS), or NULL with *victim set
+ * to the entry to reuse for it: a free one, else the stalest of the set. */
+static struct hub_guard_entry *find(const struct hub_guard *g, struct hub_guard_entry *table, unsigned sets,
+                                    const unsigned char addr[16], struct hub_guard_entry **victim) {
+    uint64_t lo, hi;
+    memcpy(&lo, addr, 8);
+    memcpy(&hi, addr + 8, 8);
+    struct hub_guard_entry *set = table + (mix(mix(lo ^ g->key[0]) ^ hi ^ g->key[1]) % sets) * HUB_GUARD_WAYS;
+    struct hub_guard_entry *old = &set[0];
+    for (int i = 0; i < HUB_GUARD_WAYS; i++) {
+        if (set[i].t && !memcmp(set[i].addr, addr, 16)) return &set[i];
+        if (old->t && (!set[i].t || set[i].t < old->t)) old = &set[i];
+    }
+    *victim = old;
+    return NULL;
+}
+
+static struct hub_guard_entry *find_or_take(const struct hub_guard *g, struct hub_guard_entry *table, unsigned sets,
+                                            const unsigned char addr[16], int *fresh) {
+    struct hub_guard_entry *v, *e = find(g, table, sets, addr, &v);
+    *fresh = !e;
+    if (e) return e;
+    memcpy(v->addr, addr, 16);
+    return v;
+}
+
+static void room_refill(struct hub_guard *g, long long now) {
+    g->room_tokens += (double)(now - g->room_ms) * HUB_SECRET_ROOM_RATE / 1000.0;
+    if (g->room_tokens > HUB_SECRET_ROOM_RATE) g->room_tokens = HUB_SECRET_ROOM_RATE;
+    g->room_ms = now;
+}
+
+int hub_guard_secret_throttled(struct hub_guard *g, const struct hub_peer *p, long long now) {
+    struct hub_guard_entry *v, *e = find(g, g->secret, HUB_GUARD_SECRET_SETS, p->addr, &v);
+    if (e && now - e->t < HUB_SECRET_DELAY_MS) return 1;
+    if (p->self) return 0;
+    room_refill(g, now);
+    return g->room_tokens < 1;
+}
+
+void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long long now) {
+    int fresh;
+    struct hub_guard_entry *e = find_or_take(g, g->secret, HUB_GUARD_SECRET_SETS, p->addr, &fresh);
+    e->t = now > 0 ? now : 1;
+    if (p->self) return;
+    room_refill(g, now);
+    if (g->room_tokens >= 1) g->room_tokens -= 1; /* callers asked first; never below 0 */
+    else g->room_tokens = 0;
+}
+
+int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long now) {
+    if (p->self) return 0;
+    int fresh;
+    struct hub_guard_entry *e = find_or_take(g, g->http, HUB_GUARD_HTTP_SETS, p->addr, &fresh);
+    if (fresh) e->tokens = HUB_HTTP_BURST;
+    else e->tokens += (double)(now - e->t) * HUB_HTTP_RATE / 1000.0;
+    if (e->tokens > HUB_HTTP_BURST) e->tokens = HUB_HTTP_BURST;
+    e->t = now > 0 ? now : 1;
+    if (e->tokens < 1) return -1;
+    e->tokens -= 1;
+    return 0;
+}

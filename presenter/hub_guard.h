@@ -1,0 +1,65 @@
+/* Per-source-address throttles of the hub: the presenter secret (one wrong
+ * guess per address per HUB_SECRET_DELAY_MS, and a room-wide ceiling) and
+ * HTTP requests (a token bucket per address). The state lives in fixed-size
+ * tables keyed by the peer's IP address, so memory stays constant however
+ * many addresses turn up; lws thread only. Internal to presenter/hub*.c.
+ *
+ * The tables are set-associative with exact address matching: two addresses
+ * never share a throttle. When a set is full the stalest entry is dropped,
+ * which can only let an address off early, never throttle a stranger; the
+ * room-wide ceiling bounds what an attacker with many addresses gains. The
+ * set index is a hash keyed with random bytes, so nobody can aim many
+ * addresses at one set to evict a chosen entry. */
+#ifndef FRAGVOTE_HUB_GUARD_H
+#define FRAGVOTE_HUB_GUARD_H
+
+#include <stdint.h>
+
+#define HUB_GUARD_WAYS 4               /* entries per set */
+#define HUB_GUARD_SECRET_SETS 256      /* 1,024 addresses with a recent wrong secret */
+#define HUB_GUARD_HTTP_SETS 1024       /* 4,096 addresses with an HTTP bucket not yet full again */
+
+/* A peer: its IPv6 address (IPv4 as ::ffff:a.b.c.d) and whether it is this
+ * host talking to itself (the connection's two ends have the same address:
+ * a browser on the laptop, or a reverse proxy on it). */
+struct hub_peer {
+    unsigned char addr[16];
+    int self;
+};
+
+struct hub_guard_entry {
+    unsigned char addr[16];
+    long long t;                       /* ms of the last event; 0: free */
+    double tokens;                     /* HTTP: tokens left at t */
+};
+
+struct hub_guard {
+    uint64_t key[2];                   /* random: the set hash's key */
+    double room_tokens;                /* room-wide ceiling on compared wrong secrets */
+    long long room_ms;
+    struct hub_guard_entry secret[HUB_GUARD_SECRET_SETS * HUB_GUARD_WAYS];
+    struct hub_guard_entry http[HUB_GUARD_HTTP_SETS * HUB_GUARD_WAYS];
+};
+
+/* Fills g (caller owns it) with a fresh random key. Returns 0, or -1 when
+ * getrandom failed. */
+int hub_guard_init(struct hub_guard *g);
+
+/* The peer of a connected socket. Returns 0, or -1 (out is then all zero:
+ * one shared "unknown" address, not this host). */
+int hub_guard_peer(int fd, struct hub_peer *out);
+
+/* Presenter secret: 1 when an attempt from p must not even be compared now
+ * (p guessed wrong less than HUB_SECRET_DELAY_MS ago, or the room has had
+ * HUB_SECRET_ROOM_RATE wrong guesses in the last second and p is not this
+ * host); 0 when it may be compared. */
+int hub_guard_secret_throttled(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
+/* Records a compared, wrong attempt from p. */
+void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
+
+/* HTTP: takes one token from p's bucket (HUB_HTTP_RATE per s, burst
+ * HUB_HTTP_BURST). Returns 0, or -1 when p is over the cap. This host is
+ * never capped. */
+int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
+
+#endif

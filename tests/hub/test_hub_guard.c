@@ -1,0 +1,482 @@
+/* The hub's per-address throttles against the real server: a real lws hub
+ * on a free port of 127.0.0.1, a real SQLite file, clients bound to other
+ * loopback addresses (127.0.0.2, .3, ...) standing in for other hosts.
+ *
+ * - Wrong presenter secrets from one address do not lock out the presenter
+ *   page from another (before: one room-wide throttle did).
+ * - Many addresses together are held to the room-wide ceiling, and the
+ *   laptop itself still gets in.
+ * - An HTTP flood from one address gets 429 beyond its bucket while pages
+ *   load from other addresses and websockets still open from that one. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "db.h"
+#include "hub.h"
+#include "hub_guard.h"
+#include "room.h"
+#include "wsclient.h"
+
+#define T_MS 3000
+#define SECRET "guard-test-secret-5k2"
+
+static struct {
+    struct db *db;
+    struct deck deck;
+    struct room *room;
+    struct hub *hub;
+    pthread_t thread;
+    int port;
+} F;
+
+static long long mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void *hub_thread(void *arg) {
+    hub_run(arg);
+    return NULL;
+}
+
+static int start(void) {
+    static int n;
+    char err[512], path[1024], web[1024];
+    const char *src = getenv("FRAGVOTE_SRC");
+    memset(&F, 0, sizeof F);
+    snprintf(path, sizeof path, "%s/guard%d.db", check_tmpdir(), ++n);
+    snprintf(web, sizeof web, "%s/audience-web", src);
+    if (!(F.db = db_open(path, err, sizeof err))) return fprintf(stderr, "db_open: %s\n", err), -1;
+    snprintf(F.deck.title, sizeof F.deck.title, "guard test deck");
+    F.deck.ntests = 1;
+    F.deck.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
+    F.deck.tests[0].ask[DB_Q_SENT] = 1;
+    F.room = room_create(F.db, &F.deck, &(struct room_info){.code = "GUARD1"}, err, sizeof err);
+    if (!F.room) return fprintf(stderr, "room: %s\n", err), -1;
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = SECRET, .use_poll = 1};
+    if (!(F.hub = hub_new(&cfg, F.room, err, sizeof err))) return fprintf(stderr, "hub_new: %s\n", err), -1;
+    F.port = hub_port(F.hub);
+    pthread_create(&F.thread, NULL, hub_thread, F.hub);
+    return 0;
+}
+
+static void stop(void) {
+    if (F.hub) {
+        hub_stop(F.hub);
+        pthread_join(F.thread, NULL);
+        hub_free(F.hub);
+    }
+    room_free(F.room);
+    db_close(F.db);
+    memset(&F, 0, sizeof F);
+}
+
+static struct wsc *connect_from(const char *src, const char *protocol) {
+    char err[256];
+    struct wsc *w = wsc_connect("127.0.0.1", F.port, "/", protocol, src, T_MS, err, sizeof err);
+    if (!w) fprintf(stderr, "connect from %s: %s\n", src, err);
+    return w;
+}
+
+/* Sends one auth and returns the answer: "auth_ok", or the error's code
+ * ("bad_secret", "throttled"), or "closed"/"timeout". */
+static const char *auth(struct wsc *w, const char *secret) {
+    static __thread char out[32];
+    wsc_send_json(w, "{s:s, s:s}", "t", "auth", "secret", secret);
+    for (;;) {
+        char *m;
+        long n = wsc_recv(w, &m, T_MS);
+        if (n <= 0) return wsc_closed(w) ? "closed" : "timeout";
+        json_t *o = json_loads(m, 0, NULL);
+        free(m);
+        const char *t = json_string_value(json_object_get(o, "t"));
+        const char *code = json_string_value(json_object_get(o, "code"));
+        int done = 1;
+        if (t && !strcmp(t, "auth_ok")) snprintf(out, sizeof out, "auth_ok");
+        else if (t && !strcmp(t, "error")) snprintf(out, sizeof out, "%s", code ? code : "?");
+        else done = 0; /* state, tally */
+        json_decref(o);
+        if (done) return out;
+    }
+}
+
+/* A hostile presenter page: from `src`, wrong secrets every `every_ms`,
+ * reconnecting when closed (HUB_SECRET_FAILS), until told to stop. */
+struct guesser {
+    const char *src;
+    int every_ms;
+    atomic_int stop;
+    int bad, throttled, other, reconnects;
+};
+
+static void *guesser_main(void *arg) {
+    struct guesser *g = arg;
+    struct wsc *w = NULL;
+    while (!atomic_load(&g->stop)) {
+        if (!w && !(w = connect_from(g->src, "fragvote-presenter"))) break;
+        const char *a = auth(w, "wrong-guess-1234");
+        if (!strcmp(a, "bad_secret")) g->bad++;
+        else if (!strcmp(a, "throttled")) g->throttled++;
+        else if (!strcmp(a, "closed")) {
+            wsc_free(w);
+            w = NULL;
+            g->reconnects++;
+            continue;
+        } else g->other++;
+        usleep((useconds_t)g->every_ms * 1000);
+    }
+    if (w) wsc_close(w, 1000);
+    return NULL;
+}
+
+/* The presenter page's first step from `src`: connect and auth; returns the
+ * answer and the time it took in *ms. */
+static const char *presenter_login(const char *src, long long *ms) {
+    long long t0 = mono_ms();
+    struct wsc *w = connect_from(src, "fragvote-presenter");
+    if (!w) return "no connection";
+    const char *a = auth(w, SECRET);
+    *ms = mono_ms() - t0;
+    wsc_close(w, 1000);
+    return a;
+}
+
+static void test_wrong_secrets_from_one_address_do_not_lock_out_the_presenter(void) {
+    REQUIRE(start() == 0);
+    /* 10 wrong guesses a second from 127.0.0.2: the old room-wide throttle
+     * answered everyone "throttled" for a second after each of them. */
+    struct guesser g = {.src = "127.0.0.2", .every_ms = 100};
+    pthread_t t;
+    pthread_create(&t, NULL, guesser_main, &g);
+    usleep(300 * 1000);
+    long long t0 = mono_ms();
+    int ok = 0, rounds = 6;
+    for (int i = 0; i < rounds; i++) {
+        /* the laptop (a connection from its own address), and another host
+         * that has not guessed wrong */
+        const char *src = i % 2 ? "127.0.0.4" : "127.0.0.1";
+        long long ms = 0;
+        const char *a = presenter_login(src, &ms);
+        printf("  presenter from %s: %s in %lld ms\n", src, a, ms);
+        CHECK_STR(a, "auth_ok");
+        CHECK(ms < 1500);
+        ok += !strcmp(a, "auth_ok");
+        usleep(350 * 1000);
+    }
+    atomic_store(&g.stop, 1);
+    pthread_join(t, NULL);
+    long long took = mono_ms() - t0 + 300;
+    printf("  guesser for %lld ms: %d compared, %d throttled, %d reconnects; presenter %d/%d in\n", took, g.bad,
+           g.throttled, g.reconnects, ok, rounds);
+    CHECK_INT(g.other, 0);
+    CHECK(g.throttled > 2 * g.bad);                       /* one compared per HUB_SECRET_DELAY_MS */
+    CHECK(g.bad <= took / HUB_SECRET_DELAY_MS + 2);
+    CHECK(g.bad >= 1);
+    stop();
+}
+
+static void test_many_addresses_are_held_to_the_room_ceiling_and_the_laptop_gets_in(void) {
+    REQUIRE(start() == 0);
+    /* 60 addresses, each guessing as fast as its own throttle lets it: 60
+     * compared guesses a second without the ceiling. */
+    enum { NG = 60 };
+    static struct guesser g[NG];
+    static char src[NG][16];
+    pthread_t t[NG];
+    for (int i = 0; i < NG; i++) {
+        snprintf(src[i], sizeof src[i], "127.0.1.%d", i + 1);
+        g[i] = (struct guesser){.src = src[i], .every_ms = 100};
+        pthread_create(&t[i], NULL, guesser_main, &g[i]);
+    }
+    long long t0 = mono_ms();
+    usleep(1500 * 1000);
+    long long ms = 0;
+    const char *a = presenter_login("127.0.0.1", &ms);
+    printf("  the laptop while %d addresses guess: %s in %lld ms\n", NG, a, ms);
+    CHECK_STR(a, "auth_ok");
+    CHECK(ms < 1500);
+    usleep(1500 * 1000);
+    for (int i = 0; i < NG; i++) atomic_store(&g[i].stop, 1);
+    int bad = 0, throttled = 0, other = 0;
+    for (int i = 0; i < NG; i++) {
+        pthread_join(t[i], NULL);
+        bad += g[i].bad;
+        throttled += g[i].throttled;
+        other += g[i].other;
+    }
+    long long took = mono_ms() - t0;
+    printf("  %d addresses for %lld ms: %d compared, %d throttled (ceiling %d/s)\n", NG, took, bad, throttled,
+           HUB_SECRET_ROOM_RATE);
+    CHECK_INT(other, 0);
+    CHECK(bad <= HUB_SECRET_ROOM_RATE * (took / 1000 + 1) + HUB_SECRET_ROOM_RATE);
+    CHECK(bad > HUB_SECRET_ROOM_RATE); /* the addresses were really guessing in parallel */
+    stop();
+}
+
+/* ---- the tables alone (no server): exact per address, bounded, IPv6 too ---- */
+
+static struct hub_peer v6(unsigned a, unsigned b) {
+    struct hub_peer p = {.self = 0};
+    p.addr[0] = 0x20, p.addr[1] = 0x01, p.addr[2] = 0x0d, p.addr[3] = 0xb8;
+    p.addr[8] = (unsigned char)(a >> 8), p.addr[9] = (unsigned char)a;
+    p.addr[14] = (unsigned char)(b >> 8), p.addr[15] = (unsigned char)b;
+    return p;
+}
+
+static void test_tables_are_exact_per_address_and_bounded(void) {
+    static struct hub_guard g;
+    REQUIRE(hub_guard_init(&g) == 0);
+    long long now = 1000000;
+    /* 100,000 IPv6 addresses guess wrong within a second: the table keeps
+     * its size; none of them makes a neighbour (differing in one bit) wait. */
+    struct hub_peer self = v6(7, 7);
+    self.self = 1;
+    for (unsigned i = 0; i < 100000; i++) {
+        struct hub_peer p = v6(i, 1);
+        hub_guard_secret_failed(&g, &p, now + i / 100);
+    }
+    struct hub_peer fresh = v6(99999, 0), last = v6(99999, 1);
+    CHECK_INT(hub_guard_secret_throttled(&g, &last, now + 1000), 1);  /* its own wrong guess */
+    CHECK_INT(hub_guard_secret_throttled(&g, &fresh, now + 1000), 1); /* the room-wide ceiling is spent */
+    CHECK_INT(hub_guard_secret_throttled(&g, &self, now + 1000), 0);  /* the laptop is exempt from it */
+    /* a second later the ceiling has refilled: the neighbour may try, the guesser still waits its turn */
+    CHECK_INT(hub_guard_secret_throttled(&g, &fresh, now + 2000), 0);
+    CHECK_INT(hub_guard_secret_throttled(&g, &last, now + 998 + HUB_SECRET_DELAY_MS), 1);
+    CHECK_INT(hub_guard_secret_throttled(&g, &last, now + 999 + HUB_SECRET_DELAY_MS), 0);
+    /* ceiling: within one second at most HUB_SECRET_ROOM_RATE compared from other hosts */
+    now += 10000;
+    int compared = 0;
+    for (unsigned i = 0; i < 1000; i++) {
+        struct hub_peer p = v6(i, 2);
+        if (hub_guard_secret_throttled(&g, &p, now + i)) continue;
+        hub_guard_secret_failed(&g, &p, now + i);
+        compared++;
+    }
+    printf("  1,000 fresh addresses in 1 s: %d compared\n", compared);
+    CHECK(compared <= 2 * HUB_SECRET_ROOM_RATE);
+    CHECK(compared >= HUB_SECRET_ROOM_RATE);
+
+    /* HTTP buckets: one address gets burst + rate*t, its neighbour its own bucket */
+    now += 10000;
+    struct hub_peer a = v6(1, 3), b = v6(1, 4);
+    int served = 0;
+    for (int i = 0; i < 5000; i++) served += hub_guard_http_take(&g, &a, now) == 0;
+    CHECK_INT(served, HUB_HTTP_BURST);
+    CHECK_INT(hub_guard_http_take(&g, &b, now), 0);
+    CHECK_INT(hub_guard_http_take(&g, &a, now + 1000 / HUB_HTTP_RATE), 0);
+    CHECK_INT(hub_guard_http_take(&g, &a, now + 1000 / HUB_HTTP_RATE), -1);
+    for (int i = 0; i < 5000; i++) CHECK_INT(hub_guard_http_take(&g, &self, now), 0);
+    /* after 100,000 other addresses a's entry may have been dropped: a starts afresh, never worse */
+    for (unsigned i = 0; i < 100000; i++) {
+        struct hub_peer p = v6(i, 5);
+        hub_guard_http_take(&g, &p, now + 10);
+    }
+    CHECK_INT(hub_guard_http_take(&g, &a, now + 20), 0);
+}
+
+/* hub_guard_peer on real sockets: IPv4 from another loopback address is
+ * not this host; IPv6 ::1 to ::1 is. */
+static int accepted_from(int family, const char *src, const char *dst, struct hub_peer *out) {
+    struct sockaddr_storage ls = {0}, cs = {0};
+    socklen_t len;
+    if (family == AF_INET) {
+        struct sockaddr_in *l = (struct sockaddr_in *)&ls, *c = (struct sockaddr_in *)&cs;
+        l->sin_family = c->sin_family = AF_INET;
+        inet_pton(AF_INET, dst, &l->sin_addr);
+        inet_pton(AF_INET, src, &c->sin_addr);
+        len = sizeof *l;
+    } else {
+        struct sockaddr_in6 *l = (struct sockaddr_in6 *)&ls, *c = (struct sockaddr_in6 *)&cs;
+        l->sin6_family = c->sin6_family = AF_INET6;
+        inet_pton(AF_INET6, dst, &l->sin6_addr);
+        inet_pton(AF_INET6, src, &c->sin6_addr);
+        len = sizeof *l;
+    }
+    int lfd = socket(family, SOCK_STREAM, 0), cfd = socket(family, SOCK_STREAM, 0), afd = -1, rc = -1;
+    socklen_t got = len;
+    if (lfd < 0 || cfd < 0 || bind(lfd, (struct sockaddr *)&ls, len) || listen(lfd, 1) ||
+        getsockname(lfd, (struct sockaddr *)&ls, &got) || bind(cfd, (struct sockaddr *)&cs, len) ||
+        connect(cfd, (struct sockaddr *)&ls, len) || (afd = accept(lfd, NULL, NULL)) < 0)
+        goto out;
+    rc = hub_guard_peer(afd, out);
+out:
+    if (afd >= 0) close(afd);
+    if (cfd >= 0) close(cfd);
+    if (lfd >= 0) close(lfd);
+    return rc;
+}
+
+static void test_peer_address_is_read_from_the_socket_ipv4_and_ipv6(void) {
+    struct hub_peer p;
+    static const unsigned char v4[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 2};
+    REQUIRE(accepted_from(AF_INET, "127.0.0.2", "127.0.0.1", &p) == 0);
+    CHECK(memcmp(p.addr, v4, 16) == 0);
+    CHECK_INT(p.self, 0);
+    REQUIRE(accepted_from(AF_INET, "127.0.0.1", "127.0.0.1", &p) == 0);
+    CHECK_INT(p.self, 1);
+    if (accepted_from(AF_INET6, "::1", "::1", &p) == 0) {
+        static const unsigned char one[16] = {[15] = 1};
+        CHECK(memcmp(p.addr, one, 16) == 0);
+        CHECK_INT(p.self, 1);
+    } else {
+        printf("  (no IPv6 loopback here: the ::1 case is not checked)\n");
+    }
+    CHECK_INT(hub_guard_peer(-1, &p), -1);
+}
+
+/* ---- HTTP ---- */
+
+static int tcp_from(const char *src) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET}, da = {.sin_family = AF_INET, .sin_port = htons((uint16_t)F.port)};
+    inet_pton(AF_INET, src, &sa.sin_addr);
+    inet_pton(AF_INET, "127.0.0.1", &da.sin_addr);
+    struct timeval tv = {2, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || connect(fd, (struct sockaddr *)&da, sizeof da)) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Sends GET path on fd and reads one response (headers into hdr). Returns
+ * the status, or -1 when the connection ended first. */
+static int http_roundtrip(int fd, const char *path, char *hdr, size_t hdrlen) {
+    static __thread char buf[1 << 17];
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", path);
+    if (write(fd, req, (size_t)n) != n) return -1;
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + got, sizeof buf - 1 - got);
+        if (r <= 0) return -1;
+        got += (size_t)r;
+        buf[got] = 0;
+        char *end = strstr(buf, "\r\n\r\n");
+        if (!end) continue;
+        char *cl = strcasestr(buf, "content-length:");
+        size_t need = (size_t)(end + 4 - buf) + (cl && cl < end ? strtoul(cl + 15, NULL, 10) : 0);
+        if (got < need) continue;
+        if (hdr) snprintf(hdr, hdrlen, "%.*s", (int)(end - buf), buf);
+        return atoi(buf + 9);
+    }
+}
+
+/* One request on a new connection from src. */
+static int http_get_from(const char *src, const char *path, char *hdr, size_t hdrlen) {
+    int fd = tcp_from(src);
+    if (fd < 0) return -1;
+    int status = http_roundtrip(fd, path, hdr, hdrlen);
+    close(fd);
+    return status;
+}
+
+struct flooder {
+    atomic_int stop;
+    long ok, refused, ended;
+    char refusal[1024];
+};
+
+/* Keep-alive GETs from 127.0.0.3 as fast as answers come, reconnecting
+ * whenever the hub closes the connection. */
+static void *flooder_main(void *arg) {
+    struct flooder *f = arg;
+    int fd = -1;
+    char hdr[1024];
+    while (!atomic_load(&f->stop)) {
+        if (fd < 0 && (fd = tcp_from("127.0.0.3")) < 0) break;
+        int status = http_roundtrip(fd, "/style.css", hdr, sizeof hdr);
+        if (status == 200) {
+            f->ok++;
+            continue;
+        }
+        if (status == 429) {
+            if (!f->refused) snprintf(f->refusal, sizeof f->refusal, "%s", hdr);
+            f->refused++;
+        } else {
+            f->ended++;
+        }
+        close(fd);
+        fd = -1;
+    }
+    if (fd >= 0) close(fd);
+    return NULL;
+}
+
+static void test_http_flood_from_one_address_is_refused_while_others_load_pages(void) {
+    REQUIRE(start() == 0);
+    struct flooder f = {0};
+    pthread_t t;
+    long long t0 = mono_ms();
+    pthread_create(&t, NULL, flooder_main, &f);
+    usleep(1000 * 1000);
+    /* During the flood: whole page loads from another host and from the
+     * laptop itself, a phone's websocket from the flooding address (phones
+     * behind one NAT keep their websockets), and a vote round trip. */
+    static const char *page[] = {"/", "/style.css", "/common.js", "/phone.js", "/screen/", "/qr.svg"};
+    const char *from[] = {"127.0.0.4", "127.0.0.1"};
+    for (int s = 0; s < 2; s++) {
+        long long p0 = mono_ms();
+        int all = 1;
+        for (size_t i = 0; i < sizeof page / sizeof page[0]; i++) {
+            int st = http_get_from(from[s], page[i], NULL, 0);
+            if (st != 200) fprintf(stderr, "GET %s from %s: %d\n", page[i], from[s], st);
+            all &= st == 200;
+        }
+        printf("  page load from %s during the flood: %s in %lld ms\n", from[s], all ? "200s" : "FAILED",
+               mono_ms() - p0);
+        CHECK(all);
+        CHECK(mono_ms() - p0 < 1500);
+    }
+    struct wsc *w = connect_from("127.0.0.3", "fragvote-audience");
+    CHECK(w != NULL);
+    if (w) {
+        wsc_send_json(w, "{s:s, s:i, s:s}", "t", "hello", "v", 1, "room", "GUARD1");
+        json_t *wel = wsc_recv_type(w, "welcome", T_MS);
+        CHECK(wel != NULL);
+        json_decref(wel);
+        wsc_close(w, 1000);
+    }
+    usleep(500 * 1000);
+    char hdr[1024];
+    int still = http_get_from("127.0.0.3", "/", hdr, sizeof hdr);
+    atomic_store(&f.stop, 1);
+    pthread_join(t, NULL);
+    long long took = mono_ms() - t0;
+    printf("  flood from 127.0.0.3 for %lld ms: %ld served, %ld refused (429), %ld cut\n", took, f.ok, f.refused,
+           f.ended);
+    CHECK_INT(still, 429);
+    CHECK(f.refused > 0);
+    CHECK(f.ok <= HUB_HTTP_BURST + HUB_HTTP_RATE * (took / 1000 + 1));
+    CHECK(f.ok >= HUB_HTTP_BURST);
+    CHECK_CONTAINS(f.refusal, "HTTP/1.1 429");
+    CHECK(strcasestr(f.refusal, "retry-after: 1") != NULL);
+    /* the bucket refills: a request a few seconds later is served */
+    usleep((unsigned)(2000 * 1000));
+    CHECK_INT(http_get_from("127.0.0.3", "/", NULL, 0), 200);
+    stop();
+}
+
+int main(void) {
+    if (!getenv("FRAGVOTE_SRC")) SKIP_ALL("run through ctest (FRAGVOTE_SRC unset)");
+    signal(SIGPIPE, SIG_IGN);
+    RUN(test_tables_are_exact_per_address_and_bounded);
+    RUN(test_peer_address_is_read_from_the_socket_ipv4_and_ipv6);
+    RUN(test_wrong_secrets_from_one_address_do_not_lock_out_the_presenter);
+    RUN(test_many_addresses_are_held_to_the_room_ceiling_and_the_laptop_gets_in);
+    RUN(test_http_flood_from_one_address_is_refused_while_others_load_pages);
+    return check_summary();
+}
