@@ -114,15 +114,23 @@
       navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(legacyCopy(text)); });
     } else done(legacyCopy(text));
   });
+  /* The copy leaves nothing behind: no selection, no text in the hidden
+   * textarea, and the focus back where it was (the button: a keyboard or
+   * screen-reader user stays in place). */
   function legacyCopy(text) {
-    var ta = fvEl('copybuf');
+    var ta = fvEl('copybuf'), back = document.activeElement;
+    if (!back || back === document.body || back === ta) back = fvEl('copy');
     ta.hidden = false;
     ta.value = text;
     ta.select();
     ta.setSelectionRange(0, text.length);
     var ok = false;
     try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+    ta.setSelectionRange(0, 0);
+    ta.value = '';
     ta.hidden = true;
+    if (window.getSelection) window.getSelection().removeAllRanges();
+    back.focus({ preventScroll: true });
     return ok;
   }
 

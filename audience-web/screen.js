@@ -1,5 +1,6 @@
 /* The projector: join URL + QR, question, live count, bars after close,
- * truth after reveal, collective score, final scoreboard. */
+ * truth after reveal, collective score; at the end the final scoreboard in
+ * their place. */
 'use strict';
 (function () {
   var state = null, split = null, countdown = fvCountdown('countdown');
@@ -34,10 +35,16 @@
       fvText('evidence', rv.evidence || rv.why);
       fvText('majority', rv.majority ? 'The room said ' + rv.majority + (rv.correct === 1 ? ' — right!' : rv.correct === 0 ? ' — wrong.' : rv.correct === 0.5 ? ' — split.' : '') : 'No votes.');
     }
-    fvText('collective', state.scored ? 'Room score so far: ' + pct(state.collective) + ' over ' + state.scored + ' question' + (state.scored === 1 ? '' : 's') : '');
+    var score = state.scored ? pct(state.collective) + ' over ' + state.scored + ' question' + (state.scored === 1 ? '' : 's') : '';
+    fvText('collective', score ? 'Room score so far: ' + score : '');
+    /* At the end the scoreboard replaces the last question, its bars and
+     * truth: on a projector nothing below the first screenful is seen. */
     fvShow('live', !state.ended);
     fvShow('final', !!state.ended);
-    if (state.ended) board();
+    if (state.ended) {
+      fvText('finalscore', score ? 'This room scored ' + score : 'No question was scored.');
+      board();
+    }
   }
 
   function board() {
@@ -50,7 +57,23 @@
       return tr;
     });
     fvEl('board').replaceChildren.apply(fvEl('board'), rows);
+    fitBoard();
   }
+
+  /* A projector has one screenful: a long deck's board (the built-in one
+   * has 32 questions) gets smaller type until it fits, down to 35%. */
+  function fitBoard() {
+    var table = fvEl('boardtable'), scale = 1;
+    table.style.fontSize = '';
+    for (var i = 0; i < 6; i++) {
+      var over = fvEl('final').getBoundingClientRect().bottom - window.innerHeight;
+      if (!(over > 0) || scale <= 0.35) return;
+      var h = table.getBoundingClientRect().height;
+      scale = Math.max(0.35, scale * (h - over) / h);
+      table.style.fontSize = (0.8 * scale).toFixed(3) + 'em';
+    }
+  }
+  window.addEventListener('resize', function () { if (state && state.ended) fitBoard(); });
 
   fvConnect('fragvote-screen', {
     status: function (s) { fvText('conn', s === 'online' ? '' : '(' + s + ')'); },

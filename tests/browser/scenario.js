@@ -505,10 +505,15 @@ async function main() {
       checkEq(r[4], truths[pos], `scoreboard Q${pos + 1} truth`);
       checkEq(r[5], mark, `scoreboard Q${pos + 1} room right/wrong`);
     }
-    const wantCollective = scored ? `Room score so far: ${Math.round((sum / scored) * 100)}% over ${scored} question${scored === 1 ? '' : 's'}` : '';
-    checkEq(await text(screen, '#collective'), wantCollective, 'screen shows the collective score');
+    const wantCollective = scored ? `This room scored ${Math.round((sum / scored) * 100)}% over ${scored} question${scored === 1 ? '' : 's'}` : 'No question was scored.';
+    checkEq(await screen.locator('#finalscore').textContent({ timeout: 2000 }).catch(() => '(no #finalscore)'), wantCollective,
+      'screen shows the collective score');
     await shot(screen, 'screen-6-final');
-    await onFirstScreen(screen, ['#collective'], 'screen (final)');
+    /* The scoreboard takes the place of the last question: nothing of it
+     * (question, count, bars, truth) pushes the board down the projector. */
+    for (const sel of ['#live', '#qtext', '.count', '#bars', '#reveal', '#collective'])
+      check(!(await screen.locator(sel).isVisible()), `screen (final): ${sel} of the last question is hidden`);
+    await onFirstScreen(screen, ['#final', '#finalscore', '#board'], 'screen (final)');
     await axe(screen, 'screen (final)');
 
     /* 9. Each phone: its score, its share grid, and the copy button on a
@@ -539,6 +544,12 @@ async function main() {
       await reader.evaluate(() => navigator.clipboard.writeText('(empty)'));
       if (n === 'B') { await tabTo(p, 'copy'); await p.keyboard.press('Enter'); } else await p.tap('#copy');
       await waitText(p, '#copied', 'copied ✓');
+      /* The fallback selected the text to copy it: nothing stays selected,
+       * and the focus is back on the button the person used. */
+      checkEq(await p.evaluate(() => window.getSelection().toString()), '', `phone ${n}: no text is left selected after copying`);
+      check(await p.evaluate(() => window.getSelection().isCollapsed && !document.getElementById('copybuf').value),
+        `phone ${n}: no selection and no copy buffer are left behind`);
+      checkEq(await p.evaluate(() => document.activeElement && document.activeElement.id), 'copy', `phone ${n}: the focus is back on the copy button`);
       checkEq(await reader.evaluate(() => navigator.clipboard.readText()), `fragvote ${room} ${right}/${sc}\n${grid}`,
         `phone ${n}: the copy button put the grid text on the clipboard`);
       if (n === 'A') { await shot(p, 'phone-5-final-grid'); await axe(p, 'phone (final)'); }

@@ -41,6 +41,8 @@ function makeElement(doc, id, tag) {
     appendChild: (n) => { el.children.push(n); el.textContent += n.textContent; return n; },
     select() { doc._selection = el.value; },
     setSelectionRange() { doc._selection = el.value; },
+    focus() { doc.activeElement = el; },
+    getBoundingClientRect: () => ({ top: 0, bottom: 0, left: 0, right: 0, width: 0, height: 0 }),
   };
   return el;
 }
@@ -196,6 +198,8 @@ function presenter() {
   check(reloaded.el('grid').textContent === '✔··\n·', 'share grid: one row per test (got ' + JSON.stringify(reloaded.el('grid').textContent) + ')');
   reloaded.el('copy').click();
   check(reloaded.doc.copied === 'fragvote TEST42 1/1\n✔··\n·', 'copy works without a secure context (execCommand fallback)');
+  check(reloaded.el('copybuf').value === '' && reloaded.doc.activeElement === reloaded.el('copy'),
+    'copy leaves no text in its buffer and the focus on the button');
   check(await until(() => !screen.el('final').hidden), 'screen shows the final scoreboard');
   check(screen.el('board').children.length === 4, 'scoreboard has every question');
 
