@@ -8,19 +8,16 @@
  *   - the collective score and vote accuracy equal the values computed here
  *     by hand from the voting pattern and that measured truth;
  *   - the lab's namespaces are gone after serve exits. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +25,7 @@
 #include "check.h"
 #include "db.h"
 #include "deck.h"
+#include "tcp_client.h"
 #include "wsclient.h"
 
 #define PHONES 50
@@ -108,11 +106,12 @@ static int port_from_output(const char *path, int timeout_ms) {
 
 static int wait_listening(int p, int timeout_ms) {
     for (int t = 0; t < timeout_ms; t += 50) {
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(p), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-        close(fd);
-        if (ok) return 0;
+        char err[256];
+        int fd = tcp_connect("127.0.0.1", p, NULL, err, sizeof err);
+        if (fd >= 0) {
+            close(fd);
+            return 0;
+        }
         if (serve_pid > 0 && waitpid(serve_pid, NULL, WNOHANG) == serve_pid) {
             serve_pid = -1;
             return -1;

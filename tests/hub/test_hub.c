@@ -1,15 +1,12 @@
 /* The live hub against real websocket clients: a real lws server on a free
  * port, a real SQLite file, the real quiz. Measurements come in through the
  * public hub_post() API from this (test) thread, as serve's probe worker does. */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +15,7 @@
 #include "db.h"
 #include "hub.h"
 #include "room.h"
+#include "tcp_client.h"
 #include "wsclient.h"
 
 #define T_MS 3000
@@ -874,36 +872,10 @@ static void test_the_largest_deck_fits_in_the_messages(void) {
 /* ---- HTTP: pages and the QR code ---- */
 
 static char *http_get(const char *path, size_t *len) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)F.port)};
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
-        close(fd);
-        return NULL;
-    }
-    char req[256];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
-    if (write(fd, req, (size_t)n) != n) {
-        close(fd);
-        return NULL;
-    }
-    struct timeval tv = {3, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    size_t cap = 1 << 20, got = 0;
-    char *buf = malloc(cap + 1);
-    ssize_t r;
-    while ((r = read(fd, buf + got, cap - got)) > 0) {
-        got += (size_t)r;
-        /* lws may keep the connection: stop once the body is complete */
-        buf[got] = 0;
-        char *hdr_end = strstr(buf, "\r\n\r\n");
-        char *cl = strcasestr(buf, "content-length:");
-        if (hdr_end && cl && cl < hdr_end && got >= (size_t)(hdr_end + 4 - buf) + strtoul(cl + 15, NULL, 10)) break;
-    }
-    close(fd);
-    buf[got] = 0;
-    *len = got;
-    return buf;
+    char err[256];
+    char *r = tcp_http_get("127.0.0.1", F.port, path, 3000, len, err, sizeof err);
+    if (!r) fprintf(stderr, "%s\n", err);
+    return r;
 }
 
 static void test_pages_are_served_and_carry_no_truth(void) {

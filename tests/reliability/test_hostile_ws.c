@@ -4,11 +4,8 @@
  *
  * Each attack must be refused with an error message or cut with a clear
  * close code and reason, never crash the server, never stall the others. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -24,6 +21,7 @@
 #include "db.h"
 #include "hub.h"
 #include "room.h"
+#include "tcp_client.h"
 #include "wsclient.h"
 
 #define T_MS 4000
@@ -544,10 +542,10 @@ static void test_slow_loris_http(void) {
     static int fds[LORIS];
     const char *req = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: ";
     for (int i = 0; i < LORIS; i++) {
-        fds[i] = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)F.port)};
-        inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-        REQUIRE(fds[i] >= 0 && connect(fds[i], (struct sockaddr *)&sa, sizeof sa) == 0);
+        char err[256];
+        fds[i] = tcp_connect("127.0.0.1", F.port, NULL, err, sizeof err);
+        if (fds[i] < 0) fprintf(stderr, "slow loris %d: %s\n", i, err);
+        REQUIRE(fds[i] >= 0);
         CHECK(write(fds[i], req, strlen(req)) == (ssize_t)strlen(req));
     }
     /* Dribble one byte per second per connection until the server hangs up. */
@@ -582,34 +580,10 @@ static void test_slow_loris_http(void) {
 /* ---- the presenter secret ---- */
 
 static char *http_get(const char *path) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)F.port)};
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
-        close(fd);
-        return NULL;
-    }
-    char req[256];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
-    if (write(fd, req, (size_t)n) != n) {
-        close(fd);
-        return NULL;
-    }
-    struct timeval tv = {2, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    size_t cap = 1 << 20, got = 0;
-    char *buf = malloc(cap + 1);
-    ssize_t r;
-    while (buf && got < cap && (r = read(fd, buf + got, cap - got)) > 0) {
-        got += (size_t)r;
-        buf[got] = 0;
-        char *hdr_end = strstr(buf, "\r\n\r\n");
-        char *cl = strcasestr(buf, "content-length:");
-        if (hdr_end && cl && cl < hdr_end && got >= (size_t)(hdr_end + 4 - buf) + strtoul(cl + 15, NULL, 10)) break;
-    }
-    close(fd);
-    if (buf) buf[got] = 0;
-    return buf;
+    char err[256];
+    char *r = tcp_http_get("127.0.0.1", F.port, path, 2000, NULL, err, sizeof err);
+    if (!r) fprintf(stderr, "%s\n", err);
+    return r;
 }
 
 static void test_secret_throttled_and_never_sent_to_the_audience(void) {

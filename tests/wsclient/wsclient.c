@@ -1,9 +1,8 @@
 /* Blocking RFC 6455 client for tests (see wsclient.h). */
 #include "wsclient.h"
+#include "tcp_client.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -98,37 +97,10 @@ struct wsc *wsc_connect(const char *host, int port, const char *path, const char
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    w->fd = -1;
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
-    char portstr[16];
-    snprintf(portstr, sizeof portstr, "%d", port);
-    int gai = getaddrinfo(host, portstr, &hints, &ai);
-    if (gai) {
-        snprintf(err, errlen, "resolving %s: %s", host, gai_strerror(gai));
-        goto fail;
-    }
-    w->fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (w->fd < 0) {
-        snprintf(err, errlen, "socket: %s", strerror(errno));
-        goto fail;
-    }
+    w->fd = tcp_connect(host, port, src_addr, err, errlen);
+    if (w->fd < 0) goto fail;
     int one = 1;
     setsockopt(w->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (src_addr && ai->ai_family == AF_INET) {
-        struct sockaddr_in sa = {.sin_family = AF_INET};
-        inet_pton(AF_INET, src_addr, &sa.sin_addr);
-        setsockopt(w->fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
-        if (bind(w->fd, (struct sockaddr *)&sa, sizeof sa)) {
-            snprintf(err, errlen, "bind %s: %s", src_addr, strerror(errno));
-            goto fail;
-        }
-    }
-    if (connect(w->fd, ai->ai_addr, ai->ai_addrlen)) {
-        snprintf(err, errlen, "connect %s:%d: %s", host, port, strerror(errno));
-        goto fail;
-    }
-    freeaddrinfo(ai);
-    ai = NULL;
     uint8_t nonce[16];
     if (getrandom(nonce, sizeof nonce, 0) != sizeof nonce) memset(nonce, 7, sizeof nonce);
     char key[25];
@@ -171,7 +143,6 @@ struct wsc *wsc_connect(const char *host, int port, const char *path, const char
     consume(w, (size_t)(end + 4 - (char *)w->in));
     return w;
 fail:
-    if (ai) freeaddrinfo(ai);
     wsc_free(w);
     return NULL;
 }
