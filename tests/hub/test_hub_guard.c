@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tcp_client.h"
 #include "db.h"
 #include "hub.h"
 #include "hub_guard.h"
@@ -339,16 +340,10 @@ static void test_peer_address_is_read_from_the_socket_ipv4_and_ipv6(void) {
 /* ---- HTTP ---- */
 
 static int tcp_from(const char *src) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET}, da = {.sin_family = AF_INET, .sin_port = htons((uint16_t)F.port)};
-    inet_pton(AF_INET, src, &sa.sin_addr);
-    inet_pton(AF_INET, "127.0.0.1", &da.sin_addr);
+    char err[128];
+    int fd = tcp_connect("127.0.0.1", F.port, src, err, sizeof err);
     struct timeval tv = {2, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || connect(fd, (struct sockaddr *)&da, sizeof da)) {
-        if (fd >= 0) close(fd);
-        return -1;
-    }
+    if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     return fd;
 }
 
