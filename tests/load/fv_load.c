@@ -20,7 +20,8 @@ static void usage(FILE *f) {
             "Opens N audience websockets to a running `fragvote serve` on loopback,\n"
             "joins them, opens the current question as the presenter, lets every phone\n"
             "vote once at a random time within the window, closes the question, and\n"
-            "checks that SQLite holds exactly the acknowledged votes.\n"
+            "checks that SQLite holds exactly the acknowledged votes. With --rejoin,\n"
+            "every phone then closes at once and comes back with its token (a wifi blip).\n"
             "\n"
             "Options:\n"
             "  --host ADDR          server address, 127.0.0.0/8 only (default 127.0.0.1)\n"
@@ -36,15 +37,22 @@ static void usage(FILE *f) {
             "  --sources N          spread phones over 127.0.0.2 .. 127.0.0.(N+1) (default: 1 per 1000, max %d)\n"
             "  --server-pid PID     sample the server's RSS and CPU time from /proc/PID\n"
             "  --poll               use lws's poll() loop instead of libev (epoll)\n"
-            "  --seed N             vote schedule seed (default 1)\n"
+            "  --seed N             vote (and reconnect) schedule seed (default 1)\n"
+            "  --rejoin             after the vote: all phones close at once and reconnect with their\n"
+            "                       token; checks same token, same vote, no new voter, all online again\n"
+            "  --rejoin-spread-ms N reconnect at random times in [0, N) ms after the close\n"
+            "                       (default 0: all at once, the worst case; max %d)\n"
+            "  --rejoin-forget-token  phones come back without their token, as new voters: the run\n"
+            "                       must fail (shows that the identity checks can fail)\n"
             "  --json FILE          also write the result as one JSON object\n"
-            "  --csv FILE           one line per phone: planned, seen, sent, ack, tally (ms after the open)\n"
+            "  --csv FILE           one line per phone: planned, seen, sent, ack, tally (ms after the open),\n"
+            "                       rejoin (ms from its reconnect time to its new welcome)\n"
             "  -v, --verbose        progress on stderr (twice: lws notices)\n"
             "  -h, --help           show this help\n"
             "\n"
             "Exit codes: 0 passed, 1 ran and failed (lost/unacknowledged votes, errors),\n"
             "2 usage, 4 could not run.\n",
-            LOAD_PHONES_MAX, LOAD_SOURCES_MAX);
+            LOAD_PHONES_MAX, LOAD_SOURCES_MAX, LOAD_SPREAD_MS_MAX);
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out) {
@@ -79,6 +87,42 @@ static void json_str(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+/* "rejoin": null when the storm did not run. */
+static void json_rejoin(FILE *f, const struct load_rejoin_result *j) {
+    if (!j->ran) {
+        fprintf(f, "\"rejoin\":null");
+        return;
+    }
+    fprintf(f, "\"rejoin\":{\"phones\":%d,\"back\":%d,\"errors\":%d,\"token_changed\":%d,\"votes_wrong\":%d,"
+               "\"online_min\":%d,\"online_max\":%d,\"online_end\":%d,\"total_s\":%.3f,\"online_ms\":%.1f,"
+               "\"db_voters\":%lld,\"db_votes\":%lld,\"gen_cpu_s\":%.2f,",
+            j->phones, j->back, j->errors, j->token_changed, j->votes_wrong, j->online_min, j->online_max,
+            j->online_end, j->total_s, j->online_ms, j->db_voters, j->db_votes, j->gen_cpu_s);
+    json_lat(f, "welcome_ms", &j->lat);
+    json_lat(f, "closed_ms", &j->closed);
+    json_proc(f, "srv_start", &j->srv_start);
+    fprintf(f, "\"srv_end\":{\"ok\":%d,\"rss_kb\":%ld,\"cpu_s\":%.2f}}", j->srv_end.ok, j->srv_end.rss_kb,
+            j->srv_end.cpu_s);
+}
+
+static void print_rejoin(const struct load_config *cfg, const struct load_rejoin_result *j) {
+    if (!j->ran) {
+        printf("rejoin: not run (the vote phase failed first)\n");
+        return;
+    }
+    printf("rejoin (spread %d ms): %d phones closed at once, %d welcomed again in %.2f s, errors %d, "
+           "new tokens %d, wrong votes %d\n",
+           cfg->rejoin_spread_ms, j->phones, j->back, j->total_s, j->errors, j->token_changed, j->votes_wrong);
+    print_lat(stdout, "close->welcome", &j->lat);
+    print_lat(stdout, "close->closed", &j->closed);
+    printf("rejoin: tallies said online min %d max %d last %d; all %d online after %.1f ms; SQLite %lld voters, "
+           "%lld votes\n",
+           j->online_min, j->online_max, j->online_end, cfg->phones, j->online_ms, j->db_voters, j->db_votes);
+    if (cfg->server_pid)
+        printf("rejoin: server CPU %.2f s, RSS %ld -> %ld kB; generator CPU %.2f s\n",
+               j->srv_end.cpu_s - j->srv_start.cpu_s, j->srv_start.rss_kb, j->srv_end.rss_kb, j->gen_cpu_s);
+}
+
 static int write_json(const char *path, const struct load_config *cfg, const struct load_result *r) {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
@@ -87,12 +131,13 @@ static int write_json(const char *path, const struct load_config *cfg, const str
                "\"voted\":%d,\"acked\":%d,\"tallied\":%d,\"refused\":%d,\"errors\":%d,\"idle_drops\":%d,"
                "\"question\":%d,\"db_votes\":%lld,\"db_voters\":%lld,\"connect_s\":%.2f,\"vote_s\":%.3f,"
                "\"screen_last_ms\":%.1f,\"kb_per_conn\":%.2f,\"gen_cpu_s\":%.2f,\"gen_rss_kb\":%ld,"
-               "\"open_ms\":%.1f,\"close_ms\":%.1f,\"rx_tally\":[%lld,%lld],\"rx_state\":[%lld,%lld],"
-               "\"rx_other\":[%lld,%lld],",
+               "\"open_ms\":%.1f,\"close_ms\":%.1f,\"rx_tally\":[%lld,%lld,%lld],\"rx_state\":[%lld,%lld,%lld],"
+               "\"rx_other\":[%lld,%lld,%lld],\"rejoin_spread_ms\":%d,",
             cfg->phones, cfg->window_ms, cfg->idle_s, r->event_loop_libev, r->connected, r->joined, r->voted, r->acked,
             r->tallied, r->refused, r->errors, r->idle_drops, r->question, r->db_votes, r->db_voters, r->connect_s,
             r->vote_s, r->screen_last_ms, kb_conn, r->gen_cpu_s, r->gen_rss_kb, r->open_ms, r->close_ms, r->rx_tally[0],
-            r->rx_tally[1], r->rx_state[0], r->rx_state[1], r->rx_other[0], r->rx_other[1]);
+            r->rx_tally[1], r->rx_tally[2], r->rx_state[0], r->rx_state[1], r->rx_state[2], r->rx_other[0],
+            r->rx_other[1], r->rx_other[2], cfg->rejoin_spread_ms);
     json_lat(f, "ack_ms", &r->ack);
     json_lat(f, "tally_ms", &r->tally);
     json_lat(f, "send_lag_ms", &r->send_lag);
@@ -104,6 +149,8 @@ static int write_json(const char *path, const struct load_config *cfg, const str
     json_proc(f, "srv_end", &r->srv_end);
     fprintf(f, "\"first_error\":");
     json_str(f, r->first_error);
+    fprintf(f, ",");
+    json_rejoin(f, &r->rejoin);
     fprintf(f, ",\"verdict\":");
     json_str(f, r->verdict);
     fprintf(f, ",\"passed\":%s}\n", r->verdict[0] ? "false" : "true");
@@ -115,7 +162,7 @@ int main(int argc, char **argv) {
                               .connect_timeout_s = 120, .connect_inflight = 256, .use_libev = 1, .seed = 1};
     const char *json = NULL;
     enum { O_HOST = 256, O_PORT, O_SECRET, O_DB, O_PHONES, O_WINDOW, O_IDLE, O_DRAIN, O_CTO, O_INFLIGHT, O_SOURCES,
-           O_PID, O_POLL, O_SEED, O_JSON, O_CSV };
+           O_PID, O_POLL, O_SEED, O_JSON, O_CSV, O_REJOIN, O_SPREAD, O_FORGET };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},       {"port", required_argument, NULL, O_PORT},
         {"secret", required_argument, NULL, O_SECRET},   {"db", required_argument, NULL, O_DB},
@@ -125,6 +172,8 @@ int main(int argc, char **argv) {
         {"sources", required_argument, NULL, O_SOURCES}, {"server-pid", required_argument, NULL, O_PID},
         {"poll", no_argument, NULL, O_POLL},             {"seed", required_argument, NULL, O_SEED},
         {"json", required_argument, NULL, O_JSON},       {"csv", required_argument, NULL, O_CSV},
+        {"rejoin", no_argument, NULL, O_REJOIN},       {"rejoin-spread-ms", required_argument, NULL, O_SPREAD},
+        {"rejoin-forget-token", no_argument, NULL, O_FORGET},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
     int o, bad = 0, seed = 1;
@@ -146,6 +195,9 @@ int main(int argc, char **argv) {
         case O_SEED: bad |= parse_int(optarg, 0, INT_MAX, &seed); break;
         case O_JSON: json = optarg; break;
         case O_CSV: cfg.csv_path = optarg; break;
+        case O_REJOIN: cfg.rejoin = 1; break;
+        case O_FORGET: cfg.rejoin_forget_token = 1; break;
+        case O_SPREAD: bad |= parse_int(optarg, 0, LOAD_SPREAD_MS_MAX, &cfg.rejoin_spread_ms); break;
         case 'v': cfg.verbose++; break;
         case 'h': usage(stdout); return 0;
         default: bad = 1; break;
@@ -158,6 +210,10 @@ int main(int argc, char **argv) {
     }
     if (!cfg.port || !cfg.secret || !cfg.db_path) {
         fprintf(stderr, "fv_load: --port, --secret and --db are required (see --help)\n");
+        return EXIT_USAGE;
+    }
+    if ((cfg.rejoin_spread_ms || cfg.rejoin_forget_token) && !cfg.rejoin) {
+        fprintf(stderr, "fv_load: --rejoin-spread-ms and --rejoin-forget-token need --rejoin\n");
         return EXIT_USAGE;
     }
     if (!load_is_loopback4(cfg.host)) {
@@ -186,8 +242,10 @@ int main(int argc, char **argv) {
     print_lat(stdout, "send lag", &r.send_lag);
     printf("last vote -> screen shows all: %.1f ms; open -> last ack: %.2f s\n", r.screen_last_ms, r.vote_s);
     printf("presenter: open confirmed in %.1f ms, close in %.1f ms\n", r.open_ms, r.close_ms);
-    printf("messages received (connect+idle / vote): tally %lld / %lld, state %lld / %lld, other %lld / %lld\n",
-           r.rx_tally[0], r.rx_tally[1], r.rx_state[0], r.rx_state[1], r.rx_other[0], r.rx_other[1]);
+    printf("messages received (connect+idle / vote / rejoin): tally %lld / %lld / %lld, state %lld / %lld / %lld, "
+           "other %lld / %lld / %lld\n",
+           r.rx_tally[0], r.rx_tally[1], r.rx_tally[2], r.rx_state[0], r.rx_state[1], r.rx_state[2], r.rx_other[0],
+           r.rx_other[1], r.rx_other[2]);
     printf("SQLite: %lld votes on question %d, %lld voters\n", r.db_votes, r.question, r.db_voters);
     if (cfg.server_pid) {
         printf("server RSS: base %ld kB, joined %ld kB, before vote %ld kB, end %ld kB", r.srv_base.rss_kb,
@@ -197,9 +255,11 @@ int main(int argc, char **argv) {
                r.srv_joined.cpu_s - r.srv_base.cpu_s, r.srv_idle.cpu_s - r.srv_joined.cpu_s,
                r.srv_end.cpu_s - r.srv_idle.cpu_s, r.srv_end.cpu_s - r.srv_base.cpu_s);
     }
+    if (cfg.rejoin) print_rejoin(&cfg, &r.rejoin);
     printf("generator: CPU %.2f s (%.2f s while voting), max RSS %ld kB\n", r.gen_cpu_s, r.gen_cpu_vote_s, r.gen_rss_kb);
     if (r.verdict[0]) printf("FAILED: %s\n", r.verdict);
-    else printf("PASSED: every acknowledged vote is in SQLite, none lost\n");
+    else printf("PASSED: every acknowledged vote is in SQLite, none lost%s\n",
+                cfg.rejoin ? "; every phone came back as itself with its vote" : "");
     if (json && write_json(json, &cfg, &r)) {
         fprintf(stderr, "fv_load: cannot write %s\n", json);
         return EXIT_CANNOT_RUN;

@@ -6,9 +6,13 @@
  * random time inside the window; per vote it measures send -> ack and
  * send -> the first tally on that phone that certainly includes the vote;
  * then it closes the question and checks that SQLite holds exactly as many
- * votes as were acknowledged. Everything is bounded in count and time.
+ * votes as were acknowledged. With --rejoin, every phone then closes at once
+ * and comes back with its token (load_rejoin.c): same token, same vote, no
+ * new voter in SQLite, all online again. Everything is bounded in count and
+ * time.
  *
- * load_gen.c is the libwebsockets engine (one state struct, struct load_run);
+ * load_gen.c is the libwebsockets engine (one state struct, struct lrun, in
+ * load_internal.h, shared with load_rejoin.c, the reconnect storm);
  * load_parse.c holds the pure pieces (JSON field scanner, percentiles,
  * /proc parsers) that tests/load/test_load_parse.c feeds canned bytes. */
 #ifndef FRAGVOTE_LOAD_H
@@ -24,6 +28,7 @@
 #define LOAD_SCREEN_LOG_MAX 100000     /* tallies remembered for the screen connection */
 #define LOAD_WINDOW_MS_MAX 600000      /* vote window */
 #define LOAD_IDLE_S_MAX 3600           /* idle hold before voting */
+#define LOAD_SPREAD_MS_MAX 600000      /* --rejoin-spread-ms */
 
 struct load_config {
     const char *host;                  /* numeric IPv4 in 127.0.0.0/8 only */
@@ -40,6 +45,10 @@ struct load_config {
     const char *csv_path;              /* NULL, or: one line per phone with its times (ms after the open) */
     int server_pid;                    /* 0: no /proc sampling */
     int use_libev;                     /* 1: libev event-lib (epoll); falls back to poll */
+    int rejoin;                        /* 1: after the vote, every phone closes and comes back with its token */
+    int rejoin_spread_ms;              /* reconnects at uniformly random times in [0, this) after the close */
+    int rejoin_forget_token;           /* 1: phones come back without their token (a page that lost its
+                                          storage): each becomes a new voter, so the run must fail */
     unsigned seed;
     int verbose;
 };
@@ -57,6 +66,26 @@ struct load_lat {
     double p50, p90, p99, max;
 };
 
+/* The reconnect storm (--rejoin). */
+struct load_rejoin_result {
+    int ran;                           /* 0: not asked for, or the vote phase failed first */
+    int phones;                        /* phones closed at once (all joined ones) */
+    int back;                          /* welcomed again */
+    int errors;                        /* errors counted during the storm (failed or dropped connections,
+                                          error messages, new tokens, wrong votes) */
+    int token_changed;                 /* new welcome with another token: a new identity */
+    int votes_wrong;                   /* new welcome whose votes[q] is not the vote acked before */
+    int online_min, online_max;        /* `online` in the tallies received during the storm (-1: none) */
+    int online_end;                    /* ... the last one seen */
+    double total_s;                    /* mass close -> the last phone welcomed again (-1: never) */
+    double online_ms;                  /* mass close -> a screen tally with online == phones (-1: never) */
+    struct load_lat lat;               /* per phone: its reconnect time -> its new welcome */
+    struct load_lat closed;            /* per phone: the mass close -> its old socket gone (close handshake) */
+    long long db_voters, db_votes;     /* SQLite after the storm (-1: not checked) */
+    struct load_proc srv_start, srv_end; /* the server at the mass close and when all were back */
+    double gen_cpu_s;                  /* the generator's CPU time during the storm */
+};
+
 struct load_result {
     int phones, connected, joined, voted, acked, tallied;
     int errors;                        /* error messages, failed connections, unexpected closes */
@@ -69,8 +98,8 @@ struct load_result {
     double screen_last_ms;             /* last vote sent -> screen tally counting every ack (-1: never) */
     double connect_s, vote_s;          /* duration of the connect phase and open -> last ack */
     double open_ms, close_ms;          /* presenter command -> its cmd_ok (-1: never) */
-    /* server messages received by all connections, per phase (connect+idle / voting+closing) */
-    long long rx_tally[2], rx_state[2], rx_other[2];
+    /* server messages received by all connections, per phase (connect+idle / voting+closing / rejoin) */
+    long long rx_tally[3], rx_state[3], rx_other[3]; /* [2]: during the reconnect storm */
     int event_loop_libev;
     struct load_proc srv_base, srv_joined, srv_idle, srv_end;
     double gen_cpu_s;                  /* the generator's own CPU time */
@@ -78,6 +107,7 @@ struct load_result {
     struct load_lat send_lag;          /* max(planned vote time, saw voting) -> sent: the generator's own delay */
     struct load_lat open_seen;         /* presenter's open written -> a phone sees the question voting */
     long gen_rss_kb;
+    struct load_rejoin_result rejoin;
     char first_error[256];
     char verdict[256];                 /* "" if the run passed */
 };
@@ -98,6 +128,13 @@ int load_json_field(const char *buf, size_t len, const char *key, const char **v
 int load_json_int(const char *buf, size_t len, const char *key, long long *out);
 /* 1 if the member is the string `want` (no escapes), 0 if another value, -1 if absent. */
 int load_json_str_is(const char *buf, size_t len, const char *key, const char *want);
+
+/* Copies the member, a string without escapes, into out (NUL-terminated):
+ * 0, or -1 if absent, not such a string, or not shorter than outlen. */
+int load_json_str_copy(const char *buf, size_t len, const char *key, char *out, size_t outlen);
+/* Element idx of the member, an array, as an integer: 0, or -1 if absent,
+ * not an array, too short, or that element is not an integer. */
+int load_json_array_int(const char *buf, size_t len, const char *key, int idx, long long *out);
 
 /* Sorts v in place and fills the summary (nearest-rank percentiles). */
 void load_lat_summarize(double *v, size_t n, struct load_lat *out);

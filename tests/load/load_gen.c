@@ -7,91 +7,38 @@
  * Phases: connect (ramped, bounded in flight) -> all joined -> idle hold ->
  * presenter opens the question -> phones vote at random times in the window
  * -> every vote acked and seen in a tally (or the drain deadline) ->
- * presenter closes the question -> SQLite check. */
+ * presenter closes the question -> SQLite check -> with --rejoin, the
+ * reconnect storm (load_rejoin.c). */
 #include <dlfcn.h>
 #include <errno.h>
-#include <libwebsockets.h>
-#include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
-#include "load.h"
+#include "load_internal.h"
 
 #define LOAD_RX_BUFFER 2048          /* lws receive buffer per connection; longer messages come in pieces */
 #define LOAD_TICK_MS 1               /* loop wake-up period while anything is scheduled */
 #define LOAD_CLOSE_WAIT_MS 30000     /* presenter open/skip/close: wait this long for cmd_ok */
-#define LOAD_OUT_MAX 512             /* one outgoing message */
 
-enum role { R_PHONE, R_SCREEN, R_PRESENTER };
-enum cstate { C_NONE, C_CONNECTING, C_OPEN, C_JOINED, C_GONE };
-enum phase { P_CONNECT, P_IDLE, P_NEXT, P_OPENING, P_VOTING, P_CLOSING, P_DONE };
-
-struct conn {
-    struct lws *wsi;
-    unsigned char role, st;
-    unsigned char hello_due, vote_due, voted, answered, acked, tallied, voting_seen, vote_time_passed;
-    int q;
-    double due;                      /* ms after the open */
-    double t_state, t_sent, t_ack, t_tally; /* monotonic ms: saw voting, vote written, ack, tally */
-    long long need_votes;            /* a tally with votes >= this certainly includes the vote */
-    long long last_ver;
-    char *rx;                        /* reassembly of a fragmented message */
-    size_t rxlen;
-    char out[LOAD_OUT_MAX];          /* screen/presenter: one message waiting to be sent */
-};
-
-struct lrun {
-    const struct load_config *cfg;
-    struct load_result *res;
-    struct lws_context *ctx;
-    struct lws_protocols protocols[4];
-    lws_retry_bo_t no_validity;      /* all zero: no per-connection validity timer (see load_run) */
-    void *ev_lib, *ev_loop, *foreign[1];
-    pthread_t ticker;
-    atomic_int ticker_stop;
-
-    struct conn *c;                  /* phones 0..n-1, then the screen, then the presenter */
-    int n;
-    struct conn *screen, *presenter;
-    char src[LOAD_SOURCES_MAX][20];
-    int started, inflight, established, joined, gone;
-
-    enum phase phase;
-    double t0, t_connect_deadline, t_idle_end, t_open, t_vote_deadline, t_close_deadline, t_last_ack;
-    double t_cmd;                    /* when the last presenter command was written */
-    int cmd_written;                 /* the presenter's last command left the generator */
-    int authed, opened, closed, question, nexted;
-    int q_pending;                   /* the presenter's last state: current question is pending */
-    long long state_seen;            /* states the presenter received */
-    int *order;                      /* phone indexes sorted by vote time */
-    int next_vote;
-    long long votes_sent;
-    double last_vote_sent;
-    double *sc_t;                    /* screen tallies: time and vote count */
-    long long *sc_votes;
-    int sc_n;
-};
-
-static double now_ms(void) {
+double load_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static double cpu_self_s(void) {
+double load_cpu_self_s(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
            (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static void failf(struct lrun *r, const char *fmt, ...) {
+void load_failf(struct lrun *r, const char *fmt, ...) {
     r->res->errors++;
     if (r->res->first_error[0]) return;
     va_list ap;
@@ -100,7 +47,7 @@ static void failf(struct lrun *r, const char *fmt, ...) {
     va_end(ap);
 }
 
-static void verdict(struct lrun *r, const char *fmt, ...) {
+void load_verdict(struct lrun *r, const char *fmt, ...) {
     if (r->res->verdict[0]) return;
     va_list ap;
     va_start(ap, fmt);
@@ -108,7 +55,7 @@ static void verdict(struct lrun *r, const char *fmt, ...) {
     va_end(ap);
 }
 
-static uint32_t rnd_next(uint32_t *s) { /* xorshift32: reproducible schedules from --seed */
+uint32_t load_rnd_next(uint32_t *s) { /* xorshift32: reproducible schedules from --seed */
     uint32_t x = *s ? *s : 0x9e3779b9u;
     x ^= x << 13;
     x ^= x >> 17;
@@ -145,7 +92,7 @@ static void on_state(struct lrun *r, struct conn *c, const char *m, size_t len) 
     if (c->role == R_PHONE) {
         if (voting && !c->voting_seen) {
             c->voting_seen = 1;
-            c->t_state = now_ms();
+            c->t_state = load_now_ms();
             c->q = (int)pos;
             if (c->vote_time_passed) phone_vote_now(r, c);
         }
@@ -162,20 +109,21 @@ static void on_tally(struct lrun *r, struct conn *c, const char *m, size_t len) 
     long long ver, q, votes;
     if (load_json_int(m, len, "ver", &ver) < 0 || load_json_int(m, len, "q", &q) < 0 ||
         load_json_int(m, len, "votes", &votes) < 0) {
-        failf(r, "tally without ver/q/votes: %.*s", SHOWN(len), m);
+        load_failf(r, "tally without ver/q/votes: %.*s", SHOWN(len), m);
         return;
     }
-    if (ver <= c->last_ver) failf(r, "tally version went from %lld to %lld on one connection", c->last_ver, ver);
+    if (ver <= c->last_ver) load_failf(r, "tally version went from %lld to %lld on one connection", c->last_ver, ver);
     c->last_ver = ver;
-    if (r->phase < P_VOTING || q != r->question) return;
+    if (r->phase == P_REJOIN) load_rejoin_tally(r, m, len);
+    if (r->phase < P_VOTING || r->phase > P_CLOSING || q != r->question) return;
     if (c->role == R_SCREEN) {
         if (r->sc_n < LOAD_SCREEN_LOG_MAX) {
-            r->sc_t[r->sc_n] = now_ms();
+            r->sc_t[r->sc_n] = load_now_ms();
             r->sc_votes[r->sc_n++] = votes;
         }
     } else if (c->role == R_PHONE && c->acked && !c->tallied && votes >= c->need_votes) {
         c->tallied = 1;
-        c->t_tally = now_ms();
+        c->t_tally = load_now_ms();
         r->res->tallied++;
     }
 }
@@ -184,13 +132,13 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
     const char *t;
     size_t tl;
     if (load_json_field(m, len, "t", &t, &tl) < 0 || tl < 3 || t[0] != '"') {
-        failf(r, "message without a type: %.*s", SHOWN(len), m);
+        load_failf(r, "message without a type: %.*s", SHOWN(len), m);
         return;
     }
     t++;
     tl -= 2;
 #define IS(s) (tl == sizeof(s) - 1 && !memcmp(t, s, tl))
-    int ph = r->phase >= P_VOTING;
+    int ph = r->phase >= P_REJOIN ? 2 : r->phase >= P_VOTING;
     if (IS("tally")) r->res->rx_tally[ph]++;
     else if (IS("state")) r->res->rx_state[ph]++;
     else r->res->rx_other[ph]++;
@@ -199,30 +147,34 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
         long long id = -1, q = -1;
         int idx = (int)(c - r->c);
         if (c->role != R_PHONE || !c->voted || c->answered) {
-            failf(r, "unexpected ack: %.*s", SHOWN(len), m);
+            load_failf(r, "unexpected ack: %.*s", SHOWN(len), m);
             return;
         }
-        const char *want = idx % 3 ? "true" : "false", *yv;
+        const char *want = load_phone_yes(idx) ? "true" : "false", *yv;
         size_t yl;
         int yes_ok = load_json_field(m, len, "yes", &yv, &yl) == 0 && yl == strlen(want) && !memcmp(yv, want, yl);
         if (load_json_int(m, len, "id", &id) < 0 || load_json_int(m, len, "q", &q) < 0 || id != idx + 1 ||
             q != c->q || !yes_ok) {
-            failf(r, "phone %d: the ack does not echo its vote (id %d, q %d, yes %s): %.*s", idx, idx + 1, c->q, want,
-                  SHOWN(len), m);
+            load_failf(r, "phone %d: the ack does not echo its vote (id %d, q %d, yes %s): %.*s", idx, idx + 1, c->q,
+                       want, SHOWN(len), m);
             return;
         }
         c->answered = c->acked = 1;
-        c->t_ack = now_ms();
+        c->t_ack = load_now_ms();
         r->t_last_ack = c->t_ack;
         c->need_votes = r->votes_sent - r->res->refused;
         r->res->acked++;
     } else if (IS("state")) on_state(r, c, m, len);
     else if (IS("welcome")) {
-        if (c->role == R_PHONE && c->st == C_OPEN) {
-            c->st = C_JOINED;
-            r->joined++;
-            r->res->joined++;
+        if (c->role != R_PHONE || c->st != C_OPEN) return;
+        c->st = C_JOINED;
+        if (r->phase == P_REJOIN) {
+            load_rejoin_welcome(r, c, m, len);
+            return;
         }
+        r->joined++;
+        r->res->joined++;
+        load_rejoin_remember(r, c, m, len);
     } else if (IS("error")) {
         long long id;
         if (c->role == R_PHONE && load_json_int(m, len, "id", &id) == 0 && c->voted && !c->answered) {
@@ -230,18 +182,18 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
             r->res->refused++;
         }
         if (c->role == R_PRESENTER && (r->phase == P_OPENING || r->phase == P_NEXT))
-            verdict(r, "the presenter could not %s: %.*s", r->phase == P_NEXT ? "move on" : "open", SHOWN(len), m);
-        failf(r, "server error: %.*s", SHOWN(len), m);
+            load_verdict(r, "the presenter could not %s: %.*s", r->phase == P_NEXT ? "move on" : "open", SHOWN(len), m);
+        load_failf(r, "server error: %.*s", SHOWN(len), m);
     } else if (IS("auth_ok")) {
         if (c->role == R_PRESENTER) r->authed = 1;
     } else if (IS("cmd_ok")) {
         if (c->role != R_PRESENTER) return;
         if (load_json_str_is(m, len, "cmd", "open") == 1 && !r->opened) {
             r->opened = 1;
-            r->res->open_ms = now_ms() - r->t_cmd;
+            r->res->open_ms = load_now_ms() - r->t_cmd;
         } else if (load_json_str_is(m, len, "cmd", "close") == 1) {
             r->closed = 1;
-            r->res->close_ms = now_ms() - r->t_cmd;
+            r->res->close_ms = load_now_ms() - r->t_cmd;
         }
         else if (load_json_str_is(m, len, "cmd", "skip") == 1) r->nexted = 1;
     }
@@ -249,6 +201,17 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
 }
 
 /* ---- the lws callback shared by the three protocols ---- */
+
+/* Into p (LOAD_OUT_MAX bytes): the hello of a phone; coming back from the
+ * storm it sends what the real phone page keeps (room and token). */
+static int phone_hello(const struct lrun *r, const struct conn *c, char *p) {
+    if (c->rj == RJ_CONNECTING && r->cfg->rejoin_forget_token)
+        return snprintf(p, LOAD_OUT_MAX, "{\"t\":\"hello\",\"v\":1,\"room\":\"%s\"}", r->room);
+    if (c->rj == RJ_CONNECTING)
+        return snprintf(p, LOAD_OUT_MAX, "{\"t\":\"hello\",\"v\":1,\"room\":\"%s\",\"token\":\"%s\"}", r->room,
+                        c->token);
+    return snprintf(p, LOAD_OUT_MAX, "{\"t\":\"hello\"}");
+}
 
 static void conn_gone(struct lrun *r, struct conn *c) {
     if (c->st == C_CONNECTING) r->inflight--;
@@ -267,15 +230,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     switch (reason) {
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         if (!c) break;
-        if (r->phase < P_DONE)
-            failf(r, "connection %d failed: %s", (int)(c - r->c), in ? (const char *)in : "(no reason)");
         conn_gone(r, c);
+        if (!load_rejoin_closed(r, c) && r->phase < P_DONE)
+            load_failf(r, "connection %d failed: %s", (int)(c - r->c), in ? (const char *)in : "(no reason)");
         break;
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         if (!c) break;
         r->inflight--;
         r->established++;
-        r->res->connected += c->role == R_PHONE;
+        r->res->connected += c->role == R_PHONE && r->phase == P_CONNECT;
         c->st = C_OPEN;
         if (c->role == R_PHONE) c->hello_due = 1;
         else if (c->role == R_SCREEN) snprintf(c->out, sizeof c->out, "{\"t\":\"hello\"}");
@@ -283,20 +246,21 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         lws_callback_on_writable(wsi);
         break;
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-        if (c && r->phase < P_DONE) {
+        if (c && r->phase < P_DONE && c->rj != RJ_CLOSING) {
             int code = len >= 2 ? ((const unsigned char *)in)[0] << 8 | ((const unsigned char *)in)[1] : 1005;
-            failf(r, "the server closed connection %d (%s): %d %.*s", (int)(c - r->c),
-                  c->role == R_PHONE ? "phone" : c->role == R_SCREEN ? "screen" : "presenter", code,
-                  len > 2 ? (int)(len - 2) : 0, len > 2 ? (const char *)in + 2 : "");
+            load_failf(r, "the server closed connection %d (%s): %d %.*s", (int)(c - r->c),
+                       c->role == R_PHONE ? "phone" : c->role == R_SCREEN ? "screen" : "presenter", code,
+                       len > 2 ? (int)(len - 2) : 0, len > 2 ? (const char *)in + 2 : "");
         }
         break;
     case LWS_CALLBACK_CLIENT_CLOSED:
         if (!c) break;
+        conn_gone(r, c);
+        if (load_rejoin_closed(r, c)) break;
         if (r->phase < P_DONE) {
-            failf(r, "connection %d closed during the run", (int)(c - r->c));
+            load_failf(r, "connection %d closed during the run", (int)(c - r->c));
             if (r->phase == P_IDLE && c->role == R_PHONE) r->res->idle_drops++;
         }
-        conn_gone(r, c);
         break;
     case LWS_CALLBACK_CLIENT_RECEIVE: {
         if (!c) break;
@@ -306,7 +270,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             break;
         }
         if (c->rxlen + len > LOAD_MSG_MAX) {
-            failf(r, "server message larger than %d bytes", LOAD_MSG_MAX);
+            load_failf(r, "server message larger than %d bytes", LOAD_MSG_MAX);
             return -1;
         }
         char *nb = realloc(c->rx, c->rxlen + len + 1);
@@ -331,23 +295,27 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             if (!c->out[0]) break;
             n = snprintf(p, LOAD_OUT_MAX, "%s", c->out);
             c->out[0] = 0;
+        } else if (c->rj == RJ_CLOSE_DUE) { /* the wifi blip: a clean close, then back with the token */
+            c->rj = RJ_CLOSING;
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, (unsigned char *)"wifi blip", 9);
+            return -1;
         } else if (c->hello_due) {
-            n = snprintf(p, LOAD_OUT_MAX, "{\"t\":\"hello\"}");
+            n = phone_hello(r, c, p);
             c->hello_due = 0;
         } else if (c->vote_due) {
             n = snprintf(p, LOAD_OUT_MAX, "{\"t\":\"vote\",\"id\":%d,\"q\":%d,\"yes\":%s}", (int)(c - r->c) + 1, c->q,
-                         (c - r->c) % 3 ? "true" : "false");
+                         load_phone_yes((int)(c - r->c)) ? "true" : "false");
             c->vote_due = 0;
             vote = 1;
         } else
             break;
-        double t = now_ms();
+        double t = load_now_ms();
         if (c->role == R_PRESENTER) {
             r->t_cmd = t;
             r->cmd_written = 1;
         }
         if (lws_write(wsi, (unsigned char *)p, (size_t)n, LWS_WRITE_TEXT) < n) {
-            failf(r, "write failed on connection %d", (int)(c - r->c));
+            load_failf(r, "write failed on connection %d", (int)(c - r->c));
             return -1;
         }
         if (vote) {
@@ -365,9 +333,56 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     return 0;
 }
 
+/* ---- SQLite, read-only ---- */
+
+int load_db_count(struct lrun *r, long long *votes, long long *voters, char *err, size_t errlen) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    int rc = -1;
+    if (sqlite3_open_v2(r->cfg->db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", r->cfg->db_path, db ? sqlite3_errmsg(db) : "cannot open");
+        goto done;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    /* the newest session is the one being served */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT (SELECT count(*) FROM votes v JOIN questions q ON q.id = v.question_id "
+                           "        WHERE q.session_id = s.id AND q.position = ?1), "
+                           "       (SELECT count(*) FROM voters vr WHERE vr.session_id = s.id) "
+                           "FROM sessions s ORDER BY s.id DESC LIMIT 1",
+                           -1, &s, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", r->cfg->db_path, sqlite3_errmsg(db));
+        goto done;
+    }
+    sqlite3_bind_int(s, 1, r->question);
+    if (sqlite3_step(s) != SQLITE_ROW) {
+        snprintf(err, errlen, "%s: no session in the database", r->cfg->db_path);
+        goto done;
+    }
+    *votes = sqlite3_column_int64(s, 0);
+    *voters = sqlite3_column_int64(s, 1);
+    rc = 0;
+done:
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return rc;
+}
+
+/* Votes in SQLite must equal votes acknowledged (fills res->db_votes/db_voters). */
+static void check_votes_stored(struct lrun *r) {
+    struct load_result *res = r->res;
+    char dberr[256];
+    if (!r->cfg->db_path || !r->cfg->db_path[0]) return;
+    if (load_db_count(r, &res->db_votes, &res->db_voters, dberr, sizeof dberr) < 0)
+        load_verdict(r, "database check failed: %s", dberr);
+    else if (res->db_votes != res->acked)
+        load_verdict(r, "%lld votes in SQLite but %d acknowledged: %s", res->db_votes, res->acked,
+                     res->db_votes < res->acked ? "LOST VOTES" : "votes stored without an ack");
+}
+
 /* ---- the schedule ---- */
 
-static void connect_one(struct lrun *r, int i) {
+void load_connect_one(struct lrun *r, int i) {
     struct conn *c = &r->c[i];
     static const char *const names[] = {"fragvote-audience", "fragvote-screen", "fragvote-presenter"};
     struct lws_client_connect_info ci;
@@ -386,7 +401,7 @@ static void connect_one(struct lrun *r, int i) {
     c->st = C_CONNECTING;
     r->inflight++;
     if (!lws_client_connect_via_info(&ci) && c->st == C_CONNECTING) {
-        failf(r, "cannot start connection %d", i);
+        load_failf(r, "cannot start connection %d", i);
         conn_gone(r, c);
     }
 }
@@ -400,12 +415,12 @@ static int cmp_due(const void *a, const void *b, void *arg) {
 static void start_voting(struct lrun *r) {
     uint32_t s = r->cfg->seed;
     for (int i = 0; i < r->n; i++) {
-        r->c[i].due = (double)(rnd_next(&s) % (uint32_t)(r->cfg->window_ms * 1000)) / 1000.0;
+        r->c[i].due = (double)(load_rnd_next(&s) % (uint32_t)(r->cfg->window_ms * 1000)) / 1000.0;
         r->order[i] = i;
     }
     qsort_r(r->order, (size_t)r->n, sizeof *r->order, cmp_due, r->c);
     r->next_vote = 0;
-    r->res->gen_cpu_vote_s = cpu_self_s();
+    r->res->gen_cpu_vote_s = load_cpu_self_s();
     r->t_vote_deadline = r->t_open + r->cfg->window_ms + r->cfg->drain_ms;
     r->phase = P_VOTING;
 }
@@ -422,7 +437,7 @@ static int voting_finished(struct lrun *r) {
 }
 
 static void tick(struct lrun *r) {
-    double now = now_ms();
+    double now = load_now_ms();
     switch (r->phase) {
     case P_CONNECT: {
         int total = r->n + 2;
@@ -430,15 +445,15 @@ static void tick(struct lrun *r) {
             /* the screen and the presenter go first */
             int i = r->started < 2 ? r->n + r->started : r->started - 2;
             r->started++;
-            connect_one(r, i);
+            load_connect_one(r, i);
         }
         int ready = r->joined == r->n && r->authed && r->screen->st == C_OPEN;
         if (ready || now > r->t_connect_deadline) {
             r->res->connect_s = (now - r->t0) / 1e3;
             if (!ready)
-                verdict(r, "only %d of %d phones joined within %d s (screen %s, presenter %s)", r->joined, r->n,
-                        r->cfg->connect_timeout_s, r->screen->st == C_OPEN ? "ok" : "not connected",
-                        r->authed ? "ok" : "not authenticated");
+                load_verdict(r, "only %d of %d phones joined within %d s (screen %s, presenter %s)", r->joined, r->n,
+                             r->cfg->connect_timeout_s, r->screen->st == C_OPEN ? "ok" : "not connected",
+                             r->authed ? "ok" : "not authenticated");
             if (r->cfg->server_pid) load_proc_sample(r->cfg->server_pid, &r->res->srv_joined);
             if (!r->authed || !r->joined) {
                 r->phase = P_DONE;
@@ -471,7 +486,7 @@ static void tick(struct lrun *r) {
             r->t_close_deadline = now + LOAD_CLOSE_WAIT_MS;
             r->phase = P_OPENING;
         } else if (r->res->verdict[0] || now > r->t_close_deadline) {
-            verdict(r, "the presenter could not move on to a pending question within %d ms", LOAD_CLOSE_WAIT_MS);
+            load_verdict(r, "the presenter could not move on to a pending question within %d ms", LOAD_CLOSE_WAIT_MS);
             r->phase = P_DONE;
         }
         break;
@@ -484,7 +499,7 @@ static void tick(struct lrun *r) {
             start_voting(r);
         }
         else if (r->res->verdict[0] || now > r->t_close_deadline) {
-            verdict(r, "the presenter's open was not confirmed within %d ms", LOAD_CLOSE_WAIT_MS);
+            load_verdict(r, "the presenter's open was not confirmed within %d ms", LOAD_CLOSE_WAIT_MS);
             r->phase = P_DONE;
         }
         break;
@@ -495,10 +510,10 @@ static void tick(struct lrun *r) {
             if (c->voting_seen) phone_vote_now(r, c); /* else: as soon as its state says voting */
         }
         if (voting_finished(r) || now > r->t_vote_deadline) {
-            if (now > r->t_vote_deadline) verdict(r, "votes, acks or tallies still missing %d ms after the window",
-                                                  r->cfg->drain_ms);
+            if (now > r->t_vote_deadline) load_verdict(r, "votes, acks or tallies still missing %d ms after the window",
+                                                       r->cfg->drain_ms);
             r->res->vote_s = (r->t_last_ack - r->t_open) / 1e3;
-            r->res->gen_cpu_vote_s = cpu_self_s() - r->res->gen_cpu_vote_s;
+            r->res->gen_cpu_vote_s = load_cpu_self_s() - r->res->gen_cpu_vote_s;
             send_later(r, r->presenter, "{\"t\":\"cmd\",\"cmd\":\"close\"}");
             r->t_close_deadline = now + LOAD_CLOSE_WAIT_MS;
             r->phase = P_CLOSING;
@@ -506,10 +521,15 @@ static void tick(struct lrun *r) {
         break;
     case P_CLOSING:
         if (r->closed || now > r->t_close_deadline) {
-            if (!r->closed) verdict(r, "the presenter's close was not confirmed within %d ms", LOAD_CLOSE_WAIT_MS);
+            if (!r->closed) load_verdict(r, "the presenter's close was not confirmed within %d ms", LOAD_CLOSE_WAIT_MS);
+            if (r->cfg->server_pid) load_proc_sample(r->cfg->server_pid, &r->res->srv_end);
+            check_votes_stored(r);
             r->phase = P_DONE;
+            /* the storm only after a clean vote: its checks compare with it */
+            if (r->cfg->rejoin && !r->res->verdict[0]) load_rejoin_start(r);
         }
         break;
+    case P_REJOIN: load_rejoin_tick(r, now); break;
     case P_DONE: break;
     }
 }
@@ -547,49 +567,18 @@ static void ev_close(struct lrun *r) {
 
 /* ---- after the run ---- */
 
-static int db_check(struct lrun *r, char *err, size_t errlen) {
-    sqlite3 *db = NULL;
-    sqlite3_stmt *s = NULL;
-    int rc = -1;
-    if (sqlite3_open_v2(r->cfg->db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: %s", r->cfg->db_path, db ? sqlite3_errmsg(db) : "cannot open");
-        goto done;
-    }
-    sqlite3_busy_timeout(db, 5000);
-    /* the newest session is the one being served */
-    if (sqlite3_prepare_v2(db,
-                           "SELECT (SELECT count(*) FROM votes v JOIN questions q ON q.id = v.question_id "
-                           "        WHERE q.session_id = s.id AND q.position = ?1), "
-                           "       (SELECT count(*) FROM voters vr WHERE vr.session_id = s.id) "
-                           "FROM sessions s ORDER BY s.id DESC LIMIT 1",
-                           -1, &s, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: %s", r->cfg->db_path, sqlite3_errmsg(db));
-        goto done;
-    }
-    sqlite3_bind_int(s, 1, r->question);
-    if (sqlite3_step(s) != SQLITE_ROW) {
-        snprintf(err, errlen, "%s: no session in the database", r->cfg->db_path);
-        goto done;
-    }
-    r->res->db_votes = sqlite3_column_int64(s, 0);
-    r->res->db_voters = sqlite3_column_int64(s, 1);
-    rc = 0;
-done:
-    sqlite3_finalize(s);
-    sqlite3_close(db);
-    return rc;
-}
-
 /* One line per phone, times in ms after the presenter's open (-1: never). */
 static int write_csv(struct lrun *r, const char *path) {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
-    fprintf(f, "phone,planned,seen,sent,ack,tally\n");
+    fprintf(f, "phone,planned,seen,sent,ack,tally,rejoin\n");
     for (int i = 0; i < r->n; i++) {
         const struct conn *c = &r->c[i];
 #define T(cond, t) ((cond) ? (t) - r->t_open : -1.0)
-        fprintf(f, "%d,%.3f,%.3f,%.3f,%.3f,%.3f\n", i, r->opened || r->phase >= P_VOTING ? c->due : -1.0,
-                T(c->voting_seen, c->t_state), T(c->voted, c->t_sent), T(c->acked, c->t_ack), T(c->tallied, c->t_tally));
+        double rejoin = c->rj == RJ_BACK ? c->t_rj_welcome - (r->rj.t_blip + c->rj_at) : -1.0;
+        fprintf(f, "%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", i, r->opened || r->phase >= P_VOTING ? c->due : -1.0,
+                T(c->voting_seen, c->t_state), T(c->voted, c->t_sent), T(c->acked, c->t_ack), T(c->tallied, c->t_tally),
+                rejoin);
 #undef T
     }
     return fclose(f);
@@ -631,6 +620,9 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
     res->phones = cfg->phones;
     res->db_votes = res->db_voters = -1;
     res->screen_last_ms = res->open_ms = res->close_ms = -1;
+    res->rejoin.total_s = res->rejoin.online_ms = -1;
+    res->rejoin.db_votes = res->rejoin.db_voters = -1;
+    res->rejoin.online_min = res->rejoin.online_max = res->rejoin.online_end = -1;
     if (!load_is_loopback4(cfg->host)) {
         snprintf(err, errlen, "refusing %s: the generator talks to 127.0.0.0/8 only", cfg->host ? cfg->host : "(none)");
         return -1;
@@ -717,44 +709,39 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
             goto out;
         }
     }
-    r->t0 = now_ms();
+    r->t0 = load_now_ms();
     r->t_connect_deadline = r->t0 + cfg->connect_timeout_s * 1000.0;
     r->phase = P_CONNECT;
     int (*ev_run)(void *, int) = r->ev_loop ? (int (*)(void *, int))dlsym(r->ev_lib, "ev_run") : NULL;
     while (r->phase != P_DONE) {
         if (ev_run) ev_run(r->ev_loop, LOAD_EVRUN_ONCE);
         else if (lws_service(r->ctx, 0) < 0) {
-            verdict(r, "the lws service loop failed");
+            load_verdict(r, "the lws service loop failed");
             break;
         }
         tick(r);
     }
-    if (cfg->server_pid) load_proc_sample(cfg->server_pid, &res->srv_end);
+    if (cfg->server_pid && !res->srv_end.ok) load_proc_sample(cfg->server_pid, &res->srv_end);
     atomic_store(&r->ticker_stop, 1);
     pthread_join(r->ticker, NULL);
     summarize(r);
-    if (cfg->csv_path && write_csv(r, cfg->csv_path) < 0) failf(r, "cannot write %s", cfg->csv_path);
+    if (cfg->csv_path && write_csv(r, cfg->csv_path) < 0) load_failf(r, "cannot write %s", cfg->csv_path);
     {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        res->gen_cpu_s = cpu_self_s();
+        res->gen_cpu_s = load_cpu_self_s();
         res->gen_rss_kb = ru.ru_maxrss;
     }
     lws_context_destroy(r->ctx);
     r->ctx = NULL;
 
-    if (cfg->db_path && cfg->db_path[0]) {
-        char dberr[256];
-        if (db_check(r, dberr, sizeof dberr) < 0) verdict(r, "database check failed: %s", dberr);
-        else if (res->db_votes != res->acked)
-            verdict(r, "%lld votes in SQLite but %d acknowledged: %s", res->db_votes, res->acked,
-                    res->db_votes < res->acked ? "LOST VOTES" : "votes stored without an ack");
-    }
-    if (res->joined < res->phones) verdict(r, "%d of %d phones joined", res->joined, res->phones);
-    if (res->acked < res->joined) verdict(r, "%d of %d joined phones got their vote acknowledged", res->acked, res->joined);
-    if (res->tallied < res->acked) verdict(r, "%d of %d acknowledged votes were seen in a tally", res->tallied, res->acked);
-    if (res->screen_last_ms < 0 && res->acked) verdict(r, "the screen never showed all %d votes", res->acked);
-    if (res->errors) verdict(r, "%d errors; first: %s", res->errors, res->first_error);
+    if (res->db_votes < 0) check_votes_stored(r); /* the run ended before the vote phase did */
+    if (res->joined < res->phones) load_verdict(r, "%d of %d phones joined", res->joined, res->phones);
+    if (res->acked < res->joined) load_verdict(r, "%d of %d joined phones got their vote acknowledged", res->acked, res->joined);
+    if (res->tallied < res->acked) load_verdict(r, "%d of %d acknowledged votes were seen in a tally", res->tallied, res->acked);
+    if (res->screen_last_ms < 0 && res->acked) load_verdict(r, "the screen never showed all %d votes", res->acked);
+    load_rejoin_finish(r);
+    if (res->errors) load_verdict(r, "%d errors; first: %s", res->errors, res->first_error);
     rc = res->verdict[0] ? 1 : 0;
 out:
     if (r->ctx) lws_context_destroy(r->ctx);
@@ -763,6 +750,8 @@ out:
         for (int i = 0; i < r->n + 2; i++) free(r->c[i].rx);
     free(r->c);
     free(r->order);
+    free(r->rj.order);
+    free(r->rj.ready);
     free(r->sc_t);
     free(r->sc_votes);
     free(r);

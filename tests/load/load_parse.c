@@ -104,6 +104,41 @@ int load_json_str_is(const char *buf, size_t len, const char *key, const char *w
     return vl == wl + 2 && v[0] == '"' && !memcmp(v + 1, want, wl) && v[vl - 1] == '"';
 }
 
+int load_json_str_copy(const char *buf, size_t len, const char *key, char *out, size_t outlen) {
+    const char *v;
+    size_t vl;
+    if (load_json_field(buf, len, key, &v, &vl) < 0 || vl < 2 || v[0] != '"' || vl - 2 >= outlen) return -1;
+    if (memchr(v + 1, '\\', vl - 2)) return -1;
+    memcpy(out, v + 1, vl - 2);
+    out[vl - 2] = 0;
+    return 0;
+}
+
+int load_json_array_int(const char *buf, size_t len, const char *key, int idx, long long *out) {
+    const char *v;
+    size_t vl;
+    if (idx < 0 || load_json_field(buf, len, key, &v, &vl) < 0 || v[0] != '[') return -1;
+    size_t i = skip_ws(v, 1, vl);
+    for (int k = 0; i < vl && v[i] != ']'; k++) {
+        size_t e = skip_value(v, i, vl);
+        if (e > vl) return -1;
+        if (k == idx) {
+            char tmp[24], *end;
+            if (e - i == 0 || e - i > 20) return -1;
+            memcpy(tmp, v + i, e - i);
+            tmp[e - i] = 0;
+            long long x = strtoll(tmp, &end, 10);
+            if (*end || !(tmp[0] == '-' || (tmp[0] >= '0' && tmp[0] <= '9'))) return -1;
+            *out = x;
+            return 0;
+        }
+        i = skip_ws(v, e, vl);
+        if (i < vl && v[i] == ',') i = skip_ws(v, i + 1, vl);
+        else if (i >= vl || v[i] != ']') return -1;
+    }
+    return -1;
+}
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;

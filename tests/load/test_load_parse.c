@@ -57,6 +57,35 @@ static void test_scanner_refuses_malformed(void) {
     CHECK_INT(load_json_int("{\"id\":12}", 6, "id", &v), -1);
 }
 
+static void test_welcome_token_and_votes(void) {
+    /* the hub's welcome: the token to resume with and the voter's vote per question */
+    const char m[] = "{\"t\":\"welcome\",\"v\":1,\"token\":\"0123456789abcdef0123456789abcdef\",\"room\":\"K7QX2M\","
+                     "\"votes\":[-1, 1,0 ,-1],\"score\":{\"answered\":2,\"scored\":0,\"correct\":0}}";
+    char tok[33], small[8];
+    long long v;
+    CHECK_INT(load_json_str_copy(m, sizeof m - 1, "token", tok, sizeof tok), 0);
+    CHECK_STR(tok, "0123456789abcdef0123456789abcdef");
+    CHECK_INT(load_json_str_copy(m, sizeof m - 1, "token", small, sizeof small), -1); /* does not fit */
+    CHECK_INT(load_json_str_copy(m, sizeof m - 1, "v", small, sizeof small), -1);     /* not a string */
+    CHECK_INT(load_json_str_copy(S("{\"a\":\"x\\\"y\"}"), "a", small, sizeof small), -1); /* escapes refused */
+    CHECK_INT(load_json_str_copy(S("{\"a\":\"\"}"), "a", small, sizeof small), 0);
+    CHECK_STR(small, "");
+    int want[] = {-1, 1, 0, -1};
+    for (int i = 0; i < 4; i++) {
+        v = 99;
+        CHECK_INT(load_json_array_int(m, sizeof m - 1, "votes", i, &v), 0);
+        CHECK_INT(v, want[i]);
+    }
+    CHECK_INT(load_json_array_int(m, sizeof m - 1, "votes", 4, &v), -1);  /* past the end */
+    CHECK_INT(load_json_array_int(m, sizeof m - 1, "votes", -1, &v), -1);
+    CHECK_INT(load_json_array_int(m, sizeof m - 1, "room", 0, &v), -1);   /* not an array */
+    CHECK_INT(load_json_array_int(S("{\"a\":[]}"), "a", 0, &v), -1);
+    CHECK_INT(load_json_array_int(S("{\"a\":[1,\"2\"]}"), "a", 1, &v), -1); /* not an integer */
+    CHECK_INT(load_json_array_int(S("{\"a\":[1,[2,3],4]}"), "a", 2, &v), 0);
+    CHECK_INT(v, 4);
+    CHECK_INT(load_json_array_int(S("{\"a\":[1 2]}"), "a", 1, &v), -1);      /* malformed */
+}
+
 static void test_percentiles_nearest_rank(void) {
     double v[100];
     for (int i = 0; i < 100; i++) v[i] = 100 - i; /* 100 .. 1, unsorted */
@@ -103,6 +132,7 @@ int main(void) {
     RUN(test_scanner_reads_flat_messages);
     RUN(test_scanner_ignores_nested_keys);
     RUN(test_scanner_refuses_malformed);
+    RUN(test_welcome_token_and_votes);
     RUN(test_percentiles_nearest_rank);
     RUN(test_proc_parsers);
     RUN(test_loopback_only);

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # A small keynote room inside the test suite: a real `fragvote serve` on
 # loopback with a real SQLite file, 500 phones from fv_load over 127.0.0.x,
-# all voting within 2 s. Asserts: every phone joined, every vote acked and
-# seen in a tally, the screen saw them all, SQLite holds exactly the acked
-# votes, no errors. Then shows the check can fail: the same run checked
-# against a copy of the database taken before the vote must report lost
-# votes and exit 1. The big runs are tests/load/bench.sh (not a test).
+# all voting within 2 s, then the wifi blips (--rejoin): every phone closes
+# at once and comes back with its token. Asserts: every phone joined, every
+# vote acked and seen in a tally, the screen saw them all, SQLite holds
+# exactly the acked votes, no errors; after the storm every phone is back
+# with the same token and its vote, SQLite has no new voter, a tally counts
+# all 500 online. Then shows the checks can fail: a run checked against a
+# copy of the database taken before the vote must report lost votes, and a
+# storm whose phones forget their token must report new identities; both
+# exit 1. The big runs are tests/load/bench.sh (not a test).
 set -u
 BIN=${FRAGVOTE_BIN:?FRAGVOTE_BIN not set}
 LOAD=${FRAGVOTE_BUILD:?FRAGVOTE_BUILD not set}/tests/load/fv_load
@@ -43,6 +47,8 @@ check "bad phone count is misuse (2)" test "$rc" = 2 -a -s "$TMP/err"
 "$LOAD" --host 192.0.2.1 --port 1 --secret x --db x >/dev/null 2>"$TMP/err"; rc=$?
 check "a non-loopback host is refused (2)" test "$rc" = 2
 check "  and says why" grep -q "127.0.0.0/8" "$TMP/err"
+"$LOAD" --rejoin-spread-ms 100 --port 1 --secret x --db x >/dev/null 2>"$TMP/err"; rc=$?
+check "--rejoin-spread-ms without --rejoin is misuse (2)" test "$rc" = 2 -a -s "$TMP/err"
 
 # --- a real server on a free loopback port ---
 : >"$TMP/empty.script"
@@ -66,7 +72,7 @@ sqlite3 "$TMP/room.db" ".backup '$TMP/before.db'"
 
 # --- the run ---
 "$LOAD" --port "$PORT" --secret load-test-secret --db "$TMP/room.db" --phones "$PHONES" --window-ms 2000 \
-    --server-pid "$SERVE_PID" --json "$TMP/run.json" >"$TMP/run.out" 2>&1; rc=$?
+    --server-pid "$SERVE_PID" --rejoin --json "$TMP/run.json" >"$TMP/run.out" 2>&1; rc=$?
 cat "$TMP/run.out"
 check "fv_load passes (exit 0)" test "$rc" = 0
 J() { jq -r "$1" "$TMP/run.json"; }
@@ -87,6 +93,19 @@ n=$(sqlite3 "$TMP/room.db" "SELECT count(*) FROM votes v JOIN questions q ON q.i
 check "sqlite3 CLI counts $PHONES votes" test "$n" = "$PHONES"
 check "the question was closed by the presenter" test \
     "$(sqlite3 "$TMP/room.db" "SELECT state FROM questions WHERE position = $q AND session_id = (SELECT max(id) FROM sessions)")" = closed
+# the reconnect storm
+check "rejoin: every phone was closed at once" test "$(J .rejoin.phones)" = "$PHONES"
+check "rejoin: every phone welcomed again" test "$(J .rejoin.back)" = "$PHONES"
+check "rejoin: zero identity changes (same token)" test "$(J .rejoin.token_changed)" = 0
+check "rejoin: every welcome shows the phone's vote" test "$(J .rejoin.votes_wrong)" = 0
+check "rejoin: no errors" test "$(J .rejoin.errors)" = 0
+check "rejoin: SQLite voters did not grow" jqe ".rejoin.db_voters == .db_voters and .rejoin.db_voters == $PHONES"
+check "rejoin: SQLite votes unchanged" jqe '.rejoin.db_votes == .db_votes'
+check "rejoin: a tally counted all phones online again" jqe ".rejoin.online_ms > 0 and .rejoin.online_end == $PHONES"
+check "rejoin: close->welcome measured for every phone" jqe ".rejoin.welcome_ms.n == $PHONES and .rejoin.total_s > 0"
+check "rejoin: server sampled for the phase" jqe '.rejoin.srv_start.ok == 1 and .rejoin.srv_end.ok == 1'
+n=$(sqlite3 "$TMP/room.db" "SELECT count(*) FROM voters WHERE session_id = (SELECT max(id) FROM sessions)")
+check "sqlite3 CLI counts $PHONES voters after the storm" test "$n" = "$PHONES"
 
 # --- the check can fail: the next question, verified against the old copy ---
 # (question 0 is closed now: fv_load's presenter skips to the next pending question)
@@ -95,6 +114,15 @@ check "the question was closed by the presenter" test \
 cat "$TMP/lost.out"
 check "votes missing from the database fail the run (exit 1)" test "$rc" = 1
 check "  and the verdict says LOST VOTES" grep -q "LOST VOTES" "$TMP/lost.out"
+
+# --- the identity check can fail: phones that come back without their token ---
+"$LOAD" --port "$PORT" --secret load-test-secret --db "$TMP/room.db" --phones 50 --window-ms 300 --rejoin \
+    --rejoin-forget-token --json "$TMP/forget.json" >"$TMP/forget.out" 2>&1; rc=$?
+cat "$TMP/forget.out"
+check "phones back without their token fail the run (exit 1)" test "$rc" = 1
+check "  and the verdict says new identity" grep -q "FAILED: .*new identit" "$TMP/forget.out"
+check "  every one counted, SQLite grew by 50" jq -e '.rejoin.token_changed == 50 and .rejoin.db_voters == .db_voters + 50' \
+    "$TMP/forget.json"
 
 kill -TERM "$SERVE_PID"
 wait "$SERVE_PID"; src=$?
