@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "db.h"
+#include "fv_roles.h"
 #include "wsclient.h"
 
 #define PHONES 10
@@ -110,11 +111,10 @@ static void test_crash_loses_nothing_acknowledged_and_resume_goes_on(void) {
     struct wsc *w[PHONES] = {0};
     char token[PHONES][64];
     for (int i = 0; i < PHONES; i++) {
-        w[i] = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", NULL, 5000, err, sizeof err);
+        w[i] = fvr_connect("127.0.0.1", port, "fragvote-audience", 5000, err, sizeof err);
         REQUIRE(w[i]);
-        REQUIRE(wsc_send_json(w[i], "{s:s, s:s}", "t", "hello", "room", ROOM) == 0);
-        json_t *m = until(w[i], "welcome", 10000);
-        REQUIRE(m);
+        json_t *m = NULL;
+        REQUIRE(fvr_hello(w[i], ROOM, 0, NULL, 10000, &m, err, sizeof err) == 0);
         snprintf(token[i], sizeof token[i], "%s", json_string_value(json_object_get(m, "token")));
         json_decref(m);
     }
@@ -172,11 +172,10 @@ static void test_crash_loses_nothing_acknowledged_and_resume_goes_on(void) {
     if (port <= 0) dump(out2);
     REQUIRE(port > 0);
     /* Phone 0 comes back with its token and the same room code. */
-    struct wsc *back = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", NULL, 5000, err, sizeof err);
+    struct wsc *back = fvr_connect("127.0.0.1", port, "fragvote-audience", 5000, err, sizeof err);
     REQUIRE(back);
-    REQUIRE(wsc_send_json(back, "{s:s, s:s, s:s}", "t", "hello", "room", ROOM, "token", token[0]) == 0);
-    json_t *wm = until(back, "welcome", 10000);
-    REQUIRE(wm);
+    json_t *wm = NULL;
+    REQUIRE(fvr_hello(back, ROOM, 0, token[0], 10000, &wm, err, sizeof err) == 0);
     CHECK_STR(json_string_value(json_object_get(wm, "token")), token[0]);
     CHECK_INT(json_integer_value(json_array_get(json_object_get(wm, "votes"), 0)), 1);
     json_decref(wm);

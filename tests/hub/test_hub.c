@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "db.h"
+#include "fv_roles.h"
 #include "hub.h"
 #include "room.h"
 #include "tcp_client.h"
@@ -125,25 +126,17 @@ static void stop(void) {
 
 static struct wsc *connect_as(const char *protocol) {
     char err[256];
-    struct wsc *w = wsc_connect("127.0.0.1", F.port, "/", protocol, NULL, T_MS, err, sizeof err);
-    if (!w) fprintf(stderr, "connect: %s\n", err);
+    struct wsc *w = fvr_connect("127.0.0.1", F.port, protocol, T_MS, err, sizeof err);
+    if (!w) fprintf(stderr, "%s\n", err);
     return w;
 }
 
-/* An audience connection that said hello; *token gets its token. */
+/* An audience connection that said hello; token_out gets its token. */
 static struct wsc *phone(const char *token_in, char token_out[ROOM_TOKEN_HEX + 1], json_t **welcome) {
-    struct wsc *w = connect_as("fragvote-audience");
-    if (!w) return NULL;
-    if (token_in)
-        wsc_send_json(w, "{s:s, s:i, s:s, s:s}", "t", "hello", "v", 1, "room", "TEST42", "token", token_in);
-    else
-        wsc_send_json(w, "{s:s, s:i, s:s}", "t", "hello", "v", 1, "room", "TEST42");
-    json_t *m = wsc_recv_type(w, "welcome", T_MS);
-    if (!m) {
-        fprintf(stderr, "no welcome: %s\n", wsc_error(w));
-        wsc_free(w);
-        return NULL;
-    }
+    char err[256];
+    json_t *m = NULL;
+    struct wsc *w = fvr_phone("127.0.0.1", F.port, "TEST42", 1, token_in, T_MS, &m, err, sizeof err);
+    if (!w) return fprintf(stderr, "%s\n", err), NULL;
     if (token_out) snprintf(token_out, ROOM_TOKEN_HEX + 1, "%s", json_string_value(json_object_get(m, "token")));
     if (welcome)
         *welcome = m;
@@ -153,36 +146,15 @@ static struct wsc *phone(const char *token_in, char token_out[ROOM_TOKEN_HEX + 1
 }
 
 static struct wsc *presenter(void) {
-    struct wsc *w = connect_as("fragvote-presenter");
-    if (!w) return NULL;
-    wsc_send_json(w, "{s:s, s:s}", "t", "auth", "secret", SECRET);
-    json_t *m = wsc_recv_type(w, "auth_ok", T_MS);
-    if (!m) {
-        wsc_free(w);
-        return NULL;
-    }
-    json_decref(m);
+    char err[256];
+    struct wsc *w = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
+    if (!w) fprintf(stderr, "%s\n", err);
     return w;
 }
 
 /* Sends a presenter command; returns 0 on cmd_ok, -1 on error (message in err). */
 static int cmd(struct wsc *p, const char *name, char *err, size_t errlen) {
-    wsc_send_json(p, "{s:s, s:s}", "t", "cmd", "cmd", name);
-    for (;;) {
-        char *m;
-        if (wsc_recv(p, &m, T_MS) <= 0) return snprintf(err, errlen, "no answer"), -1;
-        json_t *o = json_loads(m, 0, NULL);
-        free(m);
-        const char *t = json_string_value(json_object_get(o, "t"));
-        int rc = 1;
-        if (t && !strcmp(t, "cmd_ok")) rc = 0;
-        if (t && !strcmp(t, "error")) {
-            snprintf(err, errlen, "%s", json_string_value(json_object_get(o, "message")));
-            rc = -1;
-        }
-        json_decref(o);
-        if (rc <= 0) return rc;
-    }
+    return fvr_cmd(p, name, T_MS, err, errlen);
 }
 
 static struct probe_result fake_result(int sent, int df, int frag) {
@@ -234,21 +206,7 @@ static int wait_state(enum quiz_state s) {
     } while (0)
 
 static int vote(struct wsc *w, int id, int q, int yes, json_t **reply) {
-    wsc_send_json(w, "{s:s, s:i, s:i, s:b}", "t", "vote", "id", id, "q", q, "yes", yes);
-    for (;;) {
-        char *m;
-        if (wsc_recv(w, &m, T_MS) <= 0) return -1;
-        json_t *o = json_loads(m, 0, NULL);
-        free(m);
-        const char *t = json_string_value(json_object_get(o, "t"));
-        if (t && (!strcmp(t, "ack") || !strcmp(t, "error")) && json_integer_value(json_object_get(o, "id")) == id) {
-            int rc = !strcmp(t, "ack") ? 0 : 1;
-            if (reply) *reply = o;
-            else json_decref(o);
-            return rc;
-        }
-        json_decref(o);
-    }
+    return fvr_vote(w, id, q, yes, T_MS, reply);
 }
 
 /* The vote stored in the database file, read through a second connection. */

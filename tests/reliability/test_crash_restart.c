@@ -30,6 +30,7 @@
 
 #include "check.h"
 #include "db.h"
+#include "fv_roles.h"
 #include "room.h"
 #include "wsclient.h"
 
@@ -95,39 +96,23 @@ static int start_room_server(const char *dbpath, long long resume, long long *se
 
 static struct wsc *connect_as(const char *protocol) {
     char err[256];
-    struct wsc *w = wsc_connect("127.0.0.1", port, "/", protocol, NULL, T_MS, err, sizeof err);
-    if (!w) fprintf(stderr, "connect: %s\n", err);
+    struct wsc *w = fvr_connect("127.0.0.1", port, protocol, T_MS, err, sizeof err);
+    if (!w) fprintf(stderr, "%s\n", err);
     return w;
 }
 
 static struct wsc *presenter(void) {
-    struct wsc *w = connect_as("fragvote-presenter");
-    if (!w) return NULL;
-    wsc_send_json(w, "{s:s, s:s}", "t", "auth", "secret", SECRET);
-    json_t *m = wsc_recv_type(w, "auth_ok", T_MS);
-    if (!m) {
-        fprintf(stderr, "no auth_ok: %s\n", wsc_error(w));
-        wsc_free(w);
-        return NULL;
-    }
-    json_decref(m);
+    char err[256];
+    struct wsc *w = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
+    if (!w) fprintf(stderr, "%s\n", err);
     return w;
 }
 
 static int cmd(struct wsc *p, const char *name) {
-    wsc_send_json(p, "{s:s, s:s}", "t", "cmd", "cmd", name);
-    for (;;) {
-        json_t *o = NULL;
-        char *m;
-        if (wsc_recv(p, &m, T_MS) <= 0) return -1;
-        o = json_loads(m, 0, NULL);
-        free(m);
-        const char *t = json_string_value(json_object_get(o, "t"));
-        int rc = t && !strcmp(t, "cmd_ok") ? 0 : t && !strcmp(t, "error") ? -1 : 1;
-        if (rc < 0) fprintf(stderr, "cmd %s: %s\n", name, json_string_value(json_object_get(o, "message")));
-        json_decref(o);
-        if (rc <= 0) return rc;
-    }
+    char err[256];
+    int rc = fvr_cmd(p, name, T_MS, err, sizeof err);
+    if (rc) fprintf(stderr, "cmd %s: %s\n", name, err);
+    return rc;
 }
 
 /* The state a fresh presenter connection is sent: cursor and state of the
@@ -161,18 +146,31 @@ static struct phone phones[PHONES];
 static atomic_int burst_go;
 
 static int phone_join(struct phone *ph, const char *token) {
-    ph->w = connect_as("fragvote-audience");
-    if (!ph->w) return -1;
-    if (token)
-        wsc_send_json(ph->w, "{s:s, s:s, s:s}", "t", "hello", "room", "CRASH2", "token", token);
-    else
-        wsc_send_json(ph->w, "{s:s, s:s}", "t", "hello", "room", "CRASH2");
-    json_t *m = wsc_recv_type(ph->w, "welcome", T_MS);
-    if (!m) return -1;
+    char err[256];
+    json_t *m = NULL;
+    ph->w = fvr_phone("127.0.0.1", port, "CRASH2", 0, token, T_MS, &m, err, sizeof err);
+    if (!ph->w) return fprintf(stderr, "phone %d: %s\n", ph->i, err), -1;
     snprintf(ph->token, sizeof ph->token, "%s", json_string_value(json_object_get(m, "token")));
     ph->welcomed = 1;
     json_decref(m);
     return 0;
+}
+
+/* The presenter skips question 0 and opens VOTE_POS; then every phone
+ * joins. Returns the presenter's connection (caller frees), or NULL. */
+static struct wsc *open_and_join(void) {
+    struct wsc *p = presenter();
+    if (!p) return NULL;
+    if (cmd(p, "skip") || cmd(p, "open")) goto fail;
+    for (int i = 0; i < PHONES; i++) {
+        memset(&phones[i], 0, sizeof phones[i]);
+        phones[i].i = i;
+        if (phone_join(&phones[i], NULL)) goto fail;
+    }
+    return p;
+fail:
+    wsc_free(p);
+    return NULL;
 }
 
 /* Votes alternately yes/no on VOTE_POS, one at a time (send, wait for the
@@ -189,30 +187,18 @@ static void *phone_burst(void *arg) {
         if (wsc_send_json(ph->w, "{s:s, s:i, s:i, s:b}", "t", "vote", "id", id, "q", VOTE_POS, "yes", yes) < 0)
             return NULL;
         ph->in_flight = 1;
-        for (;;) {
-            char *text;
-            long n = wsc_recv(ph->w, &text, T_MS);
-            if (n <= 0) return NULL; /* the server is gone: in_flight stays */
-            json_t *o = json_loads(text, 0, NULL);
-            free(text);
-            const char *t = json_string_value(json_object_get(o, "t"));
-            int for_me = json_integer_value(json_object_get(o, "id")) == id;
-            if (t && for_me && !strcmp(t, "ack")) {
-                ph->acked++;
-                ph->last_yes = yes;
-                ph->in_flight = 0;
-                json_decref(o);
-                break;
-            }
-            if (t && for_me && !strcmp(t, "error")) {
-                ph->refused++;
-                snprintf(ph->err, sizeof ph->err, "%s", json_string_value(json_object_get(o, "message")));
-                ph->in_flight = 0;
-                json_decref(o);
-                break;
-            }
-            json_decref(o);
+        json_t *o = NULL;
+        int answer = fvr_vote_answer(ph->w, id, T_MS, &o);
+        if (answer < 0) return NULL; /* the server is gone: in_flight stays */
+        if (answer == 0) {
+            ph->acked++;
+            ph->last_yes = yes;
+        } else {
+            ph->refused++;
+            snprintf(ph->err, sizeof ph->err, "%s", json_string_value(json_object_get(o, "message")));
         }
+        ph->in_flight = 0;
+        json_decref(o);
     }
 }
 
@@ -341,8 +327,9 @@ static void resumed_session_checks(const char *dbpath, long long session) {
         snprintf(tok, sizeof tok, "%s", ph->token);
         ph->w = connect_as("fragvote-audience");
         REQUIRE(ph->w);
-        wsc_send_json(ph->w, "{s:s, s:s, s:s}", "t", "hello", "room", "CRASH2", "token", tok);
-        json_t *wel = wsc_recv_type(ph->w, "welcome", T_MS);
+        json_t *wel = NULL;
+        char err[256];
+        if (fvr_hello(ph->w, "CRASH2", 0, tok, T_MS, &wel, err, sizeof err)) fprintf(stderr, "phone %d: %s\n", i, err);
         REQUIRE(wel);
         CHECK_STR(json_string_value(json_object_get(wel, "token")), tok);
         struct stored v = stored_vote(s, session, tok);
@@ -382,15 +369,8 @@ static void test_kill9_mid_burst_then_resume_keeps_every_acked_vote(void) {
     snprintf(dbpath, sizeof dbpath, "%s/crash.db", check_tmpdir());
     long long session = 0, session2 = 0;
     REQUIRE(start_room_server(dbpath, 0, &session) == 0);
-    struct wsc *p = presenter();
+    struct wsc *p = open_and_join();
     REQUIRE(p);
-    REQUIRE(cmd(p, "skip") == 0);
-    REQUIRE(cmd(p, "open") == 0);
-    for (int i = 0; i < PHONES; i++) {
-        memset(&phones[i], 0, sizeof phones[i]);
-        phones[i].i = i;
-        REQUIRE(phone_join(&phones[i], NULL) == 0);
-    }
     int consistent = 0;
     int acked = burst_and_kill(dbpath, session, &consistent);
     CHECK(consistent);
@@ -462,15 +442,8 @@ static void test_serve_kill9_mid_burst_then_resume(void) {
     snprintf(dbpath, sizeof dbpath, "%s/serve-crash.db", check_tmpdir());
     int console_fd = -1;
     REQUIRE(start_serve(dbpath, 0, &console_fd) == 0);
-    struct wsc *p = presenter();
+    struct wsc *p = open_and_join();
     REQUIRE(p);
-    REQUIRE(cmd(p, "skip") == 0);
-    REQUIRE(cmd(p, "open") == 0);
-    for (int i = 0; i < PHONES; i++) {
-        memset(&phones[i], 0, sizeof phones[i]);
-        phones[i].i = i;
-        REQUIRE(phone_join(&phones[i], NULL) == 0);
-    }
     /* The session serve created is the only one in the file. */
     int consistent = 0;
     int acked = burst_and_kill(dbpath, 1, &consistent);

@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "db.h"
+#include "fv_roles.h"
 #include "hub.h"
 #include "room.h"
 #include "tcp_client.h"
@@ -90,50 +91,27 @@ static void stop(void) {
 
 static struct wsc *connect_as(const char *protocol) {
     char err[256];
-    struct wsc *w = wsc_connect("127.0.0.1", F.port, "/", protocol, NULL, T_MS, err, sizeof err);
-    if (!w) fprintf(stderr, "connect: %s\n", err);
+    struct wsc *w = fvr_connect("127.0.0.1", F.port, protocol, T_MS, err, sizeof err);
+    if (!w) fprintf(stderr, "%s\n", err);
     return w;
 }
 
 static struct wsc *phone(void) {
-    struct wsc *w = connect_as("fragvote-audience");
-    if (!w) return NULL;
-    wsc_send_json(w, "{s:s, s:s}", "t", "hello", "room", ROOM);
-    json_t *m = wsc_recv_type(w, "welcome", T_MS);
-    if (!m) {
-        wsc_free(w);
-        return NULL;
-    }
-    json_decref(m);
+    char err[256];
+    struct wsc *w = fvr_phone("127.0.0.1", F.port, ROOM, 0, NULL, T_MS, NULL, err, sizeof err);
+    if (!w) fprintf(stderr, "%s\n", err);
     return w;
-}
-
-static int cmd(struct wsc *p, const char *name) {
-    wsc_send_json(p, "{s:s, s:s}", "t", "cmd", "cmd", name);
-    for (;;) {
-        char *m;
-        if (wsc_recv(p, &m, T_MS) <= 0) return -1;
-        json_t *o = json_loads(m, 0, NULL);
-        free(m);
-        const char *t = json_string_value(json_object_get(o, "t"));
-        int rc = t && !strcmp(t, "cmd_ok") ? 0 : t && !strcmp(t, "error") ? -1 : 1;
-        json_decref(o);
-        if (rc <= 0) return rc;
-    }
 }
 
 /* Starts the quiz: a presenter authenticates and opens question 0. */
 static struct wsc *open_question(void) {
-    struct wsc *p = connect_as("fragvote-presenter");
-    if (!p) return NULL;
-    wsc_send_json(p, "{s:s, s:s}", "t", "auth", "secret", SECRET);
-    json_t *ok = wsc_recv_type(p, "auth_ok", T_MS);
-    if (!ok || cmd(p, "open")) {
-        json_decref(ok);
+    char err[256];
+    struct wsc *p = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
+    if (p && fvr_cmd(p, "open", T_MS, err, sizeof err)) {
         wsc_free(p);
-        return NULL;
+        p = NULL;
     }
-    json_decref(ok);
+    if (!p) fprintf(stderr, "open_question: %s\n", err);
     return p;
 }
 
@@ -156,27 +134,16 @@ static void *good_main(void *arg) {
             break;
         }
         G.sent++;
-        for (;;) {
-            char *text;
-            if (wsc_recv(G.w, &text, GOOD_ACK_MAX_MS * 5) <= 0) {
-                G.errors++;
-                return NULL;
-            }
-            json_t *o = json_loads(text, 0, NULL);
-            free(text);
-            const char *t = json_string_value(json_object_get(o, "t"));
-            int mine = json_integer_value(json_object_get(o, "id")) == id;
-            int ack = t && mine && !strcmp(t, "ack"), err = t && mine && !strcmp(t, "error");
-            json_decref(o);
-            if (ack || err) {
-                long long d = mono_ms() - t0;
-                if (ack) G.acked++;
-                else G.errors++;
-                G.sum_ms += d;
-                if (d > G.worst_ms) G.worst_ms = d;
-                break;
-            }
+        int answer = fvr_vote_answer(G.w, id, GOOD_ACK_MAX_MS * 5, NULL);
+        if (answer < 0) {
+            G.errors++;
+            return NULL;
         }
+        long long d = mono_ms() - t0;
+        if (answer == 0) G.acked++;
+        else G.errors++;
+        G.sum_ms += d;
+        if (d > G.worst_ms) G.worst_ms = d;
         long long spent = mono_ms() - t0;
         if (spent < GOOD_PERIOD_MS) usleep((useconds_t)(GOOD_PERIOD_MS - spent) * 1000);
     }
@@ -633,7 +600,8 @@ static void test_secret_throttled_and_never_sent_to_the_audience(void) {
     REQUIRE(p);
     wsc_send_json(aud, "{s:s, s:i, s:i, s:b}", "t", "vote", "id", 1, "q", 0, "yes", 1);
     json_decref(wsc_recv_type(aud, "ack", T_MS));
-    CHECK_INT(cmd(p, "close"), 0);
+    char err[256];
+    CHECK_INT(fvr_cmd(p, "close", T_MS, err, sizeof err), 0);
     json_decref(wsc_recv_type(aud, "tally", T_MS));
     json_decref(wsc_recv_type(scr, "tally", T_MS));
     wsc_send_json(aud, "{s:s}", "t", "ping");

@@ -26,6 +26,7 @@
 
 #include "check.h"
 #include "db.h"
+#include "fv_roles.h"
 #include "room.h"
 #include "wsclient.h"
 
@@ -168,12 +169,11 @@ struct phone {
 static struct phone phones[PHONES];
 
 static int phone_join(struct phone *ph) {
-    char err[200];
-    ph->w = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", NULL, 5000, err, sizeof err);
-    if (!ph->w) return fprintf(stderr, "connect: %s\n", err), -1;
-    wsc_send_json(ph->w, "{s:s, s:s}", "t", "hello", "room", ROOM);
-    json_t *m = wsc_recv_type(ph->w, "welcome", T_MS);
-    if (!m) return -1;
+    char err[256];
+    json_t *m = NULL;
+    ph->w = fvr_connect("127.0.0.1", port, "fragvote-audience", 5000, err, sizeof err);
+    if (!ph->w) return fprintf(stderr, "%s\n", err), -1;
+    if (fvr_hello(ph->w, ROOM, 0, NULL, T_MS, &m, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;
     snprintf(ph->token, sizeof ph->token, "%s", json_string_value(json_object_get(m, "token")));
     json_decref(m);
     ph->acked_yes = -1;
@@ -186,26 +186,18 @@ static int phone_vote(struct phone *ph, int yes, char *code, size_t codelen, lon
     int id = ++ph->id;
     long long t0 = mono_ms();
     code[0] = 0;
-    if (wsc_send_json(ph->w, "{s:s, s:i, s:i, s:b}", "t", "vote", "id", id, "q", 0, "yes", yes) < 0) return -1;
-    for (;;) {
-        char *text;
-        if (wsc_recv(ph->w, &text, T_MS) <= 0) return -1;
-        json_t *o = json_loads(text, 0, NULL);
-        free(text);
-        const char *t = json_string_value(json_object_get(o, "t"));
-        int mine = json_integer_value(json_object_get(o, "id")) == id;
-        int rc = !t || !mine ? 2 : !strcmp(t, "ack") ? 1 : !strcmp(t, "error") ? 0 : 2;
-        if (rc == 0) {
-            snprintf(code, codelen, "%s", json_string_value(json_object_get(o, "code")));
-            printf("  (vote %d refused after %lld ms: %s: %s)\n", id, mono_ms() - t0, code, json_string_value(json_object_get(o, "message")));
-        }
-        json_decref(o);
-        if (rc == 1) ph->acked_yes = yes;
-        if (rc < 2) {
-            if (ms) *ms = mono_ms() - t0;
-            return rc;
-        }
+    json_t *o = NULL;
+    int answer = fvr_vote(ph->w, id, 0, yes, T_MS, &o);
+    if (answer == 1) {
+        snprintf(code, codelen, "%s", json_string_value(json_object_get(o, "code")));
+        printf("  (vote %d refused after %lld ms: %s: %s)\n", id, mono_ms() - t0, code,
+               json_string_value(json_object_get(o, "message")));
     }
+    json_decref(o);
+    if (answer < 0) return -1;
+    if (answer == 0) ph->acked_yes = yes;
+    if (ms) *ms = mono_ms() - t0;
+    return answer == 0 ? 1 : 0;
 }
 
 /* Every phone's stored answer is its last acked one. */

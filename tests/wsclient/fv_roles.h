@@ -1,0 +1,63 @@
+/* The roles of fragvote's websocket protocol (docs/PROTOCOL.md) as test
+ * steps, on top of the websocket client: connect with a role's subprotocol,
+ * join as a phone (hello -> welcome), log in as the presenter (auth ->
+ * auth_ok), send a presenter command and wait for its cmd_ok, vote and wait
+ * for the answer with the vote's id. Part of the wsclient library.
+ *
+ * The server is named by host and port on every call (a test may restart
+ * it on another port). Messages that are not the awaited answer (states,
+ * tallies) are skipped; they stay in wsc_transcript. timeout_ms bounds each
+ * step: the connect, and each message waited for.
+ *
+ * Every function that can fail returns -1 (or NULL) with a sentence in the
+ * caller's err buffer that names the step ("connect: ...", "no welcome:
+ * ..."); none prints, so each test decides what a failure shows. */
+#ifndef FRAGVOTE_FV_ROLES_H
+#define FRAGVOTE_FV_ROLES_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "wsclient.h"
+
+/* Connects to host:port, path "/", with a role's subprotocol
+ * ("fragvote-audience", "fragvote-screen", "fragvote-presenter"; NULL: none).
+ * Caller owns the result (wsc_close or wsc_free). */
+struct wsc *fvr_connect(const char *host, int port, const char *protocol, int timeout_ms, char *err, size_t errlen);
+
+/* Says hello on an audience connection: to room (NULL: none), with "v":
+ * version when version > 0, with "token" when token is not NULL (NULL: a
+ * new voter), and waits for the welcome. *welcome, when welcome is not NULL, gets it
+ * (caller json_decref's). Returns 0 or -1; w stays open either way. */
+int fvr_hello(struct wsc *w, const char *room, int version, const char *token, int timeout_ms, json_t **welcome,
+              char *err, size_t errlen);
+
+/* A joined phone: fvr_connect as "fragvote-audience", then fvr_hello.
+ * Caller owns the result; on failure nothing stays open. */
+struct wsc *fvr_phone(const char *host, int port, const char *room, int version, const char *token, int timeout_ms,
+                      json_t **welcome, char *err, size_t errlen);
+
+/* Sends auth with secret on a presenter connection and waits for auth_ok
+ * (an error answer is skipped like any other message: the wait ends at the
+ * timeout). Returns 0 or -1; w stays open either way. */
+int fvr_auth(struct wsc *w, const char *secret, int timeout_ms, char *err, size_t errlen);
+
+/* A logged-in presenter: fvr_connect as "fragvote-presenter", then
+ * fvr_auth. Caller owns the result; on failure nothing stays open. */
+struct wsc *fvr_presenter(const char *host, int port, const char *secret, int timeout_ms, char *err, size_t errlen);
+
+/* Sends the presenter command name ("open", "close", "measure", ...) and
+ * waits for the answer. Returns 0 on cmd_ok; -1 on an error answer (err
+ * gets the server's message as it came) or when nothing came ("no answer"). */
+int fvr_cmd(struct wsc *p, const char *name, int timeout_ms, char *err, size_t errlen);
+
+/* Waits for the answer to the vote with this id: 0 when it is an ack, 1
+ * when it is an error, -1 when none came. *reply, when reply is not NULL,
+ * gets the answer (caller json_decref's; untouched when none came). */
+int fvr_vote_answer(struct wsc *w, int id, int timeout_ms, json_t **reply);
+
+/* Sends a vote (id, question position q, yes or no) and waits for its
+ * answer as fvr_vote_answer does; -1 too when it could not be sent. */
+int fvr_vote(struct wsc *w, int id, int q, int yes, int timeout_ms, json_t **reply);
+
+#endif
