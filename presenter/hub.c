@@ -82,6 +82,10 @@ void hub_snapshot(struct hub *h, struct hub_status *out) {
     out->closes_in_ms = closes_in(h->status_close_due);
     pthread_mutex_unlock(&h->lock);
     out->phone_tallies = atomic_load(&h->phone_tallies);
+    /* counts that change with every connection: live, not as of the last tick */
+    out->connections = atomic_load(&h->n_role[HUB_AUDIENCE]);
+    out->screens = atomic_load(&h->n_role[HUB_SCREEN]);
+    out->presenters = atomic_load(&h->n_role[HUB_PRESENTER]);
 }
 
 /* ---- broadcasts ---- */
@@ -667,6 +671,7 @@ void hub_free(struct hub *h) {
     hub_msg_unref(h->state_full);
     free(h->qr_http);
     free(h->ops);
+    free(h->voter_conns);
     free(h->posted);
     free(h->draining);
     free(h->txbuf);

@@ -105,6 +105,22 @@ void hub_conn_error(struct hub_conn *c, int id, const char *code, const char *me
 
 /* ---- group commit ---- */
 
+/* One more open connection for voter v; "online" counts voters, not
+ * connections. Returns 0, or -1 out of memory. */
+static int voter_online(struct hub *h, int v) {
+    if (v >= h->voter_conns_cap) {
+        int cap = h->voter_conns_cap ? h->voter_conns_cap : 1024;
+        while (cap <= v) cap *= 2;
+        unsigned short *n = realloc(h->voter_conns, sizeof *n * (size_t)cap);
+        if (!n) return -1;
+        memset(n + h->voter_conns_cap, 0, sizeof *n * (size_t)(cap - h->voter_conns_cap));
+        h->voter_conns = n;
+        h->voter_conns_cap = cap;
+    }
+    if (h->voter_conns[v]++ == 0) h->n_joined++;
+    return 0;
+}
+
 void hub_batch_flush(struct hub *h) {
     h->batch_due = 0;
     if (!h->nops) return;
@@ -142,7 +158,10 @@ void hub_batch_flush(struct hub *h) {
                 hub_conn_error(c, -1, "join", op->err);
                 continue;
             }
-            if (c->voter < 0) h->n_joined++;
+            if (c->voter < 0 && voter_online(h, op->result)) {
+                hub_conn_error(c, -1, "busy", "server out of memory");
+                continue;
+            }
             c->voter = op->result;
             hub_conn_send_own(c, hub_msg_welcome(h, c->voter, op->token));
         } else if (op->result == 0) {
@@ -382,7 +401,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (!c->wsi) break;
         conn_unlink(h, c);
         h->n_role[c->role]--;
-        if (c->voter >= 0) h->n_joined--;
+        if (c->voter >= 0 && c->voter < h->voter_conns_cap && --h->voter_conns[c->voter] == 0) h->n_joined--;
         for (int i = 0; i < h->nops; i++)
             if (h->ops[i].conn == c) h->ops[i].conn = NULL;
         while (c->qlen) {

@@ -89,8 +89,11 @@ struct hub {
 
     /* connections */
     struct hub_conn *conns;
-    int n_role[HUB_NROLES];
-    int n_joined;                  /* audience connections with a voter */
+    atomic_int n_role[HUB_NROLES]; /* open websockets per role; hub_snapshot reads them live */
+    int n_joined;                  /* voters with at least one open connection ("online") */
+    unsigned short *voter_conns;   /* per voter index: its open connections (a phone back after a
+                                    * wifi blip, or a second tab, while the old one lingers) */
+    int voter_conns_cap;
 
     /* group commit */
     struct hub_op *ops;

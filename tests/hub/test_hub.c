@@ -315,6 +315,62 @@ static void test_reconnect_with_token_resumes_the_voter_and_shows_the_vote(void)
     stop();
 }
 
+/* Reads the screen's tallies until one says `online` == n; returns n, or the
+ * last value seen (-1: no tally) when none did within the timeout. */
+static int wait_online(struct wsc *screen, int n) {
+    int last = -1;
+    json_t *t;
+    while ((t = wsc_recv_type(screen, "tally", T_MS))) {
+        last = (int)json_integer_value(json_object_get(t, "online"));
+        json_decref(t);
+        if (last == n) break;
+    }
+    return last;
+}
+
+/* After things settle (every tally of the last changes sent), the `online`
+ * of the newest tally on the screen; -1 when none came. */
+static int last_online(struct wsc *screen) {
+    usleep(300000);
+    int last = -1;
+    json_t *t;
+    while ((t = wsc_recv_type(screen, "tally", 300))) {
+        last = (int)json_integer_value(json_object_get(t, "online"));
+        json_decref(t);
+    }
+    return last;
+}
+
+static void test_online_counts_voters_not_connections(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *screen = connect_as("fragvote-screen");
+    REQUIRE(screen);
+    char tok[ROOM_TOKEN_HEX + 1], tok2[ROOM_TOKEN_HEX + 1], tokb[ROOM_TOKEN_HEX + 1];
+    struct wsc *a = phone(NULL, tok, NULL);
+    REQUIRE(a);
+    CHECK_INT(wait_online(screen, 1), 1);
+    /* the same phone back with its token while the old connection lingers
+     * (a wifi blip the hub has not noticed yet, or a second tab) */
+    struct wsc *a2 = phone(tok, tok2, NULL);
+    REQUIRE(a2);
+    CHECK_STR(tok2, tok);
+    CHECK_INT(last_online(screen), 1);
+    struct wsc *b = phone(NULL, tokb, NULL);
+    REQUIRE(b);
+    CHECK_INT(wait_online(screen, 2), 2); /* a (twice) and b: two voters */
+    struct hub_status st;
+    hub_snapshot(F.hub, &st);
+    CHECK_INT(st.connections, 3); /* live, not as of the last tally */
+    wsc_close(a, 1000); /* a's other connection is still open: still online */
+    CHECK_INT(last_online(screen), 2);
+    wsc_close(a2, 1000);
+    CHECK_INT(wait_online(screen, 1), 1);
+    wsc_close(b, 1000);
+    CHECK_INT(wait_online(screen, 0), 0);
+    wsc_close(screen, 1000);
+    stop();
+}
+
 static void test_vote_after_close_or_on_unknown_question_is_refused(void) {
     REQUIRE(start(0, 0) == 0);
     char tok[ROOM_TOKEN_HEX + 1];
@@ -993,6 +1049,7 @@ int main(void) {
     RUN(test_join_issues_a_128_bit_token_and_sends_the_state);
     RUN(test_vote_is_acked_only_after_commit_and_can_change);
     RUN(test_reconnect_with_token_resumes_the_voter_and_shows_the_vote);
+    RUN(test_online_counts_voters_not_connections);
     RUN(test_vote_after_close_or_on_unknown_question_is_refused);
     RUN(test_truth_is_in_no_frame_before_reveal);
     RUN(test_presenter_actions_need_the_secret);
