@@ -15,6 +15,7 @@
 #include "db.h"
 #include "fv_roles.h"
 #include "hub.h"
+#include "hubfix.h"
 #include "room.h"
 #include "tcp_client.h"
 #include "wsclient.h"
@@ -25,12 +26,8 @@
 
 struct fx {
     char dbpath[256];
-    struct db *db;
     struct deck deck;
-    struct room *room;
-    struct hub *hub;
-    pthread_t thread;
-    int port;
+    struct hubfix fx;              /* db, room, hub, its thread, port */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int measure_asked;        /* position asked for, -1 none */
@@ -52,11 +49,6 @@ static void measure_hook(void *ctx, int position, const struct deck_test *t) {
     pthread_mutex_unlock(&f->mu);
 }
 
-static void *hub_thread(void *arg) {
-    hub_run(arg);
-    return NULL;
-}
-
 static void make_deck(struct deck *d) {
     memset(d, 0, sizeof *d);
     snprintf(d->title, sizeof d->title, "hub test deck");
@@ -67,13 +59,6 @@ static void make_deck(struct deck *d) {
     d->tests[1].ask[DB_Q_SENT] = 1;
 }
 
-static const char *web_root(void) {
-    static char path[1024];
-    const char *src = getenv("FRAGVOTE_SRC");
-    snprintf(path, sizeof path, "%s/audience-web", src ? src : "..");
-    return path;
-}
-
 static int start(int live_split, int64_t resume_session) {
     char err[512];
     memset(&F, 0, sizeof F);
@@ -81,8 +66,6 @@ static int start(int live_split, int64_t resume_session) {
     pthread_cond_init(&F.cv, NULL);
     F.measure_asked = -1;
     snprintf(F.dbpath, sizeof F.dbpath, "%s/hub%d.db", check_tmpdir(), resume_session ? db_counter : ++db_counter);
-    F.db = db_open(F.dbpath, err, sizeof err);
-    if (!F.db) return fprintf(stderr, "db_open: %s\n", err), -1;
     make_deck(&F.deck);
     if (big_deck) {
         F.deck.ntests = DECK_TESTS_MAX;
@@ -91,42 +74,23 @@ static int start(int live_split, int64_t resume_session) {
             F.deck.tests[t].ask[0] = F.deck.tests[t].ask[1] = F.deck.tests[t].ask[2] = 1;
         }
     }
-    if (resume_session)
-        F.room = room_resume(F.db, resume_session, &F.deck, err, sizeof err);
-    else
-        F.room = room_create(F.db, &F.deck, &(struct room_info){.code = "TEST42"}, err, sizeof err);
-    if (!F.room) return fprintf(stderr, "room: %s\n", err), -1;
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .web_root = web_root(), .secret = SECRET,
+    int libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV");
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET,
                              .live_split = live_split, .measure = measure_hook, .ctx = &F,
-                             .public_url = "http://192.0.2.10:8080/", .use_poll = !(getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV")),
+                             .public_url = "http://192.0.2.10:8080/", .use_poll = !libev,
                              .ping_s = keepalive_s, .idle_s = 2 * keepalive_s, .conn_max = conn_max,
                              .tls_cert = tls_cert, .tls_key = tls_key};
-    F.hub = hub_new(&cfg, F.room, err, sizeof err);
-    if (!F.hub) return fprintf(stderr, "hub_new: %s\n", err), -1;
-    F.port = hub_port(F.hub);
-    if (hub_event_loop_is_libev(F.hub) != (getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV")))
-        return fprintf(stderr, "the hub runs the wrong event loop\n"), -1;
-    if (F.port <= 0) return fprintf(stderr, "no port\n"), -1;
-    pthread_create(&F.thread, NULL, hub_thread, F.hub);
+    if (hubfix_start(&F.fx, F.dbpath, &F.deck, "TEST42", resume_session, &cfg, err, sizeof err))
+        return fprintf(stderr, "%s\n", err), -1;
+    if (hub_event_loop_is_libev(F.fx.hub) != libev) return fprintf(stderr, "the hub runs the wrong event loop\n"), -1;
     return 0;
 }
 
-static void stop(void) {
-    if (F.hub) {
-        hub_stop(F.hub);
-        pthread_join(F.thread, NULL);
-        hub_free(F.hub);
-    }
-    room_free(F.room);
-    db_close(F.db);
-    F.hub = NULL;
-    F.room = NULL;
-    F.db = NULL;
-}
+static void stop(void) { hubfix_stop(&F.fx); }
 
 static struct wsc *connect_as(const char *protocol) {
     char err[256];
-    struct wsc *w = fvr_connect("127.0.0.1", F.port, protocol, T_MS, err, sizeof err);
+    struct wsc *w = fvr_connect("127.0.0.1", F.fx.port, protocol, T_MS, err, sizeof err);
     if (!w) fprintf(stderr, "%s\n", err);
     return w;
 }
@@ -135,7 +99,7 @@ static struct wsc *connect_as(const char *protocol) {
 static struct wsc *phone(const char *token_in, char token_out[ROOM_TOKEN_HEX + 1], json_t **welcome) {
     char err[256];
     json_t *m = NULL;
-    struct wsc *w = fvr_phone("127.0.0.1", F.port, "TEST42", 1, token_in, T_MS, &m, err, sizeof err);
+    struct wsc *w = fvr_phone("127.0.0.1", F.fx.port, "TEST42", 1, token_in, T_MS, &m, err, sizeof err);
     if (!w) return fprintf(stderr, "%s\n", err), NULL;
     if (token_out) snprintf(token_out, ROOM_TOKEN_HEX + 1, "%s", json_string_value(json_object_get(m, "token")));
     if (welcome)
@@ -147,7 +111,7 @@ static struct wsc *phone(const char *token_in, char token_out[ROOM_TOKEN_HEX + 1
 
 static struct wsc *presenter(void) {
     char err[256];
-    struct wsc *w = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
+    struct wsc *w = fvr_presenter("127.0.0.1", F.fx.port, SECRET, T_MS, err, sizeof err);
     if (!w) fprintf(stderr, "%s\n", err);
     return w;
 }
@@ -181,14 +145,14 @@ static int answer_measurement(struct probe_result r) {
     pthread_mutex_unlock(&F.mu);
     if (pos < 0) return -1;
     struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .position = pos, .result = r};
-    return hub_post(F.hub, &c);
+    return hub_post(F.fx.hub, &c);
 }
 
 /* Waits until the current question is in state s (via hub_snapshot). */
 static int wait_state(enum quiz_state s) {
     for (int i = 0; i < 300; i++) {
         struct hub_status st;
-        hub_snapshot(F.hub, &st);
+        hub_snapshot(F.fx.hub, &st);
         if (st.current.state == s) return 0;
         usleep(10000);
     }
@@ -199,7 +163,7 @@ static int wait_state(enum quiz_state s) {
 #define WAIT_STATUS(st, cond)                                        \
     do {                                                             \
         for (int i_ = 0; i_ < 500; i_++) {                           \
-            hub_snapshot(F.hub, &(st));                              \
+            hub_snapshot(F.fx.hub, &(st));                              \
             if (cond) break;                                         \
             usleep(10000);                                           \
         }                                                            \
@@ -214,7 +178,7 @@ static int stored_vote(int pos, const char *token) {
     char err[256];
     struct db *d = db_open(F.dbpath, err, sizeof err);
     if (!d) return -2;
-    int64_t voter = db_voter_join(d, room_session_id(F.room), token, err, sizeof err);
+    int64_t voter = db_voter_join(d, room_session_id(F.fx.room), token, err, sizeof err);
     /* question ids are assigned in position order in a fresh file */
     int64_t qid = pos + 1;
     int v = db_vote_get(d, qid, voter);
@@ -359,7 +323,7 @@ static void test_online_counts_voters_not_connections(void) {
     REQUIRE(b);
     CHECK_INT(wait_online(screen, 2), 2); /* a (twice) and b: two voters */
     struct hub_status st;
-    hub_snapshot(F.hub, &st);
+    hub_snapshot(F.fx.hub, &st);
     CHECK_INT(st.connections, 3); /* live, not as of the last tally */
     wsc_close(a, 1000); /* a's other connection is still open: still online */
     CHECK_INT(last_online(screen), 2);
@@ -477,7 +441,7 @@ static void test_presenter_actions_need_the_secret(void) {
     json_decref(e);
     CHECK_INT(cmd(p, "open", err, sizeof err), -1);
     struct hub_status st;
-    hub_snapshot(F.hub, &st);
+    hub_snapshot(F.fx.hub, &st);
     CHECK_INT(st.current.state, QUIZ_PENDING); /* nothing happened */
     /* after the throttle delay the right secret works */
     usleep((HUB_SECRET_DELAY_MS + 100) * 1000);
@@ -674,39 +638,39 @@ static void test_live_split_shows_the_split_while_voting(void) {
 static void test_console_commands_through_hub_post(void) {
     REQUIRE(start(0, 0) == 0);
     struct hub_cmd c = {.kind = HUB_CMD_OPEN};
-    REQUIRE(hub_post(F.hub, &c) == 0);
+    REQUIRE(hub_post(F.fx.hub, &c) == 0);
     CHECK(wait_state(QUIZ_VOTING) == 0);
     c.kind = HUB_CMD_REVEAL; /* refused: must close and measure first */
-    hub_post(F.hub, &c);
+    hub_post(F.fx.hub, &c);
     struct hub_status st;
     WAIT_STATUS(st, st.refused_total >= 1);
     CHECK_INT(st.current.state, QUIZ_VOTING);
     CHECK(st.refused_total >= 1);
     CHECK_CONTAINS(st.last_error, "reveal");
     c.kind = HUB_CMD_CLOSE;
-    hub_post(F.hub, &c);
+    hub_post(F.fx.hub, &c);
     c.kind = HUB_CMD_MEASURE;
-    hub_post(F.hub, &c);
+    hub_post(F.fx.hub, &c);
     REQUIRE(answer_measurement(fake_result(0, -1, -1)) == 0); /* not sent */
     CHECK(wait_state(QUIZ_MEASURED) == 0);
     c.kind = HUB_CMD_REVEAL;
-    hub_post(F.hub, &c);
+    hub_post(F.fx.hub, &c);
     CHECK(wait_state(QUIZ_REVEALED) == 0);
     c.kind = HUB_CMD_NEXT;
-    hub_post(F.hub, &c);
+    hub_post(F.fx.hub, &c);
     WAIT_STATUS(st, st.cursor == 3);
     CHECK_INT(st.cursor, 3); /* df and fragmented of that test were skipped */
     c.kind = HUB_CMD_QUIT;
-    hub_post(F.hub, &c);
-    pthread_join(F.thread, NULL); /* QUIT ends hub_run */
-    hub_free(F.hub);
-    F.hub = NULL;
+    hub_post(F.fx.hub, &c);
+    hubfix_join(&F.fx); /* QUIT ends hub_run */
+    hub_free(F.fx.hub);
+    F.fx.hub = NULL;
     stop();
 }
 
 static void test_resume_restores_states_voters_and_votes(void) {
     REQUIRE(start(0, 0) == 0);
-    int64_t session = room_session_id(F.room);
+    int64_t session = room_session_id(F.fx.room);
     char tok[ROOM_TOKEN_HEX + 1];
     struct wsc *w = phone(NULL, tok, NULL);
     struct wsc *p = presenter();
@@ -726,15 +690,15 @@ static void test_resume_restores_states_voters_and_votes(void) {
     /* a restart of fragvote */
     REQUIRE(start(0, session) == 0);
     struct hub_status st;
-    hub_snapshot(F.hub, &st);
+    hub_snapshot(F.fx.hub, &st);
     CHECK_INT(st.cursor, 1);
     CHECK_INT(st.voters, 1);
-    const struct quiz_truth *t = quiz_truth(room_quiz(F.room), 0);
+    const struct quiz_truth *t = quiz_truth(room_quiz(F.fx.room), 0);
     REQUIRE(t);
     CHECK_INT(t->answer, PROBE_ANS_YES);
     CHECK_STR(t->evidence, MARKER);
     struct quiz_qinfo qi;
-    quiz_get(room_quiz(F.room), 0, &qi);
+    quiz_get(room_quiz(F.fx.room), 0, &qi);
     CHECK_INT(qi.no, 1);
     CHECK_INT(qi.state, QUIZ_REVEALED);
     json_t *wel = NULL;
@@ -788,7 +752,7 @@ static void test_connections_beyond_the_cap_are_refused_others_unaffected(void) 
     struct wsc *a = phone(NULL, NULL, NULL), *b = connect_as("fragvote-screen"), *c = phone(NULL, NULL, NULL);
     REQUIRE(a && b && c);
     char err[256];
-    struct wsc *d = wsc_connect("127.0.0.1", F.port, "/", "fragvote-audience", NULL, T_MS, err, sizeof err);
+    struct wsc *d = wsc_connect("127.0.0.1", F.fx.port, "/", "fragvote-audience", NULL, T_MS, err, sizeof err);
     CHECK(d == NULL);
     wsc_free(d);
     wsc_send_text(a, "{\"t\":\"ping\"}");
@@ -797,7 +761,7 @@ static void test_connections_beyond_the_cap_are_refused_others_unaffected(void) 
     json_decref(m);
     wsc_close(c, 1000); /* a place frees up */
     usleep(300000);
-    d = wsc_connect("127.0.0.1", F.port, "/", "fragvote-audience", NULL, T_MS, err, sizeof err);
+    d = wsc_connect("127.0.0.1", F.fx.port, "/", "fragvote-audience", NULL, T_MS, err, sizeof err);
     CHECK(d != NULL);
     wsc_free(d);
     wsc_close(a, 1000);
@@ -844,7 +808,7 @@ static void test_voting_timer_closes_the_question_by_itself(void) {
     REQUIRE(wait_state(QUIZ_MEASURED) == 0);
     REQUIRE(cmd(p, "reveal", err, sizeof err) == 0);
     REQUIRE(cmd(p, "next", err, sizeof err) == 0);
-    REQUIRE(hub_post(F.hub, &c) == 0); /* the console's way, with a timer */
+    REQUIRE(hub_post(F.fx.hub, &c) == 0); /* the console's way, with a timer */
     CHECK(wait_state(QUIZ_VOTING) == 0);
     CHECK(wait_state(QUIZ_CLOSED) == 0);
     wsc_close(w, 1000);
@@ -887,7 +851,7 @@ static void test_the_largest_deck_fits_in_the_messages(void) {
 
 static char *http_get(const char *path, size_t *len) {
     char err[256];
-    char *r = tcp_http_get("127.0.0.1", F.port, path, 3000, len, err, sizeof err);
+    char *r = tcp_http_get("127.0.0.1", F.fx.port, path, 3000, len, err, sizeof err);
     if (!r) fprintf(stderr, "%s\n", err);
     return r;
 }
@@ -967,7 +931,7 @@ static void test_qr_endpoint_returns_an_svg_encoding_the_join_url(void) {
     if (!fgets(decoded, sizeof decoded, z)) decoded[0] = 0;
     pclose(z);
     decoded[strcspn(decoded, "\r\n")] = 0;
-    CHECK_STR(decoded, hub_join_url(F.hub));
+    CHECK_STR(decoded, hub_join_url(F.fx.hub));
     CHECK_STR(decoded, "http://192.0.2.10:8080/?room=TEST42");
     free(r);
     stop();
@@ -986,23 +950,23 @@ static void test_tls_serves_pages_and_qr_over_https(void) {
     int rc = start(0, 0);
     tls_cert = tls_key = NULL;
     REQUIRE(rc == 0);
-    CHECK(!strncmp(hub_join_url(F.hub), "http://192.0.2.10:8080/", 23)); /* the public URL wins */
+    CHECK(!strncmp(hub_join_url(F.fx.hub), "http://192.0.2.10:8080/", 23)); /* the public URL wins */
     char out[4096] = "";
     snprintf(cmdline, sizeof cmdline, "curl -sk -m 5 -o /dev/null -w '%%{http_code} %%{content_type}' https://127.0.0.1:%d/qr.svg",
-             F.port);
+             F.fx.port);
     FILE *f = popen(cmdline, "r");
     REQUIRE(f);
     if (!fgets(out, sizeof out, f)) out[0] = 0;
     pclose(f);
     CHECK_CONTAINS(out, "200 image/svg+xml");
-    snprintf(cmdline, sizeof cmdline, "curl -sk -m 5 https://127.0.0.1:%d/ | grep -c phone.js", F.port);
+    snprintf(cmdline, sizeof cmdline, "curl -sk -m 5 https://127.0.0.1:%d/ | grep -c phone.js", F.fx.port);
     f = popen(cmdline, "r");
     REQUIRE(f);
     if (!fgets(out, sizeof out, f)) out[0] = 0;
     pclose(f);
     CHECK_STR(out, "1\n");
     /* plain HTTP is not served on a TLS port */
-    snprintf(cmdline, sizeof cmdline, "curl -s -m 2 -o /dev/null -w '%%{http_code}' http://127.0.0.1:%d/", F.port);
+    snprintf(cmdline, sizeof cmdline, "curl -s -m 2 -o /dev/null -w '%%{http_code}' http://127.0.0.1:%d/", F.fx.port);
     f = popen(cmdline, "r");
     REQUIRE(f);
     if (!fgets(out, sizeof out, f)) out[0] = 0;

@@ -26,6 +26,7 @@
 #include "db.h"
 #include "hub.h"
 #include "hub_guard.h"
+#include "hubfix.h"
 #include "room.h"
 #include "wsclient.h"
 
@@ -33,12 +34,8 @@
 #define SECRET "guard-test-secret-5k2"
 
 static struct {
-    struct db *db;
     struct deck deck;
-    struct room *room;
-    struct hub *hub;
-    pthread_t thread;
-    int port;
+    struct hubfix fx;
 } F;
 
 static long long mono_ms(void) {
@@ -47,46 +44,25 @@ static long long mono_ms(void) {
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void *hub_thread(void *arg) {
-    hub_run(arg);
-    return NULL;
-}
-
 static int start(void) {
     static int n;
-    char err[512], path[1024], web[1024];
-    const char *src = getenv("FRAGVOTE_SRC");
+    char err[512], path[1024];
     memset(&F, 0, sizeof F);
     snprintf(path, sizeof path, "%s/guard%d.db", check_tmpdir(), ++n);
-    snprintf(web, sizeof web, "%s/audience-web", src);
-    if (!(F.db = db_open(path, err, sizeof err))) return fprintf(stderr, "db_open: %s\n", err), -1;
     snprintf(F.deck.title, sizeof F.deck.title, "guard test deck");
     F.deck.ntests = 1;
     F.deck.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
     F.deck.tests[0].ask[DB_Q_SENT] = 1;
-    F.room = room_create(F.db, &F.deck, &(struct room_info){.code = "GUARD1"}, err, sizeof err);
-    if (!F.room) return fprintf(stderr, "room: %s\n", err), -1;
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = SECRET, .use_poll = 1};
-    if (!(F.hub = hub_new(&cfg, F.room, err, sizeof err))) return fprintf(stderr, "hub_new: %s\n", err), -1;
-    F.port = hub_port(F.hub);
-    pthread_create(&F.thread, NULL, hub_thread, F.hub);
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = SECRET, .use_poll = 1};
+    if (hubfix_start(&F.fx, path, &F.deck, "GUARD1", 0, &cfg, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;
     return 0;
 }
 
-static void stop(void) {
-    if (F.hub) {
-        hub_stop(F.hub);
-        pthread_join(F.thread, NULL);
-        hub_free(F.hub);
-    }
-    room_free(F.room);
-    db_close(F.db);
-    memset(&F, 0, sizeof F);
-}
+static void stop(void) { hubfix_stop(&F.fx); }
 
 static struct wsc *connect_from(const char *src, const char *protocol) {
     char err[256];
-    struct wsc *w = wsc_connect("127.0.0.1", F.port, "/", protocol, src, T_MS, err, sizeof err);
+    struct wsc *w = wsc_connect("127.0.0.1", F.fx.port, "/", protocol, src, T_MS, err, sizeof err);
     if (!w) fprintf(stderr, "connect from %s: %s\n", src, err);
     return w;
 }
@@ -341,7 +317,7 @@ static void test_peer_address_is_read_from_the_socket_ipv4_and_ipv6(void) {
 
 static int tcp_from(const char *src) {
     char err[128];
-    int fd = tcp_connect("127.0.0.1", F.port, src, err, sizeof err);
+    int fd = tcp_connect("127.0.0.1", F.fx.port, src, err, sizeof err);
     struct timeval tv = {2, 0};
     if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     return fd;

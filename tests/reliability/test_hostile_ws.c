@@ -21,6 +21,7 @@
 #include "db.h"
 #include "fv_roles.h"
 #include "hub.h"
+#include "hubfix.h"
 #include "room.h"
 #include "tcp_client.h"
 #include "wsclient.h"
@@ -35,12 +36,8 @@
 
 static struct {
     char dbpath[256];
-    struct db *db;
     struct deck deck;
-    struct room *room;
-    struct hub *hub;
-    pthread_t thread;
-    int port;
+    struct hubfix fx;
 } F;
 
 static long long mono_ms(void) {
@@ -49,56 +46,36 @@ static long long mono_ms(void) {
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void *hub_thread(void *arg) {
-    hub_run(arg);
-    return NULL;
-}
-
 static int keepalive_s; /* 0: the hub's defaults */
 
 static int start(void) {
-    char err[512], web[1024];
+    char err[512];
     memset(&F, 0, sizeof F);
-    snprintf(web, sizeof web, "%s/audience-web", getenv("FRAGVOTE_SRC") ? getenv("FRAGVOTE_SRC") : "..");
     snprintf(F.dbpath, sizeof F.dbpath, "%s/hostile.db", check_tmpdir());
     unlink(F.dbpath);
-    F.db = db_open(F.dbpath, err, sizeof err);
-    if (!F.db) return fprintf(stderr, "db_open: %s\n", err), -1;
     if (deck_load_builtin(&F.deck, err, sizeof err)) return fprintf(stderr, "deck: %s\n", err), -1;
-    F.room = room_create(F.db, &F.deck, &(struct room_info){.code = ROOM}, err, sizeof err);
-    if (!F.room) return fprintf(stderr, "room: %s\n", err), -1;
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = SECRET,
-                             .public_url = "http://192.0.2.10:8080/", .ping_s = keepalive_s,
-                             .idle_s = 3 * keepalive_s};
-    F.hub = hub_new(&cfg, F.room, err, sizeof err);
-    if (!F.hub) return fprintf(stderr, "hub_new: %s\n", err), -1;
-    F.port = hub_port(F.hub);
-    pthread_create(&F.thread, NULL, hub_thread, F.hub);
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = SECRET, .public_url = "http://192.0.2.10:8080/",
+                             .ping_s = keepalive_s, .idle_s = 3 * keepalive_s};
+    if (hubfix_start(&F.fx, F.dbpath, &F.deck, ROOM, 0, &cfg, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;
     return 0;
 }
 
 static void stop(void) {
-    if (F.hub) {
-        hub_stop(F.hub);
-        pthread_join(F.thread, NULL);
-        hub_free(F.hub);
-    }
-    room_free(F.room);
+    hubfix_stop(&F.fx);
     deck_free(&F.deck);
-    db_close(F.db);
     memset(&F, 0, sizeof F);
 }
 
 static struct wsc *connect_as(const char *protocol) {
     char err[256];
-    struct wsc *w = fvr_connect("127.0.0.1", F.port, protocol, T_MS, err, sizeof err);
+    struct wsc *w = fvr_connect("127.0.0.1", F.fx.port, protocol, T_MS, err, sizeof err);
     if (!w) fprintf(stderr, "%s\n", err);
     return w;
 }
 
 static struct wsc *phone(void) {
     char err[256];
-    struct wsc *w = fvr_phone("127.0.0.1", F.port, ROOM, 0, NULL, T_MS, NULL, err, sizeof err);
+    struct wsc *w = fvr_phone("127.0.0.1", F.fx.port, ROOM, 0, NULL, T_MS, NULL, err, sizeof err);
     if (!w) fprintf(stderr, "%s\n", err);
     return w;
 }
@@ -106,7 +83,7 @@ static struct wsc *phone(void) {
 /* Starts the quiz: a presenter authenticates and opens question 0. */
 static struct wsc *open_question(void) {
     char err[256];
-    struct wsc *p = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
+    struct wsc *p = fvr_presenter("127.0.0.1", F.fx.port, SECRET, T_MS, err, sizeof err);
     if (p && fvr_cmd(p, "open", T_MS, err, sizeof err)) {
         wsc_free(p);
         p = NULL;
@@ -479,7 +456,7 @@ static void test_2000_connections_from_one_address(void) {
         json_decref(a);
     }
     struct hub_status st;
-    hub_snapshot(F.hub, &st);
+    hub_snapshot(F.fx.hub, &st);
     printf("  %d connections from 127.0.0.1 opened in %lld ms; %d joined, %d votes acked; hub sees %d\n", opened,
            t_open, welcomed, acked, st.connections);
     CHECK_INT(welcomed, CONNS / 2);
@@ -489,7 +466,7 @@ static void test_2000_connections_from_one_address(void) {
     for (int i = 0; i < opened; i++) wsc_free(c[i]);
     /* All gone: the hub counts them out. */
     for (int t = 0; t < 100; t++) {
-        hub_snapshot(F.hub, &st);
+        hub_snapshot(F.fx.hub, &st);
         if (st.connections <= 0) break;
         usleep(20000);
     }
@@ -510,7 +487,7 @@ static void test_slow_loris_http(void) {
     const char *req = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: ";
     for (int i = 0; i < LORIS; i++) {
         char err[256];
-        fds[i] = tcp_connect("127.0.0.1", F.port, NULL, err, sizeof err);
+        fds[i] = tcp_connect("127.0.0.1", F.fx.port, NULL, err, sizeof err);
         if (fds[i] < 0) fprintf(stderr, "slow loris %d: %s\n", i, err);
         REQUIRE(fds[i] >= 0);
         CHECK(write(fds[i], req, strlen(req)) == (ssize_t)strlen(req));
@@ -548,7 +525,7 @@ static void test_slow_loris_http(void) {
 
 static char *http_get(const char *path) {
     char err[256];
-    char *r = tcp_http_get("127.0.0.1", F.port, path, 2000, NULL, err, sizeof err);
+    char *r = tcp_http_get("127.0.0.1", F.fx.port, path, 2000, NULL, err, sizeof err);
     if (!r) fprintf(stderr, "%s\n", err);
     return r;
 }

@@ -1,0 +1,67 @@
+/* See hubfix.h. */
+#include "hubfix.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *hubfix_web_root(void) {
+    static char path[1024];
+    const char *src = getenv("FRAGVOTE_SRC");
+    snprintf(path, sizeof path, "%s/audience-web", src ? src : "..");
+    return path;
+}
+
+static void *hub_thread(void *arg) {
+    hub_run(arg);
+    return NULL;
+}
+
+int hubfix_start(struct hubfix *f, const char *dbpath, const struct deck *deck, const char *code, int64_t resume,
+                 const struct hub_config *cfg, char *err, size_t errlen) {
+    char why[512];
+    memset(f, 0, sizeof *f);
+    if (!(f->db = db_open(dbpath, why, sizeof why))) {
+        snprintf(err, errlen, "db_open: %s", why);
+        return -1;
+    }
+    f->room = resume > 0 ? room_resume(f->db, resume, deck, why, sizeof why)
+                         : room_create(f->db, deck, &(struct room_info){.code = code}, why, sizeof why);
+    if (!f->room) {
+        snprintf(err, errlen, "room: %s", why);
+        hubfix_stop(f);
+        return -1;
+    }
+    struct hub_config c = *cfg;
+    if (!c.web_root) c.web_root = hubfix_web_root();
+    if (!(f->hub = hub_new(&c, f->room, why, sizeof why))) {
+        snprintf(err, errlen, "hub_new: %s", why);
+        hubfix_stop(f);
+        return -1;
+    }
+    f->port = hub_port(f->hub);
+    if (f->port <= 0 || pthread_create(&f->thread, NULL, hub_thread, f->hub)) {
+        snprintf(err, errlen, "the hub has no port or no thread");
+        hubfix_stop(f);
+        return -1;
+    }
+    f->running = 1;
+    return 0;
+}
+
+void hubfix_join(struct hubfix *f) {
+    if (!f->running) return;
+    pthread_join(f->thread, NULL);
+    f->running = 0;
+}
+
+void hubfix_stop(struct hubfix *f) {
+    if (f->hub) {
+        hub_stop(f->hub);
+        hubfix_join(f);
+        hub_free(f->hub);
+    }
+    room_free(f->room);
+    db_close(f->db);
+    memset(f, 0, sizeof *f);
+}

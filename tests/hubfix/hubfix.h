@@ -1,0 +1,40 @@
+/* The in-process hub for tests: a real SQLite file, a room on a caller's
+ * deck, the real hub on a free loopback port, run on its own thread. The
+ * tests that talk to it use the websocket client (tests/wsclient). */
+#ifndef FRAGVOTE_TESTS_HUBFIX_H
+#define FRAGVOTE_TESTS_HUBFIX_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "hub.h"
+#include "room.h"
+
+struct hubfix {
+    struct db *db;
+    struct room *room;
+    struct hub *hub;
+    pthread_t thread;
+    int running;                       /* the thread runs hub_run (hubfix_join not yet called) */
+    int port;
+};
+
+/* <FRAGVOTE_SRC or "..">/audience-web: the pages, for cfg.web_root. */
+const char *hubfix_web_root(void);
+
+/* Opens dbpath, creates room `code` on deck (resume > 0: resumes that
+ * session instead), starts the hub with cfg (web_root NULL: the source
+ * tree's pages) and runs it on a thread. deck must outlive the fixture.
+ * Returns 0, or -1 with err (whatever was opened is closed again). */
+int hubfix_start(struct hubfix *f, const char *dbpath, const struct deck *deck, const char *code, int64_t resume,
+                 const struct hub_config *cfg, char *err, size_t errlen);
+
+/* Waits for the hub's thread (after hub_stop or a posted QUIT). */
+void hubfix_join(struct hubfix *f);
+
+/* Stops the hub, joins its thread, frees hub, room and database; f is zeroed. */
+void hubfix_stop(struct hubfix *f);
+
+#endif
