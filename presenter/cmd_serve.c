@@ -33,12 +33,14 @@
 
 #define SERVE_PORT_DEFAULT 8080
 #define SERVE_DB_DEFAULT "fragvote.db"
+#define SERVE_HTTP_RATE_MAX 1000000
 
 struct serve_opts {
     const char *target, *deck, *db, *bind, *title, *observer, *public_url, *script, *secret, *room;
     const char *tls_cert, *tls_key;
     int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, poll, keep_root;
     int timer_s;                   /* the console's 't' key: voting timer in seconds */
+    int http_rate;                 /* hub_config.http_rate: 0 default, -1 no cap */
     long long resume;              /* session id to continue, 0 = a new session */
 };
 
@@ -92,6 +94,9 @@ static void usage(FILE *out) {
             "  --no-prefetch        do not start probing while the room votes\n"
             "  --timer SECONDS      voting timer of the console's t key (1..%d, default %d):\n"
             "                       voting closes by itself when it runs out\n"
+            "  --http-rate N        page requests per second per phone address (default %d,\n"
+            "                       burst 5x; beyond: 429). 0: no cap, e.g. behind a reverse\n"
+            "                       proxy on another host, where every phone has its address\n"
             "  --script FILE        read console commands from FILE (rehearsal, tests)\n"
             "  --resume ID          continue session ID after a crash or restart (same deck,\n"
             "                       room code, votes and measurements)\n"
@@ -119,13 +124,13 @@ static void usage(FILE *out) {
             "\n"
             "Exit codes: 0 ok, 1 failed (incl. a failed script), 2 usage, 3 missing\n"
             "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
-            SERVE_PORT_DEFAULT, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT);
+            SERVE_PORT_DEFAULT, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT, HUB_HTTP_RATE);
 }
 
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
            O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY, O_POLL,
-           O_TIMER };
+           O_TIMER, O_HTTPRATE };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
@@ -137,7 +142,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV}, {"poll", no_argument, NULL, O_POLL},
         {"resume", required_argument, NULL, O_RESUME}, {"keep-root", no_argument, NULL, O_KEEPROOT},
         {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
-        {"timer", required_argument, NULL, O_TIMER},
+        {"timer", required_argument, NULL, O_TIMER}, {"http-rate", required_argument, NULL, O_HTTPRATE},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->port = SERVE_PORT_DEFAULT;
@@ -170,6 +175,16 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
                 return -1;
             }
             o->timer_s = (int)t;
+            break;
+        case O_HTTPRATE:
+            errno = 0;
+            long r = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || r < 0 || r > SERVE_HTTP_RATE_MAX) {
+                fprintf(stderr, "fragvote serve: --http-rate wants 0..%d requests per second (0: no cap), not '%s'\n",
+                        SERVE_HTTP_RATE_MAX, optarg);
+                return -1;
+            }
+            o->http_rate = r ? (int)r : -1; /* hub_config: -1 is "no cap", 0 the default */
             break;
         case O_BIND: o->bind = optarg; break;
         case O_TITLE: o->title = optarg; break;
@@ -632,7 +647,7 @@ lab_ready:
     }
 
     struct hub_config hc = {.bind_addr = s.o.bind, .port = s.o.port, .public_url = s.o.public_url,
-                            .secret = s.o.secret, .live_split = s.o.live_split, .use_poll = s.o.poll,
+                            .secret = s.o.secret, .live_split = s.o.live_split, .http_rate = s.o.http_rate, .use_poll = s.o.poll,
                             .tls_cert = s.o.tls_cert, .tls_key = s.o.tls_key,
                             .measure = on_measure, .on_event = on_event, .ctx = &s};
     struct hub *h = hub_new(&hc, s.room, err, sizeof err);

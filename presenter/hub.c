@@ -484,6 +484,10 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         fail(err, errlen, "getrandom failed seeding the hub's address tables");
         goto fail;
     }
+    if (cfg->http_rate) {
+        h->guard->http_rate = cfg->http_rate > 0 ? cfg->http_rate : 0;
+        h->guard->http_burst = 5.0 * h->guard->http_rate;
+    }
     lws_set_log_level(LLL_ERR | LLL_WARN, NULL);
     if (cfg->secret && cfg->secret[0]) {
         if (strlen(cfg->secret) >= HUB_SECRET_MAX) {

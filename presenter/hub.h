@@ -58,6 +58,8 @@ struct hub_config {
     int ping_s, idle_s;                /* keepalive: ping after ping_s idle, close after idle_s; 0: HUB_PING_S/HUB_IDLE_S */
     int conn_max;                      /* websocket cap; 0: HUB_CONN_MAX (tests use a small one) */
     int audience_tallies_per_s;        /* tally sends per second to phones; 0: HUB_AUDIENCE_SENDS_PER_S */
+    int http_rate;                     /* HTTP requests/s per source address (burst 5x); 0: HUB_HTTP_RATE,
+                                        * -1: no cap (a reverse proxy on another host is one address) */
     /* Called on the lws thread when the quiz asks for a measurement of
      * question `position` (test t, owned by the quiz, valid during the call).
      * Must not block: hand it to a worker that calls hub_post(HUB_CMD_MEASURED). */

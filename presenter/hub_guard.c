@@ -13,6 +13,8 @@ int hub_guard_init(struct hub_guard *g) {
     memset(g, 0, sizeof *g);
     if (getrandom(g->key, sizeof g->key, 0) != (ssize_t)sizeof g->key) return -1;
     g->room_tokens = HUB_SECRET_ROOM_RATE;
+    g->http_rate = HUB_HTTP_RATE;
+    g->http_burst = HUB_HTTP_BURST;
     return 0;
 }
 
@@ -108,12 +110,12 @@ void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long
 }
 
 int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long now) {
-    if (p->self) return 0;
+    if (p->self || g->http_rate <= 0) return 0;
     int fresh;
     struct hub_guard_entry *e = find_or_take(g, g->http, HUB_GUARD_HTTP_SETS, p->addr, &fresh);
-    if (fresh) e->tokens = HUB_HTTP_BURST;
-    else e->tokens += (double)(now - e->t) * HUB_HTTP_RATE / 1000.0;
-    if (e->tokens > HUB_HTTP_BURST) e->tokens = HUB_HTTP_BURST;
+    if (fresh) e->tokens = g->http_burst;
+    else e->tokens += (double)(now - e->t) * g->http_rate / 1000.0;
+    if (e->tokens > g->http_burst) e->tokens = g->http_burst;
     e->t = now > 0 ? now : 1;
     if (e->tokens < 1) return -1;
     e->tokens -= 1;

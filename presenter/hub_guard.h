@@ -35,6 +35,7 @@ struct hub_guard_entry {
 
 struct hub_guard {
     uint64_t key[2];                   /* random: the set hash's key */
+    double http_rate, http_burst;      /* per address; rate 0: no HTTP cap */
     double room_tokens;                /* room-wide ceiling on compared wrong secrets */
     long long room_ms;
     struct hub_guard_entry secret[HUB_GUARD_SECRET_SETS * HUB_GUARD_WAYS];
@@ -57,9 +58,10 @@ int hub_guard_secret_throttled(struct hub_guard *g, const struct hub_peer *p, lo
 /* Records a compared, wrong attempt from p. */
 void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
 
-/* HTTP: takes one token from p's bucket (HUB_HTTP_RATE per s, burst
- * HUB_HTTP_BURST). Returns 0, or -1 when p is over the cap. This host is
- * never capped. */
+/* HTTP: takes one token from p's bucket (g->http_rate per s, burst
+ * g->http_burst; hub_guard_init sets HUB_HTTP_RATE and HUB_HTTP_BURST).
+ * Returns 0, or -1 when p is over the cap. This host is never capped, and
+ * nobody when http_rate is 0. */
 int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
 
 #endif

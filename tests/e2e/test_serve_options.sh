@@ -30,6 +30,16 @@ check unknown_target_exit_4 test "$rc" -eq 4
 check unknown_target_named grep -q "target no-such-host.invalid" "$tmp/err"
 check unknown_target_no_db test ! -e "$tmp/bad.db"
 
+# --http-rate: a bad value is a usage error before anything is created.
+for v in -1 abc 1000001 ''; do
+  timeout 30 "$bin" serve --target 127.0.0.1 --http-rate "$v" --db "$tmp/hr.db" --port 0 --no-qr </dev/null \
+    >/dev/null 2>"$tmp/hr.err"; rc=$?
+  check "http_rate_${v:-empty}_exit_2" test "$rc" -eq 2
+  check "http_rate_${v:-empty}_named" grep -q -- "--http-rate wants 0..1000000" "$tmp/hr.err"
+done
+check http_rate_no_db test ! -e "$tmp/hr.db"
+check http_rate_in_help sh -c '"$0" serve --help | grep -q -- "--http-rate N"' "$bin"
+
 # The poll() loop (--poll) serves the same console as the default libev one.
 printf 'open\nclose\nquit\n' | timeout 30 "$bin" serve --target 127.0.0.1 --poll --db "$tmp/ev.db" --port 0 \
   --bind 127.0.0.1 --no-qr >"$tmp/ev.out" 2>&1

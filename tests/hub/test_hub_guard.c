@@ -44,6 +44,8 @@ static long long mono_ms(void) {
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static int http_rate; /* hub_config.http_rate for the next start(): 0 default */
+
 static int start(void) {
     static int n;
     char err[512], path[1024];
@@ -53,7 +55,7 @@ static int start(void) {
     F.deck.ntests = 1;
     F.deck.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
     F.deck.tests[0].ask[DB_Q_SENT] = 1;
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = SECRET, .use_poll = 1};
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = SECRET, .use_poll = 1, .http_rate = http_rate};
     if (hubfix_start(&F.fx, path, &F.deck, "GUARD1", 0, &cfg, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;
     return 0;
 }
@@ -441,6 +443,30 @@ static void test_http_flood_from_one_address_is_refused_while_others_load_pages(
     stop();
 }
 
+/* serve --http-rate: a lower cap refuses sooner, 0 (here -1) none at all. */
+static void test_http_rate_is_configurable_and_can_be_off(void) {
+    int statuses[2][120];
+    for (int k = 0; k < 2; k++) {
+        http_rate = k == 0 ? 10 : -1; /* 10/s, burst 50 | no cap */
+        REQUIRE(start() == 0);
+        for (int i = 0; i < 120; i++) statuses[k][i] = http_get_from("127.0.0.3", "/", NULL, 0);
+        stop();
+    }
+    http_rate = 0;
+    int ok10 = 0, refused10 = 0, ok_off = 0;
+    for (int i = 0; i < 120; i++) {
+        ok10 += statuses[0][i] == 200;
+        refused10 += statuses[0][i] == 429;
+        ok_off += statuses[1][i] == 200;
+    }
+    printf("  --http-rate 10: %d served, %d refused of 120; no cap: %d served\n", ok10, refused10, ok_off);
+    CHECK(ok10 >= 50 && ok10 < 120); /* the burst, plus what 10/s refilled meanwhile */
+    CHECK(refused10 > 0);
+    CHECK_INT(ok10 + refused10, 120);
+    CHECK_INT(statuses[0][0], 200);
+    CHECK_INT(ok_off, 120);
+}
+
 int main(void) {
     if (!getenv("FRAGVOTE_SRC")) SKIP_ALL("run through ctest (FRAGVOTE_SRC unset)");
     signal(SIGPIPE, SIG_IGN);
@@ -449,5 +475,6 @@ int main(void) {
     RUN(test_wrong_secrets_from_one_address_do_not_lock_out_the_presenter);
     RUN(test_many_addresses_are_held_to_the_room_ceiling_and_the_laptop_gets_in);
     RUN(test_http_flood_from_one_address_is_refused_while_others_load_pages);
+    RUN(test_http_rate_is_configurable_and_can_be_off);
     return check_summary();
 }
