@@ -424,8 +424,12 @@ static void test_http_flood_from_one_address_is_refused_while_others_load_pages(
         wsc_close(w, 1000);
     }
     usleep(500 * 1000);
+    /* One of our own requests from the flooding address is refused too.
+     * Not necessarily the first: the bucket refills one token every 5 ms and
+     * ours may be the request that gets it while the flooder reconnects. */
     char hdr[1024];
-    int still = http_get_from("127.0.0.3", "/", hdr, sizeof hdr);
+    int still = 0;
+    for (int i = 0; i < 5 && still != 429; i++) still = http_get_from("127.0.0.3", "/", hdr, sizeof hdr);
     atomic_store(&f.stop, 1);
     pthread_join(t, NULL);
     long long took = mono_ms() - t0;
