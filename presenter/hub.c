@@ -437,7 +437,8 @@ static int ev_open(struct hub *h) {
     h->ev_lib = dlopen("libev.so.4", RTLD_NOW | RTLD_GLOBAL);
     if (!h->ev_lib) return -1;
     void *(*loop_new)(unsigned) = (void *(*)(unsigned))dlsym(h->ev_lib, "ev_loop_new");
-    if (!loop_new || !dlsym(h->ev_lib, "ev_run") || !dlsym(h->ev_lib, "ev_loop_destroy") ||
+    h->ev_run = (int (*)(void *, int))dlsym(h->ev_lib, "ev_run");
+    if (!loop_new || !h->ev_run || !dlsym(h->ev_lib, "ev_loop_destroy") ||
         !(h->ev_loop = loop_new(HUB_EVFLAG_AUTO))) {
         dlclose(h->ev_lib);
         h->ev_lib = NULL;
@@ -617,23 +618,21 @@ fail:
     return NULL;
 }
 
+/* One turn of the event loop, after making the next chunk of a state
+ * fan-out writeable. wait: block until something happens (else return at
+ * once). Returns -1 when lws's own loop fails. */
+static int loop_turn(struct hub *h, int wait) {
+    hub_fanout_pump(h);
+    if (h->ev_loop) {
+        h->ev_run(h->ev_loop, wait ? HUB_EVRUN_ONCE : HUB_EVRUN_NOWAIT);
+        return 0;
+    }
+    return lws_service(h->ctx, wait ? 0 : -1) < 0 ? -1 : 0;
+}
+
 int hub_run(struct hub *h) {
     int rc = 0;
-    if (h->ev_loop) {
-        int (*run)(void *, int) = (int (*)(void *, int))dlsym(h->ev_lib, "ev_run");
-        while (!atomic_load(&h->stop)) {
-            hub_fanout_pump(h);
-            run(h->ev_loop, HUB_EVRUN_ONCE);
-        }
-    } else {
-        while (!atomic_load(&h->stop)) {
-            hub_fanout_pump(h);
-            if (lws_service(h->ctx, 0) < 0) {
-                rc = -1;
-                break;
-            }
-        }
-    }
+    while (rc == 0 && !atomic_load(&h->stop)) rc = loop_turn(h, 1);
     /* Votes still in the batch are committed (and acked) before we go, and
      * for a short while the loop keeps running so what was queued -- those
      * acks, the final "ended" state after a quit -- reaches the phones. */
@@ -645,13 +644,7 @@ int hub_run(struct hub *h) {
         drain_posted(h);
         run_timers(h);
         int more = h->fo_head != NULL;
-        hub_fanout_pump(h);
-        if (h->ev_loop) {
-            int (*run)(void *, int) = (int (*)(void *, int))dlsym(h->ev_lib, "ev_run");
-            run(h->ev_loop, HUB_EVRUN_NOWAIT);
-        } else if (lws_service(h->ctx, -1) < 0) {
-            break;
-        }
+        if (loop_turn(h, 0) < 0) break;
         if (!more) usleep(2000);
     }
     if (h->nops) hub_batch_flush(h);

@@ -121,6 +121,11 @@ static int voter_online(struct hub *h, int v) {
     return 0;
 }
 
+/* One open connection fewer for voter v (one that voter_online counted). */
+static void voter_offline(struct hub *h, int v) {
+    if (--h->voter_conns[v] == 0) h->n_joined--;
+}
+
 void hub_batch_flush(struct hub *h) {
     h->batch_due = 0;
     if (!h->nops) return;
@@ -158,7 +163,7 @@ void hub_batch_flush(struct hub *h) {
                 hub_conn_error(c, -1, "join", op->err);
                 continue;
             }
-            if (c->voter < 0 && voter_online(h, op->result)) {
+            if (voter_online(h, op->result)) { /* c had no voter: on_hello refuses a second join */
                 hub_conn_error(c, -1, "busy", "server out of memory");
                 continue;
             }
@@ -401,7 +406,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (!c->wsi) break;
         conn_unlink(h, c);
         h->n_role[c->role]--;
-        if (c->voter >= 0 && c->voter < h->voter_conns_cap && --h->voter_conns[c->voter] == 0) h->n_joined--;
+        if (c->voter >= 0) voter_offline(h, c->voter);
         for (int i = 0; i < h->nops; i++)
             if (h->ops[i].conn == c) h->ops[i].conn = NULL;
         while (c->qlen) {

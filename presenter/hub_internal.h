@@ -84,6 +84,7 @@ struct hub {
     atomic_int stop;
     void *ev_lib;                  /* dlopen'd libev when the libev event loop is used */
     void *ev_loop;                 /* our (foreign to lws) libev loop, or NULL: lws's poll loop */
+    int (*ev_run)(void *, int);    /* libev's ev_run, looked up once */
     void *foreign_loops[1];
     int running;
 
