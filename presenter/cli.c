@@ -1,5 +1,7 @@
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -7,6 +9,15 @@
 int cli_not_implemented(const char *cmd) {
     fprintf(stderr, "fragvote %s: not implemented yet\n", cmd);
     return FV_EXIT_USAGE;
+}
+
+int cli_parse_long(const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
 }
 
 int cli_wants_help(int argc, char **argv) {

@@ -32,6 +32,9 @@ int cmd_export(int argc, char **argv);
 int cli_not_implemented(const char *cmd);
 /* printf into a caller's error buffer; err may be NULL (then nothing). */
 void fv_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A whole decimal number in lo..hi (no trailing text, no overflow): 0 and
+ * *out, or -1 (out untouched). The one parser of numeric CLI arguments. */
+int cli_parse_long(const char *s, long lo, long hi, long *out);
 /* True when argv holds -h or --help (before any "--"). */
 int cli_wants_help(int argc, char **argv);
 

@@ -98,9 +98,8 @@ static int split_host_port(const char *arg, char *host, size_t hostlen, int *por
         colon = NULL;
     }
     if (colon) {
-        char *end;
-        long p = strtol(colon + 1, &end, 10);
-        if (*end || p < 1 || p > 65535) return -1;
+        long p;
+        if (cli_parse_long(colon + 1, 1, 65535, &p)) return -1;
         *port = (int)p;
     }
     return host[0] ? 0 : -1;
@@ -113,9 +112,8 @@ static int pmtu_discover(int argc, char **argv) {
         if (!strcmp(argv[i], "--sequential")) {
             sequential = 1;
         } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-            char *end;
-            long t = strtol(argv[++i], &end, 10);
-            if (*end || t < 1 || t > 60000) {
+            long t;
+            if (cli_parse_long(argv[++i], 1, 60000, &t)) {
                 fprintf(stderr, "fragvote pmtu: --timeout takes 1..60000 ms\n");
                 return FV_EXIT_USAGE;
             }
@@ -170,16 +168,13 @@ static void on_stop_signal(int sig) {
 static int pmtu_respond(int argc, char **argv) {
     long port = 0, seconds = 0;
     for (int i = 0; i < argc; i++) {
-        char *end;
         if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
-            seconds = strtol(argv[++i], &end, 10);
-            if (*end || seconds < 1 || seconds > 86400) {
+            if (cli_parse_long(argv[++i], 1, 86400, &seconds)) {
                 fprintf(stderr, "fragvote pmtu: --seconds takes 1..86400\n");
                 return FV_EXIT_USAGE;
             }
         } else if (!port && argv[i][0] != '-') {
-            port = strtol(argv[i], &end, 10);
-            if (*end || port < 1 || port > 65535) {
+            if (cli_parse_long(argv[i], 1, 65535, &port)) {
                 fprintf(stderr, "fragvote pmtu: respond needs a PORT 1..65535, not '%s'\n", argv[i]);
                 return FV_EXIT_USAGE;
             }

@@ -79,9 +79,8 @@ static int parse_addr(const char *s, struct probe_spec *spec) {
     memcpy(spec->host, host, hl);
     spec->host[hl] = 0;
     if (port) {
-        char *end;
-        long p = strtol(port, &end, 10);
-        if (*end || p < 1 || p > 65535) return -1;
+        long p;
+        if (cli_parse_long(port, 1, 65535, &p)) return -1;
         spec->port = (int)p;
     }
     return 0;
@@ -326,8 +325,8 @@ int cmd_probe(int argc, char **argv) {
         case 't':
             if (!strcmp(optarg, "auto")) spec.ttl = PROBE_TTL_AUTO;
             else {
-                long t = strtol(optarg, &end, 10);
-                if (*end || t < 1 || t > 255) goto usage_bad;
+                long t;
+                if (cli_parse_long(optarg, 1, 255, &t)) goto usage_bad;
                 spec.ttl = (int)t;
             }
             break;
@@ -341,16 +340,16 @@ int cmd_probe(int argc, char **argv) {
             observer_given = 1;
             break;
         case 'T': {
-            long t = strtol(optarg, &end, 10);
-            if (*end || t < 1 || t > PROBE_TIMEOUT_MS_MAX) goto usage_bad;
+            long t;
+            if (cli_parse_long(optarg, 1, PROBE_TIMEOUT_MS_MAX, &t)) goto usage_bad;
             opts.timeout_ms = (int)t;
             break;
         }
         case 'F': flush = 1; break;
         case 'N': no_flush = 1; break;
         case 'J': {
-            long j = strtol(optarg, &end, 10);
-            if (*end || j < 1 || j > PROBE_JOBS_MAX) goto usage_bad;
+            long j;
+            if (cli_parse_long(optarg, 1, PROBE_JOBS_MAX, &j)) goto usage_bad;
             jobs = (int)j;
             break;
         }

@@ -98,14 +98,12 @@ static int parse_args(int argc, char **argv, struct replay_args *a) {
             if (dst) {
                 *dst = v;
             } else if (!strcmp(o, "--port")) {
-                char *end;
-                long port = strtol(v, &end, 10);
-                if (*end || !*v || port < 0 || port > 65535) return usage_error("bad --port '%s'", v);
+                long port;
+                if (cli_parse_long(v, 0, 65535, &port)) return usage_error("bad --port '%s'", v);
                 a->port = (int)port;
             } else {
-                char *end;
-                long ms = strtol(v, &end, 10);
-                if (*end || ms < 1 || ms > REPLAY_TIMEOUT_MS_MAX) return usage_error("bad --timeout '%s'", v);
+                long ms;
+                if (cli_parse_long(v, 1, REPLAY_TIMEOUT_MS_MAX, &ms)) return usage_error("bad --timeout '%s'", v);
                 a->timeout_ms = (int)ms;
             }
         } else if (!strncmp(o, "--db=", 5)) {

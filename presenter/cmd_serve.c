@@ -9,6 +9,7 @@
  * after the lab came up goes through the one cleanup at the end, which
  * removes the lab. */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <linux/capability.h>
@@ -152,39 +153,33 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        char *end;
+        long num;
         switch (c) {
         case O_TARGET: o->target = optarg; break;
         case O_DECK: o->deck = optarg; break;
         case O_DB: o->db = optarg; break;
         case O_PORT:
-            errno = 0;
-            long p = strtol(optarg, &end, 10);
-            if (errno || *end || end == optarg || p < 0 || p > 65535) {
+            if (cli_parse_long(optarg, 0, 65535, &num)) {
                 fprintf(stderr, "fragvote serve: --port wants 0..65535, not '%s'\n", optarg);
                 return -1;
             }
-            o->port = (int)p;
+            o->port = (int)num;
             break;
         case O_TIMER:
-            errno = 0;
-            long t = strtol(optarg, &end, 10);
-            if (errno || *end || end == optarg || t < 1 || t > HUB_COUNTDOWN_MAX_S) {
+            if (cli_parse_long(optarg, 1, HUB_COUNTDOWN_MAX_S, &num)) {
                 fprintf(stderr, "fragvote serve: --timer wants 1..%d seconds, not '%s'\n", HUB_COUNTDOWN_MAX_S,
                         optarg);
                 return -1;
             }
-            o->timer_s = (int)t;
+            o->timer_s = (int)num;
             break;
         case O_HTTPRATE:
-            errno = 0;
-            long r = strtol(optarg, &end, 10);
-            if (errno || *end || end == optarg || r < 0 || r > SERVE_HTTP_RATE_MAX) {
+            if (cli_parse_long(optarg, 0, SERVE_HTTP_RATE_MAX, &num)) {
                 fprintf(stderr, "fragvote serve: --http-rate wants 0..%d requests per second (0: no cap), not '%s'\n",
                         SERVE_HTTP_RATE_MAX, optarg);
                 return -1;
             }
-            o->http_rate = r ? (int)r : -1; /* hub_config: -1 is "no cap", 0 the default */
+            o->http_rate = num ? (int)num : -1; /* hub_config: -1 is "no cap", 0 the default */
             break;
         case O_BIND: o->bind = optarg; break;
         case O_TITLE: o->title = optarg; break;
@@ -203,13 +198,12 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         case O_TLSCERT: o->tls_cert = optarg; break;
         case O_TLSKEY: o->tls_key = optarg; break;
         case O_RESUME:
-            errno = 0;
-            o->resume = strtoll(optarg, &end, 10);
-            if (errno || *end || end == optarg || o->resume <= 0) {
+            if (cli_parse_long(optarg, 1, LONG_MAX, &num)) {
                 fprintf(stderr, "fragvote serve: --resume wants a session id (see fragvote sessions), not '%s'\n",
                         optarg);
                 return -1;
             }
+            o->resume = num;
             break;
         case 'h': return 1;
         case ':': fprintf(stderr, "fragvote serve: %s needs a value\n", argv[optind - 1]); return -1;
