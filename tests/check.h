@@ -9,7 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Monotonic milliseconds, for the latencies and deadlines tests measure. */
+static inline long long check_mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static int check_passed_, check_failed_, check_cur_failed_;
 static const char *check_cur_name_ = "";

@@ -53,12 +53,6 @@ static void kill_server(int sig) {
 
 static void cleanup(void) { kill_server(SIGKILL); }
 
-static long long mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Starts argv[0] with stdout on a pipe; reads "port P session S". */
 static int spawn_server(char *const argv[], long long *session) {
     int fds[2];
@@ -272,12 +266,12 @@ static int burst_and_kill(const char *dbpath, long long session, int *consistent
     for (int i = 0; i < PHONES; i++) pthread_create(&th[i], NULL, phone_burst, &phones[i]);
     atomic_store(&burst_go, 1);
     usleep(BURST_MS * 1000);
-    long long t0 = mono_ms();
+    long long t0 = check_mono_ms();
     kill(server_pid, SIGKILL);
     waitpid(server_pid, NULL, 0);
     server_pid = -1;
     for (int i = 0; i < PHONES; i++) pthread_join(th[i], NULL);
-    printf("  killed after %d ms of burst; phones saw the close within %lld ms\n", BURST_MS, mono_ms() - t0);
+    printf("  killed after %d ms of burst; phones saw the close within %lld ms\n", BURST_MS, check_mono_ms() - t0);
     int acked = 0, in_flight = 0, refused = 0;
     *consistent = 1;
     sqlite3 *s;

@@ -42,12 +42,6 @@ static pid_t serve_pid = -1, holder_pid = -1;
 static FILE *console_in;
 static int port;
 
-static long long mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void reap(pid_t *pid) {
     if (*pid > 0) {
         kill(*pid, SIGKILL);
@@ -184,19 +178,19 @@ static int phone_join(struct phone *ph) {
  * `code`), -1 no answer. *ms: how long the answer took. */
 static int phone_vote(struct phone *ph, int yes, char *code, size_t codelen, long long *ms) {
     int id = ++ph->id;
-    long long t0 = mono_ms();
+    long long t0 = check_mono_ms();
     code[0] = 0;
     json_t *o = NULL;
     int answer = fvr_vote(ph->w, id, 0, yes, T_MS, &o);
     if (answer == 1) {
         snprintf(code, codelen, "%s", json_string_value(json_object_get(o, "code")));
-        printf("  (vote %d refused after %lld ms: %s: %s)\n", id, mono_ms() - t0, code,
+        printf("  (vote %d refused after %lld ms: %s: %s)\n", id, check_mono_ms() - t0, code,
                json_string_value(json_object_get(o, "message")));
     }
     json_decref(o);
     if (answer < 0) return -1;
     if (answer == 0) ph->acked_yes = yes;
-    if (ms) *ms = mono_ms() - t0;
+    if (ms) *ms = check_mono_ms() - t0;
     return answer == 0 ? 1 : 0;
 }
 
@@ -267,10 +261,10 @@ static void test_locked_full_and_readonly_database_refuse_votes_visibly(void) {
      * for a pong? (The store runs on the hub's thread: measured, reported.) */
     wsc_send_json(phones[0].w, "{s:s, s:i, s:i, s:b}", "t", "vote", "id", 5000, "q", 0, "yes", 1);
     usleep(100000);
-    long long p0 = mono_ms();
+    long long p0 = check_mono_ms();
     wsc_send_json(phones[1].w, "{s:s}", "t", "ping");
     json_t *pong = wsc_recv_type(phones[1].w, "pong", T_MS);
-    long long ping_ms = mono_ms() - p0;
+    long long ping_ms = check_mono_ms() - p0;
     printf("  locked: another phone's ping answered after %lld ms\n", ping_ms);
     CHECK(pong != NULL);
     /* serve waits at most DB_BUSY_LIVE_MS for a foreign lock: the room must

@@ -20,6 +20,7 @@
 #include "db.h"
 #include "deck.h"
 #include "room.h"
+#include "fv_roles.h"
 #include "wsclient.h"
 
 #define T_MS 5000
@@ -255,10 +256,7 @@ static void test_screen_steps_through_the_stored_session(void) {
         struct wsc *ph = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", NULL, T_MS, err, sizeof err);
         CHECK(ph != NULL);
         if (ph) {
-            wsc_send_json(ph, "{s:s, s:i, s:s}", "t", "hello", "v", 1, "room", "RPLY42");
-            json_t *wel = wsc_recv_type(ph, "welcome", T_MS);
-            CHECK(wel != NULL);
-            json_decref(wel);
+            CHECK(fvr_hello(ph, "RPLY42", 1, NULL, T_MS, NULL, err, sizeof err) == 0);
             wsc_send_json(ph, "{s:s, s:i, s:i, s:b}", "t", "vote", "id", 1, "q", 1, "yes", 1);
             json_t *e = wsc_recv_type(ph, "error", T_MS);
             CHECK_STR(json_string_value(json_object_get(e, "code")), "refused");
