@@ -279,15 +279,22 @@ static void test_reconnect_with_token_resumes_the_voter_and_shows_the_vote(void)
     stop();
 }
 
+/* `online` of the screen's next tally; -2 when none came within timeout_ms. */
+static int next_online(struct wsc *screen, int timeout_ms) {
+    json_t *t = wsc_recv_type(screen, "tally", timeout_ms);
+    if (!t) return -2;
+    int online = (int)json_integer_value(json_object_get(t, "online"));
+    json_decref(t);
+    return online;
+}
+
 /* Reads the screen's tallies until one says `online` == n; returns n, or the
  * last value seen (-1: no tally) when none did within the timeout. */
 static int wait_online(struct wsc *screen, int n) {
-    int last = -1;
-    json_t *t;
-    while ((t = wsc_recv_type(screen, "tally", T_MS))) {
-        last = (int)json_integer_value(json_object_get(t, "online"));
-        json_decref(t);
-        if (last == n) break;
+    int last = -1, v;
+    while ((v = next_online(screen, T_MS)) != -2) {
+        last = v;
+        if (v == n) break;
     }
     return last;
 }
@@ -296,12 +303,8 @@ static int wait_online(struct wsc *screen, int n) {
  * of the newest tally on the screen; -1 when none came. */
 static int last_online(struct wsc *screen) {
     usleep(300000);
-    int last = -1;
-    json_t *t;
-    while ((t = wsc_recv_type(screen, "tally", 300))) {
-        last = (int)json_integer_value(json_object_get(t, "online"));
-        json_decref(t);
-    }
+    int last = -1, v;
+    while ((v = next_online(screen, 300)) != -2) last = v;
     return last;
 }
 
