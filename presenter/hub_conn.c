@@ -38,7 +38,8 @@ void hub_conn_kill(struct hub_conn *c, int code, const char *reason) {
     lws_callback_on_writable(c->wsi);
 }
 
-void hub_fanout_remove(struct hub_conn *c) {
+/* c leaves the fan-out list (if it is in it). */
+static void fanout_remove(struct hub_conn *c) {
     struct hub *h = c->hub;
     if (!c->deferred) return;
     if (c->fo_prev) c->fo_prev->fo_next = c->fo_next;
@@ -56,7 +57,7 @@ void hub_fanout_remove(struct hub_conn *c) {
 void hub_fanout_pump(struct hub *h) {
     for (int i = 0; i < HUB_FANOUT_CHUNK && h->fo_head; i++) {
         struct hub_conn *c = h->fo_head;
-        hub_fanout_remove(c);
+        fanout_remove(c);
         lws_callback_on_writable(c->wsi);
     }
 }
@@ -76,7 +77,7 @@ static int enqueue(struct hub_conn *c, struct hub_msg *m) {
 /* Queues m for c (takes a reference of its own). */
 void hub_conn_send(struct hub_conn *c, struct hub_msg *m) {
     if (enqueue(c, m)) return;
-    hub_fanout_remove(c); /* writeable now: what was deferred goes first */
+    fanout_remove(c); /* writeable now: what was deferred goes first */
     lws_callback_on_writable(c->wsi);
 }
 
@@ -363,7 +364,7 @@ static int close_now(struct lws *wsi, enum lws_close_status code, const char *wh
 /* ---- lws callbacks ---- */
 
 static void conn_unlink(struct hub *h, struct hub_conn *c) {
-    hub_fanout_remove(c);
+    fanout_remove(c);
     if (h->rot_next == c) h->rot_next = c->next;
     if (c->prev) c->prev->next = c->next;
     else if (h->conns == c) h->conns = c->next;

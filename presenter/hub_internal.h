@@ -156,7 +156,6 @@ void hub_msg_unref(struct hub_msg *m);
 void hub_conn_send(struct hub_conn *c, struct hub_msg *m); /* queues m (own reference) */
 void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m); /* queues m; writeable in a later fan-out chunk */
 void hub_fanout_pump(struct hub *h);            /* the next HUB_FANOUT_CHUNK deferred connections: writeable */
-void hub_fanout_remove(struct hub_conn *c);     /* c leaves the fan-out list (if in it) */
 void hub_conn_send_own(struct hub_conn *c, char *json);    /* a one-off message; takes json */
 void hub_conn_error(struct hub_conn *c, int id, const char *code, const char *message);
 void hub_conn_kill(struct hub_conn *c, int code, const char *reason); /* close at next writeable */
