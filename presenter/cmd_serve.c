@@ -519,12 +519,7 @@ int cmd_serve(int argc, char **argv) {
         return FV_EXIT_USAGE;
     }
     if (s.o.title) snprintf(s.deck.title, sizeof s.deck.title, "%s", s.o.title);
-    if (s.o.target) {
-        snprintf(s.deck.target, sizeof s.deck.target, "%s", s.o.target);
-        for (int i = 0; i < s.deck.ntests; i++)
-            snprintf(s.deck.tests[i].spec.host, sizeof s.deck.tests[i].spec.host, "%s",
-                     strcmp(s.o.target, "lab") ? s.o.target : "");
-    }
+    if (s.o.target) deck_set_target(&s.deck, s.o.target);
     const char *obs_name = s.o.observer ? s.o.observer : s.deck.observer;
     enum probe_observer_kind obs;
     if (probe_observer_parse(obs_name, &obs) < 0) {

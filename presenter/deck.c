@@ -417,6 +417,13 @@ void deck_free(struct deck *d) {
     d->json = NULL;
 }
 
+void deck_set_target(struct deck *d, const char *target) {
+    int lab = !strcmp(target, "lab");
+    snprintf(d->target, sizeof d->target, "%s", target);
+    for (int i = 0; i < d->ntests; i++)
+        snprintf(d->tests[i].spec.host, sizeof d->tests[i].spec.host, "%s", lab ? "" : target);
+}
+
 /* ---- questions ---- */
 
 int deck_question_count(const struct deck *d) {

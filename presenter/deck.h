@@ -41,6 +41,10 @@ int deck_load_file(const char *path, struct deck *out, char *err, size_t errlen)
 int deck_load_string(const char *text, const char *name, struct deck *out, char *err, size_t errlen);
 int deck_load_builtin(struct deck *out, char *err, size_t errlen);
 void deck_free(struct deck *d);
+/* Points every test at target (a host, or "lab" = the namespace lab), as a
+ * command line's --target overrides the deck's. target must fit the specs'
+ * host field (callers check its length). */
+void deck_set_target(struct deck *d, const char *target);
 
 /* Questions are numbered 0..deck_question_count()-1 in deck order: for each
  * test, its asked kinds in the order sent, df, fragmented. */
