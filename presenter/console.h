@@ -120,6 +120,11 @@ int console_run_script(struct console *c, FILE *in, const char *name, char *err,
 /* The interactive loop on a terminal (raw keys) or on piped stdin (lines),
  * until quit, the quiz's end plus quit, or *c->stop. Returns 0 or -1 (err). */
 int console_run_interactive(struct console *c, int fd, char *err, size_t errlen);
+/* Puts the terminal fd in raw mode (keys unbuffered and not echoed; signals
+ * still work) and keeps its settings in *saved for tcsetattr(fd, TCSANOW,
+ * saved) afterwards. Returns 0, or -1 with err. Shared with play's prompt. */
+struct termios;
+int console_tty_raw(int fd, struct termios *saved, char *err, size_t errlen);
 
 /* ---- rendering (console_render.c) ---- */
 /* Writes one frame: title, join URL, room code, secret, QR (if view.show_qr),

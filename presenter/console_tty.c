@@ -26,14 +26,13 @@ static void frame(struct console *c, const struct console_status *st) {
     fflush(c->out);
 }
 
-/* Terminal: one key per action, the screen redrawn in place. */
-static int run_keys(struct console *c, int fd, char *err, size_t errlen) {
-    struct termios saved, raw;
-    if (tcgetattr(fd, &saved) < 0) {
+int console_tty_raw(int fd, struct termios *saved, char *err, size_t errlen) {
+    struct termios raw;
+    if (tcgetattr(fd, saved) < 0) {
         snprintf(err, errlen, "cannot read the terminal settings: %s", strerror(errno));
         return -1;
     }
-    raw = saved;
+    raw = *saved;
     raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
     raw.c_cc[VMIN] = 0;
     raw.c_cc[VTIME] = 0;
@@ -41,6 +40,13 @@ static int run_keys(struct console *c, int fd, char *err, size_t errlen) {
         snprintf(err, errlen, "cannot set the terminal to raw mode: %s", strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+/* Terminal: one key per action, the screen redrawn in place. */
+static int run_keys(struct console *c, int fd, char *err, size_t errlen) {
+    struct termios saved;
+    if (console_tty_raw(fd, &saved, err, errlen) < 0) return -1;
     int rc = 0, idle_ms = 0;
     struct console_status shown, now;
     c->be.status(c->be.ctx, &shown);

@@ -13,6 +13,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
     {"serve", cmd_serve, "run a live quiz: console, phones, projector (default)"},
+    {"play", cmd_play, "fragquiz's game alone at a terminal: answer y/n, see the truth, get a score"},
     {"probe", cmd_probe, "send one test (or a whole deck) and show what the network did"},
     {"lab", cmd_lab, "build, inspect or remove the network-namespace lab"},
     {"pmtu", cmd_pmtu, "show or flush the path-MTU cache; 1-RTT path-MTU discovery"},

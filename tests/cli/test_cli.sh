@@ -17,7 +17,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 [ $rc -eq 2 ] && grep -q "unknown command 'no-such-command'" "$tmp/err" && [ ! -s "$tmp/out" ] \
   && ok "unknown subcommand: exit 2, message on stderr" || bad "unknown subcommand (rc=$rc)"
 
-for cmd in serve probe lab pmtu sessions replay export; do
+for cmd in serve play probe lab pmtu sessions replay export; do
   "$bin" "$cmd" --help >"$tmp/out" 2>"$tmp/err"; rc=$?
   [ $rc -eq 0 ] && grep -q "fragvote $cmd" "$tmp/out" && ok "$cmd --help" || bad "$cmd --help (rc=$rc)"
 done
@@ -31,6 +31,8 @@ misuse() { # name expected-stderr-substring args...
 misuse "probe -p names the option" "bad value for -p: 'udp9'" probe -p udp9
 misuse "probe --mode names the option" "bad value for --mode: 'foo'" probe --mode foo
 misuse "lab --prefix checked as usage" "--prefix must be 1..16" lab up --prefix 'bad prefix!'
+misuse "play refuses unknown options" "unknown option '--bogus'" play --bogus
+misuse "play --observer names the value" "not 'bogus'" play --observer bogus
 misuse "pmtu flush refuses options" "unknown option '--bogus'" pmtu flush --bogus
 
 echo "$pass passed, $fail failed"
