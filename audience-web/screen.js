@@ -43,6 +43,7 @@
     fvShow('final', !!state.ended);
     if (state.ended) {
       fvText('finalscore', score ? 'This room scored ' + score : 'No question was scored.');
+      fvText('league', state.league || '');
       board();
     }
   }

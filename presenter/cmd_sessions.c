@@ -6,23 +6,28 @@
 #include "cli.h"
 #include "export.h"
 #include "export_text.h"
+#include "league.h"
 
 #define SESSIONS_TITLE_COLS 32 /* title bytes shown in the table */
 
 static void usage(FILE *out) {
     fprintf(out,
-            "Usage: fragvote sessions [--db FILE]\n"
+            "Usage: fragvote sessions [--league] [--db FILE]\n"
             "\n"
             "Lists the sessions recorded in the database: id, date, title, questions,\n"
             "voters and the collective score (share of scored questions the room's\n"
             "majority got right; see docs/SCORING.md).\n"
             "\n"
             "Options:\n"
+            "  --league    rank the rooms by collective score instead, with the RIPE 87\n"
+            "              audience (%s) as a reference row; sessions with\n"
+            "              no scored question or fewer than %d voters (solo games of\n"
+            "              fragvote play) are counted but not ranked\n"
             "  --db FILE   the database (default ./%s); an older schema is migrated\n"
             "  -h, --help  show this help\n"
             "\n"
             "Exit codes: 0 ok, 2 usage error, 7 database missing, unreadable or newer.\n",
-            EXPORT_DEFAULT_DB);
+            LEAGUE_REF_SCORE, LEAGUE_MIN_VOTERS, EXPORT_DEFAULT_DB);
 }
 
 /* Copies at most cols bytes of s without cutting a UTF-8 sequence. */
@@ -39,14 +44,86 @@ static void clip(char *dst, size_t dstlen, const char *s, size_t cols) {
         if ((unsigned char)*p < 0x20) *p = ' ';
 }
 
+/* What a row of either table shows of a session. */
+struct cells {
+    char when[40], title[SESSIONS_TITLE_COLS * 2 + 1], score[16];
+    int questions, voters;
+};
+
+/* Reads session id into *c; 0, or -1 after saying why on stderr. */
+static int read_cells(struct db *db, int64_t id, struct cells *c) {
+    char err[512];
+    struct db_session_row row;
+    if (db_session_get(db, id, &row, err, sizeof err)) {
+        fprintf(stderr, "fragvote sessions: %s\n", err);
+        return -1;
+    }
+    export_local_time(c->when, sizeof c->when, row.started_at);
+    clip(c->title, sizeof c->title, row.title ? row.title : "", SESSIONS_TITLE_COLS);
+    if (row.collective >= 0) snprintf(c->score, sizeof c->score, "%.0f%%", row.collective * 100);
+    else snprintf(c->score, sizeof c->score, "-");
+    c->questions = row.questions;
+    c->voters = row.voters;
+    db_session_row_free(&row);
+    return 0;
+}
+
+/* fragvote sessions --league: the rooms ranked, the reference row in its place. */
+static int print_league(struct db *db, const char *path, const int64_t *ids, int n) {
+    char err[512];
+    struct league_entry *e = calloc((size_t)n + 1, sizeof *e);
+    if (!e) {
+        fprintf(stderr, "fragvote sessions: out of memory\n");
+        return FV_EXIT_FAIL;
+    }
+    int rooms = 0, unscored = 0, solo = 0;
+    for (int i = 0; i < n; i++) {
+        struct db_sscore sc;
+        if (db_session_score(db, ids[i], &sc, err, sizeof err)) {
+            fprintf(stderr, "fragvote sessions: %s\n", err);
+            free(e);
+            return FV_EXIT_DB;
+        }
+        if (league_is_room(sc.collective, sc.voters))
+            e[rooms++] = (struct league_entry){ids[i], sc.collective, sc.scored, sc.voters};
+        else if (sc.collective < 0) unscored++;
+        else solo++;
+    }
+    int ref = league_rank(e, rooms);
+    printf("League of the rooms in %s by collective score (docs/SCORING.md)\n", path);
+    printf("%4s  %6s  %5s  %-16s  %-*s  %6s  %6s\n", "RANK", "SCORE", "ID", "DATE", SESSIONS_TITLE_COLS, "ROOM",
+           "SCORED", "VOTERS");
+    int rc = FV_EXIT_OK;
+    for (int i = 0; i <= rooms; i++) {
+        if (i == ref) /* the reference has no id, date or counts */
+            printf("%4s  %6s  %5s  %-16s  %s (reference)\n", "-", "<80%", "", "", LEAGUE_REF_NAME);
+        if (i == rooms) break;
+        struct cells c;
+        if (read_cells(db, e[i].id, &c)) {
+            rc = FV_EXIT_DB;
+            break;
+        }
+        printf("%4d  %6s  %5lld  %-16s  %-*s  %6d  %6d\n", i + 1, c.score, (long long)e[i].id, c.when,
+               SESSIONS_TITLE_COLS, c.title, e[i].scored, e[i].voters);
+    }
+    printf("Reference: fragquiz played by show of hands at RIPE 87, %s collectively.\n", LEAGUE_REF_SCORE);
+    if (unscored || solo)
+        printf("Not ranked: %d session%s with no scored question, %d with fewer than %d voters (solo games).\n",
+               unscored, unscored == 1 ? "" : "s", solo, LEAGUE_MIN_VOTERS);
+    free(e);
+    return rc;
+}
+
 int cmd_sessions(int argc, char **argv) {
     if (cli_wants_help(argc, argv)) {
         usage(stdout);
         return FV_EXIT_OK;
     }
     const char *path = EXPORT_DEFAULT_DB;
+    int league = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--db") && i + 1 < argc) path = argv[++i];
+        if (!strcmp(argv[i], "--league")) league = 1;
+        else if (!strcmp(argv[i], "--db") && i + 1 < argc) path = argv[++i];
         else if (!strncmp(argv[i], "--db=", 5)) path = argv[i] + 5;
         else {
             fprintf(stderr, "fragvote sessions: unexpected argument '%s'\n", argv[i]);
@@ -73,23 +150,21 @@ int cmd_sessions(int argc, char **argv) {
         free(ids);
         goto done;
     }
+    if (league) {
+        rc = print_league(db, path, ids, n);
+        free(ids);
+        goto done;
+    }
     printf("%5s  %-16s  %-*s  %9s  %6s  %5s\n", "ID", "DATE", SESSIONS_TITLE_COLS, "TITLE", "QUESTIONS", "VOTERS",
            "SCORE");
     for (int i = 0; i < n; i++) {
-        struct db_session_row row;
-        if (db_session_get(db, ids[i], &row, err, sizeof err)) {
-            fprintf(stderr, "fragvote sessions: %s\n", err);
+        struct cells c;
+        if (read_cells(db, ids[i], &c)) {
             rc = FV_EXIT_DB;
             break;
         }
-        char when[40], title[SESSIONS_TITLE_COLS * 2 + 1], score[16];
-        export_local_time(when, sizeof when, row.started_at);
-        clip(title, sizeof title, row.title ? row.title : "", SESSIONS_TITLE_COLS);
-        if (row.collective >= 0) snprintf(score, sizeof score, "%.0f%%", row.collective * 100);
-        else snprintf(score, sizeof score, "-");
-        printf("%5lld  %-16s  %-*s  %9d  %6d  %5s\n", (long long)row.id, when, SESSIONS_TITLE_COLS, title,
-               row.questions, row.voters, score);
-        db_session_row_free(&row);
+        printf("%5lld  %-16s  %-*s  %9d  %6d  %5s\n", (long long)ids[i], c.when, SESSIONS_TITLE_COLS, c.title,
+               c.questions, c.voters, c.score);
     }
     free(ids);
 done:

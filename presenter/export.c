@@ -10,6 +10,7 @@
 
 #include "export.h"
 #include "export_text.h"
+#include "league.h"
 #include "cli.h"
 
 static const char *const format_names[] = {"csv", "json", "markdown", "svg"};
@@ -98,7 +99,7 @@ static void csv_num(FILE *out, double v) {
 
 static const char csv_header[] =
     "record,session,title,started_at,questions,voters,collective,vote_accuracy,votes_scored,votes_correct,"
-    "position,test,kind,question,yes,no,majority,truth,correct,accuracy,basis,evidence,score,voters_with_score\n";
+    "position,test,kind,question,yes,no,majority,truth,correct,accuracy,basis,evidence,score,voters_with_score,league\n";
 
 static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
     fputs(csv_header, out);
@@ -112,7 +113,11 @@ static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
         csv_num(out, s->score.collective);
         fputc(',', out);
         csv_num(out, s->score.vote_accuracy);
-        fprintf(out, ",%d,%d,,,,,,,,,,,,,,\n", s->score.votes_scored, s->score.votes_correct);
+        char league[LEAGUE_LINE_MAX];
+        league_line(s->score.collective, league, sizeof league);
+        fprintf(out, ",%d,%d,,,,,,,,,,,,,,,", s->score.votes_scored, s->score.votes_correct);
+        csv_text(out, league);
+        fputc('\n', out);
         for (int k = 0; k < s->nquestions; k++) {
             const struct db_report_question *q = &s->questions[k];
             char test[EXPORT_TEST_SUMMARY_MAX];
@@ -127,10 +132,10 @@ static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
             csv_num(out, export_question_accuracy(q));
             fprintf(out, ",%s,", q->live.basis);
             csv_text(out, q->live.evidence);
-            fputs(",,\n", out);
+            fputs(",,,\n", out);
         }
         for (int k = 0; k <= s->dist.max_correct; k++)
-            fprintf(out, "distribution,%lld,,,,,,,,,,,,,,,,,,,,,%d,%d\n", (long long)s->row.id, k, s->dist.voters[k]);
+            fprintf(out, "distribution,%lld,,,,,,,,,,,,,,,,,,,,,%d,%d,\n", (long long)s->row.id, k, s->dist.voters[k]);
     }
 }
 
@@ -211,6 +216,9 @@ static json_t *json_session(const struct db_report_session *s) {
     json_object_set_new(sc, "votes_scored", json_integer(s->score.votes_scored));
     json_object_set_new(sc, "votes_correct", json_integer(s->score.votes_correct));
     json_object_set_new(o, "score", sc);
+    char league[LEAGUE_LINE_MAX];
+    league_line(s->score.collective, league, sizeof league);
+    json_object_set_new(o, "league", jstr_or_null(league));
 
     json_t *qs = json_array();
     for (int i = 0; i < s->nquestions; i++) json_array_append_new(qs, json_question(&s->questions[i]));
@@ -294,7 +302,11 @@ static void write_markdown(FILE *out, const struct db_report_session *ss, int n)
         }
         fputs("\n- Vote accuracy: ", out);
         md_pct(out, s->score.vote_accuracy);
-        fprintf(out, " (%d of %d votes right)\n\n", s->score.votes_correct, s->score.votes_scored);
+        fprintf(out, " (%d of %d votes right)\n", s->score.votes_correct, s->score.votes_scored);
+        char league[LEAGUE_LINE_MAX];
+        league_line(s->score.collective, league, sizeof league);
+        if (league[0]) fprintf(out, "- League: %s\n", league);
+        fputs("\n", out);
         fputs("| # | Test | Question | Yes | No | Majority | Truth | Right | Evidence |\n"
               "|---|------|----------|----:|---:|----------|-------|-------|----------|\n", out);
         for (int k = 0; k < s->nquestions; k++) {
@@ -436,6 +448,13 @@ static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
                 "<text x=\"%.1f\" y=\"%d\" font-size=\"%d\" font-weight=\"bold\" text-anchor=\"middle\" "
                 "fill=\"#000000\">%s%d</text>\n",
                 cx, PLOT_Y1 + 16 + xlabel, xlabel, many ? "" : "Q", q->position + 1);
+    }
+    char league[LEAGUE_LINE_MAX];
+    league_line(s->score.collective, league, sizeof league);
+    if (league[0]) {
+        fputs("<text class=\"league\" x=\"60\" y=\"996\" font-size=\"36\" font-weight=\"bold\" fill=\"#000000\">", out);
+        xml_text(out, league);
+        fputs("</text>\n", out);
     }
     fputs("<text x=\"60\" y=\"1040\" font-size=\"36\" fill=\"#000000\">Bar: share of votes that were right. "
           "<tspan fill=\"#0b6e1f\" font-weight=\"bold\">Green</tspan>: majority right; "

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hub_internal.h"
+#include "league.h"
 
 static char *dump(json_t *o) {
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -73,6 +74,9 @@ char *hub_msg_state(struct hub *h, int presenter) {
         json_array_append_new(all, e);
     }
     json_object_set_new(o, "questions", all);
+    char league[LEAGUE_LINE_MAX];
+    league_line(quiz_ended(q) ? coll : -1, league, sizeof league);
+    if (league[0]) json_object_set_new(o, "league", json_string(league));
     return dump(o);
 }
 

@@ -1,0 +1,119 @@
+/* The final projector screen compares the room with the RIPE 87 audience:
+ * once the quiz has ended, the state carries "This room: N % — RIPE 87's
+ * network engineers: just under 80 %" (the room's collective score), and
+ * not before. The real hub on a free loopback port, real phones. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "fv_roles.h"
+#include "hubfix.h"
+#include "league.h"
+#include "wsclient.h"
+
+#define T_MS 3000
+#define SECRET "final-test-secret"
+
+static struct hubfix F;
+static struct deck D;
+
+/* Answers every measurement at once from the hub's hook: sent yes, DF yes, fragmented no. */
+static void measure_hook(void *ctx, int position, const struct deck_test *t) {
+    (void)ctx;
+    struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .position = position};
+    c.result.spec = t->spec;
+    c.result.sent.answer = PROBE_ANS_YES;
+    c.result.df.answer = PROBE_ANS_YES;
+    c.result.fragmented.answer = PROBE_ANS_NO;
+    snprintf(c.result.observer, sizeof c.result.observer, "raw");
+    hub_post(F.hub, &c);
+}
+
+static int start(void) {
+    char err[512], path[256];
+    memset(&D, 0, sizeof D);
+    snprintf(D.title, sizeof D.title, "final screen test");
+    D.ntests = 1;
+    D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
+    D.tests[0].ask[DB_Q_DF] = D.tests[0].ask[DB_Q_FRAGMENTED] = 1;
+    snprintf(path, sizeof path, "%s/final.db", check_tmpdir());
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .measure = measure_hook,
+                             .use_poll = 1};
+    if (hubfix_start(&F, path, &D, "FINAL2", 0, &cfg, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;
+    return 0;
+}
+
+static int step(struct wsc *p, const char *name) {
+    char err[256];
+    if (fvr_cmd(p, name, T_MS, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "%s: %s\n", name, err);
+    return -1;
+}
+
+/* Until the current question's measurement arrived (up to 1 s). */
+static void wait_measured(void) {
+    for (int i = 0; i < 100; i++) {
+        struct hub_status st;
+        hub_snapshot(F.hub, &st);
+        if (st.current.state == QUIZ_MEASURED) break;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The newest state on w with ended == want_ended, or NULL. */
+static json_t *state_where_ended(struct wsc *w, int want_ended) {
+    for (int i = 0; i < 20; i++) {
+        json_t *m = wsc_recv_type(w, "state", T_MS);
+        if (!m) return NULL;
+        if (json_is_true(json_object_get(m, "ended")) == want_ended) return m;
+        json_decref(m);
+    }
+    return NULL;
+}
+
+static void test_final_state_carries_the_league_line(void) {
+    REQUIRE(start() == 0);
+    char err[256];
+    struct wsc *a = fvr_phone("127.0.0.1", F.port, "FINAL2", 1, NULL, T_MS, NULL, err, sizeof err);
+    struct wsc *b = fvr_phone("127.0.0.1", F.port, "FINAL2", 1, NULL, T_MS, NULL, err, sizeof err);
+    struct wsc *s = fvr_connect("127.0.0.1", F.port, "fragvote-screen", T_MS, err, sizeof err);
+    struct wsc *p = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
+    REQUIRE(a && b && s && p);
+    /* Q1 "DF set?" (truth yes): both right. Q2 "fragmented?" (truth no): a wrong, b right: a tie. */
+    REQUIRE(step(p, "open") == 0);
+    REQUIRE(fvr_vote(a, 1, 0, 1, T_MS, NULL) == 0 && fvr_vote(b, 1, 0, 1, T_MS, NULL) == 0);
+    REQUIRE(step(p, "close") == 0 && step(p, "measure") == 0);
+    wait_measured();
+    REQUIRE(step(p, "reveal") == 0 && step(p, "next") == 0 && step(p, "open") == 0);
+    REQUIRE(fvr_vote(a, 2, 1, 1, T_MS, NULL) == 0 && fvr_vote(b, 2, 1, 0, T_MS, NULL) == 0);
+    REQUIRE(step(p, "close") == 0 && step(p, "measure") == 0);
+    wait_measured();
+    REQUIRE(step(p, "reveal") == 0);
+    json_t *x;
+    while ((x = wsc_recv_type(s, "never", 200))) json_decref(x);
+    CHECK(!strstr(wsc_transcript(s), "RIPE 87")); /* revealed, not ended: no league line yet */
+    REQUIRE(step(p, "next") == 0);
+    json_t *fin = state_where_ended(s, 1);
+    REQUIRE(fin);
+    char want[LEAGUE_LINE_MAX];
+    league_line(0.75, want, sizeof want); /* (1 + 0.5) / 2 */
+    CHECK_STR(json_string_value(json_object_get(fin, "league")), want);
+    CHECK_CONTAINS(want, "This room: 75 % \xe2\x80\x94 RIPE 87's network engineers: just under 80 %");
+    json_decref(fin);
+    fin = state_where_ended(a, 1); /* phones get the same final state */
+    CHECK(fin && json_object_get(fin, "league"));
+    json_decref(fin);
+    wsc_close(a, 1000);
+    wsc_close(b, 1000);
+    wsc_close(s, 1000);
+    wsc_close(p, 1000);
+    hubfix_stop(&F);
+}
+
+int main(void) {
+    RUN(test_final_state_carries_the_league_line);
+    return check_summary();
+}
