@@ -25,11 +25,14 @@ static void probe_usage(FILE *out) {
             "test runs in the namespace lab (`fragvote lab up`; built if missing).\n"
             "\n"
             "Options:\n"
-            "  -p, --proto PROTO   udp4 (default) | tcp4 | udp6 | tcp6\n"
+            "  -p, --proto PROTO   udp4 (default) | tcp4 | udp6 | tcp6 | icmp4 | icmp6\n"
+            "                      (icmp4/icmp6: an echo request, what `ping -M MODE -s SIZE-28`\n"
+            "                      (IPv6: SIZE-48) sends; a ping socket, or a raw one as root)\n"
             "  -f, --mode MODE     default (default) | dont | want | do | probe | interface | omit\n"
             "  -s, --size N        IP packet size in bytes, headers included (default 1400)\n"
             "      --ttl N|auto    TTL / hop limit (auto: lab topology, else TTL discovery)\n"
-            "  -a, --addr HOST[:PORT]  target ([v6addr]:port for IPv6); TCP needs a listener\n"
+            "  -a, --addr HOST[:PORT]  target ([v6addr]:port for IPv6); TCP needs a listener;\n"
+            "                      ICMP: PORT is the echo identifier (default: one per test)\n"
             "      --observer KIND auto (default) | raw | recverr\n"
             "      --timeout MS    wait for answers at most this long (default %d)\n"
             "      --flush         flush the PMTU cache before (each) test\n"
@@ -93,9 +96,14 @@ static void print_fact(const char *q, const struct probe_fact *f) {
 }
 
 static void print_result(const struct probe_result *r) {
-    printf("%s %s %d bytes, TTL %d (%s) to %s port %d, observer %s, %.1f ms\n", probe_proto_name(r->spec.proto),
-           probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, r->ttl_basis, r->spec.host, r->spec.port,
-           r->observer, r->elapsed_ms);
+    char where[64];
+    if (probe_proto_is_icmp(r->spec.proto)) /* no port: the echo identifier and the socket it went on */
+        snprintf(where, sizeof where, "echo id %d (%s socket)", r->spec.port, r->sock);
+    else
+        snprintf(where, sizeof where, "port %d", r->spec.port);
+    printf("%s %s %d bytes, TTL %d (%s) to %s %s, observer %s, %.1f ms\n", probe_proto_name(r->spec.proto),
+           probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, r->ttl_basis, r->spec.host, where, r->observer,
+           r->elapsed_ms);
     print_fact("sent?", &r->sent);
     print_fact("DF set?", &r->df);
     print_fact("fragmented?", &r->fragmented);

@@ -243,9 +243,10 @@ static int load_test(struct deck_ctx *c, json_t *jt, int idx, const struct deck 
     int r = get_string(c, jt, "proto", name, sizeof name, path, n);
     if (r < 0) return -1;
     path[n].key = "proto";
-    if (r == 0) return fail_at(c, path, n, 0, "missing \"proto\" (udp4, tcp4, udp6 or tcp6)");
+    if (r == 0) return fail_at(c, path, n, 0, "missing \"proto\" (udp4, tcp4, udp6, tcp6, icmp4 or icmp6)");
     if (probe_proto_parse(name, &t->spec.proto) < 0)
-        return fail_at(c, path, n + 1, 0, "unknown protocol \"%s\" (expected udp4, tcp4, udp6 or tcp6)", name);
+        return fail_at(c, path, n + 1, 0,
+                       "unknown protocol \"%s\" (expected udp4, tcp4, udp6, tcp6, icmp4 or icmp6)", name);
 
     name[0] = 0;
     if ((r = get_string(c, jt, "mode", name, sizeof name, path, n)) < 0) return -1;
@@ -479,6 +480,8 @@ static const char *proto_words(enum probe_proto p) {
     case PROBE_TCP4: return "TCP/IPv4";
     case PROBE_UDP6: return "UDP/IPv6";
     case PROBE_TCP6: return "TCP/IPv6";
+    case PROBE_ICMP4: return "ping (ICMP echo/IPv4)";
+    case PROBE_ICMP6: return "ping (ICMPv6 echo/IPv6)";
     }
     return "?";
 }

@@ -35,6 +35,7 @@ json_t *probe_result_to_json(const struct probe_result *r) {
         r->hop[0] ? json_string(r->hop) : json_null(), "hop_name", r->hop_name[0] ? json_string(r->hop_name) : json_null(),
         "egress", egress, "answers", json_integer(r->answers), "reassembling", r->reassembling, "ttl_basis",
         r->ttl_basis, "observer", r->observer, "evidence", r->evidence, "elapsed_ms", r->elapsed_ms);
+    if (o) json_object_set_new(o, "socket", r->sock[0] ? json_string(r->sock) : json_null());
     return o;
 }
 

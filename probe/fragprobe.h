@@ -18,7 +18,11 @@
 const char *probe_version(void);
 
 /* ---- test spec ---- */
-enum probe_proto { PROBE_UDP4, PROBE_TCP4, PROBE_UDP6, PROBE_TCP6 };
+/* ICMP4/ICMP6 (issue 21): an ICMP echo request, what `ping -M MODE` sends;
+ * over a ping socket (SOCK_DGRAM + IPPROTO_ICMP/ICMPV6, unprivileged where
+ * net.ipv4.ping_group_range allows) or, with the raw observer, a raw socket. */
+enum probe_proto { PROBE_UDP4, PROBE_TCP4, PROBE_UDP6, PROBE_TCP6, PROBE_ICMP4, PROBE_ICMP6 };
+#define PROBE_PROTO_COUNT 6
 /* IP_MTU_DISCOVER / IPV6_MTU_DISCOVER values; PROBE_MODE_DEFAULT leaves the
  * socket option unset (the system default, WANT unless ip_no_pmtu_disc). */
 enum probe_mode {
@@ -35,18 +39,21 @@ struct probe_spec {
     int size;                     /* IP packet size in bytes (header included), 68..PROBE_SIZE_MAX */
     int ttl;                      /* 1..255, or PROBE_TTL_AUTO */
     char host[256];               /* target address or name; "" = the lab's destination */
-    int port;                     /* target port; 0 = default (the lab responder's) */
+    int port;                     /* target port; 0 = default (the lab responder's).
+                                     icmp4/icmp6: the echo identifier, 0 = chosen per test
+                                     (as run: the one used) */
 };
 
-/* Names as decks and the CLI use them: "udp4" "tcp4" "udp6" "tcp6";
+/* Names as decks and the CLI use them: "udp4" "tcp4" "udp6" "tcp6" "icmp4" "icmp6";
  * "default" "dont" "want" "do" "probe" "interface" "omit". Parse returns 0,
  * or -1 for an unknown name. */
 const char *probe_proto_name(enum probe_proto p);
 const char *probe_mode_name(enum probe_mode m);
 int probe_proto_parse(const char *name, enum probe_proto *out);
 int probe_mode_parse(const char *name, enum probe_mode *out);
-static inline int probe_proto_is_v6(enum probe_proto p) { return p == PROBE_UDP6 || p == PROBE_TCP6; }
+static inline int probe_proto_is_v6(enum probe_proto p) { return p == PROBE_UDP6 || p == PROBE_TCP6 || p == PROBE_ICMP6; }
 static inline int probe_proto_is_tcp(enum probe_proto p) { return p == PROBE_TCP4 || p == PROBE_TCP6; }
+static inline int probe_proto_is_icmp(enum probe_proto p) { return p == PROBE_ICMP4 || p == PROBE_ICMP6; }
 
 /* ---- answers ---- */
 enum probe_answer { PROBE_ANS_UNKNOWN = -1, PROBE_ANS_NO = 0, PROBE_ANS_YES = 1 };
@@ -88,6 +95,8 @@ struct probe_result {
     int answers;                  /* ICMP answers matched to this test */
     char reassembling[128];       /* hops known to reassemble, "" if none */
     char ttl_basis[96];           /* where the TTL came from: given / lab topology / discovery */
+    /* Added by issue 21. */
+    char sock[8];                 /* the sending socket: "udp" "tcp" "ping" "raw" */
 };
 
 /* ==== section "probe" (issue 11): running tests, observers, decoders, TTL discovery, the lab ====
@@ -132,8 +141,9 @@ struct probe_quote {
     int frag_offset;             /* in bytes; 0 when not a fragment */
     int frag_hdr;                /* IPv6: 1 with a Fragment header; IPv4: 0 */
     int64_t id;                  /* IPv4 ID / IPv6 fragment identification, -1 if none */
-    int l4;                      /* 17 UDP / 6 TCP / other; -1 for a non-first fragment */
-    int sport, dport;            /* -1 when not in the quote */
+    int l4;                      /* 17 UDP / 6 TCP / 1 ICMP / 58 ICMPv6 / other; -1 for a non-first fragment */
+    int sport, dport;            /* -1 when not in the quote; for an ICMP echo request
+                                    the identifier and the sequence number */
     int64_t tcp_seq;             /* -1 when not in the quote */
     int quoted_bytes;            /* bytes of the original packet present */
 };

@@ -170,6 +170,8 @@ static int ns_sysctls(void *p) {
         {"/proc/sys/net/ipv6/icmp/ratelimit", "0"},
         {"/proc/sys/net/ipv6/conf/all/accept_dad", "0"},
         {"/proc/sys/net/ipv6/conf/default/accept_dad", "0"},
+        /* icmp4/icmp6 tests by any user: ping sockets (a new namespace has "1 0", none) */
+        {"/proc/sys/net/ipv4/ping_group_range", "0 2147483647"},
     };
     /* Newer kernels only: set when present. */
     static const char *const maybe[][2] = {

@@ -14,10 +14,11 @@
 struct probe_sendinfo {
     const struct probe_spec *spec;
     int family;                      /* AF_INET / AF_INET6 */
-    int l4;                          /* IPPROTO_UDP / IPPROTO_TCP */
+    int l4;                          /* IPPROTO_UDP / IPPROTO_TCP / IPPROTO_ICMP / IPPROTO_ICMPV6 */
     int fd;                          /* the sending socket */
     struct sockaddr_storage local, remote;
-    int sport, dport;
+    int sport, dport;                /* ICMP echo: the identifier and the sequence number */
+    char sock[8];                    /* "udp" "tcp" "ping" "raw" */
     int ttl;                         /* as sent */
     int sent;                        /* 1 send()/write() succeeded, 0 refused (send_errno) */
     int send_errno;

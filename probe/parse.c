@@ -25,9 +25,18 @@ static void quote_init(struct probe_quote *q, int family, size_t len) {
     q->quoted_bytes = len > 0x7fffffff ? 0x7fffffff : (int)len;
 }
 
-/* The transport header's ports (and TCP sequence) at p, as far as len shows. */
+/* The transport header's ports (and TCP sequence) at p, as far as len shows;
+ * for an ICMP echo request its identifier and sequence in sport/dport. */
 static void quote_l4(struct probe_quote *q, int l4, const uint8_t *p, size_t len) {
     q->l4 = l4;
+    if ((l4 == IPPROTO_ICMP && q->family == AF_INET) || (l4 == IPPROTO_ICMPV6 && q->family == AF_INET6)) {
+        unsigned echo = q->family == AF_INET ? 8 : 128; /* Echo Request */
+        if (len >= 8 && p[0] == echo && p[1] == 0) {
+            q->sport = (int)rd16(p + 4);
+            q->dport = (int)rd16(p + 6);
+        }
+        return;
+    }
     if (l4 != IPPROTO_UDP && l4 != IPPROTO_TCP) return;
     if (len >= 4) {
         q->sport = (int)rd16(p);

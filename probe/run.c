@@ -105,6 +105,7 @@ static int run_inner(void *p) {
     const struct probe_run_opts *o = c->opts;
     const struct probe_lab *lab = o->lab;
     int v6 = probe_proto_is_v6(r->spec.proto), tcp = probe_proto_is_tcp(r->spec.proto);
+    int icmp = probe_proto_is_icmp(r->spec.proto);
     int on_lab_dst = 0, rc;
     struct probe_sendinfo si = {.fd = -1};
     struct listener lst = {.fd = -1};
@@ -142,7 +143,7 @@ static int run_inner(void *p) {
     } else if (!port && tcp) {
         snprintf(c->err, c->errlen, "a TCP test needs a port with a listener: -a HOST:PORT");
         return PROBE_E_FAIL;
-    } else if (!port) {
+    } else if (!port && !icmp) {
         port = PROBE_UDP_PORT_DEFAULT;
     }
     r->spec.port = port;
@@ -157,7 +158,12 @@ static int run_inner(void *p) {
     if ((rc = ob->open(&obstate, v6 ? AF_INET6 : AF_INET, c->err, c->errlen)) < 0) goto cleanup;
     int timeout = o->timeout_ms > 0 ? o->timeout_ms : PROBE_TIMEOUT_MS_DEFAULT;
     struct probe_route rt;
-    if ((rc = probe_send_open(&r->spec, &dst, ttl, timeout, &si, &rt, c->err, c->errlen)) < 0) goto cleanup;
+    /* ICMP: the raw observer (it holds CAP_NET_RAW) sends over a raw socket,
+     * the unprivileged one over a ping socket. */
+    int icmp_raw = ob == &probe_observer_raw;
+    if ((rc = probe_send_open(&r->spec, &dst, ttl, timeout, icmp_raw, &si, &rt, c->err, c->errlen)) < 0) goto cleanup;
+    snprintf(r->sock, sizeof r->sock, "%s", si.sock);
+    if (icmp) r->spec.port = si.sport; /* the echo identifier, to find it in a capture */
     r->path_mtu_before = rt.path_mtu;
     r->dev_mtu = rt.dev_mtu;
     r->cached_pmtu_before = rt.path_mtu > 0 && rt.dev_mtu > 0 && rt.path_mtu < rt.dev_mtu ? rt.path_mtu : 0;

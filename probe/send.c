@@ -1,5 +1,6 @@
 /* The sender: one socket per test with the PMTUD mode and TTL of the spec,
- * connected to the target; the datagram or the TCP write. */
+ * connected to the target; the datagram, the TCP write or the ICMP echo
+ * request (its socket and header: send_icmp.c). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +26,7 @@ static int mode_value(enum probe_mode m) {
 }
 
 int probe_header_bytes(enum probe_proto p) {
-    return (probe_proto_is_v6(p) ? 40 : 20) + (probe_proto_is_tcp(p) ? 20 : 8);
+    return (probe_proto_is_v6(p) ? 40 : 20) + (probe_proto_is_tcp(p) ? 20 : 8); /* UDP and ICMP echo: 8 */
 }
 
 static int set_ttl(int fd, int v6, int ttl) {
@@ -79,17 +80,29 @@ static int errno_code(int e) {
 }
 
 int probe_send_open(const struct probe_spec *spec, const struct sockaddr_storage *dst, int ttl, int timeout_ms,
-                    struct probe_sendinfo *si, struct probe_route *rt, char *err, size_t errlen) {
+                    int icmp_raw, struct probe_sendinfo *si, struct probe_route *rt, char *err, size_t errlen) {
     int v6 = probe_proto_is_v6(spec->proto), tcp = probe_proto_is_tcp(spec->proto);
+    int icmp = probe_proto_is_icmp(spec->proto);
     memset(si, 0, sizeof *si);
     si->spec = spec;
     si->family = v6 ? AF_INET6 : AF_INET;
-    si->l4 = tcp ? IPPROTO_TCP : IPPROTO_UDP;
+    si->l4 = tcp ? IPPROTO_TCP : icmp ? (v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP) : IPPROTO_UDP;
     si->ttl = ttl;
     si->tcp_seq0 = -1;
     si->remote = *dst;
+    if (icmp) { /* ICMP has no ports: a raw socket would take one for a protocol number */
+        if (v6) ((struct sockaddr_in6 *)&si->remote)->sin6_port = 0;
+        else ((struct sockaddr_in *)&si->remote)->sin_port = 0;
+    }
+    dst = &si->remote;
     socklen_t dlen = v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-    int fd = socket(si->family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+    int fd;
+    if (icmp) {
+        if ((fd = probe_icmp_socket(v6, icmp_raw, spec->port, si, err, errlen)) < 0) return fd;
+    } else {
+        snprintf(si->sock, sizeof si->sock, "%s", tcp ? "tcp" : "udp");
+        fd = socket(si->family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+    }
     if (fd < 0) {
         snprintf(err, errlen, "cannot open a %s socket: %s", probe_proto_name(spec->proto), strerror(errno));
         return errno_code(errno);
@@ -141,8 +154,12 @@ int probe_send_open(const struct probe_spec *spec, const struct sockaddr_storage
     }
     socklen_t ll = sizeof si->local;
     getsockname(fd, (struct sockaddr *)&si->local, &ll);
-    si->sport = sa_port(&si->local);
-    si->dport = sa_port(dst);
+    if (!icmp) {
+        si->sport = sa_port(&si->local);
+        si->dport = sa_port(dst);
+    } else if (!strcmp(si->sock, "ping")) {
+        si->sport = sa_port(&si->local); /* a ping socket's port is its echo identifier */
+    }
     rt->path_mtu = probe_route_mtu(fd, v6);
     rt->dev_mtu = device_mtu(&si->local);
     return 0;
@@ -168,10 +185,15 @@ int probe_send_payload(struct probe_sendinfo *si, int *kernel_mtu) {
         if (getsockopt(si->fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0 && (ti.tcpi_options & TCPI_OPT_TIMESTAMPS))
             hdr += 12;
     }
+    int icmp = probe_proto_is_icmp(spec->proto);
+    if (icmp) hdr -= 8; /* both ICMP sockets take the echo header with the data */
     size_t n = spec->size > hdr ? (size_t)(spec->size - hdr) : 1;
     char *buf = calloc(1, n ? n : 1);
     if (!buf) return PROBE_E_FAIL;
-    memset(buf, 'f', n);
+    if (icmp)
+        probe_icmp_echo_build((uint8_t *)buf, n, si->family == AF_INET6, !strcmp(si->sock, "raw"), si->sport, si->dport);
+    else
+        memset(buf, 'f', n);
     clock_gettime(CLOCK_MONOTONIC, &si->t_sent);
     ssize_t w = send(si->fd, buf, n, MSG_NOSIGNAL);
     free(buf);

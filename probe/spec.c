@@ -7,7 +7,7 @@
 
 #include "fragprobe.h"
 
-static const char *const proto_names[] = {"udp4", "tcp4", "udp6", "tcp6"};
+static const char *const proto_names[] = {"udp4", "tcp4", "udp6", "tcp6", "icmp4", "icmp6"};
 static const char *const mode_names[] = {"default", "dont", "want", "do", "probe", "interface", "omit"};
 
 const char *probe_proto_name(enum probe_proto p) {
@@ -77,14 +77,15 @@ int probe_observer_parse(const char *name, enum probe_observer_kind *out) {
 }
 
 /* Smallest packet a test may ask for: the IP header plus the transport header
- * plus one byte of payload (TCP needs data to send). */
+ * (ICMP echo: its 8-byte header, `ping -s 0`) plus one byte of payload (TCP
+ * needs data to send). */
 static int spec_min_size(enum probe_proto p) {
     int ip = probe_proto_is_v6(p) ? 40 : 20;
     return ip + (probe_proto_is_tcp(p) ? 20 + 1 : 8);
 }
 
 int probe_spec_check(const struct probe_spec *s, char *err, size_t errlen) {
-    if ((unsigned)s->proto > PROBE_TCP6) {
+    if ((unsigned)s->proto >= PROBE_PROTO_COUNT) {
         snprintf(err, errlen, "unknown protocol %d", (int)s->proto);
         return PROBE_E_FAIL;
     }

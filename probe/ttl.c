@@ -42,7 +42,7 @@ static int ttl_inner(void *p) {
         if ((rc = probe_observer_raw.open(&st, c->v6 ? AF_INET6 : AF_INET, c->err, c->errlen)) < 0) return rc;
         struct probe_sendinfo si;
         struct probe_route rt;
-        if ((rc = probe_send_open(&spec, &dst, ttl, PROBE_TTL_DISCOVER_HOP_MS, &si, &rt, c->err, c->errlen)) < 0) {
+        if ((rc = probe_send_open(&spec, &dst, ttl, PROBE_TTL_DISCOVER_HOP_MS, 0, &si, &rt, c->err, c->errlen)) < 0) {
             probe_observer_raw.close(st);
             return rc;
         }

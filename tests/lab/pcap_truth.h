@@ -24,7 +24,7 @@ struct truth_pkt {
     int frag;           /* 1 if a fragment (MF, offset or IPv6 Fragment header) */
     long long id;       /* IPv4 ID or IPv6 fragment id, -1 none */
     int l4;             /* transport protocol of a first fragment / whole packet, -1 later fragment */
-    int sport, dport;   /* -1 if not present */
+    int sport, dport;   /* -1 if not present; an ICMP echo request: dport = identifier, sport = sequence */
     int l4_payload;     /* transport payload bytes in this packet (first fragments: what is there), -1 n/a */
 };
 
@@ -38,6 +38,12 @@ static inline uint32_t t32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (ui
 
 static inline void truth_l4(struct truth_pkt *k, int proto, const uint8_t *p, size_t caplen, int l4len) {
     k->l4 = proto;
+    if ((proto == 1 || proto == 58) && caplen >= 8 && p[0] == (proto == 1 ? 8 : 128)) { /* echo request */
+        k->dport = (int)t16(p + 4);
+        k->sport = (int)t16(p + 6);
+        k->l4_payload = l4len - 8;
+        return;
+    }
     if ((proto == 6 || proto == 17) && caplen >= 4) {
         k->sport = (int)t16(p);
         k->dport = (int)t16(p + 2);
@@ -115,7 +121,8 @@ static inline int truth_read(const char *path, struct truth_cap *cap) {
 }
 
 /* This test's packets in one capture: first fragments / whole packets of the
- * flow (TCP: with data), then later fragments with their IDs, inside [t0, t1). */
+ * flow (TCP: with data; ICMP: echo requests with identifier `port`), then
+ * later fragments with their IDs, inside [t0, t1). */
 static inline void truth_flow(const struct truth_cap *c, double t0, double t1, int v6, int l4, int port, int *count,
                          int *frags, int *first_df) {
     long long ids[256];
@@ -139,6 +146,9 @@ static inline void truth_flow(const struct truth_cap *c, double t0, double t1, i
         if (k->frag) (*frags)++;
     }
 }
+
+/* The IP protocol number of the flow a test of this kind sends. */
+static inline int truth_l4_of(int tcp, int icmp, int v6) { return tcp ? 6 : icmp ? (v6 ? 58 : 1) : 17; }
 
 struct truth_dump {
     pid_t pid;

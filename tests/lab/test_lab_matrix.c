@@ -1,4 +1,5 @@
-/* Every protocol x PMTUD mode at 1400 (above the 1280 link) and 3000 (above
+/* Every protocol (udp, tcp, ICMP echo over raw sockets; IPv4 and IPv6) x
+ * PMTUD mode at 1400 (above the 1280 link) and 3000 (above
  * the 1500 link), in the lab without and with a reassembling router (r1):
  * the engine's three answers must equal the ground truth read from tcpdump
  * captures on the src-r1 and r1-r2 links taken during the same tests. The
@@ -12,7 +13,7 @@
 
 #define MATRIX_SIZES 2
 static const int sizes[MATRIX_SIZES] = {1400, 3000};
-#define MATRIX_TESTS (4 * 7 * MATRIX_SIZES)
+#define MATRIX_TESTS (PROBE_PROTO_COUNT * 7 * MATRIX_SIZES)
 #define UDP_PORT_BASE 20000
 
 static char prefixes[2][24];
@@ -75,7 +76,7 @@ static int run_config(int reassemble) {
     struct probe_run_opts opts = {.observer = PROBE_OBS_RAW, .lab = &lab};
     int n = 0;
     double t_all = truth_now();
-    for (int p = 0; p < 4; p++)
+    for (int p = 0; p < PROBE_PROTO_COUNT; p++)
         for (int m = 0; m < 7; m++)
             for (int s = 0; s < MATRIX_SIZES; s++, n++) {
                 struct probe_spec spec;
@@ -83,7 +84,8 @@ static int run_config(int reassemble) {
                 spec.proto = (enum probe_proto)p;
                 spec.mode = (enum probe_mode)m;
                 spec.size = sizes[s];
-                spec.port = probe_proto_is_tcp(spec.proto) ? 0 : UDP_PORT_BASE + n;
+                /* TCP: the lab's listener; ICMP: the raw socket picks its echo identifier. */
+                spec.port = probe_proto_is_tcp(spec.proto) || probe_proto_is_icmp(spec.proto) ? 0 : UDP_PORT_BASE + n;
                 t_start[n] = truth_now();
                 if (probe_lab_flush_pmtu(&lab, err, sizeof err) < 0) fprintf(stderr, "flush: %s\n", err);
                 rcs[n] = probe_run(&opts, &spec, &res[n], err, sizeof err);
@@ -102,7 +104,7 @@ static int run_config(int reassemble) {
     for (int i = 0; i < n; i++) {
         const struct probe_result *r = &res[i];
         int v6 = probe_proto_is_v6(r->spec.proto);
-        int l4 = probe_proto_is_tcp(r->spec.proto) ? IPPROTO_TCP : IPPROTO_UDP;
+        int l4 = truth_l4_of(probe_proto_is_tcp(r->spec.proto), probe_proto_is_icmp(r->spec.proto), v6);
         if (rcs[i] < 0) {
             mismatches++;
             continue;
@@ -124,6 +126,7 @@ static int run_config(int reassemble) {
         if (r->fragmented.answer != (want_frag ? PROBE_ANS_YES : PROBE_ANS_NO)) ok = 0;
         if (r->fragmenter != want_by) ok = 0;
         if (r->sent.basis == PROBE_BASIS_UNKNOWN || r->fragmented.basis == PROBE_BASIS_UNKNOWN) ok = 0;
+        if (probe_proto_is_icmp(r->spec.proto) && strcmp(r->sock, "raw")) ok = 0; /* root: a raw socket */
         printf("%s %-4s %-5s %-9s %5d | wire: sent %d df %d host-frag %d router-frag %d (src %d pkts, r1-r2 %d frags)"
                " | engine: sent %s df %s frag %s by %s | %s\n",
                ok ? "ok  " : "DIFF", cfg.prefix + strlen(cfg.prefix) - 1, probe_proto_name(r->spec.proto),

@@ -27,7 +27,7 @@ check "lab --help on stdout, exit 0" test $rc -eq 0 -a -s "$tmp/out" -a ! -s "$t
 "$bin" probe --help >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "probe --help on stdout, exit 0" test $rc -eq 0 -a -s "$tmp/out" -a ! -s "$tmp/err"
 for args in "lab" "lab sideways" "lab up --mtu 1500,900,1500" "lab up --reassemble r3" "lab status --mtu 1500,1500,1500" \
-            "probe -p udp5" "probe -f maybe" "probe -s 10" "probe --ttl 0" "probe -a [::1" "probe --jobs 99" "probe extra"; do
+            "probe -p udp5" "probe -p icmp" "probe -p icmp6 -s 47" "probe -f maybe" "probe -s 10" "probe --ttl 0" "probe -a [::1" "probe --jobs 99" "probe extra"; do
   "$bin" $args >"$tmp/out" 2>"$tmp/err"; rc=$?
   check "misuse '$args': exit 2, message on stderr" test $rc -eq 2 -a -s "$tmp/err" -a ! -s "$tmp/out"
 done
@@ -50,6 +50,16 @@ check "udp4 do 1400: sent, DF observed, r1 answered with Frag Needed 1280" \
          and .icmp.type == 3 and .icmp.code == 4 and .icmp.mtu == 1280 and .spec.ttl == 2 and .observer == "raw"' \
   "$tmp/do.json"
 
+# --- ICMP echo (what `ping -M do -s 1372` sends), as root: a raw socket ---
+"$bin" probe --prefix "$P" -p icmp4 -f do -s 1400 --flush --json >"$tmp/ping.json" 2>"$tmp/err"; rc=$?
+check "icmp4 do 1400: exit 0, raw socket, DF observed, r1 answered with Frag Needed 1280" \
+  jqc '.spec.proto == "icmp4" and .socket == "raw" and .spec.port > 0 and .sent.answer == "yes"
+         and .df.answer == "yes" and .df.basis == "observed" and .hop_name == "r1" and .icmp.mtu == 1280' "$tmp/ping.json"
+"$bin" probe --prefix "$P" -p icmp6 -f dont -s 3000 --flush >"$tmp/ping6.txt" 2>"$tmp/err"; rc=$?
+check "icmp6 dont 3000: exit 0, the host fragments it, the line names the echo id" \
+  grep -q "echo id [0-9]* (raw socket)" "$tmp/ping6.txt"
+check "icmp6 dont 3000: fragmented by the host" grep -qE "^  by +host" "$tmp/ping6.txt"
+
 # --- the reader challenge, as the article runs it: three separate commands ---
 "$bin" probe --prefix "$P" --flush -p udp4 -f default --json >"$tmp/c1.json" 2>/dev/null
 "$bin" probe --prefix "$P" -p tcp4 -f default --json >"$tmp/c2.json" 2>/dev/null
@@ -62,7 +72,7 @@ check "reader challenge: the third explanation names the PMTU cache" \
 # --- a whole deck ---
 "$bin" probe --prefix "$P" --deck "$src/decks/fragquiz.json" >"$tmp/deck.txt" 2>"$tmp/progress"; rc=$?
 check "probe --deck: exit 0" test $rc -eq 0
-check "probe --deck: one row per test" test "$(grep -cE '^[0-9]+ +(udp|tcp)[46] ' "$tmp/deck.txt")" -eq "$(jq '.tests | length' "$src/decks/fragquiz.json")"
+check "probe --deck: one row per test" test "$(grep -cE '^[0-9]+ +(udp|tcp|icmp)[46] ' "$tmp/deck.txt")" -eq "$(jq '.tests | length' "$src/decks/fragquiz.json")"
 check "probe --deck: progress on stderr" grep -q "\[1/" "$tmp/progress"
 "$bin" probe --prefix "$P" --deck "$src/decks/fragquiz.json" --json >"$tmp/deck.json" 2>/dev/null
 check "probe --deck --json: every test answered" jqc '[.results[] | select(.error)] | length == 0' "$tmp/deck.json"

@@ -1,6 +1,7 @@
 /* The probe engine run by an unprivileged user (uid 65534, no capabilities)
  * inside the lab's src namespace, observer "auto" (which must pick
- * recverr): every protocol x PMTUD mode at 1400 and 3000 bytes, on the
+ * recverr): every protocol x PMTUD mode at 1400 and 3000 bytes (ICMP echo
+ * over ping sockets bound to a given identifier), on the
  * default lab and on one whose r1 reassembles (conntrack defrag). Each answer
  * is either labelled unknown or equals the ground truth from tcpdump on the
  * src-r1 and r1-r2 links -- observed and inferred answers alike. Then the
@@ -22,7 +23,7 @@
 
 #define SIZES 2
 static const int sizes[SIZES] = {1400, 3000};
-#define MATRIX_TESTS (4 * 7 * SIZES)
+#define MATRIX_TESTS (PROBE_PROTO_COUNT * 7 * SIZES)
 #define UDP_PORT_BASE 21000
 
 static char prefix[24];
@@ -171,7 +172,7 @@ static void test_every_answer_matches_the_wire_or_says_unknown(void) {
     static struct reply reps[MATRIX_TESTS];
     double t_start[MATRIX_TESTS + 1];
     int n = 0, failed_runs = 0;
-    for (int p = 0; p < 4; p++)
+    for (int p = 0; p < PROBE_PROTO_COUNT; p++)
         for (int m = 0; m < 7; m++)
             for (int s = 0; s < SIZES; s++, n++) {
                 t_start[n] = truth_now();
@@ -192,8 +193,9 @@ static void test_every_answer_matches_the_wire_or_says_unknown(void) {
         CHECK(reps[i].uid != 0);
         CHECK_INT(reps[i].has_raw, 0);
         CHECK_STR(r->observer, "recverr");
+        if (probe_proto_is_icmp(r->spec.proto)) CHECK_STR(r->sock, "ping");
         int v6 = probe_proto_is_v6(r->spec.proto);
-        int l4 = probe_proto_is_tcp(r->spec.proto) ? IPPROTO_TCP : IPPROTO_UDP;
+        int l4 = truth_l4_of(probe_proto_is_tcp(r->spec.proto), probe_proto_is_icmp(r->spec.proto), v6);
         int src_pkts, host_frags, df, link2, link2_frags, df2;
         truth_flow(&c1, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &src_pkts, &host_frags, &df);
         truth_flow(&c2, t_start[i], t_start[i + 1], v6, l4, r->spec.port, &link2, &link2_frags, &df2);
