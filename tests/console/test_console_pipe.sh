@@ -19,7 +19,7 @@ check exits_0 test "$rc" -eq 0
 check bad_line_reported grep -q "stdin:3: unknown command 'dance'" "$tmp/out"
 check q1_revealed test "$(sqlite3 "$tmp/p.db" "SELECT state FROM questions WHERE position = 0")" = revealed
 check q2_skipped test "$(sqlite3 "$tmp/p.db" "SELECT state FROM questions WHERE position = 1")" = skipped
-check show_prints_q3 grep -q "Question 3/32" "$tmp/out"
+check show_prints_q3 grep -q "Question 3/38" "$tmp/out"
 # The result appears on the console after the reveal, never before it.
 truth=$(sqlite3 "$tmp/p.db" "SELECT m.answer FROM measurements m JOIN questions q ON q.id = m.question_id WHERE q.position = 0")
 check result_after_reveal grep -q "^Truth: $truth   Majority: - (unscored)" "$tmp/out"

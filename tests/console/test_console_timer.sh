@@ -26,7 +26,7 @@ EOF
 serve --db "$tmp/s.db" --script "$tmp/talk.script" >"$tmp/s.out" 2>&1
 rc=$?
 check script_exits_0 test "$rc" -eq 0
-check open_logged grep -q "> open 2: question 1/32 voting" "$tmp/s.out"
+check open_logged grep -q "> open 2: question 1/38 voting" "$tmp/s.out"
 check q1_closed_by_itself test "$(q1 "$tmp/s.db" state)" = closed
 check closed_after_2s between "$(took "$tmp/s.db")" 1.8 4
 check countdown_on_screen grep -Eq "^State: voting   \(closes in [12] s\)$" "$tmp/s.out"

@@ -34,7 +34,7 @@ check cursor_on_q2 test "$(sqlite3 "$tmp/tty.db" "SELECT cursor FROM sessions")"
 check q1_measured test "$(sqlite3 "$tmp/tty.db" "SELECT count(*) FROM measurements")" -ge 1
 check refusal_on_screen grep -q "Last refused: cannot reveal" "$tmp/screen"
 check screen_redrawn grep -q $'\033\[H\033\[2J' "$tmp/screen"
-check question_on_screen grep -q "Question 2/32" "$tmp/screen"
+check question_on_screen grep -q "Question 2/38" "$tmp/screen"
 check lab_removed test "$(ip netns list | grep -c "^$prefix-")" -eq 0
 [ $fail -ne 0 ] && tail -c 2000 "$tmp/screen"
 exit $fail

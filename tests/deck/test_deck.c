@@ -166,17 +166,23 @@ static void test_oversize_file_refused(void) {
     CHECK_CONTAINS(err, "larger than");
 }
 
-static void test_builtin_deck_is_the_12_test_quiz(void) {
+static void test_builtin_deck_is_the_14_test_quiz(void) {
     deck_free(&d);
     REQUIRE(deck_load_builtin(&d, err, sizeof err) == 0);
-    CHECK_INT(d.ntests, 12);
-    int seen[4] = {0};
+    CHECK_INT(d.ntests, 14);
+    CHECK_INT(deck_question_count(&d), 38);
+    int seen[PROBE_PROTO_COUNT] = {0};
     for (int i = 0; i < d.ntests; i++) {
         seen[d.tests[i].spec.proto]++;
         if (probe_proto_is_v6(d.tests[i].spec.proto)) CHECK(!d.tests[i].ask[DB_Q_DF]);
         CHECK(d.tests[i].notes[0]);
     }
     for (int p = 0; p < 4; p++) CHECK(seen[p] > 0);
+    /* The two ping tests come last, so the first 32 questions are the original deck's. */
+    CHECK_INT(seen[PROBE_ICMP4], 2);
+    CHECK_INT(d.tests[12].spec.proto, PROBE_ICMP4);
+    CHECK_INT(d.tests[12].spec.mode, PROBE_MODE_DO);
+    CHECK_INT(d.tests[13].spec.mode, PROBE_MODE_DONT);
     CHECK(d.target[0] == 0 || !strcmp(d.target, "lab"));
     CHECK_INT(d.keep_pmtu_cache, 0);
 }
@@ -252,7 +258,7 @@ int main(void) {
     RUN(test_too_many_tests_refused);
     RUN(test_file_errors_name_the_file);
     RUN(test_oversize_file_refused);
-    RUN(test_builtin_deck_is_the_12_test_quiz);
+    RUN(test_builtin_deck_is_the_14_test_quiz);
     RUN(test_decks_in_source_tree_load);
     RUN(test_question_positions_round_trip);
     RUN(test_texts);

@@ -19,7 +19,7 @@ check room_and_secret grep -q "Room: KQ7XMP   Presenter secret: sesame   Target:
 check title_shown grep -q "fragvote · Rehearsal at home" "$tmp/out"
 row=$(sqlite3 -separator '|' "$tmp/o.db" "SELECT title, target, coalesce(lab, 'NULL'), room, kernel != '', host != '', ended_at IS NOT NULL FROM sessions")
 check session_row test "$row" = "Rehearsal at home|127.0.0.1|NULL|KQ7XMP|1|1|1"
-check questions_recorded test "$(sqlite3 "$tmp/o.db" "SELECT count(*) FROM questions")" = 32
+check questions_recorded test "$(sqlite3 "$tmp/o.db" "SELECT count(*) FROM questions")" = 38
 check spec_has_target grep -q '"host":"127.0.0.1"' <<<"$(sqlite3 "$tmp/o.db" "SELECT spec FROM questions WHERE position = 0")"
 [ $fail -ne 0 ] && cat "$tmp/out"
 
