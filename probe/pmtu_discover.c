@@ -274,13 +274,12 @@ static int pd_setup(const char *host, int port, struct probe_pmtu_discovery *d, 
     return 0;
 }
 
-int probe_pmtu_discover(const char *host, int port, int timeout_ms,
-                        struct probe_pmtu_discovery *d, char *err, size_t errlen) {
-    struct sockaddr_storage dst;
-    int rc = pd_setup(host, port, d, &dst, err, errlen);
-    if (rc < 0) return rc;
+/* One round trip: every size of d->sizes at once, then the answers; fills
+ * acked/reported and pmtu (largest acknowledged). 0 or a hard PROBE_E_*. */
+static int pd_round(const struct sockaddr_storage *dst, int port, int timeout_ms, struct probe_pmtu_discovery *d,
+                    char *err, size_t errlen) {
     struct pd_sock s = {.fd = -1};
-    rc = pd_open(&dst, port, &s, err, errlen);
+    int rc = pd_open(dst, port, &s, err, errlen);
     if (rc < 0) return rc;
     int pending[PROBE_PMTU_MAX_SIZES] = {0};
     double t0 = now_ms();
@@ -289,12 +288,23 @@ int probe_pmtu_discover(const char *host, int port, int timeout_ms,
         if (rc < 0) goto out;
         if (rc == 0) { pending[i] = 1; d->probes_sent++; }
     }
-    d->round_trips = 1;
+    d->round_trips++;
     rc = pd_collect(&s, d, pending, t0, timeout_ms, err, errlen);
-    d->elapsed_ms = now_ms() - t0;
-    if (rc < 0) goto out;
+    d->elapsed_ms += now_ms() - t0;
     for (int i = 0; i < d->n; i++)
         if (d->acked[i]) d->pmtu = d->sizes[i];
+out:
+    pd_close(&s);
+    return rc;
+}
+
+int probe_pmtu_discover(const char *host, int port, int timeout_ms,
+                        struct probe_pmtu_discovery *d, char *err, size_t errlen) {
+    struct sockaddr_storage dst;
+    int rc = pd_setup(host, port, d, &dst, err, errlen);
+    if (rc < 0) return rc;
+    rc = pd_round(&dst, port, timeout_ms, d, err, errlen);
+    if (rc < 0) return rc;
     if (!d->pmtu) {
         if (d->reported_mtu)
             snprintf(err, errlen, "no probe to %s was acknowledged within %d ms, though %s reports MTU %d",
@@ -304,8 +314,6 @@ int probe_pmtu_discover(const char *host, int port, int timeout_ms,
                      timeout_ms, port ? "UDP responder on that port" : "echo replies");
         rc = PROBE_E_TIMEOUT;
     }
-out:
-    pd_close(&s);
     return rc;
 }
 
