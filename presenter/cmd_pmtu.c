@@ -1,11 +1,12 @@
 /* fragvote pmtu: show or flush the kernel's path-MTU cache, and the
  * article's 1-RTT path-MTU discovery (with the classic sequential search for
- * comparison). All the work is in libfragprobe; this file parses arguments,
+ * comparison, and --watch for the rest of the article's algorithm). All the work is in libfragprobe; this file parses arguments,
  * prints, and maps the probe's error codes to the documented exit codes. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "fragprobe.h"
@@ -15,6 +16,8 @@ static void pmtu_usage(FILE *out) {
             "Usage: fragvote pmtu show HOST\n"
             "       fragvote pmtu flush [HOST]\n"
             "       fragvote pmtu discover [--sequential] [--timeout MS] HOST[:PORT]\n"
+            "       fragvote pmtu discover --watch [--interval S] [--seconds N] [--verbose] [--timeout MS]\n"
+            "                              HOST[:PORT]\n"
             "       fragvote pmtu respond [--seconds N] PORT\n"
             "\n"
             "show      print the path MTU the kernel has cached for HOST and when it expires\n"
@@ -27,6 +30,11 @@ static void pmtu_usage(FILE *out) {
             "          socket; net.ipv4.ping_group_range must include your group) or, with\n"
             "          :PORT, UDP datagrams echoed by `fragvote pmtu respond PORT` there.\n"
             "          IPv6 with a port: [ADDR]:PORT.\n"
+            "          --watch keeps going with the article's whole algorithm: every interval\n"
+            "          reprobe the current path MTU and the next size up; the next size\n"
+            "          acknowledged = the path grew: reprobe every larger size at once; the\n"
+            "          current size lost = start over with the full discovery. Each change is\n"
+            "          printed with a UTC timestamp; SIGINT/SIGTERM or --seconds end it.\n"
             "respond   answer discovery probes on UDP PORT (IPv4 and IPv6) until interrupted\n"
             "          or N seconds pass: run it on the far end (e.g. in the lab's dst namespace).\n"
             "          Replies are at most %d bytes, never longer than the probe, only to\n"
@@ -35,12 +43,18 @@ static void pmtu_usage(FILE *out) {
             "Options:\n"
             "  --sequential   classic binary search, one probe per round trip (for comparison)\n"
             "  --timeout MS   how long to wait for each round trip (default %d)\n"
-            "  --seconds N    with respond: stop after N seconds (default: until SIGINT/SIGTERM)\n"
+            "  --seconds N    with respond or --watch: stop after N seconds (default: until\n"
+            "                 SIGINT/SIGTERM)\n"
+            "  --watch        with discover: keep watching the path MTU (see above)\n"
+            "  --interval S   with --watch: seconds between reprobes (default %d, the article's\n"
+            "                 ten minutes; 1..%d)\n"
+            "  --verbose      with --watch: also print the reprobes that changed nothing\n"
             "  -h, --help     show this help\n"
             "\n"
             "Exit codes: 0 ok, 1 failed, 2 usage, 3 missing capability, 4 unknown host,\n"
             "5 no IPv6, 6 timeout, 8 no route, 9 ICMP-silent path.\n",
-            PROBE_PMTU_REPLY_BYTES, PROBE_PMTU_REPLY_RATE, PROBE_PMTU_TIMEOUT_MS);
+            PROBE_PMTU_REPLY_BYTES, PROBE_PMTU_REPLY_RATE, PROBE_PMTU_TIMEOUT_MS, PROBE_PMTU_WATCH_INTERVAL_S,
+            PROBE_PMTU_WATCH_INTERVAL_MAX_S);
 }
 
 static int pmtu_exit(int rc) {
@@ -105,12 +119,99 @@ static int split_host_port(const char *arg, char *host, size_t hostlen, int *por
     return host[0] ? 0 : -1;
 }
 
+static volatile sig_atomic_t respond_stop; /* set by SIGINT / SIGTERM (respond, discover --watch) */
+static void on_stop_signal(int sig) {
+    (void)sig;
+    respond_stop = 1;
+}
+
+/* SIGINT/SIGTERM set respond_stop; no SA_RESTART, so a sleep or poll ends early. */
+static void catch_stop_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+struct watch_print {
+    int verbose, changes;
+};
+
+/* One watch event as a line: UTC timestamp, the path MTU, what was seen. */
+static void watch_print_event(const struct probe_pmtu_watch_event *ev, void *arg) {
+    struct watch_print *wp = arg;
+    if (ev->kind == PROBE_PMTU_WATCH_SAME && !wp->verbose) return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char when[40];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    printf("%s.%03ldZ  ", when, ts.tv_nsec / 1000000);
+    switch (ev->kind) {
+    case PROBE_PMTU_WATCH_START:
+        printf("path MTU %d  (%s)\n", ev->pmtu, ev->why);
+        break;
+    case PROBE_PMTU_WATCH_SAME:
+        printf("path MTU %d unchanged  (%s)\n", ev->pmtu, ev->why);
+        break;
+    case PROBE_PMTU_WATCH_GREW:
+    case PROBE_PMTU_WATCH_RESTART:
+        if (ev->pmtu != ev->old_pmtu) {
+            wp->changes++;
+            printf("path MTU %d -> %d  (%s: %s)\n", ev->old_pmtu, ev->pmtu,
+                   ev->kind == PROBE_PMTU_WATCH_GREW ? "grew" : "lost", ev->why);
+        } else {
+            printf("path MTU %d again  (%s: %s)\n", ev->pmtu, ev->kind == PROBE_PMTU_WATCH_GREW ? "grew" : "lost",
+                   ev->why);
+        }
+        break;
+    }
+    fflush(stdout);
+}
+
+static int pmtu_watch(const char *host, int port, int timeout, long interval, long seconds, int verbose) {
+    catch_stop_signals();
+    struct watch_print wp = {.verbose = verbose};
+    struct probe_pmtu_watch_opts o = {.interval_ms = (int)(interval * 1000), .seconds = (int)seconds,
+                                      .timeout_ms = timeout, .stop = (volatile int *)&respond_stop,
+                                      .on_event = watch_print_event, .arg = &wp};
+    printf("watching the path MTU to %s%s every %ld s%s\n", host, port ? "" : " (ICMP echo)", interval,
+           seconds ? "" : " until SIGINT/SIGTERM");
+    fflush(stdout);
+    char err[256];
+    int rc = probe_pmtu_watch(host, port, &o, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "fragvote pmtu: %s\n", err);
+        return pmtu_exit(rc);
+    }
+    printf("watch ended%s: %d round%s of probes, %d change%s\n", respond_stop ? " by signal" : "", rc,
+           rc == 1 ? "" : "s", wp.changes, wp.changes == 1 ? "" : "s");
+    return FV_EXIT_OK;
+}
+
 static int pmtu_discover(int argc, char **argv) {
-    int sequential = 0, timeout = PROBE_PMTU_TIMEOUT_MS;
+    int sequential = 0, timeout = PROBE_PMTU_TIMEOUT_MS, watch = 0, verbose = 0;
+    long interval = 0, seconds = 0;
     const char *target = NULL;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--sequential")) {
             sequential = 1;
+        } else if (!strcmp(argv[i], "--watch")) {
+            watch = 1;
+        } else if (!strcmp(argv[i], "--verbose")) {
+            verbose = 1;
+        } else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
+            if (cli_parse_long(argv[++i], 1, PROBE_PMTU_WATCH_INTERVAL_MAX_S, &interval)) {
+                fprintf(stderr, "fragvote pmtu: --interval takes 1..%d seconds\n", PROBE_PMTU_WATCH_INTERVAL_MAX_S);
+                return FV_EXIT_USAGE;
+            }
+        } else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
+            if (cli_parse_long(argv[++i], 1, 86400 * 365, &seconds)) {
+                fprintf(stderr, "fragvote pmtu: --seconds takes 1..%d\n", 86400 * 365);
+                return FV_EXIT_USAGE;
+            }
         } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
             long t;
             if (cli_parse_long(argv[++i], 1, 60000, &t)) {
@@ -131,6 +232,15 @@ static int pmtu_discover(int argc, char **argv) {
         fprintf(stderr, "fragvote pmtu: discover needs HOST[:PORT] (IPv6 with a port: [ADDR]:PORT)\n");
         return FV_EXIT_USAGE;
     }
+    if (!watch && (interval || seconds || verbose)) {
+        fprintf(stderr, "fragvote pmtu: --interval, --seconds and --verbose go with --watch\n");
+        return FV_EXIT_USAGE;
+    }
+    if (watch && sequential) {
+        fprintf(stderr, "fragvote pmtu: --watch runs the 1-RTT algorithm; it does not take --sequential\n");
+        return FV_EXIT_USAGE;
+    }
+    if (watch) return pmtu_watch(host, port, timeout, interval ? interval : PROBE_PMTU_WATCH_INTERVAL_S, seconds, verbose);
     char err[256];
     struct probe_pmtu_discovery d;
     int rc = sequential ? probe_pmtu_discover_sequential(host, port, timeout, &d, err, sizeof err)
@@ -159,12 +269,6 @@ static int pmtu_discover(int argc, char **argv) {
     return FV_EXIT_OK;
 }
 
-static volatile sig_atomic_t respond_stop; /* set by SIGINT / SIGTERM */
-static void on_stop_signal(int sig) {
-    (void)sig;
-    respond_stop = 1;
-}
-
 static int pmtu_respond(int argc, char **argv) {
     long port = 0, seconds = 0;
     for (int i = 0; i < argc; i++) {
@@ -187,11 +291,7 @@ static int pmtu_respond(int argc, char **argv) {
         fprintf(stderr, "fragvote pmtu: respond needs a PORT\n");
         return FV_EXIT_USAGE;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_stop_signals();
     fprintf(stderr, "fragvote pmtu: answering discovery probes on UDP port %ld\n", port);
     char err[256];
     int rc = probe_pmtu_respond((int)port, (int)seconds, (volatile int *)&respond_stop, err, sizeof err);

@@ -396,6 +396,50 @@ int probe_pmtu_respond(int port, int seconds, volatile int *stop, char *err, siz
  * (IPv4) and the local MTU, for comparison. */
 int probe_pmtu_discover_sequential(const char *host, int port, int timeout_ms,
                                    struct probe_pmtu_discovery *out, char *err, size_t errlen);
+/* One round trip with exactly these n sizes (1..PROBE_PMTU_MAX_SIZES), sent
+ * at once like probe_pmtu_discover; out->pmtu is the largest acknowledged
+ * (0 if none: not an error here). Sizes above the local MTU are refused by
+ * the kernel and stay unacknowledged. 0 or PROBE_E_*. (Issue 21.) */
+int probe_pmtu_probe_sizes(const char *host, int port, const int *sizes, int n, int timeout_ms,
+                           struct probe_pmtu_discovery *out, char *err, size_t errlen);
+
+/* The article's whole algorithm (probe/pmtu_watch.c, issue 21): discover in
+ * one round trip; then every interval reprobe the current path MTU and the
+ * next size up of the table; an acknowledged next size means the path grew:
+ * reprobe every larger size at once and take the largest acknowledged; a lost
+ * probe at the current size (for any reason, including a smaller MTU) means
+ * start over with the full discovery. Each round trip is reported to
+ * on_event. Ends when `seconds` pass (0 = no limit) or *stop is set. */
+#define PROBE_PMTU_WATCH_INTERVAL_S 600   /* the article's ten minutes */
+#define PROBE_PMTU_WATCH_INTERVAL_MAX_S 86400
+enum probe_pmtu_watch_kind {
+    PROBE_PMTU_WATCH_START,       /* the first discovery */
+    PROBE_PMTU_WATCH_SAME,        /* reprobe: current size acknowledged, the next one not */
+    PROBE_PMTU_WATCH_GREW,        /* the next size up was acknowledged: larger sizes reprobed */
+    PROBE_PMTU_WATCH_RESTART,     /* the current size was lost: discovered again from scratch */
+};
+struct probe_pmtu_watch_event {
+    enum probe_pmtu_watch_kind kind;
+    double t_ms;                  /* since the watch began */
+    int old_pmtu, pmtu;           /* before and after this event; 0 = nothing acknowledged */
+    int round_trips;              /* of this event (1 or 2) */
+    char why[400];                /* one human line: what was probed and what came back */
+};
+typedef void (*probe_pmtu_watch_fn)(const struct probe_pmtu_watch_event *ev, void *arg);
+struct probe_pmtu_watch_opts {
+    int interval_ms;              /* 0 = PROBE_PMTU_WATCH_INTERVAL_S */
+    int seconds;                  /* total run time, 0 = until *stop */
+    int timeout_ms;               /* per round trip, 0 = PROBE_PMTU_TIMEOUT_MS */
+    volatile int *stop;           /* set (e.g. by a signal handler) to end the watch; may be NULL */
+    probe_pmtu_watch_fn on_event;
+    void *arg;
+};
+/* Returns the number of events reported (>= 1), or PROBE_E_* when the first
+ * discovery cannot run at all (unknown host, no ping socket...). A target
+ * that answers nothing is an event with pmtu 0, then retried each interval. */
+int probe_pmtu_watch(const char *host, int port, const struct probe_pmtu_watch_opts *opts, char *err, size_t errlen);
+/* Pure: the smallest size of table[0..n) above pmtu, 0 if none. */
+int probe_pmtu_next_size(const int *table, int n, int pmtu);
 
 /* Privileges. probe_priv_has: 1 when the effective set holds cap (a CAP_*
  * number of <linux/capability.h>: CAP_NET_RAW, CAP_NET_ADMIN, ...), else 0.

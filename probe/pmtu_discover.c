@@ -298,6 +298,20 @@ out:
     return rc;
 }
 
+int probe_pmtu_probe_sizes(const char *host, int port, const int *sizes, int n, int timeout_ms,
+                           struct probe_pmtu_discovery *d, char *err, size_t errlen) {
+    struct sockaddr_storage dst;
+    int rc = pd_setup(host, port, d, &dst, err, errlen);
+    if (rc < 0) return rc;
+    if (n < 1 || n > PROBE_PMTU_MAX_SIZES) {
+        snprintf(err, errlen, "%d probe sizes: 1..%d at once", n, PROBE_PMTU_MAX_SIZES);
+        return PROBE_E_FAIL;
+    }
+    d->n = n;
+    for (int i = 0; i < n; i++) d->sizes[i] = sizes[i];
+    return pd_round(&dst, port, timeout_ms, d, err, errlen);
+}
+
 int probe_pmtu_discover(const char *host, int port, int timeout_ms,
                         struct probe_pmtu_discovery *d, char *err, size_t errlen) {
     struct sockaddr_storage dst;
