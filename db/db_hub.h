@@ -14,10 +14,11 @@
 int db_hub_questions_each(struct db *db, int64_t session_id,
                           int (*fn)(int64_t id, int position, const char *state, void *arg), void *arg, char *err,
                           size_t errlen);
-/* The newest live measurement of each measured question. */
+/* The newest live measurement of each measured question (observation: the
+ * probe's result as stored, JSON text). */
 int db_hub_truths_each(struct db *db, int64_t session_id,
                        int (*fn)(int64_t question_id, const char *answer, const char *basis, const char *evidence,
-                                 void *arg),
+                                 const char *observation, void *arg),
                        void *arg, char *err, size_t errlen);
 /* Voters of the session, ordered by id. */
 int db_hub_voters_each(struct db *db, int64_t session_id, int (*fn)(int64_t id, const char *token_hash, void *arg),

@@ -8,7 +8,7 @@ enum row_kind { ROW_QUESTION, ROW_TRUTH, ROW_VOTER, ROW_VOTE };
 
 static const char *const row_sql[] = {
     [ROW_QUESTION] = "SELECT id, position, state FROM questions WHERE session_id = ? ORDER BY position",
-    [ROW_TRUTH] = "SELECT m.question_id, m.answer, m.basis, m.evidence FROM measurements m "
+    [ROW_TRUTH] = "SELECT m.question_id, m.answer, m.basis, m.evidence, m.observation FROM measurements m "
                   "JOIN measurement_sets s ON s.id = m.set_id JOIN questions q ON q.id = m.question_id "
                   "WHERE q.session_id = ?1 AND s.kind = 'live' AND m.id = (SELECT max(m2.id) FROM measurements m2 "
                   "JOIN measurement_sets s2 ON s2.id = m2.set_id WHERE m2.question_id = m.question_id "
@@ -41,8 +41,8 @@ static int each(struct db *db, int64_t session_id, enum row_kind kind, void *fn,
                                                                     sqlite3_column_int(st, 1), col(st, 2), arg);
             break;
         case ROW_TRUTH:
-            stop = ((int (*)(int64_t, const char *, const char *, const char *, void *))fn)(
-                sqlite3_column_int64(st, 0), col(st, 1), col(st, 2), col(st, 3), arg);
+            stop = ((int (*)(int64_t, const char *, const char *, const char *, const char *, void *))fn)(
+                sqlite3_column_int64(st, 0), col(st, 1), col(st, 2), col(st, 3), col(st, 4), arg);
             break;
         case ROW_VOTER:
             stop = ((int (*)(int64_t, const char *, void *))fn)(sqlite3_column_int64(st, 0), col(st, 1), arg);
@@ -72,8 +72,8 @@ int db_hub_questions_each(struct db *db, int64_t session_id, int (*fn)(int64_t, 
     return each(db, session_id, ROW_QUESTION, (void *)fn, arg, err, errlen);
 }
 int db_hub_truths_each(struct db *db, int64_t session_id,
-                       int (*fn)(int64_t, const char *, const char *, const char *, void *), void *arg, char *err,
-                       size_t errlen) {
+                       int (*fn)(int64_t, const char *, const char *, const char *, const char *, void *), void *arg,
+                       char *err, size_t errlen) {
     return each(db, session_id, ROW_TRUTH, (void *)fn, arg, err, errlen);
 }
 int db_hub_voters_each(struct db *db, int64_t session_id, int (*fn)(int64_t, const char *, void *), void *arg,

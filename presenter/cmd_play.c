@@ -216,8 +216,8 @@ static int measure_and_reveal(struct play *p, int pos) {
 }
 
 static void show_truth(struct play *p, int pos, int yes) {
-    const struct quiz_truth *t = quiz_truth(room_quiz(p->room), pos);
-    if (!t) return;
+    struct quiz_truth tr, *t = &tr; /* what the reveal may show: evidence once the test is done */
+    if (quiz_truth(room_quiz(p->room), pos, t)) return;
     const char *ans = probe_answer_name(t->answer);
     const char *verdict = t->answer == PROBE_ANS_UNKNOWN ? "not scored"
                           : (yes == (t->answer == PROBE_ANS_YES)) ? "you were right" : "you were wrong";
@@ -237,10 +237,11 @@ static void print_grid(struct play *p) {
         quiz_get(q, pos, &qi);
         if (qi.test_index != last_test && last_test >= 0) putchar('\n');
         last_test = qi.test_index;
-        const struct quiz_truth *t = quiz_truth(q, pos);
+        struct quiz_truth t;
+        int known = quiz_truth(q, pos, &t) == 0 && t.answer != PROBE_ANS_UNKNOWN;
         int v = room_voter_vote(p->room, p->voter, pos);
         char mark = '.';
-        if (t && t->answer != PROBE_ANS_UNKNOWN && v >= 0) mark = (v == 1) == (t->answer == PROBE_ANS_YES) ? '+' : '-';
+        if (known && v >= 0) mark = (v == 1) == (t.answer == PROBE_ANS_YES) ? '+' : '-';
         putchar(mark);
     }
     putchar('\n');

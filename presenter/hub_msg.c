@@ -20,18 +20,22 @@ static json_t *question_json(const struct quiz_qinfo *i) {
                      i->text, "summary", i->summary);
 }
 
-/* The revealed facts of question pos, or NULL while it is not revealed. */
+/* The revealed facts of question pos, or NULL while it is not revealed.
+ * What may be shown is quiz_truth()'s to decide: "evidence" is absent until
+ * the test's last question is revealed, "why" may be "". */
 static json_t *reveal_json(struct quiz *q, int pos) {
-    const struct quiz_truth *t = quiz_truth(q, pos);
+    struct quiz_truth t;
     struct quiz_qinfo i;
-    if (!t || quiz_get(q, pos, &i)) return NULL;
+    if (quiz_truth(q, pos, &t) || quiz_get(q, pos, &i)) return NULL;
     const char *majority = i.yes + i.no == 0 ? "" : i.yes > i.no ? "yes" : i.no > i.yes ? "no" : "tie";
     double correct = -1;
-    if (i.yes + i.no > 0 && t->answer != PROBE_ANS_UNKNOWN)
-        correct = i.yes == i.no ? 0.5 : ((i.yes > i.no) == (t->answer == PROBE_ANS_YES)) ? 1 : 0;
-    return json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s, s:f}", "truth", probe_answer_name(t->answer), "basis",
-                     probe_basis_name(t->basis), "why", t->why, "evidence", t->evidence, "yes", i.yes, "no", i.no,
-                     "majority", majority, "correct", correct);
+    if (i.yes + i.no > 0 && t.answer != PROBE_ANS_UNKNOWN)
+        correct = i.yes == i.no ? 0.5 : ((i.yes > i.no) == (t.answer == PROBE_ANS_YES)) ? 1 : 0;
+    json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:f}", "truth", probe_answer_name(t.answer), "basis",
+                          probe_basis_name(t.basis), "why", t.why, "yes", i.yes, "no", i.no, "majority", majority,
+                          "correct", correct);
+    if (o && t.evidence[0]) json_object_set_new(o, "evidence", json_string(t.evidence));
+    return o;
 }
 
 char *hub_msg_state(struct hub *h, int presenter) {

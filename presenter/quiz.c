@@ -88,10 +88,23 @@ const struct deck_test *quiz_test(const struct quiz *q, int pos) {
     return &q->tests[q->q[pos].info.test_index];
 }
 
-const struct quiz_truth *quiz_truth(const struct quiz *q, int pos) {
-    if (pos < 0 || pos >= q->n) return NULL;
+static int settled(enum quiz_state s) { return s == QUIZ_REVEALED || s == QUIZ_SKIPPED; }
+
+int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out) {
+    if (pos < 0 || pos >= q->n) return -1;
     const struct quiz_q *x = &q->q[pos];
-    return x->info.state == QUIZ_REVEALED && x->has_truth ? &x->truth : NULL;
+    if (x->info.state != QUIZ_REVEALED || !x->has_truth) return -1;
+    *out = x->truth;
+    /* The siblings: the other questions of the same test. */
+    int earlier_open = 0, any_open = 0;
+    for (int i = 0; i < q->n; i++) {
+        if (i == pos || q->q[i].info.test_index != x->info.test_index || settled(q->q[i].info.state)) continue;
+        any_open = 1;
+        if (i < pos) earlier_open = 1;
+    }
+    if (earlier_open) out->why[0] = '\0';
+    if (any_open) out->evidence[0] = '\0';
+    return 0;
 }
 
 /* The current question, or NULL (with err) when the quiz has ended. */

@@ -8,8 +8,8 @@
  * transition returns -1 with a sentence in err.
  *
  * The truth (the probe's answer for a question) is held inside struct quiz,
- * which is opaque: the only way out is quiz_truth(), which returns NULL until
- * that question is revealed. Revealing a "sent" question whose truth is "no"
+ * which is opaque: the only way out is quiz_truth(), which gives nothing until
+ * that question is revealed, and then only what may be shown. Revealing a "sent" question whose truth is "no"
  * skips the remaining pending questions of that test (a packet that was not
  * sent has no DF bit and no fragments), as fragquiz does.
  *
@@ -49,7 +49,7 @@ struct quiz_truth {
     enum probe_answer answer;
     enum probe_basis basis;
     char why[160];                /* the fact's own rule or observation */
-    char evidence[512];           /* the probe's evidence line */
+    char evidence[512];           /* the probe's evidence line: it speaks about every fact of the test */
 };
 
 struct quiz;
@@ -67,8 +67,16 @@ int quiz_ended(const struct quiz *q);      /* "next" went past the last question
 int quiz_get(const struct quiz *q, int pos, struct quiz_qinfo *out);
 /* The deck test behind question pos (owned by the quiz), NULL if out of range. */
 const struct deck_test *quiz_test(const struct quiz *q, int pos);
-/* The truth of question pos: NULL unless it is revealed. Owned by the quiz. */
-const struct quiz_truth *quiz_truth(const struct quiz *q, int pos);
+/* What the reveal of question pos may show, copied to *out: returns 0, or
+ * -1 (out untouched) while pos is not revealed. The one place that decides
+ * what a reveal shows; the rule (docs/PROTOCOL.md, "What a reveal shows"):
+ * nothing shown may answer a question of the test that can still be revealed.
+ * So answer and basis always; why (the question's own fact) once no earlier
+ * question of its test is still open (every one revealed or skipped), else
+ * ""; evidence (the test's whole line, e.g. "r1 dropped it with Frag Needed,
+ * MTU 1280", which answers DF? and fragmented? too) only once no question of
+ * the test is left (each revealed or skipped), else "". */
+int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out);
 
 /* ---- presenter actions (on the current question) ---- */
 int quiz_open(struct quiz *q, char *err, size_t errlen);    /* pending -> voting */

@@ -184,10 +184,10 @@ void room_voter_score(const struct room *r, int voter, int *answered, int *score
         int v = r->voters[voter].votes[p];
         if (v < 0) continue;
         (*answered)++;
-        const struct quiz_truth *t = quiz_truth(r->quiz, p);
-        if (!t || t->answer == PROBE_ANS_UNKNOWN) continue;
+        struct quiz_truth t;
+        if (quiz_truth(r->quiz, p, &t) || t.answer == PROBE_ANS_UNKNOWN) continue;
         (*scored)++;
-        if ((v == 1) == (t->answer == PROBE_ANS_YES)) (*correct)++;
+        if ((v == 1) == (t.answer == PROBE_ANS_YES)) (*correct)++;
     }
 }
 
@@ -273,12 +273,24 @@ static int resume_question(int64_t id, int position, const char *state, void *ar
     return 0;
 }
 
-static int resume_truth(int64_t qid, const char *answer, const char *basis, const char *evidence, void *arg) {
+/* The question's own fact's why from the stored observation (observation_json()). */
+static void stored_why(const char *observation, enum db_qkind kind, char *why, size_t len) {
+    json_t *o = json_loads(observation, 0, NULL);
+    const char *w = json_string_value(json_object_get(json_object_get(o, db_qkind_name(kind)), "why"));
+    snprintf(why, len, "%s", w ? w : "");
+    json_decref(o);
+}
+
+static int resume_truth(int64_t qid, const char *answer, const char *basis, const char *evidence,
+                        const char *observation, void *arg) {
     struct room_resume_ctx *c = arg;
     int p = position_of(c->r, qid);
     if (p < 0) return 0;
     struct quiz_truth t;
     memset(&t, 0, sizeof t);
+    struct quiz_qinfo qi;
+    quiz_get(c->r->quiz, p, &qi);
+    stored_why(observation, qi.kind, t.why, sizeof t.why);
     t.answer = !strcmp(answer, "yes") ? PROBE_ANS_YES : !strcmp(answer, "no") ? PROBE_ANS_NO : PROBE_ANS_UNKNOWN;
     t.basis = !strcmp(basis, "observed") ? PROBE_BASIS_OBSERVED
               : !strcmp(basis, "inferred") ? PROBE_BASIS_INFERRED : PROBE_BASIS_UNKNOWN;

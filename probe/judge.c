@@ -101,10 +101,12 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
         else
             fact(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s", strerror(si->send_errno));
     } else if (obs->egress_packets > 0) {
-        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "%d packet%s left the host, the first %d bytes",
-             obs->egress_packets, obs->egress_packets == 1 ? "" : "s", obs->egress_first_len);
+        /* Each fact's why speaks only of its own fact: the quiz reveals
+         * "sent?" while "DF?" and "fragmented?" are still to be voted on, so
+         * no packet count, size or answering hop here (docs/PROTOCOL.md). */
+        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "it was seen leaving the host");
     } else if (p) {
-        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "%s answered about it", hop);
+        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "an ICMP answer quoted it");
     } else if (obs->egress_packets == 0) {
         fact(&r->sent, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "send() succeeded but nothing of this test was seen leaving the host");
@@ -127,7 +129,7 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
              "DF=%d on the first packet that left the host", obs->egress_df);
     } else if (p && p->q.df >= 0) {
         fact(&r->df, p->q.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
-             "DF=%d in the header %s quoted", p->q.df, hop);
+             "DF=%d in the header an ICMP answer quoted", p->q.df);
     } else {
         int df = rule_df(s) && !rule_host_frag(s, r->dev_mtu, r->path_mtu_before);
         fact(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,

@@ -307,7 +307,7 @@ async function main() {
     await shot(A, 'phone-1-joined');
 
     const truths = [];  /* per question: the revealed truth */
-    const revealedTexts = new Set();
+    const revealedTexts = new Map();  /* explanation text → the deck test whose reveal showed it first */
 
     /* Everything a question needs before and after the reveal. `votes` maps
      * phone name → 'yes' / 'no' / null (final vote). */
@@ -355,13 +355,18 @@ async function main() {
           (x.m.questions || []).some((q) => q.pos === pos && ('truth' in q || 'correct' in q)));
         if (!check(!leakQ, `Q${pos + 1}: no frame before the reveal carries its truth`, `${x.who} got ${x.raw.slice(0, 300)}`)) break;
       }
-      const secrets = [rv.evidence, rv.why].filter((s) => typeof s === 'string' && s.length >= 8 && !revealedTexts.has(s));
+      /* Texts another test already revealed may repeat (same wording); a text
+       * of this question's own test may not have been out before: one
+       * question's reveal must not answer its siblings (issue 15). */
+      const test = st.q.test;
+      const secrets = [rv.evidence, rv.why].filter((s) => typeof s === 'string' && s.length >= 8 &&
+        !(revealedTexts.has(s) && revealedTexts.get(s) !== test));
       check(secrets.length > 0, `Q${pos + 1}: the reveal carries evidence text to look for`);
       for (const s of secrets) {
         const inFrame = frames.slice(0, before).find((f) => f.payload.includes(s));
         check(!inFrame, `Q${pos + 1}: evidence text in no websocket frame before the reveal`, inFrame && `${inFrame.who}: ${inFrame.payload.slice(0, 200)}`);
         check(!domsBefore.some((d) => d.includes(s)), `Q${pos + 1}: evidence text in no page DOM before the reveal`);
-        revealedTexts.add(s);
+        if (!revealedTexts.has(s)) revealedTexts.set(s, test);
       }
 
       /* The screen: truth, evidence, the room's majority. */

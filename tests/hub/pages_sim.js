@@ -7,7 +7,8 @@
 const fs = require('fs');
 const vm = require('vm');
 const [port, secret, webroot] = process.argv.slice(2);
-const MARKER = 'EVIDENCE-pages-7c1d';
+const MARKER = 'EVIDENCE-pages-7c1d';   /* the test's evidence (test_hub_pages.c) */
+const WHY_SENT = 'WHY-pages-sent-3b9e';  /* "sent?"'s own fact */
 let failures = 0;
 function check(cond, what) {
   console.log((cond ? 'ok   ' : 'FAIL ') + what);
@@ -188,9 +189,12 @@ function presenter() {
   check(!JSON.stringify(reloaded.el('evidence').textContent).includes(MARKER), 'no evidence before reveal');
   await p.cmd('reveal');
   check(await until(() => !reloaded.el('revealcard').hidden), 'phone shows the reveal');
-  check(reloaded.el('evidence').textContent === MARKER, 'phone shows the evidence line');
+  /* "sent?" is the first of three questions of its test: the phone shows
+   * that fact's own why, not the test's evidence (it would answer DF? and
+   * fragmented?, docs/PROTOCOL.md "What a reveal shows"). */
+  check(reloaded.el('evidence').textContent === WHY_SENT, 'phone shows the fact\'s own why');
   check(/right ✔/.test(reloaded.el('verdict').textContent), 'phone says the vote was right');
-  check(await until(() => screen.el('evidence').textContent === MARKER), 'screen shows the evidence');
+  check(await until(() => screen.el('evidence').textContent === WHY_SENT), 'screen shows the fact\'s own why');
   check(/YES/.test(screen.el('truth').textContent), 'screen shows the truth');
 
   for (const c of ['next', 'skip', 'skip', 'skip']) { try { await p.cmd(c); } catch (e) { /* ended earlier */ } }

@@ -23,6 +23,10 @@
 #define T_MS 3000
 #define SECRET "correct-horse-42"
 #define MARKER "EVIDENCE-7f3a9c-kernel-fragmented-locally"
+/* Each fact's own explanation (probe_fact.why), told apart from the test's evidence. */
+#define WHY_SENT "WHY-SENT-41c2-left-the-host"
+#define WHY_DF "WHY-DF-9e07-df-bit-on-the-wire"
+#define WHY_FRAG "WHY-FRAG-5ab8-fragments-seen"
 
 struct fx {
     char dbpath[256];
@@ -128,6 +132,9 @@ static struct probe_result fake_result(int sent, int df, int frag) {
     r.df.answer = df;
     r.fragmented.answer = frag;
     snprintf(r.evidence, sizeof r.evidence, "%s", MARKER);
+    snprintf(r.sent.why, sizeof r.sent.why, "%s", WHY_SENT);
+    snprintf(r.df.why, sizeof r.df.why, "%s", WHY_DF);
+    snprintf(r.fragmented.why, sizeof r.fragmented.why, "%s", WHY_FRAG);
     snprintf(r.observer, sizeof r.observer, "raw");
     return r;
 }
@@ -406,12 +413,71 @@ static void test_truth_is_in_no_frame_before_reveal(void) {
     REQUIRE(st);
     json_t *rv = json_object_get(st, "reveal");
     CHECK_STR(json_string_value(json_object_get(rv, "truth")), "yes");
-    CHECK_STR(json_string_value(json_object_get(rv, "evidence")), MARKER);
+    CHECK_STR(json_string_value(json_object_get(rv, "why")), WHY_SENT);
     CHECK_INT(json_integer_value(json_object_get(rv, "yes")), 1);
     json_decref(st);
     wsc_close(w, 1000);
     wsc_close(s, 1000);
     wsc_close(p, 1000);
+    stop();
+}
+
+/* Reads w's messages until a state whose current question pos is revealed. */
+static json_t *revealed_state(struct wsc *w, int pos) {
+    for (int i = 0; i < 20; i++) {
+        json_t *st = wsc_recv_type(w, "state", T_MS);
+        if (!st) return NULL;
+        json_t *q = json_object_get(st, "q");
+        if (json_object_get(st, "reveal") && json_integer_value(json_object_get(q, "pos")) == pos) return st;
+        json_decref(st);
+    }
+    return NULL;
+}
+
+/* Opens, closes, measures (answering the probe when the hub asks) and
+ * reveals the current question; 0 or -1 with the step in err. */
+static int play_to_reveal(struct wsc *p, int answer_probe, char *err, size_t errlen) {
+    if (cmd(p, "open", err, errlen) || cmd(p, "close", err, errlen) || cmd(p, "measure", err, errlen)) return -1;
+    if (answer_probe && answer_measurement(fake_result(1, 0, 1))) return snprintf(err, errlen, "no probe asked"), -1;
+    if (wait_state(QUIZ_MEASURED)) return snprintf(err, errlen, "never measured"), -1;
+    return cmd(p, "reveal", err, errlen);
+}
+
+/* Issue 15: the three questions of one test share one probe result, but the
+ * reveal of one question explains only its own fact: no frame to anyone
+ * carries a sibling's explanation or the test's evidence (which speaks of
+ * every fact) before the test's last question is revealed. */
+static void test_each_reveal_shows_only_its_own_fact(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *w = phone(NULL, NULL, NULL);
+    struct wsc *s = connect_as("fragvote-screen");
+    struct wsc *p = presenter();
+    struct wsc *pv = presenter(); /* a second presenter page that only watches (p's answers are read by cmd) */
+    REQUIRE(w && s && p && pv);
+    struct wsc *all[3] = {w, s, pv};
+    char err[256];
+    static const char *const why[3] = {WHY_SENT, WHY_DF, WHY_FRAG};
+    for (int pos = 0; pos < 3; pos++) {
+        if (pos) REQUIRE(cmd(p, "next", err, sizeof err) == 0);
+        /* the probe runs once, for the test's first question */
+        REQUIRE(play_to_reveal(p, pos == 0, err, sizeof err) == 0);
+        for (int k = 0; k < 3; k++) {
+            json_t *st = revealed_state(all[k], pos);
+            REQUIRE(st);
+            json_t *rv = json_object_get(st, "reveal");
+            CHECK_STR(json_string_value(json_object_get(rv, "why")), why[pos]);
+            if (pos < 2) CHECK(json_object_get(rv, "evidence") == NULL);
+            else CHECK_STR(json_string_value(json_object_get(rv, "evidence")), MARKER);
+            json_decref(st);
+            const char *tr = wsc_transcript(all[k]);
+            for (int later = pos + 1; later < 3; later++) CHECK(!strstr(tr, why[later]));
+            if (pos < 2) CHECK(!strstr(tr, MARKER));
+        }
+    }
+    wsc_close(w, 1000);
+    wsc_close(s, 1000);
+    wsc_close(p, 1000);
+    wsc_close(pv, 1000);
     stop();
 }
 
@@ -696,10 +762,11 @@ static void test_resume_restores_states_voters_and_votes(void) {
     hub_snapshot(F.fx.hub, &st);
     CHECK_INT(st.cursor, 1);
     CHECK_INT(st.voters, 1);
-    const struct quiz_truth *t = quiz_truth(room_quiz(F.fx.room), 0);
-    REQUIRE(t);
-    CHECK_INT(t->answer, PROBE_ANS_YES);
-    CHECK_STR(t->evidence, MARKER);
+    struct quiz_truth t;
+    REQUIRE(quiz_truth(room_quiz(F.fx.room), 0, &t) == 0);
+    CHECK_INT(t.answer, PROBE_ANS_YES);
+    CHECK_STR(t.why, WHY_SENT); /* the question's own fact, from the stored observation */
+    CHECK_STR(t.evidence, "");  /* df? and fragmented? of that test are still to come */
     struct quiz_qinfo qi;
     quiz_get(room_quiz(F.fx.room), 0, &qi);
     CHECK_INT(qi.no, 1);
@@ -715,6 +782,14 @@ static void test_resume_restores_states_voters_and_votes(void) {
     CHECK_INT(json_integer_value(json_object_get(sc, "scored")), 1);
     CHECK_INT(json_integer_value(json_object_get(sc, "correct")), 0);
     json_decref(wel);
+    /* the test's evidence survived too: it shows once the rest of the test is done */
+    p = presenter();
+    REQUIRE(p);
+    REQUIRE(cmd(p, "skip", err, sizeof err) == 0);
+    REQUIRE(cmd(p, "skip", err, sizeof err) == 0);
+    REQUIRE(quiz_truth(room_quiz(F.fx.room), 0, &t) == 0);
+    CHECK_STR(t.evidence, MARKER);
+    wsc_close(p, 1000);
     wsc_close(w, 1000);
     stop();
 }
@@ -1019,6 +1094,7 @@ int main(void) {
     RUN(test_online_counts_voters_not_connections);
     RUN(test_vote_after_close_or_on_unknown_question_is_refused);
     RUN(test_truth_is_in_no_frame_before_reveal);
+    RUN(test_each_reveal_shows_only_its_own_fact);
     RUN(test_presenter_actions_need_the_secret);
     RUN(test_oversized_malformed_binary_and_flooding_clients_are_cut_alone);
     RUN(test_tally_versions_increase_and_split_is_hidden_until_close);

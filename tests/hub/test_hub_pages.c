@@ -16,7 +16,8 @@
 #include "room.h"
 
 #define SECRET "pages-secret"
-#define MARKER "EVIDENCE-pages-7c1d"
+#define MARKER "EVIDENCE-pages-7c1d"     /* the test's evidence: shown with its last question */
+#define WHY_SENT "WHY-pages-sent-3b9e"   /* "sent?"'s own fact: shown with its reveal */
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -47,6 +48,7 @@ static void *worker(void *arg) {
         c.result.df.answer = PROBE_ANS_NO;
         c.result.fragmented.answer = PROBE_ANS_YES;
         snprintf(c.result.evidence, sizeof c.result.evidence, "%s", MARKER);
+        snprintf(c.result.sent.why, sizeof c.result.sent.why, "%s", WHY_SENT);
         snprintf(c.result.observer, sizeof c.result.observer, "raw");
         pthread_mutex_unlock(&mu);
         hub_post(hub, &c);

@@ -77,15 +77,20 @@ static void test_emsgsize_is_observed_and_names_the_cache(void) {
     CHECK_CONTAINS(r.evidence, "PMTU cache");
 }
 
+/* udp4 "want" 1400 bytes with PMTU 1280 cached: the host sent 2 fragments of 1276 bytes, DF=0. */
+static void host_fragmented(struct probe_result *r, struct probe_sendinfo *si, struct probe_observation *obs) {
+    setup(r, si, obs, PROBE_UDP4, PROBE_MODE_WANT, 1400);
+    r->path_mtu_before = 1280;
+    obs->egress_packets = obs->egress_fragments = 2;
+    obs->egress_first_len = obs->egress_max_len = 1276;
+    obs->egress_df = 0;
+}
+
 static void test_fragments_leaving_the_host_mean_host(void) {
     struct probe_result r;
     struct probe_sendinfo si;
     struct probe_observation obs;
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_WANT, 1400);
-    r.path_mtu_before = 1280;
-    obs.egress_packets = obs.egress_fragments = 2;
-    obs.egress_first_len = obs.egress_max_len = 1276;
-    obs.egress_df = 0;
+    host_fragmented(&r, &si, &obs);
     answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
     probe_judge(&si, &obs, &lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
@@ -94,6 +99,40 @@ static void test_fragments_leaving_the_host_mean_host(void) {
     CHECK_INT(r.df.basis, PROBE_BASIS_OBSERVED);
     CHECK_STR(r.hop_name, "r2");
     CHECK_CONTAINS(r.evidence, "PMTU cache says 1280 < 1400");
+}
+
+/* The quiz reveals "sent?" while "DF?" and "fragmented?" are still open (issue
+ * 15): the earlier facts' why must not tell a later fact -- no packet count,
+ * fragment size or answering hop. */
+static void test_a_facts_why_tells_nothing_of_the_later_facts(void) {
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    host_fragmented(&r, &si, &obs);
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    const char *early[2] = {r.sent.why, r.df.why};
+    for (int i = 0; i < 2; i++) {
+        CHECK(!strstr(early[i], "fragment"));
+        CHECK(!strstr(early[i], "1276"));
+        CHECK(!strstr(early[i], "2 packets"));
+    }
+    /* no egress tap: only a router's quote shows it was sent and its DF */
+    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    obs.egress_packets = -1;
+    obs.egress_df = -1;
+    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.sent.answer, PROBE_ANS_YES);
+    CHECK_INT(r.df.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    for (int i = 0; i < 2; i++) {
+        const char *w = i ? r.df.why : r.sent.why;
+        CHECK(w[0] != 0);
+        CHECK(!strstr(w, "198.51.100.2"));
+        CHECK(!strstr(w, "r2"));
+        CHECK(!strstr(w, "1276"));
+    }
 }
 
 static void test_fragment_quoted_past_a_whole_departure_means_router(void) {
@@ -226,6 +265,7 @@ int main(void) {
     if (probe_lab_plan(&cfg, &lab, err, sizeof err) < 0) return 1;
     RUN(test_emsgsize_is_observed_and_names_the_cache);
     RUN(test_fragments_leaving_the_host_mean_host);
+    RUN(test_a_facts_why_tells_nothing_of_the_later_facts);
     RUN(test_fragment_quoted_past_a_whole_departure_means_router);
     RUN(test_frag_needed_means_whole_and_dropped);
     RUN(test_reassembling_hop_quote_is_not_read_as_whole);

@@ -25,6 +25,8 @@ static struct probe_result result(int sent, int df, int frag, const char *eviden
     r.fragmented.answer = frag;
     r.sent.basis = r.df.basis = r.fragmented.basis = PROBE_BASIS_OBSERVED;
     snprintf(r.sent.why, sizeof r.sent.why, "why-sent");
+    snprintf(r.df.why, sizeof r.df.why, "why-df");
+    snprintf(r.fragmented.why, sizeof r.fragmented.why, "why-fragmented");
     snprintf(r.evidence, sizeof r.evidence, "%s", evidence);
     return r;
 }
@@ -84,11 +86,11 @@ static void test_full_walk_of_one_question(void) {
     CHECK_INT(quiz_reveal(q, err, sizeof err), 0);
     quiz_get(q, 0, &i);
     CHECK_INT(i.state, QUIZ_REVEALED);
-    const struct quiz_truth *t = quiz_truth(q, 0);
-    REQUIRE(t);
-    CHECK_INT(t->answer, PROBE_ANS_YES);
-    CHECK_STR(t->evidence, "observed on the wire");
-    CHECK_STR(t->why, "why-sent");
+    struct quiz_truth t;
+    REQUIRE(quiz_truth(q, 0, &t) == 0);
+    CHECK_INT(t.answer, PROBE_ANS_YES);
+    CHECK_STR(t.evidence, ""); /* df and fragmented of that test are still to come */
+    CHECK_STR(t.why, "why-sent");
     CHECK_INT(quiz_next(q, err, sizeof err), 0);
     CHECK_INT(quiz_cursor(q), 1);
     quiz_free(q);
@@ -98,22 +100,104 @@ static void test_truth_is_hidden_until_reveal(void) {
     char err[256];
     struct quiz *q = quiz_new(&deck, err, sizeof err);
     REQUIRE(q);
-    CHECK(quiz_truth(q, 0) == NULL);
+    struct quiz_truth t;
+    CHECK(quiz_truth(q, 0, &t) == -1);
     quiz_open(q, err, sizeof err);
-    CHECK(quiz_truth(q, 0) == NULL);
+    CHECK(quiz_truth(q, 0, &t) == -1);
     quiz_close(q, err, sizeof err);
-    CHECK(quiz_truth(q, 0) == NULL);
+    CHECK(quiz_truth(q, 0, &t) == -1);
     quiz_measure(q, 0, err, sizeof err);
     struct probe_result r = result(1, 0, 1, "secret evidence");
     quiz_measured(q, 0, &r, err, sizeof err);
-    CHECK(quiz_truth(q, 0) == NULL); /* measured, not revealed */
+    CHECK(quiz_truth(q, 0, &t) == -1); /* measured, not revealed */
     /* Nothing public carries it either. */
     struct quiz_qinfo i;
     quiz_get(q, 0, &i);
     CHECK(!memmem(&i, sizeof i, "secret evidence", 15));
     quiz_reveal(q, err, sizeof err);
-    CHECK(quiz_truth(q, 0) != NULL);
-    CHECK(quiz_truth(q, 1) == NULL);
+    CHECK(quiz_truth(q, 0, &t) == 0);
+    CHECK(quiz_truth(q, 1, &t) == -1);
+    quiz_free(q);
+}
+
+/* Walks the current question to revealed (the test measured already, or r). */
+static void reveal_current(struct quiz *q, const struct probe_result *r) {
+    char err[256];
+    quiz_open(q, err, sizeof err);
+    quiz_close(q, err, sizeof err);
+    if (quiz_measure(q, 0, err, sizeof err) == QUIZ_MEASURE_PROBE) quiz_measured(q, quiz_cursor(q), r, err, sizeof err);
+    CHECK_INT(quiz_reveal(q, err, sizeof err), 0);
+}
+
+/* Issue 15: one probe result answers the three questions of a test; the
+ * reveal of one may not answer the others. */
+static void test_a_reveal_shows_its_own_fact_and_the_evidence_last(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    struct probe_result r = result(1, 0, 1, "kernel fragmented locally: 1400 > device MTU 1280");
+    struct quiz_truth t;
+    static const char *const why[3] = {"why-sent", "why-df", "why-fragmented"};
+    for (int pos = 0; pos < 3; pos++) {
+        if (pos) CHECK_INT(quiz_next(q, err, sizeof err), 0);
+        reveal_current(q, &r);
+        REQUIRE(quiz_truth(q, pos, &t) == 0);
+        CHECK_STR(t.why, why[pos]);
+        CHECK_STR(t.evidence, pos < 2 ? "" : "kernel fragmented locally: 1400 > device MTU 1280");
+    }
+    /* once the test is done, every question of it may show the evidence */
+    REQUIRE(quiz_truth(q, 0, &t) == 0);
+    CHECK_STR(t.evidence, "kernel fragmented locally: 1400 > device MTU 1280");
+    quiz_free(q);
+}
+
+static void test_skipping_the_rest_of_a_test_completes_it(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    struct probe_result r = result(1, 1, 0, "went whole");
+    reveal_current(q, &r);
+    struct quiz_truth t;
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    CHECK_INT(quiz_skip(q, err, sizeof err), 0); /* df */
+    REQUIRE(quiz_truth(q, 0, &t) == 0);
+    CHECK_STR(t.evidence, ""); /* fragmented? is still to come */
+    CHECK_INT(quiz_skip(q, err, sizeof err), 0); /* fragmented */
+    REQUIRE(quiz_truth(q, 0, &t) == 0);
+    CHECK_STR(t.evidence, "went whole");
+    /* not sent: the rest is skipped by the reveal itself, so it shows everything */
+    struct probe_result no = result(0, 0, 0, "send() failed with EMSGSIZE");
+    reveal_current(q, &no);
+    REQUIRE(quiz_truth(q, 3, &t) == 0);
+    CHECK_STR(t.evidence, "send() failed with EMSGSIZE");
+    quiz_free(q);
+}
+
+/* next past a pending question, reveal a later one, then back: the later
+ * fact's why may speak about the earlier fact, so it stays out too. */
+static void test_out_of_order_reveal_hides_the_why_of_later_facts(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    struct probe_result r = result(1, 1, 0, "r1 dropped it with Frag Needed, MTU 1280");
+    CHECK_INT(quiz_next(q, err, sizeof err), 0); /* past sent, pending */
+    CHECK_INT(quiz_next(q, err, sizeof err), 0); /* past df, pending */
+    reveal_current(q, &r);                       /* fragmented */
+    struct quiz_truth t;
+    REQUIRE(quiz_truth(q, 2, &t) == 0);
+    CHECK_INT(t.answer, PROBE_ANS_NO);
+    CHECK_STR(t.why, "");
+    CHECK_STR(t.evidence, "");
+    CHECK_INT(quiz_back(q, err, sizeof err), 0);
+    CHECK_INT(quiz_back(q, err, sizeof err), 0);
+    reveal_current(q, &r); /* sent */
+    REQUIRE(quiz_truth(q, 2, &t) == 0);
+    CHECK_STR(t.why, ""); /* df is still open */
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    reveal_current(q, &r); /* df */
+    REQUIRE(quiz_truth(q, 2, &t) == 0);
+    CHECK_STR(t.why, "why-fragmented");
+    CHECK_STR(t.evidence, "r1 dropped it with Frag Needed, MTU 1280");
     quiz_free(q);
 }
 
@@ -195,17 +279,17 @@ static void test_sent_yes_keeps_the_rest_and_reuses_the_measurement(void) {
     /* Same test: the truth is already known, no probe needed. */
     CHECK_INT(quiz_measure(q, 0, err, sizeof err), QUIZ_MEASURE_DONE);
     quiz_reveal(q, err, sizeof err);
-    const struct quiz_truth *t = quiz_truth(q, 1);
-    REQUIRE(t);
-    CHECK_INT(t->answer, PROBE_ANS_NO); /* df of that result */
+    struct quiz_truth t;
+    REQUIRE(quiz_truth(q, 1, &t) == 0);
+    CHECK_INT(t.answer, PROBE_ANS_NO); /* df of that result */
     /* Re-run measures again and replaces the truth, state stays revealed. */
     CHECK_INT(quiz_measure(q, 1, err, sizeof err), QUIZ_MEASURE_PROBE);
     struct probe_result r2 = result(1, 1, 0, "second run");
     CHECK_INT(quiz_measured(q, 1, &r2, err, sizeof err), 0);
-    t = quiz_truth(q, 1);
-    REQUIRE(t);
-    CHECK_INT(t->answer, PROBE_ANS_YES);
-    CHECK_STR(t->evidence, "second run");
+    REQUIRE(quiz_truth(q, 1, &t) == 0);
+    CHECK_INT(t.answer, PROBE_ANS_YES);
+    CHECK_STR(t.evidence, ""); /* fragmented? is still to come */
+    CHECK_STR(t.why, "why-df");
     quiz_free(q);
 }
 
@@ -318,6 +402,9 @@ int main(void) {
     RUN(test_deck_without_questions_is_refused);
     RUN(test_full_walk_of_one_question);
     RUN(test_truth_is_hidden_until_reveal);
+    RUN(test_a_reveal_shows_its_own_fact_and_the_evidence_last);
+    RUN(test_skipping_the_rest_of_a_test_completes_it);
+    RUN(test_out_of_order_reveal_hides_the_why_of_later_facts);
     RUN(test_invalid_transitions_are_refused_with_a_reason);
     RUN(test_not_sent_skips_the_rest_of_its_test);
     RUN(test_sent_yes_keeps_the_rest_and_reuses_the_measurement);
