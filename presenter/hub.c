@@ -206,7 +206,7 @@ void hub_state_changed(struct hub *h) {
             if (c->role == HUB_AUDIENCE)
                 hub_conn_send_later(c, pub); /* in chunks: see hub_fanout_pump */
             else
-                hub_conn_send(c, c->role == HUB_PRESENTER ? full : pub);
+                hub_conn_send(c, hub_conn_presenter_view(c) ? full : pub);
         }
     } else {
         hub_msg_unref(pub);

@@ -222,7 +222,7 @@ static int secret_ok(const char *want, const char *got) {
 
 static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
     if (c->role != HUB_AUDIENCE) {
-        hub_conn_send(c, c->role == HUB_PRESENTER ? h->state_full : h->state_public);
+        hub_conn_send(c, hub_conn_presenter_view(c) ? h->state_full : h->state_public);
         return;
     }
     if (m->has_room && m->room[0] && strcasecmp(m->room, room_code(h->room))) {
@@ -300,6 +300,7 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
     }
     if (m->has_secret && secret_ok(h->secret, m->secret)) {
         c->authed = 1;
+        c->tally_sent = 0; /* the newest tally again, now with the split */
         hub_conn_send_own(c, hub_msg_simple("auth_ok", NULL, NULL));
         hub_conn_send(c, h->state_full);
         return;
@@ -399,7 +400,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (h->conns) h->conns->prev = c;
         h->conns = c;
         h->n_role[c->role]++;
-        hub_conn_send(c, c->role == HUB_PRESENTER ? h->state_full : h->state_public);
+        hub_conn_send(c, hub_conn_presenter_view(c) ? h->state_full : h->state_public);
         hub_tally_schedule(h);
         break;
     }
@@ -488,7 +489,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 hub_msg_unref(m);
             }
         } else if (tally_pending(h, c)) {
-            struct hub_msg *m = c->role == HUB_PRESENTER ? h->tally_full : h->tally_public;
+            struct hub_msg *m = hub_conn_presenter_view(c) ? h->tally_full : h->tally_public;
             c->tally_sent = h->tally_version;
             if (c->role == HUB_AUDIENCE) {
                 c->tally_turn = 0;

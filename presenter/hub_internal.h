@@ -53,6 +53,13 @@ struct hub_conn {
     struct hub_conn *fo_prev, *fo_next;
 };
 
+/* Whether c is sent the presenter's view (the split while voting, the tally's
+ * yes/no, questions[]): only a presenter connection whose secret was accepted.
+ * Before auth_ok it gets what a screen gets (docs/SECURITY.md). */
+static inline int hub_conn_presenter_view(const struct hub_conn *c) {
+    return c->role == HUB_PRESENTER && c->authed;
+}
+
 enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE };
 struct hub_op {
     enum hub_op_kind kind;

@@ -535,6 +535,72 @@ static void test_presenter_actions_need_the_secret(void) {
     stop();
 }
 
+/* Whether a transcript holds a message of type t that carries key (or, for
+ * key "questions", a questions[] list) while the question is voting. */
+static int voting_message_with(const char *tr, const char *type, const char *key) {
+    char want[32];
+    snprintf(want, sizeof want, "\"t\":\"%s\"", type);
+    for (const char *line = tr; line && *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t n = eol ? (size_t)(eol - line) : strlen(line);
+        json_t *m = json_loadb(line, n, 0, NULL);
+        int hit = 0;
+        if (m && memmem(line, n, want, strlen(want))) {
+            const char *st = json_string_value(json_object_get(json_object_get(m, "q"), "state"));
+            if (!st) st = json_string_value(json_object_get(m, "state")); /* a tally's */
+            hit = st && !strcmp(st, "voting") && json_object_get(m, key) != NULL;
+        }
+        json_decref(m);
+        if (hit) return 1;
+        line = eol ? eol + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Issue 15: a connection that asks for the presenter's subprotocol and never
+ * sends the secret gets what a screen gets: no live split while voting, no
+ * questions[] list -- until auth_ok. */
+static void test_presenter_without_auth_sees_what_a_screen_sees(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *lurker = connect_as("fragvote-presenter");
+    REQUIRE(lurker);
+    json_t *st = wsc_recv_type(lurker, "state", T_MS);
+    REQUIRE(st);
+    CHECK(json_object_get(st, "questions") == NULL);
+    CHECK(json_object_get(st, "split") == NULL);
+    json_decref(st);
+    wsc_send_json(lurker, "{s:s}", "t", "hello"); /* a hello answers with the state too */
+    struct wsc *p = presenter();
+    struct wsc *w = phone(NULL, NULL, NULL);
+    REQUIRE(p && w);
+    char err[256];
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(vote(w, 1, 0, 1, NULL) == 0);
+    usleep(400000); /* a few tallies */
+    json_t *x;
+    while ((x = wsc_recv_type(lurker, "never", 300))) json_decref(x);
+    const char *tr = wsc_transcript(lurker);
+    CHECK_CONTAINS(tr, "\"voting\"");
+    CHECK(!voting_message_with(tr, "tally", "yes"));
+    CHECK(!voting_message_with(tr, "state", "split"));
+    CHECK(!strstr(tr, "\"questions\""));
+    /* the secret turns it into the presenter's view */
+    REQUIRE(fvr_auth(lurker, SECRET, T_MS, err, sizeof err) == 0);
+    st = wsc_recv_type(lurker, "state", T_MS);
+    REQUIRE(st);
+    CHECK(json_object_get(st, "questions") != NULL);
+    CHECK(json_object_get(st, "split") != NULL);
+    json_decref(st);
+    json_t *t = wsc_recv_type(lurker, "tally", T_MS); /* the newest tally again, with the split */
+    REQUIRE(t);
+    CHECK_INT(json_integer_value(json_object_get(t, "yes")), 1);
+    json_decref(t);
+    wsc_close(lurker, 1000);
+    wsc_close(w, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
 /* The victim still works: a vote round trip on another connection. */
 static int still_served(struct wsc *other, int id) {
     json_t *r = NULL;
@@ -1096,6 +1162,7 @@ int main(void) {
     RUN(test_truth_is_in_no_frame_before_reveal);
     RUN(test_each_reveal_shows_only_its_own_fact);
     RUN(test_presenter_actions_need_the_secret);
+    RUN(test_presenter_without_auth_sees_what_a_screen_sees);
     RUN(test_oversized_malformed_binary_and_flooding_clients_are_cut_alone);
     RUN(test_tally_versions_increase_and_split_is_hidden_until_close);
     RUN(test_live_split_shows_the_split_while_voting);
