@@ -41,6 +41,24 @@ static void test_ipv6_default_questions_skip_df(void) {
     CHECK_INT(deck_question_count(&d), 4);
 }
 
+static void test_icmp_tests_load_ask_like_their_family_and_read_as_pings(void) {
+    REQUIRE(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"icmp4\",\"mode\":\"do\",\"size\":1400},"
+                 "{\"proto\":\"icmp6\",\"size\":2000,\"port\":77}]}") == 0);
+    CHECK_INT(d.tests[0].spec.proto, PROBE_ICMP4);
+    CHECK_INT(d.tests[1].spec.proto, PROBE_ICMP6);
+    CHECK_INT(d.tests[1].spec.port, 77); /* the echo identifier */
+    CHECK_INT(deck_question_count(&d), 5); /* icmp6: no DF question */
+    char q[256];
+    deck_question_text(&d.tests[0], DB_Q_DF, q, sizeof q);
+    CHECK_STR(q, "A 1400-byte ping (ICMP echo/IPv4) packet, IP_PMTUDISC_DO: is the DF bit set on the wire?");
+    deck_question_text(&d.tests[1], DB_Q_SENT, q, sizeof q);
+    CHECK_CONTAINS(q, "ping (ICMPv6 echo/IPv6)");
+    CHECK(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"icmp6\",\"size\":1400,\"ask\":[\"df\"]}]}") < 0);
+    CHECK_CONTAINS(err, "makes no sense for icmp6");
+    CHECK(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"ping\",\"size\":1400}]}") < 0);
+    CHECK_CONTAINS(err, "icmp4 or icmp6");
+}
+
 static void test_deck_ttl_target_port_inherited_and_overridden(void) {
     REQUIRE(load("{\"title\":\"T\",\"target\":\"192.0.2.7\",\"port\":9,\"ttl\":3,\"tests\":["
                  "{\"proto\":\"udp4\",\"size\":1400},"
@@ -246,6 +264,7 @@ static void test_texts(void) {
 int main(void) {
     RUN(test_minimal_deck_loads_with_defaults);
     RUN(test_ipv6_default_questions_skip_df);
+    RUN(test_icmp_tests_load_ask_like_their_family_and_read_as_pings);
     RUN(test_deck_ttl_target_port_inherited_and_overridden);
     RUN(test_syntax_error_reports_line_and_column);
     RUN(test_duplicate_key_refused_with_line);
