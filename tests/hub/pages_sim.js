@@ -2,8 +2,11 @@
 // against the real hub, with a minimal DOM built from the real HTML files:
 // every id the scripts use must exist in the page. Drives the quiz as the
 // presenter over its own websocket. Exit 0 when every check holds.
-//   node --experimental-websocket pages_sim.js PORT SECRET WEBROOT
+//   node [--experimental-websocket] pages_sim.js PORT SECRET WEBROOT
 'use strict';
+// Node's own WebSocket (22+, or 20.10+ with the flag) or, on Debian 12's Node 18
+// which has none, Debian's node-ws: the same browser API (onopen, onmessage ...).
+const WebSocket = typeof globalThis.WebSocket === 'function' ? globalThis.WebSocket : require('ws');
 const fs = require('fs');
 const vm = require('vm');
 const [port, secret, webroot] = process.argv.slice(2);
