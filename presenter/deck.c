@@ -7,11 +7,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "datadir.h"
 #include "deck.h"
 
 extern const char deck_builtin_json[];
@@ -378,11 +380,18 @@ int deck_load_string(const char *text, const char *name, struct deck *out, char 
     return 0;
 }
 
-int deck_load_file(const char *path, struct deck *out, char *err, size_t errlen) {
+int deck_load_file(const char *arg, struct deck *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
+    char found[PATH_MAX];
+    const char *path = datadir_deck(arg, found, sizeof found);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open deck: %s", path, strerror(errno));
+        int e = errno;
+        char dir[PATH_MAX], derr[256];
+        if (!strchr(arg, '/') && datadir_path("decks", dir, sizeof dir, derr, sizeof derr) == 0)
+            snprintf(err, errlen, "%s: cannot open deck: %s (and %s has no deck of that name)", path, strerror(e), dir);
+        else
+            snprintf(err, errlen, "%s: cannot open deck: %s", path, strerror(e));
         return -1;
     }
     char *buf = malloc(DECK_FILE_MAX + 2);

@@ -36,8 +36,9 @@ struct deck {
 };
 
 /* Each fills *out (caller owns it, release with deck_free) or returns -1 with
- * "FILE:LINE:COLUMN: problem" in err. */
-int deck_load_file(const char *path, struct deck *out, char *err, size_t errlen);
+ * "FILE:LINE:COLUMN: problem" in err. deck_load_file's arg is a file, or the
+ * name of an installed deck (datadir_deck: "reader-challenge"). */
+int deck_load_file(const char *arg, struct deck *out, char *err, size_t errlen);
 int deck_load_string(const char *text, const char *name, struct deck *out, char *err, size_t errlen);
 int deck_load_builtin(struct deck *out, char *err, size_t errlen);
 void deck_free(struct deck *d);

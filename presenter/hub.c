@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "hub_internal.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) {
@@ -450,17 +451,6 @@ static void raise_nofile(void) {
     }
 }
 
-static int default_web_root(char *out, size_t outlen) {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return -1;
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (!slash) return -1;
-    *slash = 0;
-    return snprintf(out, outlen, "%s/../share/fragvote/web", exe) < (int)outlen ? 0 : -1;
-}
-
 static int make_secret(char *out, size_t outlen) {
     static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
     unsigned char b[12];
@@ -546,9 +536,12 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     }
     if (cfg->web_root && cfg->web_root[0])
         snprintf(h->web_root, sizeof h->web_root, "%s", cfg->web_root);
-    else if (default_web_root(h->web_root, sizeof h->web_root)) {
-        fail(err, errlen, "cannot find the program's own path to locate its web pages; pass a web root");
-        goto fail;
+    else {
+        char derr[256];
+        if (datadir_path("web", h->web_root, sizeof h->web_root, derr, sizeof derr)) {
+            fail(err, errlen, "%s: cannot locate the web pages; pass a web root", derr);
+            goto fail;
+        }
     }
     {
         char probe_path[4200];
