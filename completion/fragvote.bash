@@ -28,7 +28,7 @@ _fragvote_commands() {
 }
 
 _fragvote_options() {
-    _fragvote_help "$1" "$2" | grep -oE '(^|[][ ,|(])--?[A-Za-z][A-Za-z0-9-]*' | sed 's/^[^-]*//' | sort -u
+    _fragvote_help "$1" "$2" | sed 's/`[^`]*`//g' | grep -oE '(^|[][ ,|(])--?[A-Za-z][A-Za-z0-9-]*' | sed 's/^[^-]*//' | sort -u
 }
 
 # The placeholder after option $3 in the --help of command $2 (FILE, N, ...), or
@@ -74,7 +74,7 @@ _fragvote() {
     if [[ $prev == -* && $COMP_CWORD -gt 1 ]]; then
         local values=""
         case $prev in
-        -p | --proto) values="udp4 tcp4 udp6 tcp6" ;;
+        -p | --proto) values="udp4 tcp4 udp6 tcp6 icmp4 icmp6" ;;
         -f | --mode)
             if [[ $optcmd == export ]]; then values="csv json markdown md svg"
             else values="default dont want do probe interface omit"; fi ;;

@@ -38,7 +38,7 @@ check "fragvote serve --<TAB>: every option of serve --help" is "fragvote serve 
 check "fragvote --por<TAB>: serve's --port (no command = serve)" is "fragvote --por" --port
 check "fragvote -<TAB>: --version and serve's options" has "fragvote -" --version -V --deck --port
 check "fragvote probe -<TAB>: short and long options" has "fragvote probe -" -p --proto -s --size -a --json
-check "fragvote probe -p <TAB>: protocols" is "fragvote probe -p " udp4 tcp4 udp6 tcp6
+check "fragvote probe -p <TAB>: protocols" has "fragvote probe -p " udp4 tcp4 udp6 tcp6
 check "fragvote probe -f d<TAB>: PMTUD modes" is "fragvote probe -f d" default dont do
 check "fragvote export 1 -f <TAB>: formats" is "fragvote export 1 -f " csv json markdown md svg
 check "fragvote serve --observer <TAB>" is "fragvote serve --observer " auto raw recverr

@@ -15,8 +15,9 @@ fi
 fail=0
 check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
 
-# Option words of a help text: --long, and -x standing alone (not re-run, 1-RTT).
-options() { grep -oP '(?<![\w-])(--[A-Za-z][\w-]*|-[A-Za-z](?![\w-]))' | sort -u; }
+# Option words of a help text: --long, and -x standing alone (not re-run, 1-RTT);
+# not inside `backquotes`, which quote other commands (`ping -M do`).
+options() { sed 's/`[^`]*`//g' | grep -oP '(?<![\w-])(--[A-Za-z][\w-]*|-[A-Za-z](?![\w-]))' | sort -u; }
 # Option terms of a rendered page: what it sets in bold (\fB--deck\fR).
 bold_options() { grep -oP '\\fB\K-{1,2}[A-Za-z][\w-]*(?=\\fR)' "$1" | sort -u; }
 # Option terms a page defines: bold options at the start of a line.
