@@ -53,7 +53,8 @@
     fvShow('final', false);
     fvShow('play', joined);
     var q = state.q, mine = votes[q.pos];
-    fvText('qnum', 'Question ' + (q.pos + 1) + ' of ' + state.n + ' · ' + q.state);
+    fvText('qnum', 'Question ' + (q.pos + 1) + ' of ' + state.n + ' · ' + q.state +
+      (q.round === 2 ? ' · second round: talk to your neighbour, then vote again' : ''));
     fvText('qtext', q.text);
     fvText('qsummary', q.summary);
     var open = q.state === 'voting';
@@ -157,6 +158,8 @@
       case 'state':
         countdown(m);
         if (state && state.q.pos !== m.q.pos) pending = null;
+        /* A re-vote: everyone votes again, the first round's vote is kept apart. */
+        if (state && state.q.pos === m.q.pos && m.q.round === 2 && state.q.round !== 2) { votes[m.q.pos] = -1; pending = null; }
         state = m;
         render();
         break;

@@ -26,11 +26,13 @@
     var q = s.q;
     fvText('title', s.title + ' · room ' + s.room);
     fvText('qnum', s.ended ? 'The quiz has ended (Back returns to the last question)' :
-      'Question ' + (q.pos + 1) + ' of ' + s.n + ' · ' + q.state + (q.measuring ? ' · measuring…' : ''));
+      'Question ' + (q.pos + 1) + ' of ' + s.n + ' · ' + q.state + (q.measuring ? ' · measuring…' : '') +
+      (q.round === 2 ? ' · round 2 (re-vote)' : ''));
     fvText('qtext', q.text);
     fvText('qsummary', q.summary);
     fvText('split', s.split ? 'yes ' + s.split.yes + ' · no ' + s.split.no : '');
-    fvText('truth', s.reveal ? 'Truth: ' + s.reveal.truth + ' — ' + (s.reveal.evidence || s.reveal.why) : '');
+    fvText('truth', s.reveal ? 'Truth: ' + s.reveal.truth + ' — ' + (s.reveal.evidence || s.reveal.why) +
+      (s.reveal.shift ? ' · re-vote: ' + s.reveal.shift : '') : '');
   }
 
   conn = fvConnect('fragvote-presenter', {

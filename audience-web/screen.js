@@ -22,7 +22,8 @@
     fvText('title', state.title);
     fvText('code', state.room);
     fvText('url', state.join_url.replace(/^https?:\/\//, ''));
-    fvText('qnum', 'Question ' + (q.pos + 1) + ' of ' + state.n + ' · ' + q.state + (q.measuring ? ' · measuring…' : ''));
+    fvText('qnum', 'Question ' + (q.pos + 1) + ' of ' + state.n + ' · ' + q.state + (q.measuring ? ' · measuring…' : '') +
+      (q.round === 2 ? ' · second round: talk to your neighbour, then vote again' : ''));
     fvText('qtext', q.text);
     fvText('qsummary', q.summary);
     if (split) bars(split.yes, split.no); else fvShow('bars', false);
@@ -34,6 +35,7 @@
       t.className = 'truth ' + rv.truth;
       fvText('evidence', rv.evidence || rv.why);
       fvText('majority', rv.majority ? 'The room said ' + rv.majority + (rv.correct === 1 ? ' — right!' : rv.correct === 0 ? ' — wrong.' : rv.correct === 0.5 ? ' — split.' : '') : 'No votes.');
+      fvText('shift', rv.shift ? 'Re-vote: ' + rv.shift : '');
     }
     var score = state.scored ? pct(state.collective) + ' over ' + state.scored + ' question' + (state.scored === 1 ? '' : 's') : '';
     fvText('collective', score ? 'Room score so far: ' + score : '');

@@ -81,6 +81,14 @@ int64_t db_question_add(struct db *db, int64_t session_id, int position, int tes
  * entry to voting/closed/revealed. */
 int db_question_set_state(struct db *db, int64_t question_id, const char *state, char *err, size_t errlen);
 
+/* Opens the second round of a closed question (re-vote, docs/SCORING.md):
+ * in one transaction (a savepoint, so also inside a caller's) the question
+ * goes to round 2 and state "voting", and its votes move to round_votes
+ * (round 1), leaving votes empty for the final round. Returns 0; 1 refused
+ * (not closed, or already in round 2) with the reason in err; -1 error
+ * (nothing changed). */
+int db_question_revote(struct db *db, int64_t question_id, char *err, size_t errlen);
+
 /* ---- voters and votes ---- */
 /* Hex SHA-256 of a token, as stored (out: 65 bytes). */
 void db_token_hash(const char *token, char out[65]);

@@ -27,5 +27,10 @@ int db_hub_voters_each(struct db *db, int64_t session_id, int (*fn)(int64_t id, 
 int db_hub_votes_each(struct db *db, int64_t session_id,
                       int (*fn)(int64_t question_id, int64_t voter_id, int answer, void *arg), void *arg, char *err,
                       size_t errlen);
+/* Questions in their second round (re-vote), with the first round's yes/no
+ * counts (the final round's votes come with db_hub_votes_each). */
+int db_hub_first_rounds_each(struct db *db, int64_t session_id,
+                             int (*fn)(int64_t question_id, int yes, int no, void *arg), void *arg, char *err,
+                             size_t errlen);
 
 #endif

@@ -15,7 +15,9 @@
     X(questions, "SELECT q.id, q.position, q.test_index, q.kind, q.state, q.text, q.spec, "           \
                  "coalesce(q.opened_at, 0), coalesce(q.closed_at, 0), coalesce(q.revealed_at, 0), "    \
                  "s.yes, s.no, coalesce(s.truth, ''), coalesce(s.majority, ''), coalesce(s.correct, -1), " \
-                 "coalesce(s.correct_votes, -1), coalesce(c.changes, 0) "                              \
+                 "coalesce(s.correct_votes, -1), coalesce(c.changes, 0), q.round, coalesce(q.revoted_at, 0), " \
+                 "(SELECT count(*) FROM round_votes rv WHERE rv.question_id = q.id AND rv.answer = 1), " \
+                 "(SELECT count(*) FROM round_votes rv WHERE rv.question_id = q.id AND rv.answer = 0) " \
                  "FROM questions q JOIN question_score s ON s.question_id = q.id "                     \
                  "LEFT JOIN (SELECT v.question_id AS qid, sum(v.changes) AS changes FROM votes v "     \
                  "  JOIN questions q2 ON q2.id = v.question_id WHERE q2.session_id = ?1 "              \
@@ -213,6 +215,10 @@ static int load_questions(struct db_report *r, struct db_report_session *s, char
         q->correct = sqlite3_column_double(st, 14);
         q->correct_votes = sqlite3_column_int(st, 15);
         q->changes = sqlite3_column_int(st, 16);
+        q->round = sqlite3_column_int(st, 17);
+        q->revoted_at = sqlite3_column_double(st, 18);
+        q->first_yes = sqlite3_column_int(st, 19);
+        q->first_no = sqlite3_column_int(st, 20);
         if (!q->text || !q->spec_json) {
             sqlite3_reset(st);
             db_seterr(err, errlen, "out of memory reading questions");

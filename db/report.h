@@ -46,6 +46,9 @@ struct db_report_question {
     double opened_at, closed_at, revealed_at; /* 0 when never reached */
     int yes, no;
     int changes;               /* total vote changes on this question */
+    int round;                 /* 1, or 2 after a re-vote: yes/no/... are the final (second) round's */
+    double revoted_at;         /* when round 2 opened, 0 without a re-vote */
+    int first_yes, first_no;   /* round 2: the first round's votes */
     char truth[8];             /* "yes" / "no" / "unknown" / "" (not measured) */
     char majority[8];          /* "yes" / "no" / "tie" / "" (no votes) */
     double correct;            /* 1, 0, 0.5 or -1 unscored */

@@ -141,3 +141,24 @@ CREATE VIEW question_truth AS
     LEFT JOIN (SELECT m.question_id, m.answer, max(m.id) AS newest
                  FROM measurements m JOIN measurement_sets s ON s.id = m.set_id
                 WHERE s.kind = 'live' GROUP BY m.question_id) lm ON lm.question_id = q.id;
+
+-- migration: 3
+-- Re-vote rounds (peer instruction: vote, discuss with your neighbour, vote
+-- again). After voting closed, the presenter may open a second round on the
+-- same question: in one transaction the question goes to round 2 and back to
+-- 'voting', and its first round's votes move from votes to round_votes. So
+-- votes always holds the final round, which every score view reads, and
+-- round_votes keeps the first round for the reveal's shift and the exports.
+ALTER TABLE questions ADD COLUMN round INTEGER NOT NULL DEFAULT 1 CHECK (round IN (1, 2));
+ALTER TABLE questions ADD COLUMN revoted_at REAL;  -- when round 2 opened
+CREATE TABLE round_votes (
+  id          INTEGER PRIMARY KEY,
+  question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+  voter_id    INTEGER NOT NULL REFERENCES voters(id) ON DELETE CASCADE,
+  round       INTEGER NOT NULL CHECK (round = 1),  -- an earlier round; the final one is in votes
+  answer      INTEGER NOT NULL CHECK (answer IN (0, 1)),
+  voted_at    REAL NOT NULL,
+  changes     INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (question_id, voter_id, round)
+);
+CREATE INDEX round_votes_voter ON round_votes(voter_id);

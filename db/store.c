@@ -39,6 +39,11 @@ extern const char db_schema_sql[];
                    "changes = changes + (answer != excluded.answer), answer = excluded.answer, "     \
                    "voted_at = excluded.voted_at")                                                    \
     X(question_state_get, "SELECT state FROM questions WHERE id = ?")                                 \
+    X(question_revote, "UPDATE questions SET round = 2, state = 'voting', revoted_at = ?2 "            \
+                       "WHERE id = ?1 AND state = 'closed' AND round = 1")                            \
+    X(round_archive, "INSERT INTO round_votes(question_id, voter_id, round, answer, voted_at, changes) " \
+                     "SELECT question_id, voter_id, 1, answer, voted_at, changes FROM votes WHERE question_id = ?") \
+    X(round_clear, "DELETE FROM votes WHERE question_id = ?")                                         \
     X(vote_get, "SELECT answer FROM votes WHERE question_id = ? AND voter_id = ?")                    \
     X(set_insert, "INSERT INTO measurement_sets(session_id, kind, host, kernel, target, lab, created_at) " \
                   "VALUES (?,?,?,?,?,?,?)")                                                           \
@@ -452,6 +457,34 @@ enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t vote
         db_seterr(err, errlen, "no question %lld", (long long)question_id);
     sqlite3_reset(st);
     return DB_VOTE_REFUSED;
+}
+
+int db_question_revote(struct db *db, int64_t question_id, char *err, size_t errlen) {
+    if (exec(db, "SAVEPOINT revote", err, errlen, "opening the second round")) return -1;
+    sqlite3_bind_int64(db->question_revote, 1, question_id);
+    sqlite3_bind_double(db->question_revote, 2, db_now());
+    if (step_done(db, db->question_revote, err, errlen, "opening the second round")) goto undo;
+    if (sqlite3_changes(db->h) != 1) {
+        sqlite3_stmt *st = db->question_state_get;
+        sqlite3_bind_int64(st, 1, question_id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            db_seterr(err, errlen, "question %lld is %s or had its second round: a re-vote opens once, after close",
+                      (long long)question_id, (const char *)sqlite3_column_text(st, 0));
+        else
+            db_seterr(err, errlen, "no question %lld", (long long)question_id);
+        sqlite3_reset(st);
+        sqlite3_exec(db->h, "ROLLBACK TO revote; RELEASE revote", NULL, NULL, NULL);
+        return 1;
+    }
+    sqlite3_bind_int64(db->round_archive, 1, question_id);
+    if (step_done(db, db->round_archive, err, errlen, "keeping the first round's votes")) goto undo;
+    sqlite3_bind_int64(db->round_clear, 1, question_id);
+    if (step_done(db, db->round_clear, err, errlen, "clearing the votes for the second round")) goto undo;
+    if (exec(db, "RELEASE revote", err, errlen, "committing the second round")) goto undo;
+    return 0;
+undo:
+    sqlite3_exec(db->h, "ROLLBACK TO revote; RELEASE revote", NULL, NULL, NULL);
+    return -1;
 }
 
 int db_vote_get(struct db *db, int64_t question_id, int64_t voter_id) {

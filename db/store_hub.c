@@ -4,7 +4,7 @@
 
 #include "db_hub.h"
 
-enum row_kind { ROW_QUESTION, ROW_TRUTH, ROW_VOTER, ROW_VOTE };
+enum row_kind { ROW_QUESTION, ROW_TRUTH, ROW_VOTER, ROW_VOTE, ROW_FIRST_ROUND };
 
 static const char *const row_sql[] = {
     [ROW_QUESTION] = "SELECT id, position, state FROM questions WHERE session_id = ? ORDER BY position",
@@ -16,6 +16,10 @@ static const char *const row_sql[] = {
     [ROW_VOTER] = "SELECT id, token_hash FROM voters WHERE session_id = ? ORDER BY id",
     [ROW_VOTE] = "SELECT v.question_id, v.voter_id, v.answer FROM votes v JOIN questions q ON q.id = v.question_id "
                  "WHERE q.session_id = ?",
+    [ROW_FIRST_ROUND] = "SELECT q.id, "
+                        "(SELECT count(*) FROM round_votes rv WHERE rv.question_id = q.id AND rv.answer = 1), "
+                        "(SELECT count(*) FROM round_votes rv WHERE rv.question_id = q.id AND rv.answer = 0) "
+                        "FROM questions q WHERE q.session_id = ? AND q.round = 2",
 };
 
 static const char *col(sqlite3_stmt *st, int i) {
@@ -46,6 +50,10 @@ static int each(struct db *db, int64_t session_id, enum row_kind kind, void *fn,
             break;
         case ROW_VOTER:
             stop = ((int (*)(int64_t, const char *, void *))fn)(sqlite3_column_int64(st, 0), col(st, 1), arg);
+            break;
+        case ROW_FIRST_ROUND:
+            stop = ((int (*)(int64_t, int, int, void *))fn)(sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
+                                                           sqlite3_column_int(st, 2), arg);
             break;
         case ROW_VOTE:
             stop = ((int (*)(int64_t, int64_t, int, void *))fn)(sqlite3_column_int64(st, 0),
@@ -83,4 +91,8 @@ int db_hub_voters_each(struct db *db, int64_t session_id, int (*fn)(int64_t, con
 int db_hub_votes_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int64_t, int, void *), void *arg,
                       char *err, size_t errlen) {
     return each(db, session_id, ROW_VOTE, (void *)fn, arg, err, errlen);
+}
+int db_hub_first_rounds_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int, int, void *), void *arg,
+                             char *err, size_t errlen) {
+    return each(db, session_id, ROW_FIRST_ROUND, (void *)fn, arg, err, errlen);
 }

@@ -14,6 +14,7 @@ static const struct {
     {"next", HUB_CMD_NEXT},     {"open", HUB_CMD_OPEN},   {"close", HUB_CMD_CLOSE},
     {"measure", HUB_CMD_MEASURE}, {"reveal", HUB_CMD_REVEAL}, {"rerun", HUB_CMD_RERUN},
     {"skip", HUB_CMD_SKIP},     {"back", HUB_CMD_BACK},   {"quit", HUB_CMD_QUIT},
+    {"revote", HUB_CMD_REVOTE},
 };
 #define CONSOLE_NACTS (sizeof console_acts / sizeof console_acts[0])
 
@@ -31,6 +32,10 @@ static int act_parse(const char *w, enum hub_cmd_kind *out) {
         }
     if (!strcmp(w, "re-run")) {
         *out = HUB_CMD_RERUN;
+        return 0;
+    }
+    if (!strcmp(w, "re-vote")) {
+        *out = HUB_CMD_REVOTE;
         return 0;
     }
     return -1;
@@ -93,7 +98,7 @@ int console_parse_line(const char *line, struct console_cmd *out, char *err, siz
     }
     if (!strcmp(v, "expect-refused")) {
         if (nw != 2 || act_parse(words[1], &out->act) < 0 || out->act == HUB_CMD_QUIT) {
-            snprintf(err, errlen, "usage: expect-refused ACTION (next open close measure reveal rerun skip back)");
+            snprintf(err, errlen, "usage: expect-refused ACTION (next open close measure reveal rerun revote skip back)");
             return -1;
         }
         out->verb = CONSOLE_EXPECT_REFUSED;
@@ -166,6 +171,7 @@ int console_parse_key(int key, struct console_cmd *out) {
     case 'm': out->act = HUB_CMD_MEASURE; return 0;
     case 'r': out->act = HUB_CMD_REVEAL; return 0;
     case 'e': out->act = HUB_CMD_RERUN; return 0;
+    case 'v': out->act = HUB_CMD_REVOTE; return 0;
     case 's': out->act = HUB_CMD_SKIP; return 0;
     case 'b': out->act = HUB_CMD_BACK; return 0;
     case 'q': out->act = HUB_CMD_QUIT; return 0;
@@ -203,6 +209,7 @@ static int act_taken(enum hub_cmd_kind act, const struct console_status *b, cons
                (nq->state == QUIZ_MEASURED && bq->state != QUIZ_MEASURED);
     case HUB_CMD_RERUN: return moved || n->measure_requests != b->measure_requests;
     case HUB_CMD_REVEAL: return moved || (nq->state == QUIZ_REVEALED && bq->state != QUIZ_REVEALED);
+    case HUB_CMD_REVOTE: return moved || (nq->round == 2 && bq->round != 2);
     case HUB_CMD_NEXT: case HUB_CMD_BACK: case HUB_CMD_SKIP: return moved;
     default: return 1;
     }

@@ -3,10 +3,11 @@
 #include <string.h>
 
 #include "console.h"
+#include "revote.h"
 
 const char *console_keys_help(void) {
-    return "keys: [o]pen [t]imed open [c]lose [m]easure [r]eveal [n]ext/space r[e]-run [s]kip [b]ack [q]uit"
-           "  (? help)";
+    return "keys: [o]pen [t]imed open [c]lose re-[v]ote [m]easure [r]eveal [n]ext/space r[e]-run [s]kip [b]ack "
+           "[q]uit  (? help)";
 }
 
 #define QR_QUIET 2 /* modules of quiet zone around the code */
@@ -55,7 +56,7 @@ void console_render(FILE *out, const struct console_view *v, const struct consol
     } else {
         fprintf(out, "Question %d/%d   [%s]\n", h->cursor + 1, h->nquestions, q->summary);
         fprintf(out, "  %s\n", q->text);
-        fprintf(out, "State: %s", quiz_state_name(q->state));
+        fprintf(out, "State: %s%s", quiz_state_name(q->state), q->round == 2 ? " (round 2: re-vote)" : "");
         if (h->closes_in_ms > 0) /* the seconds the room still has, as the phones count them */
             fprintf(out, "   (closes in %lld s)", (h->closes_in_ms + 999) / 1000);
         fprintf(out, "%s\n", q->measuring ? "   (probe running...)" : "");
@@ -73,6 +74,12 @@ void console_render(FILE *out, const struct console_view *v, const struct consol
             if (total > 0 && st->correct_votes >= 0)
                 fprintf(out, "   %d%% of votes right", st->correct_votes * 100 / total);
             fputc('\n', out);
+            char shift[REVOTE_SHIFT_MAX] = "";
+            if (q->round == 2)
+                revote_shift_line(q->first_yes, q->first_no, q->yes, q->no,
+                                  !strcmp(st->truth, "yes") ? 1 : !strcmp(st->truth, "no") ? 0 : -1, shift,
+                                  sizeof shift);
+            if (shift[0]) fprintf(out, "Re-vote: %s\n", shift);
         }
     }
     fprintf(out, "Voters: %d   Phones connected: %d   Screens: %d   Presenters: %d\n", h->voters, h->connections,

@@ -11,6 +11,7 @@
 #include "export.h"
 #include "export_text.h"
 #include "league.h"
+#include "revote.h"
 #include "cli.h"
 
 static const char *const format_names[] = {"csv", "json", "markdown", "svg"};
@@ -99,7 +100,7 @@ static void csv_num(FILE *out, double v) {
 
 static const char csv_header[] =
     "record,session,title,started_at,questions,voters,collective,vote_accuracy,votes_scored,votes_correct,"
-    "position,test,kind,question,yes,no,majority,truth,correct,accuracy,basis,evidence,score,voters_with_score,league\n";
+    "position,test,kind,question,yes,no,majority,truth,correct,accuracy,basis,evidence,score,voters_with_score,league,round,first_yes,first_no\n";
 
 static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
     fputs(csv_header, out);
@@ -117,7 +118,7 @@ static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
         league_line(s->score.collective, league, sizeof league);
         fprintf(out, ",%d,%d,,,,,,,,,,,,,,,", s->score.votes_scored, s->score.votes_correct);
         csv_text(out, league);
-        fputc('\n', out);
+        fputs(",,,\n", out);
         for (int k = 0; k < s->nquestions; k++) {
             const struct db_report_question *q = &s->questions[k];
             char test[EXPORT_TEST_SUMMARY_MAX];
@@ -132,10 +133,12 @@ static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
             csv_num(out, export_question_accuracy(q));
             fprintf(out, ",%s,", q->live.basis);
             csv_text(out, q->live.evidence);
-            fputs(",,,\n", out);
+            fprintf(out, ",,,,%d,", q->round);
+            if (q->round == 2) fprintf(out, "%d,%d\n", q->first_yes, q->first_no);
+            else fputs(",\n", out);
         }
         for (int k = 0; k <= s->dist.max_correct; k++)
-            fprintf(out, "distribution,%lld,,,,,,,,,,,,,,,,,,,,,%d,%d,\n", (long long)s->row.id, k, s->dist.voters[k]);
+            fprintf(out, "distribution,%lld,,,,,,,,,,,,,,,,,,,,,%d,%d,,,,\n", (long long)s->row.id, k, s->dist.voters[k]);
     }
 }
 
@@ -193,6 +196,25 @@ static json_t *json_question(const struct db_report_question *q) {
     json_object_set_new(o, "closed_at", jtime(q->closed_at));
     json_object_set_new(o, "measured_at", jtime(q->live.measured_at));
     json_object_set_new(o, "revealed_at", jtime(q->revealed_at));
+    json_object_set_new(o, "round", json_integer(q->round));
+    json_object_set_new(o, "revoted_at", jtime(q->revoted_at));
+    if (q->round == 2) {
+        int ty = revote_truth_yes(q->truth);
+        double first = revote_right_share(q->first_yes, q->first_no, ty);
+        char shift[REVOTE_SHIFT_MAX];
+        revote_shift_line(q->first_yes, q->first_no, q->yes, q->no, ty, shift, sizeof shift);
+        json_t *fr = json_object();
+        json_object_set_new(fr, "yes", json_integer(q->first_yes));
+        json_object_set_new(fr, "no", json_integer(q->first_no));
+        json_object_set_new(fr, "total", json_integer(q->first_yes + q->first_no));
+        json_object_set_new(fr, "correct_votes", ty >= 0 ? json_integer(ty ? q->first_yes : q->first_no) : json_null());
+        json_object_set_new(fr, "accuracy", jnum_or_null(first));
+        json_object_set_new(o, "first_round", fr);
+        json_object_set_new(o, "shift", jstr_or_null(shift));
+    } else {
+        json_object_set_new(o, "first_round", json_null());
+        json_object_set_new(o, "shift", json_null());
+    }
     return o;
 }
 
@@ -321,6 +343,17 @@ static void write_markdown(FILE *out, const struct db_report_session *ss, int n)
                     *q->truth ? q->truth : "—", export_verdict(q->correct));
             md_cell(out, q->live.measured ? q->live.evidence : "not measured");
             fputs(" |\n", out);
+        }
+        int revotes = 0;
+        for (int k = 0; k < s->nquestions; k++) {
+            const struct db_report_question *q = &s->questions[k];
+            if (q->round != 2) continue;
+            char shift[REVOTE_SHIFT_MAX];
+            revote_shift_line(q->first_yes, q->first_no, q->yes, q->no, revote_truth_yes(q->truth), shift,
+                              sizeof shift);
+            fprintf(out, "%s- Q%d re-voted: first round yes %d · no %d, final round yes %d · no %d%s%s\n",
+                    revotes++ ? "" : "\nRe-votes (the final round is scored):\n\n", q->position + 1, q->first_yes,
+                    q->first_no, q->yes, q->no, shift[0] ? "; " : "", shift);
         }
         fputs("\n| Right answers | Voters |\n|--------------:|-------:|\n", out);
         for (int k = 0; k <= s->dist.max_correct; k++) fprintf(out, "| %d | %d |\n", k, s->dist.voters[k]);

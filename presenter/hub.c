@@ -235,6 +235,9 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
         hub_status_update(h, err);
         return -1;
     }
+    /* Votes still waiting for their commit were cast in the first round: they
+     * are judged (refused: voting has closed) before the second round opens. */
+    if (a == ROOM_REVOTE && h->nops) hub_batch_flush(h);
     int rc = room_act(h->room, a, err, errlen);
     if (rc >= 0) {
         h->close_due = 0; /* any move ends a running timer ... */
@@ -260,7 +263,7 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
 static const enum room_action cmd_action[] = {
     [HUB_CMD_OPEN] = ROOM_OPEN, [HUB_CMD_CLOSE] = ROOM_CLOSE, [HUB_CMD_MEASURE] = ROOM_MEASURE,
     [HUB_CMD_REVEAL] = ROOM_REVEAL, [HUB_CMD_NEXT] = ROOM_NEXT, [HUB_CMD_BACK] = ROOM_BACK,
-    [HUB_CMD_SKIP] = ROOM_SKIP, [HUB_CMD_RERUN] = ROOM_RERUN,
+    [HUB_CMD_SKIP] = ROOM_SKIP, [HUB_CMD_RERUN] = ROOM_RERUN, [HUB_CMD_REVOTE] = ROOM_REVOTE,
 };
 
 static void run_posted(struct hub *h, const struct hub_cmd *c) {
@@ -276,7 +279,7 @@ static void run_posted(struct hub *h, const struct hub_cmd *c) {
         }
         break;
     default:
-        if ((unsigned)c->kind <= HUB_CMD_RERUN) hub_act(h, cmd_action[c->kind], c->seconds, err, sizeof err);
+        if ((unsigned)c->kind <= HUB_CMD_REVOTE) hub_act(h, cmd_action[c->kind], c->seconds, err, sizeof err);
     }
 }
 

@@ -92,7 +92,7 @@ struct hub_status {
 
 enum hub_cmd_kind {
     HUB_CMD_OPEN, HUB_CMD_CLOSE, HUB_CMD_MEASURE, HUB_CMD_REVEAL, HUB_CMD_NEXT, HUB_CMD_BACK,
-    HUB_CMD_SKIP, HUB_CMD_RERUN, HUB_CMD_QUIT,
+    HUB_CMD_SKIP, HUB_CMD_RERUN, HUB_CMD_REVOTE, HUB_CMD_QUIT,
     HUB_CMD_MEASURED                   /* result for question `position` arrived */
 };
 struct hub_cmd {

@@ -7,6 +7,7 @@
 
 #include "hub_internal.h"
 #include "league.h"
+#include "revote.h"
 
 static char *dump(json_t *o) {
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -15,9 +16,19 @@ static char *dump(json_t *o) {
 }
 
 static json_t *question_json(const struct quiz_qinfo *i) {
-    return json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:s}", "pos", i->position, "test", i->test_index, "kind",
+    return json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:s, s:i}", "pos", i->position, "test", i->test_index, "kind",
                      db_qkind_name(i->kind), "state", quiz_state_name(i->state), "measuring", i->measuring, "text",
-                     i->text, "summary", i->summary);
+                     i->text, "summary", i->summary, "round", i->round);
+}
+
+/* A revealed question's first round and the shift to the final one (re-vote). */
+static void reveal_add_rounds(json_t *rv, const struct quiz_qinfo *i, const struct quiz_truth *t) {
+    if (i->round != 2) return;
+    int truth_yes = t->answer == PROBE_ANS_YES ? 1 : t->answer == PROBE_ANS_NO ? 0 : -1;
+    char shift[REVOTE_SHIFT_MAX];
+    revote_shift_line(i->first_yes, i->first_no, i->yes, i->no, truth_yes, shift, sizeof shift);
+    json_object_set_new(rv, "first_round", json_pack("{s:i, s:i}", "yes", i->first_yes, "no", i->first_no));
+    if (shift[0]) json_object_set_new(rv, "shift", json_string(shift));
 }
 
 /* The revealed facts of question pos, or NULL while it is not revealed.
@@ -35,6 +46,7 @@ static json_t *reveal_json(struct quiz *q, int pos) {
                           probe_basis_name(t.basis), "why", t.why, "yes", i.yes, "no", i.no, "majority", majority,
                           "correct", correct);
     if (o && t.evidence[0]) json_object_set_new(o, "evidence", json_string(t.evidence));
+    if (o) reveal_add_rounds(o, &i, &t);
     return o;
 }
 

@@ -59,6 +59,7 @@ struct quiz *quiz_new(const struct deck *d, char *err, size_t errlen) {
             i->test_index = t;
             i->kind = (enum db_qkind)k;
             i->state = QUIZ_PENDING;
+            i->round = 1;
             deck_question_text(&d->tests[t], (enum db_qkind)k, i->text, sizeof i->text);
             deck_test_summary(&d->tests[t], i->summary, sizeof i->summary);
             q->n++;
@@ -250,6 +251,28 @@ int quiz_skip(struct quiz *q, char *err, size_t errlen) {
     return 0;
 }
 
+int quiz_revote_check(const struct quiz *q, char *err, size_t errlen) {
+    if (q->ended) return fail(err, errlen, "the quiz has ended (use back to return to the last question)");
+    const struct quiz_q *x = &q->q[q->cursor];
+    if (x->info.state != QUIZ_CLOSED || x->info.measuring)
+        return fail(err, errlen, "cannot re-vote question %d: it is %s%s; a re-vote opens after close, before measure",
+                    x->info.position + 1, quiz_state_name(x->info.state), x->info.measuring ? " and being measured" : "");
+    if (x->info.round != 1)
+        return fail(err, errlen, "cannot re-vote question %d: it had its second round already", x->info.position + 1);
+    return 0;
+}
+
+int quiz_revote(struct quiz *q, char *err, size_t errlen) {
+    if (quiz_revote_check(q, err, errlen)) return -1;
+    struct quiz_qinfo *i = &q->q[q->cursor].info;
+    i->first_yes = i->yes;
+    i->first_no = i->no;
+    i->yes = i->no = 0;
+    i->round = 2;
+    i->state = QUIZ_VOTING;
+    return 0;
+}
+
 int quiz_vote_check(const struct quiz *q, int pos, char *err, size_t errlen) {
     if (pos < 0 || pos >= q->n) return fail(err, errlen, "there is no question %d", pos + 1);
     const struct quiz_q *x = &q->q[pos];
@@ -277,6 +300,15 @@ int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, co
     x->info.measuring = 0;
     x->has_truth = truth != NULL;
     if (truth) x->truth = *truth;
+    return 0;
+}
+
+int quiz_restore_round(struct quiz *q, int pos, int first_yes, int first_no) {
+    if (pos < 0 || pos >= q->n) return -1;
+    struct quiz_qinfo *i = &q->q[pos].info;
+    i->round = 2;
+    i->first_yes = first_yes;
+    i->first_no = first_no;
     return 0;
 }
 

@@ -39,7 +39,9 @@ struct quiz_qinfo {
     enum db_qkind kind;
     enum quiz_state state;
     int measuring;                /* a measurement was asked for and has not arrived */
-    int yes, no;                  /* committed votes */
+    int yes, no;                  /* committed votes (of the final round) */
+    int round;                    /* 1, or 2 after a re-vote */
+    int first_yes, first_no;      /* round 2: the first round's votes */
     char text[QUIZ_TEXT_MAX];     /* deck_question_text() */
     char summary[QUIZ_TEXT_MAX];  /* deck_test_summary() */
 };
@@ -104,6 +106,12 @@ int quiz_next(struct quiz *q, char *err, size_t errlen);
 int quiz_back(struct quiz *q, char *err, size_t errlen);
 /* Marks the current question skipped (unless revealed) and moves on. */
 int quiz_skip(struct quiz *q, char *err, size_t errlen);
+/* Re-vote (peer instruction): a closed question in round 1 opens a second
+ * round, closed -> voting; its tally becomes first_yes/first_no and the
+ * round's yes/no start at 0 (everyone votes again; the final round counts).
+ * quiz_revote_check says whether it may, without changing anything. */
+int quiz_revote_check(const struct quiz *q, char *err, size_t errlen);
+int quiz_revote(struct quiz *q, char *err, size_t errlen);
 
 /* ---- votes ---- */
 /* Whether a vote on question pos may be cast now: 0, or -1 with the reason. */
@@ -117,6 +125,8 @@ void quiz_vote_apply(struct quiz *q, int pos, int old, int yes);
  * truth may be NULL (not measured). */
 int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, const struct quiz_truth *truth);
 void quiz_restore_cursor(struct quiz *q, int cursor, int ended);
+/* Question pos is in its second round with the first round's tally as stored. */
+int quiz_restore_round(struct quiz *q, int pos, int first_yes, int first_no);
 
 /* The truth a probe result gives for a kind of question. */
 void quiz_truth_from_probe(const struct probe_result *r, enum db_qkind kind, struct quiz_truth *out);

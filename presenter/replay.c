@@ -5,6 +5,7 @@
 #include "export.h"
 #include "export_text.h"
 #include "replay.h"
+#include "revote.h"
 
 /* Offset of t from the session start as "m:ss" ("-" when t is unset). */
 static void offset(char *buf, size_t len, double start, double t) {
@@ -31,6 +32,12 @@ static void print_question(FILE *out, const struct db_report_session *s, const s
     fprintf(out, "    votes     yes %d · no %d (%d votes", q->yes, q->no, q->yes + q->no);
     if (q->changes) fprintf(out, ", %d changed", q->changes);
     fprintf(out, ") · majority %s\n", *q->majority ? q->majority : "none");
+    if (q->round == 2) {
+        char shift[REVOTE_SHIFT_MAX];
+        revote_shift_line(q->first_yes, q->first_no, q->yes, q->no, revote_truth_yes(q->truth), shift, sizeof shift);
+        fprintf(out, "    round 1   yes %d · no %d (re-voted%s%s)\n", q->first_yes, q->first_no, shift[0] ? ": " : "",
+                shift);
+    }
     if (q->live.measured) {
         fprintf(out, "    truth     %s (%s, %s observer)\n", q->live.answer, q->live.basis,
                 *q->live.observer ? q->live.observer : "?");

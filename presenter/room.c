@@ -54,12 +54,14 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
     return -1;
 }
 
-static const char *action_names[] = {"open", "close", "measure", "rerun", "reveal", "next", "back", "skip"};
+static const char *action_names[] = {"open", "close", "measure", "rerun", "reveal", "next", "back", "skip",
+                                     "revote"};
+#define ROOM_NACTIONS (int)(sizeof action_names / sizeof action_names[0])
 
-const char *room_action_name(enum room_action a) { return (unsigned)a < 8 ? action_names[a] : "?"; }
+const char *room_action_name(enum room_action a) { return (unsigned)a < ROOM_NACTIONS ? action_names[a] : "?"; }
 
 int room_action_parse(const char *name, enum room_action *out) {
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < ROOM_NACTIONS; i++)
         if (name && !strcmp(name, action_names[i])) {
             *out = (enum room_action)i;
             return 0;
@@ -328,6 +330,13 @@ static int resume_vote(int64_t qid, int64_t voter_id, int answer, void *arg) {
     return 0;
 }
 
+static int resume_first_round(int64_t qid, int yes, int no, void *arg) {
+    struct room_resume_ctx *c = arg;
+    int p = position_of(c->r, qid);
+    if (p >= 0) quiz_restore_round(c->r->quiz, p, yes, no);
+    return 0;
+}
+
 struct room *room_resume(struct db *db, int64_t session_id, const struct deck *d, char *err, size_t errlen) {
     struct room *r = room_alloc(db, d, err, errlen);
     if (!r) return NULL;
@@ -351,6 +360,7 @@ struct room *room_resume(struct db *db, int64_t session_id, const struct deck *d
     if (db_hub_truths_each(db, session_id, resume_truth, &c, err, errlen) || c.bad) goto fail;
     if (db_hub_voters_each(db, session_id, resume_voter, &c, err, errlen) || c.bad) goto fail;
     if (db_hub_votes_each(db, session_id, resume_vote, &c, err, errlen) || c.bad) goto fail;
+    if (db_hub_first_rounds_each(db, session_id, resume_first_round, &c, err, errlen) || c.bad) goto fail;
     /* A question left "voting" by a crash is still open: phones may go on voting. */
     quiz_restore_cursor(r->quiz, cursor, ended);
     r->saved_cursor = cursor;
@@ -444,10 +454,23 @@ static int store_measurement(struct room *r, int pos, const struct probe_result 
     return id < 0 ? -1 : 0;
 }
 
+/* ROOM_REVOTE: the store first (one transaction), then the quiz and the
+ * voters' votes in memory. */
+static int revote(struct room *r, char *err, size_t errlen) {
+    if (quiz_revote_check(r->quiz, err, errlen)) return -1;
+    int pos = quiz_cursor(r->quiz);
+    if (db_question_revote(r->db, r->qid[pos], err, errlen)) return -1;
+    if (quiz_revote(r->quiz, err, errlen)) return -1;
+    for (int v = 0; v < r->nvoters; v++) r->voters[v].votes[pos] = -1;
+    r->saved_state[pos] = QUIZ_VOTING;
+    return 0;
+}
+
 int room_act(struct room *r, enum room_action a, char *err, size_t errlen) {
     struct quiz *q = r->quiz;
     int rc;
     switch (a) {
+    case ROOM_REVOTE: return revote(r, err, errlen);
     case ROOM_OPEN: rc = quiz_open(q, err, errlen); break;
     case ROOM_CLOSE: rc = quiz_close(q, err, errlen); break;
     case ROOM_MEASURE:

@@ -50,10 +50,15 @@ int room_voter_count(const struct room *r);
 /* Presenter actions: the quiz transition, then persisted. On a database
  * failure the action is reported as failed (err) but the quiz keeps the new
  * state; the next successful action writes all states again. */
-enum room_action { ROOM_OPEN, ROOM_CLOSE, ROOM_MEASURE, ROOM_RERUN, ROOM_REVEAL, ROOM_NEXT, ROOM_BACK, ROOM_SKIP };
-const char *room_action_name(enum room_action a);    /* "open" "close" "measure" "rerun" ... */
+enum room_action { ROOM_OPEN, ROOM_CLOSE, ROOM_MEASURE, ROOM_RERUN, ROOM_REVEAL, ROOM_NEXT, ROOM_BACK, ROOM_SKIP,
+                   ROOM_REVOTE };
+const char *room_action_name(enum room_action a);    /* "open" "close" "measure" "rerun" ... "revote" */
 int room_action_parse(const char *name, enum room_action *out);
-/* Returns 0 done, QUIZ_MEASURE_PROBE (measure/rerun: run the probe for
+/* ROOM_REVOTE opens the current closed question's second round: the store
+ * moves its votes to the first round (db_question_revote) before the quiz
+ * changes, so a failed write changes nothing; every voter's vote on it is
+ * cleared for the final round.
+ * Returns 0 done, QUIZ_MEASURE_PROBE (measure/rerun: run the probe for
  * quiz_cursor() and call room_measured), or -1 with err. */
 int room_act(struct room *r, enum room_action a, char *err, size_t errlen);
 /* A probe result for question pos: stored as a measurement, applied to the quiz. */

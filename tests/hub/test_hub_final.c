@@ -19,18 +19,6 @@
 static struct hubfix F;
 static struct deck D;
 
-/* Answers every measurement at once from the hub's hook: sent yes, DF yes, fragmented no. */
-static void measure_hook(void *ctx, int position, const struct deck_test *t) {
-    (void)ctx;
-    struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .position = position};
-    c.result.spec = t->spec;
-    c.result.sent.answer = PROBE_ANS_YES;
-    c.result.df.answer = PROBE_ANS_YES;
-    c.result.fragmented.answer = PROBE_ANS_NO;
-    snprintf(c.result.observer, sizeof c.result.observer, "raw");
-    hub_post(F.hub, &c);
-}
-
 static int start(void) {
     char err[512], path[256];
     memset(&D, 0, sizeof D);
@@ -39,7 +27,7 @@ static int start(void) {
     D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
     D.tests[0].ask[DB_Q_DF] = D.tests[0].ask[DB_Q_FRAGMENTED] = 1;
     snprintf(path, sizeof path, "%s/final.db", check_tmpdir());
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .measure = measure_hook,
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .measure = hubfix_measure_yes_yes_no, .ctx = &F,
                              .use_poll = 1};
     if (hubfix_start(&F, path, &D, "FINAL2", 0, &cfg, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;
     return 0;
@@ -50,17 +38,6 @@ static int step(struct wsc *p, const char *name) {
     if (fvr_cmd(p, name, T_MS, err, sizeof err) == 0) return 0;
     fprintf(stderr, "%s: %s\n", name, err);
     return -1;
-}
-
-/* Until the current question's measurement arrived (up to 1 s). */
-static void wait_measured(void) {
-    for (int i = 0; i < 100; i++) {
-        struct hub_status st;
-        hub_snapshot(F.hub, &st);
-        if (st.current.state == QUIZ_MEASURED) break;
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-    }
 }
 
 /* The newest state on w with ended == want_ended, or NULL. */
@@ -86,11 +63,11 @@ static void test_final_state_carries_the_league_line(void) {
     REQUIRE(step(p, "open") == 0);
     REQUIRE(fvr_vote(a, 1, 0, 1, T_MS, NULL) == 0 && fvr_vote(b, 1, 0, 1, T_MS, NULL) == 0);
     REQUIRE(step(p, "close") == 0 && step(p, "measure") == 0);
-    wait_measured();
+    hubfix_wait_state(&F, QUIZ_MEASURED);
     REQUIRE(step(p, "reveal") == 0 && step(p, "next") == 0 && step(p, "open") == 0);
     REQUIRE(fvr_vote(a, 2, 1, 1, T_MS, NULL) == 0 && fvr_vote(b, 2, 1, 0, T_MS, NULL) == 0);
     REQUIRE(step(p, "close") == 0 && step(p, "measure") == 0);
-    wait_measured();
+    hubfix_wait_state(&F, QUIZ_MEASURED);
     REQUIRE(step(p, "reveal") == 0);
     json_t *x;
     while ((x = wsc_recv_type(s, "never", 200))) json_decref(x);

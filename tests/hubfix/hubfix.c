@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *hubfix_web_root(void) {
     static char path[1024];
@@ -64,4 +65,27 @@ void hubfix_stop(struct hubfix *f) {
     room_free(f->room);
     db_close(f->db);
     memset(f, 0, sizeof *f);
+}
+
+void hubfix_measure_yes_yes_no(void *ctx, int position, const struct deck_test *t) {
+    struct hubfix *f = ctx;
+    struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .position = position};
+    c.result.spec = t->spec;
+    c.result.sent.answer = PROBE_ANS_YES;
+    c.result.df.answer = PROBE_ANS_YES;
+    c.result.fragmented.answer = PROBE_ANS_NO;
+    snprintf(c.result.observer, sizeof c.result.observer, "raw");
+    snprintf(c.result.evidence, sizeof c.result.evidence, "DF=1 seen on the wire");
+    hub_post(f->hub, &c);
+}
+
+int hubfix_wait_state(struct hubfix *f, enum quiz_state s) {
+    for (int i = 0; i < 200; i++) {
+        struct hub_status st;
+        hub_snapshot(f->hub, &st);
+        if (st.current.state == s) return 0;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    return -1;
 }

@@ -37,4 +37,12 @@ void hubfix_join(struct hubfix *f);
 /* Stops the hub, joins its thread, frees hub, room and database; f is zeroed. */
 void hubfix_stop(struct hubfix *f);
 
+/* A hub_config.measure hook (ctx: the struct hubfix) that answers every
+ * measurement at once through hub_post: sent yes, DF yes, fragmented no,
+ * raw observer, evidence "DF=1 seen on the wire". */
+void hubfix_measure_yes_yes_no(void *ctx, int position, const struct deck_test *t);
+
+/* Polls until the current question is in state s (up to 2 s): 0, or -1. */
+int hubfix_wait_state(struct hubfix *f, enum quiz_state s);
+
 #endif
