@@ -171,6 +171,11 @@ int probe_parse_icmp6(const uint8_t *buf, size_t len, struct probe_icmp *out);
  * follows. Also used on the packets the egress tap sees leave the host. */
 int probe_parse_quote4(const uint8_t *buf, size_t len, struct probe_quote *out);
 int probe_parse_quote6(const uint8_t *buf, size_t len, struct probe_quote *out);
+/* An ICMP / ICMPv6 Echo Reply at buf (its ICMP header first: a ping socket's
+ * recv, an ICMPv6 raw socket, or an IPv4 raw packet after its IP header):
+ * 1 with *id and *seq filled, 0 when it is anything else or too short.
+ * (Issue 21: the destination's answer to an icmp4/icmp6 test.) */
+int probe_parse_echo_reply(const uint8_t *buf, size_t len, int family, int *id, int *seq);
 static inline int probe_quote_is_fragment(const struct probe_quote *q) {
     return q->mf == 1 || q->frag_offset > 0 || q->frag_hdr == 1;
 }

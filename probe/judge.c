@@ -107,6 +107,8 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
         fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "it was seen leaving the host");
     } else if (p) {
         fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "an ICMP answer quoted it");
+    } else if (obs->echo_replies > 0) {
+        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "the target answered the echo request (Echo Reply)");
     } else if (obs->egress_packets == 0) {
         fact(&r->sent, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "send() succeeded but nothing of this test was seen leaving the host");
@@ -206,6 +208,17 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
         fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s quoted the whole %d-byte packet", hop,
              p->q.total_len);
         r->fragmenter = PROBE_FRAG_NONE;
+    } else if (!p && obs->echo_replies > 0 && host == 0 && (v6 || r->df.answer == PROBE_ANS_YES)) {
+        /* An Echo Reply quotes nothing, but the request did arrive, and no
+         * router may fragment it on the way. */
+        fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+             "the target answered; %s, and the host did not fragment it",
+             v6 ? "routers never fragment IPv6" : "with DF=1 no router may fragment it");
+        r->fragmenter = PROBE_FRAG_NONE;
+    } else if (!p && obs->echo_replies > 0) {
+        fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+             "only the target answered (Echo Reply), and it reassembles before answering: with DF=0 a router "
+             "on the way may have fragmented it%s", host == 0 ? " (the host did not)" : "");
     } else {
         fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "no ICMP answer at TTL %d%s: what the routers did is not visible", si->ttl,

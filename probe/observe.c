@@ -22,11 +22,18 @@ void probe_observation_init(struct probe_observation *obs) {
     obs->egress_packets = obs->egress_fragments = -1;
     obs->egress_df = obs->egress_first_len = obs->egress_max_len = -1;
     obs->frag_creates = -1;
+    obs->echo_replies = -1;
 }
 
 static const void *sa_addr(const struct sockaddr_storage *ss) {
     return ss->ss_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr
                                      : (const void *)&((const struct sockaddr_in *)ss)->sin_addr;
+}
+
+/* True when an Echo Reply (id, seq) from `from` answers this ICMP test. */
+int probe_echo_reply_matches(const struct probe_sendinfo *si, const void *from, int id, int seq) {
+    size_t alen = si->family == AF_INET6 ? 16 : 4;
+    return id == si->sport && seq == si->dport && !memcmp(from, sa_addr(&si->remote), alen);
 }
 
 int probe_answer_matches(const struct probe_sendinfo *si, const struct probe_quote *q,

@@ -34,6 +34,8 @@ struct probe_observation {
     int egress_first_len;            /* its total length */
     int egress_max_len;              /* the longest one */
     int64_t frag_creates;            /* FragCreates / Ip6FragCreates delta around the send */
+    int echo_replies;                /* ICMP tests: Echo Replies from the target to our request,
+                                        -1 when not looked for */
     int nanswers;                    /* kept in answers[] */
     int answers_dropped;             /* matched but not kept (array full) */
     struct probe_icmp answers[PROBE_ANSWERS_MAX];
@@ -67,6 +69,10 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
 /* True when answer a quotes a packet of this test (addresses, ports / IP ID). */
 int probe_answer_matches(const struct probe_sendinfo *si, const struct probe_quote *q,
                          const int64_t *known_ids, int nids);
+
+/* True when an Echo Reply with this identifier and sequence, from the
+ * address at `from` (4 or 16 bytes), answers this ICMP test. */
+int probe_echo_reply_matches(const struct probe_sendinfo *si, const void *from, int id, int seq);
 
 /* Monotonic clock helpers. */
 double probe_ms_since(const struct timespec *t0);

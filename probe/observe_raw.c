@@ -54,6 +54,7 @@ static int raw_open(void **statep, int family, char *err, size_t errlen) {
         ICMP6_FILTER_SETPASS(ICMP6_PACKET_TOO_BIG, &f);
         ICMP6_FILTER_SETPASS(ICMP6_TIME_EXCEEDED, &f);
         ICMP6_FILTER_SETPASS(ICMP6_PARAM_PROB, &f);
+        ICMP6_FILTER_SETPASS(ICMP6_ECHO_REPLY, &f); /* the target's answer to an icmp6 test */
         setsockopt(s->icmp_fd, IPPROTO_ICMPV6, ICMP6_FILTER, &f, sizeof f);
     }
     /* ETH_P_ALL: only "all protocols" taps see outgoing packets. */
@@ -109,7 +110,8 @@ static void tap_drain(struct raw_state *s, const struct probe_sendinfo *si, stru
     }
 }
 
-/* Reads ICMP errors; returns 1 when one of them answers this test. */
+/* Reads ICMP errors (and, for an ICMP test, the target's Echo Reply);
+ * returns 1 when one of them answers this test. */
 static int icmp_drain(struct raw_state *s, const struct probe_sendinfo *si, struct probe_observation *obs) {
     int got = 0;
     for (;;) {
@@ -120,8 +122,20 @@ static int icmp_drain(struct raw_state *s, const struct probe_sendinfo *si, stru
         struct probe_icmp m;
         int rc = s->family == AF_INET6 ? probe_parse_icmp6(s->buf, (size_t)n, &m)
                                        : probe_parse_icmp4(s->buf, (size_t)n, &m);
-        if (rc != PROBE_PARSE_OK) continue;
         if (s->family == AF_INET6) memcpy(m.from, &((struct sockaddr_in6 *)&from)->sin6_addr, 16);
+        if (rc == PROBE_PARSE_NOT_ERROR && obs->echo_replies >= 0) {
+            /* An ICMP test that reached its target. IPv4: after the IP header
+             * (parse_icmp4 checked it); IPv6: the raw socket gives no header. */
+            size_t at = s->family == AF_INET6 ? 0 : (size_t)(s->buf[0] & 0x0f) * 4;
+            int id, seq;
+            if ((size_t)n > at && probe_parse_echo_reply(s->buf + at, (size_t)n - at, s->family, &id, &seq) &&
+                probe_echo_reply_matches(si, m.from, id, seq)) {
+                obs->echo_replies++;
+                got = 1;
+            }
+            continue;
+        }
+        if (rc != PROBE_PARSE_OK) continue;
         if (!probe_answer_matches(si, &m.q, s->ids, s->nids)) continue;
         if (m.q.l4 >= 0) remember_id(s, m.q.id);
         if (obs->nanswers < PROBE_ANSWERS_MAX) obs->answers[obs->nanswers++] = m;
@@ -139,6 +153,7 @@ static int raw_collect(void *p, const struct probe_sendinfo *si, const struct ti
     if (s->tap_fd >= 0 && obs->egress_packets < 0) {
         obs->egress_packets = obs->egress_fragments = 0;
     }
+    if (si->l4 == IPPROTO_ICMP || si->l4 == IPPROTO_ICMPV6) obs->echo_replies = 0;
     int decided = 0;
     struct timespec grace_end;
     for (;;) {

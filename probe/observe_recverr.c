@@ -2,6 +2,7 @@
  *   - ICMP errors answering the sending UDP socket, via IP_RECVERR /
  *     IPV6_RECVERR and MSG_ERRQUEUE: type/code, the MTU of Frag Needed /
  *     Packet Too Big (ee_info) and the answering hop (SO_EE_OFFENDER);
+ *   - for an ICMP test over a ping socket, the target's Echo Reply on it;
  *   - local fragmentation, as the delta of /proc/net/snmp FragCreates or
  *     /proc/net/snmp6 Ip6FragCreates around the send (per namespace).
  * It cannot see the quoted IP header (length, DF, MF, offset) nor what left
@@ -105,6 +106,29 @@ static int recverr_to_icmp(const struct probe_errq *e, const struct probe_sendin
     return 0;
 }
 
+/* An ICMP test's ping socket: reads the Echo Replies queued on it (the
+ * kernel delivers only those with its identifier); returns how many answer
+ * this test. */
+static int recverr_echo_drain(int fd, const struct probe_sendinfo *si, struct probe_observation *obs) {
+    int got = 0;
+    for (int i = 0; i < RECVERR_MAX_READS; i++) {
+        uint8_t data[64];
+        struct sockaddr_storage from;
+        socklen_t fl = sizeof from;
+        ssize_t n = recvfrom(fd, data, sizeof data, MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&from, &fl);
+        if (n < 0) break;
+        int id, seq;
+        size_t len = (size_t)n < sizeof data ? (size_t)n : sizeof data;
+        const void *addr = from.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&from)->sin6_addr
+                                                       : (const void *)&((struct sockaddr_in *)&from)->sin_addr;
+        if (from.ss_family == si->family && probe_parse_echo_reply(data, len, si->family, &id, &seq) &&
+            probe_echo_reply_matches(si, addr, id, seq))
+            got++;
+    }
+    obs->echo_replies += got;
+    return got;
+}
+
 /* Reads every queued error; returns how many decisive answers were added. */
 static int recverr_drain(int fd, const struct probe_sendinfo *si, struct probe_observation *obs) {
     int decisive = 0;
@@ -132,6 +156,8 @@ static int recverr_collect(void *state, const struct probe_sendinfo *si, const s
     (void)errlen;
     obs->egress_packets = obs->egress_fragments = obs->egress_df = -1;
     obs->egress_first_len = obs->egress_max_len = -1;
+    int ping = !strcmp(si->sock, "ping");
+    if (ping) obs->echo_replies = 0;
     if (s->armed && si->fd >= 0) {
         struct timespec grace_end;
         int have_decisive = recverr_drain(si->fd, si, obs) > 0;
@@ -141,9 +167,13 @@ static int recverr_collect(void *state, const struct probe_sendinfo *si, const s
             if (have_decisive && probe_ms_until(deadline) < probe_ms_until(&grace_end)) until = deadline;
             int left = probe_ms_until(until);
             if (left <= 0) break;
-            struct pollfd p = {.fd = si->fd, .events = 0};
+            struct pollfd p = {.fd = si->fd, .events = ping ? POLLIN : 0};
             int pr = poll(&p, 1, left);
             if (pr < 0 && errno != EINTR) break;
+            if (pr > 0 && (p.revents & POLLIN) && recverr_echo_drain(si->fd, si, obs) > 0 && !have_decisive) {
+                have_decisive = 1; /* the target answered: nothing more will come */
+                probe_deadline_in(&grace_end, RECVERR_GRACE_MS);
+            }
             if (pr > 0 && (p.revents & POLLERR)) {
                 int before = obs->nanswers + obs->answers_dropped;
                 if (recverr_drain(si->fd, si, obs) > 0 && !have_decisive) {

@@ -154,3 +154,11 @@ int probe_parse_icmp6(const uint8_t *buf, size_t len, struct probe_icmp *out) {
     else out->kind = PROBE_ICMP_OTHER;
     return probe_parse_quote6(buf + 8, len - 8, &out->q);
 }
+
+int probe_parse_echo_reply(const uint8_t *buf, size_t len, int family, int *id, int *seq) {
+    if (!buf || len < 8) return 0;
+    if (buf[0] != (family == AF_INET6 ? 129 : 0) || buf[1] != 0) return 0;
+    *id = (int)rd16(buf + 4);
+    *seq = (int)rd16(buf + 6);
+    return 1;
+}

@@ -60,6 +60,18 @@ check "icmp6 dont 3000: exit 0, the host fragments it, the line names the echo i
   grep -q "echo id [0-9]* (raw socket)" "$tmp/ping6.txt"
 check "icmp6 dont 3000: fragmented by the host" grep -qE "^  by +host" "$tmp/ping6.txt"
 
+# An echo request that reaches dst (TTL 64) is answered by an Echo Reply:
+# seen by the raw observer as root and on the ping socket as nobody.
+"$bin" probe --prefix "$P" -p icmp4 -f do -s 1200 --ttl 64 --flush --json >"$tmp/reply.json" 2>"$tmp/err"
+check "icmp4 do 1200 to dst: sent observed from the Echo Reply, not fragmented (DF=1)" \
+  jqc '.sent.basis == "observed" and .icmp == null and .fragmented.answer == "no" and .fragmented.basis == "inferred"
+         and (.fragmented.why | test("target answered"))' "$tmp/reply.json"
+ip netns exec "$P-src" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+  "$bin" probe -p icmp6 -s 1200 --ttl 64 -a 2001:db8:3::2 --json >"$tmp/reply6.json" 2>"$tmp/err"
+check "icmp6 1200 to dst as nobody: ping socket, recverr, sent observed from the Echo Reply" \
+  jqc '.socket == "ping" and .observer == "recverr" and .sent.basis == "observed"
+         and (.sent.why | test("Echo Reply"))' "$tmp/reply6.json"
+
 # --- the reader challenge, as the article runs it: three separate commands ---
 "$bin" probe --prefix "$P" --flush -p udp4 -f default --json >"$tmp/c1.json" 2>/dev/null
 "$bin" probe --prefix "$P" -p tcp4 -f default --json >"$tmp/c2.json" 2>/dev/null

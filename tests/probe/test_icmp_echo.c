@@ -1,7 +1,8 @@
 /* ICMP echo tests (icmp4/icmp6) on canned bytes: a router's answer quoting an
  * echo request names its identifier and sequence (how both observers tie it
- * to the test), anything else ICMP in a quote does not; the echo request the
- * sender builds has the right type, identifier, sequence and checksum. */
+ * to the test), anything else ICMP in a quote does not; an Echo Reply is read
+ * for its own family only; the echo request the sender builds has the right
+ * type, identifier, sequence and checksum. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -75,6 +76,23 @@ static void test_quoted_icmp_that_is_not_an_echo_request_has_no_id(void) {
     CHECK_INT(m.q.sport, -1);
 }
 
+static void test_echo_reply_is_read_only_for_its_family(void) {
+    static const uint8_t rep4[] = {0x00, 0x00, 0x12, 0x34, 0xbe, 0xef, 0x00, 0x2a, 'f'};
+    static const uint8_t rep6[] = {0x81, 0x00, 0x12, 0x34, 0x01, 0x02, 0x00, 0x03};
+    int id = -1, seq = -1;
+    CHECK_INT(probe_parse_echo_reply(rep4, sizeof rep4, AF_INET, &id, &seq), 1);
+    CHECK_INT(id, 0xbeef);
+    CHECK_INT(seq, 42);
+    CHECK_INT(probe_parse_echo_reply(rep6, sizeof rep6, AF_INET6, &id, &seq), 1);
+    CHECK_INT(id, 0x0102);
+    CHECK_INT(seq, 3);
+    CHECK_INT(probe_parse_echo_reply(rep6, sizeof rep6, AF_INET, &id, &seq), 0);  /* 129 is not IPv4's */
+    CHECK_INT(probe_parse_echo_reply(rep4, sizeof rep4, AF_INET6, &id, &seq), 0); /* 0 is not ICMPv6's */
+    CHECK_INT(probe_parse_echo_reply(rep4, 7, AF_INET, &id, &seq), 0);            /* short */
+    CHECK_INT(probe_parse_echo_reply(te4_echo + 20, sizeof te4_echo - 20, AF_INET, &id, &seq), 0); /* an error */
+    CHECK_INT(probe_parse_echo_reply(NULL, 8, AF_INET, &id, &seq), 0);
+}
+
 static void test_checksum_matches_rfc1071_example(void) {
     /* RFC 1071 section 3: the sum of these bytes is 0xddf2. */
     static const uint8_t v[] = {0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7};
@@ -136,6 +154,7 @@ int main(void) {
     RUN(test_ipv4_time_exceeded_quoting_an_echo_request_names_id_and_seq);
     RUN(test_ipv6_packet_too_big_quoting_an_echo_request_names_id_and_seq);
     RUN(test_quoted_icmp_that_is_not_an_echo_request_has_no_id);
+    RUN(test_echo_reply_is_read_only_for_its_family);
     RUN(test_checksum_matches_rfc1071_example);
     RUN(test_raw_ipv4_echo_request_is_complete_and_checksummed);
     RUN(test_ping_socket_and_icmpv6_requests_leave_the_checksum_to_the_kernel);

@@ -257,6 +257,46 @@ static void test_ipv6_df_is_inferred_yes(void) {
     CHECK_INT(r.df.basis, PROBE_BASIS_INFERRED);
 }
 
+/* An icmp test that reached its target: the Echo Reply shows it was sent;
+ * it quotes nothing, so "fragmented?" follows from DF / IPv6 or is unknown. */
+static void test_echo_reply_means_sent_and_only_df_or_ipv6_rules_out_routers(void) {
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    setup(&r, &si, &obs, PROBE_ICMP4, PROBE_MODE_DO, 1200);
+    obs.echo_replies = 1; /* the recverr observer: no tap, only the reply */
+    obs.frag_creates = 0;
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.sent.answer, PROBE_ANS_YES);
+    CHECK_INT(r.sent.basis, PROBE_BASIS_OBSERVED);
+    CHECK_CONTAINS(r.sent.why, "Echo Reply");
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_INFERRED);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_NONE);
+
+    setup(&r, &si, &obs, PROBE_ICMP4, PROBE_MODE_DONT, 1400);
+    left_whole(&obs, 1400, 0);
+    obs.echo_replies = 1;
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.sent.basis, PROBE_BASIS_OBSERVED);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN); /* DF=0: r1 may have fragmented it, dst reassembled */
+    CHECK_CONTAINS(r.fragmented.why, "reassembles");
+
+    setup(&r, &si, &obs, PROBE_ICMP6, PROBE_MODE_DEFAULT, 1200);
+    left_whole(&obs, 1200, -1);
+    obs.echo_replies = 1;
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_CONTAINS(r.fragmented.why, "never fragment IPv6");
+
+    /* No reply, no answer: as before, sent is only inferred. */
+    setup(&r, &si, &obs, PROBE_ICMP4, PROBE_MODE_DO, 1200);
+    obs.echo_replies = 0;
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.sent.basis, PROBE_BASIS_INFERRED);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+}
+
 int main(void) {
     struct probe_lab_config cfg;
     char err[256];
@@ -273,5 +313,6 @@ int main(void) {
     RUN(test_probe_expiring_at_a_bottleneck_router_is_unknown);
     RUN(test_silence_is_unknown);
     RUN(test_ipv6_df_is_inferred_yes);
+    RUN(test_echo_reply_means_sent_and_only_df_or_ipv6_rules_out_routers);
     return check_summary();
 }
