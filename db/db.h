@@ -90,6 +90,10 @@ int db_question_set_state(struct db *db, int64_t question_id, const char *state,
 int db_question_revote(struct db *db, int64_t question_id, char *err, size_t errlen);
 
 /* ---- voters and votes ---- */
+/* SHA-256 of len bytes (out: 32 bytes). */
+void db_sha256(const void *data, size_t len, unsigned char out[32]);
+/* HMAC-SHA256 (RFC 2104) of msg under key (out: 32 bytes). */
+void db_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msglen, unsigned char out[32]);
 /* Hex SHA-256 of a token, as stored (out: 65 bytes). */
 void db_token_hash(const char *token, char out[65]);
 /* Finds or creates the voter with this token in the session; returns its id. */

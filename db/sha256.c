@@ -1,4 +1,5 @@
-/* SHA-256 (FIPS 180-4), only to store voter tokens as hashes. */
+/* SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104): voter tokens are stored
+ * as hashes and authenticated with a per-session key (presenter/room.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,19 +36,73 @@ static void block(uint32_t h[8], const uint8_t *p) {
     h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
 }
 
+/* An incremental hash: whole blocks as they fill, the padding at the end. */
+struct sha256 {
+    uint32_t h[8];
+    uint8_t buf[64];
+    size_t fill;
+    uint64_t len;
+};
+
+static void sha_init(struct sha256 *c) {
+    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(c->h, iv, sizeof iv);
+    c->fill = 0;
+    c->len = 0;
+}
+
+static void sha_update(struct sha256 *c, const uint8_t *p, size_t n) {
+    c->len += n;
+    while (n) {
+        size_t take = 64 - c->fill < n ? 64 - c->fill : n;
+        memcpy(c->buf + c->fill, p, take);
+        c->fill += take;
+        p += take;
+        n -= take;
+        if (c->fill == 64) {
+            block(c->h, c->buf);
+            c->fill = 0;
+        }
+    }
+}
+
+static void sha_final(struct sha256 *c, uint8_t out[32]) {
+    uint64_t bits = c->len * 8;
+    uint8_t pad[72] = {0x80};
+    size_t padlen = c->fill < 56 ? 56 - c->fill : 120 - c->fill;
+    for (int k = 0; k < 8; k++) pad[padlen + k] = (uint8_t)(bits >> (56 - 8 * k));
+    sha_update(c, pad, padlen + 8);
+    for (int k = 0; k < 8; k++)
+        for (int b = 0; b < 4; b++) out[4 * k + b] = (uint8_t)(c->h[k] >> (24 - 8 * b));
+}
+
+void db_sha256(const void *data, size_t len, unsigned char out[32]) {
+    struct sha256 c;
+    sha_init(&c);
+    sha_update(&c, data, len);
+    sha_final(&c, out);
+}
+
+void db_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msglen, unsigned char out[32]) {
+    uint8_t k[64] = {0}, pad[64], inner[32];
+    if (keylen > 64) db_sha256(key, keylen, k);
+    else memcpy(k, key, keylen);
+    struct sha256 c;
+    for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x36;
+    sha_init(&c);
+    sha_update(&c, pad, 64);
+    sha_update(&c, msg, msglen);
+    sha_final(&c, inner);
+    for (int i = 0; i < 64; i++) pad[i] = k[i] ^ 0x5c;
+    sha_init(&c);
+    sha_update(&c, pad, 64);
+    sha_update(&c, inner, 32);
+    sha_final(&c, out);
+}
+
 void db_token_hash(const char *token, char out[65]) {
-    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    size_t len = strlen(token), i = 0;
-    uint8_t buf[128];
-    for (; i + 64 <= len; i += 64) block(h, (const uint8_t *)token + i);
-    size_t rest = len - i;
-    memset(buf, 0, sizeof buf);
-    memcpy(buf, token + i, rest);
-    buf[rest] = 0x80;
-    size_t total = rest + 9 <= 64 ? 64 : 128;
-    uint64_t bits = (uint64_t)len * 8;
-    for (int k = 0; k < 8; k++) buf[total - 1 - k] = (uint8_t)(bits >> (8 * k));
-    block(h, buf);
-    if (total == 128) block(h, buf + 64);
-    for (int k = 0; k < 8; k++) snprintf(out + 8 * k, 9, "%08x", h[k]);
+    unsigned char h[32];
+    db_sha256(token, strlen(token), h);
+    for (int k = 0; k < 32; k++) snprintf(out + 2 * k, 3, "%02x", h[k]);
 }

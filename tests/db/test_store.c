@@ -288,6 +288,48 @@ static void test_token_hash_is_sha256(void) {
     CHECK_STR(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
+static void hex32(const unsigned char *b, char out[65]) {
+    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* Lengths around the padding's edges (55, 56, 64) and a million bytes fed
+ * through the block loop; the digests are FIPS 180-4's / Python hashlib's. */
+static void test_sha256_of_bytes(void) {
+    static char a[1000000];
+    memset(a, 'a', sizeof a);
+    unsigned char d[32];
+    char h[65];
+    struct { size_t n; const char *want; } cases[] = {
+        {55, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"},
+        {56, "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"},
+        {64, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"},
+        {sizeof a, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        db_sha256(a, cases[i].n, d);
+        hex32(d, h);
+        CHECK_STR(h, cases[i].want);
+    }
+}
+
+/* RFC 4231 test cases 1, 2 and 6 (a key longer than the block is hashed first). */
+static void test_hmac_sha256_rfc4231(void) {
+    unsigned char k1[20], k6[131], d[32];
+    char h[65];
+    memset(k1, 0x0b, sizeof k1);
+    memset(k6, 0xaa, sizeof k6);
+    db_hmac_sha256(k1, sizeof k1, "Hi There", 8, d);
+    hex32(d, h);
+    CHECK_STR(h, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+    db_hmac_sha256("Jefe", 4, "what do ya want for nothing?", 28, d);
+    hex32(d, h);
+    CHECK_STR(h, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    const char *m6 = "Test Using Larger Than Block-Size Key - Hash Key First";
+    db_hmac_sha256(k6, sizeof k6, m6, strlen(m6), d);
+    hex32(d, h);
+    CHECK_STR(h, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+}
+
 int main(void) {
     RUN(test_fresh_file_is_created_at_latest_schema);
     RUN(test_reopen_keeps_data);
@@ -302,5 +344,7 @@ int main(void) {
     RUN(test_read_only_file_gives_clear_error);
     RUN(test_missing_directory_gives_clear_error);
     RUN(test_token_hash_is_sha256);
+    RUN(test_sha256_of_bytes);
+    RUN(test_hmac_sha256_rfc4231);
     return check_summary();
 }
