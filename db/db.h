@@ -43,11 +43,15 @@ double db_now(void);
 /* ---- sessions ---- */
 struct db_session_info {
     const char *title, *deck_json, *host, *kernel, *observer, *target, *lab_json, *room;
+    const char *token_key;             /* hex key that authenticates the voter tokens (NULL: none) */
 };
 /* Creates a session and its live measurement set; returns its id. */
 int64_t db_session_create(struct db *db, const struct db_session_info *info, char *err, size_t errlen);
 int db_session_set_cursor(struct db *db, int64_t session_id, int position, char *err, size_t errlen);
 int db_session_end(struct db *db, int64_t session_id, char *err, size_t errlen);
+/* Sets the session's token key (hex; a session made before keys had none).
+ * Read it back with db_hub_token_key (db_hub.h). */
+int db_session_set_token_key(struct db *db, int64_t session_id, const char *key_hex, char *err, size_t errlen);
 /* The live measurement set of a session (created with it). */
 int64_t db_session_live_set(struct db *db, int64_t session_id, char *err, size_t errlen);
 

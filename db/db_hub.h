@@ -33,4 +33,8 @@ int db_hub_first_rounds_each(struct db *db, int64_t session_id,
                              int (*fn)(int64_t question_id, int yes, int no, void *arg), void *arg, char *err,
                              size_t errlen);
 
+/* The session's token key (hex) into out; "" for a session made before
+ * tokens were keyed. -1 when there is no such session. */
+int db_hub_token_key(struct db *db, int64_t session_id, char *out, size_t outlen, char *err, size_t errlen);
+
 #endif

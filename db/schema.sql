@@ -162,3 +162,11 @@ CREATE TABLE round_votes (
   UNIQUE (question_id, voter_id, round)
 );
 CREATE INDEX round_votes_voter ON round_votes(voter_id);
+
+-- migration: 4
+-- Voter tokens are authenticated (docs/PROTOCOL.md, Identity): a token is a
+-- random id and a truncated HMAC-SHA256 of it under this per-session key
+-- (64 hex digits), so only tokens the server issued resume a voter. NULL in
+-- sessions made before it: resuming one gives it a key (its voters are still
+-- found by their stored token hash).
+ALTER TABLE sessions ADD COLUMN token_key TEXT;

@@ -14,7 +14,8 @@ extern const char db_schema_sql[];
 /* Every statement the store runs more than once, prepared at open. */
 #define DB_STATEMENTS(X)                                                                              \
     X(session_insert, "INSERT INTO sessions(title, deck, host, kernel, observer, target, lab, room, "  \
-                      "started_at) VALUES (?,?,?,?,?,?,?,?,?)")                                      \
+                      "started_at, token_key) VALUES (?,?,?,?,?,?,?,?,?,?)")                         \
+    X(session_key, "UPDATE sessions SET token_key = ? WHERE id = ?")                                 \
     X(session_cursor, "UPDATE sessions SET cursor = ? WHERE id = ?")                                \
     X(session_end, "UPDATE sessions SET ended_at = ? WHERE id = ?")                                  \
     X(session_get, "SELECT id, title, deck, host, kernel, observer, target, lab, room, cursor, "     \
@@ -275,6 +276,7 @@ int64_t db_session_create(struct db *db, const struct db_session_info *in, char 
     bind_text(st, 7, in->lab_json);
     bind_text(st, 8, in->room ? in->room : "");
     sqlite3_bind_double(st, 9, db_now());
+    bind_text(st, 10, in->token_key);
     if (step_done(db, st, err, errlen, "creating a session")) return -1;
     int64_t id = sqlite3_last_insert_rowid(db->h);
     if (db_measurement_set_add(db, id, "live", in->host, in->kernel, in->target, in->lab_json, err, errlen) < 0)
@@ -286,6 +288,12 @@ int db_session_set_cursor(struct db *db, int64_t session_id, int position, char 
     sqlite3_bind_int(db->session_cursor, 1, position);
     sqlite3_bind_int64(db->session_cursor, 2, session_id);
     return step_done(db, db->session_cursor, err, errlen, "saving the current question");
+}
+
+int db_session_set_token_key(struct db *db, int64_t session_id, const char *key_hex, char *err, size_t errlen) {
+    bind_text(db->session_key, 1, key_hex);
+    sqlite3_bind_int64(db->session_key, 2, session_id);
+    return step_done(db, db->session_key, err, errlen, "saving the session's token key");
 }
 
 int db_session_end(struct db *db, int64_t session_id, char *err, size_t errlen) {

@@ -4,7 +4,7 @@
 
 #include "db_hub.h"
 
-enum row_kind { ROW_QUESTION, ROW_TRUTH, ROW_VOTER, ROW_VOTE, ROW_FIRST_ROUND };
+enum row_kind { ROW_QUESTION, ROW_TRUTH, ROW_VOTER, ROW_VOTE, ROW_FIRST_ROUND, ROW_KEY };
 
 static const char *const row_sql[] = {
     [ROW_QUESTION] = "SELECT id, position, state FROM questions WHERE session_id = ? ORDER BY position",
@@ -20,6 +20,7 @@ static const char *const row_sql[] = {
                         "(SELECT count(*) FROM round_votes rv WHERE rv.question_id = q.id AND rv.answer = 1), "
                         "(SELECT count(*) FROM round_votes rv WHERE rv.question_id = q.id AND rv.answer = 0) "
                         "FROM questions q WHERE q.session_id = ? AND q.round = 2",
+    [ROW_KEY] = "SELECT coalesce(token_key, '') FROM sessions WHERE id = ?",
 };
 
 static const char *col(sqlite3_stmt *st, int i) {
@@ -55,6 +56,7 @@ static int each(struct db *db, int64_t session_id, enum row_kind kind, void *fn,
             stop = ((int (*)(int64_t, int, int, void *))fn)(sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
                                                            sqlite3_column_int(st, 2), arg);
             break;
+        case ROW_KEY: stop = ((int (*)(const char *, void *))fn)(col(st, 0), arg); break;
         case ROW_VOTE:
             stop = ((int (*)(int64_t, int64_t, int, void *))fn)(sqlite3_column_int64(st, 0),
                                                                sqlite3_column_int64(st, 1),
@@ -95,4 +97,28 @@ int db_hub_votes_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int6
 int db_hub_first_rounds_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int, int, void *), void *arg,
                              char *err, size_t errlen) {
     return each(db, session_id, ROW_FIRST_ROUND, (void *)fn, arg, err, errlen);
+}
+
+struct key_out {
+    char *out;
+    size_t outlen;
+    int found;
+};
+
+static int key_row(const char *key, void *arg) {
+    struct key_out *k = arg;
+    snprintf(k->out, k->outlen, "%s", key);
+    k->found = 1;
+    return 1;
+}
+
+int db_hub_token_key(struct db *db, int64_t session_id, char *out, size_t outlen, char *err, size_t errlen) {
+    struct key_out k = {out, outlen, 0};
+    if (outlen) out[0] = 0;
+    if (each(db, session_id, ROW_KEY, (void *)key_row, &k, err, errlen)) return -1;
+    if (!k.found) {
+        snprintf(err, errlen, "no session %lld in %s", (long long)session_id, db_path(db));
+        return -1;
+    }
+    return 0;
 }

@@ -367,7 +367,7 @@ static int setup_room(struct play *p) {
                              .target = p->target, .lab_json = p->labjs};
     p->room = room_create(p->db, &p->deck, &info, err, sizeof err);
     char token[ROOM_TOKEN_HEX + 1];
-    if (!p->room || room_token_new(token, err, sizeof err) || room_batch_begin(p->room, err, sizeof err)) {
+    if (!p->room || room_token_new(p->room, token, err, sizeof err) || room_batch_begin(p->room, err, sizeof err)) {
         fprintf(stderr, "fragvote play: %s\n", err);
         return FV_EXIT_DB;
     }

@@ -242,9 +242,9 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         return;
     }
     char err[128];
-    if (token && room_token_valid(token)) /* exactly ROOM_TOKEN_HEX hex digits */
+    if (token && room_token_issued(h->room, token)) /* made-up tokens get a fresh one */
         memcpy(op->token, token, ROOM_TOKEN_HEX + 1);
-    else if (room_token_new(op->token, err, sizeof err)) {
+    else if (room_token_new(h->room, op->token, err, sizeof err)) {
         op->conn = NULL;
         hub_conn_error(c, -1, "busy", err);
         return;

@@ -25,6 +25,7 @@ struct room {
     struct quiz *quiz;
     int64_t session_id, live_set;
     char code[ROOM_CODE_LEN + 1];
+    unsigned char token_key[ROOM_TOKEN_KEY_BYTES]; /* authenticates the voter tokens (stored with the session) */
     char title[DECK_TEXT_MAX];
     int nq;
     int64_t qid[QUIZ_QUESTIONS_MAX];
@@ -71,29 +72,75 @@ int room_action_parse(const char *name, enum room_action *out) {
 
 /* ---- tokens ---- */
 
-int room_token_new(char out[ROOM_TOKEN_HEX + 1], char *err, size_t errlen) {
-    unsigned char b[ROOM_TOKEN_HEX / 2];
+static int random_bytes(unsigned char *b, size_t n, char *err, size_t errlen) {
     size_t got = 0;
-    while (got < sizeof b) {
-        ssize_t n = getrandom(b + got, sizeof b - got, 0);
-        if (n < 0) {
+    while (got < n) {
+        ssize_t k = getrandom(b + got, n - got, 0);
+        if (k < 0) {
             if (errno == EINTR) continue;
             return fail(err, errlen, "getrandom failed: %s", strerror(errno));
         }
-        got += (size_t)n;
+        got += (size_t)k;
     }
-    for (size_t i = 0; i < sizeof b; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
+    return 0;
+}
+
+static void to_hex(const unsigned char *b, size_t n, char *out) {
+    for (size_t i = 0; i < n; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+static int hex_digit(char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; }
+
+/* n bytes from 2n lower-case hex digits (and nothing after them); 0 or -1. */
+static int from_hex(const char *hex, unsigned char *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        int hi = hex_digit(hex[2 * i]), lo = hi < 0 ? -1 : hex_digit(hex[2 * i + 1]);
+        if (lo < 0) return -1;
+        b[i] = (unsigned char)(hi << 4 | lo);
+    }
+    return hex[2 * n] ? -1 : 0;
+}
+
+/* The MAC half of a token for its id half: HMAC-SHA256 under the room's key,
+ * truncated to ROOM_TOKEN_MAC_BYTES. */
+static void token_mac(const struct room *r, const unsigned char id[ROOM_TOKEN_ID_BYTES],
+                      unsigned char mac[ROOM_TOKEN_MAC_BYTES]) {
+    unsigned char full[32];
+    db_hmac_sha256(r->token_key, sizeof r->token_key, id, ROOM_TOKEN_ID_BYTES, full);
+    memcpy(mac, full, ROOM_TOKEN_MAC_BYTES);
+}
+
+int room_token_new(const struct room *r, char out[ROOM_TOKEN_HEX + 1], char *err, size_t errlen) {
+    unsigned char b[ROOM_TOKEN_ID_BYTES + ROOM_TOKEN_MAC_BYTES];
+    if (random_bytes(b, ROOM_TOKEN_ID_BYTES, err, errlen)) return -1;
+    token_mac(r, b, b + ROOM_TOKEN_ID_BYTES);
+    to_hex(b, sizeof b, out);
     return 0;
 }
 
 int room_token_valid(const char *t) {
     if (!t) return 0;
     size_t i = 0;
-    for (; t[i]; i++) {
-        char c = t[i];
-        if (i >= ROOM_TOKEN_HEX || !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return 0;
-    }
+    for (; t[i]; i++)
+        if (i >= ROOM_TOKEN_HEX || hex_digit(t[i]) < 0) return 0;
     return i == ROOM_TOKEN_HEX;
+}
+
+int room_token_issued(const struct room *r, const char *t) {
+    unsigned char b[ROOM_TOKEN_ID_BYTES + ROOM_TOKEN_MAC_BYTES], mac[ROOM_TOKEN_MAC_BYTES];
+    if (!room_token_valid(t) || from_hex(t, b, sizeof b)) return 0;
+    token_mac(r, b, mac);
+    unsigned char diff = 0; /* constant time: a timing oracle must not tell how much of a guess was right */
+    for (int i = 0; i < ROOM_TOKEN_MAC_BYTES; i++) diff |= mac[i] ^ b[ROOM_TOKEN_ID_BYTES + i];
+    /* A session from before keyed tokens: its voters' tokens are known by hash. */
+    return diff == 0 || room_voter_find(r, t) >= 0;
+}
+
+/* A fresh key for the session's tokens, stored with it. */
+static int make_token_key(struct room *r, char hex[2 * ROOM_TOKEN_KEY_BYTES + 1], char *err, size_t errlen) {
+    if (random_bytes(r->token_key, sizeof r->token_key, err, errlen)) return -1;
+    to_hex(r->token_key, sizeof r->token_key, hex);
+    return 0;
 }
 
 static int make_code(char out[ROOM_CODE_LEN + 1], char *err, size_t errlen) {
@@ -226,6 +273,9 @@ struct room *room_create(struct db *db, const struct deck *d, const struct room_
                                  .kernel = S(kernel), .observer = S(observer), .target = S(target),
                                  .lab_json = info ? info->lab_json : NULL, .room = r->code};
 #undef S
+    char key_hex[2 * ROOM_TOKEN_KEY_BYTES + 1];
+    if (make_token_key(r, key_hex, err, errlen)) goto fail;
+    si.token_key = key_hex;
     if (db_begin(db, err, errlen)) goto fail;
     r->session_id = db_session_create(db, &si, err, errlen);
     if (r->session_id < 0) goto rollback;
@@ -354,6 +404,16 @@ struct room *room_resume(struct db *db, int64_t session_id, const struct deck *d
     }
     r->live_set = db_session_live_set(db, session_id, err, errlen);
     if (r->live_set < 0) goto fail;
+    char key_hex[2 * ROOM_TOKEN_KEY_BYTES + 1];
+    if (db_hub_token_key(db, session_id, key_hex, sizeof key_hex, err, errlen)) goto fail;
+    if (!key_hex[0]) { /* a session from before keyed tokens gets its key now */
+        if (make_token_key(r, key_hex, err, errlen) ||
+            db_session_set_token_key(db, session_id, key_hex, err, errlen))
+            goto fail;
+    } else if (from_hex(key_hex, r->token_key, sizeof r->token_key)) {
+        fail(err, errlen, "session %lld has a malformed token key in %s", (long long)session_id, db_path(db));
+        goto fail;
+    }
     struct room_resume_ctx c = {r, 0, err, errlen};
     if (db_hub_questions_each(db, session_id, resume_question, &c, err, errlen) || c.bad) goto fail;
     for (int p = 0; p < r->nq; p++) quiz_restore(r->quiz, p, r->saved_state[p], 0, 0, NULL);
@@ -520,7 +580,7 @@ int room_batch_begin(struct room *r, char *err, size_t errlen) {
 }
 
 int room_batch_join(struct room *r, const char *token, char *err, size_t errlen) {
-    if (!room_token_valid(token)) return fail(err, errlen, "malformed voter token");
+    if (!room_token_issued(r, token)) return fail(err, errlen, "not a voter token of this room");
     char hash[65];
     db_token_hash(token, hash);
     int i = find_hash(r, hash);

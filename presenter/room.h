@@ -20,7 +20,10 @@
 
 #define ROOM_CODE_LEN 6            /* room code: this many characters of ROOM_CODE_ALPHABET */
 #define ROOM_CODE_ALPHABET "ABCDEFGHJKMNPQRSTUVWXYZ23456789" /* no 0/O, 1/I/L */
-#define ROOM_TOKEN_HEX 32          /* voter token: 128 random bits as 32 hex digits */
+#define ROOM_TOKEN_ID_BYTES 8      /* voter token: a random id ... */
+#define ROOM_TOKEN_MAC_BYTES 8     /* ... and its HMAC-SHA256 under the room's key, truncated */
+#define ROOM_TOKEN_HEX 32          /* both as 32 lower-case hex digits (docs/PROTOCOL.md, Identity) */
+#define ROOM_TOKEN_KEY_BYTES 32    /* the room's token key (random, stored with the session) */
 #define ROOM_VOTERS_MAX 200000     /* voters remembered per session */
 
 struct room_info {
@@ -66,10 +69,17 @@ int room_measured(struct room *r, int pos, const struct probe_result *res, char 
 int room_end(struct room *r, char *err, size_t errlen); /* stamps the session's end */
 
 /* ---- voters ---- */
-/* Generates a fresh token (ROOM_TOKEN_HEX hex digits + NUL) from getrandom(). */
-int room_token_new(char out[ROOM_TOKEN_HEX + 1], char *err, size_t errlen);
-/* Whether token looks like one of ours (exactly ROOM_TOKEN_HEX hex digits). */
+/* A token is a random id and a MAC of it under the room's key, so the room
+ * can tell the tokens it issued from made-up ones without a lookup, and a
+ * token minted without voting costs nothing to remember. */
+/* Issues a fresh token (ROOM_TOKEN_HEX hex digits + NUL): id from getrandom(). */
+int room_token_new(const struct room *r, char out[ROOM_TOKEN_HEX + 1], char *err, size_t errlen);
+/* Whether token is well-formed (exactly ROOM_TOKEN_HEX lower-case hex digits). */
 int room_token_valid(const char *token);
+/* Whether this room issued token: well-formed and its MAC checks out (in
+ * constant time), or it is a known voter's (sessions from before keyed
+ * tokens). Anything else must get a fresh token, never a voter. */
+int room_token_issued(const struct room *r, const char *token);
 /* Index (>= 0) of the voter with this token if already known, else -1. */
 int room_voter_find(const struct room *r, const char *token);
 /* This voter's current vote on pos: -1 none, 0 no, 1 yes. */
@@ -82,7 +92,8 @@ int room_voter_vote(const struct room *r, int voter, int pos);
  *   results (voter indexes, vote outcomes) valid to acknowledge.
  * On a failed commit everything of the batch is rolled back and forgotten. */
 int room_batch_begin(struct room *r, char *err, size_t errlen);
-/* Finds or creates the voter; returns its index, or -1 (err). */
+/* Finds or creates the voter of a token this room issued; returns its
+ * index, or -1 (err: not issued here, room full, database). */
 int room_batch_join(struct room *r, const char *token, char *err, size_t errlen);
 /* Records voter's vote on pos; returns 0, 1 refused (err says why: closed,
  * unknown question...), or -1 database error. */

@@ -354,7 +354,7 @@ static void test_wait_votes_sees_committed_votes_and_times_out_honestly(void) {
     REQUIRE(room_batch_begin(rb.room, err, sizeof err) == 0);
     for (int i = 0; i < 3; i++) {
         char tok[ROOM_TOKEN_HEX + 1];
-        REQUIRE(room_token_new(tok, err, sizeof err) == 0);
+        REQUIRE(room_token_new(rb.room, tok, err, sizeof err) == 0);
         int v = room_batch_join(rb.room, tok, err, sizeof err);
         REQUIRE(v >= 0);
         REQUIRE(room_batch_vote(rb.room, v, 0, i != 1, err, sizeof err) == 0);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "db.h"
 #include "fv_roles.h"
 #include "tcp_client.h"
 #include "wsclient.h"
@@ -152,11 +153,92 @@ static void test_redirects_do_not_copy_the_host_header(void) {
     stop_serve();
 }
 
+/* ---- item: tokens the server never issued ---- */
+
+/* A phone's hello with token (NULL: none); the welcome's token into out. */
+static struct wsc *phone_as(const char *src, const char *token, char out[64], json_t **welcome) {
+    char err[256];
+    struct wsc *w = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", src, 5000, err, sizeof err);
+    if (!w) {
+        fprintf(stderr, "connect: %s\n", err);
+        return NULL;
+    }
+    json_t *m = NULL;
+    if (fvr_hello(w, ROOM, 1, token, 5000, &m, err, sizeof err)) {
+        fprintf(stderr, "hello: %s\n", err);
+        wsc_free(w);
+        return NULL;
+    }
+    snprintf(out, 64, "%s", json_string_value(json_object_get(m, "token")) ? json_string_value(json_object_get(m, "token")) : "");
+    if (welcome) *welcome = m;
+    else json_decref(m);
+    return w;
+}
+
+/* Rows of the voters table whose token_hash is sha256(token). */
+static int stored_voters_with(const char *token) {
+    char hash[65], sql[256];
+    db_token_hash(token, hash);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM voters WHERE token_hash = '%s'", hash);
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    int n = -1;
+    if (sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) return -1;
+    sqlite3_busy_timeout(h, 2000);
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(h);
+    return n;
+}
+
+static void test_made_up_tokens_get_a_fresh_one(void) {
+    REQUIRE(start_serve("tokens", "open\nsleep 600000\n", NULL) == 0);
+    char tok[64], real[64], again[64];
+    /* a real phone joins and votes */
+    struct wsc *v = phone_as(NULL, NULL, real, NULL);
+    REQUIRE(v);
+    CHECK_INT(fvr_vote(v, 1, 0, 1, 5000, NULL), 0);
+    /* made up: well-formed, never issued */
+    const char *made_up = "0123456789abcdef0123456789abcdef";
+    struct wsc *w = phone_as(NULL, made_up, tok, NULL);
+    REQUIRE(w);
+    printf("  hello with %s -> welcome token %s\n", made_up, tok);
+    CHECK(strcmp(tok, made_up) != 0);
+    CHECK_INT(strlen(tok), 32);
+    CHECK_INT(fvr_vote(w, 1, 0, 0, 5000, NULL), 0); /* it votes as the new voter it was given */
+    wsc_free(w);
+    CHECK_INT(stored_voters_with(made_up), 0);
+    CHECK_INT(stored_voters_with(tok), 1);
+    /* the real token with one digit changed is somebody else's forgery, not that voter */
+    char forged[64];
+    snprintf(forged, sizeof forged, "%s", real);
+    forged[31] = forged[31] == '0' ? '1' : '0';
+    json_t *m = NULL;
+    w = phone_as(NULL, forged, tok, &m);
+    REQUIRE(w);
+    CHECK(strcmp(tok, forged) != 0 && strcmp(tok, real) != 0);
+    CHECK_INT(json_integer_value(json_array_get(json_object_get(m, "votes"), 0)), -1); /* not the real phone's vote */
+    json_decref(m);
+    wsc_free(w);
+    /* the issued token resumes its voter, with its vote */
+    w = phone_as(NULL, real, again, &m);
+    REQUIRE(w);
+    CHECK_STR(again, real);
+    CHECK_INT(json_integer_value(json_array_get(json_object_get(m, "votes"), 0)), 1);
+    json_decref(m);
+    wsc_free(w);
+    wsc_free(v);
+    stop_serve();
+}
+
 int main(void) {
     bin = getenv("FRAGVOTE_BIN");
     if (!bin) SKIP_ALL("FRAGVOTE_BIN is not set (run through ctest)");
     signal(SIGPIPE, SIG_IGN);
     RUN(test_redirects_do_not_copy_the_host_header);
+    RUN(test_made_up_tokens_get_a_fresh_one);
     stop_serve();
     return check_summary();
 }

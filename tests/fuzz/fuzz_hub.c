@@ -68,10 +68,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (m->has_room && m->room[0] && strcasecmp(m->room, room_code(room)))
             check_reply(hub_msg_error(-1, "bad_room", "no such room here"));
         char tok[ROOM_TOKEN_HEX + 1];
-        if (m->has_token && room_token_valid(m->token)) {
+        if (m->has_token && room_token_issued(room, m->token)) {
             if (strlen(m->token) != ROOM_TOKEN_HEX) abort();
             memcpy(tok, m->token, ROOM_TOKEN_HEX + 1);
-        } else if (room_token_new(tok, err, sizeof err)) {
+        } else if (room_token_new(room, tok, err, sizeof err)) {
             abort();
         }
         if (room_batch_begin(room, err, sizeof err)) abort();

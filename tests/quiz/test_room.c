@@ -56,18 +56,83 @@ static struct probe_result result(int sent, int df, int frag) {
     return r;
 }
 
-static void test_tokens_are_128_bit_hex_and_distinct(void) {
-    char a[ROOM_TOKEN_HEX + 1], b[ROOM_TOKEN_HEX + 1], err[128];
-    REQUIRE(room_token_new(a, err, sizeof err) == 0);
-    REQUIRE(room_token_new(b, err, sizeof err) == 0);
+static void test_tokens_are_issued_by_their_room_only(void) {
+    char a[ROOM_TOKEN_HEX + 1], b[ROOM_TOKEN_HEX + 1], c[ROOM_TOKEN_HEX + 1], err[256];
+    const char *path = dbfile("tokens.db");
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, NULL, err, sizeof err), *other = room_create(db, &deck, NULL, err, sizeof err);
+    REQUIRE(r && other);
+    REQUIRE(room_token_new(r, a, err, sizeof err) == 0);
+    REQUIRE(room_token_new(r, b, err, sizeof err) == 0);
+    REQUIRE(room_token_new(other, c, err, sizeof err) == 0);
     CHECK_INT(strlen(a), 32);
-    CHECK(room_token_valid(a));
+    CHECK(room_token_valid(a) && room_token_issued(r, a) && room_token_issued(r, b));
     CHECK(strcmp(a, b) != 0);
+    CHECK(!room_token_issued(r, c));                        /* another session's */
+    CHECK(room_token_valid("0123456789abcdef0123456789abcdef")); /* well-formed ... */
+    CHECK(!room_token_issued(r, "0123456789abcdef0123456789abcdef")); /* ... but made up */
+    char forged[ROOM_TOKEN_HEX + 1];
+    memcpy(forged, a, sizeof forged);
+    forged[ROOM_TOKEN_HEX - 1] = forged[ROOM_TOKEN_HEX - 1] == '0' ? '1' : '0'; /* one MAC digit off */
+    CHECK(!room_token_issued(r, forged));
+    memcpy(forged, a, sizeof forged);
+    forged[0] = forged[0] == '0' ? '1' : '0'; /* another id under a's MAC */
+    CHECK(!room_token_issued(r, forged));
+    REQUIRE(room_batch_begin(r, err, sizeof err) == 0);
+    CHECK_INT(room_batch_join(r, "0123456789abcdef0123456789abcdef", err, sizeof err), -1);
+    CHECK_CONTAINS(err, "not a voter token of this room");
+    CHECK_INT(room_batch_join(r, c, err, sizeof err), -1);
+    CHECK(room_batch_join(r, a, err, sizeof err) >= 0);
+    CHECK_INT(room_batch_commit(r, err, sizeof err), 0);
     CHECK(!room_token_valid(""));
     CHECK(!room_token_valid(NULL));
     CHECK(!room_token_valid("0123456789abcdef0123456789abcdeF"));  /* upper case */
     CHECK(!room_token_valid("0123456789abcdef0123456789abcde"));   /* short */
     CHECK(!room_token_valid("0123456789abcdef0123456789abcdef0")); /* long */
+    /* After a restart the stored key still knows b, which never joined. */
+    int64_t sid = room_session_id(r);
+    room_free(r);
+    r = room_resume(db, sid, &deck, err, sizeof err);
+    REQUIRE(r);
+    CHECK(room_token_issued(r, b) && room_token_issued(r, a));
+    CHECK(!room_token_issued(r, c));
+    room_free(r);
+    room_free(other);
+    db_close(db);
+}
+
+/* A session stored before tokens were keyed: resuming gives it a key, and
+ * its voters (made-up tokens then) are still themselves. */
+static void test_a_session_from_before_keyed_tokens_keeps_its_voters(void) {
+    char err[256];
+    const char *path = dbfile("legacy.db");
+    const char *old = "00112233445566778899aabbccddeeff";
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    REQUIRE(r);
+    int64_t sid = room_session_id(r);
+    room_free(r);
+    REQUIRE(db_voter_join(db, sid, old, err, sizeof err) > 0);
+    char sql[128];
+    snprintf(sql, sizeof sql, "UPDATE sessions SET token_key = NULL WHERE id = %lld", (long long)sid);
+    sqlite3 *h;
+    REQUIRE(sqlite3_open(path, &h) == SQLITE_OK);
+    CHECK_INT(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    CHECK_STR(query(path, "SELECT count(*) FROM sessions WHERE token_key IS NULL"), "1");
+    r = room_resume(db, sid, &deck, err, sizeof err);
+    REQUIRE(r);
+    CHECK_STR(query(path, "SELECT length(token_key) FROM sessions"), "64");
+    CHECK(room_token_issued(r, old));
+    CHECK(!room_token_issued(r, "ffeeddccbbaa99887766554433221100"));
+    REQUIRE(room_batch_begin(r, err, sizeof err) == 0);
+    CHECK_INT(room_batch_join(r, old, err, sizeof err), room_voter_find(r, old));
+    CHECK_INT(room_batch_commit(r, err, sizeof err), 0);
+    CHECK_INT(room_voter_count(r), 1);
+    room_free(r);
+    db_close(db);
 }
 
 static void test_create_stores_session_and_questions_with_room_code(void) {
@@ -152,8 +217,8 @@ static void test_batches_commit_joins_and_votes_together(void) {
     REQUIRE(db);
     struct room *r = room_create(db, &deck, NULL, err, sizeof err);
     REQUIRE(r);
-    room_token_new(t1, err, sizeof err);
-    room_token_new(t2, err, sizeof err);
+    room_token_new(r, t1, err, sizeof err);
+    room_token_new(r, t2, err, sizeof err);
     REQUIRE(room_batch_begin(r, err, sizeof err) == 0);
     int a = room_batch_join(r, t1, err, sizeof err), b = room_batch_join(r, t2, err, sizeof err);
     CHECK(a >= 0 && b >= 0 && a != b);
@@ -213,7 +278,8 @@ static void test_resume_needs_the_same_deck(void) {
 
 int main(void) {
     make_deck(&deck);
-    RUN(test_tokens_are_128_bit_hex_and_distinct);
+    RUN(test_tokens_are_issued_by_their_room_only);
+    RUN(test_a_session_from_before_keyed_tokens_keeps_its_voters);
     RUN(test_create_stores_session_and_questions_with_room_code);
     RUN(test_every_transition_and_the_cursor_are_persisted);
     RUN(test_reused_measurement_is_stored_for_each_question);

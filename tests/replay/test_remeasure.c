@@ -131,10 +131,12 @@ static int record(const struct probe_lab *lab) {
     }
     session = room_session_id(room);
     struct probe_run_opts opts = {.observer = PROBE_OBS_RAW, .lab = lab, .flush_pmtu = 1};
+    char ta[ROOM_TOKEN_HEX + 1], tb[ROOM_TOKEN_HEX + 1];
+    if (room_token_new(room, ta, err, sizeof err) || room_token_new(room, tb, err, sizeof err)) goto fail;
     for (int pos = 0; pos < NQ; pos++) {
         if (room_act(room, ROOM_OPEN, err, sizeof err) || room_batch_begin(room, err, sizeof err)) goto fail;
-        int a = room_batch_join(room, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", err, sizeof err);
-        int b = room_batch_join(room, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", err, sizeof err);
+        int a = room_batch_join(room, ta, err, sizeof err);
+        int b = room_batch_join(room, tb, err, sizeof err);
         if (a < 0 || b < 0 || room_batch_vote(room, a, pos, 1, err, sizeof err) ||
             room_batch_vote(room, b, pos, pos % 2, err, sizeof err) || room_batch_commit(room, err, sizeof err))
             goto fail;
