@@ -72,6 +72,14 @@ check "icmp6 1200 to dst as nobody: ping socket, recverr, sent observed from the
   jqc '.socket == "ping" and .observer == "recverr" and .sent.basis == "observed"
          and (.sent.why | test("Echo Reply"))' "$tmp/reply6.json"
 
+# Ping sockets refused (the kernel's default range "1 0"): exit 3, and the sysctl that allows them.
+ip netns exec "$P-src" sysctl -qw net.ipv4.ping_group_range="1 0"
+ip netns exec "$P-src" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+  "$bin" probe -p icmp4 --ttl 64 -a 203.0.113.2 >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "icmp4 as nobody without ping sockets: exit 3, names net.ipv4.ping_group_range" \
+  test $rc -eq 3 -a ! -s "$tmp/out" -a "$(grep -c 'ping_group_range' "$tmp/err")" -eq 1
+ip netns exec "$P-src" sysctl -qw net.ipv4.ping_group_range="0 2147483647"
+
 # --- the reader challenge, as the article runs it: three separate commands ---
 "$bin" probe --prefix "$P" --flush -p udp4 -f default --json >"$tmp/c1.json" 2>/dev/null
 "$bin" probe --prefix "$P" -p tcp4 -f default --json >"$tmp/c2.json" 2>/dev/null
