@@ -25,6 +25,7 @@ int cmd_play(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
 int cmd_pmtu(int argc, char **argv);
+int cmd_witness(int argc, char **argv);
 int cmd_sessions(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_export(int argc, char **argv);

@@ -16,6 +16,7 @@ static const struct subcommand subcommands[] = {
     {"play", cmd_play, "fragquiz's game alone at a terminal: answer y/n, see the truth, get a score"},
     {"probe", cmd_probe, "send one test (or a whole deck) and show what the network did"},
     {"lab", cmd_lab, "build, inspect or remove the network-namespace lab"},
+    {"witness", cmd_witness, "the far end: report what arrived of each probe (fragments, size, TTL)"},
     {"pmtu", cmd_pmtu, "show or flush the path-MTU cache; 1-RTT path-MTU discovery"},
     {"sessions", cmd_sessions, "list recorded sessions with their collective score"},
     {"replay", cmd_replay, "replay a recorded session in the terminal or on the projector"},

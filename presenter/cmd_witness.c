@@ -1,0 +1,164 @@
+/* fragvote witness: the far end of a probe, run on a host the speaker
+ * controls (a VM, the lab's dst). All the work is in libfragprobe
+ * (probe/witness*.c); this file parses arguments, picks the key and prints. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fragprobe.h"
+
+#define WITNESS_KEY_FILE_MAX 256   /* a key file holds 32 hex digits and maybe a newline */
+
+static void witness_usage(FILE *out) {
+    fprintf(out,
+            "Usage: fragvote witness [OPTIONS] PORT\n"
+            "\n"
+            "Receives probes on UDP and TCP PORT (IPv4 and IPv6) and answers each with a\n"
+            "small report of what arrived: whole or in fragments (the largest fragment's\n"
+            "size, from IP_RECVFRAGSIZE), its size, the TTL / hop limit on arrival, for TCP\n"
+            "the data segments; with CAP_NET_RAW also the DF bit and the exact pieces.\n"
+            "The prober runs `fragvote probe --witness HOST:PORT --witness-key KEY ...`.\n"
+            "\n"
+            "It is not a reflector: only well-formed probes tagged with the key and\n"
+            "carrying a nonce not seen before are answered, with %d bytes (never more\n"
+            "than the probe, at most %d), at most %d replies a second overall and %d a\n"
+            "second to one source address.\n"
+            "\n"
+            "Options:\n"
+            "  --key HEX        the shared key (32 hex digits); also $FRAGVOTE_WITNESS_KEY.\n"
+            "                   Without one a fresh key is made and printed.\n"
+            "  --key-file FILE  read the key from FILE\n"
+            "  --raw            require CAP_NET_RAW (packet tap: DF and exact pieces)\n"
+            "  --no-raw         never use the packet tap (default: when the process has it)\n"
+            "  --rate N         at most N replies a second overall (1..%d)\n"
+            "  --rate-source N  at most N replies a second to one source (1..%d)\n"
+            "  --seconds N      stop after N seconds (default: until SIGINT/SIGTERM)\n"
+            "  -h, --help       show this help\n"
+            "\n"
+            "Exit codes: 0 ok, 1 failed, 2 usage, 3 missing capability (--raw).\n",
+            PROBE_WITNESS_REPORT_BYTES, PROBE_WITNESS_REPLY_MAX, PROBE_WITNESS_RATE, PROBE_WITNESS_RATE_SOURCE,
+            PROBE_WITNESS_RATE, PROBE_WITNESS_RATE_SOURCE);
+}
+
+static volatile sig_atomic_t witness_stop; /* set by SIGINT / SIGTERM */
+static void on_stop_signal(int sig) {
+    (void)sig;
+    witness_stop = 1;
+}
+
+static int read_key_file(const char *path, uint8_t *key) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "fragvote witness: cannot read %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char buf[WITNESS_KEY_FILE_MAX];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ')) buf[--n] = 0;
+    if (probe_witness_key_parse(buf, key) < 0) {
+        fprintf(stderr, "fragvote witness: %s does not hold a key (32 hex digits)\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_witness(int argc, char **argv) {
+    if (cli_wants_help(argc, argv)) {
+        witness_usage(stdout);
+        return FV_EXIT_OK;
+    }
+    struct probe_witness_opts o;
+    memset(&o, 0, sizeof o);
+    o.raw = -1;
+    long port = -1, v;
+    int have_key = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--key") && i + 1 < argc) {
+            if (probe_witness_key_parse(argv[++i], o.key) < 0) {
+                fprintf(stderr, "fragvote witness: --key takes 32 hex digits\n");
+                return FV_EXIT_USAGE;
+            }
+            have_key = 1;
+        } else if (!strcmp(a, "--key-file") && i + 1 < argc) {
+            if (read_key_file(argv[++i], o.key) < 0) return FV_EXIT_USAGE;
+            have_key = 1;
+        } else if (!strcmp(a, "--raw")) {
+            o.raw = 1;
+        } else if (!strcmp(a, "--no-raw")) {
+            o.raw = 0;
+        } else if (!strcmp(a, "--rate") && i + 1 < argc) {
+            if (cli_parse_long(argv[++i], 1, PROBE_WITNESS_RATE, &v)) {
+                fprintf(stderr, "fragvote witness: --rate takes 1..%d\n", PROBE_WITNESS_RATE);
+                return FV_EXIT_USAGE;
+            }
+            o.rate = (int)v;
+        } else if (!strcmp(a, "--rate-source") && i + 1 < argc) {
+            if (cli_parse_long(argv[++i], 1, PROBE_WITNESS_RATE_SOURCE, &v)) {
+                fprintf(stderr, "fragvote witness: --rate-source takes 1..%d\n", PROBE_WITNESS_RATE_SOURCE);
+                return FV_EXIT_USAGE;
+            }
+            o.rate_source = (int)v;
+        } else if (!strcmp(a, "--seconds") && i + 1 < argc) {
+            if (cli_parse_long(argv[++i], 1, 86400, &v)) {
+                fprintf(stderr, "fragvote witness: --seconds takes 1..86400\n");
+                return FV_EXIT_USAGE;
+            }
+            o.seconds = (int)v;
+        } else if (port < 0 && a[0] != '-') {
+            if (cli_parse_long(a, 1, 65535, &port)) {
+                fprintf(stderr, "fragvote witness: PORT must be 1..65535, not '%s'\n", a);
+                return FV_EXIT_USAGE;
+            }
+        } else {
+            fprintf(stderr, "fragvote witness: unexpected argument '%s'\nTry 'fragvote witness --help'.\n", a);
+            return FV_EXIT_USAGE;
+        }
+    }
+    if (port < 0) {
+        fprintf(stderr, "fragvote witness: needs a PORT\nTry 'fragvote witness --help'.\n");
+        return FV_EXIT_USAGE;
+    }
+    const char *env = getenv("FRAGVOTE_WITNESS_KEY");
+    char err[256];
+    if (!have_key && env && env[0]) {
+        if (probe_witness_key_parse(env, o.key) < 0) {
+            fprintf(stderr, "fragvote witness: $FRAGVOTE_WITNESS_KEY is not a key (32 hex digits)\n");
+            return FV_EXIT_USAGE;
+        }
+        have_key = 1;
+    }
+    if (!have_key && probe_witness_random(o.key, sizeof o.key, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote witness: %s\n", err);
+        return FV_EXIT_FAIL;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    o.port = (int)port;
+    o.stop = (volatile int *)&witness_stop;
+    struct probe_witness_stats st;
+    o.stats = &st;
+    char hex[2 * PROBE_WITNESS_KEY_BYTES + 1];
+    probe_witness_key_format(o.key, hex);
+    if (!have_key) printf("key %s\n", hex);
+    fprintf(stderr, "fragvote witness: answering probes on UDP and TCP port %ld%s\n", port,
+            have_key ? "" : " (key above: give it to the prober with --witness-key)");
+    fflush(stdout);
+    int rc = probe_witness_run(&o, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "fragvote witness: %s\n", err);
+        return rc == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
+    }
+    printf("received %ld, replied %ld, refused: %ld malformed or untagged, %ld replayed, %ld over the rate, "
+           "%ld TCP connections over the cap\n",
+           st.received, st.replied, st.bad, st.replayed, st.rate_capped, st.tcp_refused);
+    return FV_EXIT_OK;
+}
