@@ -64,7 +64,7 @@
   }
 
   /* A projector has one screenful: a long deck's board (the built-in one
-   * has 32 questions) gets smaller type until it fits, down to 35%. */
+   * has 38 questions) gets smaller type until it fits, down to 35%. */
   function fitBoard() {
     var table = fvEl('boardtable'), scale = 1;
     table.style.fontSize = '';

@@ -6,7 +6,7 @@
 # the path MTU becomes 1400; lowered to 1300 the current size (1400) is lost,
 # so it starts over and finds 1280 again. Each change is printed with a UTC
 # timestamp no later than one interval (plus one round trip's timeout) after
-# the link changed. --seconds ends the watch by itself, SIGINT ends it
+# the link changed -- with ICMP echo (IPv4, IPv6) and with a UDP responder. --seconds ends the watch by itself, SIGINT ends it
 # cleanly, and the options are checked.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,7 +58,10 @@ change_found() {
 }
 
 pmtu_lab_up 1500 1280 1500
-for t in $DST4 $DST6; do
+PORT=7007 # UDP acknowledgements from `fragvote pmtu respond` in dst, as well as ICMP echo
+ip netns exec "$NS_DST" setpriv --reuid=65534 --regid=65534 --clear-groups \
+  "$B" pmtu respond --seconds 120 $PORT 2>/dev/null & PMTU_PIDS="$PMTU_PIDS $!"
+for t in $DST4 $DST6 "$DST4:$PORT"; do
   set_mid 1280
   : >"$out"
   as_nobody_in_src "$B" pmtu discover --watch --interval $INTERVAL --timeout $TIMEOUT_MS --seconds 11 "$t" >"$out" 2>&1 &
