@@ -84,13 +84,19 @@ for t in $DST4 $DST6 "$DST4:$PORT"; do
   cat "$out"
 done
 
-# SIGINT ends it cleanly, long before --seconds.
+# --verbose prints the reprobes that change nothing; SIGINT ends the watch
+# cleanly, long before --seconds.
 set_mid 1280
 : >"$out"
-ip netns exec "$NS_SRC" "$B" pmtu discover --watch --interval 60 --seconds 300 "$DST4" >"$out" 2>&1 &
+ip netns exec "$NS_SRC" "$B" pmtu discover --watch --interval 1 --verbose --seconds 300 "$DST4" >"$out" 2>&1 &
 watcher=$!
 PMTU_PIDS="$PMTU_PIDS $watcher"
 wait_line 'path MTU 1280' 5 || fail "no first line before SIGINT"
+if wait_line 'Z  path MTU 1280 unchanged  \(1280 acknowledged, 1360 too big \(MTU 1280\)\)' 4; then
+  pass "--verbose: an unchanged reprobe (current and next size) is printed"
+else
+  fail "--verbose: no unchanged line: $(cat "$out")"
+fi
 t0=$(date +%s.%N); kill -INT $watcher; wait $watcher; rc=$?; t1=$(date +%s.%N)
 expect_eq "$rc" 0 "SIGINT: exit 0"
 if grep -q '^watch ended by signal' "$out"; then pass "SIGINT: says it ended by signal"; else fail "SIGINT: $(cat "$out")"; fi
