@@ -64,6 +64,9 @@ char *hub_msg_state(struct hub *h, int presenter) {
     int split_open = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
     if (presenter || split_open || h->cfg.live_split)
         json_object_set_new(o, "split", json_pack("{s:i, s:i}", "yes", ci.yes, "no", ci.no));
+    /* The deck's speaker notes: for the presenter page only. */
+    const struct deck_test *dt = presenter ? quiz_test(q, cur) : NULL;
+    if (dt && dt->notes[0]) json_object_set_new(json_object_get(o, "q"), "notes", json_string(dt->notes));
     json_t *rv = reveal_json(q, cur);
     if (rv) json_object_set_new(o, "reveal", rv);
     long long left = hub_closes_in_ms(h);
