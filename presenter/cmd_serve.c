@@ -64,6 +64,7 @@ struct serve {
     pthread_t sig_thread, con_thread;
     int con_started;
     char observer[16], host[256], kernel[320], target[256], resume_target[256];
+    char screen_url[600], presenter_url[600]; /* the console shows them beside the join URL */
     /* The console thread's own read-only view of the store, for a revealed
      * question's result (struct db belongs to the hub's thread). */
     sqlite3 *ro;
@@ -117,9 +118,10 @@ static void usage(FILE *out) {
             "\n"
             "Console keys: o open, t open with the --timer countdown, c close, v re-vote (a\n"
             "second round after close; the final round is scored), m measure, r reveal,\n"
-            "n/space next, e re-run, s skip, b back, q quit. Without a terminal,\n"
-            "the same words one per line on stdin, \"open SECONDS\" for a timed open (see\n"
-            "docs/DECKS.md for the script commands).\n"
+            "n/space next, e re-run, s skip, b back, p show the presenter secret (it is\n"
+            "never on the screen otherwise), q quit. Without a terminal, the same words\n"
+            "one per line on stdin, \"open SECONDS\" for a timed open, \"secret\" to print\n"
+            "the secret (see docs/DECKS.md for the script commands).\n"
             "\n"
             "The lab needs root (CAP_SYS_ADMIN + CAP_NET_ADMIN); its namespaces are named\n"
             "from $" PROBE_LAB_PREFIX_ENV " (default \"" PROBE_LAB_PREFIX_DEFAULT "\").\n"
@@ -654,7 +656,10 @@ lab_ready:
 
     s.con = (struct console){
         .be = {be_post, be_status, &s},
-        .view = {s.deck.title, hub_join_url(h), room_code(s.room), hub_secret(h), s.target, !s.o.no_qr},
+        .view = {s.deck.title, hub_join_url(h), room_code(s.room), hub_secret(h), s.target, !s.o.no_qr,
+                 console_page_url(hub_join_url(h), "screen/", s.screen_url, sizeof s.screen_url) ? NULL : s.screen_url,
+                 console_page_url(hub_join_url(h), "presenter/", s.presenter_url, sizeof s.presenter_url) ? NULL
+                                                                                                    : s.presenter_url},
         .out = stdout,
         .timer_s = s.o.timer_s,
         .stop = (volatile int *)&s.stop,

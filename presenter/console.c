@@ -145,7 +145,8 @@ int console_parse_line(const char *line, struct console_cmd *out, char *err, siz
     struct {
         const char *name;
         enum console_verb verb;
-    } simple[] = {{"stop-at-end", CONSOLE_STOP_AT_END}, {"quit-at-end", CONSOLE_QUIT_AT_END}, {"show", CONSOLE_SHOW}, {"help", CONSOLE_HELP}};
+    } simple[] = {{"stop-at-end", CONSOLE_STOP_AT_END}, {"quit-at-end", CONSOLE_QUIT_AT_END}, {"show", CONSOLE_SHOW}, {"help", CONSOLE_HELP},
+                {"secret", CONSOLE_SECRET}};
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
         if (!strcmp(v, simple[i].name)) {
             if (nw != 1) {
@@ -176,6 +177,7 @@ int console_parse_key(int key, struct console_cmd *out) {
     case 'b': out->act = HUB_CMD_BACK; return 0;
     case 'q': out->act = HUB_CMD_QUIT; return 0;
     case '?': case 'h': out->verb = CONSOLE_HELP; return 0;
+    case 'p': out->verb = CONSOLE_SECRET; return 0;
     case 12: /* Ctrl-L: redraw */ out->verb = CONSOLE_SHOW; return 0;
     }
     return -1;
@@ -363,6 +365,10 @@ int console_exec(struct console *c, const struct console_cmd *cmd, char *err, si
         return 0;
     case CONSOLE_HELP:
         fprintf(c->out, "%s\n", console_keys_help());
+        fflush(c->out);
+        return 0;
+    case CONSOLE_SECRET:
+        console_render_secret(c->out, &c->view);
         fflush(c->out);
         return 0;
     }

@@ -17,7 +17,8 @@
  * wait-state STATE [MS], wait-measured [MS], sleep MS. Checks:
  * expect-refused ACTION (the action must be refused), stop-at-end (stop the
  * script here if the quiz has ended), quit-at-end (quit, ending serve, if
- * the quiz has ended), show (print the screen). */
+ * the quiz has ended), show (print the screen), secret (print the presenter
+ * secret and the presenter URL carrying it; the p key on a terminal). */
 #ifndef FRAGVOTE_CONSOLE_H
 #define FRAGVOTE_CONSOLE_H
 
@@ -48,6 +49,7 @@ enum console_verb {
     CONSOLE_QUIT_AT_END,    /* quit (end the talk) if the quiz has ended */
     CONSOLE_SHOW,           /* print the screen */
     CONSOLE_HELP,           /* print the keys */
+    CONSOLE_SECRET,         /* print the presenter secret (key p: show it for a while) */
 };
 
 struct console_cmd {
@@ -92,10 +94,19 @@ struct console_backend {
     void *ctx;
 };
 
-/* The fixed facts shown at the top of the screen. */
+#define CONSOLE_REFUSED_SHOW_MS 8000 /* a refusal's reason stays on the terminal this long */
+#define CONSOLE_SECRET_SHOW_MS 20000 /* the p key shows the secret this long, then hides it again */
+#define CONSOLE_PIPE_STATUS_MS 2000  /* without a terminal: at most one count line per this long */
+
+/* The fixed facts shown at the top of the screen, and how to lay it out. */
 struct console_view {
     const char *title, *join_url, *room_code, *secret, *target;
     int show_qr;            /* draw the QR code of join_url */
+    const char *screen_url, *presenter_url; /* the projector's and the presenter's pages, NULL: not shown */
+    int show_secret;        /* print the secret (and the presenter URL carrying it); hidden otherwise */
+    int hide_refused;       /* leave the last refusal's reason out (it is old news) */
+    int cols, rows;         /* the terminal's size: the frame fits it (QR beside the
+                             * question when there is room); 0: no terminal, one block after the other */
 };
 
 struct console {
@@ -127,10 +138,22 @@ struct termios;
 int console_tty_raw(int fd, struct termios *saved, char *err, size_t errlen);
 
 /* ---- rendering (console_render.c) ---- */
-/* Writes one frame: title, join URL, room code, secret, QR (if view.show_qr),
- * the current question, state (with the seconds left while a voting timer
- * runs), voters, votes, collective score, last error and the keys. */
+/* Writes one frame: title, the phones' join URL, room code, the projector's
+ * and the presenter's URLs, the secret only when view.show_secret, QR (if
+ * view.show_qr), the current question, state (with the seconds left while a
+ * voting timer runs), voters, votes, collective score, the last refusal and
+ * the keys. With view.cols/rows (a terminal) the frame fits that size: at
+ * 80x24 the QR code sits beside the question; on a smaller terminal it is
+ * left out with a line saying so. */
 void console_render(FILE *out, const struct console_view *v, const struct console_status *st);
+/* One line for a log without a terminal: "status: question 2/12 voting, 14
+ * votes, 20 voters (18 online)" (no truth: it says "revealed" at most). */
+void console_render_line(FILE *out, const struct console_status *st);
+/* The URL of one of serve's pages ("screen/", "presenter/") next to the
+ * join URL (".../?room=CODE" without its query). Returns 0, or -1 if it does not fit. */
+int console_page_url(const char *join_url, const char *page, char *out, size_t outlen);
+/* The presenter secret and the presenter URL that carries it: two lines. */
+void console_render_secret(FILE *out, const struct console_view *v);
 /* Draws the QR code of text with half-block characters (two modules per
  * character cell, light modules drawn, 2-module quiet zone) so a phone can
  * scan it from a dark terminal. Returns 0, or -1 with err. */

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "console.h"
@@ -21,9 +23,43 @@ static int status_changed(const struct console_status *a, const struct console_s
 }
 
 static void frame(struct console *c, const struct console_status *st) {
-    if (c->ansi) fputs("\033[H\033[2J", c->out);
+    if (c->ansi) {
+        /* The frame fits the terminal as it is now (it may have been resized). */
+        struct winsize ws;
+        if (ioctl(fileno(c->out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0) {
+            c->view.cols = ws.ws_col;
+            c->view.rows = ws.ws_row;
+        } else {
+            c->view.cols = 80;
+            c->view.rows = 24;
+        }
+        fputs("\033[H\033[2J", c->out);
+    }
     console_render(c->out, &c->view, st);
     fflush(c->out);
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* What the terminal shows for a while only: a refusal's reason, and the
+ * secret after the p key. */
+struct shown_for {
+    unsigned long refused_seen;
+    double refused_at, secret_until;
+};
+
+static void timed_view(struct console *c, struct shown_for *f, const struct console_status *st) {
+    double t = now_ms();
+    if (st->hub.refused_total != f->refused_seen) {
+        f->refused_seen = st->hub.refused_total;
+        f->refused_at = t;
+    }
+    c->view.hide_refused = !f->refused_at || t - f->refused_at > CONSOLE_REFUSED_SHOW_MS;
+    c->view.show_secret = t < f->secret_until;
 }
 
 int console_tty_raw(int fd, struct termios *saved, char *err, size_t errlen) {
@@ -50,6 +86,8 @@ static int run_keys(struct console *c, int fd, char *err, size_t errlen) {
     int rc = 0, idle_ms = 0;
     struct console_status shown, now;
     c->be.status(c->be.ctx, &shown);
+    struct shown_for f = {shown.hub.refused_total, 0, 0}; /* a refusal from before this run is old news */
+    timed_view(c, &f, &shown);
     frame(c, &shown);
     while (!(c->stop && *c->stop)) {
         struct pollfd p = {fd, POLLIN, 0};
@@ -63,10 +101,16 @@ static int run_keys(struct console *c, int fd, char *err, size_t errlen) {
                 struct console_cmd cmd;
                 if (console_parse_key(ch, &cmd) == 0) {
                     char why[320];
-                    int r = console_exec(c, &cmd, why, sizeof why);
+                    int r = 0;
+                    if (cmd.verb == CONSOLE_SECRET) /* p: show the secret for a while, p again hides it */
+                        f.secret_until = c->view.show_secret ? 0 : now_ms() + CONSOLE_SECRET_SHOW_MS;
+                    else
+                        r = console_exec(c, &cmd, why, sizeof why);
                     if (r < 0) fprintf(c->out, "%s\n", why);
                     if (r > 0) break;
+                    if (cmd.verb == CONSOLE_ACT) f.refused_at = 0; /* a new action: the old refusal is gone */
                     c->be.status(c->be.ctx, &shown);
+                    timed_view(c, &f, &shown);
                     frame(c, &shown);
                     if (cmd.verb == CONSOLE_HELP) fprintf(c->out, "%s\n", console_keys_help());
                     idle_ms = 0;
@@ -78,6 +122,7 @@ static int run_keys(struct console *c, int fd, char *err, size_t errlen) {
         c->be.status(c->be.ctx, &now);
         if (status_changed(&shown, &now) || idle_ms >= CONSOLE_REDRAW_MS) {
             shown = now;
+            timed_view(c, &f, &shown);
             frame(c, &shown);
             idle_ms = 0;
         }
@@ -86,23 +131,52 @@ static int run_keys(struct console *c, int fd, char *err, size_t errlen) {
     return rc;
 }
 
-/* Pipe or file: one command per line, as in a script. */
+/* Without a terminal, what changed since the last line printed: a new
+ * question or state (a timer closed voting, the presenter page acted, the
+ * probe answered) at once; new votes or voters at most every
+ * CONSOLE_PIPE_STATUS_MS. */
+static void log_changes(struct console *c, struct console_status *last, double *last_at) {
+    struct console_status now;
+    c->be.status(c->be.ctx, &now);
+    const struct hub_status *x = &last->hub, *y = &now.hub;
+    int moved = x->cursor != y->cursor || x->ended != y->ended || x->current.state != y->current.state ||
+                x->current.measuring != y->current.measuring;
+    int counted = x->current.yes + x->current.no != y->current.yes + y->current.no || x->voters != y->voters ||
+                  x->connections != y->connections;
+    double t = now_ms();
+    if (moved || (counted && t - *last_at >= CONSOLE_PIPE_STATUS_MS)) {
+        console_render_line(c->out, &now);
+        fflush(c->out);
+        *last = now;
+        *last_at = t;
+    }
+}
+
+/* Pipe or file: one command per line, as in a script; between commands a
+ * line whenever the room's status changes. */
 static int run_lines(struct console *c, int fd, char *err, size_t errlen) {
     char buf[CONSOLE_LINE_MAX + 2];
     size_t used = 0;
-    int lineno = 0;
+    int lineno = 0, eof = 0;
     struct console_status st;
+    double st_at = now_ms();
     c->be.status(c->be.ctx, &st);
     frame(c, &st);
     while (!(c->stop && *c->stop)) {
         struct pollfd p = {fd, POLLIN, 0};
-        int n = poll(&p, 1, 200);
+        int n = poll(&p, eof ? 0 : 1, 200);
         if (n < 0 && errno != EINTR) break;
-        if (n <= 0) continue;
+        if (n <= 0 || eof) {
+            log_changes(c, &st, &st_at);
+            continue;
+        }
         ssize_t got = read(fd, buf + used, sizeof buf - 1 - used);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) {
-            if (used == 0) return 0; /* end of input: stop reading, the hub goes on */
+            if (used == 0) { /* end of input: no more commands, the hub goes on (and the log with it) */
+                eof = 1;
+                continue;
+            }
             buf[used++] = '\n';
             got = 0;
         }
@@ -120,6 +194,10 @@ static int run_lines(struct console *c, int fd, char *err, size_t errlen) {
                 int r = console_exec(c, &cmd, why, sizeof why);
                 if (r < 0) fprintf(c->out, "stdin:%d: %s\n", lineno, why);
                 if (r > 0) return 0;
+                if (cmd.verb == CONSOLE_ACT || cmd.verb == CONSOLE_EXPECT_REFUSED)
+                    c->be.status(c->be.ctx, &st); /* the action's own line said what it did */
+                else
+                    log_changes(c, &st, &st_at); /* what happened during a wait or sleep */
             }
             fflush(c->out);
             size_t rest = used - (size_t)(nl + 1 - buf);

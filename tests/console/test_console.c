@@ -134,6 +134,11 @@ static void test_keys(void) {
     CHECK_CONTAINS(console_keys_help(), "[t]imed open");
     CHECK(console_parse_key(' ', &c) == 0 && c.act == HUB_CMD_NEXT);
     CHECK(console_parse_key('?', &c) == 0 && c.verb == CONSOLE_HELP);
+    CHECK(console_parse_key('p', &c) == 0 && c.verb == CONSOLE_SECRET);
+    CHECK_CONTAINS(console_keys_help(), "[p]resenter secret");
+    char err[64];
+    CHECK(console_parse_line("secret", &c, err, sizeof err) == 0 && c.verb == CONSOLE_SECRET);
+    CHECK(console_parse_line("secret now", &c, err, sizeof err) < 0);
     CHECK(console_parse_key('z', &c) < 0);
     CHECK(console_parse_key('\n', &c) < 0);
 }
@@ -260,7 +265,10 @@ static int setup(struct console *c, FILE **logf) {
     memset(c, 0, sizeof *c);
     c->be = (struct console_backend){rb_post, rb_status, &rb};
     c->out = *logf;
-    c->view = (struct console_view){"Console test", "http://192.0.2.1:8080/?room=TESTRM", "TESTRM", "s3cret", "lab", 0};
+    c->view = (struct console_view){.title = "Console test", .join_url = "http://192.0.2.1:8080/?room=TESTRM",
+                                    .room_code = "TESTRM", .secret = "s3cret", .target = "lab",
+                                    .screen_url = "http://192.0.2.1:8080/screen/",
+                                    .presenter_url = "http://192.0.2.1:8080/presenter/"};
     return 0;
 }
 
@@ -470,14 +478,95 @@ static void test_render_shows_what_the_speaker_needs(void) {
     fclose(sf);
     CHECK_CONTAINS(screen, "Join: http://192.0.2.1:8080/?room=TESTRM");
     CHECK_CONTAINS(screen, "Room: TESTRM");
-    CHECK_CONTAINS(screen, "Presenter secret: s3cret");
+    CHECK_CONTAINS(screen, "Projector: http://192.0.2.1:8080/screen/");
+    CHECK_CONTAINS(screen, "Presenter: http://192.0.2.1:8080/presenter/   (secret hidden: type 'secret')");
+    CHECK(!strstr(screen, "s3cret")); /* a mirrored laptop screen shows no secret */
     CHECK_CONTAINS(screen, "\xe2\x96\x88");  /* the QR code */
     CHECK_CONTAINS(screen, "Question 1/5");  /* udp4: 3 questions, udp6: 2 */
     CHECK_CONTAINS(screen, "A 1400-byte UDP/IPv4 packet, default socket options: is it sent?");
     CHECK_CONTAINS(screen, "State: pending");
     CHECK_CONTAINS(screen, "[o]pen");
     free(screen);
+    /* Asked for: the secret and the presenter URL that carries it. */
+    c.view.show_secret = 1;
+    sf = open_memstream(&screen, &slen);
+    console_render(sf, &c.view, &st);
+    console_render_secret(sf, &c.view);
+    fclose(sf);
+    CHECK_CONTAINS(screen, "Room: TESTRM   Presenter secret: s3cret   Target: lab");
+    CHECK_CONTAINS(screen, "Presenter: http://192.0.2.1:8080/presenter/#secret=s3cret");
+    free(screen);
     teardown(logf);
+}
+
+/* Lines of a frame and the widest one, in cells (UTF-8 code points). */
+static void frame_size(const char *s, int *lines, int *widest) {
+    *lines = 0;
+    *widest = 0;
+    int w = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '\n') {
+            (*lines)++;
+            if (w > *widest) *widest = w;
+            w = 0;
+        } else if (((unsigned char)*p & 0xC0) != 0x80)
+            w++;
+    }
+}
+
+static void test_render_fits_the_terminal(void) {
+    struct console c;
+    FILE *logf;
+    REQUIRE(setup(&c, &logf) == 0);
+    c.view.show_qr = 1;
+    struct console_status st;
+    rb_status(&rb, &st);
+    /* 80x24: everything, the QR code beside the question, within 79 x 23
+     * (the last column and the cursor's row stay free). */
+    c.view.cols = 80;
+    c.view.rows = 24;
+    char *screen = NULL;
+    size_t slen = 0;
+    FILE *sf = open_memstream(&screen, &slen);
+    console_render(sf, &c.view, &st);
+    fclose(sf);
+    int lines, widest;
+    frame_size(screen, &lines, &widest);
+    CHECK(lines <= 23);
+    CHECK(widest <= 79);
+    CHECK_CONTAINS(screen, "Join: http://192.0.2.1:8080/?room=TESTRM");
+    CHECK_CONTAINS(screen, "Projector: http://192.0.2.1:8080/screen/");
+    CHECK_CONTAINS(screen, "Presenter: http://192.0.2.1:8080/presenter/   (secret hidden: press p)");
+    CHECK_CONTAINS(screen, "\xe2\x96\x88"); /* the QR code */
+    CHECK_CONTAINS(screen, "State: pending");
+    CHECK_CONTAINS(screen, "[q]uit");
+    CHECK(!strstr(screen, "s3cret"));
+    free(screen);
+    /* 60x20: no room for the QR code; it says where it is, the rest fits. */
+    c.view.cols = 60;
+    c.view.rows = 20;
+    sf = open_memstream(&screen, &slen);
+    console_render(sf, &c.view, &st);
+    fclose(sf);
+    frame_size(screen, &lines, &widest);
+    CHECK(lines <= 19);
+    CHECK(widest <= 59);
+    CHECK(!strstr(screen, "\xe2\x96\x88"));
+    CHECK_CONTAINS(screen, "QR code for phones: on the projector");
+    CHECK_CONTAINS(screen, "State: pending");
+    free(screen);
+    teardown(logf);
+}
+
+static void test_page_urls_beside_the_join_url(void) {
+    char u[128];
+    CHECK(console_page_url("http://192.0.2.1:8080/?room=K7QX2M", "screen/", u, sizeof u) == 0);
+    CHECK_STR(u, "http://192.0.2.1:8080/screen/");
+    CHECK(console_page_url("https://quiz.example.org/talk/?room=K7QX2M", "presenter/", u, sizeof u) == 0);
+    CHECK_STR(u, "https://quiz.example.org/talk/presenter/");
+    CHECK(console_page_url("https://quiz.example.org?room=K7QX2M", "screen/", u, sizeof u) == 0);
+    CHECK_STR(u, "https://quiz.example.org/screen/");
+    CHECK(console_page_url("http://192.0.2.1:8080/?room=K7QX2M", "presenter/", u, 10) < 0);
 }
 
 int main(void) {
@@ -496,5 +585,7 @@ int main(void) {
     RUN(test_open_key_and_script_pass_the_timer_to_the_hub);
     RUN(test_render_counts_down_while_a_timer_runs);
     RUN(test_render_shows_what_the_speaker_needs);
+    RUN(test_render_fits_the_terminal);
+    RUN(test_page_urls_beside_the_join_url);
     return check_summary();
 }

@@ -11,7 +11,7 @@ trap cleanup EXIT
 fail=0
 check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
 
-printf 'open\n# a comment\ndance\nclose\nmeasure\nwait-measured 20000\nshow\nreveal\nshow\nnext\nskip\nshow\nquit\n' |
+printf 'open\n# a comment\ndance\nclose\nmeasure\nwait-measured 20000\nshow\nreveal\nshow\nnext\nskip\nshow\nopen 1\nsleep 1800\nsecret\nquit\n' |
   FRAGVOTE_LAB_PREFIX=$prefix timeout 60 "$bin" serve --db "$tmp/p.db" --port 0 --bind 127.0.0.1 --no-qr \
   >"$tmp/out" 2>&1
 rc=$?
@@ -29,6 +29,12 @@ first_revealed=$(grep -n '^State: revealed' "$tmp/out" | head -1 | cut -d: -f1)
 first_measured=$(grep -n '^State: measured' "$tmp/out" | head -1 | cut -d: -f1)
 check measured_frame_shown test -n "$first_measured"
 check truth_only_in_revealed_frame test -n "$first_truth" -a -n "$first_revealed" -a "${first_truth:-0}" -gt "${first_revealed:-0}" -a "${first_measured:-0}" -lt "${first_revealed:-0}"
+# Between commands the log says what changed by itself: the 1 s timer closed voting.
+check timer_close_logged grep -q "^status: question 3/38 closed, 0 votes, 0 voters (0 online)" "$tmp/out"
+# The secret only when asked for ('secret'), never in the screen printed at start.
+check secret_hidden grep -q "^Presenter: http://[^/]*/presenter/   (secret hidden: type 'secret')" "$tmp/out"
+check secret_on_request grep -q "^Presenter: http://[^/]*/presenter/#secret=[a-z0-9]\{12\}$" "$tmp/out"
+check secret_once test "$(grep -c "secret=" "$tmp/out")" -eq 1
 check no_ansi_without_tty bash -c "! grep -q $'\033' '$tmp/out'"
 check lab_removed test "$(ip netns list | grep -c "^$prefix-")" -eq 0
 [ $fail -ne 0 ] && cat "$tmp/out"
