@@ -61,15 +61,21 @@ function fvConnect(protocol, handlers) {
 }
 
 /* A countdown shown in element `id`: fed with messages carrying
- * closes_in_ms (state, tally), it ticks locally until zero. */
-function fvCountdown(id) {
+ * closes_in_ms (state, tally), it ticks locally until zero. fmt(seconds)
+ * makes the text (default "closes in N s"); onTick(seconds or 0) lets a page
+ * restyle itself (the projector's banner). stop() clears it at once: a page
+ * that lost the server must not keep counting a deadline it cannot know. */
+function fvCountdown(id, fmt, onTick) {
   var deadline = 0, timer = null;
+  fmt = fmt || function (s) { return 'closes in ' + s + ' s'; };
   function tick() {
     var left = Math.ceil((deadline - Date.now()) / 1000);
-    fvText(id, deadline && left > 0 ? 'closes in ' + left + ' s' : '');
-    if (!deadline || left <= 0) { clearInterval(timer); timer = null; }
+    var on = deadline && left > 0;
+    fvText(id, on ? fmt(left) : '');
+    if (onTick) onTick(on ? left : 0);
+    if (!on) { deadline = 0; clearInterval(timer); timer = null; }
   }
-  return function (m) {
+  function feed(m) {
     if (typeof m.closes_in_ms === 'number') {
       deadline = Date.now() + m.closes_in_ms;
       if (!timer) timer = setInterval(tick, 250);
@@ -77,7 +83,106 @@ function fvCountdown(id) {
       deadline = 0;
     }
     tick();
-  };
+  }
+  feed.stop = function () { deadline = 0; tick(); };
+  feed.running = function () { return deadline > 0; };
+  return feed;
+}
+
+/* "1 vote", "2 votes". */
+function fvCount(n, one, many) { return n + ' ' + (n === 1 ? one : (many || one + 's')); }
+
+/* A question as the deck words it, "A 1400-byte UDP/IPv4 packet, default
+ * socket options: is the DF bit set on the wire?": consecutive questions
+ * about one packet differ only in the ask after the last ": ", so the ask
+ * gets its own, stronger span. The element's text stays the whole question. */
+function fvQuestion(id, text) {
+  var e = fvEl(id);
+  if (!e) return;
+  text = text || '';
+  var cut = text.lastIndexOf(': ');
+  var head = document.createElement('span'), ask = document.createElement('span');
+  head.className = 'qhead';
+  ask.className = 'qask';
+  if (cut > 0) { head.textContent = text.slice(0, cut + 2); ask.textContent = text.slice(cut + 2); }
+  else ask.textContent = text;
+  e.replaceChildren(head, ask);
+}
+
+/* What a question's state means to the room, in words: the projector's
+ * banner, the phone's and the presenter's state chip. */
+function fvStateWords(s) {
+  var q = s.q;
+  if (s.ended) return 'Final score';
+  if (q.measuring) return 'Measuring… the laptop is sending the packet';
+  switch (q.state) {
+  case 'pending': return 'Get ready: voting opens soon';
+  case 'voting': return q.round === 2 ? 'Round 2: talk to your neighbour, then vote again' : 'Vote now on your phone';
+  case 'closed': return 'Voting closed';
+  case 'measured': return 'Measured: the answer comes next';
+  case 'skipped': return 'Skipped';
+  case 'revealed': return fvVerdictWords(s.reveal);
+  }
+  return q.state;
+}
+/* The banner's look: one class per moment; green/red only for right/wrong. */
+function fvStateClass(s) {
+  if (s.ended) return 'ended';
+  if (s.q.measuring) return 'measuring';
+  if (s.q.state === 'revealed') return fvVerdictClass(s.reveal);
+  return s.q.state;
+}
+/* The room's verdict on a revealed question (the reveal's correct and
+ * majority; a reveal may or may not carry evidence). */
+function fvVerdictClass(rv) {
+  if (!rv) return 'revealed';
+  if (rv.truth !== 'yes' && rv.truth !== 'no') return 'unknown';
+  if (!rv.majority) return 'novotes';
+  return rv.correct === 1 ? 'right' : rv.correct === 0 ? 'wrong' : 'tie';
+}
+function fvVerdictWords(rv) {
+  switch (fvVerdictClass(rv)) {
+  case 'right': return 'The room was right ✔';
+  case 'wrong': return 'The room was wrong ✘';
+  case 'tie': return 'A split room: half right';
+  case 'unknown': return 'Nobody can tell for sure';
+  case 'novotes': return 'Revealed: nobody voted';
+  }
+  return 'Revealed';
+}
+/* What the measurement says, for people: "the packet is sent", "DF is
+ * set", ... from the truth and the question's kind. */
+function fvTruthWords(kind, truth) {
+  if (truth !== 'yes' && truth !== 'no') return 'unknown';
+  var yes = truth === 'yes';
+  return kind === 'sent' ? (yes ? 'it is sent' : 'it is not sent') :
+    kind === 'df' ? (yes ? 'DF is set' : 'DF is not set') : (yes ? 'it is fragmented' : 'it is not fragmented');
+}
+
+/* Questions jumped over between two states the page saw: the one it was on
+ * (if it was never revealed) and any between. "" when none. */
+function fvSkipped(prev, now) {
+  if (!prev || prev.ended || now.ended || now.q.pos <= prev.q.pos) return '';
+  var from = prev.q.state === 'revealed' ? prev.q.pos + 2 : prev.q.pos + 1, to = now.q.pos;
+  if (from > to) return '';
+  return from === to ? 'Question ' + from + ' was skipped' : 'Questions ' + from + '–' + to + ' were skipped';
+}
+
+/* Text that must fit a box (the projector: nobody scrolls it): shrinks the
+ * font of `box` until its content fits its height, down to `min` of the
+ * stylesheet's size; starts from `max` (default 1) so that little content
+ * can fill the box. Returns the scale used. */
+function fvFit(box, min, max) {
+  if (!box || !box.style) return 1;
+  var scale = max || 1;
+  box.style.fontSize = scale === 1 ? '' : (scale * 100).toFixed(1) + '%';
+  for (var i = 0; i < 10; i++) {
+    var over = box.scrollHeight - box.clientHeight;
+    if (!(over > 1) || scale <= min) break;
+    scale = Math.max(min, scale * Math.max(0.6, box.clientHeight / box.scrollHeight));
+    box.style.fontSize = (scale * 100).toFixed(1) + '%';
+  }
+  return scale;
 }
 
 function fvEl(id) { return document.getElementById(id); }

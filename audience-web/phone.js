@@ -33,55 +33,94 @@
     if (room) { store('set', ROOM_KEY, room); fvText('error', ''); hello(); }
   });
 
+  var ACK_WAIT_MS = 6000; /* no ack by then: say so, the tap may not have arrived */
+  var ackTimer = null, online = false, tappedOffline = false, shownReveal = -1, skipNote = '';
+
   function vote(yes) {
     if (!state || state.q.state !== 'voting') return;
+    if (!online) { tappedOffline = true; render(); return; }
     pending = { id: nextId++, q: state.q.pos, yes: yes };
     if (!conn.send({ t: 'vote', id: pending.id, q: pending.q, yes: yes })) {
       pending = null;
-      fvText('ack', 'offline — reconnecting, vote again in a moment');
+      tappedOffline = true;
+      render();
       return;
     }
+    clearTimeout(ackTimer);
+    var mine = pending;
+    ackTimer = setTimeout(function () {
+      if (pending !== mine) return;
+      pending = null;
+      render();
+      fvText('ack', 'no answer from the laptop yet: check your wifi and tap again');
+    }, ACK_WAIT_MS);
     render();
   }
   fvEl('yes').addEventListener('click', function () { vote(true); });
   fvEl('no').addEventListener('click', function () { vote(false); });
 
+  var CHIP = { pending: 'waiting', voting: 'voting open', closed: 'voting closed', measuring: 'measuring…',
+    measured: 'measured', revealed: 'revealed', skipped: 'skipped', ended: 'ended' };
+
+  /* What happens to this phone's vote while the connection is gone. */
+  function offlineText() {
+    var q = state && !state.ended ? state.q : null, mine = q ? votes[q.pos] : -1;
+    var fate = !q ? '' : mine === 0 || mine === 1 ? ' Your vote (' + (mine ? 'yes' : 'no') + ') is counted and kept.' :
+      q.state === 'voting' ? (tappedOffline ? ' Your tap did not go out: vote again when the connection is back.' :
+        ' You have not voted yet: the buttons come back with the connection.') : '';
+    return 'Offline — reconnecting…' + fate;
+  }
+
   function render() {
+    fvShow('offline', !online && joined);
+    if (!online && joined) fvText('offline', offlineText());
     if (!state) return;
-    fvText('title', state.title + ' · room ' + state.room);
+    fvText('title', state.title);
+    fvEl('title').setAttribute('title', state.title);
+    fvText('roomchip', joined ? 'room ' + state.room : '');
     if (state.ended) { renderFinal(); return; }
     fvShow('final', false);
     fvShow('play', joined);
-    var q = state.q, mine = votes[q.pos];
-    fvText('qnum', 'Question ' + (q.pos + 1) + ' of ' + state.n + ' · ' + q.state +
-      (q.round === 2 ? ' · second round: talk to your neighbour, then vote again' : ''));
-    fvText('qtext', q.text);
+    var q = state.q, mine = votes[q.pos], rv = state.reveal;
+    fvText('qnum', 'Question ' + (q.pos + 1) + ' of ' + state.n +
+      (q.round === 2 && q.state === 'voting' ? ' · second round: talk to your neighbour, then vote again' : ''));
+    var cls = fvStateClass(state), chip = fvEl('qstate');
+    /* The room's verdict is the projector's; this phone's own verdict is in
+     * its result card, so the chip stays neutral once revealed. */
+    if (q.state === 'revealed') cls = 'revealed';
+    chip.textContent = CHIP[cls] || q.state;
+    chip.className = 'chip ' + cls;
+    fvText('skipnote', skipNote);
+    fvShow('skipnote', !!skipNote && q.state === 'pending');
+    fvQuestion('qtext', q.text);
     fvText('qsummary', q.summary);
     var open = q.state === 'voting';
-    fvEl('yes').disabled = !open;
-    fvEl('no').disabled = !open;
+    fvEl('yes').disabled = !open || !online;
+    fvEl('no').disabled = !open || !online;
     var shown = pending && pending.q === q.pos ? (pending.yes ? 1 : 0) : mine;
     fvEl('yes').classList.toggle('chosen', shown === 1);
     fvEl('no').classList.toggle('chosen', shown === 0);
     var ack = fvEl('ack');
-    ack.classList.remove('ok');
     if (pending && pending.q === q.pos) ack.textContent = 'sending…';
-    else if (mine === 0 || mine === 1) { ack.textContent = 'vote counted ✓ (' + (mine ? 'yes' : 'no') + ')'; ack.classList.add('ok'); }
-    else ack.textContent = open ? 'tap Yes or No' : (q.state === 'pending' ? 'voting opens soon' : 'you did not vote');
-    var rv = state.reveal;
+    else if (mine === 0 || mine === 1) ack.textContent = rv ? '' : 'vote counted ✓ (' + (mine ? 'yes' : 'no') + ')';
+    else if (open) ack.textContent = online ? 'tap Yes or No' : (tappedOffline ? 'offline: that tap did not go out' : 'offline');
+    else ack.textContent = q.state === 'pending' ? 'voting opens soon' : rv || q.state === 'skipped' ? '' : 'voting closed — you did not vote';
     fvShow('revealcard', !!rv);
+    fvEl('play').classList.toggle('revealed', !!rv);
     if (rv) {
-      var v = document.createElement('div');
-      if (mine === 0 || mine === 1) {
-        var right = (mine === 1) === (rv.truth === 'yes');
-        v.className = rv.truth === 'unknown' ? '' : right ? 'right' : 'wrong';
-        v.textContent = rv.truth === 'unknown' ? 'Nobody can tell for sure.' : right ? 'You were right ✔' : 'Not this time ✘';
-      } else v.textContent = 'You did not vote on this one.';
+      var v = document.createElement('div'), voted = mine === 0 || mine === 1;
+      var right = voted && (mine === 1) === (rv.truth === 'yes'), known = rv.truth === 'yes' || rv.truth === 'no';
+      v.className = 'verdict' + (voted && known ? (right ? ' right' : ' wrong') : '');
+      v.textContent = !voted ? 'You did not vote on this one.' : !known ? 'Nobody can tell for sure.' : right ? 'You were right ✔' : 'Not this time ✘';
       fvEl('verdict').replaceChildren(v);
       fvText('truth', rv.truth);
-      fvText('basis', '(' + rv.basis + ')');
+      fvText('basis', '(' + rv.basis + ')' + (known ? ' — ' + fvTruthWords(q.kind, rv.truth) : ''));
       fvText('evidence', rv.evidence || rv.why || '');
-    }
+      fvText('roomverdict', (voted ? 'You said ' + (mine ? 'yes' : 'no') + '. ' : '') +
+        (rv.majority ? 'The room said ' + rv.majority + '.' : 'Nobody voted.'));
+      /* The result first: scrolled into view once, when it arrives. */
+      if (shownReveal !== q.pos) { shownReveal = q.pos; if (window.scrollTo) window.scrollTo(0, 0); }
+    } else shownReveal = -1;
   }
 
   /* One row per test, one mark per question: ✔ right, ✘ wrong, · other. */
@@ -95,15 +134,17 @@
       if (mark !== '·') scored++;
     });
     order.forEach(function (t) { rows.push(byTest[t]); });
-    return { text: 'fragvote ' + state.room + ' ' + right + '/' + scored + '\n' + rows.join('\n'), right: right, scored: scored };
+    return { text: 'fragvote ' + state.room + ' ' + right + '/' + scored + '\n' + rows.join('\n'), right: right, scored: scored, tests: order };
   }
 
   function renderFinal() {
     fvShow('play', false);
     fvShow('final', true);
     var s = shareText();
+    fvText('bigscore', s.scored ? s.right + ' / ' + s.scored : '–');
     fvText('score', s.right + ' right out of ' + s.scored + ' scored questions.');
     fvText('grid', s.text.split('\n').slice(1).join('\n'));
+    fvText('gridlabels', s.tests.map(function (t) { return 'packet ' + (t + 1); }).join('\n'));
   }
 
   /* navigator.clipboard needs a secure context, which a phone on
@@ -138,9 +179,12 @@
   conn = fvConnect('fragvote-audience', {
     status: function (s, why) {
       var e = fvEl('conn');
-      e.textContent = s === 'online' ? 'online' : s === 'connecting' ? 'connecting…' : 'offline — reconnecting' + (why ? ' (' + why + ')' : '');
-      e.className = s === 'online' ? '' : 'offline';
-      if (s !== 'online') pending = null;
+      online = s === 'online';
+      /* short: the banner below says the rest once joined */
+      e.textContent = online ? 'online' : s === 'connecting' ? 'connecting…' : joined ? 'offline' : 'offline — reconnecting' + (why ? ' (' + why + ')' : '');
+      e.className = online ? '' : 'offline';
+      if (!online) { pending = null; countdown.stop(); }
+      render();
     },
     open: hello,
     message: function (m) {
@@ -151,13 +195,14 @@
         room = m.room;
         votes = m.votes || [];
         joined = true;
+        tappedOffline = false;
         fvShow('join', false);
         fvText('error', '');
         render();
         break;
       case 'state':
         countdown(m);
-        if (state && state.q.pos !== m.q.pos) pending = null;
+        if (state && state.q.pos !== m.q.pos) { pending = null; tappedOffline = false; skipNote = fvSkipped(state, m); fvText('tally', ''); }
         /* A re-vote: everyone votes again, the first round's vote is kept apart. */
         if (state && state.q.pos === m.q.pos && m.q.round === 2 && state.q.round !== 2) { votes[m.q.pos] = -1; pending = null; }
         state = m;
@@ -170,7 +215,8 @@
         break;
       case 'tally':
         countdown(m);
-        fvText('tally', m.online + ' online · ' + m.votes + ' vote' + (m.votes === 1 ? '' : 's') +
+        if (state && m.q !== state.q.pos) break; /* still about the previous question */
+        fvText('tally', fvCount(m.online, 'phone') + ' online · ' + fvCount(m.votes, 'vote') +
           ('yes' in m ? ' · yes ' + m.yes + ' / no ' + m.no : ''));
         break;
       case 'error':

@@ -1,9 +1,15 @@
-/* The projector: join URL + QR, question, live count, bars after close,
- * truth after reveal, collective score; at the end the final scoreboard in
- * their place. */
+/* The projector: a banner per moment of the question (vote now with a big
+ * countdown, voting closed, measuring, the room's verdict), the question,
+ * the live count, neutral yes/no bars after close with the true one marked
+ * after the reveal, the evidence and the room's score; the join box (QR,
+ * URL, room code) on the right. At the end the final scoreboard takes the
+ * question's place. Everything fits one screenful: nobody scrolls a projector. */
 'use strict';
 (function () {
-  var state = null, split = null, countdown = fvCountdown('countdown');
+  var state = null, split = null, online = false, skipNote = '';
+  var countdown = fvCountdown('countdown', function (s) { return s + ' s'; }, function (left) {
+    fvEl('banner').classList.toggle('urgent', left > 0 && left <= 5);
+  });
 
   function pct(x) { return Math.round(x * 100) + '%'; }
 
@@ -16,28 +22,66 @@
     fvText('non', String(no));
   }
 
+  function counts(voters, votes) {
+    fvEl('turnoutbar').style.width = voters > 0 ? Math.min(100, Math.round(100 * votes / voters)) + '%' : '0';
+    fvText('online', String(voters));
+    fvText('onlinew', voters === 1 ? 'voter' : 'voters');
+    fvText('votes', String(votes));
+    fvText('votesw', votes === 1 ? 'vote' : 'votes');
+  }
+
+  /* The URL in big type, breaking only after its '/' (before "?room="),
+   * never inside the address. */
+  function showUrl(u) {
+    var e = fvEl('url'), i = u.indexOf('/') + 1, a = document.createElement('span'), b = document.createElement('span');
+    if (i <= 0) i = u.length;
+    a.textContent = u.slice(0, i);
+    b.textContent = u.slice(i);
+    a.className = b.className = 'nobreak';
+    e.replaceChildren(a, b);
+  }
+
+  function banner() {
+    var b = fvEl('banner');
+    if (!state) return;
+    b.className = 'banner ' + fvStateClass(state) + (b.classList.contains('urgent') ? ' urgent' : '');
+    fvText('bannertext', !online ? 'Offline: waiting for the laptop' : fvStateWords(state));
+    if (!online) b.className = 'banner offline';
+  }
+
   function render() {
     if (!state) return;
     var q = state.q;
     fvText('title', state.title);
     fvText('code', state.room);
-    fvText('url', state.join_url.replace(/^https?:\/\//, ''));
-    fvText('qnum', 'Question ' + (q.pos + 1) + ' of ' + state.n + ' · ' + q.state + (q.measuring ? ' · measuring…' : '') +
-      (q.round === 2 ? ' · second round: talk to your neighbour, then vote again' : ''));
-    fvText('qtext', q.text);
+    showUrl(state.join_url.replace(/^https?:\/\//, ''));
+    fvText('qnum', state.ended ? 'Final' : 'Question ' + (q.pos + 1) + ' of ' + state.n);
+    fvEl('page').setAttribute('data-state', fvStateClass(state));
+    banner();
+    fvQuestion('qtext', q.text);
     fvText('qsummary', q.summary);
+    fvText('skipnote', skipNote);
+    fvShow('skipnote', !!skipNote && q.state === 'pending');
     if (split) bars(split.yes, split.no); else fvShow('bars', false);
+    fvShow('turnout', q.state === 'voting' && !split);
     var rv = state.reveal;
     fvShow('reveal', !!rv);
+    var known = rv && (rv.truth === 'yes' || rv.truth === 'no');
+    fvEl('yesrow').classList.toggle('true', !!known && rv.truth === 'yes');
+    fvEl('norow').classList.toggle('true', !!known && rv.truth === 'no');
+    fvEl('bars').classList.toggle('revealed', !!known);
+    fvText('yesmark', known && rv.truth === 'yes' ? '✔ measured' : '');
+    fvText('nomark', known && rv.truth === 'no' ? '✔ measured' : '');
     if (rv) {
       var t = fvEl('truth');
       t.textContent = rv.truth.toUpperCase() + ' (' + rv.basis + ')';
       t.className = 'truth ' + rv.truth;
-      fvText('evidence', rv.evidence || rv.why);
-      fvText('majority', rv.majority ? 'The room said ' + rv.majority + (rv.correct === 1 ? ' — right!' : rv.correct === 0 ? ' — wrong.' : rv.correct === 0.5 ? ' — split.' : '') : 'No votes.');
+      fvText('truthwords', known ? '— ' + fvTruthWords(q.kind, rv.truth) : '');
+      fvText('evidence', rv.evidence || rv.why || '');
       fvText('shift', rv.shift ? 'Re-vote: ' + rv.shift : '');
+      fvText('majority', rv.majority ? 'The room said ' + rv.majority + (rv.correct === 1 ? ' — right!' : rv.correct === 0 ? ' — wrong.' : rv.correct === 0.5 ? ' — split.' : '') : 'No votes.');
     }
-    var score = state.scored ? pct(state.collective) + ' over ' + state.scored + ' question' + (state.scored === 1 ? '' : 's') : '';
+    var score = state.scored ? pct(state.collective) + ' over ' + fvCount(state.scored, 'question') : '';
     fvText('collective', score ? 'Room score so far: ' + score : '');
     /* At the end the scoreboard replaces the last question, its bars and
      * truth: on a projector nothing below the first screenful is seen. */
@@ -48,48 +92,69 @@
       fvText('league', state.league || '');
       board();
     }
+    fit();
   }
 
   function board() {
     var rows = (state.questions || []).map(function (q) {
       var tr = document.createElement('tr');
+      var mark = q.correct == null || q.correct < 0 ? '·' : q.correct === 1 ? '✔' : q.correct === 0 ? '✘' : '½';
       var cells = [q.pos + 1, 'test ' + (q.test + 1) + ' · ' + fvKindWord(q.kind), q.yes == null ? '' : q.yes,
-        q.no == null ? '' : q.no, q.truth || q.state,
-        q.correct == null || q.correct < 0 ? '·' : q.correct === 1 ? '✔' : q.correct === 0 ? '✘' : '½'];
-      cells.forEach(function (c) { var td = document.createElement('td'); td.textContent = String(c); tr.appendChild(td); });
+        q.no == null ? '' : q.no, q.truth || q.state, mark];
+      cells.forEach(function (c, i) {
+        var td = document.createElement('td');
+        td.textContent = String(c);
+        if (i === 5) td.className = mark === '✔' ? 'right' : mark === '✘' ? 'wrong' : '';
+        tr.appendChild(td);
+      });
       return tr;
     });
     fvEl('board').replaceChildren.apply(fvEl('board'), rows);
-    fitBoard();
   }
 
-  /* A projector has one screenful: a long deck's board (the built-in one
-   * has 38 questions) gets smaller type until it fits, down to 35%. */
-  function fitBoard() {
-    var table = fvEl('boardtable'), scale = 1;
-    table.style.fontSize = '';
-    for (var i = 0; i < 6; i++) {
-      var over = fvEl('final').getBoundingClientRect().bottom - window.innerHeight;
-      if (!(over > 0) || scale <= 0.35) return;
-      var h = table.getBoundingClientRect().height;
-      scale = Math.max(0.35, scale * (h - over) / h);
-      table.style.fontSize = (0.8 * scale).toFixed(3) + 'em';
+  /* A projector has one screenful: long evidence or a long deck's board
+   * (the built-in one has 38 questions) gets smaller type until it fits;
+   * the URL gets the largest type in which each of its two parts fits the
+   * join column's width. */
+  function fit() {
+    /* little on the screen (a question, a count): larger type fills it */
+    var grow = !state ? 1 : state.ended || state.q.state === 'pending' || state.q.state === 'voting' ? 1.4 : 1.2;
+    fvFit(fvEl('stage'), 0.35, grow);
+    var u = fvEl('url');
+    if (!u || !u.style) return;
+    var scale = 1;
+    u.style.fontSize = '';
+    for (var i = 0; i < 8 && u.scrollWidth > u.clientWidth && scale > 0.4; i++) {
+      scale = Math.max(0.4, scale * u.clientWidth / u.scrollWidth * 0.98);
+      u.style.fontSize = (scale * 1.6).toFixed(3) + 'em';
     }
   }
-  window.addEventListener('resize', function () { if (state && state.ended) fitBoard(); });
+  window.addEventListener('resize', fit);
 
   fvConnect('fragvote-screen', {
-    status: function (s) { fvText('conn', s === 'online' ? '' : '(' + s + ')'); },
+    status: function (s) {
+      online = s === 'online';
+      fvShow('offline', !online);
+      if (!online) countdown.stop();
+      banner();
+    },
     open: function () { },
     message: function (m) {
       if (m.t === 'state' || m.t === 'tally') countdown(m);
       if (m.t === 'state') {
+        var note = fvSkipped(state, m);
+        if (state && state.q.pos !== m.q.pos) {
+          skipNote = note;
+          counts(+fvEl('online').textContent || 0, 0); /* a new question: no votes yet */
+        }
         state = m;
         split = m.split || null;
         render();
       } else if (m.t === 'tally') {
-        fvText('online', String(m.online));
-        fvText('votes', String(m.votes));
+        /* a tally still about the previous question counts only its voters */
+        var current = !state || m.q === state.q.pos;
+        counts(m.online, current ? m.votes : +fvEl('votes').textContent || 0);
+        if (!current) return;
         if ('yes' in m) { split = { yes: m.yes, no: m.no }; bars(m.yes, m.no); }
       }
     }

@@ -41,6 +41,7 @@ function makeElement(doc, id, tag) {
     dispatch: (t, ev) => (listeners[t] || []).forEach((fn) => fn(ev || { preventDefault() {} })),
     click() { if (!el.disabled) el.dispatch('click'); },
     getAttribute: (a) => el.attrs[a],
+    setAttribute: (a, v) => { el.attrs[a] = String(v); },
     replaceChildren: (...nodes) => { el.children = nodes; el.textContent = nodes.map((n) => n.textContent).join(''); },
     appendChild: (n) => { el.children.push(n); el.textContent += n.textContent; return n; },
     select() { doc._selection = el.value; },
@@ -154,11 +155,14 @@ function presenter() {
   check(await until(() => !pres.el('panel').hidden), 'presenter page: the secret unlocks the controls');
   pres.el('seconds').value = '600';
   pres.cmdButtons.find((b) => b.getAttribute('data-cmd') === 'open').click();
-  check(await until(() => /voting/.test(pres.el('qnum').textContent)), 'presenter page: Open opens voting');
+  check(await until(() => pres.el('qstate').textContent === 'voting'), 'presenter page: Open opens voting');
+  check(await until(() => pres.el('seconds').value === ''), 'presenter page: the timer field is emptied after its Open');
   check(await until(() => /closes in (59\d|600) s/.test(phone.el('countdown').textContent)), 'phone shows the countdown (' + phone.el('countdown').textContent + ')');
-  check(await until(() => /closes in/.test(screen.el('countdown').textContent)), 'screen shows the countdown');
-  pres.cmdButtons.find((b) => b.getAttribute('data-cmd') === 'reveal').click();
-  check(await until(() => /cannot reveal/.test(pres.el('error').textContent)), 'presenter page: a refused action shows why');
+  check(await until(() => /^(59\d|600) s$/.test(screen.el('countdown').textContent)), 'screen shows the countdown (' + screen.el('countdown').textContent + ')');
+  check(screen.el('banner').className === 'banner voting' && screen.el('bannertext').textContent === 'Vote now on your phone', 'screen: the "vote now" banner');
+  const btn = (c) => pres.cmdButtons.find((b) => b.getAttribute('data-cmd') === c);
+  check(btn('reveal').disabled && !btn('close').disabled && btn('close').classList.contains('primary'),
+    'presenter page: while voting, Close is the highlighted step and Reveal is not offered');
   pres.close();
   const p = await presenter();
   check(await until(() => !phone.el('yes').disabled), 'Yes enabled while voting');
