@@ -1,5 +1,6 @@
 /* The room as people see it: `fragvote serve` on the namespace lab, driven by
- * its console on stdin; a projector screen and three phones in a real
+ * its console on stdin and by the presenter page's clicker keys; projectors
+ * at 1920x1080 and 1024x768 and three phones in a real
  * Chromium (mobile viewport, touch) inside a network namespace, loading the
  * pages from the laptop's non-loopback address as phones on venue wifi do.
  *
@@ -25,6 +26,8 @@ const ART = need('FRAGVOTE_BROWSER_ARTIFACTS');
 const HERE = __dirname;
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PROJECTOR = { width: 1920, height: 1080 };  /* a projector cannot scroll */
+const PROJECTOR_4_3 = { width: 1024, height: 768 };  /* the other projector a venue has */
+const NQ = 4;             /* questions in deck.json: test 1 asks df + fragmented, test 2 sent + fragmented */
 const STEP_MS = 15000;
 const TIMER_S = 6;        /* the voting timer of question 3, set on the presenter page */    /* the longest any single UI change may take */
 const PROBE_MS = 60000;   /* a measurement on the lab */
@@ -99,12 +102,12 @@ function watch(page, who) {
 /* Screenshots: phones scroll, so the whole page; the projector shows only
  * what fits its one screenful, so exactly that. These go to docs/screenshots
  * with FRAGVOTE_UPDATE_SCREENSHOTS=1 (the README shows them). */
-const README_SHOTS = ['screen-2-voting', 'screen-5-revealed', 'screen-6-final', 'phone-2-voted', 'phone-4-revealed-right-or-wrong',
-  'phone-5-final-grid'];
+const README_SHOTS = ['screen-2-voting', 'screen-5-revealed', 'screen-6-final', 'screen768-2-voting', 'screen768-5-revealed',
+  'presenter-2-voting', 'phone-2-voted', 'phone-3-offline', 'phone-4-revealed-right-or-wrong', 'phone-5-final-grid'];
 const shots = [];
 async function shot(page, name) {
   const file = path.join(ART, name + '.png');
-  await page.screenshot({ path: file, fullPage: !name.startsWith('screen-') });
+  await page.screenshot({ path: file, fullPage: !name.startsWith('screen') });
   shots.push(file);
   if (name.startsWith('phone-')) {
     const w = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
@@ -182,6 +185,50 @@ async function onFirstScreen(page, sels, label) {
   }
 }
 
+/* A projector never scrolls: nothing of the page below or beside its one
+ * screenful, and each of sels inside it, on every projector. */
+async function fitsProjectors(pages, sels, label) {
+  for (const page of pages) {
+    const vp = page.viewportSize();
+    const o = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
+    check(o[0] <= vp.width && o[1] <= vp.height, `${label}: the page fits the ${vp.width}x${vp.height} projector`,
+      `content ${o[0]}x${o[1]}`);
+    await onFirstScreen(page, sels, label);
+  }
+}
+
+/* The projector's banner: one look per moment (style.css). Green and red
+ * mean right and wrong only; yes and no are neutral blue and purple. */
+const BANNER = {
+  pending: ['Get ready: voting opens soon', 'rgb(30, 41, 59)'],
+  voting: ['Vote now on your phone', 'rgb(250, 204, 21)'],
+  closed: ['Voting closed', 'rgb(71, 85, 105)'],
+  measuring: ['Measuring… the laptop is sending the packet', 'rgb(15, 118, 110)'],
+  measured: ['Measured: the answer comes next', 'rgb(15, 118, 110)'],
+  right: ['The room was right ✔', 'rgb(21, 128, 61)'],
+  wrong: ['The room was wrong ✘', 'rgb(185, 28, 28)'],
+  ended: ['Final score', 'rgb(30, 41, 59)'],
+};
+const GREEN = 'rgb(21, 128, 61)', RED = 'rgb(185, 28, 28)', YES_BLUE = 'rgb(37, 99, 235)', NO_PURPLE = 'rgb(126, 34, 206)';
+async function bannerOf(page) {
+  return page.evaluate(() => {
+    const b = document.getElementById('banner');
+    return { cls: b.className.split(/\s+/)[1] || '', text: document.getElementById('bannertext').textContent,
+      bg: getComputedStyle(b).backgroundColor, h: b.getBoundingClientRect().height };
+  });
+}
+/* Waits until every projector shows the banner of `state`, then checks its words and colour. */
+async function waitBanner(pages, state, ms = STEP_MS) {
+  for (const page of pages) {
+    const b = await until(`projector banner "${state}"`, async () => { const x = await bannerOf(page); return x.cls === state && x; }, ms);
+    const vp = page.viewportSize();
+    checkEq(b.text, BANNER[state][0], `projector ${vp.width}x${vp.height}: banner words for ${state}`);
+    checkEq(b.bg, BANNER[state][1], `projector ${vp.width}x${vp.height}: banner colour for ${state}`);
+    check(b.h >= vp.height * 0.06, `projector ${vp.width}x${vp.height}: the ${state} banner is big (${Math.round(b.h)} px)`);
+  }
+}
+async function bg(page, sel) { return page.locator(sel).evaluate((e) => getComputedStyle(e).backgroundColor); }
+
 /* All JSON objects the pages received so far (frames[from..to)). */
 function parsed(from = 0, to = frames.length) {
   return frames.slice(from, to).map((f) => { try { return { who: f.who, m: JSON.parse(f.payload), raw: f.payload }; } catch (e) { return { who: f.who, m: null, raw: f.payload }; } });
@@ -231,29 +278,46 @@ async function main() {
     log(`chromium ${browser.version()} in namespace ${NS_PHONES}`);
     const phoneOpts = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'en-US' };
 
-    /* 2. the projector: join URL, room code, QR that decodes to the join URL. */
+    /* 2. the projectors: join URL, room code, QR that decodes to the join URL. */
     const screenCtx = await browser.newContext({ viewport: PROJECTOR, locale: 'en-US' });
     const screen = await screenCtx.newPage();
     watch(screen, 'screen');
     await screen.goto(origin + '/screen/');
+    const screen43 = await (await browser.newContext({ viewport: PROJECTOR_4_3, locale: 'en-US' })).newPage();
+    watch(screen43, 'screen768');
+    await screen43.goto(origin + '/screen/');
+    const projectors = [screen, screen43];
     await waitText(screen, '#code', room);
+    await waitText(screen43, '#code', room);
     checkEq(await text(screen, '#url'), joinUrl.replace(/^https?:\/\//, ''), 'screen shows the join URL');
     checkEq(await text(screen, '#online'), '0', 'screen starts with 0 voters');
+    /* Join instructions: labelled, and the URL in big type, never broken inside the address. */
+    checkEq(JSON.stringify(await screen.locator('.joinlabel').allTextContents()), JSON.stringify(['Scan to vote', 'or go to', 'room code']),
+      'screen labels the QR code, URL and room code');
+    for (const p of projectors) {
+      const u = await p.locator('#url').evaluate((e) => ({ px: parseFloat(getComputedStyle(e).fontSize), lines: [...e.children].map((c) => c.getClientRects().length) }));
+      check(u.px >= 0.02 * p.viewportSize().width, `projector ${p.viewportSize().width}: the URL is in big type (${u.px} px)`);
+      check(u.lines.every((n) => n === 1), `projector ${p.viewportSize().width}: the URL breaks only after its '/'`, JSON.stringify(u.lines));
+    }
     await until('QR image loaded', () => screen.locator('#qr').evaluate((i) => i.complete && i.naturalWidth > 0));
     const qrPng = path.join(ART, 'qr.png');
     await screen.locator('#qr').screenshot({ path: qrPng });
     const qrUrl = execFileSync('zbarimg', ['--raw', '-q', qrPng], { encoding: 'utf8' }).trim();
     checkEq(qrUrl, joinUrl, 'the QR code on the screen decodes to the join URL');
+    await waitBanner(projectors, 'pending');
     await shot(screen, 'screen-1-join');
+    await fitsProjectors(projectors, ['#banner', '#qr', '#code', '#qtext'], 'screen (join)');
     await axe(screen, 'screen (join)');
 
     /* 3. someone types a wrong room code on the bare URL: the join form is
-     * keyboard-usable, labelled, and says what went wrong. */
+     * keyboard-usable, labelled, and says what went wrong. The page does not
+     * show the code it asks for. */
     const visitorCtx = await browser.newContext(phoneOpts);
     const visitor = await visitorCtx.newPage();
     watch(visitor, 'visitor');
     await visitor.goto(origin + '/');
     await until('join form shown', async () => !(await hidden(visitor, '#join')));
+    check(!(await visitor.evaluate(() => document.body.innerText)).includes(room), 'the bare URL does not print the room code it asks for');
     await tabTo(visitor, 'code');
     const wrong = (room[0] === 'A' ? 'B' : 'A') + room.slice(1);
     await visitor.keyboard.type(wrong);
@@ -265,10 +329,18 @@ async function main() {
     await axe(visitor, 'phone (join form, wrong code)');
     await visitorCtx.close();
 
-    /* 4. the presenter's page, unlocked with the secret typed by keyboard;
-     * every control reachable with Tab. It stays open: the truth must not
-     * reach it before the reveal either. */
+    /* 4. the presenter's secret is not on the console's screen: the
+     * `secret` command prints it. Two presenter pages: one unlocked by
+     * keyboard (1024x768), one at the lectern (1440x900) from the URL with
+     * #secret=, which leaves the address bar once unlocked. Both stay open:
+     * the truth must not reach them before the reveal either. */
+    check(!con.lines.some((l) => /Presenter secret: /.test(l)), 'the console does not print the presenter secret unasked');
+    check(con.lines.some((l) => /^Projector: http:\/\/\S+\/screen\/$/.test(l)), 'the console prints the projector URL');
+    check(con.lines.some((l) => /^Presenter: http:\/\/\S+\/presenter\//.test(l)), 'the console prints the presenter URL');
+    con.child.stdin.write('secret\n');
     const secret = /Presenter secret: (\S+)/.exec(await con.line(/Presenter secret: /))[1];
+    const deskUrl = /^Presenter: (\S+#secret=\S+)$/.exec(await con.line(/^Presenter: \S+#secret=/))[1];
+    checkEq(deskUrl, origin + '/presenter/#secret=' + secret, 'the console gives the presenter URL with the secret');
     const presenter = await (await browser.newContext({ viewport: { width: 1024, height: 768 }, locale: 'en-US' })).newPage();
     watch(presenter, 'presenter');
     await presenter.goto(origin + '/presenter/');
@@ -276,24 +348,42 @@ async function main() {
     await presenter.keyboard.type(secret);
     await presenter.keyboard.press('Enter');
     await until('presenter unlocked', async () => !(await hidden(presenter, '#panel')));
-    for (const c of ['open', 'close', 'measure', 'reveal', 'back', 'next', 'skip', 'rerun']) {
+    /* What to press next: the one step highlighted, what the quiz would
+     * refuse not offered, the rest quiet but reachable by keyboard. */
+    await until('presenter sees question 1', async () => (await text(presenter, '#qstate')) === 'pending');
+    const cmdState = async (p) => p.locator('[data-cmd]').evaluateAll((bs) => Object.fromEntries(bs.map((b) =>
+      [b.dataset.cmd, b.disabled ? 'off' : b.classList.contains('primary') ? 'primary' : 'quiet'])));
+    checkEq(JSON.stringify(await cmdState(presenter)), JSON.stringify({ open: 'primary', close: 'off', revote: 'off', measure: 'off', reveal: 'off',
+      next: 'quiet', back: 'off', skip: 'quiet', rerun: 'off' }), 'presenter (pending): Open highlighted, the others quiet or not offered');
+    for (const c of ['seconds', 'open', 'next', 'skip']) {
       await presenter.evaluate(() => document.activeElement && document.activeElement.blur());
       await tabTo(presenter, c);
     }
+    check(await presenter.evaluate(() => !!(document.getElementById('seconds').compareDocumentPosition(document.querySelector('[data-cmd=open]')) &
+      Node.DOCUMENT_POSITION_FOLLOWING)), 'the timer field comes before Open in tab order');
     await axe(presenter, 'presenter (unlocked)');
     await shot(presenter, 'presenter-1-unlocked');
+    const desk = await (await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US' })).newPage();
+    watch(desk, 'desk');
+    await desk.goto(deskUrl);
+    await until('lectern presenter unlocked from the URL', async () => !(await hidden(desk, '#panel')));
+    checkEq(await desk.evaluate(() => location.hash), '', 'the secret left the presenter page\'s address bar');
+    checkEq(await text(desk, '#notes'), 'Speaker note: Linux defaults to IP_PMTUDISC_WANT.', 'presenter shows the speaker notes');
+    check(!(await screen.content()).includes('Speaker note'), 'the projector does not show the speaker notes');
 
     /* 5. three phones open the URL from the QR code; the screen counts them live. */
     const phones = {};
     const laptopAddr = new URL(joinUrl).hostname;
     for (const [i, name] of ['A', 'B', 'C'].entries()) {
-      const ctx = await browser.newContext(phoneOpts);
+      /* B is in light mode, A and C dark (the default): a chosen, disabled answer stays solid in both. */
+      const ctx = await browser.newContext({ ...phoneOpts, colorScheme: name === 'B' ? 'light' : 'dark' });
       const page = await ctx.newPage();
       watch(page, 'phone' + name);
       const socksBefore = phoneSockets(laptopAddr);
       await page.goto(qrUrl);
       await until(`phone ${name} joined`, async () => !(await hidden(page, '#play')));
       await waitText(screen, '#online', String(i + 1));
+      checkEq(await text(screen, '#onlinew'), i === 0 ? 'voter' : 'voters', `screen: "${i + 1} voter${i ? 's' : ''}"`);
       const socks = [...phoneSockets(laptopAddr)].filter((s) => !socksBefore.has(s));
       const token = await page.evaluate(() => localStorage.getItem('fragvote_token'));
       check(/^[0-9a-f]{32}$/.test(token || ''), `phone ${name} keeps a voter token in localStorage`, token);
@@ -308,38 +398,61 @@ async function main() {
 
     const truths = [];  /* per question: the revealed truth */
     const revealedTexts = new Map();  /* explanation text → the deck test whose reveal showed it first */
+    const verdictsSeen = new Set();  /* the room's right/wrong × truth yes/no, as the projector coloured them */
+    const phoneVerdictsSeen = new Set();  /* a phone's right/wrong × its vote yes/no */
+
+    /* Drives one step from the console, or from the lectern's presenter page
+     * with a clicker key (PageDown / → / Space: the highlighted step). */
+    async function step(word, how, ms = STEP_MS) {
+      if (!how) return con.cmd(word, ms);
+      await desk.evaluate(() => document.activeElement && document.activeElement.blur());
+      await until(`presenter highlights ${word}`, async () => (await cmdState(desk))[word] === 'primary', ms);
+      await sleep(450);                   /* the page ignores a second press right after a change */
+      log(`presenter page: ${how} (${word})`);
+      await desk.keyboard.press(how);
+    }
 
     /* Everything a question needs before and after the reveal. `votes` maps
-     * phone name → 'yes' / 'no' / null (final vote). */
-    /* timed: the question was opened with a voting timer and closes by itself. */
-    async function closeMeasureReveal(pos, votes, stageShots, timed = false) {
+     * phone name → 'yes' / 'no' / null (final vote). `keys`: close, measure,
+     * reveal by clicker keys on the presenter page instead of the console.
+     * timed: the question was opened with a voting timer and closes by itself. */
+    async function closeMeasureReveal(pos, votes, stageShots, { timed = false, keys = false } = {}) {
       for (const n of ['A', 'B', 'C']) phones[n].votes[pos] = votes[n];
       const expYes = Object.values(votes).filter((v) => v === 'yes').length;
       const expNo = Object.values(votes).filter((v) => v === 'no').length;
       await waitText(screen, '#votes', String(expYes + expNo));
+      checkEq(await text(screen, '#votesw'), expYes + expNo === 1 ? 'vote' : 'votes', `Q${pos + 1}: "vote" or "votes" as counted`);
       check(await hidden(screen, '#bars'), `Q${pos + 1}: no bars on the screen while voting`);
+      /* The presenter sees the live split: exactly the votes cast. */
+      await waitText(desk, '#split', `Yes ${expYes} · No ${expNo}`);
       const domsBefore = [];
       for (const p of [screen, A, B, C]) domsBefore.push(await p.content());
 
-      if (timed) await until(`Q${pos + 1} closes by itself`, async () => / · closed$/.test(await text(screen, '#qnum')), STEP_MS + TIMER_S * 1000);
-      else await con.cmd('close');
+      if (timed) await waitBanner(projectors, 'closed', STEP_MS + TIMER_S * 1000);
+      else await step('close', keys && 'ArrowRight');
+      await waitBanner(projectors, 'closed');
       await until(`Q${pos + 1} bars after close`, async () => !(await hidden(screen, '#bars')));
+      await until(`Q${pos + 1}: presenter highlights Measure once closed`, async () => (await cmdState(desk)).measure === 'primary');
+      checkEq((await cmdState(desk)).revote, 'quiet', `Q${pos + 1}: a re-vote is offered (quiet) once closed`);
       await waitText(screen, '#yesn', String(expYes));
       await waitText(screen, '#non', String(expNo));
       check(await A.locator('#yes').isDisabled(), `Q${pos + 1}: phones cannot vote once closed`);
+      checkEq(await bg(screen, '#yesbar'), YES_BLUE, `Q${pos + 1}: the yes bar is neutral blue`);
+      checkEq(await bg(screen, '#nobar'), NO_PURPLE, `Q${pos + 1}: the no bar is neutral purple`);
       if (stageShots) {
         await shot(screen, 'screen-3-closed');
-        await onFirstScreen(screen, ['#qtext', '.count', '#bars'], 'screen (closed)');
+        await fitsProjectors(projectors, ['#banner', '#qtext', '.count', '#bars'], 'screen (closed)');
       }
 
-      await con.cmd('measure', PROBE_MS);
-      await until(`Q${pos + 1} measured`, async () => / · measured$/.test(await text(screen, '#qnum')), PROBE_MS);
+      await step('measure', keys && ' ', PROBE_MS);
+      if (keys) await until(`Q${pos + 1} measure taken`, async () => (await cmdState(desk)).measure !== 'primary', PROBE_MS);
+      await waitBanner(projectors, 'measured', PROBE_MS);
       for (const p of [screen, A, B, C]) domsBefore.push(await p.content());
       if (stageShots) await shot(screen, 'screen-4-measured');
 
       const before = frames.length;
       const t0 = Date.now();
-      await con.cmd('reveal');
+      await step('reveal', keys && 'PageDown');
       await until(`Q${pos + 1} revealed on the screen`, async () => !(await hidden(screen, '#reveal')));
       timings.revealToScreen.push(Date.now() - t0);
       const st = await until(`Q${pos + 1} reveal frame`, () => stateWithReveal(pos));
@@ -369,7 +482,8 @@ async function main() {
         if (!revealedTexts.has(s)) revealedTexts.set(s, test);
       }
 
-      /* The screen: truth, evidence, the room's majority. */
+      /* The screen: the room's verdict in the banner, green when right and
+       * red when wrong whatever the answer; the true bar marked; truth, evidence. */
       checkEq(await text(screen, '#truth'), rv.truth.toUpperCase() + ' (' + rv.basis + ')', `Q${pos + 1}: screen shows the truth`);
       checkEq(await text(screen, '#evidence'), rv.evidence || rv.why, `Q${pos + 1}: screen shows the evidence`);
       checkEq(rv.yes, expYes, `Q${pos + 1}: revealed yes count (a changed vote counts once)`);
@@ -377,10 +491,20 @@ async function main() {
       const maj = expYes > expNo ? 'yes' : expNo > expYes ? 'no' : 'tie';
       const majText = await text(screen, '#majority');
       check(majText.startsWith('The room said ' + maj), `Q${pos + 1}: screen shows the majority ${maj}`, majText);
-      if (rv.truth !== 'unknown' && maj !== 'tie')
-        check(majText.endsWith(maj === rv.truth ? ' — right!' : ' — wrong.'), `Q${pos + 1}: screen says whether the room was right`, majText);
+      if (rv.truth !== 'unknown' && maj !== 'tie') {
+        const verdict = maj === rv.truth ? 'right' : 'wrong';
+        check(majText.endsWith(verdict === 'right' ? ' — right!' : ' — wrong.'), `Q${pos + 1}: screen says whether the room was right`, majText);
+        await waitBanner(projectors, verdict);
+        verdictsSeen.add(`${verdict}×${rv.truth}`);
+        const marked = await screen.locator('.bar.true').evaluateAll((rows) => rows.map((r) => r.id));
+        checkEq(JSON.stringify(marked), JSON.stringify([rv.truth + 'row']), `Q${pos + 1}: the true bar (${rv.truth}) is marked`);
+        checkEq(await text(screen, '#' + rv.truth + 'mark'), '✔ measured', `Q${pos + 1}: the true bar says it was measured`);
+        checkEq(await bg(screen, '#yesbar'), YES_BLUE, `Q${pos + 1}: the yes bar stays neutral after the reveal`);
+        checkEq(await bg(screen, '#nobar'), NO_PURPLE, `Q${pos + 1}: the no bar stays neutral after the reveal`);
+        await until(`presenter shows the verdict`, async () => (await text(desk, '#verdict')).startsWith(BANNER[verdict][0]));
+      }
 
-      /* Each phone: right or wrong, from its own vote. */
+      /* Each phone: right or wrong from its own vote, first thing on the screen. */
       for (const n of ['A', 'B', 'C']) {
         const p = phones[n].page;
         await until(`phone ${n} shows the reveal`, async () => !(await hidden(p, '#revealcard')));
@@ -390,14 +514,25 @@ async function main() {
         checkEq(await text(p, '#verdict'), want, `Q${pos + 1}: phone ${n} (voted ${v}) sees its verdict`);
         checkEq(await text(p, '#truth'), rv.truth, `Q${pos + 1}: phone ${n} sees the measured truth`);
         checkEq(await text(p, '#evidence'), rv.evidence || rv.why, `Q${pos + 1}: phone ${n} sees the evidence`);
+        const box = await p.locator('#verdict').boundingBox();
+        check(box && box.y >= 0 && box.y + box.height <= 740, `Q${pos + 1}: phone ${n}'s verdict is inside its screen`, box && `y=${Math.round(box.y)} h=${Math.round(box.height)}`);
+        if (v && rv.truth !== 'unknown') {
+          const right = v === rv.truth;
+          checkEq(await bg(p, '#verdict .verdict'), right ? GREEN : RED, `Q${pos + 1}: phone ${n}'s verdict is ${right ? 'green' : 'red'}`);
+          phoneVerdictsSeen.add(`${right ? 'right' : 'wrong'}×${v}`);
+        } else {
+          checkEq(await text(p, '#ack'), '', `Q${pos + 1}: phone ${n} (did not vote) is told so once, not twice`);
+        }
       }
       if (stageShots) {
         await shot(screen, 'screen-5-revealed');
-        await onFirstScreen(screen, ['#qtext', '#bars', '#truth', '#evidence', '#majority'], 'screen (revealed)');
+        await shot(screen43, 'screen768-5-revealed');
+        await fitsProjectors(projectors, ['#banner', '#qtext', '#bars', '#truth', '#evidence', '#majority', '#collective'], 'screen (revealed)');
         await shot(A, 'phone-4-revealed-right-or-wrong');
         await axe(A, 'phone (revealed)');
         await axe(screen, 'screen (revealed)');
-      }
+        await axe(desk, 'presenter (revealed)');
+      } else await fitsProjectors(projectors, ['#banner', '#qtext', '#bars', '#truth', '#evidence', '#majority', '#collective'], `screen (Q${pos + 1} revealed)`);
       return rv;
     }
 
@@ -415,19 +550,26 @@ async function main() {
     /* 6. Question 1: the full story. */
     await con.cmd('open');
     await until('phones may vote', async () => !(await A.locator('#yes').isDisabled()));
-    await until('screen says voting', async () => / · voting$/.test(await text(screen, '#qnum')));
+    await waitBanner(projectors, 'voting');
     await shot(screen, 'screen-2-voting');
-    await onFirstScreen(screen, ['#qr', '#code', '#qtext', '.count'], 'screen (voting)');
+    await shot(screen43, 'screen768-2-voting');
+    await fitsProjectors(projectors, ['#banner', '#qr', '#code', '#qtext', '.count'], 'screen (voting)');
     await axe(A, 'phone (voting)');
     const openAt = frames.length;
     await vote('A', true);
     await waitText(screen, '#votes', '1');
+    await waitText(desk, '#split', 'Yes 1 · No 0');
     await vote('B', false);
     await waitText(screen, '#votes', '2');
+    await waitText(desk, '#split', 'Yes 1 · No 1');
     await vote('C', true, 'Enter');          /* keyboard only */
     await waitText(screen, '#votes', '3');
+    await waitText(desk, '#split', 'Yes 2 · No 1');
     await shot(A, 'phone-2-voted');
+    await shot(desk, 'presenter-2-voting');
     await axe(A, 'phone (voted)');
+    await axe(desk, 'presenter (voting)');
+    /* The chosen answer stays solid once voting closes (B is in light mode). */
 
     /* B reloads mid-question: same voter, vote still shown. */
     await B.reload();
@@ -438,14 +580,18 @@ async function main() {
     await sleep(300);
     checkEq(await text(screen, '#votes'), '3', 'reload added no vote');
 
-    /* C loses the network, tries to vote, comes back, still has its vote, changes it. */
+    /* C loses the network: a banner says so and what happened to its vote;
+     * the buttons wait. Back online it shows its earlier vote and changes it. */
     await phones.C.ctx.setOffline(true);
     check(phones.C.socks.length > 0, 'phone C has TCP connections of its own to cut');
     killPhoneSockets(phones.C.socks);
     await until('phone C notices it is offline', async () => /^offline/.test(await text(C, '#conn')));
     await waitText(screen, '#online', '2');
-    await C.tap('#no');
-    await until('phone C tells its vote did not go out', async () => /offline/.test(await text(C, '#ack')));
+    await until('phone C shows the offline banner', async () => !(await hidden(C, '#offline')));
+    checkEq(await text(C, '#offline'), 'Offline — reconnecting… Your vote (yes) is counted and kept.', 'phone C: the offline banner says the vote is safe');
+    check(await C.locator('#yes').isDisabled() && await C.locator('#no').isDisabled(), 'phone C: Yes and No are disabled while offline');
+    const ob = await C.locator('#offline').boundingBox();
+    check(ob && ob.y >= 0 && ob.y < 200, 'phone C: the offline banner is at the top of the screen', ob && `y=${Math.round(ob.y)}`);
     await shot(C, 'phone-3-offline');
     await axe(C, 'phone (offline)');
     const tBack = Date.now();
@@ -453,48 +599,76 @@ async function main() {
     await waitText(C, '#conn', 'online');
     await waitText(C, '#ack', 'vote counted ✓ (yes)');
     timings.backOnline.push(Date.now() - tBack);
+    check(await hidden(C, '#offline'), 'phone C: the offline banner is gone once back');
     await waitText(screen, '#online', '3');
     await vote('C', false);                  /* changes its mind */
     await sleep(300);
     checkEq(await text(screen, '#votes'), '3', 'a changed vote is still one vote');
-    /* Without --live-split nobody sees the split while the room votes. */
-    const splitLeak = parsed(openAt).find((x) => x.m && x.who !== 'presenter' && ((x.m.t === 'tally' && 'yes' in x.m) || (x.m.t === 'state' && x.m.split)));
+    /* Without --live-split nobody but the presenter sees the split while the room votes. */
+    const splitLeak = parsed(openAt).find((x) => x.m && x.who !== 'presenter' && x.who !== 'desk' && ((x.m.t === 'tally' && 'yes' in x.m) || (x.m.t === 'state' && x.m.split)));
     check(!splitLeak, 'no yes/no split reaches phones or screen while voting', splitLeak && `${splitLeak.who}: ${splitLeak.raw.slice(0, 200)}`);
     await closeMeasureReveal(0, { A: 'yes', B: 'no', C: 'no' }, true);
+    checkEq(await B.locator('#no').evaluate((e) => getComputedStyle(e).opacity), '1', 'phone B (light): the chosen, disabled answer stays solid');
 
-    /* 7. Questions 2 and 3, quickly; C sits out question 3. */
-    await con.cmd('next');
-    await con.cmd('open');
+    /* 7. Question 2 from the lectern, with the clicker: PageDown opens, →
+     * closes, Space measures, PageDown reveals, PageDown goes on. */
+    await step('next', 'PageDown');
+    await waitBanner(projectors, 'pending');
+    checkEq(await text(desk, '#notes'), 'Speaker note: Linux defaults to IP_PMTUDISC_WANT.', 'presenter: question 2 has its notes');
+    await step('open', 'PageDown');
+    await waitBanner(projectors, 'voting');
     await until('Q2 open on phone C', async () => !(await C.locator('#yes').isDisabled()));
     await vote('A', true); await vote('B', false); await vote('C', true);
-    await closeMeasureReveal(1, { A: 'yes', B: 'no', C: 'yes' }, false);
-    /* Question 3 is opened from the presenter page, with a voting timer,
-     * by keyboard: phones and screen count down, and it closes by itself. */
+    await closeMeasureReveal(1, { A: 'yes', B: 'no', C: 'yes' }, false, { keys: true });
+    await step('next', 'PageDown');
+    await until('presenter sees question 3', async () => (await text(desk, '#qnum')) === `Question 3 of ${NQ}`);
+    checkEq(await text(desk, '#notes'), 'Speaker note: IPv6 routers never fragment.', 'presenter: question 3 has the next test\'s notes');
+    /* A long token (IPV6_PMTUDISC_INTERFACE:) wraps inside the phone's screen. */
+    await shot(A, 'phone-6-long-question');
+    await con.cmd('open');
+    await until('Q3 open on phone A', async () => !(await A.locator('#yes').isDisabled()));
+    await vote('A', true); await vote('B', true); await vote('C', false);
+    await closeMeasureReveal(2, { A: 'yes', B: 'yes', C: 'no' }, false);
     await con.cmd('next');
-    await until('presenter sees question 3', async () => /^Question 3 of 3 · pending/.test(await text(presenter, '#qnum')));
+
+    /* 8. Question 4 is opened from the presenter page (keyboard) with a
+     * voting timer: phones, screens and the presenter count down, the question
+     * closes by itself, the countdowns disappear, and the timer field is
+     * empty again (the next Open has no timer unless asked). C sits it out. */
+    await until('presenter sees question 4', async () => (await text(presenter, '#qnum')) === `Question 4 of ${NQ}` &&
+      (await text(presenter, '#qstate')) === 'pending');
+    await presenter.evaluate(() => document.activeElement && document.activeElement.blur());
     await tabTo(presenter, 'seconds');
     await presenter.keyboard.type(String(TIMER_S));
     await tabTo(presenter, 'open');
     await presenter.keyboard.press('Enter');
-    await until('Q3 open on phone A', async () => !(await A.locator('#yes').isDisabled()));
-    for (const [who, p] of [['phone A', A], ['screen', screen]]) {
-      const cd = await until(`${who} counts down`, async () => { const t = await text(p, '#countdown'); return /^closes in \d+ s$/.test(t) && t; });
-      const left = parseInt(/\d+/.exec(cd)[0], 10);
+    await until('Q4 open on phone A', async () => !(await A.locator('#yes').isDisabled()));
+    for (const [who, p, re] of [['phone A', A, /^closes in (\d+) s$/], ['screen', screen, /^(\d+) s$/], ['presenter', desk, /^closes in (\d+) s$/]]) {
+      const cd = await until(`${who} counts down`, async () => { const t = await text(p, '#countdown'); return re.test(t) && t; });
+      const left = parseInt(re.exec(cd)[1], 10);
       check(left >= 1 && left <= TIMER_S, `${who} shows a countdown within the ${TIMER_S} s timer`, cd);
     }
+    const cdPx = await screen.locator('#countdown').evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
+    check(cdPx >= 0.05 * PROJECTOR.height, `the projector's countdown is big (${cdPx} px)`);
+    await until('the timer field is emptied', async () => (await presenter.locator('#seconds').inputValue()) === '');
     await axe(A, 'phone (countdown)');
     await vote('A', false); await vote('B', false);
-    await closeMeasureReveal(2, { A: 'no', B: 'no', C: null }, false, true);
+    await closeMeasureReveal(3, { A: 'no', B: 'no', C: null }, false, { timed: true });
     checkEq(await text(A, '#countdown'), '', 'the phone countdown is gone once closed');
     checkEq(await text(screen, '#countdown'), '', 'the screen countdown is gone once closed');
+    checkEq(JSON.stringify([...verdictsSeen].sort()), JSON.stringify(['right×no', 'right×yes', 'wrong×no', 'wrong×yes']),
+      'the projector coloured the room right and wrong, for a true yes and a true no');
+    checkEq(JSON.stringify([...phoneVerdictsSeen].sort()), JSON.stringify(['right×no', 'right×yes', 'wrong×no', 'wrong×yes']),
+      'the phones coloured right and wrong, after a yes vote and after a no vote');
     await con.cmd('next');
 
-    /* 8. The end: the screen's scoreboard and collective score. */
+    /* 9. The end: the screen's scoreboard and collective score. */
     await until('screen shows the final scoreboard', async () => !(await hidden(screen, '#final')));
+    await waitBanner(projectors, 'ended');
     const rows = await screen.locator('#board tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
-    checkEq(rows.length, 3, 'scoreboard has one row per question');
+    checkEq(rows.length, NQ, 'scoreboard has one row per question');
     let sum = 0, scored = 0;
-    for (let pos = 0; pos < 3; pos++) {
+    for (let pos = 0; pos < NQ; pos++) {
       const vs = ['A', 'B', 'C'].map((n) => phones[n].votes[pos]).filter(Boolean);
       const y = vs.filter((v) => v === 'yes').length, n = vs.length - y;
       const maj = y > n ? 'yes' : n > y ? 'no' : 'tie';
@@ -513,15 +687,21 @@ async function main() {
     const wantCollective = scored ? `This room scored ${Math.round((sum / scored) * 100)}% over ${scored} question${scored === 1 ? '' : 's'}` : 'No question was scored.';
     checkEq(await screen.locator('#finalscore').textContent({ timeout: 2000 }).catch(() => '(no #finalscore)'), wantCollective,
       'screen shows the collective score');
+    await until('presenter shows the final scoreboard', async () => !(await hidden(desk, '#finalbox')));
+    checkEq(await text(desk, '#finalscore'), wantCollective, 'presenter shows the collective score');
+    checkEq(await desk.locator('#board tr').count(), NQ, 'presenter scoreboard has one row per question');
     await shot(screen, 'screen-6-final');
+    await shot(screen43, 'screen768-6-final');
     /* The scoreboard takes the place of the last question: nothing of it
      * (question, count, bars, truth) pushes the board down the projector. */
     for (const sel of ['#live', '#qtext', '.count', '#bars', '#reveal', '#collective'])
       check(!(await screen.locator(sel).isVisible()), `screen (final): ${sel} of the last question is hidden`);
-    await onFirstScreen(screen, ['#final', '#finalscore', '#board'], 'screen (final)');
+    await fitsProjectors(projectors, ['#banner', '#final', '#finalscore', '#board'], 'screen (final)');
+    const rowPx = await screen.locator('#board tr').first().evaluate((e) => e.getBoundingClientRect().height);
+    check(rowPx >= 0.035 * PROJECTOR.height, `the final board's rows are readable from the back (${Math.round(rowPx)} px)`);
     await axe(screen, 'screen (final)');
 
-    /* 9. Each phone: its score, its share grid, and the copy button on a
+    /* 10. Each phone: its score, its share grid, and the copy button on a
      * non-secure origin (select + execCommand fallback). The clipboard is
      * read back from a secure page (http://localhost, answered by the test
      * itself, never by the network) in the same browser. */
@@ -533,9 +713,9 @@ async function main() {
       const p = phones[n].page;
       await until(`phone ${n} shows its final score`, async () => !(await hidden(p, '#final')));
       const rowsByTest = {}, order = [];
-      const tests = [0, 0, 1];   /* deck.json: test 1 asks df + fragmented, test 2 fragmented */
+      const tests = [0, 0, 1, 1];   /* deck.json: test 1 asks df + fragmented, test 2 sent + fragmented */
       let right = 0, sc = 0;
-      for (let pos = 0; pos < 3; pos++) {
+      for (let pos = 0; pos < NQ; pos++) {
         const v = phones[n].votes[pos], t = tests[pos];
         if (!(t in rowsByTest)) { rowsByTest[t] = ''; order.push(t); }
         let mark = '·';
@@ -545,6 +725,7 @@ async function main() {
       const grid = order.map((t) => rowsByTest[t]).join('\n');
       checkEq(await text(p, '#score'), `${right} right out of ${sc} scored questions.`, `phone ${n} shows its score`);
       checkEq(await text(p, '#grid'), grid, `phone ${n} shows its share grid`);
+      checkEq(await text(p, '#gridlabels'), order.map((t) => 'packet ' + (t + 1)).join('\n'), `phone ${n}: each grid row is labelled`);
       check(await p.evaluate(() => !window.isSecureContext && !navigator.clipboard), `phone ${n}: no clipboard API here (not a secure context)`);
       await reader.evaluate(() => navigator.clipboard.writeText('(empty)'));
       if (n === 'B') { await tabTo(p, 'copy'); await p.keyboard.press('Enter'); } else await p.tap('#copy');
@@ -560,11 +741,11 @@ async function main() {
       if (n === 'A') { await shot(p, 'phone-5-final-grid'); await axe(p, 'phone (final)'); }
     }
 
-    /* 10. quit: serve ends cleanly and its summary agrees with what the room saw. */
+    /* 11. quit: serve ends cleanly and its summary agrees with what the room saw. */
     await con.cmd('quit');
     const ex = await Promise.race([con.exit, sleep(PROBE_MS).then(() => null)]);
     check(ex && ex.code === 0, 'serve exits 0 after quit', JSON.stringify(ex));
-    for (let pos = 0; pos < 3; pos++) {
+    for (let pos = 0; pos < NQ; pos++) {
       const l = con.lines.find((x) => new RegExp(`^  Q${pos + 1} `).test(x)) || '';
       check(new RegExp(`truth ${truths[pos]} `).test(l), `serve summary Q${pos + 1} has truth ${truths[pos]}`, l);
     }
