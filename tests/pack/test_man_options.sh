@@ -20,8 +20,9 @@ check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL
 options() { sed 's/`[^`]*`//g' | grep -oP '(?<![\w-])(--[A-Za-z][\w-]*|-[A-Za-z](?![\w-]))' | sort -u; }
 # Option terms of a rendered page: what it sets in bold (\fB--deck\fR).
 bold_options() { grep -oP '\\fB\K-{1,2}[A-Za-z][\w-]*(?=\\fR)' "$1" | sort -u; }
-# Option terms a page defines: bold options at the start of a line.
-defined_options() { grep -P '^\\fB-' "$1" | grep -oP '\\fB\K-{1,2}[A-Za-z][\w-]*(?=\\fR)' | sort -u; }
+# Option terms a page defines: the bold options of a definition's term (scdoc
+# writes the term's line, then .RS for its indented text).
+defined_options() { awk '/^\.RS/ && prev ~ /^\\fB-/ { print prev } { prev = $0 }' "$1" | grep -oP '\\fB\K-{1,2}[A-Za-z][\w-]*(?=\\fR)' | sort -u; }
 
 # cover PAGE HELP-COMMAND...: the page and that --help agree.
 cover() {
