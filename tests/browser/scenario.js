@@ -745,6 +745,15 @@ async function main() {
     await con.cmd('quit');
     const ex = await Promise.race([con.exit, sleep(PROBE_MS).then(() => null)]);
     check(ex && ex.code === 0, 'serve exits 0 after quit', JSON.stringify(ex));
+    /* The laptop is gone: the projector and the presenter page say so; the
+     * presenter's controls wait for it. */
+    for (const p of projectors) {
+      const b = await until('projector says the laptop is gone', async () => { const x = await bannerOf(p); return x.cls === 'offline' && x; });
+      checkEq(b.text, 'Offline: waiting for the laptop', `projector ${p.viewportSize().width}: the offline banner`);
+      check(!(await hidden(p, '#offline')), `projector ${p.viewportSize().width}: the reconnecting line`);
+    }
+    await until('presenter page shows the offline banner', async () => !(await hidden(desk, '#offline')));
+    check(await desk.locator('[data-cmd]').evaluateAll((bs) => bs.every((b) => b.disabled)), 'presenter page: every control is disabled while offline');
     for (let pos = 0; pos < NQ; pos++) {
       const l = con.lines.find((x) => new RegExp(`^  Q${pos + 1} `).test(x)) || '';
       check(new RegExp(`truth ${truths[pos]} `).test(l), `serve summary Q${pos + 1} has truth ${truths[pos]}`, l);

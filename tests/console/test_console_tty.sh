@@ -43,10 +43,12 @@ check question_on_screen grep -q "Question 2/38" "$tmp/screen"
 # The frames (split at the clear-screen sequence): none wider than 79 cells
 # or taller than 23 lines; the URLs and the QR code in each; the secret in
 # none before p, and in the frames after it.
-frames() { perl -CSD -0777 -ne 's/\r//g; my @f = split /\e\[H\e\[2J/; shift @f; pop @f if @f > 1; print scalar(@f), "\n"; for (@f) { my @l = split /\n/; my $w = 0; for (@l) { $w = length if length > $w } printf "%d %d %d %d %d\n", scalar(@l), $w, /^Join: http:\S+\?room=\S+$/m ? 1 : 0, (/^Projector: http:\S+\/screen\/$/m && /^Presenter: http:\S+\/presenter\//m) ? 1 : 0, /\x{2588}/ ? 1 : 0 }' "$tmp/screen"; }
+frames() { perl -CSD -0777 -ne 's/\r//g; my @f = split /\e\[H\e\[2J/; shift @f; pop @f if @f > 1; print scalar(@f), "\n"; for (@f) { my @l = split /\n/; my $w = 0; for (@l) { $w = length if length > $w } printf "%d %d %d %d %d %d\n", scalar(@l), $w, /^Join: http:\S+\?room=\S+$/m ? 1 : 0, (/^Projector: http:\S+\/screen\/$/m && /^Presenter: http:\S+\/presenter\//m) ? 1 : 0, /\x{2588}/ ? 1 : 0, /Last refused/ ? 1 : 0 }' "$tmp/screen"; }
 frames >"$tmp/frames"
 check frames_seen test "$(head -1 "$tmp/frames")" -ge 5
 check frames_fit_80x24 awk 'NR > 1 && ($1 > 23 || $2 > 79) { bad = 1 } END { exit bad }' "$tmp/frames"
+# The refusal of the first r was on screen, and is gone once later keys acted.
+check refusal_then_gone awk 'NR > 1 && $6 { seen = 1 } END { exit !(seen && !$6) }' "$tmp/frames"
 check frames_have_urls_and_qr awk 'NR > 1 && !($3 && $4 && $5) { bad = 1 } END { exit bad }' "$tmp/frames"
 before_p=$(perl -0777 -ne 'print index($_, "tty-sesame-42") < 0 ? 0 : index($_, "tty-sesame-42")' "$tmp/screen")
 check secret_hidden_at_first grep -q "(secret hidden: press p)" "$tmp/screen"
