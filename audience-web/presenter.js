@@ -202,7 +202,7 @@
         break;
       case 'tally':
         countdown(m);
-        fvText('tally', '· ' + fvCount(m.online, 'phone') + ' online · ' + m.joined + ' joined');
+        fvText('tally', fvCount(m.online, 'phone') + ' online · ' + m.joined + ' joined');
         if (state && m.q !== state.q.pos) break; /* still about the previous question */
         if ('yes' in m) bars(m.yes, m.no);
         else fvText('votes', fvCount(m.votes, 'vote'));

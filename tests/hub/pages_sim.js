@@ -204,7 +204,14 @@ function presenter() {
   check(await until(() => screen.el('evidence').textContent === WHY_SENT), 'screen shows the fact\'s own why');
   check(/YES/.test(screen.el('truth').textContent), 'screen shows the truth');
 
-  for (const c of ['next', 'skip', 'skip', 'skip']) { try { await p.cmd(c); } catch (e) { /* ended earlier */ } }
+  /* A skipped question is announced, not jumped over without a word. */
+  await p.cmd('next');
+  await p.cmd('skip');
+  check(await until(() => reloaded.el('skipnote').textContent === 'Question 2 was skipped' && !reloaded.el('skipnote').hidden),
+    'phone: "Question 2 was skipped" (' + reloaded.el('skipnote').textContent + ')');
+  check(await until(() => screen.el('skipnote').textContent === 'Question 2 was skipped' && !screen.el('skipnote').hidden),
+    'screen: "Question 2 was skipped"');
+  for (const c of ['skip', 'skip']) { try { await p.cmd(c); } catch (e) { /* ended earlier */ } }
   check(await until(() => !reloaded.el('final').hidden), 'phone shows the final score');
   check(reloaded.el('grid').textContent === '✔··\n·', 'share grid: one row per test (got ' + JSON.stringify(reloaded.el('grid').textContent) + ')');
   reloaded.el('copy').click();
