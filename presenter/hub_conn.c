@@ -100,7 +100,7 @@ void hub_conn_send_own(struct hub_conn *c, char *json) {
     hub_msg_unref(m);
 }
 
-void hub_conn_error(struct hub_conn *c, int id, const char *code, const char *message) {
+void hub_conn_error(struct hub_conn *c, long long id, const char *code, const char *message) {
     hub_conn_send_own(c, hub_msg_error(id, code, message));
 }
 
@@ -253,9 +253,15 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
 }
 
 static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
-    int id = m->id;
+    long long id = m->id;
     if (c->role != HUB_AUDIENCE) {
         hub_conn_error(c, id, "forbidden", "only phones vote");
+        return;
+    }
+    if (m->id_bad) { /* not echoed: it is not an id the phone could match */
+        char why[96];
+        snprintf(why, sizeof why, "\"id\" must be an integer 0..%lld (2^53-1)", HUB_ID_MAX);
+        hub_conn_error(c, -1, "bad_vote", why);
         return;
     }
     if (!m->vote_ok) {
@@ -328,7 +334,8 @@ static void on_cmd(struct hub *h, struct hub_conn *c, const struct hub_client_ms
     }
     char err[256];
     if (m->has_seconds && !m->seconds_ok) {
-        hub_conn_error(c, -1, "bad_cmd", "\"seconds\" must be an integer 0..3600");
+        snprintf(err, sizeof err, "\"seconds\" must be an integer 1..%d", HUB_COUNTDOWN_MAX_S);
+        hub_conn_error(c, -1, "bad_cmd", err);
         return;
     }
     int seconds = m->has_seconds ? m->seconds : 0;

@@ -64,7 +64,8 @@ enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE };
 struct hub_op {
     enum hub_op_kind kind;
     struct hub_conn *conn;         /* NULL once it closed */
-    int id, pos, yes;
+    long long id;                  /* vote: the phone's id (0..HUB_ID_MAX), -1 none */
+    int pos, yes;
     char token[ROOM_TOKEN_HEX + 1];
     int result;                    /* after the batch: voter index / 0 ok / 1 refused / -1 error */
     char err[160];
@@ -164,7 +165,7 @@ void hub_conn_send(struct hub_conn *c, struct hub_msg *m); /* queues m (own refe
 void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m); /* queues m; writeable in a later fan-out chunk */
 void hub_fanout_pump(struct hub *h);            /* the next HUB_FANOUT_CHUNK deferred connections: writeable */
 void hub_conn_send_own(struct hub_conn *c, char *json);    /* a one-off message; takes json */
-void hub_conn_error(struct hub_conn *c, int id, const char *code, const char *message);
+void hub_conn_error(struct hub_conn *c, long long id, const char *code, const char *message); /* id -1: none */
 void hub_conn_kill(struct hub_conn *c, int code, const char *reason); /* close at next writeable */
 void hub_batch_flush(struct hub *h);            /* group commit, then acks */
 void hub_keepalive_sweep(struct hub *h);        /* ping the quiet, close the silent */
@@ -174,8 +175,8 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 char *hub_msg_state(struct hub *h, int presenter);
 char *hub_msg_tally(struct hub *h, int with_split);
 char *hub_msg_welcome(struct hub *h, int voter, const char *token);
-char *hub_msg_ack(int id, int pos, int yes);
-char *hub_msg_error(int id, const char *code, const char *message);
+char *hub_msg_ack(long long id, int pos, int yes);                     /* id -1: no "id" */
+char *hub_msg_error(long long id, const char *code, const char *message); /* id -1: no "id" */
 char *hub_msg_simple(const char *type, const char *key, const char *value);
 
 #endif

@@ -127,13 +127,15 @@ char *hub_msg_welcome(struct hub *h, int voter, const char *token) {
                           "scored", scored, "correct", correct));
 }
 
-char *hub_msg_ack(int id, int pos, int yes) {
-    return dump(json_pack("{s:s, s:i, s:i, s:b}", "t", "ack", "id", id, "q", pos, "yes", yes));
+char *hub_msg_ack(long long id, int pos, int yes) {
+    json_t *o = json_pack("{s:s, s:i, s:b}", "t", "ack", "q", pos, "yes", yes);
+    if (o && id >= 0) json_object_set_new(o, "id", json_integer((json_int_t)id));
+    return dump(o);
 }
 
-char *hub_msg_error(int id, const char *code, const char *message) {
+char *hub_msg_error(long long id, const char *code, const char *message) {
     json_t *o = json_pack("{s:s, s:s, s:s}", "t", "error", "code", code, "message", message);
-    if (o && id >= 0) json_object_set_new(o, "id", json_integer(id));
+    if (o && id >= 0) json_object_set_new(o, "id", json_integer((json_int_t)id));
     return dump(o);
 }
 

@@ -26,7 +26,11 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
         return -1;
     }
     json_t *jid = json_object_get(m, "id");
-    if (json_is_integer(jid)) out->id = (int)json_integer_value(jid);
+    if (jid) {
+        json_int_t v = json_is_integer(jid) ? json_integer_value(jid) : -1;
+        if (v >= 0 && v <= HUB_ID_MAX) out->id = (long long)v;
+        else out->id_bad = 1;
+    }
     if (!strcmp(t, "hello")) {
         out->type = HUB_C_HELLO;
         out->has_room = str_field(m, "room", out->room, sizeof out->room);
@@ -47,7 +51,7 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
         out->has_cmd = str_field(m, "cmd", out->cmd, sizeof out->cmd);
         json_t *js = json_object_get(m, "seconds");
         out->has_seconds = js != NULL;
-        if (js && json_is_integer(js) && json_integer_value(js) >= 0 && json_integer_value(js) <= max_seconds) {
+        if (js && json_is_integer(js) && json_integer_value(js) >= 1 && json_integer_value(js) <= max_seconds) {
             out->seconds_ok = 1;
             out->seconds = (int)json_integer_value(js);
         }

@@ -8,12 +8,14 @@
 #include <stddef.h>
 
 #define HUB_PARSE_STR_MAX 128  /* longest string field kept; longer ones are kept cut (and never match) */
+#define HUB_ID_MAX 9007199254740991LL /* 2^53 - 1: the largest id a phone's JavaScript Number holds exactly */
 
 enum hub_client_type { HUB_C_HELLO, HUB_C_VOTE, HUB_C_AUTH, HUB_C_CMD, HUB_C_PING, HUB_C_UNKNOWN };
 
 struct hub_client_msg {
     enum hub_client_type type;
-    int id;                         /* "id" when an integer (cast to int as the protocol says), else -1 */
+    long long id;                   /* "id" when an integer in 0..HUB_ID_MAX, else -1 */
+    int id_bad;                     /* "id" present but not such an integer (a vote with it: bad_vote) */
     /* hello */
     int has_room, has_token;
     char room[HUB_PARSE_STR_MAX + 1], token[HUB_PARSE_STR_MAX + 1];

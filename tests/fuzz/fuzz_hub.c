@@ -63,7 +63,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!err[0]) abort(); /* a refusal always says why (it becomes the close reason) */
         return 0;
     }
-    int id = m->id;
+    long long id = m->id;
+    /* the id is -1 (none, or refused) or an exact integer a phone's Number holds */
+    if (id < -1 || id > HUB_ID_MAX || (m->id_bad && id != -1)) abort();
     if (m->type == HUB_C_HELLO) {
         if (m->has_room && m->room[0] && strcasecmp(m->room, room_code(room)))
             check_reply(hub_msg_error(-1, "bad_room", "no such room here"));
@@ -81,7 +83,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (room_voter_find(room, tok) != v) abort();
         }
     } else if (m->type == HUB_C_VOTE) {
-        if (m->vote_ok && room_voter_count(room) > 0) {
+        if (m->id_bad) {
+            check_reply(hub_msg_error(-1, "bad_vote", "id out of range"));
+        } else if (m->vote_ok && room_voter_count(room) > 0) {
             long long q = m->q;
             if (q >= 0 && q <= INT_MAX && quiz_vote_check(room_quiz(room), (int)q, err, sizeof err) == 0) {
                 if (room_batch_begin(room, err, sizeof err)) abort();
@@ -100,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else if (m->type == HUB_C_CMD) {
         enum room_action a;
         if (m->has_cmd && room_action_parse(m->cmd, &a) == 0 && strcmp(room_action_name(a), m->cmd)) abort();
-        if (m->has_seconds && m->seconds_ok && (m->seconds < 0 || m->seconds > HUB_COUNTDOWN_MAX_S)) abort();
+        if (m->has_seconds && m->seconds_ok && (m->seconds < 1 || m->seconds > HUB_COUNTDOWN_MAX_S)) abort();
         if (m->has_cmd) check_reply(hub_msg_simple("cmd_ok", "cmd", m->cmd));
     } else if (m->type == HUB_C_AUTH) {
         if (m->has_secret) check_reply(hub_msg_simple("auth_ok", "secret_len", m->secret));

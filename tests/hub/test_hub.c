@@ -229,14 +229,22 @@ static void test_join_issues_a_128_bit_token_and_sends_the_state(void) {
     stop();
 }
 
-static void test_vote_is_acked_only_after_commit_and_can_change(void) {
-    REQUIRE(start(0, 0) == 0);
-    char tok[ROOM_TOKEN_HEX + 1];
-    struct wsc *w = phone(NULL, tok, NULL);
-    struct wsc *p = presenter();
-    REQUIRE(w && p);
+/* A fresh hub with one joined phone (*w, token tok) and a presenter (*p)
+ * that opened question 0; 0 or -1. */
+static int voting_on_first(char tok[ROOM_TOKEN_HEX + 1], struct wsc **w, struct wsc **p) {
     char err[256];
-    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    if (start(0, 0)) return -1;
+    *w = phone(NULL, tok, NULL);
+    *p = presenter();
+    if (!*w || !*p) return -1;
+    if (cmd(*p, "open", err, sizeof err)) return fprintf(stderr, "open: %s\n", err), -1;
+    return 0;
+}
+
+static void test_vote_is_acked_only_after_commit_and_can_change(void) {
+    char tok[ROOM_TOKEN_HEX + 1];
+    struct wsc *w, *p;
+    REQUIRE(voting_on_first(tok, &w, &p) == 0);
     json_t *ack = NULL;
     REQUIRE(vote(w, 1, 0, 1, &ack) == 0);
     CHECK_INT(json_integer_value(json_object_get(ack, "q")), 0);
@@ -597,6 +605,90 @@ static void test_presenter_without_auth_sees_what_a_screen_sees(void) {
     json_decref(t);
     wsc_close(lurker, 1000);
     wsc_close(w, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
+/* Sends one raw message on w; returns the first ack or error that comes back
+ * (caller json_decref's), NULL if none. */
+static json_t *answer_to(struct wsc *w, const char *raw) {
+    if (wsc_send_text(w, raw) < 0) return NULL;
+    for (;;) {
+        char *m;
+        if (wsc_recv(w, &m, T_MS) <= 0) return NULL;
+        json_t *o = json_loads(m, 0, NULL);
+        free(m);
+        const char *t = json_string_value(json_object_get(o, "t"));
+        if (t && (!strcmp(t, "ack") || !strcmp(t, "error"))) return o;
+        json_decref(o);
+    }
+}
+
+/* Issue 15: the vote id a phone chooses is echoed exactly for every integer
+ * in 0..2^53-1 (what its JavaScript Number holds); anything else -- a string,
+ * a fraction, a negative number, 2^53 and beyond -- is refused with bad_vote
+ * and no id, not cut to 32 bits (2^40 came back as 0, "x" as -1). */
+static void test_vote_ids_in_the_safe_range_are_echoed_others_refused(void) {
+    char tok[ROOM_TOKEN_HEX + 1];
+    struct wsc *w, *p;
+    REQUIRE(voting_on_first(tok, &w, &p) == 0);
+    /* echo: the id the ack must carry; -1: refused with bad_vote and no id */
+    static const struct { const char *id; long long echo; } cases[] = {
+        {"1099511627776", 1099511627776LL /* 2^40 */}, {"9007199254740991", 9007199254740991LL /* 2^53-1 */},
+        {"0", 0}, {"2147483648", 2147483648LL}, {"\"x\"", -1}, {"9007199254740992", -1}, {"-1", -1},
+        {"-9007199254740991", -1}, {"1.5", -1}, {"[7]", -1}, {"null", -1}, {"9223372036854775807", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int ok = cases[i].echo >= 0;
+        char raw[128];
+        snprintf(raw, sizeof raw, "{\"t\":\"vote\",\"id\":%s,\"q\":0,\"yes\":%s}", cases[i].id, ok ? "true" : "false");
+        json_t *a = answer_to(w, raw);
+        REQUIRE(a);
+        CHECK_STR(json_string_value(json_object_get(a, "t")), ok ? "ack" : "error");
+        if (ok) {
+            CHECK(json_integer_value(json_object_get(a, "id")) == cases[i].echo);
+        } else {
+            CHECK_STR(json_string_value(json_object_get(a, "code")), "bad_vote");
+            CHECK(json_object_get(a, "id") == NULL);
+        }
+        json_decref(a);
+    }
+    CHECK_INT(stored_vote(0, tok), 1); /* the refused "no" votes did not land */
+    /* a vote without an id is counted; its answer carries no id */
+    json_t *a = answer_to(w, "{\"t\":\"vote\",\"q\":0,\"yes\":true}");
+    REQUIRE(a);
+    CHECK_STR(json_string_value(json_object_get(a, "t")), "ack");
+    CHECK(json_object_get(a, "id") == NULL);
+    json_decref(a);
+    wsc_close(w, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
+/* Issue 15: "seconds" of cmd open is 1..3600 (docs/PROTOCOL.md); 0 was
+ * accepted and opened voting without a timer. */
+static void test_open_with_zero_seconds_is_refused(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *p = presenter();
+    REQUIRE(p);
+    static const char *const bad[] = {"0", "-5", "3601", "\"30\"", "1.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char raw[128];
+        snprintf(raw, sizeof raw, "{\"t\":\"cmd\",\"cmd\":\"open\",\"seconds\":%s}", bad[i]);
+        wsc_send_text(p, raw);
+        json_t *e = wsc_recv_type(p, "error", T_MS);
+        REQUIRE(e);
+        CHECK_STR(json_string_value(json_object_get(e, "code")), "bad_cmd");
+        CHECK_CONTAINS(json_string_value(json_object_get(e, "message")), "1..3600");
+        json_decref(e);
+    }
+    struct hub_status st;
+    hub_snapshot(F.fx.hub, &st);
+    CHECK_INT(st.current.state, QUIZ_PENDING); /* none of them opened voting */
+    wsc_send_text(p, "{\"t\":\"cmd\",\"cmd\":\"open\",\"seconds\":1}");
+    json_t *ok = wsc_recv_type(p, "cmd_ok", T_MS);
+    CHECK(ok != NULL);
+    json_decref(ok);
     wsc_close(p, 1000);
     stop();
 }
@@ -1163,6 +1255,8 @@ int main(void) {
     RUN(test_each_reveal_shows_only_its_own_fact);
     RUN(test_presenter_actions_need_the_secret);
     RUN(test_presenter_without_auth_sees_what_a_screen_sees);
+    RUN(test_vote_ids_in_the_safe_range_are_echoed_others_refused);
+    RUN(test_open_with_zero_seconds_is_refused);
     RUN(test_oversized_malformed_binary_and_flooding_clients_are_cut_alone);
     RUN(test_tally_versions_increase_and_split_is_hidden_until_close);
     RUN(test_live_split_shows_the_split_while_voting);

@@ -32,6 +32,34 @@ static void test_vote_fields_are_typed(void) {
     CHECK_INT(m.yes, 0);
 }
 
+/* The id is echoed exactly in 0..2^53-1 (a phone's Number); anything else is
+ * flagged (the hub answers bad_vote) and never cut to 32 bits. */
+static void test_vote_id_is_a_safe_integer(void) {
+    static const struct { const char *id; long long want; } ok[] = {
+        {"0", 0}, {"7", 7}, {"2147483648", 2147483648LL}, {"1099511627776", 1099511627776LL},
+        {"9007199254740991", 9007199254740991LL},
+    };
+    char buf[160];
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        snprintf(buf, sizeof buf, "{\"t\":\"vote\",\"id\":%s,\"q\":0,\"yes\":true}", ok[i].id);
+        REQUIRE(parse(buf) == 0);
+        CHECK(!m.id_bad);
+        CHECK(m.id == ok[i].want);
+    }
+    static const char *const bad[] = {"\"x\"", "\"7\"", "-1", "-9007199254740991", "9007199254740992",
+                                      "9223372036854775807", "-9223372036854775808", "1.5", "7.0", "1e3",
+                                      "true", "null", "[1]", "{}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(buf, sizeof buf, "{\"t\":\"vote\",\"id\":%s,\"q\":0,\"yes\":true}", bad[i]);
+        REQUIRE(parse(buf) == 0);
+        CHECK(m.id_bad);
+        CHECK_INT(m.id, -1);
+    }
+    REQUIRE(parse("{\"t\":\"vote\",\"q\":0,\"yes\":true}") == 0);
+    CHECK(!m.id_bad);
+    CHECK_INT(m.id, -1); /* absent: no id */
+}
+
 static void test_strings_are_bounded(void) {
     char big[600];
     memset(big, 'A', sizeof big);
@@ -55,6 +83,12 @@ static void test_cmd_seconds_range(void) {
     CHECK(m.has_seconds && !m.seconds_ok);
     REQUIRE(parse("{\"t\":\"cmd\",\"cmd\":\"open\",\"seconds\":-1}") == 0);
     CHECK(m.has_seconds && !m.seconds_ok);
+    REQUIRE(parse("{\"t\":\"cmd\",\"cmd\":\"open\",\"seconds\":0}") == 0);
+    CHECK(m.has_seconds && !m.seconds_ok); /* 1..3600: 0 is no timer, which is leaving "seconds" out */
+    REQUIRE(parse("{\"t\":\"cmd\",\"cmd\":\"open\",\"seconds\":1}") == 0);
+    CHECK(m.has_seconds && m.seconds_ok);
+    REQUIRE(parse("{\"t\":\"cmd\",\"cmd\":\"open\",\"seconds\":3600}") == 0);
+    CHECK(m.has_seconds && m.seconds_ok);
     REQUIRE(parse("{\"t\":\"cmd\",\"cmd\":\"open\"}") == 0);
     CHECK(!m.has_seconds);
 }
@@ -73,6 +107,7 @@ static void test_types(void) {
 int main(void) {
     RUN(test_malformed_messages_are_refused_with_a_reason);
     RUN(test_vote_fields_are_typed);
+    RUN(test_vote_id_is_a_safe_integer);
     RUN(test_strings_are_bounded);
     RUN(test_cmd_seconds_range);
     RUN(test_types);

@@ -217,7 +217,9 @@ static void test_malformed_wrong_types_huge_numbers_unknown_types(void) {
         {"{\"t\":\"vote\",\"id\":1,\"q\":99999999999999999999999,\"yes\":true}", NULL, 1007}, /* beyond int64 */
         {"{\"t\":\"vote\",\"id\":1,\"q\":1e308,\"yes\":true}", "bad_vote", 0},
         {"{\"t\":\"vote\",\"id\":1,\"q\":1000,\"yes\":true}", "refused", 0},
-        {"{\"t\":\"vote\",\"id\":9223372036854775807,\"q\":0,\"yes\":true}", NULL, 0}, /* huge id: acked */
+        {"{\"t\":\"vote\",\"id\":9223372036854775807,\"q\":0,\"yes\":true}", "bad_vote", 0}, /* id > 2^53-1 */
+        {"{\"t\":\"vote\",\"id\":\"x\",\"q\":0,\"yes\":true}", "bad_vote", 0},
+        {"{\"t\":\"vote\",\"id\":9007199254740991,\"q\":0,\"yes\":true}", NULL, 0}, /* 2^53-1: acked */
         {"{\"t\":\"launch-missiles\"}", "unknown_type", 0},
         {"{\"t\":\"\"}", "unknown_type", 0},
         {"{\"t\":\"cmd\",\"cmd\":\"reveal\"}", "forbidden", 0},
