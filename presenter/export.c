@@ -294,12 +294,26 @@ static int write_json(FILE *out, const struct db_report_session *ss, int n, char
 
 /* ----------------------------------------------------------- Markdown -- */
 
-/* Markdown table cell: pipes escaped, line breaks flattened. */
-static void md_cell(FILE *out, const char *s) {
+/* Text from the deck or the store (titles, questions, evidence) in a heading
+ * or a table cell, shown as typed by Markdown and HTML renderers alike: raw
+ * HTML and entities become text (&lt; &gt; &amp;); the characters that make
+ * links and images ([ ]), code spans, emphasis, strikethrough, a heading's
+ * closing #s, cell breaks (|) and escapes are backslash-escaped (CommonMark
+ * lets any ASCII punctuation be); line breaks are flattened, so a text
+ * never starts a line (no lists, headings or link definitions). */
+static void md_text(FILE *out, const char *s) {
     for (const char *p = s ? s : ""; *p; p++) {
-        if (*p == '|') fputs("\\|", out);
-        else if (*p == '\n' || *p == '\r') fputc(' ', out);
-        else fputc(*p, out);
+        switch (*p) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '\n': case '\r': fputc(' ', out); break;
+        case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '~': case '#': case '!':
+            fputc('\\', out);
+            fputc(*p, out);
+            break;
+        default: fputc(*p, out);
+        }
     }
 }
 
@@ -315,7 +329,7 @@ static void write_markdown(FILE *out, const struct db_report_session *ss, int n)
         export_local_time(when, sizeof when, s->row.started_at);
         if (i) fputs("\n", out);
         fprintf(out, "# Session %lld: ", (long long)s->row.id);
-        md_cell(out, s->row.title);
+        md_text(out, s->row.title);
         fprintf(out, "\n\n- Date: %s\n- Voters: %d\n- Collective score: ", when, s->score.voters);
         md_pct(out, s->score.collective);
         if (s->score.collective >= 0) {
@@ -336,12 +350,12 @@ static void write_markdown(FILE *out, const struct db_report_session *ss, int n)
             char test[EXPORT_TEST_SUMMARY_MAX];
             export_test_summary(q->spec_json, test, sizeof test);
             fprintf(out, "| %d | ", q->position + 1);
-            md_cell(out, test);
+            md_text(out, test);
             fputs(" | ", out);
-            md_cell(out, q->text);
+            md_text(out, q->text);
             fprintf(out, " | %d | %d | %s | %s | %s | ", q->yes, q->no, *q->majority ? q->majority : "—",
                     *q->truth ? q->truth : "—", export_verdict(q->correct));
-            md_cell(out, q->live.measured ? q->live.evidence : "not measured");
+            md_text(out, q->live.measured ? q->live.evidence : "not measured");
             fputs(" |\n", out);
         }
         int revotes = 0;

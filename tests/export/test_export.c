@@ -11,9 +11,11 @@
 
 #include "check.h"
 #include "db.h"
+#include "deck.h"
 #include "export.h"
 #include "export/fixture.h"
 #include "report.h"
+#include "room.h"
 
 static char dbfile[256];
 static int64_t sid, sid2;
@@ -352,9 +354,9 @@ static void test_all_exports_every_session(void) {
 
     snprintf(args, sizeof args, "export --all --format markdown --db '%s'", dbfile);
     CHECK_INT(fx_run(args, &out, &errs), 0);
-    CHECK_CONTAINS(out, "# Session 1: Fragmentation <quiz> & \"friends\"");
+    CHECK_CONTAINS(out, "# Session 1: Fragmentation &lt;quiz&gt; &amp; \"friends\""); /* shown as typed, never HTML */
     CHECK_CONTAINS(out, "# Session 2: Second talk, same deck");
-    CHECK_CONTAINS(out, "| 1 | udp4 do 1400 B TTL 2 | A 1400-byte UDP/IPv4 packet, IP_PMTUDISC_DO: is it sent? | 3 | 2 | yes | yes | right |");
+    CHECK_CONTAINS(out, "| 1 | udp4 do 1400 B TTL 2 | A 1400-byte UDP/IPv4 packet, IP\\_PMTUDISC\\_DO: is it sent? | 3 | 2 | yes | yes | right |");
     CHECK_CONTAINS(out, "- Collective score: 50% (0.5 over 3 scored of 5 questions)");
     free(out);
     free(errs);
@@ -583,6 +585,96 @@ static void test_hostile_title_still_gives_valid_svg_and_json(void) {
     free(out); free(errs);
 }
 
+/* ---- Markdown with hostile deck text ---- */
+
+/* Deck text that a Markdown or HTML renderer would run or reinterpret:
+ * raw HTML, a javascript: link and image, an autolink, entities, a code
+ * span, emphasis, a pipe that would split the table cell, a heading's
+ * closing marks, a backslash that would eat the next escape. */
+#define HOSTILE "<script>alert(1)</script> [x](javascript:alert(2)) ![i](javascript:alert(3)) " \
+                "<javascript:alert(4)> <img src=x onerror=alert(5)> &#60;b&#62; `co|de` a|b *em* _u_ ~~s~~ \\ end ##"
+
+/* Records a real room on a deck titled HOSTILE, one question revealed with
+ * HOSTILE as the probe's evidence; returns the session id or -1. */
+static int64_t record_hostile(const char *path) {
+    char err[512], deck_json[1024];
+    json_t *title = json_string(HOSTILE);
+    char *t = json_dumps(title, JSON_ENCODE_ANY);
+    json_decref(title);
+    snprintf(deck_json, sizeof deck_json,
+             "{\"title\":%s,\"tests\":[{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ask\":[\"sent\"]}]}", t);
+    free(t);
+    struct deck d;
+    if (deck_load_string(deck_json, "hostile deck", &d, err, sizeof err) < 0) return fprintf(stderr, "%s\n", err), -1;
+    struct db *db = db_open(path, err, sizeof err);
+    struct room *room = db ? room_create(db, &d, &(struct room_info){.code = "MDMD42"}, err, sizeof err) : NULL;
+    int64_t id = room ? room_session_id(room) : -1;
+    struct probe_result res;
+    memset(&res, 0, sizeof res);
+    res.sent.answer = PROBE_ANS_YES;
+    snprintf(res.evidence, sizeof res.evidence, "%s", HOSTILE);
+    snprintf(res.observer, sizeof res.observer, "raw");
+    int m = 0;
+    if (!room || room_act(room, ROOM_OPEN, err, sizeof err) || room_act(room, ROOM_CLOSE, err, sizeof err) ||
+        (m = room_act(room, ROOM_MEASURE, err, sizeof err)) != QUIZ_MEASURE_PROBE ||
+        room_measured(room, 0, &res, err, sizeof err) || room_act(room, ROOM_REVEAL, err, sizeof err)) {
+        fprintf(stderr, "recording the hostile session: %s (measure %d)\n", err, m);
+        id = -1;
+    }
+    room_free(room);
+    db_close(db);
+    deck_free(&d);
+    return id;
+}
+
+/* Issue 15: the Markdown export wrote deck text raw, so a title with
+ * <script> or [x](javascript:...) ran in whatever rendered the report. It is
+ * rendered here by cmark-gfm (GitHub's renderer, tables on, raw HTML let
+ * through as --unsafe does): no tag, no link, the table keeps its 9 cells,
+ * and the text reads as it was typed. */
+static void test_markdown_shows_hostile_deck_text_literally(void) {
+    REQUIRE(system("command -v cmark-gfm >/dev/null") == 0); /* scripts/apt-packages.txt: cmark-gfm */
+    const char *path = fx_path("hostile-md.db");
+    int64_t id = record_hostile(path);
+    REQUIRE(id > 0);
+    const char *md = fx_path("hostile.md"), *html = fx_path("hostile.html");
+    char args[1024], *out, *errs;
+    snprintf(args, sizeof args, "export %lld -f markdown -o '%s' --db '%s'", (long long)id, md, path);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    free(out);
+    free(errs);
+    snprintf(args, sizeof args, "cmark-gfm --unsafe -e table '%s' > '%s'", md, html);
+    REQUIRE(system(args) == 0);
+    char *h = fx_slurp(html);
+    REQUIRE(h);
+    static const char *const never[] = {"<script", "<img", "<a ", "href=", "<code", "<em", "<strong", "<del", "<b>"};
+    for (size_t i = 0; i < sizeof never / sizeof *never; i++)
+        if (strstr(h, never[i])) {
+            fprintf(stderr, "rendered Markdown has %s:\n%s\n", never[i], h);
+            CHECK(!strstr(h, never[i]));
+        }
+    /* the heading and both cells (question row: 9 cells) read as typed */
+    static const char *const shown =
+        "&lt;script&gt;alert(1)&lt;/script&gt; [x](javascript:alert(2)) ![i](javascript:alert(3)) "
+        "&lt;javascript:alert(4)&gt; &lt;img src=x onerror=alert(5)&gt; &amp;#60;b&amp;#62; `co|de` a|b *em* _u_ "
+        "~~s~~ \\ end ##";
+    const char *h1 = strstr(h, "<h1>");
+    REQUIRE(h1);
+    CHECK(!strncmp(strstr(h1, ": ") ? strstr(h1, ": ") + 2 : "", shown, strlen(shown)));
+    CHECK_CONTAINS(h, "<td>" "&lt;script&gt;"); /* the evidence cell */
+    const char *row = strstr(h, "<tbody>");
+    REQUIRE(row);
+    const char *end = strstr(row, "</tr>");
+    REQUIRE(end);
+    int cells = 0;
+    for (const char *c = row; (c = strstr(c, "<td")) && c < end; c++) cells++;
+    CHECK_INT(cells, 9);
+    char *text = fx_slurp(md);
+    CHECK(text && !strstr(text, "<script"));
+    free(text);
+    free(h);
+}
+
 static void test_fmt_double_round_trips(void) {
     char buf[40];
     double vals[] = {0, 0.5, 1, 6.0 / 14, 2.0 / 3, 0.1, 1e-9};
@@ -609,6 +701,7 @@ int main(void) {
     RUN(test_sessions_lists_every_session);
     RUN(test_fmt_double_round_trips);
     RUN(test_hostile_title_still_gives_valid_svg_and_json);
+    RUN(test_markdown_shows_hostile_deck_text_literally);
     RUN(test_distribution_equals_the_voter_score_view);
     return fx_summary_and_clean();
 }
