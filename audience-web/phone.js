@@ -183,7 +183,7 @@
       /* short: the banner below says the rest once joined */
       e.textContent = online ? 'online' : s === 'connecting' ? 'connecting…' : joined ? 'offline' : 'offline — reconnecting' + (why ? ' (' + why + ')' : '');
       e.className = online ? '' : 'offline';
-      if (!online) { pending = null; countdown.stop(); }
+      if (!online) { pending = null; countdown.stop(); fvText('tally', ''); } /* counts that can no longer be true */
       render();
     },
     open: hello,

@@ -103,7 +103,7 @@ function watch(page, who) {
  * what fits its one screenful, so exactly that. These go to docs/screenshots
  * with FRAGVOTE_UPDATE_SCREENSHOTS=1 (the README shows them). */
 const README_SHOTS = ['screen-2-voting', 'screen-5-revealed', 'screen-6-final', 'screen768-2-voting', 'screen768-5-revealed',
-  'presenter-2-voting', 'phone-2-voted', 'phone-3-offline', 'phone-4-revealed-right-or-wrong', 'phone-5-final-grid'];
+  'presenter-2-voting', 'phone-2-voted', 'phone-3-offline', 'phone-4-revealed-right-or-wrong', 'phone-4b-revealed-dark', 'phone-5-final-grid'];
 const shots = [];
 async function shot(page, name) {
   const file = path.join(ART, name + '.png');
@@ -154,6 +154,7 @@ async function tabTo(page, id, max = 20) {
 
 /* axe-core on the page as it is now, light and dark. WCAG 2.1 A/AA
  * violations fail the test; best-practice findings are logged. */
+const schemeOf = new WeakMap();  /* a page's own colour scheme (its phone's setting), restored after axe */
 async function axe(page, label) {
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
@@ -170,7 +171,7 @@ async function axe(page, label) {
     }
     check(true, `axe ${label} [${scheme}]`);
   }
-  await page.emulateMedia({ colorScheme: null });
+  await page.emulateMedia({ colorScheme: schemeOf.get(page) || null });
 }
 
 /* A projector shows one viewport and nobody scrolls it: each element must be
@@ -375,9 +376,11 @@ async function main() {
     const phones = {};
     const laptopAddr = new URL(joinUrl).hostname;
     for (const [i, name] of ['A', 'B', 'C'].entries()) {
-      /* B is in light mode, A and C dark (the default): a chosen, disabled answer stays solid in both. */
-      const ctx = await browser.newContext({ ...phoneOpts, colorScheme: name === 'B' ? 'light' : 'dark' });
+      /* B is in dark mode, A and C light: a chosen, disabled answer stays solid in both. */
+      const scheme = name === 'B' ? 'dark' : 'light';
+      const ctx = await browser.newContext({ ...phoneOpts, colorScheme: scheme });
       const page = await ctx.newPage();
+      schemeOf.set(page, scheme);
       watch(page, 'phone' + name);
       const socksBefore = phoneSockets(laptopAddr);
       await page.goto(qrUrl);
@@ -569,7 +572,6 @@ async function main() {
     await shot(desk, 'presenter-2-voting');
     await axe(A, 'phone (voted)');
     await axe(desk, 'presenter (voting)');
-    /* The chosen answer stays solid once voting closes (B is in light mode). */
 
     /* B reloads mid-question: same voter, vote still shown. */
     await B.reload();
@@ -608,7 +610,11 @@ async function main() {
     const splitLeak = parsed(openAt).find((x) => x.m && x.who !== 'presenter' && x.who !== 'desk' && ((x.m.t === 'tally' && 'yes' in x.m) || (x.m.t === 'state' && x.m.split)));
     check(!splitLeak, 'no yes/no split reaches phones or screen while voting', splitLeak && `${splitLeak.who}: ${splitLeak.raw.slice(0, 200)}`);
     await closeMeasureReveal(0, { A: 'yes', B: 'no', C: 'no' }, true);
-    checkEq(await B.locator('#no').evaluate((e) => getComputedStyle(e).opacity), '1', 'phone B (light): the chosen, disabled answer stays solid');
+    checkEq(await B.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches), true, 'phone B is in dark mode');
+    checkEq(await B.locator('#no').evaluate((e) => getComputedStyle(e).opacity), '1', 'phone B (dark): the chosen, disabled answer stays solid');
+    checkEq(await B.locator('#no').evaluate((e) => getComputedStyle(e).backgroundColor), NO_PURPLE, 'phone B (dark): the chosen answer keeps its colour');
+    check(await B.locator('#yes').evaluate((e) => parseFloat(getComputedStyle(e).opacity) < 1), 'phone B: the answer not chosen fades once closed');
+    await shot(B, 'phone-4b-revealed-dark');
 
     /* 7. Question 2 from the lectern, with the clicker: PageDown opens, →
      * closes, Space measures, PageDown reveals, PageDown goes on. */
