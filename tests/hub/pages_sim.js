@@ -160,6 +160,13 @@ function presenter() {
   check(await until(() => /closes in (59\d|600) s/.test(phone.el('countdown').textContent)), 'phone shows the countdown (' + phone.el('countdown').textContent + ')');
   check(await until(() => /^(59\d|600) s$/.test(screen.el('countdown').textContent)), 'screen shows the countdown (' + screen.el('countdown').textContent + ')');
   check(screen.el('banner').className === 'banner voting' && screen.el('bannertext').textContent === 'Vote now on your phone', 'screen: the "vote now" banner');
+  // The laptop's connection drops mid-question: the projector stops counting
+  // a deadline it can no longer know and says so, then picks it up again.
+  screen.close();
+  check(await until(() => screen.el('banner').className === 'banner offline', 2000) && screen.el('countdown').textContent === '' &&
+    !screen.el('offline').hidden, 'screen offline: banner says so, countdown stopped');
+  check(await until(() => /^(59\d|600) s$/.test(screen.el('countdown').textContent) && screen.el('offline').hidden, 8000),
+    'screen back: the countdown resumes from the server');
   const btn = (c) => pres.cmdButtons.find((b) => b.getAttribute('data-cmd') === c);
   check(btn('reveal').disabled && !btn('close').disabled && btn('close').classList.contains('primary'),
     'presenter page: while voting, Close is the highlighted step and Reveal is not offered');
@@ -173,8 +180,14 @@ function presenter() {
   check(await until(() => screen.el('votes').textContent === '1'), 'screen counts the vote');
   check(screen.el('bars').hidden, 'no bars on the screen while voting');
 
-  // The phone's socket drops: it reconnects by itself and keeps the voter.
+  // The phone's socket drops: while it is gone the buttons wait, the
+  // countdown stops and a banner says the vote is kept; it reconnects by
+  // itself and keeps the voter.
   phone.close();
+  check(await until(() => !phone.el('offline').hidden, 2000) && phone.el('yes').disabled && phone.el('no').disabled &&
+    phone.el('countdown').textContent === '' && /Your vote \(yes\) is counted and kept/.test(phone.el('offline').textContent),
+    'phone offline: banner with the vote\'s fate, buttons disabled, no countdown');
+  check(await until(() => phone.el('offline').hidden && !phone.el('yes').disabled, 8000), 'phone back: banner gone, buttons back');
   check(await until(() => phone.sockets.length >= 2 && phone.sockets[1].readyState === 1, 8000), 'phone reconnected after a drop');
   check(await until(() => /vote counted ✓/.test(phone.el('ack').textContent)), 'vote still shown as counted after reconnect');
   check(shared.cookie.fragvote_token === token, 'same token after reconnect');
