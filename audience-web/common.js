@@ -168,21 +168,25 @@ function fvSkipped(prev, now) {
   return from === to ? 'Question ' + from + ' was skipped' : 'Questions ' + from + '–' + to + ' were skipped';
 }
 
-/* Text that must fit a box (the projector: nobody scrolls it): shrinks the
- * font of `box` until its content fits its height, down to `min` of the
- * stylesheet's size; starts from `max` (default 1) so that little content
- * can fill the box. Returns the scale used. */
+/* Text that must fit a box (the projector: nobody scrolls it): the largest
+ * type, from `min` to `max` (default 1) times the stylesheet's size, in
+ * which the content of `box` fits its height: long content shrinks, little
+ * content fills the box. Returns the scale used. */
 function fvFit(box, min, max) {
   if (!box || !box.style) return 1;
-  var scale = max || 1;
-  box.style.fontSize = scale === 1 ? '' : (scale * 100).toFixed(1) + '%';
-  for (var i = 0; i < 10; i++) {
-    var over = box.scrollHeight - box.clientHeight;
-    if (!(over > 1) || scale <= min) break;
-    scale = Math.max(min, scale * Math.max(0.6, box.clientHeight / box.scrollHeight));
-    box.style.fontSize = (scale * 100).toFixed(1) + '%';
+  function fits(scale) {
+    box.style.fontSize = scale === 1 ? '' : (scale * 100).toFixed(1) + '%';
+    return !(box.scrollHeight - box.clientHeight > 1);
   }
-  return scale;
+  var hi = max || 1, lo = min;
+  if (fits(hi)) return hi;
+  if (!fits(lo)) return lo;
+  for (var i = 0; i < 7; i++) { /* bisect: the largest scale that fits, within 1% */
+    var mid = (lo + hi) / 2;
+    if (fits(mid)) lo = mid; else hi = mid;
+  }
+  fits(lo);
+  return lo;
 }
 
 function fvEl(id) { return document.getElementById(id); }

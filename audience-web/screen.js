@@ -6,6 +6,7 @@
  * question's place. Everything fits one screenful: nobody scrolls a projector. */
 'use strict';
 (function () {
+  var BOARD_ONE_COLUMN = 14; /* rows of the final board before it splits into two columns */
   var state = null, split = null, online = false, skipNote = '';
   var countdown = fvCountdown('countdown', function (s) { return s + ' s'; }, function (left) {
     fvEl('banner').classList.toggle('urgent', left > 0 && left <= 5);
@@ -109,7 +110,12 @@
       });
       return tr;
     });
-    fvEl('board').replaceChildren.apply(fvEl('board'), rows);
+    /* more rows than fit readably in one column: two halves side by side */
+    var half = rows.length > BOARD_ONE_COLUMN ? Math.ceil(rows.length / 2) : rows.length;
+    fvEl('board').replaceChildren.apply(fvEl('board'), rows.slice(0, half));
+    fvEl('board2').replaceChildren.apply(fvEl('board2'), rows.slice(half));
+    fvShow('boardtable2', half < rows.length);
+    fvEl('boards').classList.toggle('two', half < rows.length);
   }
 
   /* A projector has one screenful: long evidence or a long deck's board
@@ -119,7 +125,7 @@
   function fit() {
     /* little on the screen (a question, a count): larger type fills it */
     var grow = !state ? 1 : state.ended || state.q.state === 'pending' || state.q.state === 'voting' ? 1.4 : 1.2;
-    fvFit(fvEl('stage'), 0.35, grow);
+    fvFit(fvEl('stage'), 0.2, grow);
     var u = fvEl('url');
     if (!u || !u.style) return;
     var scale = 1;
