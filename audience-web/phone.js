@@ -1,7 +1,8 @@
 /* The phone page: join, vote, see the truth, share the score. */
 'use strict';
 (function () {
-  var TOKEN_KEY = 'fragvote_token', ROOM_KEY = 'fragvote_room';
+  var TOKEN_KEY = 'fragvote_token', ROOM_KEY = 'fragvote_room', NICK_KEY = 'fragvote_nick';
+  var nickSent = false; /* the nickname lives in the server's memory only: sent again after each welcome */
   var token = readToken(), room = (fvParam('room') || store('get', ROOM_KEY) || '').toUpperCase();
   var state = null, votes = [], pending = null, nextId = 1, joined = false, conn = null;
   var countdown = fvCountdown('countdown');
@@ -56,6 +57,13 @@
     }, ACK_WAIT_MS);
     render();
   }
+  /* serve --leaderboard only (state.nicknames): optional, never asked for. */
+  function sendNick(nick) { if (nick && conn.send({ t: 'nick', nick: nick })) nickSent = true; }
+  fvEl('nickform').addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    var nick = fvEl('nick').value.trim();
+    if (nick) sendNick(nick);
+  });
   fvEl('yes').addEventListener('click', function () { vote(true); });
   fvEl('no').addEventListener('click', function () { vote(false); });
 
@@ -196,6 +204,7 @@
         votes = m.votes || [];
         joined = true;
         tappedOffline = false;
+        nickSent = false;
         fvShow('join', false);
         fvText('error', '');
         render();
@@ -206,7 +215,14 @@
         /* A re-vote: everyone votes again, the first round's vote is kept apart. */
         if (state && state.q.pos === m.q.pos && m.q.round === 2 && state.q.round !== 2) { votes[m.q.pos] = -1; pending = null; }
         state = m;
+        fvShow('nickform', !!m.nicknames && joined && !m.ended);
+        if (m.nicknames && joined && !nickSent) sendNick(store('get', NICK_KEY));
         render();
+        break;
+      case 'nick_ok':
+        store('set', NICK_KEY, m.nick);
+        fvEl('nick').value = m.nick;
+        fvText('nickok', 'saved ✓');
         break;
       case 'ack':
         votes[m.q] = m.yes ? 1 : 0;

@@ -91,9 +91,21 @@
     if (state.ended) {
       fvText('finalscore', score ? 'This room scored ' + score : 'No question was scored.');
       fvText('league', state.league || '');
+      leaders(state.leaderboard);
       board();
     }
     fit();
+  }
+
+  /* serve --leaderboard: the top nicknames by personal score (text only). */
+  function leaders(list) {
+    var items = (list || []).map(function (r) {
+      var li = document.createElement('li');
+      li.textContent = r.nick + ' — ' + r.correct + '/' + r.scored;
+      return li;
+    });
+    fvShow('leaders', items.length > 0);
+    fvEl('leaders').replaceChildren.apply(fvEl('leaders'), items);
   }
 
   function board() {

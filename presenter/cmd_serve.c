@@ -27,6 +27,7 @@
 #include "console.h"
 #include "deck.h"
 #include "hub.h"
+#include "leaderboard.h"
 #include "probe_json.h"
 #include "report.h"
 #include "room.h"
@@ -39,7 +40,7 @@
 struct serve_opts {
     const char *target, *deck, *db, *bind, *title, *observer, *public_url, *script, *secret, *room;
     const char *tls_cert, *tls_key;
-    int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, poll, keep_root;
+    int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, poll, keep_root, leaderboard;
     int timer_s;                   /* the console's 't' key: voting timer in seconds */
     int http_rate;                 /* hub_config.http_rate: 0 default, -1 no cap */
     long long resume;              /* session id to continue, 0 = a new session */
@@ -92,6 +93,9 @@ static void usage(FILE *out) {
             "  --title TEXT         session title (default: the deck's)\n"
             "  --observer MODE      auto, raw or recverr (default: the deck's, else auto)\n"
             "  --live-split         show the yes/no split to the room while it votes\n"
+            "  --leaderboard        phones may pick a nickname (optional, at most %d bytes,\n"
+            "                       control characters dropped, kept in memory only); the\n"
+            "                       final screen shows the top %d by personal score\n"
             "  --keep-pmtu-cache    do not flush the PMTU cache before each test\n"
             "  --no-prefetch        do not start probing while the room votes\n"
             "  --timer SECONDS      voting timer of the console's t key (1..%d, default %d):\n"
@@ -128,13 +132,14 @@ static void usage(FILE *out) {
             "\n"
             "Exit codes: 0 ok, 1 failed (incl. a failed script), 2 usage, 3 missing\n"
             "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
-            SERVE_PORT_DEFAULT, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT, HUB_HTTP_RATE);
+            SERVE_PORT_DEFAULT, LEADERBOARD_NICK_MAX, LEADERBOARD_TOP, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT,
+            HUB_HTTP_RATE);
 }
 
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
            O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY, O_POLL,
-           O_TIMER, O_HTTPRATE };
+           O_TIMER, O_HTTPRATE, O_LEADERBOARD };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
@@ -147,6 +152,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         {"resume", required_argument, NULL, O_RESUME}, {"keep-root", no_argument, NULL, O_KEEPROOT},
         {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
         {"timer", required_argument, NULL, O_TIMER}, {"http-rate", required_argument, NULL, O_HTTPRATE},
+        {"leaderboard", no_argument, NULL, O_LEADERBOARD},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->port = SERVE_PORT_DEFAULT;
@@ -188,6 +194,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         case O_TITLE: o->title = optarg; break;
         case O_OBSERVER: o->observer = optarg; break;
         case O_LIVE: o->live_split = 1; break;
+        case O_LEADERBOARD: o->leaderboard = 1; break;
         case O_KEEP: o->keep_pmtu_cache = 1; break;
         case O_PUBURL: o->public_url = optarg; break;
         case O_SCRIPT: o->script = optarg; break;
@@ -639,7 +646,7 @@ lab_ready:
     }
 
     struct hub_config hc = {.bind_addr = s.o.bind, .port = s.o.port, .public_url = s.o.public_url,
-                            .secret = s.o.secret, .live_split = s.o.live_split, .http_rate = s.o.http_rate, .use_poll = s.o.poll,
+                            .secret = s.o.secret, .live_split = s.o.live_split, .leaderboard = s.o.leaderboard, .http_rate = s.o.http_rate, .use_poll = s.o.poll,
                             .tls_cert = s.o.tls_cert, .tls_key = s.o.tls_key,
                             .measure = on_measure, .on_event = on_event, .ctx = &s};
     struct hub *h = hub_new(&hc, s.room, err, sizeof err);

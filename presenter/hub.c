@@ -17,6 +17,7 @@
 
 #include "datadir.h"
 #include "hub_internal.h"
+#include "leaderboard.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) {
     if (err && errlen) {
@@ -499,11 +500,13 @@ static const struct lws_protocol_vhost_options nosniff_header = {&csp_header, NU
 struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen) {
     struct hub *h = calloc(1, sizeof *h);
     if (!h || !(h->posted = calloc(HUB_POST_MAX, sizeof *h->posted)) || !(h->draining = calloc(1, sizeof *h->draining)) ||
-        !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) || !(h->guard = malloc(sizeof *h->guard))) {
+        !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) || !(h->guard = malloc(sizeof *h->guard)) ||
+        (cfg->leaderboard && !(h->board = leaderboard_new()))) {
         if (h) {
             free(h->posted);
             free(h->draining);
             free(h->txbuf);
+            free(h->guard);
         }
         free(h);
         fail(err, errlen, "out of memory starting the hub");
@@ -713,6 +716,7 @@ void hub_free(struct hub *h) {
     free(h->draining);
     free(h->txbuf);
     free(h->guard);
+    leaderboard_free(h->board);
     pthread_mutex_destroy(&h->lock);
     pthread_cond_destroy(&h->tick_cv);
     free(h);

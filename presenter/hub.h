@@ -60,6 +60,9 @@ struct hub_config {
     int audience_tallies_per_s;        /* tally sends per second to phones; 0: HUB_AUDIENCE_SENDS_PER_S */
     int http_rate;                     /* HTTP requests/s per source address (burst 5x); 0: HUB_HTTP_RATE,
                                         * -1: no cap (a reverse proxy on another host is one address) */
+    int leaderboard;                   /* 1: phones may pick a nickname; the final state lists the top
+                                        * LEADERBOARD_TOP (presenter/leaderboard.h). 0: nicknames are
+                                        * refused and appear in no frame */
     /* Called on the lws thread when the quiz asks for a measurement of
      * question `position` (test t, owned by the quiz, valid during the call).
      * Must not block: hand it to a worker that calls hub_post(HUB_CMD_MEASURED). */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hub_internal.h"
+#include "leaderboard.h"
 #include "hub_parse.h"
 
 /* ---- shared messages ---- */
@@ -345,6 +346,27 @@ static void on_cmd(struct hub *h, struct hub_conn *c, const struct hub_client_ms
         hub_conn_send_own(c, hub_msg_simple("cmd_ok", "cmd", name));
 }
 
+/* A phone picks a nickname (serve --leaderboard only). The answer carries
+ * the nickname as kept, to that phone alone; the final state lists the top. */
+static void on_nick(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
+    if (!h->board) {
+        hub_conn_error(c, -1, "leaderboard_off", "this room has no leaderboard: nicknames are not kept");
+        return;
+    }
+    if (c->role != HUB_AUDIENCE || c->voter < 0) {
+        hub_conn_error(c, -1, c->role != HUB_AUDIENCE ? "forbidden" : "hello_first",
+                       c->role != HUB_AUDIENCE ? "only phones have nicknames" : "say hello before picking a nickname");
+        return;
+    }
+    char kept[LEADERBOARD_NICK_MAX + 1], err[128];
+    if (leaderboard_set(h->board, c->voter, m->has_nick ? m->nick : "", kept, err, sizeof err)) {
+        hub_conn_error(c, -1, "bad_nick", err);
+        return;
+    }
+    hub_conn_send_own(c, hub_msg_simple("nick_ok", "nick", kept));
+    if (quiz_ended(room_quiz(h->room))) hub_state_changed(h); /* the final screen's list changed */
+}
+
 /* One whole client message. Returns -1 to close the connection now. */
 static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_t len) {
     struct hub_client_msg m;
@@ -358,6 +380,7 @@ static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_
     case HUB_C_VOTE: on_vote(h, c, &m); break;
     case HUB_C_AUTH: on_auth(h, c, &m); break;
     case HUB_C_CMD: on_cmd(h, c, &m); break;
+    case HUB_C_NICK: on_nick(h, c, &m); break;
     case HUB_C_PING: hub_conn_send_own(c, hub_msg_simple("pong", NULL, NULL)); break;
     default: hub_conn_error(c, -1, "unknown_type", "unknown message type"); break;
     }

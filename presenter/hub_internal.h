@@ -125,6 +125,7 @@ struct hub {
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the SVG ready for lws_write */
     long long tally_due;           /* monotonic ms of the next tally broadcast, 0: none */
     struct hub_guard *guard;       /* per-address throttles: secret guesses, HTTP requests */
+    struct leaderboard *board;     /* nicknames, only with cfg.leaderboard (else NULL) */
 
     /* The ticker thread wakes the loop (lws_cancel_service) when the
      * earliest deadline is due; the deadlines are checked on the lws thread.

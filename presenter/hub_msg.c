@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hub_internal.h"
+#include "leaderboard.h"
 #include "league.h"
 #include "revote.h"
 
@@ -50,6 +51,17 @@ static json_t *reveal_json(struct quiz *q, int pos) {
     return o;
 }
 
+/* The final screen's top voters with a nickname (serve --leaderboard). */
+static json_t *leaderboard_json(struct hub *h) {
+    struct leaderboard_row top[LEADERBOARD_TOP];
+    int n = leaderboard_top(h->board, h->room, top);
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{s:s, s:i, s:i}", "nick", top[i].nick, "correct", top[i].correct,
+                                           "scored", top[i].scored));
+    return a;
+}
+
 char *hub_msg_state(struct hub *h, int presenter) {
     struct quiz *q = room_quiz(h->room);
     int n = quiz_count(q), cur = quiz_cursor(q), scored = 0;
@@ -61,6 +73,7 @@ char *hub_msg_state(struct hub *h, int presenter) {
                           h->join_url, "n", n, "cursor", cur, "ended", quiz_ended(q), "live_split", h->cfg.live_split,
                           "q", question_json(&ci), "collective", coll, "scored", scored);
     if (!o) return NULL;
+    if (h->board) json_object_set_new(o, "nicknames", json_true()); /* phones may offer the field */
     int split_open = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
     if (presenter || split_open || h->cfg.live_split)
         json_object_set_new(o, "split", json_pack("{s:i, s:i}", "yes", ci.yes, "no", ci.no));
@@ -96,6 +109,7 @@ char *hub_msg_state(struct hub *h, int presenter) {
     char league[LEAGUE_LINE_MAX];
     league_line(quiz_ended(q) ? coll : -1, league, sizeof league);
     if (league[0]) json_object_set_new(o, "league", json_string(league));
+    if (h->board && quiz_ended(q)) json_object_set_new(o, "leaderboard", leaderboard_json(h));
     return dump(o);
 }
 

@@ -55,6 +55,9 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
             out->seconds_ok = 1;
             out->seconds = (int)json_integer_value(js);
         }
+    } else if (!strcmp(t, "nick")) {
+        out->type = HUB_C_NICK;
+        out->has_nick = str_field(m, "nick", out->nick, sizeof out->nick);
     } else if (!strcmp(t, "ping")) {
         out->type = HUB_C_PING;
     } else {

@@ -10,7 +10,7 @@
 #define HUB_PARSE_STR_MAX 128  /* longest string field kept; longer ones are kept cut (and never match) */
 #define HUB_ID_MAX 9007199254740991LL /* 2^53 - 1: the largest id a phone's JavaScript Number holds exactly */
 
-enum hub_client_type { HUB_C_HELLO, HUB_C_VOTE, HUB_C_AUTH, HUB_C_CMD, HUB_C_PING, HUB_C_UNKNOWN };
+enum hub_client_type { HUB_C_HELLO, HUB_C_VOTE, HUB_C_AUTH, HUB_C_CMD, HUB_C_PING, HUB_C_NICK, HUB_C_UNKNOWN };
 
 struct hub_client_msg {
     enum hub_client_type type;
@@ -28,6 +28,9 @@ struct hub_client_msg {
     /* cmd: "seconds" absent (has_seconds 0), or its value when an integer in range (seconds_ok) */
     int has_cmd, has_seconds, seconds_ok, seconds;
     char cmd[HUB_PARSE_STR_MAX + 1];
+    /* nick (serve --leaderboard): the raw string, cleaned by the leaderboard */
+    int has_nick;
+    char nick[HUB_PARSE_STR_MAX + 1];
 };
 
 /* Decodes one message. Returns 0, or -1 when it is not a JSON object with a

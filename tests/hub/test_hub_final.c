@@ -40,17 +40,6 @@ static int step(struct wsc *p, const char *name) {
     return -1;
 }
 
-/* The newest state on w with ended == want_ended, or NULL. */
-static json_t *state_where_ended(struct wsc *w, int want_ended) {
-    for (int i = 0; i < 20; i++) {
-        json_t *m = wsc_recv_type(w, "state", T_MS);
-        if (!m) return NULL;
-        if (json_is_true(json_object_get(m, "ended")) == want_ended) return m;
-        json_decref(m);
-    }
-    return NULL;
-}
-
 static void test_final_state_carries_the_league_line(void) {
     REQUIRE(start() == 0);
     char err[256];
@@ -73,14 +62,14 @@ static void test_final_state_carries_the_league_line(void) {
     while ((x = wsc_recv_type(s, "never", 200))) json_decref(x);
     CHECK(!strstr(wsc_transcript(s), "RIPE 87")); /* revealed, not ended: no league line yet */
     REQUIRE(step(p, "next") == 0);
-    json_t *fin = state_where_ended(s, 1);
+    json_t *fin = fvr_final_state(s, T_MS);
     REQUIRE(fin);
     char want[LEAGUE_LINE_MAX];
     league_line(0.75, want, sizeof want); /* (1 + 0.5) / 2 */
     CHECK_STR(json_string_value(json_object_get(fin, "league")), want);
     CHECK_CONTAINS(want, "This room: 75 % \xe2\x80\x94 RIPE 87's network engineers: just under 80 %");
     json_decref(fin);
-    fin = state_where_ended(a, 1); /* phones get the same final state */
+    fin = fvr_final_state(a, T_MS); /* phones get the same final state */
     CHECK(fin && json_object_get(fin, "league"));
     json_decref(fin);
     wsc_close(a, 1000);

@@ -106,3 +106,11 @@ int fvr_vote(struct wsc *w, int id, int q, int yes, int timeout_ms, json_t **rep
     if (wsc_send_json(w, "{s:s, s:i, s:i, s:b}", "t", "vote", "id", id, "q", q, "yes", yes) < 0) return -1;
     return fvr_vote_answer(w, id, timeout_ms, reply);
 }
+
+json_t *fvr_final_state(struct wsc *w, int timeout_ms) {
+    for (;;) {
+        json_t *m = wsc_recv_type(w, "state", timeout_ms);
+        if (!m || json_is_true(json_object_get(m, "ended"))) return m;
+        json_decref(m);
+    }
+}

@@ -60,4 +60,9 @@ int fvr_vote_answer(struct wsc *w, int id, int timeout_ms, json_t **reply);
  * answer as fvr_vote_answer does; -1 too when it could not be sent. */
 int fvr_vote(struct wsc *w, int id, int q, int yes, int timeout_ms, json_t **reply);
 
+/* Waits for the next "state" whose "ended" is true (the final scoreboard),
+ * skipping everything before it. Caller json_decref's; NULL when none came
+ * within timeout_ms of the previous message. */
+json_t *fvr_final_state(struct wsc *w, int timeout_ms);
+
 #endif
