@@ -119,7 +119,14 @@
       var v = document.createElement('div'), voted = mine === 0 || mine === 1;
       var right = voted && (mine === 1) === (rv.truth === 'yes'), known = rv.truth === 'yes' || rv.truth === 'no';
       v.className = 'verdict' + (voted && known ? (right ? ' right' : ' wrong') : '');
-      v.textContent = !voted ? 'You did not vote on this one.' : !known ? 'Nobody can tell for sure.' : right ? 'You were right ✔' : 'Not this time ✘';
+      var words = !voted ? 'You did not vote on this one.' : !known ? 'Nobody can tell for sure.' : right ? 'You were right ✔' : 'Not this time ✘';
+      /* the mark stays with its last word, never alone on a line */
+      var cut = words.lastIndexOf(' ', words.length - 3), head = document.createElement('span'), tail = document.createElement('span');
+      head.textContent = words.slice(0, cut + 1);
+      tail.textContent = words.slice(cut + 1);
+      tail.className = 'nowrap';
+      v.appendChild(head);
+      v.appendChild(tail);
       fvEl('verdict').replaceChildren(v);
       fvText('truth', rv.truth);
       fvText('basis', '(' + rv.basis + ')' + (known ? ' — ' + fvTruthWords(q.kind, rv.truth) : ''));
