@@ -236,11 +236,74 @@ static void test_exports_and_replay_show_both_rounds(void) {
     free(errs);
 }
 
+/* ---- the console's script word against the real hub (hub_post / hub_snapshot) ---- */
+
+static int be_post(void *ctx, enum hub_cmd_kind k, int seconds) {
+    (void)ctx;
+    struct hub_cmd c = {.kind = k, .seconds = seconds};
+    return hub_post(F.hub, &c);
+}
+
+static void be_status(void *ctx, struct console_status *out) {
+    (void)ctx;
+    memset(out, 0, sizeof *out);
+    hub_snapshot(F.hub, &out->hub);
+}
+
+static int script(struct console *c, const char *text, char *err, size_t errlen) {
+    FILE *in = fmemopen((void *)text, strlen(text), "r");
+    int rc = console_run_script(c, in, "revote.script", err, errlen);
+    fclose(in);
+    return rc;
+}
+
+static void test_console_script_revote_through_the_hub(void) {
+    REQUIRE(start(0) == 0);
+    char err[512] = "", *log = NULL;
+    size_t loglen = 0;
+    FILE *logf = open_memstream(&log, &loglen);
+    struct console c = {.be = {be_post, be_status, NULL}, .out = logf, .view = {.title = "re-vote test"}};
+    struct wsc *a = fvr_phone("127.0.0.1", F.port, "REVOTE", 1, NULL, T_MS, NULL, err, sizeof err);
+    REQUIRE(a);
+    CHECK_INT(script(&c, "expect-refused revote\nopen\nwait-state voting 2000\nexpect-refused revote\n", err,
+                     sizeof err), 0);
+    REQUIRE(fvr_vote(a, 1, 0, 0, T_MS, NULL) == 0);
+    CHECK_INT(script(&c, "wait-votes 1 2000\nclose\nrevote\nwait-state voting 2000\nexpect-refused re-vote\nshow\n",
+                     err, sizeof err), 0);
+    if (err[0]) fprintf(stderr, "%s\n", err);
+    REQUIRE(fvr_vote(a, 2, 0, 1, T_MS, NULL) == 0);
+    CHECK_INT(script(&c, "wait-votes 1 2000\nclose\nmeasure\nwait-measured 2000\nreveal\n", err, sizeof err), 0);
+    CHECK_INT(c.refused_unexpected, 0);
+    fflush(logf);
+    CHECK_CONTAINS(log, "State: voting (round 2: re-vote)");
+    CHECK_CONTAINS(log, "revote: question 1/2 voting");
+    /* The console's screen after the reveal, as serve fills it (truth from the store). */
+    struct console_status st;
+    be_status(NULL, &st);
+    st.revealed = 1;
+    snprintf(st.truth, sizeof st.truth, "yes");
+    snprintf(st.majority, sizeof st.majority, "yes");
+    st.correct = 1;
+    st.correct_votes = 1;
+    char *screen = NULL;
+    size_t screenlen = 0;
+    FILE *sf = open_memstream(&screen, &screenlen);
+    console_render(sf, &c.view, &st);
+    fclose(sf);
+    CHECK_CONTAINS(screen, "Re-vote: first round 0 % right \xe2\x86\x92 after discussion 100 %");
+    free(screen);
+    fclose(logf);
+    free(log);
+    wsc_close(a, 1000);
+    hubfix_stop(&F);
+}
+
 int main(void) {
     RUN(test_console_knows_the_revote);
     RUN(test_shift_line_is_pure);
     RUN(test_second_round_is_stored_scored_and_shown);
     RUN(test_exports_and_replay_show_both_rounds);
     RUN(test_resume_during_the_second_round);
+    RUN(test_console_script_revote_through_the_hub);
     return fx_summary_and_clean();
 }
