@@ -91,8 +91,8 @@ static int parse_addr(const char *s, struct probe_spec *spec) {
 
 static const char *short_answer(const struct probe_fact *f) { return probe_answer_name(f->answer); }
 
-static void print_fact(const char *q, const struct probe_fact *f) {
-    printf("  %-12s %-7s (%s: %s)\n", q, probe_answer_name(f->answer), probe_basis_name(f->basis), f->why);
+static void print_fact(const struct probe_result *r, const char *q, const struct probe_fact *f) {
+    printf("  %-12s %-7s (%s: %s)\n", q, probe_answer_name(f->answer), probe_fact_basis_label(r, f), f->why);
 }
 
 static void print_result(const struct probe_result *r) {
@@ -104,11 +104,12 @@ static void print_result(const struct probe_result *r) {
     printf("%s %s %d bytes, TTL %d (%s) to %s %s, observer %s, %.1f ms\n", probe_proto_name(r->spec.proto),
            probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, r->ttl_basis, r->spec.host, where, r->observer,
            r->elapsed_ms);
-    print_fact("sent?", &r->sent);
-    print_fact("DF set?", &r->df);
-    print_fact("fragmented?", &r->fragmented);
+    print_fact(r, "sent?", &r->sent);
+    print_fact(r, "DF set?", &r->df);
+    print_fact(r, "fragmented?", &r->fragmented);
     printf("  %-12s %s\n", "by", probe_fragmenter_name(r->fragmenter));
     printf("  %-12s %s\n", "evidence", r->evidence);
+    if (r->witness[0]) printf("  %-12s %s: %s\n", "witness", r->witness, r->witness_note);
 }
 
 struct deck_run {

@@ -1,5 +1,7 @@
 /* probe_result -> JSON. The probe library knows no JSON; this is the one
  * place that spells its structs for the outside (schema in docs/PROBE.md). */
+#include <string.h>
+
 #include "probe_json.h"
 
 json_t *probe_spec_to_json(const struct probe_spec *s) {
@@ -7,9 +9,26 @@ json_t *probe_spec_to_json(const struct probe_spec *s) {
                      probe_mode_name(s->mode), "size", s->size, "ttl", s->ttl, "host", s->host, "port", s->port);
 }
 
-static json_t *fact_json(const struct probe_fact *f) {
-    return json_pack("{s:s, s:s, s:s}", "answer", probe_answer_name(f->answer), "basis", probe_basis_name(f->basis),
-                     "why", f->why);
+/* basis stays observed / inferred / unknown (what the store accepts);
+ * "observed_at": "far end" marks what the witness saw (issue 19). */
+static json_t *fact_json(const struct probe_result *r, const struct probe_fact *f) {
+    json_t *o = json_pack("{s:s, s:s, s:s}", "answer", probe_answer_name(f->answer), "basis",
+                          probe_basis_name(f->basis), "why", f->why);
+    if (o && strcmp(probe_fact_basis_label(r, f), probe_basis_name(f->basis)))
+        json_object_set_new(o, "observed_at", json_string("far end"));
+    return o;
+}
+
+static json_t *int_or_null(int v);
+
+static json_t *witness_json(const struct probe_result *r) {
+    if (!r->witness[0]) return json_null();
+    return json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "target", r->witness, "heard",
+                     r->witness_heard, "raw", r->witness_heard ? json_boolean(r->w_raw == 1) : json_null(), "ttl",
+                     int_or_null(r->w_ttl), "df", int_or_null(r->w_df), "bytes", int_or_null(r->w_bytes),
+                     "fragments", int_or_null(r->w_fragments), "frag_max", int_or_null(r->w_frag_max), "frag_min",
+                     int_or_null(r->w_frag_min), "segments", int_or_null(r->w_segments), "seg_max",
+                     int_or_null(r->w_seg_max), "note", r->witness_note);
 }
 
 /* -1 means "not seen": null in JSON. */
@@ -26,8 +45,8 @@ json_t *probe_result_to_json(const struct probe_result *r) {
                                int_or_null(r->egress_fragments), "first_len", int_or_null(r->egress_first_len));
     json_t *o = json_pack(
         "{s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:s, s:f}",
-        "spec", probe_spec_to_json(&r->spec), "sent", fact_json(&r->sent), "df", fact_json(&r->df), "fragmented",
-        fact_json(&r->fragmented), "fragmenter", probe_fragmenter_name(r->fragmenter), "send_errno",
+        "spec", probe_spec_to_json(&r->spec), "sent", fact_json(r, &r->sent), "df", fact_json(r, &r->df),
+        "fragmented", fact_json(r, &r->fragmented), "fragmenter", probe_fragmenter_name(r->fragmenter), "send_errno",
         r->send_errno ? json_integer(r->send_errno) : json_null(), "kernel_mtu",
         r->kernel_mtu > 0 ? json_integer(r->kernel_mtu) : json_null(), "cached_pmtu_before",
         r->cached_pmtu_before > 0 ? json_integer(r->cached_pmtu_before) : json_null(), "path_mtu_before",
@@ -36,6 +55,7 @@ json_t *probe_result_to_json(const struct probe_result *r) {
         "egress", egress, "answers", json_integer(r->answers), "reassembling", r->reassembling, "ttl_basis",
         r->ttl_basis, "observer", r->observer, "evidence", r->evidence, "elapsed_ms", r->elapsed_ms);
     if (o) json_object_set_new(o, "socket", r->sock[0] ? json_string(r->sock) : json_null());
+    if (o) json_object_set_new(o, "witness", witness_json(r));
     return o;
 }
 

@@ -97,6 +97,13 @@ struct probe_result {
     char ttl_basis[96];           /* where the TTL came from: given / lab topology / discovery */
     /* Added by issue 21. */
     char sock[8];                 /* the sending socket: "udp" "tcp" "ping" "raw" */
+    /* Added by issue 19: the far-end witness (section "witness"); -1 unseen. */
+    char witness[280];            /* "HOST:PORT" of the witness asked, "" none */
+    int witness_heard;            /* 1 its report came back, 0 not (witness_note says why) */
+    int witness_silent;           /* 1 nothing explains the missing report (timeout): the evidence says so */
+    int w_raw, w_ttl, w_df, w_bytes, w_fragments, w_frag_max, w_frag_min, w_segments, w_seg_max;
+    unsigned far_end;             /* facts the witness observed: bits 1 sent, 2 df, 4 fragmented */
+    char witness_note[200];       /* what the witness added, or why it could not */
 };
 
 /* ==== section "probe" (issue 11): running tests, observers, decoders, TTL discovery, the lab ====
@@ -191,12 +198,20 @@ int probe_observer_parse(const char *name, enum probe_observer_kind *out);
 #define PROBE_UDP_PORT_DEFAULT 33434  /* traceroute's base port when spec.port is 0 */
 
 struct probe_lab;
+struct probe_witness_target;
 struct probe_run_opts {
     enum probe_observer_kind observer;
     int timeout_ms;                   /* 0 = PROBE_TIMEOUT_MS_DEFAULT */
     const struct probe_lab *lab;      /* non-NULL: send from the lab's src namespace
                                          (on a worker thread, setns), and "" host = lab dst */
     int flush_pmtu;                   /* flush the sending namespace's PMTU cache first */
+    /* Issue 19: send to this far-end witness and merge its report (UDP and
+     * TCP tests; NULL none). See section "witness". */
+    const struct probe_witness_target *witness;
+    /* Issue 19: the lab's topology for judging only, when the caller already
+     * runs inside the lab's src (no setns: an unprivileged prober). Ignored
+     * when lab is set. */
+    const struct probe_lab *topology;
 };
 /* Runs one test, blocking for at most about timeout_ms (plus TTL discovery
  * when spec->ttl is PROBE_TTL_AUTO on a real path). Thread-safe: tests may run
@@ -485,7 +500,7 @@ int probe_priv_drop_keep(const int *caps, int ncaps, char *err, size_t errlen);
 #define PROBE_WITNESS_RATE_SOURCE 200  /* replies per second to one source address */
 #define PROBE_WITNESS_NONCES 1024      /* nonces remembered: a replayed probe gets nothing */
 #define PROBE_WITNESS_TCP_CONNS 16     /* TCP connections served at once; more are refused */
-#define PROBE_WITNESS_TCP_MS 1000      /* a TCP probe's data must arrive within this */
+#define PROBE_WITNESS_TCP_MS 500       /* a TCP probe's data must arrive within this (then: what came) */
 #define PROBE_WITNESS_PORT_LAB 33435   /* the lab's witness in dst */
 
 /* The header at the start of a probe's payload (wire: 48 bytes, big endian). */
@@ -566,6 +581,48 @@ struct probe_witness_opts {
     struct probe_witness_stats *stats; /* may be NULL */
 };
 int probe_witness_run(const struct probe_witness_opts *o, char *err, size_t errlen);
+
+/* ---- the prober's side ----
+ * With probe_run_opts.witness a UDP or TCP test goes to the witness (its
+ * host and port; "" host = the lab's dst), with TTL 64 when the spec says
+ * auto (the probe must reach it), the probe header at the start of the
+ * payload (tests smaller than IP + transport header + 48 bytes go without),
+ * and the observers' wait ends when the report comes back. Within the
+ * test's timeout: a silent or unreachable witness leaves the near-end answer
+ * with a note in witness_note and the evidence. */
+struct probe_witness_target {
+    char host[256];                    /* "" = the lab's dst */
+    int port;
+    uint8_t key[PROBE_WITNESS_KEY_BYTES];
+};
+/* "HOST:PORT" / "[V6]:PORT" into t->host / t->port: 0, or -1 with err. */
+int probe_witness_target_parse(const char *s, struct probe_witness_target *t, char *err, size_t errlen);
+/* Pure: merges the witness's report (the w_* fields of r, witness_heard) into
+ * the near-end facts. Each fact keeps the near end's observation where it
+ * has one; otherwise the far end's (basis observed, far_end 1), else the
+ * kernel's rules (TCP is never IP-fragmented by its sender, routers never
+ * fragment IPv6). lab may be NULL (no link MTUs: "a router on the way"). */
+void probe_witness_merge(const struct probe_lab *lab, struct probe_result *r);
+/* "observed (far end)" for a fact of r the witness observed, else
+ * probe_basis_name (f is &r->sent, &r->df or &r->fragmented). */
+const char *probe_fact_basis_label(const struct probe_result *r, const struct probe_fact *f);
+
+/* A witness for the lab: a thread inside the lab's dst namespace running
+ * probe_witness_run on a free port with a fresh key; target is what
+ * probe_run_opts.witness needs. raw as in probe_witness_opts. */
+struct probe_lab_witness {
+    struct probe_witness_target target;
+    struct probe_witness_opts opts;
+    struct probe_witness_stats stats;
+    volatile int stop, bound;
+    int running, rc;
+    char ns[40];
+    char err[256];
+    unsigned long thread;              /* pthread_t */
+};
+int probe_lab_witness_start(const struct probe_lab *lab, int raw, struct probe_lab_witness *w, char *err,
+                            size_t errlen);
+void probe_lab_witness_stop(struct probe_lab_witness *w);
 /* ==== end of section "witness" ==== */
 
 #endif

@@ -42,6 +42,10 @@ static int rule_host_frag(const struct probe_spec *s, int dev_mtu, int path_mtu)
     }
 }
 
+int probe_judge_host_frags(const struct probe_spec *s, int dev_mtu, int path_mtu) {
+    return rule_host_frag(s, dev_mtu, path_mtu);
+}
+
 static void addr_str(int family, const uint8_t *a, char *buf, size_t len) {
     if (!inet_ntop(family, a, buf, (socklen_t)len)) snprintf(buf, len, "?");
 }

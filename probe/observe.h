@@ -23,6 +23,10 @@ struct probe_sendinfo {
     int sent;                        /* 1 send()/write() succeeded, 0 refused (send_errno) */
     int send_errno;
     int64_t tcp_seq0;                /* first data sequence number (TCP), -1 unknown */
+    /* Issue 19: with a witness the probe header starts the payload, and the
+     * observers end their wait when the report is readable on fd. */
+    const uint8_t *witness_key;      /* NULL: no witness */
+    uint8_t witness_nonce[PROBE_WITNESS_NONCE_BYTES];
     struct timespec t_sent;
 };
 
@@ -65,6 +69,10 @@ extern const struct probe_observer probe_observer_recverr; /* observe_recverr.c:
  * lab may be NULL (hop names and lab topology unknown). */
 void probe_judge(const struct probe_sendinfo *si, const struct probe_observation *obs,
                  const struct probe_lab *lab, struct probe_result *r);
+
+/* The judge's rule (ip(7)): 1 when the kernel fragments this UDP datagram
+ * itself, given the device's and the route's MTU. Pure. */
+int probe_judge_host_frags(const struct probe_spec *s, int dev_mtu, int path_mtu);
 
 /* True when answer a quotes a packet of this test (addresses, ports / IP ID). */
 int probe_answer_matches(const struct probe_sendinfo *si, const struct probe_quote *q,

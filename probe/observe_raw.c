@@ -166,9 +166,15 @@ static int raw_collect(void *p, const struct probe_sendinfo *si, const struct ti
         int left = probe_ms_until(decided ? &grace_end : deadline);
         if (decided && probe_ms_until(deadline) < left) left = probe_ms_until(deadline);
         if (left <= 0) break;
-        struct pollfd pf[2] = {{s->icmp_fd, POLLIN, 0}, {s->tap_fd, POLLIN, 0}};
-        int r = poll(pf, s->tap_fd >= 0 ? 2 : 1, left);
+        struct pollfd pf[3] = {{s->icmp_fd, POLLIN, 0}, {s->tap_fd, POLLIN, 0}, {si->fd, POLLIN, 0}};
+        /* A witness's report is readable on the sending socket: decisive too. */
+        int await = si->witness_key && !decided, np = await ? 3 : s->tap_fd >= 0 ? 2 : 1;
+        int r = poll(pf, (nfds_t)np, left);
         if (r < 0 && errno != EINTR) break;
+        if (await && r > 0 && (pf[2].revents & (POLLIN | POLLERR | POLLHUP))) {
+            decided = 1;
+            probe_deadline_in(&grace_end, RAW_GRACE_MS);
+        }
     }
     tap_drain(s, si, obs);
     return 0;

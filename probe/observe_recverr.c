@@ -27,6 +27,9 @@
 #define RECVERR_GRACE_MS 30
 /* Cap on error-queue messages read per test (untrusted input; rate cap). */
 #define RECVERR_MAX_READS 64
+/* After a witness's report: it came from past every router, so only a
+ * straggling error could still be on its way. */
+#define RECVERR_WITNESS_GRACE_MS 5
 
 struct recverr_state {
     int family;
@@ -158,18 +161,30 @@ static int recverr_collect(void *state, const struct probe_sendinfo *si, const s
     obs->egress_first_len = obs->egress_max_len = -1;
     int ping = !strcmp(si->sock, "ping");
     if (ping) obs->echo_replies = 0;
-    if (s->armed && si->fd >= 0) {
+    if ((s->armed || si->witness_key) && si->fd >= 0) {
         struct timespec grace_end;
-        int have_decisive = recverr_drain(si->fd, si, obs) > 0;
+        int have_decisive = s->armed && recverr_drain(si->fd, si, obs) > 0;
         if (have_decisive) probe_deadline_in(&grace_end, RECVERR_GRACE_MS);
-        for (;;) {
+        /* A refused send (EMSGSIZE...) put nothing on the wire: nothing can answer. */
+        for (; si->sent;) {
             const struct timespec *until = have_decisive ? &grace_end : deadline;
             if (have_decisive && probe_ms_until(deadline) < probe_ms_until(&grace_end)) until = deadline;
             int left = probe_ms_until(until);
             if (left <= 0) break;
-            struct pollfd p = {.fd = si->fd, .events = ping ? POLLIN : 0};
+            /* A witness's report is readable on the socket: decisive too. */
+            int await = si->witness_key && !have_decisive;
+            struct pollfd p = {.fd = si->fd, .events = ping || await ? POLLIN : 0};
             int pr = poll(&p, 1, left);
             if (pr < 0 && errno != EINTR) break;
+            if (await && pr > 0 && (p.revents & POLLIN)) {
+                have_decisive = 1;
+                probe_deadline_in(&grace_end, RECVERR_WITNESS_GRACE_MS);
+                continue;
+            }
+            if (!s->armed) { /* TCP: only the witness's report to wait for */
+                if (pr > 0 && (p.revents & (POLLHUP | POLLNVAL | POLLERR))) break;
+                continue;
+            }
             if (pr > 0 && (p.revents & POLLIN) && recverr_echo_drain(si->fd, si, obs) > 0 && !have_decisive) {
                 have_decisive = 1; /* the target answered: nothing more will come */
                 probe_deadline_in(&grace_end, RECVERR_GRACE_MS);

@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "send.h"
+#include "witness.h"
 
 struct run_ctx {
+    int witness_on;                    /* this test goes to opts->witness */
     const struct probe_run_opts *opts;
     struct probe_result *r;
     char *err;
@@ -58,6 +60,12 @@ static int choose_ttl(const struct run_ctx *c, int on_lab_dst, int *ttl) {
     if (r->spec.ttl > 0) {
         *ttl = r->spec.ttl;
         snprintf(r->ttl_basis, sizeof r->ttl_basis, "given");
+        return 0;
+    }
+    if (c->witness_on) {
+        /* The witness sees only what reaches it. */
+        *ttl = 64;
+        snprintf(r->ttl_basis, sizeof r->ttl_basis, "witness: TTL 64, so the probe reaches the witness");
         return 0;
     }
     if (lab && on_lab_dst) {
@@ -113,12 +121,31 @@ static int run_inner(void *p) {
     void *obstate = NULL;
     struct sockaddr_storage dst;
 
+    if (o->witness) {
+        const struct probe_witness_target *wt = o->witness;
+        const struct probe_lab *wl = lab ? lab : o->topology;
+        const char *wh = wt->host[0] ? wt->host : wl ? probe_lab_dst_addr(wl, v6) : "?";
+        snprintf(r->witness, sizeof r->witness, strchr(wh, ':') ? "[%s]:%d" : "%s:%d", wh, wt->port);
+        int room = r->spec.size - probe_header_bytes(r->spec.proto) - (tcp ? 12 : 0);
+        if (icmp) {
+            snprintf(r->witness_note, sizeof r->witness_note, "the witness does not answer ICMP echo tests");
+        } else if (room < PROBE_WITNESS_PROBE_BYTES) {
+            snprintf(r->witness_note, sizeof r->witness_note,
+                     "%d bytes are too small to carry the witness's %d-byte header: near end only", r->spec.size,
+                     PROBE_WITNESS_PROBE_BYTES);
+        } else {
+            c->witness_on = 1;
+            snprintf(r->spec.host, sizeof r->spec.host, "%s", wt->host);
+            r->spec.port = wt->port;
+        }
+    }
     if (!r->spec.host[0]) {
-        if (!lab) {
+        const struct probe_lab *where = lab ? lab : o->topology;
+        if (!where) {
             snprintf(c->err, c->errlen, "no target: give -a HOST:PORT or use the lab");
             return PROBE_E_HOST;
         }
-        snprintf(r->spec.host, sizeof r->spec.host, "%s", probe_lab_dst_addr(lab, v6));
+        snprintf(r->spec.host, sizeof r->spec.host, "%s", probe_lab_dst_addr(where, v6));
     }
     if (lab) {
         on_lab_dst = !strcmp(r->spec.host, probe_lab_dst_addr(lab, v6));
@@ -168,6 +195,7 @@ static int run_inner(void *p) {
     r->dev_mtu = rt.dev_mtu;
     r->cached_pmtu_before = rt.path_mtu > 0 && rt.dev_mtu > 0 && rt.path_mtu < rt.dev_mtu ? rt.path_mtu : 0;
     if (ob->arm && (rc = ob->arm(obstate, si.fd, c->err, c->errlen)) < 0) goto cleanup;
+    if (c->witness_on && (rc = witness_probe_begin(&si, o->witness, c->err, c->errlen)) < 0) goto cleanup;
     if ((rc = probe_send_payload(&si, &r->kernel_mtu)) < 0) {
         snprintf(c->err, c->errlen, "out of memory");
         goto cleanup;
@@ -183,11 +211,14 @@ static int run_inner(void *p) {
     struct probe_observation obs;
     probe_observation_init(&obs);
     if ((rc = ob->collect(obstate, &si, &deadline, &obs, c->err, c->errlen)) < 0) goto cleanup;
-    probe_judge(&si, &obs, lab, r);
+    if (c->witness_on) witness_probe_collect(&si, &obs, &deadline, timeout, r);
+    const struct probe_lab *topo = lab ? lab : o->topology;
+    probe_judge(&si, &obs, topo, r);
     /* The recverr observer sees no quoted header: its "fragmented?" comes
      * from the kernel's rules (no-op for the raw observer). Done here so
      * every caller gets it. */
-    probe_recverr_refine(lab, r);
+    probe_recverr_refine(topo, r);
+    probe_witness_merge(topo, r);
     rc = 0;
 cleanup:
     probe_send_close(&si);
@@ -206,6 +237,8 @@ static void result_init(struct probe_result *r, const struct probe_spec *spec) {
     r->icmp_type = r->icmp_code = -1;
     r->dev_mtu = r->path_mtu_before = -1;
     r->egress_packets = r->egress_fragments = r->egress_first_len = -1;
+    r->w_raw = r->w_ttl = r->w_df = r->w_bytes = r->w_fragments = -1;
+    r->w_frag_max = r->w_frag_min = r->w_segments = r->w_seg_max = -1;
 }
 
 int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec, struct probe_result *out,
@@ -220,7 +253,7 @@ int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec, 
     }
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    struct run_ctx c = {opts, out, err, errlen};
+    struct run_ctx c = {0, opts, out, err, errlen};
     int rc = opts->lab ? probe_netns_run(opts->lab->ns[PROBE_LAB_SRC], run_inner, &c, err, errlen) : run_inner(&c);
     out->elapsed_ms = probe_ms_since(&t0);
     return rc;

@@ -194,6 +194,12 @@ int probe_send_payload(struct probe_sendinfo *si, int *kernel_mtu) {
         probe_icmp_echo_build((uint8_t *)buf, n, si->family == AF_INET6, !strcmp(si->sock, "raw"), si->sport, si->dport);
     else
         memset(buf, 'f', n);
+    if (si->witness_key) {
+        /* The witness reads its header from the start of the payload. */
+        struct probe_witness_probe wp = {.proto = (int)spec->proto, .payload_len = (uint32_t)n};
+        memcpy(wp.nonce, si->witness_nonce, sizeof wp.nonce);
+        probe_witness_probe_encode(si->witness_key, &wp, (uint8_t *)buf, n);
+    }
     clock_gettime(CLOCK_MONOTONIC, &si->t_sent);
     ssize_t w = send(si->fd, buf, n, MSG_NOSIGNAL);
     free(buf);

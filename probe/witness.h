@@ -81,4 +81,16 @@ void witness_tcp_close(struct witness_ctx *w);
 int witness_tcp_pollfds(struct witness_ctx *w, struct pollfd *pf, int max);
 /* Accepts, reads and answers what is ready; ends connections past their deadline. */
 void witness_tcp_service(struct witness_ctx *w);
+
+/* The prober's side (probe/witness_probe.c), around one test in probe_run:
+ * begin sets si's key and a fresh nonce (after probe_send_open, before the
+ * send); collect reads the report from the sending socket (waiting until the
+ * deadline unless the observation already holds a decisive ICMP answer) into
+ * r's w_* fields, or says in r->witness_note why there is none. */
+struct probe_sendinfo;
+struct probe_observation;
+struct timespec;
+int witness_probe_begin(struct probe_sendinfo *si, const struct probe_witness_target *t, char *err, size_t errlen);
+void witness_probe_collect(const struct probe_sendinfo *si, const struct probe_observation *obs,
+                           const struct timespec *deadline, int timeout_ms, struct probe_result *r);
 #endif

@@ -44,6 +44,16 @@ static inline int check_summary(void) {
     return check_failed_ ? 1 : 0;
 }
 
+/* Reads exactly n bytes from fd (a pipe to a test's child): 0, or -1 on EOF / error. */
+static inline int check_read_full(int fd, void *buf, size_t n) {
+    for (size_t got = 0; got < n;) {
+        ssize_t r = read(fd, (char *)buf + got, n - got);
+        if (r <= 0) return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
 /* A fresh temporary directory for this test's files (owned by the caller, not removed). */
 static inline const char *check_tmpdir(void) {
     static char dir[64];

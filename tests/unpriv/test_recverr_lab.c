@@ -53,15 +53,6 @@ static void on_signal(int sig) {
     raise(sig);
 }
 
-static int read_full(int fd, void *buf, size_t n) {
-    for (size_t got = 0; got < n;) {
-        ssize_t r = read(fd, (char *)buf + got, n - got);
-        if (r <= 0) return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
 struct reply {
     int rc, uid, has_raw;
     struct probe_result r;
@@ -77,7 +68,7 @@ static void child_main(int in, int out) {
     unsetenv("SUDO_UID");
     if (probe_priv_drop(err, sizeof err) < 0) _exit(11);
     struct probe_spec spec;
-    while (read_full(in, &spec, sizeof spec) == 0) {
+    while (check_read_full(in, &spec, sizeof spec) == 0) {
         static struct reply rep;
         memset(&rep, 0, sizeof rep);
         struct probe_run_opts opts = {.observer = PROBE_OBS_AUTO, .timeout_ms = 300};
@@ -122,7 +113,7 @@ static int run_unpriv(enum probe_proto p, enum probe_mode m, int size, int port,
     s.ttl = lab.auto_ttl;
     s.port = probe_proto_is_tcp(p) ? tcp_port : port;
     snprintf(s.host, sizeof s.host, "%s", probe_lab_dst_addr(&lab, probe_proto_is_v6(p)));
-    if (write(to_child, &s, sizeof s) != (ssize_t)sizeof s || read_full(from_child, rep, sizeof *rep) < 0) return -1;
+    if (write(to_child, &s, sizeof s) != (ssize_t)sizeof s || check_read_full(from_child, rep, sizeof *rep) < 0) return -1;
     if (rep->rc < 0) fprintf(stderr, "probe_run as uid %d: %s\n", rep->uid, rep->err);
     return rep->rc;
 }

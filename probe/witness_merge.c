@@ -1,0 +1,173 @@
+/* Both ends of one test in one answer. The near end (probe/judge.c and the
+ * recverr refinement) saw what left the host and what routers said; the
+ * witness saw what arrived. Each fact keeps the near end's observation where
+ * it has one, else takes the far end's (basis observed, far_end 1, the why
+ * naming the witness), else the kernel's rules: TCP is never IP-fragmented
+ * by its sender, routers never fragment IPv6. Who fragmented comes from both
+ * ends together: left whole (near) + arrived in pieces (far) = a router; in
+ * the lab the link MTUs say which one. Pure: no I/O. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "observe.h"
+
+static unsigned fact_bit(const struct probe_result *r, const struct probe_fact *f) {
+    return f == &r->sent ? 1u : f == &r->df ? 2u : f == &r->fragmented ? 4u : 0u;
+}
+
+const char *probe_fact_basis_label(const struct probe_result *r, const struct probe_fact *f) {
+    if (f->basis == PROBE_BASIS_OBSERVED && (r->far_end & fact_bit(r, f))) return "observed (far end)";
+    return probe_basis_name(f->basis);
+}
+
+static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_answer a, enum probe_basis b, int far,
+                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_answer a, enum probe_basis b, int far,
+                     const char *fmt, ...) {
+    f->answer = a;
+    f->basis = b;
+    if (far) r->far_end |= fact_bit(r, f);
+    else r->far_end &= ~fact_bit(r, f);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->why, sizeof f->why, fmt, ap);
+    va_end(ap);
+}
+
+static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t len, const char *fmt, ...) {
+    size_t n = strlen(buf);
+    if (n + 1 >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, len - n, fmt, ap);
+    va_end(ap);
+}
+
+/* The router that must have fragmented a packet of len bytes in the lab:
+ * the first one whose next link is smaller. -1 if none. */
+static int lab_fragmenter(const struct probe_lab *lab, int len, int *mtu) {
+    for (int i = 1; i < PROBE_LAB_LINKS; i++)
+        if (lab->link[i].mtu < len) {
+            *mtu = lab->link[i].mtu;
+            return i;
+        }
+    return -1;
+}
+
+/* What arrived, as one phrase: "arrived at dst in 2 fragments, largest 1276 bytes". */
+static void arrival(const struct probe_result *r, const char *where, char *buf, size_t len) {
+    /* where is at most 80 bytes (the caller's buffer) */
+    int tcp = probe_proto_is_tcp(r->spec.proto);
+    if (r->w_frag_max > 0 && r->w_fragments > 0)
+        snprintf(buf, len, "arrived at %s in %d fragments, largest %d bytes", where, r->w_fragments, r->w_frag_max);
+    else if (r->w_frag_max > 0)
+        snprintf(buf, len, "arrived at %s in fragments, largest %d bytes", where, r->w_frag_max);
+    else if (r->w_fragments == 0)
+        snprintf(buf, len, "arrived at %s whole (%d payload bytes)", where, r->w_bytes);
+    else
+        snprintf(buf, len, "%d payload bytes arrived at %s", r->w_bytes, where);
+    if (tcp && r->w_segments >= 0)
+        append(buf, len, " in %d data segment%s%s", r->w_segments, r->w_segments == 1 ? "" : "s",
+               r->w_seg_max > 0 ? "" : "");
+    if (tcp && r->w_seg_max > 0) append(buf, len, " (largest %d bytes)", r->w_seg_max);
+    if (r->w_ttl > 0 && r->spec.ttl > r->w_ttl)
+        append(buf, len, ", TTL %d on arrival (%d router%s)", r->w_ttl, r->spec.ttl - r->w_ttl,
+               r->spec.ttl - r->w_ttl == 1 ? "" : "s");
+}
+
+void probe_witness_merge(const struct probe_lab *lab, struct probe_result *r) {
+    if (!r->witness[0]) return;
+    if (!r->witness_heard) {
+        /* Silence is news; a probe a router dropped, or one never sent, is
+         * explained by the near end already (the note keeps it). */
+        if (r->witness_silent) append(r->evidence, sizeof r->evidence, " [%s]", r->witness_note);
+        return;
+    }
+    const struct probe_spec *s = &r->spec;
+    int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
+    char where[80];
+    if (lab && probe_lab_node_of(lab, s->host) == PROBE_LAB_DST) snprintf(where, sizeof where, "dst");
+    else snprintf(where, sizeof where, "the witness %.64s", r->witness);
+    char seen[256];
+    arrival(r, where, seen, sizeof seen);
+
+    /* ---- sent? ---- */
+    if (r->sent.basis != PROBE_BASIS_OBSERVED || r->sent.answer != PROBE_ANS_YES)
+        far_fact(r, &r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, "%s", seen);
+
+    /* ---- DF? ---- */
+    if (!v6 && r->w_df >= 0 && r->df.basis != PROBE_BASIS_OBSERVED)
+        far_fact(r, &r->df, r->w_df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED, 1,
+                 "DF=%d on arrival at %s (routers do not change it)", r->w_df, where);
+
+    /* ---- fragmented, and by whom? ---- */
+    int arrived_frag = r->w_frag_max > 0 ? 1 : r->w_fragments == 0 ? 0 : -1;
+    int host_seen = r->fragmenter == PROBE_FRAG_HOST && r->fragmented.basis == PROBE_BASIS_OBSERVED;
+    int host_whole = r->egress_packets > 0 && r->egress_fragments == 0; /* the raw observer saw it leave whole */
+    char who[200] = "";
+    if (arrived_frag == 1 && host_seen) {
+        append(r->evidence, sizeof r->evidence, "; %s", seen);
+        snprintf(r->witness_note, sizeof r->witness_note, "%.199s", seen);
+        return;
+    }
+    if (arrived_frag == 1 && r->fragmented.basis == PROBE_BASIS_OBSERVED && r->fragmented.answer == PROBE_ANS_YES) {
+        /* The near end already saw a router's fragment: the far end agrees. */
+        append(r->evidence, sizeof r->evidence, "; %s", seen);
+        snprintf(r->witness_note, sizeof r->witness_note, "%.199s", seen);
+        return;
+    }
+    if (arrived_frag == 1) {
+        enum probe_fragmenter by;
+        if (tcp) {
+            by = PROBE_FRAG_ROUTER;
+            snprintf(who, sizeof who, "TCP is never IP-fragmented by its sender: a router did");
+        } else if (host_whole) {
+            by = PROBE_FRAG_ROUTER;
+            snprintf(who, sizeof who, "it left the host whole: a router fragmented it");
+        } else if (v6) {
+            by = PROBE_FRAG_HOST;
+            snprintf(who, sizeof who, "routers never fragment IPv6: the host did");
+        } else if (probe_judge_host_frags(s, r->dev_mtu, r->path_mtu_before)) {
+            by = PROBE_FRAG_HOST;
+            snprintf(who, sizeof who, "by the kernel's rules the host fragmented it (%d > MTU %d)", s->size,
+                     r->path_mtu_before > 0 ? r->path_mtu_before : r->dev_mtu);
+        } else {
+            by = PROBE_FRAG_ROUTER;
+            snprintf(who, sizeof who, "by the kernel's rules the host sent it whole: a router fragmented it");
+        }
+        int mtu = 0, rt = by == PROBE_FRAG_ROUTER && lab ? lab_fragmenter(lab, s->size, &mtu) : -1;
+        if (rt > 0)
+            snprintf(who, sizeof who, "%s fragmented it (the %s-%s link has MTU %d)%s",
+                     probe_lab_node_name((enum probe_lab_node)rt), probe_lab_node_name((enum probe_lab_node)rt),
+                     probe_lab_node_name((enum probe_lab_node)(rt + 1)), mtu,
+                     host_whole ? "; it left the host whole" : tcp ? "; TCP is never IP-fragmented by its sender" : "");
+        far_fact(r, &r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, "%s", seen);
+        r->fragmenter = by;
+        snprintf(r->evidence, sizeof r->evidence, "%s: %s", seen, who);
+    } else if (arrived_frag == 0) {
+        if (host_seen || (r->fragmented.basis == PROBE_BASIS_OBSERVED && r->fragmented.answer == PROBE_ANS_YES)) {
+            /* Cannot both be true unless something on the way reassembled it:
+             * keep what the near end saw, say what the far end saw. */
+            append(r->evidence, sizeof r->evidence, "; yet it %s (something on the way reassembled it)", seen);
+        } else {
+            far_fact(r, &r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, 1, "%s", seen);
+            r->fragmenter = PROBE_FRAG_NONE;
+            snprintf(r->evidence, sizeof r->evidence, "went whole: %s", seen);
+        }
+    } else {
+        /* The witness could not see IP fragments (TCP without CAP_NET_RAW). */
+        if (r->fragmented.basis == PROBE_BASIS_UNKNOWN && tcp && v6) {
+            far_fact(r, &r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED, 0,
+                     "TCP is never IP-fragmented by its sender and routers never fragment IPv6");
+            r->fragmenter = PROBE_FRAG_NONE;
+        } else if (r->fragmented.basis == PROBE_BASIS_UNKNOWN && tcp && r->df.answer == PROBE_ANS_YES) {
+            far_fact(r, &r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED, 0,
+                     "TCP is never IP-fragmented by its sender and DF=1 forbids the routers");
+            r->fragmenter = PROBE_FRAG_NONE;
+        }
+        append(r->evidence, sizeof r->evidence, "; %s", seen);
+    }
+    snprintf(r->witness_note, sizeof r->witness_note, "%.199s", seen);
+}

@@ -1,0 +1,137 @@
+/* probe_witness_merge with canned results: what each end saw goes in, one
+ * answer comes out, each fact saying where it was seen. */
+#include "check.h"
+#include "fragprobe.h"
+
+static struct probe_result near_end(enum probe_proto p, enum probe_mode m, int size) {
+    struct probe_result r;
+    memset(&r, 0, sizeof r);
+    r.spec.proto = p;
+    r.spec.mode = m;
+    r.spec.size = size;
+    r.spec.ttl = 64;
+    r.spec.port = 33435;
+    snprintf(r.spec.host, sizeof r.spec.host, "%s", probe_proto_is_v6(p) ? "2001:db8:3::2" : "203.0.113.2");
+    snprintf(r.witness, sizeof r.witness, "%s:33435", r.spec.host);
+    struct probe_fact unk = {PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "no ICMP answer"};
+    struct probe_fact inf = {PROBE_ANS_YES, PROBE_BASIS_INFERRED, "send() accepted it"};
+    r.sent = inf;
+    r.df = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_INFERRED, "mode dont"};
+    r.fragmented = unk;
+    r.fragmenter = PROBE_FRAG_UNKNOWN;
+    r.egress_packets = r.egress_fragments = r.egress_first_len = -1;
+    r.dev_mtu = r.path_mtu_before = 1500;
+    snprintf(r.evidence, sizeof r.evidence, "no ICMP answer");
+    r.w_raw = r.w_ttl = r.w_df = r.w_bytes = r.w_fragments = r.w_frag_max = r.w_frag_min = -1;
+    r.w_segments = r.w_seg_max = -1;
+    return r;
+}
+
+static void heard(struct probe_result *r, int bytes, int frag_max, int fragments, int ttl) {
+    r->witness_heard = 1;
+    r->w_raw = 0;
+    r->w_bytes = bytes;
+    r->w_frag_max = frag_max;
+    r->w_fragments = fragments;
+    r->w_ttl = ttl;
+}
+
+static void test_fragments_at_the_far_end_after_a_whole_departure_mean_a_router(void) {
+    struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    r.egress_packets = 1; /* the raw observer saw it leave whole */
+    r.egress_fragments = 0;
+    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "1 packet left the host"};
+    heard(&r, 1372, 1276, 2, 62);
+    struct probe_lab lab;
+    struct probe_lab_config cfg;
+    char err[128];
+    probe_lab_config_default(&cfg);
+    probe_lab_parse_mtus("1500,1500,1280", &cfg, err, sizeof err);
+    probe_lab_plan(&cfg, &lab, err, sizeof err);
+    probe_witness_merge(&lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_OBSERVED);
+    CHECK_STR(probe_fact_basis_label(&r, &r.fragmented), "observed (far end)");
+    CHECK_STR(probe_fact_basis_label(&r, &r.sent), "observed"); /* the near end's own */
+    CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
+    CHECK_CONTAINS(r.evidence, "arrived at dst in 2 fragments, largest 1276 bytes");
+    CHECK_CONTAINS(r.evidence, "r2 fragmented it (the r2-dst link has MTU 1280)");
+    CHECK_CONTAINS(r.evidence, "TTL 62 on arrival (2 routers)");
+}
+
+static void test_ipv6_fragments_are_the_hosts_by_rule(void) {
+    struct probe_result r = near_end(PROBE_UDP6, PROBE_MODE_DONT, 3000);
+    heard(&r, 2952, 1496, -1, 62);
+    probe_witness_merge(NULL, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_STR(probe_fact_basis_label(&r, &r.fragmented), "observed (far end)");
+    CHECK_INT(r.fragmenter, PROBE_FRAG_HOST);
+    CHECK_CONTAINS(r.evidence, "routers never fragment IPv6: the host did");
+    CHECK_STR(probe_fact_basis_label(&r, &r.sent), "observed (far end)"); /* recverr only inferred it */
+}
+
+static void test_tcp_fragments_are_a_routers_by_rule(void) {
+    struct probe_result r = near_end(PROBE_TCP4, PROBE_MODE_DONT, 1400);
+    heard(&r, 1348, 1276, 2, 62);
+    r.w_raw = 1;
+    r.w_segments = 1;
+    probe_witness_merge(NULL, &r);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
+    CHECK_CONTAINS(r.evidence, "TCP is never IP-fragmented by its sender");
+}
+
+static void test_whole_at_the_far_end_means_nobody_fragmented(void) {
+    struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DONT, 1200);
+    heard(&r, 1172, 0, 0, 62);
+    probe_witness_merge(NULL, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_STR(probe_fact_basis_label(&r, &r.fragmented), "observed (far end)");
+    CHECK_INT(r.fragmenter, PROBE_FRAG_NONE);
+    CHECK_CONTAINS(r.evidence, "went whole: arrived at the witness 203.0.113.2:33435 whole");
+}
+
+static void test_tcp6_unseen_fragments_are_settled_by_the_rules(void) {
+    /* An unprivileged witness sees no IP fragments of a TCP stream. */
+    struct probe_result r = near_end(PROBE_TCP6, PROBE_MODE_DONT, 1400);
+    heard(&r, 1328, 0, -1, 62);
+    r.w_segments = 2;
+    probe_witness_merge(NULL, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_INFERRED);
+    CHECK_CONTAINS(r.fragmented.why, "TCP is never IP-fragmented by its sender and routers never fragment IPv6");
+    CHECK_CONTAINS(r.evidence, "in 2 data segments");
+}
+
+static void test_the_near_ends_observation_is_kept(void) {
+    /* The host's own fragments seen leaving: the far end adds, never replaces. */
+    struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DONT, 3000);
+    r.fragmented = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "the host sent 3 fragments"};
+    r.fragmenter = PROBE_FRAG_HOST;
+    snprintf(r.evidence, sizeof r.evidence, "kernel fragmented locally");
+    heard(&r, 2972, 1276, 5, 62);
+    probe_witness_merge(NULL, &r);
+    CHECK_STR(probe_fact_basis_label(&r, &r.fragmented), "observed");
+    CHECK_INT(r.fragmenter, PROBE_FRAG_HOST);
+    CHECK_CONTAINS(r.evidence, "kernel fragmented locally; arrived at the witness");
+}
+
+static void test_a_silent_witness_leaves_the_near_end_with_a_note(void) {
+    struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    r.witness_silent = 1;
+    snprintf(r.witness_note, sizeof r.witness_note, "the witness 203.0.113.2:33435 did not answer within 1000 ms");
+    probe_witness_merge(NULL, &r);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
+    CHECK_INT(r.far_end, 0);
+    CHECK_CONTAINS(r.evidence, "no ICMP answer [the witness 203.0.113.2:33435 did not answer within 1000 ms]");
+}
+
+int main(void) {
+    RUN(test_fragments_at_the_far_end_after_a_whole_departure_mean_a_router);
+    RUN(test_ipv6_fragments_are_the_hosts_by_rule);
+    RUN(test_tcp_fragments_are_a_routers_by_rule);
+    RUN(test_whole_at_the_far_end_means_nobody_fragmented);
+    RUN(test_tcp6_unseen_fragments_are_settled_by_the_rules);
+    RUN(test_the_near_ends_observation_is_kept);
+    RUN(test_a_silent_witness_leaves_the_near_end_with_a_note);
+    return check_summary();
+}
