@@ -19,6 +19,7 @@
 #include "hub.h"
 #include "hub_internal.h"
 #include "hub_parse.h"
+#include "leaderboard.h"
 #include "room.h"
 
 static struct db *db;
@@ -108,6 +109,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (m->has_cmd) check_reply(hub_msg_simple("cmd_ok", "cmd", m->cmd));
     } else if (m->type == HUB_C_AUTH) {
         if (m->has_secret) check_reply(hub_msg_simple("auth_ok", "secret_len", m->secret));
+    } else if (m->type == HUB_C_NICK) {
+        /* serve --leaderboard keeps only what leaderboard_nick_clean leaves: valid
+         * UTF-8 without controls, at most LEADERBOARD_NICK_MAX bytes */
+        char kept[LEADERBOARD_NICK_MAX + 1];
+        int n = leaderboard_nick_clean(m->has_nick ? m->nick : "", kept, sizeof kept);
+        if (n > LEADERBOARD_NICK_MAX || (n < 0 && kept[0]) || (n >= 0 && (size_t)n != strlen(kept))) abort();
+        for (const unsigned char *p = (const unsigned char *)kept; *p; p++)
+            if (*p < 0x20 || *p == 0x7F) abort();
+        json_t *j = json_string(kept);
+        if (!j) abort(); /* invalid UTF-8 left in */
+        json_decref(j);
+        if (n > 0) check_reply(hub_msg_simple("nick_ok", "nick", kept));
     } else if (m->type == HUB_C_UNKNOWN) {
         check_reply(hub_msg_error(id, "unknown_type", "unknown message type"));
     }
