@@ -156,36 +156,55 @@ static void audience_slice(struct hub *h) {
     }
 }
 
-/* At most HUB_TALLY_HZ times a second: one new tally message per kind of
- * client, shared by every connection. Screens and presenters get it at
- * their next writeable. Phones get it in slices of
- * HUB_AUDIENCE_SENDS_PER_S / HUB_TALLY_HZ per tick, round robin, so with
- * 20,000 phones each sees a new count every 4 s and the votes' acks never
- * queue behind 20,000 tally writes at once. */
+/* A new tally message per kind of client, shared by every connection:
+ * screens and presenters are made writeable now, phones are visited by the
+ * rotation (every connection once more after this change). */
+static void tally_build(struct hub *h) {
+    h->tally_dirty = 0;
+    struct quiz *q = room_quiz(h->room);
+    struct quiz_qinfo ci;
+    quiz_get(q, quiz_cursor(q), &ci);
+    int split_open = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
+    h->tally_version++; /* the messages carry it */
+    struct hub_msg *pub = hub_msg_new(hub_msg_tally(h, split_open || h->cfg.live_split));
+    struct hub_msg *full = hub_msg_new(hub_msg_tally(h, 1));
+    if (!pub || !full) {
+        hub_msg_unref(pub);
+        hub_msg_unref(full);
+        return;
+    }
+    h->status_stale = 1;
+    hub_msg_unref(h->tally_public);
+    hub_msg_unref(h->tally_full);
+    h->tally_public = pub;
+    h->tally_full = full;
+    h->rot_left = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
+    lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
+    lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_PRESENTER]);
+}
+
+/* A group commit changed the counts (or a presenter just authed and needs
+ * the split): the screens' tally is built now (one per commit at most),
+ * not at the next tick, so the projector is up to date within a commit of
+ * the vote; phones keep their rotation. */
+void hub_tally_now(struct hub *h) {
+    tally_build(h);
+    if (!h->tally_due) {
+        h->tally_due = hub_mono_ms() + 1000 / HUB_TALLY_HZ;
+        hub_timer_arm(h, h->tally_due);
+    }
+}
+
+/* At most HUB_TALLY_HZ times a second: a tally for what changed outside a
+ * commit (connections coming and going, states), and the next slice of
+ * the phones' rotation: HUB_AUDIENCE_SENDS_PER_S / HUB_TALLY_HZ phones per
+ * tick, round robin, so with 20,000 phones the votes' acks never queue
+ * behind 20,000 tally writes at once. */
 static void tally_tick(struct hub *h) {
     h->tally_due = 0;
-    if (h->tally_dirty) {
-        h->tally_dirty = 0;
-        struct quiz *q = room_quiz(h->room);
-        struct quiz_qinfo ci;
-        quiz_get(q, quiz_cursor(q), &ci);
-        int split_open = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
-        h->tally_version++;
-        struct hub_msg *pub = hub_msg_new(hub_msg_tally(h, split_open || h->cfg.live_split));
-        struct hub_msg *full = hub_msg_new(hub_msg_tally(h, 1));
-        if (!pub || !full) {
-            hub_msg_unref(pub);
-            hub_msg_unref(full);
-            return;
-        }
-        hub_msg_unref(h->tally_public);
-        hub_msg_unref(h->tally_full);
-        h->tally_public = pub;
-        h->tally_full = full;
-        /* every phone is visited once more after this change */
-        h->rot_left = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
-        lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
-        lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_PRESENTER]);
+    if (h->tally_dirty) tally_build(h);
+    if (h->status_stale) { /* the console and hub_snapshot follow at the tick's pace */
+        h->status_stale = 0;
         hub_status_update(h, NULL);
     }
     if (!h->fo_head) audience_slice(h); /* a state fan-out first: phones need the question more than a count */

@@ -150,10 +150,11 @@ void hub_batch_flush(struct hub *h) {
         h->status.ops_committed += (unsigned long)h->nops;
         pthread_mutex_unlock(&h->lock);
     }
-    int votes = 0;
+    int changed = 0; /* joins and votes the commit stored */
     for (int i = 0; i < h->nops; i++) {
         struct hub_op *op = &h->ops[i];
         struct hub_conn *c = op->conn;
+        if (ok && (op->kind == HUB_OP_JOIN ? op->result >= 0 : op->result == 0)) changed++;
         if (c) c->joining = 0;
         if (!c) continue;
         if (!ok) {
@@ -173,15 +174,14 @@ void hub_batch_flush(struct hub *h) {
             hub_conn_send_own(c, hub_msg_welcome(h, c->voter, op->token));
         } else if (op->result == 0) {
             hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes));
-            votes++;
         } else {
             hub_conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "vote not stored");
         }
     }
     if (!ok) hub_status_update(h, err);
     h->nops = 0;
-    hub_tally_schedule(h);
-    (void)votes;
+    if (changed) hub_tally_now(h);
+    else hub_tally_schedule(h);
 }
 
 static struct hub_op *op_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind) {
@@ -307,9 +307,9 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
     }
     if (m->has_secret && secret_ok(h->secret, m->secret)) {
         c->authed = 1;
-        c->tally_sent = 0; /* the newest tally again, now with the split */
         hub_conn_send_own(c, hub_msg_simple("auth_ok", NULL, NULL));
         hub_conn_send(c, h->state_full);
+        if (h->tally_public) hub_tally_now(h); /* a new version, now with the split (versions never repeat) */
         return;
     }
     hub_guard_secret_failed(h->guard, &peer, t);

@@ -113,6 +113,7 @@ struct hub {
     struct hub_conn *fo_head, *fo_tail; /* phones with a queued state, not yet made writeable (FIFO) */
     unsigned long tally_version;
     int tally_dirty;
+    int status_stale;              /* a tally was built since the last hub_status_update of the tick */
     struct hub_msg *tally_public, *tally_full;
     /* Phones get the tally in slices: every tick the rotation visits the
      * next HUB_AUDIENCE_SENDS_PER_S / HUB_TALLY_HZ connections and makes the
@@ -154,6 +155,7 @@ long long hub_mono_ms(void);                    /* precise monotonic ms (deadlin
 long long hub_now_ms(void);                     /* cheap monotonic ms (rate caps), any thread */
 void hub_timer_arm(struct hub *h, long long due); /* wake the loop at due; any thread */
 void hub_tally_schedule(struct hub *h);         /* a tally broadcast soon */
+void hub_tally_now(struct hub *h);              /* a commit changed the counts: screens' tally now */
 void hub_state_changed(struct hub *h);          /* new state messages to everyone, a tally soon */
 void hub_status_update(struct hub *h, const char *refused); /* refresh the snapshot, tell serve */
 /* A presenter action (seconds: voting timer for ROOM_OPEN, 0 none); 0 or -1 with err. */

@@ -838,6 +838,53 @@ static void test_tally_versions_increase_and_split_is_hidden_until_close(void) {
     stop();
 }
 
+/* The projector does not wait for a tick: every commit that changes the
+ * count is followed by a tally to the screens and the authed presenter.
+ * Votes one after another (each waits for its ack, so each is its own
+ * commit): the screen must see every intermediate count 1..N, in order.
+ * On a fixed 100 ms tick most of them were skipped (no timing bound here:
+ * the count of distinct tallies is what is checked). */
+#define COMMITS_SEEN_N 6
+static int tallies_count_every_vote(struct wsc *w, const char *who) {
+    int seen[COMMITS_SEEN_N + 1] = {0}, last = -1, in_order = 1;
+    json_t *t;
+    while ((t = wsc_recv_type(w, "tally", 500))) {
+        const char *state = json_string_value(json_object_get(t, "state"));
+        int v = (int)json_integer_value(json_object_get(t, "votes"));
+        if (state && !strcmp(state, "voting") && v >= 0 && v <= COMMITS_SEEN_N) {
+            if (v < last) in_order = 0;
+            last = v;
+            seen[v] = 1;
+        }
+        json_decref(t);
+    }
+    int all = in_order;
+    for (int v = 1; v <= COMMITS_SEEN_N; v++)
+        if (!seen[v]) {
+            fprintf(stderr, "%s: no tally counted %d votes\n", who, v);
+            all = 0;
+        }
+    return all;
+}
+
+static void test_screen_gets_a_tally_after_every_commit(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *s = connect_as("fragvote-screen");
+    struct wsc *p = presenter();
+    REQUIRE(s && p);
+    char err[256];
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    struct wsc *phones[COMMITS_SEEN_N];
+    for (int i = 0; i < COMMITS_SEEN_N; i++) REQUIRE((phones[i] = phone(NULL, NULL, NULL)));
+    for (int i = 0; i < COMMITS_SEEN_N; i++) REQUIRE(vote(phones[i], 1, 0, i % 2, NULL) == 0);
+    CHECK(tallies_count_every_vote(s, "screen"));
+    CHECK(tallies_count_every_vote(p, "presenter"));
+    for (int i = 0; i < COMMITS_SEEN_N; i++) wsc_close(phones[i], 1000);
+    wsc_close(s, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
 static void test_live_split_shows_the_split_while_voting(void) {
     REQUIRE(start(1, 0) == 0);
     struct wsc *s = connect_as("fragvote-screen");
@@ -1259,6 +1306,7 @@ int main(void) {
     RUN(test_open_with_zero_seconds_is_refused);
     RUN(test_oversized_malformed_binary_and_flooding_clients_are_cut_alone);
     RUN(test_tally_versions_increase_and_split_is_hidden_until_close);
+    RUN(test_screen_gets_a_tally_after_every_commit);
     RUN(test_live_split_shows_the_split_while_voting);
     RUN(test_console_commands_through_hub_post);
     RUN(test_dead_connections_are_culled_and_live_ones_kept);

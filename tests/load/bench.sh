@@ -60,8 +60,8 @@ else
     rev="not a git checkout ($(cat "$SRC/REV" 2>/dev/null || echo unknown))"
 fi
 echo "# $(date -u +%FT%TZ) $(uname -sr), $(nproc) CPUs, open files $(ulimit -n), source $rev; raw output in $OUT"
-echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | tally p50/p90/p99/max ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | generator CPU s | open/close cmd ms | tallies rx (connect/vote) |$rejoin_col"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|$rejoin_sep"
+echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | tally p50/p90/p99/max ms | screen per vote p50/p99/max ms | presenter per vote p99 ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | generator CPU s | open/close cmd ms | tallies rx (connect/vote) |$rejoin_col"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|$rejoin_sep"
 failed=0
 for n in "${SIZES[@]}"; do
     d=$OUT/$n
@@ -112,7 +112,7 @@ for n in "${SIZES[@]}"; do
     jq -r --arg n "$n" --arg la "$loadavg" --arg idle "$idle" --arg rejoin "$REJOIN" '
         def f: . * 10 | round / 10;
         def lat: "\(.p50|f) / \(.p90|f) / \(.p99|f) / \(.max|f)";
-        "| \($n)\(if ($idle|tonumber) > 0 then " (idle \($idle) s)" else "" end) | \($la) | \(.joined) | \(.acked) | \(.errors) | \(.db_votes) | \(.ack_ms|lat) | \(.tally_ms|lat) | \(.screen_last_ms|f) | \(.srv_base.rss_kb) → \(.srv_joined.rss_kb) | \(.kb_per_conn*100|round/100) | \((.srv_joined.cpu_s - .srv_base.cpu_s)*100|round/100) / \((.srv_end.cpu_s - .srv_idle.cpu_s)*100|round/100) | \(.gen_cpu_s) | \(.open_ms|f) / \(.close_ms|f) | \(.rx_tally[0]) / \(.rx_tally[1]) |\(if $rejoin != "1" then "" elif .rejoin == null then " – |" else " \(.rejoin.total_s * 100 | round / 100) / \(.rejoin.welcome_ms.p99|f) |" end)\(if .passed then "" else " **FAILED: \(.verdict)**" end)"
+        "| \($n)\(if ($idle|tonumber) > 0 then " (idle \($idle) s)" else "" end) | \($la) | \(.joined) | \(.acked) | \(.errors) | \(.db_votes) | \(.ack_ms|lat) | \(.tally_ms|lat) | \(.screen_ms.p50|f) / \(.screen_ms.p99|f) / \(.screen_ms.max|f) | \(.presenter_ms.p99|f) | \(.screen_last_ms|f) | \(.srv_base.rss_kb) → \(.srv_joined.rss_kb) | \(.kb_per_conn*100|round/100) | \((.srv_joined.cpu_s - .srv_base.cpu_s)*100|round/100) / \((.srv_end.cpu_s - .srv_idle.cpu_s)*100|round/100) | \(.gen_cpu_s) | \(.open_ms|f) / \(.close_ms|f) | \(.rx_tally[0]) / \(.rx_tally[1]) |\(if $rejoin != "1" then "" elif .rejoin == null then " – |" else " \(.rejoin.total_s * 100 | round / 100) / \(.rejoin.welcome_ms.p99|f) |" end)\(if .passed then "" else " **FAILED: \(.verdict)**" end)"
     ' "$d/run.json"
     sleep 2 # let the sockets of this run leave the machine before the next one
 done

@@ -140,6 +140,8 @@ static int write_json(const char *path, const struct load_config *cfg, const str
             r->rx_other[1], r->rx_other[2], cfg->rejoin_spread_ms);
     json_lat(f, "ack_ms", &r->ack);
     json_lat(f, "tally_ms", &r->tally);
+    json_lat(f, "screen_ms", &r->screen);
+    json_lat(f, "presenter_ms", &r->presenter);
     json_lat(f, "send_lag_ms", &r->send_lag);
     json_lat(f, "open_seen_ms", &r->open_seen);
     fprintf(f, "\"gen_cpu_vote_s\":%.2f,", r->gen_cpu_vote_s);
@@ -238,6 +240,8 @@ int main(int argc, char **argv) {
            r.connected, r.joined, r.connect_s, r.voted, r.acked, r.refused, r.tallied, r.errors, r.idle_drops);
     print_lat(stdout, "vote->ack", &r.ack);
     print_lat(stdout, "vote->tally", &r.tally);
+    print_lat(stdout, "vote->screen", &r.screen);
+    print_lat(stdout, "vote->presenter", &r.presenter);
     print_lat(stdout, "open->phone", &r.open_seen);
     print_lat(stdout, "send lag", &r.send_lag);
     printf("last vote -> screen shows all: %.1f ms; open -> last ack: %.2f s\n", r.screen_last_ms, r.vote_s);

@@ -95,6 +95,7 @@ struct load_result {
     long long db_votes;                /* votes in SQLite for that question (-1: not checked) */
     long long db_voters;
     struct load_lat ack, tally;        /* vote -> ack, vote -> first tally including it */
+    struct load_lat screen, presenter; /* vote -> the first screen / presenter tally including it */
     double screen_last_ms;             /* last vote sent -> screen tally counting every ack (-1: never) */
     double connect_s, vote_s;          /* duration of the connect phase and open -> last ack */
     double open_ms, close_ms;          /* presenter command -> its cmd_ok (-1: never) */
@@ -145,6 +146,11 @@ int load_proc_stat_ticks(const char *buf, unsigned long long *ticks);
 int load_proc_status_rss(const char *buf, long *rss_kb);
 /* Reads both for pid; out->ok = 0 when the process is gone. */
 void load_proc_sample(int pid, struct load_proc *out);
+
+/* The first of n logged tallies (receive times t, vote counts votes; both
+ * never decrease) received at or after `after` that counts at least `need`
+ * votes: its index, or n when none does. */
+int load_first_tally(const double *t, const long long *votes, int n, double after, long long need);
 
 /* 1 if s is a numeric IPv4 address inside 127.0.0.0/8. */
 int load_is_loopback4(const char *s);

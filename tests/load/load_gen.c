@@ -121,6 +121,11 @@ static void on_tally(struct lrun *r, struct conn *c, const char *m, size_t len) 
             r->sc_t[r->sc_n] = load_now_ms();
             r->sc_votes[r->sc_n++] = votes;
         }
+    } else if (c->role == R_PRESENTER) {
+        if (r->pr_n < LOAD_SCREEN_LOG_MAX) {
+            r->pr_t[r->pr_n] = load_now_ms();
+            r->pr_votes[r->pr_n++] = votes;
+        }
     } else if (c->role == R_PHONE && c->acked && !c->tallied && votes >= c->need_votes) {
         c->tallied = 1;
         c->t_tally = load_now_ms();
@@ -584,6 +589,20 @@ static int write_csv(struct lrun *r, const char *path) {
     return fclose(f);
 }
 
+/* Per acked vote: sent -> the first tally on that log that counts it. */
+static void screen_lat(struct lrun *r, const double *t, const long long *votes, int n, struct load_lat *out) {
+    double *v = malloc(sizeof(double) * (size_t)(r->n + 1));
+    size_t nv = 0;
+    for (int i = 0; v && i < r->n; i++) {
+        const struct conn *c = &r->c[i];
+        if (!c->acked) continue;
+        int k = load_first_tally(t, votes, n, c->t_sent, c->need_votes);
+        if (k < n) v[nv++] = t[k] - c->t_sent;
+    }
+    load_lat_summarize(v, nv, out);
+    free(v);
+}
+
 static void summarize(struct lrun *r) {
     struct load_result *res = r->res;
     size_t sz = sizeof(double) * (size_t)(r->n + 1);
@@ -607,6 +626,8 @@ static void summarize(struct lrun *r) {
     free(ack);
     free(tal);
     free(lag);
+    screen_lat(r, r->sc_t, r->sc_votes, r->sc_n, &res->screen);
+    screen_lat(r, r->pr_t, r->pr_votes, r->pr_n, &res->presenter);
     res->screen_last_ms = -1;
     for (int i = 0; i < r->sc_n; i++)
         if (res->acked && r->sc_votes[i] >= res->acked) {
@@ -640,7 +661,9 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
     r->order = calloc((size_t)r->n + 1, sizeof *r->order);
     r->sc_t = calloc(LOAD_SCREEN_LOG_MAX, sizeof *r->sc_t);
     r->sc_votes = calloc(LOAD_SCREEN_LOG_MAX, sizeof *r->sc_votes);
-    if (!r->c || !r->order || !r->sc_t || !r->sc_votes) {
+    r->pr_t = calloc(LOAD_SCREEN_LOG_MAX, sizeof *r->pr_t);
+    r->pr_votes = calloc(LOAD_SCREEN_LOG_MAX, sizeof *r->pr_votes);
+    if (!r->c || !r->order || !r->sc_t || !r->sc_votes || !r->pr_t || !r->pr_votes) {
         snprintf(err, errlen, "out of memory for %d phones", r->n);
         goto out;
     }
@@ -754,6 +777,8 @@ out:
     free(r->rj.ready);
     free(r->sc_t);
     free(r->sc_votes);
+    free(r->pr_t);
+    free(r->pr_votes);
     free(r);
     return rc;
 }

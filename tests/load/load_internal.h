@@ -91,6 +91,9 @@ struct lrun {
     double *sc_t;                    /* screen tallies: time and vote count */
     long long *sc_votes;
     int sc_n;
+    double *pr_t;                    /* the presenter's tallies, the same */
+    long long *pr_votes;
+    int pr_n;
     char room[LOAD_ROOM_MAX];        /* from the first welcome */
     struct load_rj_run rj;
 };

@@ -224,3 +224,20 @@ int load_is_loopback4(const char *s) {
     if (!s || inet_pton(AF_INET, s, &a) != 1) return 0;
     return (ntohl(a.s_addr) >> 24) == 127;
 }
+
+int load_first_tally(const double *t, const long long *votes, int n, double after, long long need) {
+    int lo = 0, hi = n; /* first with votes >= need */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (votes[mid] >= need) hi = mid;
+        else lo = mid + 1;
+    }
+    int a = lo;
+    lo = 0, hi = n; /* first with t >= after */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (t[mid] >= after) hi = mid;
+        else lo = mid + 1;
+    }
+    return a > lo ? a : lo;
+}

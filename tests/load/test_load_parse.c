@@ -128,6 +128,19 @@ static void test_loopback_only(void) {
     CHECK_INT(load_is_loopback4(NULL), 0);
 }
 
+/* The screen's log: which tally first counts a vote sent at a given time. */
+static void test_first_tally_counting_a_vote(void) {
+    const double t[] = {10, 20, 30, 40, 50};
+    const long long v[] = {0, 2, 2, 5, 9};
+    CHECK_INT(load_first_tally(t, v, 5, 0, 2), 1);   /* by count */
+    CHECK_INT(load_first_tally(t, v, 5, 25, 2), 2);  /* by time: not one received before the vote */
+    CHECK_INT(load_first_tally(t, v, 5, 25, 3), 3);  /* both */
+    CHECK_INT(load_first_tally(t, v, 5, 40, 1), 3);  /* received exactly then counts */
+    CHECK_INT(load_first_tally(t, v, 5, 0, 10), 5);  /* never counted */
+    CHECK_INT(load_first_tally(t, v, 5, 51, 0), 5);  /* none after */
+    CHECK_INT(load_first_tally(t, v, 0, 0, 0), 0);   /* empty log */
+}
+
 int main(void) {
     RUN(test_scanner_reads_flat_messages);
     RUN(test_scanner_ignores_nested_keys);
@@ -136,5 +149,6 @@ int main(void) {
     RUN(test_percentiles_nearest_rank);
     RUN(test_proc_parsers);
     RUN(test_loopback_only);
+    RUN(test_first_tally_counting_a_vote);
     return check_summary();
 }

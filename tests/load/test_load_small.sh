@@ -85,6 +85,7 @@ check "zero lost votes: SQLite count == acks" test "$(J .db_votes)" = "$(J .acke
 check "SQLite knows every voter" test "$(J .db_voters)" = "$PHONES"
 check "the screen showed every vote" jqe '.screen_last_ms >= 0'
 check "latencies measured for every vote" jqe ".ack_ms.n == $PHONES and .tally_ms.n == $PHONES and .ack_ms.max > 0"
+check "the screen and the presenter counted every vote" jqe ".screen_ms.n == $PHONES and .presenter_ms.n == $PHONES"
 check "server sampled from /proc" jqe '.srv_joined.ok == 1 and .srv_end.rss_kb > 0'
 # Independent of fv_load: count the rows ourselves.
 q=$(J .question)
