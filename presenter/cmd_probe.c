@@ -11,6 +11,7 @@
 #include "deck.h"
 #include "fragprobe.h"
 #include "probe_json.h"
+#include "witness_cli.h"
 
 #define PROBE_JOBS_MAX 8 /* deck tests run at once at most */
 
@@ -40,12 +41,18 @@ static void probe_usage(FILE *out) {
             "      --deck FILE     run every test of a deck and print a table\n"
             "      --jobs N        with --deck: tests at once (1..%d, default 1)\n"
             "      --prefix P      lab namespace prefix (default $%s or \"%s\")\n"
+            "      --witness W     the far-end witness: HOST:PORT of `fragvote witness`, \"lab\"\n"
+            "                      (one in the lab's dst; the default in the lab) or \"none\";\n"
+            "                      UDP/TCP tests then go to it (docs/PROBE.md)\n"
+            "      --witness-key HEX  its key (32 hex digits; also $%s)\n"
+            "      --no-witness    the near end only (= --witness none)\n"
             "      --json          print JSON (docs/PROBE.md)\n"
             "  -h, --help          show this help\n"
             "\n"
             "Exit codes: 0 ok, 1 failed, 2 usage, 3 no privilege, 4 unknown host, 5 no IPv6,\n"
             "6 timeout, 8 no route, 9 ICMP-silent network (TTL discovery: no hop answered).\n",
-            PROBE_TIMEOUT_MS_DEFAULT, PROBE_JOBS_MAX, PROBE_LAB_PREFIX_ENV, PROBE_LAB_PREFIX_DEFAULT);
+            PROBE_TIMEOUT_MS_DEFAULT, PROBE_JOBS_MAX, PROBE_LAB_PREFIX_ENV, PROBE_LAB_PREFIX_DEFAULT,
+            WITNESS_CLI_KEY_ENV);
 }
 
 static int exit_code(int rc) {
@@ -173,7 +180,7 @@ static int lab_find_or_build(const struct probe_lab_config *cfg, struct probe_la
 
 static int run_deck(const char *path, struct probe_run_opts *opts, const struct probe_lab_config *cfg,
                     struct probe_lab *lab, int jobs, int no_flush, int flush, int json, const char *addr_host,
-                    int observer_given) {
+                    int observer_given, const char *witness, const char *witness_key) {
     struct deck *dk = calloc(1, sizeof *dk); /* ~50 kB: not on the stack */
     char err[1024];
     if (!dk) {
@@ -201,6 +208,14 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
         }
         opts->lab = lab;
     }
+    struct witness_cli wc;
+    if (witness_cli_setup(witness ? witness : dk->witness, witness_key, opts->lab, &wc, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote probe: %s\n", err);
+        deck_free(dk);
+        free(dk);
+        return FV_EXIT_USAGE;
+    }
+    opts->witness = wc.target;
     /* In the lab every test starts from an empty PMTU cache unless --no-flush. */
     int flush_each = opts->lab ? !no_flush : flush;
     struct deck_run d = {.deck = dk, .opts = opts, .host = host,
@@ -281,6 +296,7 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
         }
         printf("%d tests in %.0f ms (%d failed to run)\n", dk->ntests, wall, failed);
     }
+    witness_cli_stop(&wc);
     free(d.results);
     free(d.rcs);
     free(d.errs);
@@ -306,6 +322,7 @@ int cmd_probe(int argc, char **argv) {
     probe_lab_config_default(&cfg);
     const char *deck = NULL;
     int json = 0, jobs = 1, flush = 0, no_flush = 0, observer_given = 0;
+    const char *witness = NULL, *witness_key = NULL;
     static const struct option lo[] = {
         {"proto", required_argument, NULL, 'p'}, {"mode", required_argument, NULL, 'f'},
         {"size", required_argument, NULL, 's'},  {"ttl", required_argument, NULL, 't'},
@@ -313,7 +330,9 @@ int cmd_probe(int argc, char **argv) {
         {"deck", required_argument, NULL, 'd'},  {"observer", required_argument, NULL, 'o'},
         {"timeout", required_argument, NULL, 'T'}, {"flush", no_argument, NULL, 'F'},
         {"no-flush", no_argument, NULL, 'N'},    {"jobs", required_argument, NULL, 'J'},
-        {"prefix", required_argument, NULL, 'P'}, {NULL, 0, NULL, 0},
+        {"prefix", required_argument, NULL, 'P'}, {"witness", required_argument, NULL, 'W'},
+        {"witness-key", required_argument, NULL, 'K'}, {"no-witness", no_argument, NULL, 'X'},
+        {NULL, 0, NULL, 0},
     };
     optind = 1;
     opterr = 0;
@@ -362,6 +381,9 @@ int cmd_probe(int argc, char **argv) {
             jobs = (int)j;
             break;
         }
+        case 'W': witness = optarg; break;
+        case 'K': witness_key = optarg; break;
+        case 'X': witness = "none"; break;
         case 'P':
             if (strlen(optarg) > PROBE_LAB_PREFIX_MAX) goto usage_bad;
             snprintf(cfg.prefix, sizeof cfg.prefix, "%s", optarg);
@@ -382,15 +404,29 @@ int cmd_probe(int argc, char **argv) {
         return FV_EXIT_USAGE;
     }
     struct probe_lab lab;
-    if (deck) return run_deck(deck, &opts, &cfg, &lab, jobs, no_flush, flush, json, spec.host, observer_given);
+    if (deck)
+        return run_deck(deck, &opts, &cfg, &lab, jobs, no_flush, flush, json, spec.host, observer_given, witness,
+                        witness_key);
+    /* A remote witness with no -a: the test goes to the witness's host. */
+    struct probe_witness_target wt;
+    if (!spec.host[0] && witness && strcmp(witness, "lab") && strcmp(witness, "none") &&
+        probe_witness_target_parse(witness, &wt, err, sizeof err) == 0)
+        snprintf(spec.host, sizeof spec.host, "%s", wt.host);
     if (!spec.host[0]) {
         int rc = lab_find_or_build(&cfg, &lab);
         if (rc) return rc;
         opts.lab = &lab;
     }
     opts.flush_pmtu = flush;
+    struct witness_cli wc;
+    if (witness_cli_setup(witness, witness_key, opts.lab, &wc, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote probe: %s\n", err);
+        return FV_EXIT_USAGE;
+    }
+    opts.witness = wc.target;
     struct probe_result r;
     int rc = probe_run(&opts, &spec, &r, err, sizeof err);
+    witness_cli_stop(&wc);
     if (rc < 0) {
         fprintf(stderr, "fragvote probe: %s\n", err);
         return exit_code(rc);

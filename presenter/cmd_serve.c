@@ -31,6 +31,7 @@
 #include "probe_json.h"
 #include "report.h"
 #include "room.h"
+#include "witness_cli.h"
 #include "worker.h"
 
 #define SERVE_PORT_DEFAULT 8080
@@ -40,6 +41,7 @@
 struct serve_opts {
     const char *target, *deck, *db, *bind, *title, *observer, *public_url, *script, *secret, *room;
     const char *tls_cert, *tls_key;
+    const char *witness, *witness_key;  /* issue 19: --witness, --witness-key */
     int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, poll, keep_root, leaderboard;
     int timer_s;                   /* the console's 't' key: voting timer in seconds */
     int http_rate;                 /* hub_config.http_rate: 0 default, -1 no cap */
@@ -52,6 +54,7 @@ struct serve {
     struct deck deck;
     struct probe_lab lab;
     int lab_up;
+    struct witness_cli witness;    /* the far-end witness (lab's or remote), if any */
     struct db *db;
     struct room *room;
     struct hub *hub;
@@ -92,6 +95,11 @@ static void usage(FILE *out) {
             "  --public-url URL     join URL to show (reverse proxy, DNS name)\n"
             "  --title TEXT         session title (default: the deck's)\n"
             "  --observer MODE      auto, raw or recverr (default: the deck's, else auto)\n"
+            "  --witness W          far-end witness: HOST:PORT of `fragvote witness` (the\n"
+            "                       target's host), \"lab\" (one in the lab's dst; the default\n"
+            "                       with the lab) or \"none\" (default: the deck's \"witness\")\n"
+            "  --witness-key HEX    its key (32 hex digits; also $" WITNESS_CLI_KEY_ENV ")\n"
+            "  --no-witness         the near end only\n"
             "  --live-split         show the yes/no split to the room while it votes\n"
             "  --leaderboard        phones may pick a nickname (optional, at most %d bytes,\n"
             "                       control characters dropped, kept in memory only); the\n"
@@ -139,12 +147,14 @@ static void usage(FILE *out) {
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
            O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY, O_POLL,
-           O_TIMER, O_HTTPRATE, O_LEADERBOARD };
+           O_TIMER, O_HTTPRATE, O_LEADERBOARD, O_WITNESS, O_WITNESSKEY, O_NOWITNESS };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
         {"bind", required_argument, NULL, O_BIND},     {"title", required_argument, NULL, O_TITLE},
         {"observer", required_argument, NULL, O_OBSERVER}, {"live-split", no_argument, NULL, O_LIVE},
+        {"witness", required_argument, NULL, O_WITNESS}, {"witness-key", required_argument, NULL, O_WITNESSKEY},
+        {"no-witness", no_argument, NULL, O_NOWITNESS},
         {"keep-pmtu-cache", no_argument, NULL, O_KEEP}, {"public-url", required_argument, NULL, O_PUBURL},
         {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
         {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
@@ -193,6 +203,9 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         case O_BIND: o->bind = optarg; break;
         case O_TITLE: o->title = optarg; break;
         case O_OBSERVER: o->observer = optarg; break;
+        case O_WITNESS: o->witness = optarg; break;
+        case O_WITNESSKEY: o->witness_key = optarg; break;
+        case O_NOWITNESS: o->witness = "none"; break;
         case O_LIVE: o->live_split = 1; break;
         case O_LEADERBOARD: o->leaderboard = 1; break;
         case O_KEEP: o->keep_pmtu_cache = 1; break;
@@ -596,6 +609,14 @@ int cmd_serve(int argc, char **argv) {
     }
 lab_ready:
     if (s.stop) goto cleanup;
+    /* Before the drop: the lab's witness thread enters dst (CAP_SYS_ADMIN). */
+    if (witness_cli_setup(s.o.witness ? s.o.witness : s.deck.witness, s.o.witness_key, use_lab ? &s.lab : NULL,
+                          &s.witness, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        code = FV_EXIT_USAGE;
+        goto cleanup;
+    }
+    if (s.witness.target) printf("Witness: %s (what arrived is observed at the far end)\n", s.witness.label);
     if (drop_privileges(&s, use_lab, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote serve: %s\n", err);
         code = FV_EXIT_PERM;
@@ -633,7 +654,7 @@ lab_ready:
                "      router fragmentation are inferred from the kernel's rules. Every answer says which.\n");
     struct worker_config wc = {
         .opts = {.observer = obs, .lab = use_lab ? &s.lab : NULL,
-                 .flush_pmtu = want_flush},
+                 .flush_pmtu = want_flush, .witness = s.witness.target},
         .prefetch = !s.o.no_prefetch,
         .deliver = deliver,
         .ctx = &s,
@@ -705,6 +726,7 @@ cleanup:
     if (s.hub) hub_free(s.hub);
     room_free(s.room);
     db_close(s.db);
+    witness_cli_stop(&s.witness);
     if (s.lab_up && probe_lab_down(s.lab.cfg.prefix, err, sizeof err) < 0)
         fprintf(stderr, "fragvote serve: could not remove the lab '%s': %s\n", s.lab.cfg.prefix, err);
     free(labjs);

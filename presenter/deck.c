@@ -231,7 +231,7 @@ static int valid_target(const char *t) {
 }
 
 static const char *const deck_fields[] = {"title", "target", "port", "ttl", "observer", "keep_pmtu_cache",
-                                          "tests", NULL};
+                                          "witness", "tests", NULL};
 static const char *const test_fields[] = {"proto", "mode", "size", "ttl", "ask", "notes", "target", "port", NULL};
 
 static int load_test(struct deck_ctx *c, json_t *jt, int idx, const struct deck *d, struct deck_test *t) {
@@ -327,6 +327,14 @@ static int load_root(struct deck_ctx *c, json_t *root, struct deck *d) {
     path[0].key = "observer";
     if (strcmp(d->observer, "auto") && strcmp(d->observer, "raw") && strcmp(d->observer, "recverr"))
         return fail_at(c, path, 1, 0, "unknown observer \"%s\" (expected auto, raw or recverr)", d->observer);
+    if (get_string(c, root, "witness", d->witness, sizeof d->witness, path, 0) < 0) return -1;
+    path[0].key = "witness";
+    if (d->witness[0] && strcmp(d->witness, "lab") && strcmp(d->witness, "none")) {
+        struct probe_witness_target wt;
+        char we[160];
+        if (!valid_target(d->witness) || probe_witness_target_parse(d->witness, &wt, we, sizeof we) < 0)
+            return fail_at(c, path, 1, 0, "\"%s\" is not \"lab\", \"none\" or HOST:PORT of a witness", d->witness);
+    }
     json_t *keep = json_object_get(root, "keep_pmtu_cache");
     if (keep) {
         path[0].key = "keep_pmtu_cache";

@@ -30,6 +30,7 @@ struct deck {
     char observer[16];              /* "auto" / "raw" / "recverr" */
     int port;                       /* default target port, 0 = the probe's default */
     int keep_pmtu_cache;            /* 1: do not flush the PMTU cache between tests (reader challenge) */
+    char witness[280];              /* "" (default), "lab", "none" or HOST:PORT (issue 19) */
     int ntests;
     struct deck_test tests[DECK_TESTS_MAX];
     char *json;                     /* the deck as loaded (owned; stored with the session) */

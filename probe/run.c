@@ -127,7 +127,11 @@ static int run_inner(void *p) {
         const char *wh = wt->host[0] ? wt->host : wl ? probe_lab_dst_addr(wl, v6) : "?";
         snprintf(r->witness, sizeof r->witness, strchr(wh, ':') ? "[%s]:%d" : "%s:%d", wh, wt->port);
         int room = r->spec.size - probe_header_bytes(r->spec.proto) - (tcp ? 12 : 0);
-        if (icmp) {
+        int same_host = !r->spec.host[0] || !strcmp(r->spec.host, wh);
+        if (!same_host) {
+            snprintf(r->witness_note, sizeof r->witness_note, "this test goes to %.60s, not to the witness's host",
+                     r->spec.host);
+        } else if (icmp) {
             snprintf(r->witness_note, sizeof r->witness_note, "the witness does not answer ICMP echo tests");
         } else if (room < PROBE_WITNESS_PROBE_BYTES) {
             snprintf(r->witness_note, sizeof r->witness_note,

@@ -132,6 +132,26 @@ static void test_bad_names_refused(void) {
     CHECK_CONTAINS(err, "target: \"a b\" is not a host name");
 }
 
+static void test_witness_field_names_lab_none_or_host_port(void) {
+    const char *ok[] = {"lab", "none", "vm.example.net:9000", "[2001:db8::1]:9000", ""};
+    for (int i = 0; i < 5; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "{\"title\": \"T\", \"witness\": \"%s\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400}]}",
+                 ok[i]);
+        CHECK_INT(load(text), 0);
+        CHECK_STR(d.witness, ok[i]);
+    }
+    const char *bad[] = {"vm.example.net", "vm:0", "vm:65536", "2001:db8::1:9000", "a b:9"};
+    for (int i = 0; i < 5; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "{\"title\": \"T\", \"witness\": \"%s\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400}]}",
+                 bad[i]);
+        CHECK(load(text) < 0);
+        CHECK_CONTAINS(err, "witness: ");
+        CHECK_CONTAINS(err, "is not \"lab\", \"none\" or HOST:PORT of a witness");
+    }
+}
+
 static void test_structure_errors(void) {
     CHECK(load("[]") < 0);
     CHECK_CONTAINS(err, "t.json:1:1: a deck must be a JSON object");
@@ -273,6 +293,7 @@ int main(void) {
     RUN(test_df_question_on_ipv6_refused_at_the_question);
     RUN(test_size_out_of_range_refused);
     RUN(test_bad_names_refused);
+    RUN(test_witness_field_names_lab_none_or_host_port);
     RUN(test_structure_errors);
     RUN(test_too_many_tests_refused);
     RUN(test_file_errors_name_the_file);

@@ -41,8 +41,25 @@ check "lab up made four namespaces" test "$(ip netns list 2>/dev/null | grep -c 
 "$bin" lab status --prefix "$P" >"$tmp/out" 2>&1; rc=$?
 check "lab status: exit 0, shows the 1280 link" grep -q "mtu 1280" "$tmp/out"
 
+# --- the witness in dst, the lab's default (docs/PROBE.md) ---
+"$bin" probe --prefix "$P" -p udp4 -f dont -s 1400 --flush --json >"$tmp/w.json" 2>"$tmp/err"; rc=$?
+check "probe in the lab: the witness in dst reports, TTL 64, the merged answer names it" \
+  jqc '.witness.heard == true and .spec.ttl == 64 and .fragmented.answer == "yes" and .fragmenter == "router"
+         and .fragmented.observed_at == "far end" and (.evidence | test("arrived at dst in 2 fragments"))' "$tmp/w.json"
+"$bin" probe --prefix "$P" -p udp4 -f dont -s 1400 --flush >"$tmp/w.txt" 2>"$tmp/err"
+check "probe in the lab: the text says observed (far end)" grep -q "observed (far end)" "$tmp/w.txt"
+"$bin" probe --prefix "$P" --witness 203.0.113.2:9 >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "--witness HOST:PORT without a key: exit 2, names --witness-key" \
+  test $rc -eq 2 -a ! -s "$tmp/out" -a "$(grep -c 'witness-key' "$tmp/err")" -eq 1
+"$bin" witness --help >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "witness --help on stdout, exit 0" test $rc -eq 0 -a -s "$tmp/out" -a ! -s "$tmp/err"
+for args in "" "--key xyz 9000" "70000" "9000 9001" "--rate 0 9000"; do
+  "$bin" witness $args >"$tmp/out" 2>"$tmp/err"; rc=$?
+  check "witness misuse '$args': exit 2, message on stderr" test $rc -eq 2 -a -s "$tmp/err" -a ! -s "$tmp/out"
+done
+
 # --- one test as JSON ---
-"$bin" probe --prefix "$P" -p udp4 -f do -s 1400 --flush --json >"$tmp/do.json" 2>"$tmp/err"; rc=$?
+"$bin" probe --prefix "$P" -p udp4 -f do -s 1400 --flush --no-witness --json >"$tmp/do.json" 2>"$tmp/err"; rc=$?
 check "probe --json: exit 0, valid JSON" test $rc -eq 0 -a -s "$tmp/do.json"
 check "probe --json: parses" jqc . "$tmp/do.json"
 check "udp4 do 1400: sent, DF observed, r1 answered with Frag Needed 1280" \
