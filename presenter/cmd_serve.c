@@ -676,6 +676,10 @@ lab_ready:
         code = FV_EXIT_FAIL;
         goto cleanup;
     }
+    if (hub_conn_cap(h) < HUB_CONN_MAX)
+        printf("Open-files limit %ld: at most %d websockets at once (phones, screens, presenters); "
+               "ulimit -n %ld allows all %d\n",
+               hub_open_files(h), hub_conn_cap(h), HUB_CONN_MAX + hub_open_files(h) - hub_conn_cap(h), HUB_CONN_MAX);
     pthread_mutex_lock(&s.lock);
     s.hub = h;
     int stop_now = s.stop;

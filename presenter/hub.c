@@ -358,25 +358,71 @@ static void run_timers(struct hub *h) {
     hub_timer_arm(h, h->sweep_due);
 }
 
+/* Answers an HTTP request with status, one extra header (name with its
+ * colon, or NULL), "Connection: close" and a small HTML body; the caller
+ * then closes the connection. */
+static void http_answer_close(struct lws *wsi, unsigned status, const char *hname, const char *hvalue,
+                              const char *body) {
+    size_t blen = strlen(body);
+    unsigned char buf[LWS_PRE + 1536], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - blen - 1;
+    char clen[16];
+    int n = snprintf(clen, sizeof clen, "%zu", blen);
+    if (blen > 1024 || lws_add_http_header_status(wsi, status, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE, (const unsigned char *)"text/html", 9, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, (const unsigned char *)clen, n, &p, end) ||
+        (hname && lws_add_http_header_by_name(wsi, (const unsigned char *)hname, (const unsigned char *)hvalue,
+                                              (int)strlen(hvalue), &p, end)) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5, &p, end) ||
+        lws_finalize_http_header(wsi, &p, end))
+        return;
+    memcpy(p, body, blen);
+    p += blen;
+    lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP);
+}
+
 /* Refuses an HTTP request over HUB_HTTP_RATE: 429 with Retry-After, and
  * the caller closes the connection (a keep-alive flood has to reconnect).
  * The page retries by itself, for phones behind a crowded NAT. */
 static void http_refuse(struct lws *wsi) {
-    static const char body[] = "<!doctype html><meta http-equiv=\"refresh\" content=\"2\"><title>busy</title>"
-                               "<p>Too many requests from your network; this page retries in 2 seconds.</p>\n";
-    unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - sizeof body;
-    char clen[16];
-    int n = snprintf(clen, sizeof clen, "%zu", sizeof body - 1);
-    if (lws_add_http_header_status(wsi, 429, &p, end) ||
-        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE, (const unsigned char *)"text/html", 9, &p, end) ||
-        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, (const unsigned char *)clen, n, &p, end) ||
-        lws_add_http_header_by_name(wsi, (const unsigned char *)"retry-after:", (const unsigned char *)"1", 1, &p, end) ||
-        lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5, &p, end) ||
-        lws_finalize_http_header(wsi, &p, end))
-        return;
-    memcpy(p, body, sizeof body - 1);
-    p += sizeof body - 1;
-    lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP);
+    http_answer_close(wsi, 429, "retry-after:", "1",
+                      "<!doctype html><meta http-equiv=\"refresh\" content=\"2\"><title>busy</title>"
+                      "<p>Too many requests from your network; this page retries in 2 seconds.</p>\n");
+}
+
+#define HUB_HTTP_ALLOW "GET, HEAD"
+static const char http_405_body[] = "<!doctype html><title>405</title><p>Only GET and HEAD are served here.</p>\n";
+
+/* The pages are read, never written: only GET and HEAD are served, and no
+ * request carries a body (so there is no body to wait for). Returns 0 when
+ * the request may go on, else 1 after answering 405 or 413 (the caller
+ * closes the connection). */
+static int http_method_check(struct lws *wsi) {
+    if (!lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) && !lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI)) {
+        http_answer_close(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, "allow:", HUB_HTTP_ALLOW, http_405_body);
+        return 1;
+    }
+    char cl[24] = "";
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) ||
+        (lws_hdr_copy(wsi, cl, sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0 && strcmp(cl, "0"))) {
+        http_answer_close(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, NULL, NULL,
+                          "<!doctype html><title>413</title><p>Requests here carry no body.</p>\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* A CONNECT request: lws turns the connection into a raw socket after its
+ * headers (a proxy tunnel) and would hold it open for ever. It is answered
+ * 405 on a raw write and closed. */
+static int http_connect_refuse(struct lws *wsi) {
+    static const char head[] = "HTTP/1.1 405 Method Not Allowed\r\nallow: " HUB_HTTP_ALLOW
+                               "\r\ncontent-type: text/html\r\nconnection: close\r\ncontent-length: ";
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "%s%zu\r\n\r\n%s", head, sizeof http_405_body - 1, http_405_body);
+    unsigned char buf[LWS_PRE + sizeof msg];
+    memcpy(buf + LWS_PRE, msg, (size_t)n);
+    lws_write(wsi, buf + LWS_PRE, (size_t)n, LWS_WRITE_RAW);
+    return -1;
 }
 
 /* The projector's and the presenter's pages, each a directory of its own
@@ -422,19 +468,36 @@ static int http_page(struct hub *h, struct lws *wsi, const char *uri) {
 }
 
 static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
-    const struct lws_protocols *proto = lws_get_protocol(wsi);
-    struct hub *h = proto ? proto->user : NULL;
+    struct hub *h = lws_context_user(lws_get_context(wsi));
     switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        /* Every accepted TCP connection, before lws adopts it (wsi is the
+         * listening socket's): beyond the descriptor ceiling it is closed. */
+        return h ? hub_fd_filter(h, (int)(intptr_t)in) : 0;
     case LWS_CALLBACK_FILTER_HTTP_CONNECTION: {
         /* Every HTTP request (each one on a keep-alive connection too), before
          * lws looks for its mount; websocket upgrades do not come here. */
         struct hub_peer peer;
         if (!h) break;
         hub_guard_peer(lws_get_socket_fd(wsi), &peer);
-        if (hub_guard_http_take(h->guard, &peer, hub_now_ms()) == 0) break;
-        http_refuse(wsi);
-        return 1;
+        if (hub_guard_http_take(h->guard, &peer, hub_now_ms())) {
+            http_refuse(wsi);
+            return 1;
+        }
+        return http_method_check(wsi);
     }
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        /* A websocket upgrade that names no subprotocol of ours lands on
+         * this one (lws's default): it would be outside HUB_CONN_MAX and the
+         * keepalive sweep. Every client of ours names its role. */
+        return 1;
+    case LWS_CALLBACK_RAW_ADOPT: /* the raw socket lws made of a CONNECT */
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, HUB_HTTP_IDLE_S);
+        lws_callback_on_writable(wsi);
+        return 0;
+    case LWS_CALLBACK_RAW_WRITEABLE: return http_connect_refuse(wsi);
+    case LWS_CALLBACK_RAW_RX:
+    case LWS_CALLBACK_RAW_CLOSE: return 0;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
         if (h) {
             drain_posted(h);
@@ -465,14 +528,6 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
 }
 
 /* ---- lifecycle ---- */
-
-static void raise_nofile(void) {
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
-    }
-}
 
 static int make_secret(char *out, size_t outlen) {
     static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
@@ -533,13 +588,14 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     }
     h->cfg = *cfg;
     h->room = room;
+    h->listen_fd = h->reserve_fd = -1;
     pthread_mutex_init(&h->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&h->tick_cv, &ca);
     pthread_condattr_destroy(&ca);
-    raise_nofile();
+    hub_fd_init(h, cfg->conn_max);
     if (hub_guard_init(h->guard)) {
         fail(err, errlen, "getrandom failed seeding the hub's address tables");
         goto fail;
@@ -548,7 +604,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         h->guard->http_rate = cfg->http_rate > 0 ? cfg->http_rate : 0;
         h->guard->http_burst = 5.0 * h->guard->http_rate;
     }
-    lws_set_log_level(LLL_ERR | LLL_WARN, NULL);
+    lws_set_log_level(LLL_ERR | LLL_WARN, hub_fd_lws_log);
     if (cfg->secret && cfg->secret[0]) {
         if (strlen(cfg->secret) >= HUB_SECRET_MAX) {
             fail(err, errlen, "presenter secret longer than %d characters", HUB_SECRET_MAX - 1);
@@ -615,7 +671,10 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     info.retry_and_idle_policy = &h->no_validity;
     info.user = h;
     info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE * 0;
-    info.fd_limit_per_thread = 0;
+    info.fd_limit_per_thread = 0; /* lws sizes its tables from the open-files limit (a smaller value here
+                                   * would make it look descriptors up by a linear search) */
+    info.timeout_secs_ah_idle = HUB_HTTP_HEADERS_S;
+    info.keepalive_timeout = HUB_HTTP_IDLE_S;
     int tls = cfg->tls_cert && cfg->tls_cert[0] && cfg->tls_key && cfg->tls_key[0];
     if (tls) {
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
@@ -644,6 +703,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     }
     h->vhost = lws_get_vhost_by_name(h->ctx, "default");
     h->port = h->vhost ? lws_get_vhost_listen_port(h->vhost) : cfg->port;
+    hub_fd_listening(h);
 
     char warn[256];
     hub_join_url_make(cfg->public_url, tls, h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
@@ -685,11 +745,13 @@ fail:
  * once). Returns -1 when lws's own loop fails. */
 static int loop_turn(struct hub *h, int wait) {
     hub_fanout_pump(h);
-    if (h->ev_loop) {
+    int rc = 0;
+    if (h->ev_loop)
         h->ev_run(h->ev_loop, wait ? HUB_EVRUN_ONCE : HUB_EVRUN_NOWAIT);
-        return 0;
-    }
-    return lws_service(h->ctx, wait ? 0 : -1) < 0 ? -1 : 0;
+    else
+        rc = lws_service(h->ctx, wait ? 0 : -1) < 0 ? -1 : 0;
+    hub_fd_shed(h); /* an accept that failed for want of a descriptor: drain the queue */
+    return rc;
 }
 
 int hub_run(struct hub *h) {
@@ -724,6 +786,7 @@ void hub_free(struct hub *h) {
     }
     if (h->ctx) lws_context_destroy(h->ctx);
     ev_close(h);
+    hub_fd_close(h);
     hub_msg_unref(h->tally_public);
     hub_msg_unref(h->tally_full);
     hub_msg_unref(h->state_public);
@@ -742,6 +805,8 @@ void hub_free(struct hub *h) {
 }
 
 int hub_port(const struct hub *h) { return h->port; }
+int hub_conn_cap(const struct hub *h) { return h->conn_cap; }
+long hub_open_files(const struct hub *h) { return h->nofile; }
 int hub_event_loop_is_libev(const struct hub *h) { return h->ev_loop != NULL; }
 const char *hub_join_url(const struct hub *h) { return h->join_url; }
 const char *hub_secret(const struct hub *h) { return h->secret; }

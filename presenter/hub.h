@@ -19,9 +19,25 @@
 
 /* Caps on untrusted input (named, documented in docs/PROTOCOL.md). */
 #define HUB_MSG_MAX 1024               /* bytes per client message; larger: closed (1009) */
-#define HUB_MSG_RATE 20                /* messages per second per connection (token bucket) ... */
+#define HUB_MSG_RATE 20                /* frames per second per connection (token bucket; every frame the hub
+                                        * sees: text, continuation, pong; a message in one frame is one) ... */
 #define HUB_MSG_BURST 40               /* ... with this burst; beyond it: closed (1008) */
-#define HUB_CONN_MAX 19990             /* websocket connections per room (all protocols) */
+#define HUB_MSG_BYTES_PER_S 32768      /* bytes per second per websocket, every frame counted (pings, pongs,
+                                        * empty frames: lws answers pings itself, so the hub counts the
+                                        * socket's bytes, TCP_INFO, at each keepalive sweep) ... */
+#define HUB_MSG_BYTES_BURST 65536      /* ... with this burst; beyond it: closed at once */
+#define HUB_CONN_MAX 19990             /* websocket connections per room (all protocols), or fewer when the
+                                        * open-files limit is lower: see HUB_FD_SPARE */
+#define HUB_FD_SPARE 48                /* descriptors never used for connections: the database, the lab and
+                                        * probe sockets, page files being sent, stdio; lws stops accepting
+                                        * when its own reach the open-files limit minus this ... */
+#define HUB_FD_HTTP_ROOM 16            /* ... and websockets stop this many earlier, so pages still load */
+#define HUB_HTTP_HEADERS_S 10          /* a request's headers must be complete this long after it began */
+#define HUB_HTTP_IDLE_S 5              /* a keep-alive HTTP connection waits this long for its next request */
+#define HUB_FIRST_FRAME_S 10           /* a websocket must send a frame (a message, or the pong to the ping
+                                        * it gets on connecting) this soon, or it is closed */
+#define HUB_LOG_LINES 10               /* libwebsockets' log lines printed per HUB_LOG_INTERVAL_S ... */
+#define HUB_LOG_INTERVAL_S 10          /* ... the rest counted and reported once per interval */
 #define HUB_SECRET_FAILS 5             /* bad presenter secrets per connection before it is closed */
 #define HUB_SECRET_DELAY_MS 1000       /* per source address, at most one wrong secret compared per this many ms */
 #define HUB_SECRET_ROOM_RATE 20        /* and room-wide at most this many per second (burst as many), except
@@ -123,6 +139,9 @@ void hub_snapshot(struct hub *h, struct hub_status *out);
 void hub_free(struct hub *h);          /* after hub_run() returned */
 
 int hub_port(const struct hub *h);             /* the bound port */
+int hub_conn_cap(const struct hub *h);         /* websockets accepted at most (HUB_CONN_MAX, conn_max, or
+                                                * fewer under a low open-files limit) */
+long hub_open_files(const struct hub *h);      /* the open-files limit it was derived from */
 int hub_event_loop_is_libev(const struct hub *h); /* 1: libev (epoll), 0: lws's poll loop */
 const char *hub_join_url(const struct hub *h); /* e.g. http://192.168.1.20:8080/?room=K7QX2M */
 const char *hub_secret(const struct hub *h);   /* the presenter secret */

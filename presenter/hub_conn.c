@@ -3,9 +3,12 @@
  * keepalive sweep (see hub.h, docs/PROTOCOL.md). Runs on the lws thread. */
 #include <jansson.h>
 #include <limits.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "hub_internal.h"
 #include "leaderboard.h"
@@ -392,6 +395,30 @@ static int close_now(struct lws *wsi, enum lws_close_status code, const char *wh
     return -1;
 }
 
+/* The rate cap: one token per received frame (HUB_MSG_RATE, burst
+ * HUB_MSG_BURST). Returns 0, or -1 when c is over it. */
+static int frame_take(struct hub_conn *c) {
+    long long t = hub_now_ms();
+    c->tokens += (double)(t - c->last_ms) * HUB_MSG_RATE / 1000.0;
+    if (c->tokens > HUB_MSG_BURST) c->tokens = HUB_MSG_BURST;
+    c->last_ms = t;
+    if (c->tokens < 1) return -1;
+    c->tokens -= 1;
+    return 0;
+}
+
+/* Bytes the kernel has received on c's socket so far (every frame, the
+ * pings and empty frames lws never shows us included); 0 if unknown. */
+static unsigned long long rx_bytes(struct hub_conn *c) {
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    memset(&ti, 0, sizeof ti);
+    if (getsockopt(lws_get_socket_fd(c->wsi), IPPROTO_TCP, TCP_INFO, &ti, &len)) return 0;
+    return len >= offsetof(struct tcp_info, tcpi_bytes_received) + sizeof ti.tcpi_bytes_received
+               ? ti.tcpi_bytes_received
+               : 0;
+}
+
 /* ---- lws callbacks ---- */
 
 static void conn_unlink(struct hub *h, struct hub_conn *c) {
@@ -416,7 +443,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         int total = h->n_role[0] + h->n_role[1] + h->n_role[2];
-        return total >= (h->cfg.conn_max > 0 ? h->cfg.conn_max : HUB_CONN_MAX) ? 1 : 0;
+        return total >= h->conn_cap ? 1 : 0;
     }
     case LWS_CALLBACK_ESTABLISHED: {
         memset(c, 0, sizeof *c);
@@ -425,7 +452,10 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->role = (enum hub_role)proto->id;
         c->voter = -1;
         c->tokens = HUB_MSG_BURST;
-        c->last_ms = c->last_rx_ms = hub_now_ms();
+        c->last_ms = c->last_rx_ms = c->opened_ms = c->bytes_ms = hub_now_ms();
+        c->byte_tokens = HUB_MSG_BYTES_BURST;
+        c->rx_bytes = rx_bytes(c);
+        c->want_ping = 1; /* its pong is the first frame a page that never speaks sends (HUB_FIRST_FRAME_S) */
         c->next = h->conns;
         if (h->conns) h->conns->prev = c;
         h->conns = c;
@@ -453,20 +483,18 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         break;
     case LWS_CALLBACK_RECEIVE_PONG:
         c->last_rx_ms = hub_now_ms();
+        c->heard = 1;
+        if (frame_take(c)) return close_now(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
         break;
     case LWS_CALLBACK_RECEIVE: {
         c->last_rx_ms = hub_now_ms();
+        c->heard = 1;
         if (lws_frame_is_binary(wsi))
             return close_now(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary messages are not part of the protocol");
-        if (!c->rx || lws_is_first_fragment(wsi)) {
-            /* Rate cap, once per message. */
-            long long t = hub_now_ms();
-            c->tokens += (double)(t - c->last_ms) * HUB_MSG_RATE / 1000.0;
-            if (c->tokens > HUB_MSG_BURST) c->tokens = HUB_MSG_BURST;
-            c->last_ms = t;
-            if (c->tokens < 1) return close_now(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
-            c->tokens -= 1;
-        }
+        /* Rate cap, once per frame (at its end: lws hands a long frame over
+         * in pieces), so empty continuation frames count like any other. */
+        if (!lws_remaining_packet_payload(wsi) && frame_take(c))
+            return close_now(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
         size_t total = c->rxlen + len + lws_remaining_packet_payload(wsi);
         if (total > HUB_MSG_MAX)
             return close_now(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message larger than 1024 bytes");
@@ -538,12 +566,38 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
 /* Keepalive without per-connection timers: lws's own (retry policy) are
  * re-sorted into one list on every received message, O(connections) each.
- * Instead one sweep a second pings the quiet and closes the silent. */
+ * Instead one sweep a second pings the quiet, closes the silent (and those
+ * that never sent a frame within HUB_FIRST_FRAME_S), and charges every
+ * connection the bytes its socket received since the last sweep: pings
+ * and empty pongs never reach our callback (lws answers pings itself), so
+ * a ping flood is only visible there. An abuser is killed at once, not at
+ * its next writeable: under a ping flood lws spends every writeable on a
+ * pong and never calls us. */
 void hub_keepalive_sweep(struct hub *h) {
     long long now = hub_now_ms();
-    for (struct hub_conn *c = h->conns; c; c = c->next) {
+    struct hub_conn *next;
+    for (struct hub_conn *c = h->conns; c; c = next) {
+        next = c->next;
+        unsigned long long got = rx_bytes(c);
+        if (got > c->rx_bytes) {
+            c->byte_tokens += (double)(now - c->bytes_ms) * HUB_MSG_BYTES_PER_S / 1000.0;
+            if (c->byte_tokens > HUB_MSG_BYTES_BURST) c->byte_tokens = HUB_MSG_BYTES_BURST;
+            c->byte_tokens -= (double)(got - c->rx_bytes);
+            c->bytes_ms = now;
+            c->rx_bytes = got;
+            if (c->byte_tokens < 0) {
+                /* No close handshake: it would wait for a writeable (or the
+                 * abuser's ack) up to 5 s while the flood goes on. The
+                 * shutdown ends the socket now; lws sees it and closes. */
+                shutdown(lws_get_socket_fd(c->wsi), SHUT_RDWR);
+                lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+                continue;
+            }
+        }
         long long quiet = now - c->last_rx_ms;
-        if (quiet >= h->idle_ms)
+        if (!c->heard && now - c->opened_ms >= HUB_FIRST_FRAME_S * 1000LL)
+            hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "nothing received: not a fragvote client");
+        else if (quiet >= h->idle_ms)
             hub_conn_kill(c, LWS_CLOSE_STATUS_GOINGAWAY, "no answer to pings");
         else if (quiet >= h->ping_ms && !c->want_ping) {
             c->want_ping = 1;

@@ -43,6 +43,11 @@ struct hub_conn {
     double tokens;                 /* rate-cap bucket */
     long long last_ms;             /* rate cap bucket's last refill */
     long long last_rx_ms;          /* anything heard from the peer (message or pong) */
+    long long opened_ms;           /* when the websocket was established */
+    int heard;                     /* a frame came (message or pong): HUB_FIRST_FRAME_S no longer applies */
+    unsigned long long rx_bytes;   /* the socket's bytes received at the last sweep (TCP_INFO) */
+    double byte_tokens;            /* HUB_MSG_BYTES_PER_S bucket, refilled at each sweep */
+    long long bytes_ms;
     int want_ping;
     unsigned char *rx;             /* message being reassembled (only when fragmented) */
     size_t rxlen;
@@ -95,6 +100,15 @@ struct hub {
     int (*ev_run)(void *, int);    /* libev's ev_run, looked up once */
     void *foreign_loops[1];
     int running;
+
+    /* descriptors (hub_fd.c) */
+    long nofile;                   /* RLIMIT_NOFILE soft limit after raising it to the hard one */
+    int fd_budget;                 /* lws's own descriptors at most (its accept stops there) */
+    int conn_cap;                  /* websockets at most */
+    int listen_fd;                 /* lws's listening socket, -1: not found */
+    int reserve_fd;                /* kept open to accept-and-close at EMFILE, -1: none */
+    unsigned long shed;            /* connections accepted and closed at once since the last report */
+    long long shed_report_ms;      /* when the shedding was last reported */
 
     /* connections */
     struct hub_conn *conns;
@@ -173,6 +187,14 @@ void hub_conn_kill(struct hub_conn *c, int code, const char *reason); /* close a
 void hub_batch_flush(struct hub *h);            /* group commit, then acks */
 void hub_keepalive_sweep(struct hub *h);        /* ping the quiet, close the silent */
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
+
+/* hub_fd.c: the open-files budget (see HUB_FD_SPARE) */
+void hub_fd_init(struct hub *h, int conn_max); /* raises the limit, derives fd_budget and conn_cap */
+void hub_fd_listening(struct hub *h);           /* after lws listens: finds its socket, opens the reserve */
+int hub_fd_filter(struct hub *h, int fd);       /* an accepted socket: 1 to refuse it (fd at the ceiling) */
+void hub_fd_shed(struct hub *h);                /* after a loop turn: at EMFILE, accept-and-close the queue */
+void hub_fd_close(struct hub *h);
+void hub_fd_lws_log(int level, const char *line); /* lws's log emitter: rate-limited, notices EMFILE */
 
 /* hub_msg.c */
 char *hub_msg_state(struct hub *h, int presenter);

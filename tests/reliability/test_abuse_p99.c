@@ -1,0 +1,730 @@
+/* A hostile audience against the real `fragvote serve` (loopback, a free
+ * port, --target 127.0.0.1, no lab) while a well-behaved phone votes every
+ * 100 ms: every one of its votes must be acked, p99 under 250 ms, and every
+ * abuse must end by the server's deadline (docs/SECURITY.md).
+ *
+ * The abuses are a table (abuses[] below): each is a function that attacks
+ * in a loop until told to stop and says whether the server held every
+ * attempt to its cap or deadline. To add one, write
+ *     static void abuse_NAME(struct abuse *a)
+ * (loop while !abuse_stopping(); connect with tcp_connect / wsc_connect to
+ * S.port, count attempts in a->attempts, report a failure with
+ * abuse_fail(a, "...")), and add {"NAME", abuse_NAME} to the table.
+ *
+ * Beside the combined run, one test per kind of abuse shows its cap alone:
+ * methods and phases (CONNECT, POST, upgrades without a subprotocol,
+ * silent websockets), the open-files limit (both event loops), and floods
+ * of control and empty frames. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fv_roles.h"
+#include "hub.h"
+#include "tcp_client.h"
+#include "wsclient.h"
+
+#define ROOM "ABUSE2"
+#define SECRET "abuse-test-secret"
+#define T_MS 4000
+#define GOOD_PERIOD_MS 100        /* the good phone votes this often ... */
+#define GOOD_P99_MAX_MS 250       /* ... and its acks' p99 must stay under this with every abuse at once */
+#define GOOD_MAX_MS 1000          /* (one abuse alone: every ack within this) */
+#define GOOD_VOTES_MAX 4096
+#define PHASE_SLACK_MS 3000       /* a deadline of the server, plus this, is when a test gives up on it */
+
+/* ---- the real server ---- */
+
+static struct {
+    const char *bin;
+    char dir[256], db[300], out[300], errf[300], script[300];
+    pid_t pid;
+    int port;
+} S;
+
+/* Starts serve (nofile > 0: under that open-files limit, soft and hard;
+ * poll: --poll) and waits for its join URL. */
+static int serve_start(const char *name, long nofile, int poll) {
+    snprintf(S.db, sizeof S.db, "%s/%s.db", S.dir, name);
+    snprintf(S.out, sizeof S.out, "%s/%s.out", S.dir, name);
+    snprintf(S.errf, sizeof S.errf, "%s/%s.err", S.dir, name);
+    snprintf(S.script, sizeof S.script, "%s/%s.script", S.dir, name);
+    FILE *f = fopen(S.script, "w");
+    if (!f) return -1;
+    fputs("sleep 600000\n", f);
+    fclose(f);
+    unlink(S.db);
+    char *argv[] = {(char *)S.bin, "serve", "--db", S.db, "--port", "0", "--bind", "127.0.0.1", "--no-qr",
+                    "--target", "127.0.0.1", "--room", ROOM, "--secret", SECRET, "--script", S.script,
+                    poll ? "--poll" : NULL, NULL};
+    S.pid = fork();
+    if (S.pid == 0) {
+        int o = open(S.out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(S.errf, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+            in = open("/dev/null", O_RDONLY);
+        dup2(in, 0);
+        dup2(o, 1);
+        dup2(e, 2);
+        if (nofile > 0) {
+            struct rlimit rl = {(rlim_t)nofile, (rlim_t)nofile};
+            if (setrlimit(RLIMIT_NOFILE, &rl)) _exit(126);
+        }
+        execv(S.bin, argv);
+        _exit(127);
+    }
+    for (int t = 0; t < 200; t++) {
+        FILE *o = fopen(S.out, "r");
+        char line[512];
+        while (o && fgets(line, sizeof line, o)) {
+            const char *c = !strncmp(line, "Join: ", 6) ? strchr(line + 14, ':') : NULL;
+            if (c && sscanf(c + 1, "%d", &S.port) == 1 && S.port > 0) {
+                fclose(o);
+                return 0;
+            }
+        }
+        if (o) fclose(o);
+        usleep(50000);
+    }
+    fprintf(stderr, "serve did not print its join URL\n");
+    return -1;
+}
+
+static void serve_stop(void) {
+    if (S.pid > 0) {
+        kill(S.pid, SIGKILL);
+        waitpid(S.pid, NULL, 0);
+    }
+    S.pid = -1;
+}
+
+/* CPU seconds serve has used (user + system), from /proc/PID/stat. */
+static double serve_cpu_s(void) {
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)S.pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    unsigned long ut = 0, st = 0;
+    /* after the command: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2) return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static long serve_stderr_bytes(void) {
+    struct stat st;
+    return stat(S.errf, &st) ? -1 : (long)st.st_size;
+}
+
+static struct wsc *presenter_opens(void) {
+    char err[256];
+    struct wsc *p = fvr_presenter("127.0.0.1", S.port, SECRET, T_MS, err, sizeof err);
+    if (p && fvr_cmd(p, "open", T_MS, err, sizeof err)) {
+        wsc_free(p);
+        p = NULL;
+    }
+    if (!p) fprintf(stderr, "presenter: %s\n", err);
+    return p;
+}
+
+static struct wsc *phone(int timeout_ms) {
+    char err[256];
+    return fvr_phone("127.0.0.1", S.port, ROOM, 0, NULL, timeout_ms, NULL, err, sizeof err);
+}
+
+/* ---- the well-behaved phone ---- */
+
+static struct {
+    pthread_t th;
+    atomic_int stop;
+    struct wsc *w;
+    int sent, acked, missing;
+    long long ms[GOOD_VOTES_MAX];
+} G;
+
+static void *good_main(void *arg) {
+    (void)arg;
+    for (int id = 1; !atomic_load(&G.stop) && G.sent < GOOD_VOTES_MAX; id++) {
+        long long t0 = check_mono_ms();
+        G.sent++;
+        int r = fvr_vote(G.w, id, 0, id % 2, 5000, NULL);
+        long long d = check_mono_ms() - t0;
+        if (r != 0) {
+            G.missing++;
+            fprintf(stderr, "good phone: vote %d %s after %lld ms\n", id, r > 0 ? "refused" : "not answered", d);
+            if (r < 0) return NULL; /* the connection is gone */
+            continue;
+        }
+        G.ms[G.acked++] = d;
+        if (d < GOOD_PERIOD_MS) usleep((useconds_t)(GOOD_PERIOD_MS - d) * 1000);
+    }
+    return NULL;
+}
+
+static int good_start(void) {
+    memset(&G, 0, sizeof G);
+    if (!(G.w = phone(T_MS))) return -1;
+    return pthread_create(&G.th, NULL, good_main, NULL);
+}
+
+static int cmp_ll(const void *a, const void *b) {
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Stops the good phone, prints its figures, checks them: every vote acked,
+ * the p99 under p99_max_ms and the slowest under GOOD_MAX_MS. */
+static void good_check(const char *what, long long p99_max_ms) {
+    atomic_store(&G.stop, 1);
+    pthread_join(G.th, NULL);
+    qsort(G.ms, (size_t)G.acked, sizeof G.ms[0], cmp_ll);
+    long long p50 = G.acked ? G.ms[G.acked / 2] : -1, p99 = G.acked ? G.ms[(G.acked * 99) / 100] : -1,
+              max = G.acked ? G.ms[G.acked - 1] : -1;
+    printf("  %s: good phone %d votes, %d acked, %d missing; ack p50 %lld ms, p99 %lld ms, max %lld ms\n", what,
+           G.sent, G.acked, G.missing, p50, p99, max);
+    CHECK(G.sent > 10);
+    CHECK_INT(G.missing, 0);
+    CHECK_INT(G.acked, G.sent);
+    CHECK(p99 >= 0 && p99 < p99_max_ms);
+    CHECK(max < GOOD_MAX_MS);
+    wsc_close(G.w, 1000);
+    G.w = NULL;
+}
+
+/* ---- helpers for abusers ---- */
+
+static int raw_connect(const char *src) {
+    char err[256];
+    int fd = tcp_connect("127.0.0.1", S.port, src, err, sizeof err);
+    if (fd >= 0) {
+        struct timeval tv = {2, 0};
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    }
+    return fd;
+}
+
+/* Waits until the server ends fd (EOF or reset) or timeout_ms pass, reading
+ * what it sends into buf (may be NULL). Returns the ms it took, or -1 when
+ * it was still open at the timeout. */
+static long long wait_closed(int fd, int timeout_ms, char *buf, size_t buflen) {
+    long long t0 = check_mono_ms();
+    size_t got = 0;
+    if (buf && buflen) buf[0] = 0;
+    while (check_mono_ms() - t0 < timeout_ms) {
+        char tmp[4096];
+        struct timeval tv = {0, 100000};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        ssize_t n = recv(fd, tmp, sizeof tmp, 0);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) return check_mono_ms() - t0;
+        if (n > 0 && buf && got + 1 < buflen) {
+            size_t k = (size_t)n < buflen - got - 1 ? (size_t)n : buflen - got - 1;
+            memcpy(buf + got, tmp, k);
+            got += k;
+            buf[got] = 0;
+        }
+    }
+    return -1;
+}
+
+static const char ws_upgrade_fmt[] = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n%s\r\n";
+
+/* A frame flood: the same masked empty frame(s) written as fast as the
+ * socket takes them. Returns the ms until the server ended the
+ * connection, or -1 if it still stood after timeout_ms. *frames: sent. */
+static long long flood(struct wsc *w, const unsigned char *frame, size_t flen, int timeout_ms, long *frames) {
+    enum { N = 8192 };
+    static _Thread_local unsigned char buf[N * 16];
+    size_t per = sizeof buf / flen;
+    for (size_t i = 0; i < per; i++) memcpy(buf + i * flen, frame, flen);
+    int fd = wsc_fd(w);
+    struct timeval tv = {0, 200000};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    long long t0 = check_mono_ms();
+    *frames = 0;
+    while (check_mono_ms() - t0 < timeout_ms) {
+        ssize_t n = send(fd, buf, per * flen, MSG_NOSIGNAL);
+        if (n > 0) *frames += n / (ssize_t)flen;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return check_mono_ms() - t0;
+        /* the server may stop reading once it closed: look for the end */
+        char tmp[4096];
+        ssize_t r = recv(fd, tmp, sizeof tmp, MSG_DONTWAIT);
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) return check_mono_ms() - t0;
+    }
+    return -1;
+}
+
+static const unsigned char ping_frame[] = {0x89, 0x80, 1, 2, 3, 4};       /* FIN ping, masked, empty */
+static const unsigned char pong_frame[] = {0x8a, 0x80, 1, 2, 3, 4};       /* FIN pong, masked, empty */
+static const unsigned char cont_frame[] = {0x00, 0x80, 1, 2, 3, 4};       /* continuation, not final, empty */
+static const unsigned char text_start[] = {0x01, 0x81, 0, 0, 0, 0, '{'};  /* text, not final: "{" */
+
+/* ---- the abuse table ---- */
+
+struct abuse {
+    const char *name;
+    void (*run)(struct abuse *a);
+    pthread_t th;
+    long attempts;                 /* connections or rounds tried */
+    long held;                     /* of them, how many the server let in past the first step */
+    char fail[256];                /* "": every attempt was held to its cap or deadline */
+    char note[256];                /* a measured figure for the output */
+};
+
+static atomic_int abuse_stop;
+static int abuse_stopping(void) { return atomic_load(&abuse_stop); }
+
+static void abuse_fail(struct abuse *a, const char *fmt, ...) {
+    if (a->fail[0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->fail, sizeof a->fail, fmt, ap);
+    va_end(ap);
+}
+
+/* Sends request on a fresh connection, then nothing (or a byte a second
+ * with trickle): the server must answer and close, or close, within
+ * deadline_ms. Returns the ms it took or -1; resp gets what came. */
+static long long held_request(const char *request, int trickle, int deadline_ms, char *resp, size_t resplen) {
+    int fd = raw_connect(NULL);
+    if (fd < 0) return 0; /* refused outright: not held */
+    long long t0 = check_mono_ms(), took = -1;
+    if (send(fd, request, strlen(request), MSG_NOSIGNAL) < 0) {
+        close(fd);
+        return 0;
+    }
+    while (check_mono_ms() - t0 < deadline_ms + PHASE_SLACK_MS) {
+        long long w = wait_closed(fd, trickle ? 1000 : deadline_ms + PHASE_SLACK_MS, resp, resplen);
+        if (w >= 0) {
+            took = check_mono_ms() - t0;
+            break;
+        }
+        if (trickle && send(fd, "a", 1, MSG_NOSIGNAL) < 0) {
+            took = check_mono_ms() - t0;
+            break;
+        }
+    }
+    close(fd);
+    return took;
+}
+
+/* The same request, again and again: each must be ended by the server
+ * within the headers' deadline (what: the request, for the failure). */
+static void request_loop(struct abuse *a, const char *request, int trickle, const char *what) {
+    while (!abuse_stopping()) {
+        char resp[512];
+        a->attempts++;
+        long long t = held_request(request, trickle, HUB_HTTP_HEADERS_S * 1000, resp, sizeof resp);
+        if (t < 0) abuse_fail(a, "%s was still open after %d s", what, HUB_HTTP_HEADERS_S + 3);
+        else snprintf(a->note, sizeof a->note, "closed after %lld ms", t);
+    }
+}
+
+static void abuse_connect_silent(struct abuse *a) {
+    request_loop(a, "CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n", 0, "a CONNECT then silence");
+}
+
+static void abuse_post_trickle(struct abuse *a) {
+    request_loop(a, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n", 1,
+                 "a POST trickling its body");
+}
+
+static void abuse_ws_no_subprotocol(struct abuse *a) {
+    char req[512];
+    snprintf(req, sizeof req, ws_upgrade_fmt, "");
+    while (!abuse_stopping()) {
+        char resp[512];
+        a->attempts++;
+        long long t = held_request(req, 0, 1000, resp, sizeof resp);
+        if (strstr(resp, " 101 ")) a->held++;
+        if (t < 0 || strstr(resp, " 101 "))
+            abuse_fail(a, "a websocket without a subprotocol was upgraded%s", t < 0 ? " and held" : "");
+        else snprintf(a->note, sizeof a->note, "refused, closed after %lld ms", t);
+    }
+}
+
+static void abuse_ws_silent(struct abuse *a) {
+    char req[512];
+    snprintf(req, sizeof req, ws_upgrade_fmt, "Sec-WebSocket-Protocol: fragvote-screen\r\n");
+    while (!abuse_stopping()) {
+        char resp[2048];
+        a->attempts++;
+        long long t = held_request(req, 0, HUB_FIRST_FRAME_S * 1000 + 1500, resp, sizeof resp);
+        if (strstr(resp, " 101 ")) a->held++;
+        if (t < 0) abuse_fail(a, "a websocket that never sent a frame was open after %d s", HUB_FIRST_FRAME_S + 4);
+        else snprintf(a->note, sizeof a->note, "closed after %lld ms", t);
+    }
+}
+
+/* Floods one joined websocket with frame(s); it must be cut within 3 s. */
+static void frame_flood(struct abuse *a, const unsigned char *start, size_t slen, const unsigned char *frame,
+                        size_t flen) {
+    while (!abuse_stopping()) {
+        char err[256];
+        a->attempts++;
+        struct wsc *w = fvr_connect("127.0.0.1", S.port, "fragvote-audience", 2000, err, sizeof err);
+        if (!w) {
+            usleep(100000);
+            continue;
+        }
+        a->held++;
+        if (start) send(wsc_fd(w), start, slen, MSG_NOSIGNAL);
+        long frames = 0;
+        long long t = flood(w, frame, flen, 3000, &frames);
+        if (t < 0) abuse_fail(a, "a flood of %ld frames in 3 s was not cut", frames);
+        else snprintf(a->note, sizeof a->note, "cut after %lld ms and %ld frames", t, frames);
+        wsc_free(w);
+        usleep(200000);
+    }
+}
+
+static void abuse_ping_flood(struct abuse *a) { frame_flood(a, NULL, 0, ping_frame, sizeof ping_frame); }
+static void abuse_pong_flood(struct abuse *a) { frame_flood(a, NULL, 0, pong_frame, sizeof pong_frame); }
+static void abuse_empty_continuations(struct abuse *a) {
+    frame_flood(a, text_start, sizeof text_start, cont_frame, sizeof cont_frame);
+}
+
+/* 10,000 votes a second on one connection: cut by the rate cap. */
+static void abuse_message_flood(struct abuse *a) {
+    static const char vote[] = "{\"t\":\"vote\",\"id\":1,\"q\":0,\"yes\":true}";
+    unsigned char frame[6 + sizeof vote];
+    frame[0] = 0x81;
+    frame[1] = 0x80 | (unsigned char)(sizeof vote - 1);
+    memset(frame + 2, 0, 4); /* mask 0: the payload goes as it is */
+    memcpy(frame + 6, vote, sizeof vote - 1);
+    while (!abuse_stopping()) {
+        a->attempts++;
+        struct wsc *w = phone(2000);
+        if (!w) {
+            usleep(100000);
+            continue;
+        }
+        a->held++;
+        long frames = 0;
+        long long t = flood(w, frame, 6 + sizeof vote - 1, 3000, &frames);
+        if (t < 0) abuse_fail(a, "a message flood (%ld) was not cut in 3 s", frames);
+        else snprintf(a->note, sizeof a->note, "cut after %lld ms", t);
+        wsc_free(w);
+        usleep(200000);
+    }
+}
+
+/* Slow loris: 20 half requests, a byte a second each. */
+static void abuse_slow_loris(struct abuse *a) {
+    while (!abuse_stopping()) {
+        enum { L = 20 };
+        int fds[L], open_left = 0;
+        for (int i = 0; i < L; i++) {
+            fds[i] = raw_connect(NULL);
+            a->attempts++;
+            if (fds[i] >= 0 && send(fds[i], "GET / HTTP/1.1\r\nX-a: ", 21, MSG_NOSIGNAL) == 21) open_left++;
+        }
+        long long t0 = check_mono_ms();
+        while (open_left && check_mono_ms() - t0 < HUB_HTTP_HEADERS_S * 1000 + PHASE_SLACK_MS) {
+            open_left = 0;
+            for (int i = 0; i < L; i++) {
+                if (fds[i] < 0) continue;
+                char b;
+                ssize_t r = recv(fds[i], &b, 1, MSG_DONTWAIT);
+                if (r == 0 || (r < 0 && errno != EAGAIN) || send(fds[i], "x", 1, MSG_NOSIGNAL) < 0) {
+                    close(fds[i]);
+                    fds[i] = -1;
+                    continue;
+                }
+                open_left++;
+            }
+            if (open_left) usleep(1000000);
+        }
+        if (open_left) abuse_fail(a, "%d slow-loris requests were open after %d s", open_left, HUB_HTTP_HEADERS_S + 3);
+        else snprintf(a->note, sizeof a->note, "all cut after %lld ms", check_mono_ms() - t0);
+        for (int i = 0; i < L; i++)
+            if (fds[i] >= 0) close(fds[i]);
+    }
+}
+
+/* Keep-alive page requests as fast as answered, from another address. */
+static void abuse_http_flood(struct abuse *a) {
+    static const char req[] = "GET /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    long served = 0, refused = 0;
+    while (!abuse_stopping()) {
+        int fd = raw_connect("127.0.0.2");
+        if (fd < 0) {
+            usleep(10000);
+            continue;
+        }
+        a->attempts++;
+        for (int i = 0; i < 1000 && !abuse_stopping(); i++) {
+            char buf[8192];
+            if (send(fd, req, sizeof req - 1, MSG_NOSIGNAL) < 0) break;
+            struct timeval tv = {2, 0};
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+            ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
+            if (n <= 0) break;
+            buf[n] = 0;
+            if (strstr(buf, " 429 ")) {
+                refused++;
+                break;
+            }
+            served++;
+        }
+        close(fd);
+    }
+    snprintf(a->note, sizeof a->note, "%ld served, %ld refused with 429", served, refused);
+}
+
+/* Opens idle connections until the server stops taking them, holds them
+ * for 2 s, lets go, and again: the open-files limit (serve runs under a
+ * low one in the combined test). */
+static void abuse_fd_exhaustion(struct abuse *a) {
+    enum { MAXC = 1200 };
+    static int fds[MAXC];
+    while (!abuse_stopping()) {
+        int n = 0;
+        for (; n < MAXC && !abuse_stopping(); n++) {
+            fds[n] = raw_connect(NULL);
+            if (fds[n] < 0) break;
+            a->attempts++;
+        }
+        usleep(300000);
+        int shut = 0;
+        for (int i = 0; i < n; i++) {
+            char b;
+            ssize_t r = recv(fds[i], &b, 1, MSG_DONTWAIT);
+            if (r == 0 || (r < 0 && errno != EAGAIN)) shut++;
+        }
+        snprintf(a->note, sizeof a->note, "%d connections opened, %d of them closed by the server at once", n, shut);
+        a->held = n - shut;
+        for (int t = 0; t < 20 && !abuse_stopping(); t++) usleep(100000);
+        for (int i = 0; i < n; i++) close(fds[i]);
+        usleep(1000000);
+    }
+}
+
+static struct abuse abuses[] = {
+    {"CONNECT then silence", abuse_connect_silent, 0, 0, 0, "", ""},
+    {"POST trickling its body", abuse_post_trickle, 0, 0, 0, "", ""},
+    {"websocket without subprotocol", abuse_ws_no_subprotocol, 0, 0, 0, "", ""},
+    {"websocket that never speaks", abuse_ws_silent, 0, 0, 0, "", ""},
+    {"ping flood", abuse_ping_flood, 0, 0, 0, "", ""},
+    {"empty pong flood", abuse_pong_flood, 0, 0, 0, "", ""},
+    {"empty continuation flood", abuse_empty_continuations, 0, 0, 0, "", ""},
+    {"10,000 votes/s", abuse_message_flood, 0, 0, 0, "", ""},
+    {"slow loris", abuse_slow_loris, 0, 0, 0, "", ""},
+    {"HTTP keep-alive flood (127.0.0.2)", abuse_http_flood, 0, 0, 0, "", ""},
+    {"open-files exhaustion", abuse_fd_exhaustion, 0, 0, 0, "", ""},
+};
+#define NABUSES ((int)(sizeof abuses / sizeof abuses[0]))
+
+static void *abuse_main(void *arg) {
+    struct abuse *a = arg;
+    a->run(a);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+/* Item 3: methods the server does not serve, unknown paths, and every
+ * phase of a connection has a deadline. */
+static void test_methods_paths_and_phase_deadlines(void) {
+    REQUIRE(serve_start("phases", 0, 0) == 0);
+    static const char *methods[] = {"PUT", "DELETE", "OPTIONS", "PATCH", "POST"};
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+        char req[256], resp[2048];
+        snprintf(req, sizeof req, "%s /qr.svg HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", methods[i]);
+        long long t = held_request(req, 0, 2000, resp, sizeof resp);
+        printf("  %s /qr.svg -> %.*s (closed after %lld ms)\n", methods[i], (int)strcspn(resp, "\r\n"), resp, t);
+        CHECK(strstr(resp, " 405 ") != NULL);
+        CHECK(strcasestr(resp, "allow: GET, HEAD") != NULL);
+        CHECK(t >= 0);
+    }
+    /* a method lws does not even parse is refused by lws itself, at once */
+    char resp[512];
+    long long tt = held_request("TRACE / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 0, 2000, resp, sizeof resp);
+    printf("  TRACE / -> %.*s (closed after %lld ms)\n", (int)strcspn(resp, "\r\n"), resp, tt);
+    CHECK(strstr(resp, " 4") != NULL && tt >= 0 && tt < 1000);
+    char err[256];
+    const char *unknown[] = {"/nothing", "/qr.svg/x", "/screen/x", "/presenterx"};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        char *r = tcp_http_get("127.0.0.1", S.port, unknown[i], 2000, NULL, err, sizeof err);
+        CHECK(r && strstr(r, " 404 "));
+        free(r);
+    }
+    char *ok = tcp_http_get("127.0.0.1", S.port, "/qr.svg", 2000, NULL, err, sizeof err);
+    CHECK(ok && strstr(ok, " 200 ") && strstr(ok, "<svg"));
+    free(ok);
+
+    /* The phases, all at once: each must end within its deadline. */
+    struct abuse *phase[] = {&abuses[0], &abuses[1], &abuses[2], &abuses[3]};
+    atomic_store(&abuse_stop, 0);
+    for (int i = 0; i < 4; i++) {
+        phase[i]->attempts = phase[i]->held = 0;
+        phase[i]->fail[0] = phase[i]->note[0] = 0;
+        pthread_create(&phase[i]->th, NULL, abuse_main, phase[i]);
+    }
+    usleep(200000);
+    atomic_store(&abuse_stop, 1); /* one round each */
+    for (int i = 0; i < 4; i++) {
+        pthread_join(phase[i]->th, NULL);
+        printf("  %s: %s%s\n", phase[i]->name, phase[i]->fail[0] ? phase[i]->fail : "held to its deadline; ",
+               phase[i]->note);
+        CHECK(phase[i]->fail[0] == 0);
+        CHECK(phase[i]->attempts >= 1);
+    }
+    serve_stop();
+}
+
+/* Item 4: at the open-files limit the server sheds connections instead of
+ * spinning on accept(), logs a bounded amount, keeps serving the phone it
+ * has, and takes a new phone once the flood has gone. */
+static void fd_limit_run(const char *name, int poll, int lower_at_runtime) {
+    long limit = 256;
+    REQUIRE(serve_start(name, lower_at_runtime ? 4096 : limit, poll) == 0);
+    struct wsc *p = presenter_opens();
+    REQUIRE(p);
+    REQUIRE(good_start() == 0);
+    if (lower_at_runtime) {
+        /* the limit drops under the running server: what it derived at start is now too much */
+        struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
+        REQUIRE(prlimit(S.pid, RLIMIT_NOFILE, &rl, NULL) == 0);
+    }
+    long err0 = serve_stderr_bytes();
+    enum { N = 600 };
+    static int fds[N];
+    int opened = 0;
+    for (int i = 0; i < N; i++) {
+        fds[i] = raw_connect(NULL);
+        if (fds[i] >= 0) opened++;
+    }
+    usleep(500000);
+    double cpu0 = serve_cpu_s();
+    long long t0 = check_mono_ms();
+    /* new connections keep arriving meanwhile, as from a script */
+    int extra = 0;
+    while (check_mono_ms() - t0 < 3000) {
+        int fd = raw_connect(NULL);
+        if (fd >= 0) close(fd), extra++;
+        usleep(20000);
+    }
+    double cpu = (serve_cpu_s() - cpu0) / ((double)(check_mono_ms() - t0) / 1000.0);
+    long logged = serve_stderr_bytes() - err0;
+    printf("  %s (%s, limit %ld%s): %d + %d connections; serve used %.0f %% CPU, wrote %ld bytes to stderr\n", name,
+           poll ? "poll" : "libev", limit, lower_at_runtime ? " set while running" : " at start", opened, extra,
+           cpu * 100, logged);
+    CHECK(cpu < 0.10);
+    CHECK(logged >= 0 && logged < 8192);
+    for (int i = 0; i < N; i++)
+        if (fds[i] >= 0) close(fds[i]);
+    good_check(name, GOOD_MAX_MS);
+    /* the flood is gone: a new phone gets its welcome */
+    usleep(300000);
+    long long tw = check_mono_ms();
+    struct wsc *np = phone(5000);
+    printf("  after the flood: a new phone %s in %lld ms\n", np ? "welcomed" : "NOT welcomed", check_mono_ms() - tw);
+    CHECK(np != NULL);
+    if (np) wsc_close(np, 1000);
+    wsc_close(p, 1000);
+    serve_stop();
+}
+
+static void test_open_files_limit_libev(void) { fd_limit_run("nofile-libev", 0, 0); }
+static void test_open_files_limit_poll_lowered_while_running(void) { fd_limit_run("nofile-poll", 1, 1); }
+static void test_open_files_limit_libev_lowered_while_running(void) { fd_limit_run("nofile-libev-rt", 0, 1); }
+
+/* Item 5: floods of frames the hub never sees as messages are cut. */
+static void test_ping_pong_and_empty_frame_floods_are_cut(void) {
+    REQUIRE(serve_start("frames", 0, 0) == 0);
+    struct wsc *p = presenter_opens();
+    REQUIRE(p);
+    REQUIRE(good_start() == 0);
+    struct abuse *fl[] = {&abuses[4], &abuses[5], &abuses[6]};
+    for (int i = 0; i < 3; i++) {
+        fl[i]->fail[0] = fl[i]->note[0] = 0;
+        struct wsc *w = phone(T_MS);
+        REQUIRE(w);
+        if (fl[i] == &abuses[6]) send(wsc_fd(w), text_start, sizeof text_start, MSG_NOSIGNAL);
+        const unsigned char *f = i == 0 ? ping_frame : i == 1 ? pong_frame : cont_frame;
+        long frames = 0;
+        double c0 = serve_cpu_s();
+        long long t = flood(w, f, 6, 5000, &frames);
+        printf("  %s: %s after %lld ms, %ld frames sent; serve %.1f CPU-s\n", fl[i]->name,
+               t >= 0 ? "cut" : "NOT cut", t >= 0 ? t : 5000, frames, serve_cpu_s() - c0);
+        CHECK(t >= 0 && t < 2500);
+        wsc_free(w);
+    }
+    good_check("control and empty frame floods", GOOD_MAX_MS);
+    wsc_close(p, 1000);
+    serve_stop();
+}
+
+/* The "done when": everything at once, the good phone's p99. */
+static void test_good_phone_p99_while_everything_attacks(void) {
+    REQUIRE(serve_start("all", 512, 0) == 0);
+    struct wsc *p = presenter_opens();
+    REQUIRE(p);
+    REQUIRE(good_start() == 0);
+    atomic_store(&abuse_stop, 0);
+    for (int i = 0; i < NABUSES; i++) {
+        abuses[i].attempts = abuses[i].held = 0;
+        abuses[i].fail[0] = abuses[i].note[0] = 0;
+        pthread_create(&abuses[i].th, NULL, abuse_main, &abuses[i]);
+    }
+    double c0 = serve_cpu_s();
+    long long t0 = check_mono_ms();
+    sleep(15);
+    atomic_store(&abuse_stop, 1);
+    for (int i = 0; i < NABUSES; i++) pthread_join(abuses[i].th, NULL);
+    double secs = (double)(check_mono_ms() - t0) / 1000.0;
+    printf("  %d abuses for %.1f s (serve: %.0f %% CPU, %ld bytes on stderr):\n", NABUSES, secs,
+           100 * (serve_cpu_s() - c0) / secs, serve_stderr_bytes());
+    for (int i = 0; i < NABUSES; i++) {
+        printf("    %-36s %5ld tries: %s%s\n", abuses[i].name, abuses[i].attempts,
+               abuses[i].fail[0] ? "FAILED: " : "", abuses[i].fail[0] ? abuses[i].fail : abuses[i].note);
+        CHECK(abuses[i].fail[0] == 0);
+    }
+    good_check("all abuses at once", GOOD_P99_MAX_MS);
+    wsc_close(p, 1000);
+    serve_stop();
+}
+
+int main(void) {
+    S.bin = getenv("FRAGVOTE_BIN");
+    if (!S.bin || !getenv("FRAGVOTE_SRC")) SKIP_ALL("run through ctest (FRAGVOTE_BIN unset)");
+    signal(SIGPIPE, SIG_IGN);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < 4096) SKIP_ALL("needs 4,096 open files (ulimit -n)");
+    snprintf(S.dir, sizeof S.dir, "%s", check_tmpdir());
+    S.pid = -1;
+    RUN(test_methods_paths_and_phase_deadlines);
+    RUN(test_ping_pong_and_empty_frame_floods_are_cut);
+    RUN(test_open_files_limit_libev);
+    RUN(test_open_files_limit_poll_lowered_while_running);
+    RUN(test_open_files_limit_libev_lowered_while_running);
+    RUN(test_good_phone_p99_while_everything_attacks);
+    serve_stop();
+    int rc = check_summary();
+    if (rc == 0) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", S.dir);
+        if (system(cmd)) rc = 1;
+    }
+    return rc;
+}
