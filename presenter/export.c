@@ -468,6 +468,7 @@ static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
     int many = n > SVG_COMPACT_AFTER;
     int label = svg_label_size(slot, many ? 3 : 4);                 /* "100" / "100%" */
     int xlabel = svg_label_size(slot, many ? (n >= 100 ? 3 : 2) : 3); /* "36" / "Q12" */
+    int revoted = 0;
     for (int i = 0; i < n; i++) {
         const struct db_report_question *q = &s->questions[i];
         double acc = export_question_accuracy(q);
@@ -487,6 +488,16 @@ static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
                 q->position, pct, cx - barw / 2, PLOT_Y1 - h, barw, h, bar_colour(q->correct));
         xml_text(out, q->text);
         fputs("</title></rect>\n", out);
+        double first = q->round == 2 ? revote_right_share(q->first_yes, q->first_no, revote_truth_yes(q->truth)) : -1;
+        if (first >= 0) { /* the re-vote: where the first round stood, as a dashed outline */
+            double fh = first * (PLOT_Y1 - PLOT_Y0);
+            fprintf(out,
+                    "<rect class=\"bar-first\" data-position=\"%d\" data-accuracy=\"%.0f%%\" x=\"%.1f\" y=\"%.1f\" "
+                    "width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#000000\" stroke-width=\"4\" "
+                    "stroke-dasharray=\"12 8\"><title>first round</title></rect>\n",
+                    q->position, first * 100, cx - barw / 2, PLOT_Y1 - fh, barw, fh);
+            revoted++;
+        }
         fprintf(out,
                 "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" font-weight=\"bold\" text-anchor=\"middle\" "
                 "fill=\"#000000\">%s</text>\n",
@@ -498,9 +509,10 @@ static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
     }
     char league[LEAGUE_LINE_MAX];
     league_line(s->score.collective, league, sizeof league);
-    if (league[0]) {
+    if (league[0] || revoted) {
         fputs("<text class=\"league\" x=\"60\" y=\"996\" font-size=\"36\" font-weight=\"bold\" fill=\"#000000\">", out);
         xml_text(out, league);
+        if (revoted) fputs(league[0] ? " \xc2\xb7 dashed: first round" : "Dashed: first round (re-vote)", out);
         fputs("</text>\n", out);
     }
     fputs("<text x=\"60\" y=\"1040\" font-size=\"36\" fill=\"#000000\">Bar: share of votes that were right. "

@@ -229,6 +229,14 @@ static void test_exports_and_replay_show_both_rounds(void) {
     CHECK_CONTAINS(out, "- Q1 re-voted: first round yes 0 · no 2, final round yes 2 · no 0; " SHIFT_0_100);
     free(out);
     free(errs);
+    snprintf(args, sizeof args, "export 1 --format svg --db '%s'", dbpath);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    CHECK_CONTAINS(out, "<rect class=\"bar-first\" data-position=\"0\" data-accuracy=\"0%\"");
+    CHECK_CONTAINS(out, "<rect class=\"bar\" data-position=\"0\" data-accuracy=\"100%\"");
+    CHECK(!strstr(out, "class=\"bar-first\" data-position=\"1\"")); /* Q2 had one round */
+    CHECK_CONTAINS(out, "dashed: first round");
+    free(out);
+    free(errs);
     snprintf(args, sizeof args, "replay 1 --db '%s'", dbpath);
     CHECK_INT(fx_run(args, &out, &errs), 0);
     CHECK_CONTAINS(out, "    round 1   yes 0 · no 2 (re-voted: " SHIFT_0_100 ")");
