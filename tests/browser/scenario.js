@@ -251,7 +251,8 @@ async function main() {
    * at the venue link, so the join URL carries a non-loopback address. */
   const db = path.join(ART, 'fragvote.db');
   const child = spawn('ip', ['netns', 'exec', NS_LAPTOP, BIN, 'serve', '--port', '0', '--deck', path.join(HERE, 'deck.json'),
-    '--db', db, '--no-qr', ...(env.FRAGVOTE_SERVE_ARGS || '').split(/\s+/).filter(Boolean)], { stdio: ['pipe', 'pipe', 'pipe'], env });
+    /* --no-prefetch: each measurement runs after "measure", so the projector shows "Measuring…" */
+    '--db', db, '--no-qr', '--no-prefetch', ...(env.FRAGVOTE_SERVE_ARGS || '').split(/\s+/).filter(Boolean)], { stdio: ['pipe', 'pipe', 'pipe'], env });
   const con = new Console(child);
   let browser = null;
   abort = async () => {
@@ -306,6 +307,16 @@ async function main() {
     const qrUrl = execFileSync('zbarimg', ['--raw', '-q', qrPng], { encoding: 'utf8' }).trim();
     checkEq(qrUrl, joinUrl, 'the QR code on the screen decodes to the join URL');
     await waitBanner(projectors, 'pending');
+    /* Every look the banner takes, as it happens (a moment such as "Measuring…" may last only a while). */
+    await screen.evaluate(() => {
+      const b = document.getElementById('banner'), seen = window.fvBannersSeen = [];
+      const rec = () => {
+        const cls = b.className.split(/\s+/)[1] || '', last = seen[seen.length - 1];
+        if (!last || last.cls !== cls) seen.push({ cls, text: document.getElementById('bannertext').textContent, bg: getComputedStyle(b).backgroundColor });
+      };
+      new MutationObserver(rec).observe(b, { attributes: true, childList: true, subtree: true, characterData: true });
+      rec();
+    });
     await shot(screen, 'screen-1-join');
     await fitsProjectors(projectors, ['#banner', '#qr', '#code', '#qtext'], 'screen (join)');
     await axe(screen, 'screen (join)');
@@ -666,6 +677,14 @@ async function main() {
       'the projector coloured the room right and wrong, for a true yes and a true no');
     checkEq(JSON.stringify([...phoneVerdictsSeen].sort()), JSON.stringify(['right×no', 'right×yes', 'wrong×no', 'wrong×yes']),
       'the phones coloured right and wrong, after a yes vote and after a no vote');
+    /* Every moment had its own banner on the projector, measuring included. */
+    const looks = await screen.evaluate(() => window.fvBannersSeen);
+    log(`projector banners: ${looks.map((x) => x.cls).join(' → ')}`);
+    for (const state of ['pending', 'voting', 'closed', 'measuring', 'measured', 'right', 'wrong']) {
+      const l = looks.find((x) => x.cls === state);
+      check(l && l.text === BANNER[state][0] && l.bg === BANNER[state][1], `projector: the ${state} banner was shown with its words and colour`,
+        JSON.stringify(l || looks.map((x) => x.cls)));
+    }
     await con.cmd('next');
 
     /* 9. The end: the screen's scoreboard and collective score. */
