@@ -11,7 +11,7 @@ json_t *probe_spec_to_json(const struct probe_spec *s) {
 
 /* basis stays observed / inferred / unknown (what the store accepts);
  * "observed_at": "far end" marks what the witness saw (issue 19). */
-static json_t *fact_json(const struct probe_result *r, const struct probe_fact *f) {
+json_t *probe_fact_to_json(const struct probe_result *r, const struct probe_fact *f) {
     json_t *o = json_pack("{s:s, s:s, s:s}", "answer", probe_answer_name(f->answer), "basis",
                           probe_basis_name(f->basis), "why", f->why);
     if (o && strcmp(probe_fact_basis_label(r, f), probe_basis_name(f->basis)))
@@ -21,7 +21,7 @@ static json_t *fact_json(const struct probe_result *r, const struct probe_fact *
 
 static json_t *int_or_null(int v);
 
-static json_t *witness_json(const struct probe_result *r) {
+json_t *probe_witness_to_json(const struct probe_result *r) {
     if (!r->witness[0]) return json_null();
     return json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "target", r->witness, "heard",
                      r->witness_heard, "raw", r->witness_heard ? json_boolean(r->w_raw == 1) : json_null(), "ttl",
@@ -45,8 +45,8 @@ json_t *probe_result_to_json(const struct probe_result *r) {
                                int_or_null(r->egress_fragments), "first_len", int_or_null(r->egress_first_len));
     json_t *o = json_pack(
         "{s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:s, s:f}",
-        "spec", probe_spec_to_json(&r->spec), "sent", fact_json(r, &r->sent), "df", fact_json(r, &r->df),
-        "fragmented", fact_json(r, &r->fragmented), "fragmenter", probe_fragmenter_name(r->fragmenter), "send_errno",
+        "spec", probe_spec_to_json(&r->spec), "sent", probe_fact_to_json(r, &r->sent), "df", probe_fact_to_json(r, &r->df),
+        "fragmented", probe_fact_to_json(r, &r->fragmented), "fragmenter", probe_fragmenter_name(r->fragmenter), "send_errno",
         r->send_errno ? json_integer(r->send_errno) : json_null(), "kernel_mtu",
         r->kernel_mtu > 0 ? json_integer(r->kernel_mtu) : json_null(), "cached_pmtu_before",
         r->cached_pmtu_before > 0 ? json_integer(r->cached_pmtu_before) : json_null(), "path_mtu_before",
@@ -55,7 +55,7 @@ json_t *probe_result_to_json(const struct probe_result *r) {
         "egress", egress, "answers", json_integer(r->answers), "reassembling", r->reassembling, "ttl_basis",
         r->ttl_basis, "observer", r->observer, "evidence", r->evidence, "elapsed_ms", r->elapsed_ms);
     if (o) json_object_set_new(o, "socket", r->sock[0] ? json_string(r->sock) : json_null());
-    if (o) json_object_set_new(o, "witness", witness_json(r));
+    if (o) json_object_set_new(o, "witness", probe_witness_to_json(r));
     return o;
 }
 

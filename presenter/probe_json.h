@@ -11,6 +11,11 @@
 json_t *probe_result_to_json(const struct probe_result *r);
 /* The spec alone: {"proto","mode","size","ttl","host","port"}. */
 json_t *probe_spec_to_json(const struct probe_spec *s);
+/* One fact of r: {"answer","basis","why"} and "observed_at": "far end" when
+ * the witness saw it (issue 19). */
+json_t *probe_fact_to_json(const struct probe_result *r, const struct probe_fact *f);
+/* r's witness: null without one, else {"target","heard",...,"note"}. */
+json_t *probe_witness_to_json(const struct probe_result *r);
 /* The lab topology (for the session record). */
 json_t *probe_lab_to_json(const struct probe_lab *lab);
 

@@ -10,6 +10,7 @@
 #include <sys/random.h>
 
 #include "db_hub.h"
+#include "probe_json.h"
 
 struct room_voter {
     int64_t id;                 /* voters.id */
@@ -479,11 +480,9 @@ static char *observation_json(const struct probe_result *res) {
     if (!o) return NULL;
     const struct probe_fact *f[3] = {&res->sent, &res->df, &res->fragmented};
     const char *names[3] = {"sent", "df", "fragmented"};
-    for (int i = 0; i < 3; i++)
-        json_object_set_new(o, names[i],
-                            json_pack("{s:s, s:s, s:s}", "answer", probe_answer_name(f[i]->answer), "basis",
-                                      probe_basis_name(f[i]->basis), "why", f[i]->why));
+    for (int i = 0; i < 3; i++) json_object_set_new(o, names[i], probe_fact_to_json(res, f[i]));
     json_object_set_new(o, "fragmenter", json_string(probe_fragmenter_name(res->fragmenter)));
+    json_object_set_new(o, "witness", probe_witness_to_json(res)); /* issue 19: what the far end saw */
     json_object_set_new(o, "send_errno", json_integer(res->send_errno));
     json_object_set_new(o, "kernel_mtu", json_integer(res->kernel_mtu));
     json_object_set_new(o, "cached_pmtu_before", json_integer(res->cached_pmtu_before));

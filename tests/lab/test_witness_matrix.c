@@ -156,6 +156,35 @@ static void test_matrix_with_the_witness_when_both_routers_fragment(void) {
     CHECK_INT(m, 0);
 }
 
+/* What the witness adds, where the old code said unknown: on 1500,1500,1280
+ * the DF=0 udp4 tests expire at r2 before r2 fragments them (TTL 2). */
+static void test_without_the_witness_the_last_routers_fragmentation_is_unknown(void) {
+    struct probe_lab lab;
+    char err[1024];
+    REQUIRE(lab_start("1500,1500,1280", 'u', &lab) == 0);
+    const enum probe_mode modes[3] = {PROBE_MODE_DONT, PROBE_MODE_INTERFACE, PROBE_MODE_OMIT};
+    for (int i = 0; i < 3; i++)
+        for (int w = 0; w < 2; w++) {
+            struct probe_run_opts opts = {.observer = PROBE_OBS_RAW, .lab = &lab, .witness = w ? &wit.target : NULL};
+            struct probe_spec spec = {.proto = PROBE_UDP4, .mode = modes[i], .size = 1400};
+            struct probe_result r;
+            probe_lab_flush_pmtu(&lab, err, sizeof err);
+            REQUIRE(probe_run(&opts, &spec, &r, err, sizeof err) == 0);
+            printf("  %-9s %s: fragmented %s (%s) by %s\n", probe_mode_name(modes[i]), w ? "witness  " : "near end",
+                   probe_answer_name(r.fragmented.answer), probe_fact_basis_label(&r, &r.fragmented),
+                   probe_fragmenter_name(r.fragmenter));
+            if (!w) CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
+            else {
+                CHECK_STR(probe_fact_basis_label(&r, &r.fragmented), "observed (far end)");
+                CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
+                CHECK_CONTAINS(r.evidence, "r2 fragmented it");
+            }
+        }
+    probe_lab_witness_stop(&wit);
+    probe_lab_down(prefix, err, sizeof err);
+    prefix[0] = 0;
+}
+
 /* A witness that is not there: the probe still answers from the near end,
  * says so, and takes no longer than its timeout. */
 static void test_a_silent_witness_falls_back_to_the_near_end_within_the_timeout(void) {
@@ -202,6 +231,7 @@ int main(void) {
     RUN(test_matrix_with_the_witness_on_the_default_lab);
     RUN(test_matrix_with_the_witness_when_the_last_router_fragments);
     RUN(test_matrix_with_the_witness_when_both_routers_fragment);
+    RUN(test_without_the_witness_the_last_routers_fragmentation_is_unknown);
     RUN(test_a_silent_witness_falls_back_to_the_near_end_within_the_timeout);
     return check_summary();
 }
