@@ -136,12 +136,24 @@ void hub_tally_schedule(struct hub *h) {
     hub_timer_arm(h, h->tally_due);
 }
 
-/* One rotation step: the next slice of connections; phones among them
- * that have not had the newest tally are made writeable. */
-static void audience_slice(struct hub *h) {
+/* One rotation step (every HUB_ROTATION_MS while a round runs): the next
+ * connections in the list; phones among them that have not had the newest
+ * tally are made writeable. At most HUB_AUDIENCE_SENDS_PER_S *
+ * HUB_ROTATION_MS / 1000 sends per step (250), so the acks of votes never
+ * wait behind more than that many tally writes; and a round over every
+ * connection takes at least 1 / HUB_PHONE_TALLY_HZ s, so in a small room
+ * a phone still gets at most HUB_PHONE_TALLY_HZ tallies a second. */
+static void audience_step(struct hub *h) {
     int rate = h->cfg.audience_tallies_per_s > 0 ? h->cfg.audience_tallies_per_s : HUB_AUDIENCE_SENDS_PER_S;
-    int slice = rate / HUB_TALLY_HZ > 0 ? rate / HUB_TALLY_HZ : 1;
-    while (slice > 0 && h->rot_left > 0) {
+    long long sends = (long long)rate * HUB_ROTATION_MS / 1000;
+    int total = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
+    /* visits owed so far, fractions carried (a room of 5 visits one connection every 20 ms) */
+    h->rot_credit += (double)total * HUB_ROTATION_MS * HUB_PHONE_TALLY_HZ / 1000.0;
+    if (h->rot_credit > total) h->rot_credit = total;
+    long long visits = (long long)h->rot_credit;
+    h->rot_credit -= (double)visits;
+    if (sends < 1) sends = 1;
+    while (sends > 0 && visits > 0 && h->rot_left > 0) {
         struct hub_conn *c = h->rot_next ? h->rot_next : h->conns;
         if (!c) {
             h->rot_left = 0;
@@ -149,11 +161,26 @@ static void audience_slice(struct hub *h) {
         }
         h->rot_next = c->next;
         h->rot_left--;
+        visits--;
         if (c->role != HUB_AUDIENCE || c->tally_sent >= h->tally_version || c->close_code) continue;
-        slice--;
+        sends--;
         c->tally_turn = 1;
         lws_callback_on_writable(c->wsi);
     }
+}
+
+static void rotation_schedule(struct hub *h) {
+    if (h->rot_due || h->rot_left <= 0) return;
+    h->rot_due = hub_mono_ms() + HUB_ROTATION_MS;
+    hub_timer_arm(h, h->rot_due);
+}
+
+/* The rotation's deadline came: one step, unless a state change is still
+ * being fanned out (phones need the question more than a count). */
+static void rotation_tick(struct hub *h) {
+    h->rot_due = 0;
+    if (!h->fo_head) audience_step(h);
+    rotation_schedule(h);
 }
 
 /* A new tally message per kind of client, shared by every connection:
@@ -179,6 +206,7 @@ static void tally_build(struct hub *h) {
     h->tally_public = pub;
     h->tally_full = full;
     h->rot_left = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
+    rotation_schedule(h);
     lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
     lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_PRESENTER]);
 }
@@ -196,21 +224,14 @@ void hub_tally_now(struct hub *h) {
 }
 
 /* At most HUB_TALLY_HZ times a second: a tally for what changed outside a
- * commit (connections coming and going, states), and the next slice of
- * the phones' rotation: HUB_AUDIENCE_SENDS_PER_S / HUB_TALLY_HZ phones per
- * tick, round robin, so with 20,000 phones the votes' acks never queue
- * behind 20,000 tally writes at once. */
+ * commit (connections coming and going, states), and the status for the
+ * console. The phones' rotation runs on its own deadline (rotation_tick). */
 static void tally_tick(struct hub *h) {
     h->tally_due = 0;
     if (h->tally_dirty) tally_build(h);
     if (h->status_stale) { /* the console and hub_snapshot follow at the tick's pace */
         h->status_stale = 0;
         hub_status_update(h, NULL);
-    }
-    if (!h->fo_head) audience_slice(h); /* a state fan-out first: phones need the question more than a count */
-    if (h->rot_left > 0) {
-        h->tally_due = hub_mono_ms() + 1000 / HUB_TALLY_HZ;
-        hub_timer_arm(h, h->tally_due);
     }
 }
 
@@ -342,6 +363,7 @@ static void run_timers(struct hub *h) {
     long long now = hub_mono_ms();
     if (h->batch_due && now >= h->batch_due) hub_batch_flush(h);
     if (h->tally_due && now >= h->tally_due) tally_tick(h);
+    if (h->rot_due && now >= h->rot_due) rotation_tick(h);
     if (h->close_due && now >= h->close_due) {
         char err[256];
         int still_open = hub_closes_in_ms(h) >= 0;
@@ -354,6 +376,7 @@ static void run_timers(struct hub *h) {
     }
     if (h->batch_due) hub_timer_arm(h, h->batch_due);
     if (h->tally_due) hub_timer_arm(h, h->tally_due);
+    if (h->rot_due) hub_timer_arm(h, h->rot_due);
     if (h->close_due) hub_timer_arm(h, h->close_due);
     hub_timer_arm(h, h->sweep_due);
 }

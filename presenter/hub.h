@@ -45,11 +45,12 @@
 #define HUB_HTTP_RATE 200              /* HTTP requests (pages, /qr.svg; not websocket upgrades) per second per
                                         * source address (token bucket; the laptop itself is not capped) ... */
 #define HUB_HTTP_BURST 1000            /* ... with this burst; beyond it: 429 and the connection closed */
-#define HUB_TALLY_HZ 10                /* tally ticks per second (the phones' rotation, connections coming and
-                                        * going); screens also get one after every commit that stored something */
-#define HUB_AUDIENCE_SENDS_PER_S 5000  /* tally sends per second to phones, in slices of 1/HUB_TALLY_HZ:
-                                        * a big room's phones get fewer tallies (20,000 phones: one each
-                                        * 4 s, 500 of them every 0.1 s) */
+#define HUB_TALLY_HZ 10                /* tally ticks per second (connections coming and going, the console's
+                                        * status); screens also get one after every commit that stored something */
+#define HUB_AUDIENCE_SENDS_PER_S 25000 /* tally sends per second to phones, in steps of HUB_ROTATION_MS (250
+                                        * a step): 19,990 phones each get the newest count within 0.8 s */
+#define HUB_ROTATION_MS 10             /* the phones' rotation takes a step this often while a round runs */
+#define HUB_PHONE_TALLY_HZ 10          /* ... and a round over the room takes at least 1 / this many s */
 #define HUB_BATCH_MS 5                 /* group commit: collect votes this long, then one transaction */
 #define HUB_IDLE_S 60                  /* a connection silent this long (no pong either) is closed */
 #define HUB_PING_S 25                  /* ping period */

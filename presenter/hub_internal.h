@@ -129,11 +129,14 @@ struct hub {
     int tally_dirty;
     int status_stale;              /* a tally was built since the last hub_status_update of the tick */
     struct hub_msg *tally_public, *tally_full;
-    /* Phones get the tally in slices: every tick the rotation visits the
-     * next HUB_AUDIENCE_SENDS_PER_S / HUB_TALLY_HZ connections and makes the
-     * phones among them that are behind writeable (never all at once). */
+    /* Phones get the tally in a rotation: every HUB_ROTATION_MS it visits
+     * the next connections and makes the phones among them that are behind
+     * writeable, HUB_AUDIENCE_SENDS_PER_S * HUB_ROTATION_MS / 1000 at most
+     * (never all at once; see audience_step). */
+    long long rot_due;             /* monotonic ms of the next rotation step, 0: none */
     struct hub_conn *rot_next;     /* next connection the rotation visits (NULL: the list's head) */
     int rot_left;                  /* connections still to visit since the last tally change */
+    double rot_credit;             /* visits the rotation may still make (HUB_PHONE_TALLY_HZ rounds a second) */
     atomic_ulong phone_tallies;    /* tallies written to phones (hub_status.phone_tallies) */
     struct hub_msg *state_public, *state_full;
     unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */

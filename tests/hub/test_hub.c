@@ -885,6 +885,47 @@ static void test_screen_gets_a_tally_after_every_commit(void) {
     stop();
 }
 
+/* A small room's phone is not flooded: while the count changes with every
+ * commit (a phone re-voting every ~25 ms), another phone gets the newest
+ * tally at most HUB_PHONE_TALLY_HZ times a second, yet keeps getting it. */
+static void drain(struct wsc *w, int quiet_ms) {
+    char *m = NULL;
+    while (wsc_recv(w, &m, quiet_ms) > 0) {
+        free(m);
+        m = NULL;
+    }
+    free(m);
+}
+
+static void test_a_phone_gets_at_most_10_tallies_a_second(void) {
+    REQUIRE(start(1, 0) == 0); /* live split: every re-vote changes the public tally */
+    struct wsc *p = presenter(), *voter = phone(NULL, NULL, NULL), *watcher = phone(NULL, NULL, NULL);
+    REQUIRE(p && voter && watcher);
+    char err[256];
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    drain(watcher, 200); /* what came before */
+    const char *tr0 = wsc_transcript(watcher);
+    size_t skip = strlen(tr0);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < 30; i++) { /* under HUB_MSG_BURST */
+        REQUIRE(vote(voter, i + 1, 0, i % 2, NULL) == 0);
+        usleep(20000);
+    }
+    drain(watcher, 300);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double secs = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+    int got = 0;
+    for (const char *q = wsc_transcript(watcher) + skip; (q = strstr(q, "\"t\":\"tally\"")); q++) got++;
+    printf("watcher got %d tallies in %.2f s (cap %d/s)\n", got, secs, HUB_PHONE_TALLY_HZ);
+    CHECK(got >= 2);
+    CHECK(got <= (int)(secs * HUB_PHONE_TALLY_HZ) + 1);
+    wsc_close(voter, 1000);
+    wsc_close(watcher, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
 static void test_live_split_shows_the_split_while_voting(void) {
     REQUIRE(start(1, 0) == 0);
     struct wsc *s = connect_as("fragvote-screen");
@@ -1307,6 +1348,7 @@ int main(void) {
     RUN(test_oversized_malformed_binary_and_flooding_clients_are_cut_alone);
     RUN(test_tally_versions_increase_and_split_is_hidden_until_close);
     RUN(test_screen_gets_a_tally_after_every_commit);
+    RUN(test_a_phone_gets_at_most_10_tallies_a_second);
     RUN(test_live_split_shows_the_split_while_voting);
     RUN(test_console_commands_through_hub_post);
     RUN(test_dead_connections_are_culled_and_live_ones_kept);
