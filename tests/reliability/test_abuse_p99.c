@@ -435,21 +435,7 @@ static void abuse_slow_loris(struct abuse *a) {
             if (fds[i] >= 0 && send(fds[i], "GET / HTTP/1.1\r\nX-a: ", 21, MSG_NOSIGNAL) == 21) open_left++;
         }
         long long t0 = check_mono_ms();
-        while (open_left && check_mono_ms() - t0 < HUB_HTTP_HEADERS_S * 1000 + PHASE_SLACK_MS) {
-            open_left = 0;
-            for (int i = 0; i < L; i++) {
-                if (fds[i] < 0) continue;
-                char b;
-                ssize_t r = recv(fds[i], &b, 1, MSG_DONTWAIT);
-                if (r == 0 || (r < 0 && errno != EAGAIN) || send(fds[i], "x", 1, MSG_NOSIGNAL) < 0) {
-                    close(fds[i]);
-                    fds[i] = -1;
-                    continue;
-                }
-                open_left++;
-            }
-            if (open_left) usleep(1000000);
-        }
+        if (open_left) open_left = tcp_dribble(fds, L, HUB_HTTP_HEADERS_S * 1000 + PHASE_SLACK_MS);
         if (open_left) abuse_fail(a, "%d slow-loris requests were open after %d s", open_left, HUB_HTTP_HEADERS_S + 3);
         else snprintf(a->note, sizeof a->note, "all cut after %lld ms", check_mono_ms() - t0);
         for (int i = 0; i < L; i++)

@@ -489,26 +489,11 @@ static void test_slow_loris_http(void) {
         CHECK(write(fds[i], req, strlen(req)) == (ssize_t)strlen(req));
     }
     /* Dribble one byte per second per connection until the server hangs up. */
-    long long t0 = check_mono_ms(), all_closed_ms = -1;
-    int open_left = LORIS;
-    while (check_mono_ms() - t0 < 45000 && open_left) {
-        open_left = 0;
-        for (int i = 0; i < LORIS; i++) {
-            if (fds[i] < 0) continue;
-            char b;
-            ssize_t r = recv(fds[i], &b, 1, MSG_DONTWAIT);
-            if (r == 0 || (r < 0 && errno != EAGAIN) || send(fds[i], "x", 1, MSG_NOSIGNAL) < 0) {
-                close(fds[i]);
-                fds[i] = -1;
-                continue;
-            }
-            open_left++;
-        }
-        if (!open_left) all_closed_ms = check_mono_ms() - t0;
-        else usleep(1000000);
-    }
+    long long t0 = check_mono_ms();
+    int open_left = tcp_dribble(fds, LORIS, 45000);
+    long long all_closed_ms = check_mono_ms() - t0;
     printf("  %d slow-loris connections: %s after %lld ms\n", LORIS, open_left ? "still open" : "all cut",
-           open_left ? check_mono_ms() - t0 : all_closed_ms);
+           all_closed_ms);
     CHECK_INT(open_left, 0);
     for (int i = 0; i < LORIS; i++)
         if (fds[i] >= 0) close(fds[i]);

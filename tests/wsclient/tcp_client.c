@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 int tcp_connect(const char *host, int port, const char *src_addr, char *err, size_t errlen) {
@@ -93,4 +94,32 @@ char *tcp_http_get(const char *host, int port, const char *path, int timeout_ms,
     close(fd);
     if (len) *len = got;
     return buf;
+}
+
+static long long mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int tcp_dribble(int *fds, int n, int timeout_ms) {
+    long long t0 = mono_ms();
+    int open_left = n;
+    while (open_left && mono_ms() - t0 < timeout_ms) {
+        open_left = 0;
+        for (int i = 0; i < n; i++) {
+            if (fds[i] < 0) continue;
+            char b;
+            ssize_t r = recv(fds[i], &b, 1, MSG_DONTWAIT);
+            if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
+                send(fds[i], "x", 1, MSG_NOSIGNAL) < 0) {
+                close(fds[i]);
+                fds[i] = -1;
+                continue;
+            }
+            open_left++;
+        }
+        if (open_left) usleep(1000000);
+    }
+    return open_left;
 }

@@ -27,4 +27,10 @@ int tcp_connect(const char *host, int port, const char *src_addr, char *err, siz
 char *tcp_http_get(const char *host, int port, const char *path, int timeout_ms, size_t *len, char *err,
                    size_t errlen);
 
+/* Slow loris: sends one byte a second on each of the n sockets until the
+ * server has ended every one or timeout_ms pass. The ended ones are closed
+ * and set to -1 (negative entries are skipped). Returns how many are still
+ * open. */
+int tcp_dribble(int *fds, int n, int timeout_ms);
+
 #endif
