@@ -26,6 +26,7 @@
 #include "export.h"
 #include "replay.h"
 #include "room.h"
+#include "witness_cli.h"
 #include "worker.h"
 
 #define PLAY_MEASURE_MS 60000 /* a probe result not back after this long is answered "unknown" */
@@ -48,6 +49,7 @@ struct play {
     struct deck deck;
     struct probe_lab lab;
     int use_lab, lab_up;
+    struct witness_cli witness;     /* the deck's "witness" (lab's by default on the lab) */
     char *labjs;
     struct db *db;
     struct room *room;
@@ -341,8 +343,13 @@ static int setup_target(struct play *p) {
         flush = 0;
         printf("Note: without CAP_NET_ADMIN the PMTU cache is not flushed before each test.\n");
     }
+    if (witness_cli_setup(p->deck.witness, NULL, p->use_lab ? &p->lab : NULL, &p->witness, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote play: %s\n", err);
+        return FV_EXIT_USAGE;
+    }
     struct worker_config wc = {
-        .opts = {.observer = obs, .lab = p->use_lab ? &p->lab : NULL, .flush_pmtu = flush},
+        .opts = {.observer = obs, .lab = p->use_lab ? &p->lab : NULL, .flush_pmtu = flush,
+                 .witness = p->witness.target},
         .prefetch = !p->o.no_prefetch,
         .deliver = deliver,
         .ctx = p,
@@ -413,6 +420,7 @@ int cmd_play(int argc, char **argv) {
     if (code == FV_EXIT_OK && !play_stop && play_game(&p) < 0) code = FV_EXIT_FAIL;
 
     worker_free(p.worker);
+    witness_cli_stop(&p.witness);
     if (p.room && room_end(p.room, err, sizeof err) < 0) fprintf(stderr, "fragvote play: %s\n", err);
     room_free(p.room);
     db_close(p.db);
