@@ -59,6 +59,8 @@
   }
   /* serve --leaderboard only (state.nicknames): optional, never asked for. */
   function sendNick(nick) { if (nick && conn.send({ t: 'nick', nick: nick })) nickSent = true; }
+  /* After a welcome the server has forgotten it (memory only): send the kept one again. */
+  function resendNick() { if (state && state.nicknames && joined && !nickSent) sendNick(store('get', NICK_KEY)); }
   fvEl('nickform').addEventListener('submit', function (ev) {
     ev.preventDefault();
     var nick = fvEl('nick').value.trim();
@@ -83,6 +85,7 @@
     fvShow('offline', !online && joined);
     if (!online && joined) fvText('offline', offlineText());
     if (!state) return;
+    fvShow('nickform', !!state.nicknames && joined && !state.ended);
     fvText('title', state.title);
     fvEl('title').setAttribute('title', state.title);
     fvText('roomchip', joined ? 'room ' + state.room : '');
@@ -212,6 +215,7 @@
         joined = true;
         tappedOffline = false;
         nickSent = false;
+        resendNick();
         fvShow('join', false);
         fvText('error', '');
         render();
@@ -222,8 +226,7 @@
         /* A re-vote: everyone votes again, the first round's vote is kept apart. */
         if (state && state.q.pos === m.q.pos && m.q.round === 2 && state.q.round !== 2) { votes[m.q.pos] = -1; pending = null; }
         state = m;
-        fvShow('nickform', !!m.nicknames && joined && !m.ended);
-        if (m.nicknames && joined && !nickSent) sendNick(store('get', NICK_KEY));
+        resendNick();
         render();
         break;
       case 'nick_ok':

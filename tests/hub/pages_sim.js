@@ -141,6 +141,12 @@ function presenter() {
   check(shared.local.fragvote_token === shared.cookie.fragvote_token, 'token in localStorage too');
   const token = shared.cookie.fragvote_token;
   check(await until(() => !phone.el('play').hidden), 'phone shows the question');
+  /* serve --leaderboard (this hub has it on): the optional nickname field */
+  check(await until(() => !phone.el('nickform').hidden), 'phone offers the nickname field (leaderboard on)');
+  phone.el('nick').value = ' Ann\u0007 ';
+  phone.el('nickform').dispatch('submit');
+  check(await until(() => phone.el('nickok').textContent === 'saved ✓'), 'phone: nickname saved');
+  check(shared.local.fragvote_nick === 'Ann', 'nickname kept as the hub cleaned it (' + shared.local.fragvote_nick + ')');
   check(phone.el('yes').disabled, 'Yes disabled before voting opens');
   check(await until(() => screen.el('code').textContent === 'TEST42'), 'screen shows the room code');
   check(screen.el('qr').tagName === 'img', 'screen has the QR image');
@@ -233,6 +239,9 @@ function presenter() {
     'copy leaves no text in its buffer and the focus on the button');
   check(await until(() => !screen.el('final').hidden), 'screen shows the final scoreboard');
   check(screen.el('board').children.length === 4, 'scoreboard has every question');
+  check(await until(() => !screen.el('leaders').hidden && screen.el('leaders').textContent === 'Ann — 1/1'),
+    'screen: the leaderboard lists the nickname with its score (' + screen.el('leaders').textContent + ')');
+  check(reloaded.el('nickform').hidden, 'phone: no nickname field once the quiz has ended');
 
   p.close();
   reloaded.close();

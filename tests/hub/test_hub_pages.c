@@ -103,7 +103,9 @@ static void test_pages_in_node_against_the_hub(void) {
     d.tests[1].ask[DB_Q_SENT] = 1;
     struct room *room = room_create(db, &d, &(struct room_info){.code = "TEST42"}, err, sizeof err);
     REQUIRE(room);
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = SECRET, .measure = measure_hook};
+    /* with the nickname leaderboard on: pages_sim checks its phone field and final list */
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = SECRET, .measure = measure_hook,
+                             .leaderboard = 1};
     hub = hub_new(&cfg, room, err, sizeof err);
     REQUIRE(hub);
     pthread_t t_hub, t_worker;
