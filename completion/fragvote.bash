@@ -82,6 +82,7 @@ _fragvote() {
         --observer) values="auto raw recverr" ;;
         --reassemble) values="r1 r2" ;;
         --target) values="lab" ;;
+        --witness) values="lab none" ;;
         esac
         if [[ -n $values ]]; then
             mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")

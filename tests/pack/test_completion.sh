@@ -42,6 +42,7 @@ check "fragvote probe -p <TAB>: protocols" has "fragvote probe -p " udp4 tcp4 ud
 check "fragvote probe -f d<TAB>: PMTUD modes" is "fragvote probe -f d" default dont do
 check "fragvote export 1 -f <TAB>: formats" is "fragvote export 1 -f " csv json markdown md svg
 check "fragvote serve --observer <TAB>" is "fragvote serve --observer " auto raw recverr
+check "fragvote probe --witness <TAB>: lab none" is "fragvote probe --witness " lab none
 check "fragvote lab <TAB>: up down status" is "fragvote lab " up down status
 check "fragvote pmtu d<TAB>: discover" is "fragvote pmtu d" discover
 check "fragvote serve --port <TAB>: nothing to offer" is "fragvote serve --port "
