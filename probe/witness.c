@@ -21,6 +21,7 @@
 
 #define WITNESS_POLL_MS 200        /* how often the stop flag is looked at */
 #define WITNESS_UDP_BATCH 64       /* datagrams per socket per loop turn */
+#define WITNESS_UDP_RCVBUF (1 << 20) /* a deck's burst (or a flood) queues here, not dropped at once */
 #define WITNESS_PORT_TRIES 20      /* port 0: free UDP ports tried until the TCP one is free too */
 
 double witness_now(void) {
@@ -43,7 +44,8 @@ int witness_port_of(const struct sockaddr_storage *ss) {
 static int udp_open(int family, int port, char *err, size_t errlen) {
     int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return family == AF_INET6 ? -2 : -1; /* no IPv6 here: serve IPv4 alone */
-    int one = 1, rc;
+    int one = 1, rc, rcvbuf = WITNESS_UDP_RCVBUF;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
     if (family == AF_INET6) {
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
         setsockopt(fd, IPPROTO_IPV6, IPV6_RECVFRAGSIZE, &one, sizeof one);

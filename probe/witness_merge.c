@@ -64,6 +64,9 @@ static void arrival(const struct probe_result *r, const char *where, char *buf, 
         snprintf(buf, len, "arrived at %s in %d fragments, largest %d bytes", where, r->w_fragments, r->w_frag_max);
     else if (r->w_frag_max > 0)
         snprintf(buf, len, "arrived at %s in fragments, largest %d bytes", where, r->w_frag_max);
+    else if (r->w_fragments == 0 && !tcp)
+        snprintf(buf, len, "arrived at %s whole (%d bytes)", where,
+                 r->w_bytes + (probe_proto_is_v6(r->spec.proto) ? 48 : 28)); /* the IP datagram */
     else if (r->w_fragments == 0)
         snprintf(buf, len, "arrived at %s whole (%d payload bytes)", where, r->w_bytes);
     else
