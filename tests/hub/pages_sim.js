@@ -210,6 +210,15 @@ function presenter() {
   check(await until(() => !screen.el('bars').hidden), 'bars on the screen after close');
   check(await until(() => screen.el('yesn').textContent === '1'), 'bar count yes = 1');
   check(await until(() => reloaded.el('yes').disabled), 'Yes disabled after close');
+  /* A re-vote (peer instruction): everyone votes again; the phone forgets its first-round vote. */
+  await p.cmd('revote');
+  check(await until(() => /second round/.test(reloaded.el('qnum').textContent) && reloaded.el('ack').textContent === 'tap Yes or No'),
+    'phone: the second round, its first-round vote cleared (' + reloaded.el('ack').textContent + ')');
+  check(await until(() => screen.el('bannertext').textContent === 'Round 2: talk to your neighbour, then vote again'),
+    'screen: the round 2 banner');
+  reloaded.el('yes').click();
+  check(await until(() => /vote counted ✓ \(yes\)/.test(reloaded.el('ack').textContent)), 'phone: its second-round vote counted');
+  await p.cmd('close');
   await p.cmd('measure');
   await sleep(300);
   check(!JSON.stringify(reloaded.el('evidence').textContent).includes(MARKER), 'no evidence before reveal');
@@ -222,6 +231,8 @@ function presenter() {
   check(/right ✔/.test(reloaded.el('verdict').textContent), 'phone says the vote was right');
   check(await until(() => screen.el('evidence').textContent === WHY_SENT), 'screen shows the fact\'s own why');
   check(/YES/.test(screen.el('truth').textContent), 'screen shows the truth');
+  check(screen.el('shift').textContent === 'Re-vote: first round 100 % right → after discussion 100 %',
+    'screen: the re-vote\'s shift (' + screen.el('shift').textContent + ')');
 
   /* A skipped question is announced, not jumped over without a word. */
   await p.cmd('next');
