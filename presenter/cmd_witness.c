@@ -2,10 +2,12 @@
  * controls (a VM, the lab's dst). All the work is in libfragprobe
  * (probe/witness*.c); this file parses arguments, picks the key and prints. */
 #include <errno.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "fragprobe.h"
@@ -123,6 +125,11 @@ int cmd_witness(int argc, char **argv) {
     if (port < 0) {
         fprintf(stderr, "fragvote witness: needs a PORT\nTry 'fragvote witness --help'.\n");
         return FV_EXIT_USAGE;
+    }
+    if (o.raw == 1 && geteuid() != 0 && !probe_priv_has(CAP_NET_RAW)) {
+        fprintf(stderr, "fragvote witness: --raw needs CAP_NET_RAW (the packet tap that sees DF and the pieces); "
+                        "without --raw it runs unprivileged\n");
+        return FV_EXIT_PERM;
     }
     const char *env = getenv("FRAGVOTE_WITNESS_KEY");
     char err[256];

@@ -37,6 +37,10 @@ key=$(awk '/^key /{print $2}' "$tmp/w.out")
 check "witness as nobody: prints a fresh key" test ${#key} -eq 32
 check "witness says where it listens" grep -q "UDP and TCP port 9000" "$tmp/w.err"
 
+nobody "$bin" witness --raw 9001 >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "witness --raw as nobody: exit 3 before listening, names CAP_NET_RAW" \
+  test $rc -eq 3 -a ! -s "$tmp/out" -a "$(grep -c CAP_NET_RAW "$tmp/err")" -eq 1
+
 probe() { ip netns exec "$P-src" setpriv --reuid 65534 --regid 65534 --clear-groups "$bin" probe "$@"; }
 probe --witness 203.0.113.2:9000 --witness-key "$key" -p udp4 -f dont -s 1400 --json >"$tmp/u.json" 2>"$tmp/u.err"
 rc=$?
