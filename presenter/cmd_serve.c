@@ -45,6 +45,7 @@ struct serve_opts {
     int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, poll, keep_root, leaderboard;
     int timer_s;                   /* the console's 't' key: voting timer in seconds */
     int http_rate;                 /* hub_config.http_rate: 0 default, -1 no cap */
+    int voter_rate;                /* hub_config.voter_rate: 0 default, -1 no cap */
     long long resume;              /* session id to continue, 0 = a new session */
 };
 
@@ -111,6 +112,9 @@ static void usage(FILE *out) {
             "  --http-rate N        page requests per second per phone address (default %d,\n"
             "                       burst 5x; beyond: 429). 0: no cap, e.g. behind a reverse\n"
             "                       proxy on another host, where every phone has its address\n"
+            "  --voter-rate N       new voters per second per phone address after a burst of\n"
+            "                       %d (default %d; beyond: the first vote is refused busy).\n"
+            "                       0: no cap (reverse proxy on another host, huge NAT)\n"
             "  --script FILE        read console commands from FILE (rehearsal, tests)\n"
             "  --resume ID          continue session ID after a crash or restart (same deck,\n"
             "                       room code, votes and measurements)\n"
@@ -141,13 +145,14 @@ static void usage(FILE *out) {
             "Exit codes: 0 ok, 1 failed (incl. a failed script), 2 usage, 3 missing\n"
             "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
             SERVE_PORT_DEFAULT, LEADERBOARD_NICK_MAX, LEADERBOARD_TOP, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT,
-            HUB_HTTP_RATE);
+            HUB_HTTP_RATE, HUB_VOTER_BURST,
+            HUB_VOTER_RATE);
 }
 
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
            O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY, O_POLL,
-           O_TIMER, O_HTTPRATE, O_LEADERBOARD, O_WITNESS, O_WITNESSKEY, O_NOWITNESS };
+           O_TIMER, O_HTTPRATE, O_LEADERBOARD, O_WITNESS, O_WITNESSKEY, O_NOWITNESS, O_VOTERRATE };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
@@ -163,6 +168,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
         {"timer", required_argument, NULL, O_TIMER}, {"http-rate", required_argument, NULL, O_HTTPRATE},
         {"leaderboard", no_argument, NULL, O_LEADERBOARD},
+        {"voter-rate", required_argument, NULL, O_VOTERRATE},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->port = SERVE_PORT_DEFAULT;
@@ -199,6 +205,14 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
                 return -1;
             }
             o->http_rate = num ? (int)num : -1; /* hub_config: -1 is "no cap", 0 the default */
+            break;
+        case O_VOTERRATE:
+            if (cli_parse_long(optarg, 0, SERVE_HTTP_RATE_MAX, &num)) {
+                fprintf(stderr, "fragvote serve: --voter-rate wants 0..%d new voters per second (0: no cap), not '%s'\n",
+                        SERVE_HTTP_RATE_MAX, optarg);
+                return -1;
+            }
+            o->voter_rate = num ? (int)num : -1;
             break;
         case O_BIND: o->bind = optarg; break;
         case O_TITLE: o->title = optarg; break;
@@ -667,7 +681,8 @@ lab_ready:
     }
 
     struct hub_config hc = {.bind_addr = s.o.bind, .port = s.o.port, .public_url = s.o.public_url,
-                            .secret = s.o.secret, .live_split = s.o.live_split, .leaderboard = s.o.leaderboard, .http_rate = s.o.http_rate, .use_poll = s.o.poll,
+                            .secret = s.o.secret, .live_split = s.o.live_split, .leaderboard = s.o.leaderboard, .http_rate = s.o.http_rate,
+                            .voter_rate = s.o.voter_rate, .use_poll = s.o.poll,
                             .tls_cert = s.o.tls_cert, .tls_key = s.o.tls_key,
                             .measure = on_measure, .on_event = on_event, .ctx = &s};
     struct hub *h = hub_new(&hc, s.room, err, sizeof err);

@@ -296,7 +296,7 @@ static int wait_met(const struct console_cmd *cmd, const struct console_status *
     const struct quiz_qinfo *q = &st->hub.current;
     switch (cmd->verb) {
     case CONSOLE_WAIT_VOTES: *have = q->yes + q->no; return *have >= cmd->n;
-    case CONSOLE_WAIT_VOTERS: *have = st->hub.voters; return *have >= cmd->n;
+    case CONSOLE_WAIT_VOTERS: *have = st->hub.voters + st->hub.newcomers; return *have >= cmd->n; /* joined phones */
     case CONSOLE_WAIT_STATE: *have = q->state; return !st->hub.ended && q->state == cmd->state;
     case CONSOLE_WAIT_MEASURED:
         *have = q->state;

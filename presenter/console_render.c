@@ -211,6 +211,10 @@ static void body_lines(struct cr_text *t, const struct console_view *v, const st
     }
     cr_add(t, "Voters: %d   Phones connected: %d   Screens: %d   Presenters: %d", h->voters, h->connections, h->screens,
            h->presenters);
+    /* A script minting voters: tokens far beyond the phones, or new voters refused by the per-address cap. */
+    if (h->voters_refused || h->tokens_minted > HUB_MINT_WARN + 2ul * (unsigned long)(h->voters + h->newcomers))
+        cr_add(t, "Suspicious minting: %lu tokens issued for %d voters + %d joined; %lu new voters refused (over %d/s per address)",
+               h->tokens_minted, h->voters, h->newcomers, h->voters_refused, HUB_VOTER_RATE);
     if (h->collective >= 0)
         cr_add(t, "Collective score so far: %.0f%%", h->collective * 100.0);
     else

@@ -65,6 +65,9 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->screens = h->n_role[HUB_SCREEN];
     s->presenters = h->n_role[HUB_PRESENTER];
     s->voters = room_voter_count(h->room);
+    s->newcomers = (int)h->newcomers.used;
+    s->tokens_minted = h->tokens_minted;
+    s->voters_refused = h->voters_refused;
     s->tally_version = h->tally_version;
     s->collective = quiz_collective(q, NULL);
     h->status_close_due = hub_closes_in_ms(h) >= 0 ? h->close_due : 0;
@@ -623,6 +626,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         fail(err, errlen, "getrandom failed seeding the hub's address tables");
         goto fail;
     }
+    if (cfg->voter_rate) h->guard->voter_rate = cfg->voter_rate > 0 ? cfg->voter_rate : 0;
     if (cfg->http_rate) {
         h->guard->http_rate = cfg->http_rate > 0 ? cfg->http_rate : 0;
         h->guard->http_burst = 5.0 * h->guard->http_rate;
@@ -817,6 +821,7 @@ void hub_free(struct hub *h) {
     free(h->qr_http);
     free(h->ops);
     free(h->voter_conns);
+    hub_online_free(&h->newcomers);
     free(h->posted);
     free(h->draining);
     free(h->txbuf);

@@ -45,6 +45,13 @@
 #define HUB_HTTP_RATE 200              /* HTTP requests (pages, /qr.svg; not websocket upgrades) per second per
                                         * source address (token bucket; the laptop itself is not capped) ... */
 #define HUB_HTTP_BURST 1000            /* ... with this burst; beyond it: 429 and the connection closed */
+#define HUB_VOTER_RATE 2               /* new voters (a token's first vote) per second per source address
+                                        * (IPv6: per /64; token bucket; the laptop itself is not capped) ... */
+#define HUB_VOTER_BURST 1000           /* ... with this burst: a NATed venue's 1,000 phones voting at once get
+                                        * in; a script from 8 addresses needs hours for ROOM_VOTERS_MAX
+                                        * (docs/SECURITY.md); beyond it: error busy, the vote not stored */
+#define HUB_MINT_WARN 1000             /* the console flags minting when tokens issued exceed twice the
+                                        * phones by this many, or any new voter was refused */
 #define HUB_TALLY_HZ 10                /* tally ticks per second (connections coming and going, the console's
                                         * status); screens also get one after every commit that stored something */
 #define HUB_AUDIENCE_SENDS_PER_S 25000 /* tally sends per second to phones, in steps of HUB_ROTATION_MS (250
@@ -81,6 +88,8 @@ struct hub_config {
     int leaderboard;                   /* 1: phones may pick a nickname; the final state lists the top
                                         * LEADERBOARD_TOP (presenter/leaderboard.h). 0: nicknames are
                                         * refused and appear in no frame */
+    int voter_rate;                    /* new voters/s per source address (burst HUB_VOTER_BURST);
+                                        * 0: HUB_VOTER_RATE, -1: no cap */
     /* Called on the lws thread when the quiz asks for a measurement of
      * question `position` (test t, owned by the quiz, valid during the call).
      * Must not block: hand it to a worker that calls hub_post(HUB_CMD_MEASURED). */
@@ -98,7 +107,10 @@ struct hub_status {
     struct quiz_qinfo current;         /* the question at the cursor */
     int connections;                   /* audience websockets open now */
     int screens, presenters;           /* other websockets open now */
-    int voters;                        /* voters known in this session */
+    int voters;                        /* voters known in this session (tokens that have voted) */
+    int newcomers;                     /* phones joined now whose token has not voted yet (no voter row) */
+    unsigned long tokens_minted;       /* fresh tokens issued by hello (a script minting shows here) */
+    unsigned long voters_refused;      /* first votes refused by the per-address new-voter cap */
     unsigned long tally_version;
     double collective;                 /* -1 if nothing scored yet */
     unsigned long commits;             /* group-commit transactions so far */

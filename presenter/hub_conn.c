@@ -139,12 +139,18 @@ void hub_batch_flush(struct hub *h) {
     for (int i = 0; ok && i < h->nops; i++) {
         struct hub_op *op = &h->ops[i];
         op->err[0] = 0;
-        if (op->kind == HUB_OP_JOIN)
-            op->result = room_batch_join(h->room, op->token, op->err, sizeof op->err);
-        else if (!op->conn || op->conn->voter < 0)
-            op->result = 1, snprintf(op->err, sizeof op->err, "say hello before voting");
+        if (op->kind == HUB_OP_JOIN) {
+            /* A join writes nothing: a token is a voter only once it votes. */
+            op->result = room_voter_find(h->room, op->token);
+            continue;
+        }
+        /* A token's first vote creates its voter, in the same transaction as
+         * the vote: acked together after the COMMIT, or neither exists. */
+        if (op->voter < 0) op->voter = room_voter_find(h->room, op->token);
+        if (op->voter < 0 && (op->voter = room_batch_join(h->room, op->token, op->err, sizeof op->err)) < 0)
+            op->result = 1;
         else
-            op->result = room_batch_vote(h->room, op->conn->voter, op->pos, op->yes, op->err, sizeof op->err);
+            op->result = room_batch_vote(h->room, op->voter, op->pos, op->yes, op->err, sizeof op->err);
     }
     if (ok && room_batch_commit(h->room, err, sizeof err)) ok = 0;
     if (ok) {
@@ -165,17 +171,21 @@ void hub_batch_flush(struct hub *h) {
             continue;
         }
         if (op->kind == HUB_OP_JOIN) {
-            if (op->result < 0) {
-                hub_conn_error(c, -1, "join", op->err);
-                continue;
-            }
-            if (voter_online(h, op->result)) { /* c had no voter: on_hello refuses a second join */
+            /* c had no token: on_hello refuses a second join */
+            if (op->result >= 0 ? voter_online(h, op->result) : hub_online_add(&h->newcomers, op->token) < 0) {
                 hub_conn_error(c, -1, "busy", "server out of memory");
                 continue;
             }
+            memcpy(c->token, op->token, sizeof c->token);
             c->voter = op->result;
             hub_conn_send_own(c, hub_msg_welcome(h, c->voter, op->token));
         } else if (op->result == 0) {
+            if (c->voter < 0 && voter_online(h, op->voter) == 0) { /* its first vote made it a voter */
+                c->voter = op->voter;
+                hub_online_remove(&h->newcomers, c->token);
+                char kept[LEADERBOARD_NICK_MAX + 1], nerr[128];
+                if (h->board && c->nick[0]) leaderboard_set(h->board, c->voter, c->nick, kept, nerr, sizeof nerr);
+            }
             hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes));
         } else {
             hub_conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "vote not stored");
@@ -234,7 +244,7 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         return;
     }
     if (c->joining) return;
-    if (c->voter >= 0) {
+    if (c->token[0]) {
         /* One voter per connection: a new identity needs a new connection. */
         hub_conn_error(c, -1, "already_joined", "this connection has joined already");
         return;
@@ -246,12 +256,14 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         return;
     }
     char err[128];
-    if (token && room_token_issued(h->room, token)) /* made-up tokens get a fresh one */
+    if (token && room_token_issued(h->room, token)) { /* made-up tokens get a fresh one */
         memcpy(op->token, token, ROOM_TOKEN_HEX + 1);
-    else if (room_token_new(h->room, op->token, err, sizeof err)) {
+    } else if (room_token_new(h->room, op->token, err, sizeof err)) {
         op->conn = NULL;
         hub_conn_error(c, -1, "busy", err);
         return;
+    } else {
+        h->tokens_minted++; /* costs nothing to remember: see hub_status.tokens_minted */
     }
     c->joining = 1;
 }
@@ -272,7 +284,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
         hub_conn_error(c, id, "bad_vote", "a vote needs \"q\" (question position) and \"yes\" (true/false)");
         return;
     }
-    if (c->voter < 0) {
+    if (!c->token[0]) {
         hub_conn_error(c, id, "hello_first", "join first (hello), then vote");
         return;
     }
@@ -283,6 +295,19 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
         hub_conn_error(c, id, "refused", err);
         return;
     }
+    if (c->voter < 0 && !c->new_voter_ok && room_voter_find(h->room, c->token) < 0) {
+        /* This vote would create a voter: capped per source address, so one
+         * client cannot fill the room (ROOM_VOTERS_MAX) with minted tokens. */
+        struct hub_peer peer;
+        hub_guard_peer(lws_get_socket_fd(c->wsi), &peer);
+        if (hub_guard_voter_take(h->guard, &peer, hub_now_ms())) {
+            h->voters_refused++;
+            hub_tally_schedule(h); /* the console sees the count at the next tick */
+            hub_conn_error(c, id, "busy", "too many new voters from your network just now; vote again in a few seconds");
+            return;
+        }
+        c->new_voter_ok = 1;
+    }
     struct hub_op *op = op_add(h, c, HUB_OP_VOTE);
     if (!op) {
         hub_conn_error(c, id, "busy", "server out of memory");
@@ -291,6 +316,8 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
     op->id = id;
     op->pos = (int)q;
     op->yes = m->yes;
+    op->voter = c->voter;
+    memcpy(op->token, c->token, sizeof op->token);
 }
 
 static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
@@ -356,12 +383,26 @@ static void on_nick(struct hub *h, struct hub_conn *c, const struct hub_client_m
         hub_conn_error(c, -1, "leaderboard_off", "this room has no leaderboard: nicknames are not kept");
         return;
     }
-    if (c->role != HUB_AUDIENCE || c->voter < 0) {
+    if (c->role != HUB_AUDIENCE || !c->token[0]) {
         hub_conn_error(c, -1, c->role != HUB_AUDIENCE ? "forbidden" : "hello_first",
                        c->role != HUB_AUDIENCE ? "only phones have nicknames" : "say hello before picking a nickname");
         return;
     }
     char kept[LEADERBOARD_NICK_MAX + 1], err[128];
+    if (c->voter < 0) { /* not a voter until its first vote: the connection keeps it till then */
+        if (leaderboard_nick_clean(m->has_nick ? m->nick : "", kept, sizeof kept) < 0)
+            snprintf(err, sizeof err, "a nickname needs at least one visible character");
+        else if (c->nick_sets >= LEADERBOARD_NICK_SETS_MAX)
+            snprintf(err, sizeof err, "a nickname can be changed %d times", LEADERBOARD_NICK_SETS_MAX);
+        else {
+            c->nick_sets++;
+            memcpy(c->nick, kept, sizeof c->nick);
+            hub_conn_send_own(c, hub_msg_simple("nick_ok", "nick", kept));
+            return;
+        }
+        hub_conn_error(c, -1, "bad_nick", err);
+        return;
+    }
     if (leaderboard_set(h->board, c->voter, m->has_nick ? m->nick : "", kept, err, sizeof err)) {
         hub_conn_error(c, -1, "bad_nick", err);
         return;
@@ -469,6 +510,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         conn_unlink(h, c);
         h->n_role[c->role]--;
         if (c->voter >= 0) voter_offline(h, c->voter);
+        else if (c->token[0]) hub_online_remove(&h->newcomers, c->token);
         for (int i = 0; i < h->nops; i++)
             if (h->ops[i].conn == c) h->ops[i].conn = NULL;
         while (c->qlen) {

@@ -15,6 +15,8 @@ int hub_guard_init(struct hub_guard *g) {
     g->room_tokens = HUB_SECRET_ROOM_RATE;
     g->http_rate = HUB_HTTP_RATE;
     g->http_burst = HUB_HTTP_BURST;
+    g->voter_rate = HUB_VOTER_RATE;
+    g->voter_burst = HUB_VOTER_BURST;
     return 0;
 }
 
@@ -109,15 +111,30 @@ void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long
     else g->room_tokens = 0;
 }
 
-int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long now) {
-    if (p->self || g->http_rate <= 0) return 0;
+/* One token from addr's bucket in table; 0, or -1 when it is empty. */
+static int bucket_take(struct hub_guard *g, struct hub_guard_entry *table, unsigned sets, const unsigned char addr[16],
+                       double rate, double burst, long long now) {
     int fresh;
-    struct hub_guard_entry *e = find_or_take(g, g->http, HUB_GUARD_HTTP_SETS, p->addr, &fresh);
-    if (fresh) e->tokens = g->http_burst;
-    else e->tokens += (double)(now - e->t) * g->http_rate / 1000.0;
-    if (e->tokens > g->http_burst) e->tokens = g->http_burst;
+    struct hub_guard_entry *e = find_or_take(g, table, sets, addr, &fresh);
+    if (fresh) e->tokens = burst;
+    else e->tokens += (double)(now - e->t) * rate / 1000.0;
+    if (e->tokens > burst) e->tokens = burst;
     e->t = now > 0 ? now : 1;
     if (e->tokens < 1) return -1;
     e->tokens -= 1;
     return 0;
+}
+
+int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long now) {
+    if (p->self || g->http_rate <= 0) return 0;
+    return bucket_take(g, g->http, HUB_GUARD_HTTP_SETS, p->addr, g->http_rate, g->http_burst, now);
+}
+
+int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long long now) {
+    if (p->self || g->voter_rate <= 0) return 0;
+    static const unsigned char v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    unsigned char key[16];
+    memcpy(key, p->addr, sizeof key);
+    if (memcmp(key, v4mapped, sizeof v4mapped)) memset(key + 8, 0, 8); /* IPv6: the /64 */
+    return bucket_take(g, g->voter, HUB_GUARD_VOTER_SETS, key, g->voter_rate, g->voter_burst, now);
 }

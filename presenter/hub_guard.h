@@ -1,6 +1,6 @@
 /* Per-source-address throttles of the hub: the presenter secret (one wrong
- * guess per address per HUB_SECRET_DELAY_MS, and a room-wide ceiling) and
- * HTTP requests (a token bucket per address). The state lives in fixed-size
+ * guess per address per HUB_SECRET_DELAY_MS, and a room-wide ceiling), HTTP
+ * requests and new voters (a token bucket per address each). The state lives in fixed-size
  * tables keyed by the peer's IP address, so memory stays constant however
  * many addresses turn up; lws thread only. Internal to presenter/hub*.c.
  *
@@ -18,6 +18,7 @@
 #define HUB_GUARD_WAYS 4               /* entries per set */
 #define HUB_GUARD_SECRET_SETS 256      /* 1,024 addresses with a recent wrong secret */
 #define HUB_GUARD_HTTP_SETS 1024       /* 4,096 addresses with an HTTP bucket not yet full again */
+#define HUB_GUARD_VOTER_SETS 1024      /* 4,096 addresses (IPv6: /64 networks) that created voters lately */
 
 /* A peer: its IPv6 address (IPv4 as ::ffff:a.b.c.d) and whether it is this
  * host talking to itself (the connection's two ends have the same address:
@@ -36,10 +37,12 @@ struct hub_guard_entry {
 struct hub_guard {
     uint64_t key[2];                   /* random: the set hash's key */
     double http_rate, http_burst;      /* per address; rate 0: no HTTP cap */
+    double voter_rate, voter_burst;    /* new voters per address; rate 0: no cap */
     double room_tokens;                /* room-wide ceiling on compared wrong secrets */
     long long room_ms;
     struct hub_guard_entry secret[HUB_GUARD_SECRET_SETS * HUB_GUARD_WAYS];
     struct hub_guard_entry http[HUB_GUARD_HTTP_SETS * HUB_GUARD_WAYS];
+    struct hub_guard_entry voter[HUB_GUARD_VOTER_SETS * HUB_GUARD_WAYS];
 };
 
 /* Fills g (caller owns it) with a fresh random key. Returns 0, or -1 when
@@ -63,5 +66,12 @@ void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long
  * Returns 0, or -1 when p is over the cap. This host is never capped, and
  * nobody when http_rate is 0. */
 int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
+
+/* New voters (a token's first vote creates its voter): takes one from p's
+ * bucket (g->voter_rate per s, burst g->voter_burst; hub_guard_init sets
+ * HUB_VOTER_RATE and HUB_VOTER_BURST). An IPv6 peer counts by its /64 (one
+ * host may hold a whole /64), IPv4 by its address. Returns 0, or -1 when p
+ * is over the cap. This host is never capped, and nobody when voter_rate is 0. */
+int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
 
 #endif

@@ -8,6 +8,8 @@
 
 #include "hub.h"
 #include "hub_guard.h"
+#include "hub_online.h"
+#include "leaderboard.h"
 
 #define HUB_PROTOCOL_VERSION 1
 #define HUB_CONN_QUEUE 32          /* messages waiting per connection; a client that lags more is closed */
@@ -31,8 +33,13 @@ struct hub_conn {
     struct lws *wsi;
     struct hub *hub;
     enum hub_role role;
-    int voter;                     /* room voter index, -1 before hello */
+    int voter;                     /* room voter index; -1 until its token has voted once */
+    char token[ROOM_TOKEN_HEX + 1]; /* after the welcome: its token ("" before) */
     int joining;                   /* a join is in the current batch */
+    int new_voter_ok;              /* the per-address new-voter cap let its first vote through */
+    char nick[LEADERBOARD_NICK_MAX + 1]; /* a nickname picked before its first vote (no voter to keep it
+                                    * yet): given to the voter the first vote makes, "" none */
+    int nick_sets;                 /* nicknames picked on this connection before that */
     int authed;                    /* presenter: secret accepted */
     int bad_secrets;
     struct hub_msg *q[HUB_CONN_QUEUE];
@@ -71,6 +78,7 @@ struct hub_op {
     struct hub_conn *conn;         /* NULL once it closed */
     long long id;                  /* vote: the phone's id (0..HUB_ID_MAX), -1 none */
     int pos, yes;
+    int voter;                     /* vote: the voter index, -1 while its token has none (the batch makes it) */
     char token[ROOM_TOKEN_HEX + 1];
     int result;                    /* after the batch: voter index / 0 ok / 1 refused / -1 error */
     char err[160];
@@ -114,6 +122,9 @@ struct hub {
     struct hub_conn *conns;
     atomic_int n_role[HUB_NROLES]; /* open websockets per role; hub_snapshot reads them live */
     int n_joined;                  /* voters with at least one open connection ("online") */
+    struct hub_online newcomers;   /* tokens welcomed on an open connection that have not voted */
+    unsigned long tokens_minted;   /* fresh tokens issued by hello */
+    unsigned long voters_refused;  /* first votes refused by the per-address new-voter cap */
     unsigned short *voter_conns;   /* per voter index: its open connections (a phone back after a
                                     * wifi blip, or a second tab, while the old one lingers) */
     int voter_conns_cap;

@@ -9,11 +9,13 @@
  *     joining and voting within 60 s all get in. */
 #include <fcntl.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -22,6 +24,7 @@
 #include "check.h"
 #include "db.h"
 #include "fv_roles.h"
+#include "hub.h"
 #include "tcp_client.h"
 #include "wsclient.h"
 
@@ -175,11 +178,8 @@ static struct wsc *phone_as(const char *src, const char *token, char out[64], js
     return w;
 }
 
-/* Rows of the voters table whose token_hash is sha256(token). */
-static int stored_voters_with(const char *token) {
-    char hash[65], sql[256];
-    db_token_hash(token, hash);
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM voters WHERE token_hash = '%s'", hash);
+/* The first column of the first row of sql on the test's database, or -1. */
+static int sql_int(const char *sql) {
     sqlite3 *h;
     sqlite3_stmt *st;
     int n = -1;
@@ -191,6 +191,14 @@ static int stored_voters_with(const char *token) {
     }
     sqlite3_close(h);
     return n;
+}
+
+/* Rows of the voters table whose token_hash is sha256(token). */
+static int stored_voters_with(const char *token) {
+    char hash[65], sql[256];
+    db_token_hash(token, hash);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM voters WHERE token_hash = '%s'", hash);
+    return sql_int(sql);
 }
 
 static void test_made_up_tokens_get_a_fresh_one(void) {
@@ -233,12 +241,178 @@ static void test_made_up_tokens_get_a_fresh_one(void) {
     stop_serve();
 }
 
+/* ---- item: a script minting voters cannot lock the room out ---- */
+
+#define MINT_ADDRS 8            /* the script's source addresses, 127.0.0.2 .. */
+#define MINT_S 4                /* minting without voting, this long */
+#define STUFF_ADDRS 2           /* minting and voting from this many addresses ... */
+#define STUFF_TRIES 1300        /* ... this many tokens each: more than HUB_VOTER_BURST */
+#define NAT_PHONES 1000         /* phones behind one address */
+
+struct minter {
+    pthread_t th;
+    char src[32];
+    int vote;                   /* 0: hello, welcome, gone; 1: and vote once */
+    int tries;                  /* vote: this many tokens; else until deadline */
+    long long deadline;
+    int welcomed, acked, busy, other;
+};
+
+static void *mint_main(void *arg) {
+    struct minter *m = arg;
+    char err[256];
+    for (int i = 0; m->vote ? i < m->tries : check_mono_ms() < m->deadline; i++) {
+        struct wsc *w = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", m->src, 5000, err, sizeof err);
+        if (!w) continue;
+        if (fvr_hello(w, ROOM, 1, NULL, 5000, NULL, err, sizeof err) == 0) {
+            m->welcomed++;
+            if (m->vote) {
+                json_t *reply = NULL;
+                int r = fvr_vote(w, 1, 0, i % 2, 5000, &reply);
+                const char *code = reply ? json_string_value(json_object_get(reply, "code")) : NULL;
+                if (r == 0) m->acked++;
+                else if (code && !strcmp(code, "busy")) m->busy++;
+                else m->other++;
+                json_decref(reply);
+            }
+        }
+        wsc_free(w);
+    }
+    return NULL;
+}
+
+
+static long rss_kb(void) {
+    char path[64], line[256];
+    long kb = -1;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmRSS:", 6)) kb = atol(line + 6);
+    if (f) fclose(f);
+    return kb;
+}
+
+static int output_has(const char *needle) {
+    FILE *f = fopen(outpath, "r");
+    char line[1024];
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f)) found = strstr(line, needle) != NULL;
+    if (f) fclose(f);
+    return found;
+}
+
+static void test_a_minting_script_cannot_fill_the_room(void) {
+    /* the console shows the room once 1,000 votes are in */
+    REQUIRE(start_serve("mint", "open\nwait-votes 1000 120000\nshow\nsleep 600000\n", NULL) == 0);
+    long rss0 = rss_kb();
+    /* 1. hello, welcome, reconnect: as fast as 8 addresses go */
+    struct minter m[MINT_ADDRS];
+    long long t0 = check_mono_ms();
+    for (int i = 0; i < MINT_ADDRS; i++) {
+        m[i] = (struct minter){.deadline = t0 + MINT_S * 1000};
+        snprintf(m[i].src, sizeof m[i].src, "127.0.0.%d", 2 + i);
+        REQUIRE(pthread_create(&m[i].th, NULL, mint_main, &m[i]) == 0);
+    }
+    int minted = 0;
+    for (int i = 0; i < MINT_ADDRS; i++) {
+        pthread_join(m[i].th, NULL);
+        minted += m[i].welcomed;
+    }
+    double secs = (double)(check_mono_ms() - t0) / 1000.0;
+    usleep(300000);
+    int rows = sql_int("SELECT count(*) FROM voters");
+    long rss1 = rss_kb();
+    printf("  minting: %d tokens in %.1f s from %d addresses = %.0f/s; voter rows %d, serve RSS %ld -> %ld kB\n",
+           minted, secs, MINT_ADDRS, minted / secs, rows, rss0, rss1);
+    CHECK(minted > 1000);
+    CHECK_INT(rows, 0); /* minting without voting stores nothing */
+
+    /* 2. mint and vote: each address gets its burst of new voters, then the cap */
+    struct minter v[STUFF_ADDRS];
+    t0 = check_mono_ms();
+    for (int i = 0; i < STUFF_ADDRS; i++) {
+        v[i] = (struct minter){.vote = 1, .tries = STUFF_TRIES};
+        snprintf(v[i].src, sizeof v[i].src, "127.0.0.%d", 2 + i);
+        REQUIRE(pthread_create(&v[i].th, NULL, mint_main, &v[i]) == 0);
+    }
+    int acked = 0;
+    for (int i = 0; i < STUFF_ADDRS; i++) pthread_join(v[i].th, NULL);
+    secs = (double)(check_mono_ms() - t0) / 1000.0;
+    for (int i = 0; i < STUFF_ADDRS; i++) {
+        printf("  %s: %d tokens voted: %d acked, %d refused busy, %d other\n", v[i].src, v[i].welcomed, v[i].acked,
+               v[i].busy, v[i].other);
+        /* the burst, plus what the bucket refilled while it ran (+1 for rounding) */
+        CHECK(v[i].acked <= HUB_VOTER_BURST + (int)(HUB_VOTER_RATE * secs) + 1);
+        CHECK(v[i].acked >= HUB_VOTER_BURST);
+        CHECK(v[i].busy >= STUFF_TRIES - HUB_VOTER_BURST - (int)(HUB_VOTER_RATE * secs) - 1);
+        CHECK_INT(v[i].other, 0);
+        acked += v[i].acked;
+    }
+    CHECK_INT(sql_int("SELECT count(*) FROM voters"), acked);
+    double fill_h = (ROOM_VOTERS_MAX - (double)MINT_ADDRS * HUB_VOTER_BURST) / (MINT_ADDRS * HUB_VOTER_RATE) / 3600.0;
+    printf("  => from %d addresses the script fills the room (%d voters) in %.1f hours, not minutes\n", MINT_ADDRS,
+           ROOM_VOTERS_MAX, fill_h);
+
+    /* 3. a real phone from another address still gets in and votes */
+    char tok[64];
+    struct wsc *w = phone_as("127.0.0.40", NULL, tok, NULL);
+    REQUIRE(w);
+    CHECK_INT(fvr_vote(w, 1, 0, 1, 5000, NULL), 0);
+    wsc_free(w);
+    /* 4. the presenter's console flags it */
+    for (int t = 0; t < 100 && !output_has("Suspicious minting"); t++) usleep(50000);
+    CHECK(output_has("Suspicious minting"));
+    stop_serve();
+}
+
+/* The other side of the cap: a venue's NAT. */
+static void test_1000_phones_behind_one_address_all_get_in(void) {
+    REQUIRE(start_serve("nat", "open\nsleep 600000\n", NULL) == 0);
+    static struct wsc *w[NAT_PHONES];
+    char err[256];
+    long long t0 = check_mono_ms();
+    int welcomed = 0, acked = 0;
+    for (int i = 0; i < NAT_PHONES; i++) {
+        w[i] = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", "127.0.0.70", 5000, err, sizeof err);
+        if (w[i] && wsc_send_json(w[i], "{s:s, s:i, s:s}", "t", "hello", "v", 1, "room", ROOM)) {
+            wsc_free(w[i]);
+            w[i] = NULL;
+        }
+    }
+    for (int i = 0; i < NAT_PHONES; i++) {
+        json_t *m = w[i] ? wsc_recv_type(w[i], "welcome", 10000) : NULL;
+        welcomed += m != NULL;
+        json_decref(m);
+        if (m && wsc_send_json(w[i], "{s:s, s:i, s:i, s:b}", "t", "vote", "id", 1, "q", 0, "yes", i % 2)) continue;
+    }
+    for (int i = 0; i < NAT_PHONES; i++)
+        if (w[i] && fvr_vote_answer(w[i], 1, 10000, NULL) == 0) acked++;
+    double secs = (double)(check_mono_ms() - t0) / 1000.0;
+    printf("  %d phones from 127.0.0.70: %d welcomed, %d first votes acked in %.1f s\n", NAT_PHONES, welcomed, acked,
+           secs);
+    CHECK_INT(welcomed, NAT_PHONES);
+    CHECK_INT(acked, NAT_PHONES);
+    CHECK(secs < 60);
+    CHECK_INT(sql_int("SELECT count(*) FROM voters"), NAT_PHONES);
+    for (int i = 0; i < NAT_PHONES; i++)
+        if (w[i]) wsc_free(w[i]);
+    stop_serve();
+}
+
 int main(void) {
     bin = getenv("FRAGVOTE_BIN");
     if (!bin) SKIP_ALL("FRAGVOTE_BIN is not set (run through ctest)");
     signal(SIGPIPE, SIG_IGN);
+    struct rlimit rl; /* NAT_PHONES connections at once */
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     RUN(test_redirects_do_not_copy_the_host_header);
     RUN(test_made_up_tokens_get_a_fresh_one);
+    RUN(test_a_minting_script_cannot_fill_the_room);
+    RUN(test_1000_phones_behind_one_address_all_get_in);
     stop_serve();
     return check_summary();
 }

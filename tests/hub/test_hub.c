@@ -282,12 +282,17 @@ static void test_reconnect_with_token_resumes_the_voter_and_shows_the_vote(void)
     usleep(200000);
     WAIT_STATUS(st, st.voters >= 1);
     CHECK_INT(st.voters, 1); /* the same voter, not a second one */
-    /* and a new phone is a new voter */
+    /* and a new phone is a new voter: joined at once, a voter from its first vote */
     struct wsc *w2 = phone(NULL, tok2, NULL);
     REQUIRE(w2);
     CHECK(strcmp(tok2, tok) != 0);
+    WAIT_STATUS(st, st.voters + st.newcomers == 2);
+    CHECK_INT(st.voters, 1);
+    CHECK_INT(st.newcomers, 1);
+    REQUIRE(vote(w2, 1, 0, 0, NULL) == 0);
     WAIT_STATUS(st, st.voters == 2);
     CHECK_INT(st.voters, 2);
+    CHECK_INT(st.newcomers, 0);
     wsc_close(w, 1000);
     wsc_close(w2, 1000);
     wsc_close(p, 1000);
