@@ -176,7 +176,7 @@ int quiz_measure(struct quiz *q, int rerun, char *err, size_t errlen) {
 }
 
 int quiz_measured(struct quiz *q, int pos, const struct probe_result *r, char *err, size_t errlen) {
-    if (pos < 0 || pos >= q->n) return fail(err, errlen, "measurement for unknown question %d", pos + 1);
+    if (pos < 0 || pos >= q->n) return fail(err, errlen, "measurement for unknown question %lld", (long long)pos + 1);
     struct quiz_q *x = &q->q[pos];
     enum quiz_state s = x->info.state;
     if (!x->info.measuring || (s != QUIZ_CLOSED && s != QUIZ_MEASURED && s != QUIZ_REVEALED)) {
@@ -274,7 +274,7 @@ int quiz_revote(struct quiz *q, char *err, size_t errlen) {
 }
 
 int quiz_vote_check(const struct quiz *q, int pos, char *err, size_t errlen) {
-    if (pos < 0 || pos >= q->n) return fail(err, errlen, "there is no question %d", pos + 1);
+    if (pos < 0 || pos >= q->n) return fail(err, errlen, "there is no question %lld", (long long)pos + 1);
     const struct quiz_q *x = &q->q[pos];
     if (x->info.state != QUIZ_VOTING || q->ended || pos != q->cursor)
         return fail(err, errlen, "question %d is %s, not open for voting", pos + 1,
