@@ -678,7 +678,12 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
                                            .origin_protocol = LWSMPRO_CALLBACK,
                                            .mountpoint_len = (unsigned char)strlen(hub_pages[i].mount)};
     m[3] = (struct lws_http_mount){.mountpoint = "/", .origin = h->web_root, .def = "index.html",
-                                   .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 1, .cache_revalidate = 1};
+                                   .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 1, .cache_revalidate = 1,
+                                   .cache_max_age = HUB_STATIC_MAX_AGE_S, .cache_reusable = 1};
+    /* lws answers with "cache-control: must-revalidate, private, max-age=N" and
+     * an ETag (size and mtime of the file), and If-None-Match with 304: a
+     * reload costs the page's one conditional request, its scripts and style
+     * come from the phone's cache (docs/SERVE.md, "Caching"). */
     m[0].mount_next = &m[1];
     m[1].mount_next = &m[2];
     m[2].mount_next = &m[3];

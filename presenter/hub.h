@@ -52,6 +52,7 @@
                                         * (docs/SECURITY.md); beyond it: error busy, the vote not stored */
 #define HUB_MINT_WARN 1000             /* the console flags minting when tokens issued exceed twice the
                                         * phones by this many, or any new voter was refused */
+#define HUB_STATIC_MAX_AGE_S 3600      /* the phone page, its scripts and style may be kept this long (ETag after) */
 #define HUB_TALLY_HZ 10                /* tally ticks per second (connections coming and going, the console's
                                         * status); screens also get one after every commit that stored something */
 #define HUB_AUDIENCE_SENDS_PER_S 25000 /* tally sends per second to phones, in steps of HUB_ROTATION_MS (250

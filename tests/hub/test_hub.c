@@ -2,6 +2,7 @@
  * port, a real SQLite file, the real quiz. Measurements come in through the
  * public hub_post() API from this (test) thread, as serve's probe worker does. */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1213,6 +1214,89 @@ static void test_pages_are_served_and_carry_no_truth(void) {
     stop();
 }
 
+/* One request on a new connection; it asks the server to close after the
+ * answer, read whole (NUL-terminated, caller frees) or NULL. */
+static char *http_raw(const char *req, size_t *len) {
+    char err[256];
+    int fd = tcp_connect("127.0.0.1", F.fx.port, NULL, err, sizeof err);
+    if (fd < 0) return fprintf(stderr, "%s\n", err), NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf || write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+        free(buf);
+        close(fd);
+        return NULL;
+    }
+    for (;;) {
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 3000) <= 0) break;
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+        if (n == cap) break;
+    }
+    close(fd);
+    buf[n] = 0;
+    if (len) *len = n;
+    return buf;
+}
+
+/* The value of header `name` ("etag") in response r, into out; 0 or -1. */
+static int header_value(const char *r, const char *name, char *out, size_t outlen) {
+    char key[64];
+    snprintf(key, sizeof key, "\r\n%s:", name);
+    const char *h = strcasestr(r, key), *end = strstr(r, "\r\n\r\n");
+    if (!h || (end && h > end)) return -1;
+    h += strlen(key);
+    while (*h == ' ') h++;
+    size_t n = strcspn(h, "\r\n");
+    if (n >= outlen) return -1;
+    memcpy(out, h, n);
+    out[n] = 0;
+    return 0;
+}
+
+/* A reload costs one small request: the phone page and what it loads carry
+ * a validator (ETag) and may be kept HUB_STATIC_MAX_AGE_S; asked again with
+ * that validator (If-None-Match), the answer is 304 without a body; with a
+ * validator of another version of the file, the file itself. */
+static void test_static_files_carry_validators_and_a_reload_is_304(void) {
+    REQUIRE(start(0, 0) == 0);
+    const char *paths[] = {"/?room=TEST42", "/style.css", "/common.js", "/phone.js"};
+    char want_cc[64];
+    snprintf(want_cc, sizeof want_cc, "max-age=%d", HUB_STATIC_MAX_AGE_S);
+    for (int i = 0; i < 4; i++) {
+        char req[512], etag[128] = "", cc[128] = "";
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", paths[i]);
+        size_t full = 0, small = 0;
+        char *r = http_raw(req, &full);
+        REQUIRE(r);
+        CHECK(!strncmp(r, "HTTP/1.1 200", 12));
+        CHECK(header_value(r, "etag", etag, sizeof etag) == 0 && etag[0]);
+        CHECK(header_value(r, "cache-control", cc, sizeof cc) == 0 && strstr(cc, want_cc) && !strstr(cc, "no-store"));
+        free(r);
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nIf-None-Match: %s\r\nConnection: close\r\n\r\n",
+                 paths[i], etag);
+        r = http_raw(req, &small);
+        REQUIRE(r);
+        if (strncmp(r, "HTTP/1.1 304", 12)) fprintf(stderr, "GET %s with If-None-Match %s: %.120s\n", paths[i], etag, r);
+        CHECK(!strncmp(r, "HTTP/1.1 304", 12));
+        const char *body = strstr(r, "\r\n\r\n");
+        CHECK(body && body[4] == 0); /* headers only */
+        printf("%s: %zu bytes, again with its ETag %zu bytes\n", paths[i], full, small);
+        CHECK(small < full);
+        free(r);
+        snprintf(req, sizeof req,
+                 "GET %s HTTP/1.1\r\nHost: x\r\nIf-None-Match: 0000000000000000\r\nConnection: close\r\n\r\n",
+                 paths[i]);
+        r = http_raw(req, NULL);
+        REQUIRE(r);
+        CHECK(!strncmp(r, "HTTP/1.1 200", 12));
+        free(r);
+    }
+    stop();
+}
+
 static void test_qr_endpoint_returns_an_svg_encoding_the_join_url(void) {
     REQUIRE(start(0, 0) == 0);
     if (system("command -v zbarimg >/dev/null 2>&1") != 0) {
@@ -1362,6 +1446,7 @@ int main(void) {
     RUN(test_the_largest_deck_fits_in_the_messages);
     RUN(test_resume_restores_states_voters_and_votes);
     RUN(test_pages_are_served_and_carry_no_truth);
+    RUN(test_static_files_carry_validators_and_a_reload_is_304);
     RUN(test_qr_endpoint_returns_an_svg_encoding_the_join_url);
     RUN(test_join_url_uses_the_default_route_interface);
     RUN(test_tls_serves_pages_and_qr_over_https);
