@@ -17,6 +17,10 @@
 #        REJOIN=1 adds the reconnect storm after the vote (fv_load --rejoin; REJOIN_SPREAD_MS=0 by
 #        default: all at once) and a last column "rejoin s / p99 ms" (mass close -> all phones
 #        welcomed again / per-phone close->welcome p99); without it the table is unchanged
+#        STORM=1 makes the connect phase a join storm (fv_load --storm: each phone loads the phone page
+#        and its resources over HTTP with keep-alive, then joins), STORM=close the same with one
+#        connection per request; adds a last column "storm pages/s · page p99 ms · QR→welcome p99 ms ·
+#        all joined s"
 # Prints one Markdown table row per run; exits 1 if any run failed (lost or
 # unacknowledged votes, errors).
 set -u
@@ -37,6 +41,13 @@ rejoin_args=() rejoin_col= rejoin_sep= rejoin_s=0
 if [ "$REJOIN" = 1 ]; then
     rejoin_args=(--rejoin --rejoin-spread-ms "$REJOIN_SPREAD_MS")
     rejoin_col=" rejoin s / p99 ms |" rejoin_sep="---|" rejoin_s=$((210 + REJOIN_SPREAD_MS / 1000))
+fi
+STORM=${STORM:-0}
+storm_args=() storm_col= storm_sep=
+if [ "$STORM" != 0 ]; then
+    storm_args=(--storm)
+    [ "$STORM" = close ] && storm_args+=(--storm-no-keepalive)
+    storm_col=" storm ($([ "$STORM" = close ] && echo "no keep-alive" || echo keep-alive)) pages/s · page p99 ms · QR→welcome p99 ms · all joined s |" storm_sep="---|"
 fi
 SERVE_PID=
 PERF_PID=
@@ -60,8 +71,8 @@ else
     rev="not a git checkout ($(cat "$SRC/REV" 2>/dev/null || echo unknown))"
 fi
 echo "# $(date -u +%FT%TZ) $(uname -sr), $(nproc) CPUs, open files $(ulimit -n), source $rev; raw output in $OUT"
-echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | tally p50/p90/p99/max ms | screen per vote p50/p99/max ms | presenter per vote p99 ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | generator CPU s | open/close cmd ms | tallies rx (connect/vote) |$rejoin_col"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|$rejoin_sep"
+echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | tally p50/p90/p99/max ms | screen per vote p50/p99/max ms | presenter per vote p99 ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | generator CPU s | open/close cmd ms | tallies rx (connect/vote) |$rejoin_col$storm_col"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|$rejoin_sep$storm_sep"
 failed=0
 for n in "${SIZES[@]}"; do
     d=$OUT/$n
@@ -97,7 +108,7 @@ for n in "${SIZES[@]}"; do
     # Bounded: connect within 180 s, idle hold, window, 30 s to drain (+ the storm: 180 s, spread, 30 s).
     "${pin_gen[@]}" timeout $((240 + idle + WINDOW_MS / 1000 + rejoin_s)) "$LOAD" --port "$port" --secret "$SECRET" \
         --db "$d/room.db" --phones "$n" --window-ms "$WINDOW_MS" --idle "$idle" --drain-ms 30000 --connect-timeout 180 \
-        "${rejoin_args[@]}" --server-pid "$SERVE_PID" --json "$d/run.json" --csv "$d/votes.csv" -v >"$d/load.out" \
+        "${rejoin_args[@]}" "${storm_args[@]}" --server-pid "$SERVE_PID" --json "$d/run.json" --csv "$d/votes.csv" -v >"$d/load.out" \
         2>"$d/load.err"
     rc=$?
     stop_all
@@ -109,10 +120,10 @@ for n in "${SIZES[@]}"; do
         echo "| $n | $loadavg | fv_load exit $rc: $(tail -c 200 "$d/load.err") |"
         continue
     fi
-    jq -r --arg n "$n" --arg la "$loadavg" --arg idle "$idle" --arg rejoin "$REJOIN" '
+    jq -r --arg n "$n" --arg la "$loadavg" --arg idle "$idle" --arg rejoin "$REJOIN" --arg storm "$STORM" '
         def f: . * 10 | round / 10;
         def lat: "\(.p50|f) / \(.p90|f) / \(.p99|f) / \(.max|f)";
-        "| \($n)\(if ($idle|tonumber) > 0 then " (idle \($idle) s)" else "" end) | \($la) | \(.joined) | \(.acked) | \(.errors) | \(.db_votes) | \(.ack_ms|lat) | \(.tally_ms|lat) | \(.screen_ms.p50|f) / \(.screen_ms.p99|f) / \(.screen_ms.max|f) | \(.presenter_ms.p99|f) | \(.screen_last_ms|f) | \(.srv_base.rss_kb) → \(.srv_joined.rss_kb) | \(.kb_per_conn*100|round/100) | \((.srv_joined.cpu_s - .srv_base.cpu_s)*100|round/100) / \((.srv_end.cpu_s - .srv_idle.cpu_s)*100|round/100) | \(.gen_cpu_s) | \(.open_ms|f) / \(.close_ms|f) | \(.rx_tally[0]) / \(.rx_tally[1]) |\(if $rejoin != "1" then "" elif .rejoin == null then " – |" else " \(.rejoin.total_s * 100 | round / 100) / \(.rejoin.welcome_ms.p99|f) |" end)\(if .passed then "" else " **FAILED: \(.verdict)**" end)"
+        "| \($n)\(if ($idle|tonumber) > 0 then " (idle \($idle) s)" else "" end) | \($la) | \(.joined) | \(.acked) | \(.errors) | \(.db_votes) | \(.ack_ms|lat) | \(.tally_ms|lat) | \(.screen_ms.p50|f) / \(.screen_ms.p99|f) / \(.screen_ms.max|f) | \(.presenter_ms.p99|f) | \(.screen_last_ms|f) | \(.srv_base.rss_kb) → \(.srv_joined.rss_kb) | \(.kb_per_conn*100|round/100) | \((.srv_joined.cpu_s - .srv_base.cpu_s)*100|round/100) / \((.srv_end.cpu_s - .srv_idle.cpu_s)*100|round/100) | \(.gen_cpu_s) | \(.open_ms|f) / \(.close_ms|f) | \(.rx_tally[0]) / \(.rx_tally[1]) |\(if $rejoin != "1" then "" elif .rejoin == null then " – |" else " \(.rejoin.total_s * 100 | round / 100) / \(.rejoin.welcome_ms.p99|f) |" end)\(if $storm == "0" then "" elif .storm == null then " – |" else " \(.storm.pages_s|round) · \(.storm.page_ms.p99|f) · \(.storm.welcome_ms.p99|f) · \(.storm.all_joined_s * 100 | round / 100) |" end)\(if .passed then "" else " **FAILED: \(.verdict)**" end)"
     ' "$d/run.json"
     sleep 2 # let the sockets of this run leave the machine before the next one
 done

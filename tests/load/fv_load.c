@@ -38,6 +38,10 @@ static void usage(FILE *f) {
             "  --server-pid PID     sample the server's RSS and CPU time from /proc/PID\n"
             "  --poll               use lws's poll() loop instead of libev (epoll)\n"
             "  --seed N             vote (and reconnect) schedule seed (default 1)\n"
+            "  --storm              the join storm: every phone first loads the phone page and every\n"
+            "                       resource it names over HTTP (keep-alive), then opens its websocket;\n"
+            "                       reports pages/s, page-load p99, welcome p99 (from the storm's start)\n"
+            "  --storm-no-keepalive  with --storm: one connection per request (Connection: close)\n"
             "  --rejoin             after the vote: all phones close at once and reconnect with their\n"
             "                       token; checks same token, same vote, no new voter, all online again\n"
             "  --rejoin-spread-ms N reconnect at random times in [0, N) ms after the close\n"
@@ -105,6 +109,19 @@ static void json_rejoin(FILE *f, const struct load_rejoin_result *j) {
             j->srv_end.cpu_s);
 }
 
+static void json_storm(FILE *f, const struct load_storm_result *s) {
+    if (!s->ran) {
+        fprintf(f, "\"storm\":null,");
+        return;
+    }
+    fprintf(f, "\"storm\":{\"pages\":%d,\"failed\":%d,\"errors\":%d,\"requests\":%lld,\"not_modified\":%lld,"
+               "\"bytes\":%lld,\"pages_s\":%.1f,\"all_joined_s\":%.3f,",
+            s->pages, s->failed, s->errors, s->requests, s->not_modified, s->bytes, s->pages_s, s->all_joined_s);
+    json_lat(f, "page_ms", &s->page);
+    fprintf(f, "\"welcome_ms\":{\"n\":%zu,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}},", s->welcome.n,
+            s->welcome.p50, s->welcome.p90, s->welcome.p99, s->welcome.max);
+}
+
 static void print_rejoin(const struct load_config *cfg, const struct load_rejoin_result *j) {
     if (!j->ran) {
         printf("rejoin: not run (the vote phase failed first)\n");
@@ -145,6 +162,8 @@ static int write_json(const char *path, const struct load_config *cfg, const str
     json_lat(f, "send_lag_ms", &r->send_lag);
     json_lat(f, "open_seen_ms", &r->open_seen);
     fprintf(f, "\"gen_cpu_vote_s\":%.2f,", r->gen_cpu_vote_s);
+    json_storm(f, &r->storm);
+    fprintf(f, "\"storm_keepalive\":%d,", cfg->storm_keepalive);
     json_proc(f, "srv_base", &r->srv_base);
     json_proc(f, "srv_joined", &r->srv_joined);
     json_proc(f, "srv_idle", &r->srv_idle);
@@ -164,7 +183,7 @@ int main(int argc, char **argv) {
                               .connect_timeout_s = 120, .connect_inflight = 256, .use_libev = 1, .seed = 1};
     const char *json = NULL;
     enum { O_HOST = 256, O_PORT, O_SECRET, O_DB, O_PHONES, O_WINDOW, O_IDLE, O_DRAIN, O_CTO, O_INFLIGHT, O_SOURCES,
-           O_PID, O_POLL, O_SEED, O_JSON, O_CSV, O_REJOIN, O_SPREAD, O_FORGET };
+           O_PID, O_POLL, O_SEED, O_JSON, O_CSV, O_REJOIN, O_SPREAD, O_FORGET, O_STORM, O_STORM_CLOSE };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},       {"port", required_argument, NULL, O_PORT},
         {"secret", required_argument, NULL, O_SECRET},   {"db", required_argument, NULL, O_DB},
@@ -176,6 +195,7 @@ int main(int argc, char **argv) {
         {"json", required_argument, NULL, O_JSON},       {"csv", required_argument, NULL, O_CSV},
         {"rejoin", no_argument, NULL, O_REJOIN},       {"rejoin-spread-ms", required_argument, NULL, O_SPREAD},
         {"rejoin-forget-token", no_argument, NULL, O_FORGET},
+        {"storm", no_argument, NULL, O_STORM},          {"storm-no-keepalive", no_argument, NULL, O_STORM_CLOSE},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
     int o, bad = 0, seed = 1;
@@ -199,6 +219,8 @@ int main(int argc, char **argv) {
         case O_CSV: cfg.csv_path = optarg; break;
         case O_REJOIN: cfg.rejoin = 1; break;
         case O_FORGET: cfg.rejoin_forget_token = 1; break;
+        case O_STORM: cfg.storm = 1; break;
+        case O_STORM_CLOSE: cfg.storm_keepalive = -1; break;
         case O_SPREAD: bad |= parse_int(optarg, 0, LOAD_SPREAD_MS_MAX, &cfg.rejoin_spread_ms); break;
         case 'v': cfg.verbose++; break;
         case 'h': usage(stdout); return 0;
@@ -218,12 +240,19 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fv_load: --rejoin-spread-ms and --rejoin-forget-token need --rejoin\n");
         return EXIT_USAGE;
     }
+    if (cfg.storm_keepalive < 0 && !cfg.storm) {
+        fprintf(stderr, "fv_load: --storm-no-keepalive needs --storm\n");
+        return EXIT_USAGE;
+    }
+    cfg.storm_keepalive = cfg.storm_keepalive == 0;
     if (!load_is_loopback4(cfg.host)) {
         fprintf(stderr, "fv_load: --host %s: only numeric addresses in 127.0.0.0/8 are allowed\n", cfg.host);
         return EXIT_USAGE;
     }
     if (!cfg.sources) {
-        cfg.sources = (cfg.phones + 999) / 1000;
+        /* a storm: ~4 requests per phone, 100 phones (~400 requests) per address, well under the
+         * hub's per-address HTTP burst */
+        cfg.sources = cfg.storm ? (cfg.phones + 99) / 100 : (cfg.phones + 999) / 1000;
         if (cfg.sources > LOAD_SOURCES_MAX) cfg.sources = LOAD_SOURCES_MAX;
     }
 
@@ -242,6 +271,14 @@ int main(int argc, char **argv) {
     print_lat(stdout, "vote->tally", &r.tally);
     print_lat(stdout, "vote->screen", &r.screen);
     print_lat(stdout, "vote->presenter", &r.presenter);
+    if (r.storm.ran) {
+        printf("join storm (%s): %d pages in, %d failed, %.1f pages/s, %lld requests (%lld x 304), %lld bytes; "
+               "all joined %.2f s after the QR appeared\n",
+               cfg.storm_keepalive ? "keep-alive" : "a connection per request", r.storm.pages, r.storm.failed,
+               r.storm.pages_s, r.storm.requests, r.storm.not_modified, r.storm.bytes, r.storm.all_joined_s);
+        print_lat(stdout, "page load", &r.storm.page);
+        print_lat(stdout, "QR->welcome", &r.storm.welcome);
+    }
     print_lat(stdout, "open->phone", &r.open_seen);
     print_lat(stdout, "send lag", &r.send_lag);
     printf("last vote -> screen shows all: %.1f ms; open -> last ack: %.2f s\n", r.screen_last_ms, r.vote_s);

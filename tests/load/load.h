@@ -49,6 +49,8 @@ struct load_config {
     int rejoin_spread_ms;              /* reconnects at uniformly random times in [0, this) after the close */
     int rejoin_forget_token;           /* 1: phones come back without their token (a page that lost its
                                           storage): each becomes a new voter, so the run must fail */
+    int storm;                         /* 1: the join storm, each phone loads the page over HTTP first */
+    int storm_keepalive;               /* 1: a phone's requests share one connection (browsers do) */
     unsigned seed;
     int verbose;
 };
@@ -86,6 +88,19 @@ struct load_rejoin_result {
     double gen_cpu_s;                  /* the generator's CPU time during the storm */
 };
 
+/* The join storm (--storm, load_storm.c). */
+struct load_storm_result {
+    int ran;
+    int pages;                         /* phones whose page and every resource arrived */
+    int failed;                        /* phones whose page load failed */
+    int errors;
+    long long requests, not_modified, bytes;
+    double pages_s;                    /* pages completed / (storm start -> the last one) */
+    double all_joined_s;               /* storm start -> the last welcome (-1: not all) */
+    struct load_lat page;              /* per phone: first connect -> last resource received */
+    struct load_lat welcome;           /* per phone: storm start (the QR appears) -> its welcome */
+};
+
 struct load_result {
     int phones, connected, joined, voted, acked, tallied;
     int errors;                        /* error messages, failed connections, unexpected closes */
@@ -109,6 +124,7 @@ struct load_result {
     struct load_lat open_seen;         /* presenter's open written -> a phone sees the question voting */
     long gen_rss_kb;
     struct load_rejoin_result rejoin;
+    struct load_storm_result storm;
     char first_error[256];
     char verdict[256];                 /* "" if the run passed */
 };
@@ -151,6 +167,21 @@ void load_proc_sample(int pid, struct load_proc *out);
  * never decrease) received at or after `after` that counts at least `need`
  * votes: its index, or n when none does. */
 int load_first_tally(const double *t, const long long *votes, int n, double after, long long need);
+
+/* The local resources an HTML page loads (src="..." and href="..." with a
+ * path of this server: "/x" or "x", not "//host", "scheme:", "#", data:),
+ * each once, in order, into out[i] (NUL-terminated, at most
+ * LOAD_PATH_MAX - 1 bytes; longer ones are skipped). Returns how many (at
+ * most max). */
+#define LOAD_PATH_MAX 256
+int load_html_resources(const char *html, size_t len, char out[][LOAD_PATH_MAX], int max);
+
+/* An HTTP/1.1 response being read: 1 when buf[0..len) holds a whole one
+ * (status, header_len incl. the blank line, body_len; keep_alive 0 when
+ * the server will close), 0 when more is needed (or, without a length,
+ * the body runs to the close: body_len -1), -1 when malformed. */
+int load_http_response(const char *buf, size_t len, int *status, size_t *header_len, long long *body_len,
+                       int *keep_alive);
 
 /* 1 if s is a numeric IPv4 address inside 127.0.0.0/8. */
 int load_is_loopback4(const char *s);

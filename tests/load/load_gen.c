@@ -179,6 +179,7 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
         }
         r->joined++;
         r->res->joined++;
+        c->t_welcome = load_now_ms();
         load_rejoin_remember(r, c, m, len);
     } else if (IS("error")) {
         long long id;
@@ -447,8 +448,9 @@ static void tick(struct lrun *r) {
     case P_CONNECT: {
         int total = r->n + 2;
         while (r->started < total && r->inflight < r->cfg->connect_inflight) {
-            /* the screen and the presenter go first */
-            int i = r->started < 2 ? r->n + r->started : r->started - 2;
+            /* the screen and the presenter go first; in a storm, phones once their page is loaded */
+            int i = r->started < 2 ? r->n + r->started : r->cfg->storm ? load_storm_next_ready(r) : r->started - 2;
+            if (i < 0) break;
             r->started++;
             load_connect_one(r, i);
         }
@@ -735,6 +737,11 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
     r->t0 = load_now_ms();
     r->t_connect_deadline = r->t0 + cfg->connect_timeout_s * 1000.0;
     r->phase = P_CONNECT;
+    if (cfg->storm && load_storm_start(r, err, errlen)) {
+        atomic_store(&r->ticker_stop, 1);
+        pthread_join(r->ticker, NULL);
+        goto out;
+    }
     int (*ev_run)(void *, int) = r->ev_loop ? (int (*)(void *, int))dlsym(r->ev_lib, "ev_run") : NULL;
     while (r->phase != P_DONE) {
         if (ev_run) ev_run(r->ev_loop, LOAD_EVRUN_ONCE);
@@ -745,6 +752,7 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
         tick(r);
     }
     if (cfg->server_pid && !res->srv_end.ok) load_proc_sample(cfg->server_pid, &res->srv_end);
+    load_storm_finish(r);
     atomic_store(&r->ticker_stop, 1);
     pthread_join(r->ticker, NULL);
     summarize(r);
@@ -767,6 +775,7 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
     if (res->errors) load_verdict(r, "%d errors; first: %s", res->errors, res->first_error);
     rc = res->verdict[0] ? 1 : 0;
 out:
+    load_storm_finish(r); /* its thread reads r->c */
     if (r->ctx) lws_context_destroy(r->ctx);
     ev_close(r);
     if (r->c)

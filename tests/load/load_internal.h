@@ -38,6 +38,7 @@ struct conn {
     double t_state, t_sent, t_ack, t_tally; /* monotonic ms: saw voting, vote written, ack, tally */
     double rj_at;                    /* planned reconnect, ms after the mass close */
     double t_rj_closed, t_rj_welcome; /* monotonic ms: old socket gone, welcomed again */
+    double t_http0, t_page, t_welcome; /* --storm: page load begun, page and resources in; first welcome */
     long long need_votes;            /* a tally with votes >= this certainly includes the vote */
     long long last_ver;
     char *rx;                        /* reassembly of a fragmented message */
@@ -96,6 +97,7 @@ struct lrun {
     int pr_n;
     char room[LOAD_ROOM_MAX];        /* from the first welcome */
     struct load_rj_run rj;
+    struct load_storm *storm;        /* --storm: the HTTP thread (load_storm.c) */
 };
 
 /* Phone i votes yes (1) or no (0): two yes for one no. */
@@ -113,6 +115,14 @@ void load_verdict(struct lrun *r, const char *fmt, ...) __attribute__((format(pr
 void load_connect_one(struct lrun *r, int i);
 /* Votes and voters of the newest session in the server's SQLite file (read-only). */
 int load_db_count(struct lrun *r, long long *votes, long long *voters, char *err, size_t errlen);
+
+/* load_storm.c: --storm, every phone loads the page over HTTP before its websocket */
+/* Starts the HTTP thread (r->t0 set). 0, or -1 with err. */
+int load_storm_start(struct lrun *r, char *err, size_t errlen);
+/* The next phone whose page is loaded, or -1 (lws thread). */
+int load_storm_next_ready(struct lrun *r);
+/* Stops and joins the thread, fills res->storm, frees it; nothing without a storm. */
+void load_storm_finish(struct lrun *r);
 
 /* load_rejoin.c: --rejoin, every phone closes at once and comes back with its token */
 /* The first welcome: keep the token (and the room) to come back with. */

@@ -5,9 +5,11 @@
 #include "load.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static size_t skip_ws(const char *b, size_t i, size_t n) {
@@ -240,4 +242,85 @@ int load_first_tally(const double *t, const long long *votes, int n, double afte
         else lo = mid + 1;
     }
     return a > lo ? a : lo;
+}
+
+/* Whether an attribute value names a path on this server. */
+static int local_path(const char *v, size_t n) {
+    if (!n || v[0] == '#' || (n >= 2 && v[0] == '/' && v[1] == '/')) return 0;
+    for (size_t i = 0; i < n && v[i] != '/' && v[i] != '?'; i++)
+        if (v[i] == ':') return 0; /* a scheme: http:, data:, javascript: */
+    return 1;
+}
+
+int load_html_resources(const char *html, size_t len, char out[][LOAD_PATH_MAX], int max) {
+    int n = 0;
+    for (size_t i = 0; i + 5 < len && n < max; i++) {
+        size_t skip;
+        if (!strncasecmp(html + i, "src=\"", 5)) skip = 5;
+        else if (i + 6 < len && !strncasecmp(html + i, "href=\"", 6)) skip = 6;
+        else continue;
+        if (i > 0 && (isalnum((unsigned char)html[i - 1]) || html[i - 1] == '-')) continue; /* data-src= */
+        const char *v = html + i + skip, *end = memchr(v, '"', len - i - skip);
+        if (!end) break;
+        size_t vl = (size_t)(end - v);
+        i = (size_t)(end - html);
+        if (!local_path(v, vl) || vl + 2 > LOAD_PATH_MAX) continue;
+        char path[LOAD_PATH_MAX];
+        snprintf(path, sizeof path, "%s%.*s", v[0] == '/' ? "" : "/", (int)vl, v);
+        int dup = 0;
+        for (int k = 0; k < n && !dup; k++) dup = !strcmp(out[k], path);
+        if (!dup) snprintf(out[n++], LOAD_PATH_MAX, "%s", path);
+    }
+    return n;
+}
+
+int load_http_response(const char *buf, size_t len, int *status, size_t *header_len, long long *body_len,
+                       int *keep_alive) {
+    const char *end = NULL;
+    for (size_t i = 0; i + 3 < len; i++)
+        if (!memcmp(buf + i, "\r\n\r\n", 4)) {
+            end = buf + i + 4;
+            break;
+        }
+    if (len >= 8 && strncmp(buf, "HTTP/1.", 7)) return -1;
+    if (!end) return len > 65536 ? -1 : 0;
+    int st = 0;
+    if ((size_t)(end - buf) < 12 || buf[8] != ' ' || !isdigit((unsigned char)buf[9]) ||
+        !isdigit((unsigned char)buf[10]) || !isdigit((unsigned char)buf[11]))
+        return -1;
+    st = (buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0');
+    if (st < 100) return -1;
+    *status = st;
+    *header_len = (size_t)(end - buf);
+    *keep_alive = buf[7] == '1';
+    *body_len = -1;
+    /* header lines, each ending in LF, all before end (no NUL needed) */
+    for (const char *nl = memchr(buf, '\n', (size_t)(end - buf)); nl && nl + 1 < end;) {
+        const char *h = nl + 1;
+        nl = memchr(h, '\n', (size_t)(end - h));
+        if (!nl) break;
+        size_t hl = (size_t)(nl - h);
+        if (hl > 15 && !strncasecmp(h, "content-length:", 15)) {
+            long long v = 0;
+            size_t k = 15;
+            while (k < hl && h[k] == ' ') k++;
+            if (k >= hl || !isdigit((unsigned char)h[k])) return -1;
+            for (; k < hl && isdigit((unsigned char)h[k]); k++) {
+                if (v > (1LL << 40)) return -1;
+                v = v * 10 + (h[k] - '0');
+            }
+            *body_len = v;
+        } else if (hl > 11 && !strncasecmp(h, "connection:", 11)) {
+            const char *v = h + 11;
+            while (v < h + hl && *v == ' ') v++;
+            if (h + hl - v >= 5 && !strncasecmp(v, "close", 5)) *keep_alive = 0;
+            else if (h + hl - v >= 10 && !strncasecmp(v, "keep-alive", 10)) *keep_alive = 1;
+        }
+    }
+    if (st == 304 || st == 204 || (st >= 100 && st < 200)) *body_len = 0;
+    if (*body_len < 0) {
+        *keep_alive = 0; /* the body runs until the server closes */
+        return 0;
+    }
+    return len >= *header_len + (size_t)*body_len ? 1 : 0;
 }

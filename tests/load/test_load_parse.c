@@ -141,6 +141,53 @@ static void test_first_tally_counting_a_vote(void) {
     CHECK_INT(load_first_tally(t, v, 0, 0, 0), 0);   /* empty log */
 }
 
+/* The join storm: what the phone page loads, and when a response is whole. */
+static void test_html_resources(void) {
+    static const char page[] = "<html><link rel=stylesheet href=\"/style.css\"><script src=\"/common.js\"></script>"
+                               "<a href=\"#top\">x</a><a href=\"https://example.org/\">y</a><img src=\"data:image/png;b\">"
+                               "<script src=\"//cdn.example/x.js\"></script><div data-src=\"/no.js\"></div>"
+                               "<script SRC=\"phone.js\"></script><link href=\"/style.css\"><script src=\"/cut";
+    char out[8][LOAD_PATH_MAX];
+    int n = load_html_resources(page, sizeof page - 1, out, 8);
+    CHECK_INT(n, 3);
+    CHECK_STR(out[0], "/style.css");
+    CHECK_STR(out[1], "/common.js");
+    CHECK_STR(out[2], "/phone.js"); /* relative: from the root page */
+    CHECK_INT(load_html_resources(page, sizeof page - 1, out, 1), 1); /* at most max */
+    CHECK_INT(load_html_resources("", 0, out, 8), 0);
+}
+
+static void test_http_response_framing(void) {
+    int st, ka;
+    size_t hl;
+    long long bl;
+    static const char ok[] = "HTTP/1.1 200 OK\r\ncontent-type: text/css\r\nContent-Length: 5\r\n\r\nhello";
+    CHECK_INT(load_http_response(ok, sizeof ok - 1, &st, &hl, &bl, &ka), 1);
+    CHECK_INT(st, 200);
+    CHECK_INT((int)bl, 5);
+    CHECK_INT((int)hl, (int)(sizeof ok - 1 - 5));
+    CHECK_INT(ka, 1);
+    CHECK_INT(load_http_response(ok, sizeof ok - 3, &st, &hl, &bl, &ka), 0);  /* body not all there */
+    CHECK_INT(load_http_response(ok, 20, &st, &hl, &bl, &ka), 0);             /* headers not all there */
+    static const char nm[] = "HTTP/1.1 304 Not Modified\r\netag: 00AB\r\nconnection: close\r\n\r\n";
+    CHECK_INT(load_http_response(nm, sizeof nm - 1, &st, &hl, &bl, &ka), 1);
+    CHECK_INT(st, 304);
+    CHECK_INT((int)bl, 0);
+    CHECK_INT(ka, 0);
+    static const char h10[] = "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n";
+    CHECK_INT(load_http_response(h10, sizeof h10 - 1, &st, &hl, &bl, &ka), 1);
+    CHECK_INT(ka, 0); /* HTTP/1.0 closes unless it says keep-alive */
+    static const char nolen[] = "HTTP/1.1 200 OK\r\n\r\nrest until close";
+    CHECK_INT(load_http_response(nolen, sizeof nolen - 1, &st, &hl, &bl, &ka), 0);
+    CHECK_INT((int)bl, -1);
+    static const char bad[] = "SSH-2.0-OpenSSH\r\n\r\n";
+    CHECK_INT(load_http_response(bad, sizeof bad - 1, &st, &hl, &bl, &ka), -1);
+    static const char badlen[] = "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n";
+    CHECK_INT(load_http_response(badlen, sizeof badlen - 1, &st, &hl, &bl, &ka), -1);
+    static const char badst[] = "HTTP/1.1 2x0 OK\r\n\r\n";
+    CHECK_INT(load_http_response(badst, sizeof badst - 1, &st, &hl, &bl, &ka), -1);
+}
+
 int main(void) {
     RUN(test_scanner_reads_flat_messages);
     RUN(test_scanner_ignores_nested_keys);
@@ -150,5 +197,7 @@ int main(void) {
     RUN(test_proc_parsers);
     RUN(test_loopback_only);
     RUN(test_first_tally_counting_a_vote);
+    RUN(test_html_resources);
+    RUN(test_http_response_framing);
     return check_summary();
 }

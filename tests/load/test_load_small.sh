@@ -108,6 +108,24 @@ check "rejoin: server sampled for the phase" jqe '.rejoin.srv_start.ok == 1 and 
 n=$(sqlite3 "$TMP/room.db" "SELECT count(*) FROM voters WHERE session_id = (SELECT max(id) FROM sessions)")
 check "sqlite3 CLI counts $PHONES voters after the storm" test "$n" = "$PHONES"
 
+# --- the join storm: 200 phones load the phone page and its resources over HTTP, then join ---
+for mode in keep-alive close; do
+    extra=()
+    [ "$mode" = close ] && extra=(--storm-no-keepalive)
+    "$LOAD" --port "$PORT" --secret load-test-secret --db "$TMP/room.db" --phones 200 --window-ms 300 --storm \
+        "${extra[@]}" --json "$TMP/storm.json" >"$TMP/storm.out" 2>&1; rc=$?
+    grep -E "storm|page load|QR|PASSED|FAILED" "$TMP/storm.out"
+    S() { jq -r "$1" "$TMP/storm.json"; }
+    check "storm ($mode): the run passes, every vote in SQLite" test "$rc" = 0 -a "$(S .db_votes)" = 200
+    check "storm ($mode): every phone loaded the page and its 3 resources first" \
+        jq -e '.storm.pages == 200 and .storm.failed == 0 and .storm.errors == 0 and .storm.requests == 800' "$TMP/storm.json"
+    check "storm ($mode): page load and QR->welcome measured per phone" \
+        jq -e '.storm.page_ms.n == 200 and .storm.welcome_ms.n == 200 and .storm.all_joined_s > 0 and .storm.pages_s > 0' \
+        "$TMP/storm.json"
+done
+"$LOAD" --port 1 --secret x --db x --storm-no-keepalive >/dev/null 2>"$TMP/err"; rc=$?
+check "--storm-no-keepalive without --storm is misuse (2)" test "$rc" = 2 -a -s "$TMP/err"
+
 # --- the check can fail: the next question, verified against the old copy ---
 # (question 0 is closed now: fv_load's presenter skips to the next pending question)
 "$LOAD" --port "$PORT" --secret load-test-secret --db "$TMP/before.db" --phones 50 --window-ms 300 \
