@@ -501,6 +501,54 @@ static void abuse_fd_exhaustion(struct abuse *a) {
     }
 }
 
+/* A script minting voters from one address: hello, welcome, a vote,
+ * reconnect. Tokens cost nothing until they vote; their first votes create
+ * voters only up to HUB_VOTER_BURST plus HUB_VOTER_RATE a second, the rest
+ * are answered busy (docs/SECURITY.md, the room lockout). */
+static void abuse_voter_minting(struct abuse *a) {
+    enum { K = 32 }; /* connections at once: the script pipelines, a phone's round trip is not its limit */
+    long long t0 = check_mono_ms();
+    long acked = 0, busy = 0;
+    while (!abuse_stopping()) {
+        struct wsc *w[K];
+        char err[256];
+        for (int k = 0; k < K; k++) {
+            w[k] = wsc_connect("127.0.0.1", S.port, "/", "fragvote-audience", "127.0.0.11", 2000, err, sizeof err);
+            if (w[k] && wsc_send_json(w[k], "{s:s, s:i, s:s}", "t", "hello", "v", 1, "room", ROOM)) {
+                wsc_free(w[k]);
+                w[k] = NULL;
+            }
+        }
+        for (int k = 0; k < K; k++) {
+            json_t *m = w[k] ? wsc_recv_type(w[k], "welcome", 2000) : NULL;
+            if (m) a->attempts++;
+            if (!m || wsc_send_json(w[k], "{s:s, s:i, s:i, s:b}", "t", "vote", "id", 1, "q", 0, "yes", k % 2)) {
+                if (w[k]) wsc_free(w[k]);
+                w[k] = NULL;
+            }
+            json_decref(m);
+        }
+        for (int k = 0; k < K; k++) {
+            if (!w[k]) continue;
+            json_t *reply = NULL;
+            int r = fvr_vote_answer(w[k], 1, 2000, &reply);
+            const char *code = reply ? json_string_value(json_object_get(reply, "code")) : NULL;
+            if (r == 0) acked++;
+            else if (code && !strcmp(code, "busy")) busy++;
+            json_decref(reply);
+            wsc_free(w[k]);
+        }
+        if (!a->attempts) usleep(10000);
+    }
+    double secs = (double)(check_mono_ms() - t0) / 1000.0;
+    a->held = acked;
+    if (acked > HUB_VOTER_BURST + (long)(HUB_VOTER_RATE * secs) + 1)
+        abuse_fail(a, "%ld new voters from one address in %.1f s (cap %d + %d/s)", acked, secs, HUB_VOTER_BURST,
+                   HUB_VOTER_RATE);
+    snprintf(a->note, sizeof a->note, "%ld tokens, %ld became voters, %ld first votes refused busy", a->attempts, acked,
+             busy);
+}
+
 static struct abuse abuses[] = {
     {"CONNECT then silence", abuse_connect_silent, 0, 0, 0, "", ""},
     {"POST trickling its body", abuse_post_trickle, 0, 0, 0, "", ""},
@@ -513,6 +561,7 @@ static struct abuse abuses[] = {
     {"slow loris", abuse_slow_loris, 0, 0, 0, "", ""},
     {"HTTP keep-alive flood (127.0.0.2)", abuse_http_flood, 0, 0, 0, "", ""},
     {"open-files exhaustion", abuse_fd_exhaustion, 0, 0, 0, "", ""},
+    {"voter minting (127.0.0.11)", abuse_voter_minting, 0, 0, 0, "", ""},
 };
 #define NABUSES ((int)(sizeof abuses / sizeof abuses[0]))
 
