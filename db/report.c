@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "score.h"
 #include "db_internal.h"
 
 #define REPORT_STATEMENTS(X)                                                                          \
@@ -343,21 +344,19 @@ static int load_row(struct db_report *r, int64_t session_id, struct db_session_r
  * store's query re-derives every question's counts several times. */
 static void aggregate_score(struct db_report_session *s) {
     struct db_sscore *sc = &s->score;
-    double sum = 0;
+    struct score_sum sum = {0};
     memset(sc, 0, sizeof *sc);
     sc->questions = s->nquestions;
     sc->voters = s->row.voters;
     for (int i = 0; i < s->nquestions; i++) {
         const struct db_report_question *q = &s->questions[i];
-        if (q->correct >= 0) {
-            sc->scored++;
-            sum += q->correct;
-        }
-        if (!strcmp(q->truth, "yes") || !strcmp(q->truth, "no")) sc->votes_scored += q->yes + q->no;
-        if (q->correct_votes >= 0) sc->votes_correct += q->correct_votes;
+        score_sum_add(&sum, q->yes, q->no, score_truth_parse(q->truth));
     }
-    sc->collective = sc->scored ? sum / sc->scored : -1;
-    sc->vote_accuracy = sc->votes_scored ? (double)sc->votes_correct / sc->votes_scored : -1;
+    sc->scored = sum.scored;
+    sc->votes_scored = sum.votes_scored;
+    sc->votes_correct = sum.votes_correct;
+    sc->collective = score_collective(&sum);
+    sc->vote_accuracy = score_vote_accuracy(&sum);
     s->row.collective = sc->collective;
 }
 

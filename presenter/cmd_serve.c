@@ -31,6 +31,7 @@
 #include "probe_json.h"
 #include "report.h"
 #include "room.h"
+#include "score.h"
 #include "witness_cli.h"
 #include "worker.h"
 
@@ -359,9 +360,11 @@ static void be_status(void *ctx, struct console_status *out) {
         s->cache.revealed = 0;
         if (sqlite3_step(st) == SQLITE_ROW) {
             snprintf(s->cache.truth, sizeof s->cache.truth, "%s", (const char *)sqlite3_column_text(st, 0));
-            snprintf(s->cache.majority, sizeof s->cache.majority, "%s", (const char *)sqlite3_column_text(st, 1));
-            s->cache.correct = sqlite3_column_double(st, 2);
-            s->cache.correct_votes = sqlite3_column_int(st, 3);
+            int yes = sqlite3_column_int(st, 1), no = sqlite3_column_int(st, 2);
+            enum score_truth truth = score_truth_parse(s->cache.truth);
+            snprintf(s->cache.majority, sizeof s->cache.majority, "%s", score_majority_name(score_majority(yes, no)));
+            s->cache.correct = score_correct(yes, no, truth);
+            s->cache.correct_votes = score_correct_votes(yes, no, truth);
             s->cache.revealed = s->cache.truth[0] != 0;
         }
         sqlite3_reset(st); /* end the read transaction: never hold the file */
@@ -381,8 +384,7 @@ static void be_status(void *ctx, struct console_status *out) {
 static void ro_open(struct serve *s) {
     if (sqlite3_open_v2(s->o.db, &s->ro, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->ro,
-                           "SELECT coalesce(qs.truth, ''), coalesce(qs.majority, ''), coalesce(qs.correct, -1), "
-                           "coalesce(qs.correct_votes, -1) FROM questions q JOIN question_score qs "
+                           "SELECT coalesce(qs.truth, ''), qs.yes, qs.no FROM questions q JOIN question_score qs "
                            "ON qs.question_id = q.id WHERE q.session_id = ? AND q.position = ?",
                            -1, &s->ro_result, NULL) != SQLITE_OK) {
         fprintf(stderr, "fragvote serve: console: cannot read %s: %s (results are shown on the screen only)\n",

@@ -199,15 +199,16 @@ static json_t *json_question(const struct db_report_question *q) {
     json_object_set_new(o, "round", json_integer(q->round));
     json_object_set_new(o, "revoted_at", jtime(q->revoted_at));
     if (q->round == 2) {
-        int ty = revote_truth_yes(q->truth);
-        double first = revote_right_share(q->first_yes, q->first_no, ty);
+        enum score_truth ty = score_truth_parse(q->truth);
+        double first = score_right_share(q->first_yes, q->first_no, ty);
         char shift[REVOTE_SHIFT_MAX];
         revote_shift_line(q->first_yes, q->first_no, q->yes, q->no, ty, shift, sizeof shift);
         json_t *fr = json_object();
         json_object_set_new(fr, "yes", json_integer(q->first_yes));
         json_object_set_new(fr, "no", json_integer(q->first_no));
         json_object_set_new(fr, "total", json_integer(q->first_yes + q->first_no));
-        json_object_set_new(fr, "correct_votes", ty >= 0 ? json_integer(ty ? q->first_yes : q->first_no) : json_null());
+        int first_right = score_correct_votes(q->first_yes, q->first_no, ty);
+        json_object_set_new(fr, "correct_votes", first_right >= 0 ? json_integer(first_right) : json_null());
         json_object_set_new(fr, "accuracy", jnum_or_null(first));
         json_object_set_new(o, "first_round", fr);
         json_object_set_new(o, "shift", jstr_or_null(shift));
@@ -363,7 +364,7 @@ static void write_markdown(FILE *out, const struct db_report_session *ss, int n)
             const struct db_report_question *q = &s->questions[k];
             if (q->round != 2) continue;
             char shift[REVOTE_SHIFT_MAX];
-            revote_shift_line(q->first_yes, q->first_no, q->yes, q->no, revote_truth_yes(q->truth), shift,
+            revote_shift_line(q->first_yes, q->first_no, q->yes, q->no, score_truth_parse(q->truth), shift,
                               sizeof shift);
             fprintf(out, "%s- Q%d re-voted: first round yes %d · no %d, final round yes %d · no %d%s%s\n",
                     revotes++ ? "" : "\nRe-votes (the final round is scored):\n\n", q->position + 1, q->first_yes,
@@ -488,7 +489,7 @@ static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
                 q->position, pct, cx - barw / 2, PLOT_Y1 - h, barw, h, bar_colour(q->correct));
         xml_text(out, q->text);
         fputs("</title></rect>\n", out);
-        double first = q->round == 2 ? revote_right_share(q->first_yes, q->first_no, revote_truth_yes(q->truth)) : -1;
+        double first = q->round == 2 ? score_right_share(q->first_yes, q->first_no, score_truth_parse(q->truth)) : -1;
         if (first >= 0) { /* the re-vote: where the first round stood, as a dashed outline */
             double fh = first * (PLOT_Y1 - PLOT_Y0);
             fprintf(out,

@@ -25,9 +25,8 @@ static json_t *question_json(const struct quiz_qinfo *i) {
 /* A revealed question's first round and the shift to the final one (re-vote). */
 static void reveal_add_rounds(json_t *rv, const struct quiz_qinfo *i, const struct quiz_truth *t) {
     if (i->round != 2) return;
-    int truth_yes = t->answer == PROBE_ANS_YES ? 1 : t->answer == PROBE_ANS_NO ? 0 : -1;
     char shift[REVOTE_SHIFT_MAX];
-    revote_shift_line(i->first_yes, i->first_no, i->yes, i->no, truth_yes, shift, sizeof shift);
+    revote_shift_line(i->first_yes, i->first_no, i->yes, i->no, quiz_score_truth(t), shift, sizeof shift);
     json_object_set_new(rv, "first_round", json_pack("{s:i, s:i}", "yes", i->first_yes, "no", i->first_no));
     if (shift[0]) json_object_set_new(rv, "shift", json_string(shift));
 }
@@ -39,10 +38,8 @@ static json_t *reveal_json(struct quiz *q, int pos) {
     struct quiz_truth t;
     struct quiz_qinfo i;
     if (quiz_truth(q, pos, &t) || quiz_get(q, pos, &i)) return NULL;
-    const char *majority = i.yes + i.no == 0 ? "" : i.yes > i.no ? "yes" : i.no > i.yes ? "no" : "tie";
-    double correct = -1;
-    if (i.yes + i.no > 0 && t.answer != PROBE_ANS_UNKNOWN)
-        correct = i.yes == i.no ? 0.5 : ((i.yes > i.no) == (t.answer == PROBE_ANS_YES)) ? 1 : 0;
+    const char *majority = score_majority_name(score_majority(i.yes, i.no));
+    double correct = score_correct(i.yes, i.no, quiz_score_truth(&t));
     json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:f}", "truth", probe_answer_name(t.answer), "basis",
                           probe_basis_name(t.basis), "why", t.why, "yes", i.yes, "no", i.no, "majority", majority,
                           "correct", correct);

@@ -317,20 +317,17 @@ void quiz_restore_cursor(struct quiz *q, int cursor, int ended) {
     q->ended = ended ? 1 : 0;
 }
 
+enum score_truth quiz_score_truth(const struct quiz_truth *t) {
+    return t->answer == PROBE_ANS_YES ? SCORE_TRUTH_YES : t->answer == PROBE_ANS_NO ? SCORE_TRUTH_NO : SCORE_TRUTH_NONE;
+}
+
 double quiz_collective(const struct quiz *q, int *scored) {
-    double sum = 0;
-    int n = 0;
+    struct score_sum s = {0};
     for (int p = 0; p < q->n; p++) {
         const struct quiz_q *x = &q->q[p];
-        if (x->info.state != QUIZ_REVEALED || !x->has_truth || x->truth.answer == PROBE_ANS_UNKNOWN) continue;
-        if (x->info.yes + x->info.no == 0) continue;
-        int truth_yes = x->truth.answer == PROBE_ANS_YES;
-        if (x->info.yes == x->info.no)
-            sum += 0.5;
-        else if ((x->info.yes > x->info.no) == truth_yes)
-            sum += 1;
-        n++;
+        if (x->info.state != QUIZ_REVEALED || !x->has_truth) continue;
+        score_sum_add(&s, x->info.yes, x->info.no, quiz_score_truth(&x->truth));
     }
-    if (scored) *scored = n;
-    return n ? sum / n : -1;
+    if (scored) *scored = s.scored;
+    return score_collective(&s);
 }

@@ -23,6 +23,7 @@
 #include "db.h"
 #include "deck.h"
 #include "fragprobe.h"
+#include "score.h"
 
 #define QUIZ_QUESTIONS_MAX (DECK_TESTS_MAX * 3)
 #define QUIZ_TEXT_MAX 256
@@ -79,6 +80,8 @@ const struct deck_test *quiz_test(const struct quiz *q, int pos);
  * MTU 1280", which answers DF? and fragmented? too) only once no question of
  * the test is left (each revealed or skipped), else "". */
 int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out);
+/* The truth as scoring sees it (score.h): unknown is SCORE_TRUTH_NONE. */
+enum score_truth quiz_score_truth(const struct quiz_truth *t);
 
 /* ---- presenter actions (on the current question) ---- */
 int quiz_open(struct quiz *q, char *err, size_t errlen);    /* pending -> voting */

@@ -34,7 +34,7 @@ static void print_question(FILE *out, const struct db_report_session *s, const s
     fprintf(out, ") · majority %s\n", *q->majority ? q->majority : "none");
     if (q->round == 2) {
         char shift[REVOTE_SHIFT_MAX];
-        revote_shift_line(q->first_yes, q->first_no, q->yes, q->no, revote_truth_yes(q->truth), shift, sizeof shift);
+        revote_shift_line(q->first_yes, q->first_no, q->yes, q->no, score_truth_parse(q->truth), shift, sizeof shift);
         fprintf(out, "    round 1   yes %d · no %d (re-voted%s%s)\n", q->first_yes, q->first_no, shift[0] ? ": " : "",
                 shift);
     }

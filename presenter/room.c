@@ -235,9 +235,11 @@ void room_voter_score(const struct room *r, int voter, int *answered, int *score
         if (v < 0) continue;
         (*answered)++;
         struct quiz_truth t;
-        if (quiz_truth(r->quiz, p, &t) || t.answer == PROBE_ANS_UNKNOWN) continue;
+        if (quiz_truth(r->quiz, p, &t)) continue;
+        int right = score_vote(v, quiz_score_truth(&t));
+        if (right < 0) continue;
         (*scored)++;
-        if ((v == 1) == (t.answer == PROBE_ANS_YES)) (*correct)++;
+        *correct += right;
     }
 }
 
