@@ -27,6 +27,7 @@
 #include "console.h"
 #include "deck.h"
 #include "hub.h"
+#include "hub_proxy.h"
 #include "leaderboard.h"
 #include "probe_json.h"
 #include "report.h"
@@ -47,6 +48,7 @@ struct serve_opts {
     int timer_s;                   /* the console's 't' key: voting timer in seconds */
     int http_rate;                 /* hub_config.http_rate: 0 default, -1 no cap */
     int voter_rate;                /* hub_config.voter_rate: 0 default, -1 no cap */
+    struct hub_proxy trust_proxy;  /* --trust-proxy (n 0: X-Forwarded-For is never read) */
     long long resume;              /* session id to continue, 0 = a new session */
 };
 
@@ -116,6 +118,11 @@ static void usage(FILE *out) {
             "  --voter-rate N       new voters per second per phone address after a burst of\n"
             "                       %d (default %d; beyond: the first vote is refused busy).\n"
             "                       0: no cap (reverse proxy on another host, huge NAT)\n"
+            "  --trust-proxy ADDR   a reverse proxy in front of serve (IPv4/IPv6 address or\n"
+            "                       network ADDR/BITS; a comma list or repeated, at most %d):\n"
+            "                       the per-address limits (--http-rate, --voter-rate, wrong\n"
+            "                       secrets) read the address from X-Forwarded-For when a\n"
+            "                       request comes from ADDR, never otherwise (docs/DEPLOY.md)\n"
             "  --script FILE        read console commands from FILE (rehearsal, tests)\n"
             "  --resume ID          continue session ID after a crash or restart (same deck,\n"
             "                       room code, votes and measurements)\n"
@@ -147,13 +154,13 @@ static void usage(FILE *out) {
             "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
             SERVE_PORT_DEFAULT, LEADERBOARD_NICK_MAX, LEADERBOARD_TOP, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT,
             HUB_HTTP_RATE, HUB_VOTER_BURST,
-            HUB_VOTER_RATE);
+            HUB_VOTER_RATE, HUB_PROXY_MAX);
 }
 
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
            O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY, O_POLL,
-           O_TIMER, O_HTTPRATE, O_LEADERBOARD, O_WITNESS, O_WITNESSKEY, O_NOWITNESS, O_VOTERRATE };
+           O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD, O_WITNESS, O_WITNESSKEY, O_NOWITNESS, O_VOTERRATE };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
@@ -168,6 +175,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         {"resume", required_argument, NULL, O_RESUME}, {"keep-root", no_argument, NULL, O_KEEPROOT},
         {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
         {"timer", required_argument, NULL, O_TIMER}, {"http-rate", required_argument, NULL, O_HTTPRATE},
+        {"trust-proxy", required_argument, NULL, O_TRUSTPROXY},
         {"leaderboard", no_argument, NULL, O_LEADERBOARD},
         {"voter-rate", required_argument, NULL, O_VOTERRATE},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
@@ -215,6 +223,14 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
             }
             o->voter_rate = num ? (int)num : -1;
             break;
+        case O_TRUSTPROXY: {
+            char perr[160];
+            if (hub_proxy_add(&o->trust_proxy, optarg, perr, sizeof perr)) {
+                fprintf(stderr, "fragvote serve: %s\n", perr);
+                return -1;
+            }
+            break;
+        }
         case O_BIND: o->bind = optarg; break;
         case O_TITLE: o->title = optarg; break;
         case O_OBSERVER: o->observer = optarg; break;
@@ -684,7 +700,7 @@ lab_ready:
 
     struct hub_config hc = {.bind_addr = s.o.bind, .port = s.o.port, .public_url = s.o.public_url,
                             .secret = s.o.secret, .live_split = s.o.live_split, .leaderboard = s.o.leaderboard, .http_rate = s.o.http_rate,
-                            .voter_rate = s.o.voter_rate, .use_poll = s.o.poll,
+                            .voter_rate = s.o.voter_rate, .trust_proxy = &s.o.trust_proxy, .use_poll = s.o.poll,
                             .tls_cert = s.o.tls_cert, .tls_key = s.o.tls_key,
                             .measure = on_measure, .on_event = on_event, .ctx = &s};
     struct hub *h = hub_new(&hc, s.room, err, sizeof err);

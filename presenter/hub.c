@@ -505,7 +505,7 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
          * lws looks for its mount; websocket upgrades do not come here. */
         struct hub_peer peer;
         if (!h) break;
-        hub_guard_peer(lws_get_socket_fd(wsi), &peer);
+        hub_proxy_peer(&h->proxy, wsi, &peer);
         if (hub_guard_http_take(h->guard, &peer, hub_now_ms())) {
             http_refuse(wsi);
             return 1;
@@ -627,6 +627,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         goto fail;
     }
     if (cfg->voter_rate) h->guard->voter_rate = cfg->voter_rate > 0 ? cfg->voter_rate : 0;
+    if (cfg->trust_proxy) h->proxy = *cfg->trust_proxy;
     if (cfg->http_rate) {
         h->guard->http_rate = cfg->http_rate > 0 ? cfg->http_rate : 0;
         h->guard->http_burst = 5.0 * h->guard->http_rate;

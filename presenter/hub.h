@@ -68,6 +68,7 @@
 #define HUB_COUNTDOWN_MAX_S 3600       /* longest voting timer */
 
 struct hub_status;
+struct hub_proxy;
 
 struct hub_config {
     const char *bind_addr;             /* NULL or "": all addresses */
@@ -86,6 +87,9 @@ struct hub_config {
     int audience_tallies_per_s;        /* tally sends per second to phones; 0: HUB_AUDIENCE_SENDS_PER_S */
     int http_rate;                     /* HTTP requests/s per source address (burst 5x); 0: HUB_HTTP_RATE,
                                         * -1: no cap (a reverse proxy on another host is one address) */
+    const struct hub_proxy *trust_proxy; /* NULL or none: X-Forwarded-For is never read; else the
+                                        * reverse proxies whose X-Forwarded-For names the client for
+                                        * the per-address throttles (presenter/hub_proxy.h; copied) */
     int leaderboard;                   /* 1: phones may pick a nickname; the final state lists the top
                                         * LEADERBOARD_TOP (presenter/leaderboard.h). 0: nicknames are
                                         * refused and appear in no frame */

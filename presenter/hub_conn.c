@@ -298,9 +298,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
     if (c->voter < 0 && !c->new_voter_ok && room_voter_find(h->room, c->token) < 0) {
         /* This vote would create a voter: capped per source address, so one
          * client cannot fill the room (ROOM_VOTERS_MAX) with minted tokens. */
-        struct hub_peer peer;
-        hub_guard_peer(lws_get_socket_fd(c->wsi), &peer);
-        if (hub_guard_voter_take(h->guard, &peer, hub_now_ms())) {
+        if (hub_guard_voter_take(h->guard, &c->peer, hub_now_ms())) {
             h->voters_refused++;
             hub_tally_schedule(h); /* the console sees the count at the next tick */
             hub_conn_error(c, id, "busy", "too many new voters from your network just now; vote again in a few seconds");
@@ -329,9 +327,7 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
      * does not lock out the presenter page on the laptop; the room-wide
      * ceiling keeps many addresses from guessing fast (docs/SECURITY.md). */
     long long t = hub_now_ms();
-    struct hub_peer peer;
-    hub_guard_peer(lws_get_socket_fd(c->wsi), &peer);
-    if (hub_guard_secret_throttled(h->guard, &peer, t)) {
+    if (hub_guard_secret_throttled(h->guard, &c->peer, t)) {
         hub_conn_error(c, -1, "throttled", "too many wrong secrets; wait a second and try again");
         return;
     }
@@ -342,7 +338,7 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
         if (h->tally_public) hub_tally_now(h); /* a new version, now with the split (versions never repeat) */
         return;
     }
-    hub_guard_secret_failed(h->guard, &peer, t);
+    hub_guard_secret_failed(h->guard, &c->peer, t);
     if (++c->bad_secrets >= HUB_SECRET_FAILS) {
         hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many wrong presenter secrets");
         return;
@@ -492,6 +488,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->hub = h;
         c->role = (enum hub_role)proto->id;
         c->voter = -1;
+        hub_proxy_peer(&h->proxy, wsi, &c->peer); /* the upgrade's headers are still there */
         c->tokens = HUB_MSG_BURST;
         c->last_ms = c->last_rx_ms = c->opened_ms = c->bytes_ms = hub_now_ms();
         c->byte_tokens = HUB_MSG_BYTES_BURST;

@@ -10,6 +10,7 @@
 #include "hub_guard.h"
 #include "hub_online.h"
 #include "leaderboard.h"
+#include "hub_proxy.h"
 
 #define HUB_PROTOCOL_VERSION 1
 #define HUB_CONN_QUEUE 32          /* messages waiting per connection; a client that lags more is closed */
@@ -35,6 +36,7 @@ struct hub_conn {
     enum hub_role role;
     int voter;                     /* room voter index; -1 until its token has voted once */
     char token[ROOM_TOKEN_HEX + 1]; /* after the welcome: its token ("" before) */
+    struct hub_peer peer;          /* the client's address for the throttles (hub_proxy_peer at ESTABLISHED) */
     int joining;                   /* a join is in the current batch */
     int new_voter_ok;              /* the per-address new-voter cap let its first vote through */
     char nick[LEADERBOARD_NICK_MAX + 1]; /* a nickname picked before its first vote (no voter to keep it
@@ -154,6 +156,7 @@ struct hub {
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the SVG ready for lws_write */
     long long tally_due;           /* monotonic ms of the next tally broadcast, 0: none */
     struct hub_guard *guard;       /* per-address throttles: secret guesses, HTTP requests */
+    struct hub_proxy proxy;        /* trusted reverse proxies (cfg.trust_proxy's copy; n 0: none) */
     struct leaderboard *board;     /* nicknames, only with cfg.leaderboard (else NULL) */
 
     /* The ticker thread wakes the loop (lws_cancel_service) when the

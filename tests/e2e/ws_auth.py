@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""One presenter auth over a plain websocket, with an optional
+X-Forwarded-For header, from a chosen 127.0.0.x source address. Prints the
+answer: auth_ok, or the error's code (bad_secret, throttled), or closed.
+Used by test_serve_trust_proxy.sh (stdlib only: no websocket module).
+usage: ws_auth.py HOST PORT SRC SECRET [XFF]"""
+import base64, json, os, socket, struct, sys
+
+def frames(sock):
+    buf = b""
+    while True:
+        while len(buf) < 2 or len(buf) < hdr_len(buf) + payload_len(buf):
+            chunk = sock.recv(65536)
+            if not chunk:
+                return
+            buf += chunk
+        h, n = hdr_len(buf), payload_len(buf)
+        op, data, buf = buf[0] & 15, buf[h:h + n], buf[h + n:]
+        if op == 8:
+            return
+        if op == 1:
+            yield data
+
+def hdr_len(b):
+    n = b[1] & 127
+    return 2 if n < 126 else 4 if n == 126 else 10
+
+def payload_len(b):
+    n = b[1] & 127
+    if n == 126:
+        return struct.unpack(">H", b[2:4])[0] if len(b) >= 4 else 1 << 30
+    if n == 127:
+        return struct.unpack(">Q", b[2:10])[0] if len(b) >= 10 else 1 << 30
+    return n
+
+def main():
+    host, port, src, secret = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    xff = sys.argv[5] if len(sys.argv) > 5 else None
+    s = socket.socket()
+    s.settimeout(5)
+    s.bind((src, 0))
+    s.connect((host, port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    req = (f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+           f"Sec-WebSocket-Protocol: fragvote-presenter\r\n")
+    if xff is not None:
+        req += f"X-Forwarded-For: {xff}\r\n"
+    s.sendall((req + "\r\n").encode())
+    resp = b""
+    while b"\r\n\r\n" not in resp:
+        chunk = s.recv(4096)
+        if not chunk:
+            print("closed"); return
+        resp += chunk
+    if not resp.startswith(b"HTTP/1.1 101"):
+        print("refused"); return
+    rest = resp.split(b"\r\n\r\n", 1)[1]
+    msg = json.dumps({"t": "auth", "secret": secret}).encode()
+    mask = os.urandom(4)
+    s.sendall(bytes([0x81, 0x80 | len(msg)]) + mask + bytes(c ^ mask[i % 4] for i, c in enumerate(msg)))
+    class Pre:  # the bytes after the handshake belong to the first frames
+        def __init__(self, s, pre): self.s, self.pre = s, pre
+        def recv(self, n):
+            if self.pre:
+                p, self.pre = self.pre, b""
+                return p
+            return self.s.recv(n)
+    try:
+        for data in frames(Pre(s, rest)):
+            m = json.loads(data)
+            if m.get("t") == "auth_ok":
+                print("auth_ok"); return
+            if m.get("t") == "error":
+                print(m.get("code", "?")); return
+    except socket.timeout:
+        print("timeout"); return
+    print("closed")
+
+main()
