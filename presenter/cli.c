@@ -5,10 +5,23 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fragprobe.h"
 
 int cli_not_implemented(const char *cmd) {
     fprintf(stderr, "fragvote %s: not implemented yet\n", cmd);
     return FV_EXIT_USAGE;
+}
+
+int cli_exit_probe(int rc) {
+    switch (rc) {
+    case PROBE_E_PERM: return FV_EXIT_PERM;
+    case PROBE_E_HOST: return FV_EXIT_HOST;
+    case PROBE_E_NOROUTE: return FV_EXIT_NOROUTE;
+    case PROBE_E_NOV6: return FV_EXIT_NOV6;
+    case PROBE_E_TIMEOUT: return FV_EXIT_TIMEOUT;
+    case PROBE_E_SILENT: return FV_EXIT_SILENT;
+    default: return FV_EXIT_FAIL;
+    }
 }
 
 int cli_parse_long(const char *s, long lo, long hi, long *out) {

@@ -30,6 +30,11 @@ int cmd_sessions(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
+/* The exit code of a probe error (a negative PROBE_E_* from probe/): the one
+ * mapping of probe errors to the documented codes above; anything else is
+ * FV_EXIT_FAIL. */
+int cli_exit_probe(int probe_rc);
+
 /* Prints "fragvote CMD: not implemented yet" on stderr; returns FV_EXIT_USAGE. */
 int cli_not_implemented(const char *cmd);
 /* printf into a caller's error buffer; err may be NULL (then nothing). */

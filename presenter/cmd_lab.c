@@ -96,7 +96,7 @@ int cmd_lab(int argc, char **argv) {
         int rc = probe_lab_up(&cfg, &lab, err, sizeof err);
         if (rc < 0) {
             fprintf(stderr, "fragvote lab up: %s\n", err);
-            return rc == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
+            return cli_exit_probe(rc);
         }
         char desc[768];
         probe_lab_describe(&lab, desc, sizeof desc);

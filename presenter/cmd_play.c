@@ -322,7 +322,7 @@ static int setup_target(struct play *p) {
         int hr = probe_pmtu_resolve(p->target, AF_UNSPEC, &ss, err, sizeof err);
         if (hr < 0) {
             fprintf(stderr, "fragvote play: target %s: %s\n", p->target, err);
-            return hr == PROBE_E_NOV6 ? FV_EXIT_NOV6 : FV_EXIT_HOST;
+            return cli_exit_probe(hr);
         }
     } else {
         struct probe_lab_config cfg;
@@ -332,7 +332,7 @@ static int setup_target(struct play *p) {
             if (lr < 0) {
                 fprintf(stderr, "fragvote play: cannot build the namespace lab: %s\n", err);
                 if (lr == PROBE_E_PERM) fprintf(stderr, "  (run as root, or give --target HOST)\n");
-                return lr == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
+                return cli_exit_probe(lr);
             }
             p->lab_up = 1;
         }

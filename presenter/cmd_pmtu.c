@@ -57,25 +57,13 @@ static void pmtu_usage(FILE *out) {
             PROBE_PMTU_WATCH_INTERVAL_MAX_S);
 }
 
-static int pmtu_exit(int rc) {
-    switch (rc) {
-    case PROBE_E_PERM: return FV_EXIT_PERM;
-    case PROBE_E_HOST: return FV_EXIT_HOST;
-    case PROBE_E_NOROUTE: return FV_EXIT_NOROUTE;
-    case PROBE_E_NOV6: return FV_EXIT_NOV6;
-    case PROBE_E_TIMEOUT: return FV_EXIT_TIMEOUT;
-    case PROBE_E_SILENT: return FV_EXIT_SILENT;
-    default: return FV_EXIT_FAIL;
-    }
-}
-
 static int pmtu_show(const char *host) {
     char err[256];
     struct probe_pmtu_entry e;
     int rc = probe_pmtu_show(host, &e, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "fragvote pmtu: %s\n", err);
-        return pmtu_exit(rc);
+        return cli_exit_probe(rc);
     }
     if (e.mtu)
         printf("%s via %s (mtu %d): cached path MTU %d, expires in %d s\n", e.addr,
@@ -90,7 +78,7 @@ static int pmtu_flush(const char *host) {
     int rc = probe_pmtu_flush(host, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "fragvote pmtu: %s\n", err);
-        return pmtu_exit(rc);
+        return cli_exit_probe(rc);
     }
     printf("flushed the path-MTU cache%s%s\n", host ? " for " : "", host ? host : "");
     return FV_EXIT_OK;
@@ -184,7 +172,7 @@ static int pmtu_watch(const char *host, int port, int timeout, long interval, lo
     int rc = probe_pmtu_watch(host, port, &o, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "fragvote pmtu: %s\n", err);
-        return pmtu_exit(rc);
+        return cli_exit_probe(rc);
     }
     printf("watch ended%s: %d round%s of probes, %d change%s\n", respond_stop ? " by signal" : "", rc,
            rc == 1 ? "" : "s", wp.changes, wp.changes == 1 ? "" : "s");
@@ -247,7 +235,7 @@ static int pmtu_discover(int argc, char **argv) {
                         : probe_pmtu_discover(host, port, timeout, &d, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "fragvote pmtu: %s\n", err);
-        return pmtu_exit(rc);
+        return cli_exit_probe(rc);
     }
     printf("%s %s%s: local MTU %d\n", sequential ? "sequential search" : "1-RTT discovery", d.addr,
            port ? "" : " (ICMP echo)", d.local_mtu);
@@ -297,7 +285,7 @@ static int pmtu_respond(int argc, char **argv) {
     int rc = probe_pmtu_respond((int)port, (int)seconds, (volatile int *)&respond_stop, err, sizeof err);
     if (rc < 0) {
         fprintf(stderr, "fragvote pmtu: %s\n", err);
-        return pmtu_exit(rc);
+        return cli_exit_probe(rc);
     }
     printf("answered %d probes\n", rc);
     return FV_EXIT_OK;

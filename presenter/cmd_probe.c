@@ -55,18 +55,6 @@ static void probe_usage(FILE *out) {
             WITNESS_CLI_KEY_ENV);
 }
 
-static int exit_code(int rc) {
-    switch (rc) {
-    case PROBE_E_PERM: return FV_EXIT_PERM;
-    case PROBE_E_HOST: return FV_EXIT_HOST;
-    case PROBE_E_NOROUTE: return FV_EXIT_NOROUTE;
-    case PROBE_E_NOV6: return FV_EXIT_NOV6;
-    case PROBE_E_TIMEOUT: return FV_EXIT_TIMEOUT;
-    case PROBE_E_SILENT: return FV_EXIT_SILENT;
-    default: return FV_EXIT_FAIL;
-    }
-}
-
 /* "host", "host:port", "[v6]:port", "v6" (more than one colon, no brackets). */
 static int parse_addr(const char *s, struct probe_spec *spec) {
     const char *host = s, *port = NULL;
@@ -171,7 +159,7 @@ static int lab_find_or_build(const struct probe_lab_config *cfg, struct probe_la
         int rc = probe_lab_up(cfg, lab, err, sizeof err);
         if (rc < 0) {
             fprintf(stderr, "fragvote probe: no target and the lab could not be built: %s\n", err);
-            return rc == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
+            return cli_exit_probe(rc);
         }
         fprintf(stderr, "fragvote probe: built the lab \"%s\" (`fragvote lab down` removes it)\n", lab->cfg.prefix);
     }
@@ -429,7 +417,7 @@ int cmd_probe(int argc, char **argv) {
     witness_cli_stop(&wc);
     if (rc < 0) {
         fprintf(stderr, "fragvote probe: %s\n", err);
-        return exit_code(rc);
+        return cli_exit_probe(rc);
     }
     if (json) {
         json_t *o = probe_result_to_json(&r);

@@ -187,7 +187,7 @@ static int remeasure(struct db *db, struct db_report *r, struct db_report_sessio
             int lr = probe_lab_up(&cfg, &lab, err, sizeof err);
             if (lr < 0) {
                 fprintf(stderr, "fragvote replay: cannot build the namespace lab: %s\n", err);
-                return lr == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
+                return cli_exit_probe(lr);
             }
             built = 1;
         }
@@ -202,7 +202,7 @@ static int remeasure(struct db *db, struct db_report *r, struct db_report_sessio
     int64_t set = replay_remeasure(db, s, &o, &replay_stop, err, sizeof err);
     if (set < 0) {
         fprintf(stderr, "fragvote replay: remeasure: %s\n", err);
-        rc = set == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
+        rc = cli_exit_probe((int)set);
     }
     if (built && probe_lab_down(lab.cfg.prefix, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote replay: removing the lab: %s\n", err);

@@ -498,9 +498,6 @@ static void print_summary(struct serve *s) {
     db_report_close(rep);
 }
 
-static int fail_code(int probe_rc) {
-    return probe_rc == PROBE_E_PERM ? FV_EXIT_PERM : FV_EXIT_FAIL;
-}
 
 /* Started with sudo: the lab is up, so become the invoking user before the
  * database is created (it then belongs to them) and before any network
@@ -595,7 +592,7 @@ int cmd_serve(int argc, char **argv) {
             fprintf(stderr, "fragvote serve: target %s: %s\n", s.target, err);
             deck_free(&s.deck);
             db_close(s.db);
-            return hr == PROBE_E_NOV6 ? FV_EXIT_NOV6 : FV_EXIT_HOST;
+            return cli_exit_probe(hr);
         }
     }
     host_facts(&s);
@@ -633,7 +630,7 @@ int cmd_serve(int argc, char **argv) {
         if (lr < 0) {
             fprintf(stderr, "fragvote serve: cannot build the namespace lab: %s\n", err);
             if (lr == PROBE_E_PERM) fprintf(stderr, "  (run as root, or give --target HOST)\n");
-            code = fail_code(lr);
+            code = cli_exit_probe(lr);
             goto cleanup;
         }
         s.lab_up = 1;
