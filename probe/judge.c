@@ -12,9 +12,7 @@
 
 #include "observe.h"
 
-static void fact(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void fact(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...) {
+void probe_fact_set(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...) {
     f->answer = a;
     f->basis = b;
     va_list ap;
@@ -100,45 +98,46 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
     /* ---- sent? ---- */
     if (!si->sent) {
         if (r->kernel_mtu > 0)
-            fact(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s (kernel MTU %d)",
+            probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s (kernel MTU %d)",
                  strerror(si->send_errno), r->kernel_mtu);
         else
-            fact(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s", strerror(si->send_errno));
+            probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s", strerror(si->send_errno));
     } else if (obs->egress_packets > 0) {
         /* Each fact's why speaks only of its own fact: the quiz reveals
          * "sent?" while "DF?" and "fragmented?" are still to be voted on, so
          * no packet count, size or answering hop here (docs/PROTOCOL.md). */
-        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "it was seen leaving the host");
+        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "it was seen leaving the host");
     } else if (p) {
-        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "an ICMP answer quoted it");
+        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "an ICMP answer quoted it");
     } else if (obs->echo_replies > 0) {
-        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "the target answered the echo request (Echo Reply)");
+        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED,
+                       "the target answered the echo request (Echo Reply)");
     } else if (obs->egress_packets == 0) {
-        fact(&r->sent, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+        probe_fact_set(&r->sent, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "send() succeeded but nothing of this test was seen leaving the host");
     } else {
-        fact(&r->sent, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
+        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
              "send() accepted it; this observer cannot see the wire and no hop answered");
     }
 
     /* ---- DF? ---- */
     if (v6) {
-        fact(&r->df, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
+        probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
              "IPv6 has no DF bit: routers never fragment IPv6, only the sender may");
     } else if (!si->sent) {
         int df = rule_df(s);
-        fact(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
              "nothing was sent; a %s socket in mode %s sets DF=%d", probe_proto_name(s->proto),
              probe_mode_name(s->mode), df);
     } else if (obs->egress_df >= 0) {
-        fact(&r->df, obs->egress_df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+        probe_fact_set(&r->df, obs->egress_df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
              "DF=%d on the first packet that left the host", obs->egress_df);
     } else if (p && p->q.df >= 0) {
-        fact(&r->df, p->q.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+        probe_fact_set(&r->df, p->q.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
              "DF=%d in the header an ICMP answer quoted", p->q.df);
     } else {
         int df = rule_df(s) && !rule_host_frag(s, r->dev_mtu, r->path_mtu_before);
-        fact(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
              "not seen on the wire; by the kernel's rules mode %s gives DF=%d", probe_mode_name(s->mode), df);
     }
 
@@ -159,72 +158,72 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
     }
     r->fragmenter = PROBE_FRAG_UNKNOWN;
     if (!si->sent) {
-        fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "nothing left the host");
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "nothing left the host");
         r->fragmenter = PROBE_FRAG_NONE;
     } else if (host == 1) {
-        fact(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "%s", host_why);
+        probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "%s", host_why);
         r->fragmenter = PROBE_FRAG_HOST;
     } else if (p && p->q.total_len < 0 && p->kind == PROBE_ICMP_FRAG_NEEDED && host == 0) {
         /* The observer saw no quoted IP header (recverr), but a router only
          * answers Frag Needed / Packet Too Big about what reached it whole. */
-        fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
              "%s answered %s (MTU %d): it reached that router whole and was dropped", hop,
              v6 ? "Packet Too Big" : "Frag Needed", p->mtu);
         r->fragmenter = PROBE_FRAG_NONE;
     } else if (p && p->q.total_len < 0) {
-        fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "%s answered, but this observer does not see the quoted IP header (MF, offset)%s", hop,
              host == 0 ? "; the host did not fragment" : "");
     } else if (p && probe_quote_is_fragment(&p->q)) {
         int by_host = host < 0 && rule_host_frag(s, r->dev_mtu, r->path_mtu_before);
-        fact(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED,
+        probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED,
              "%s quoted a fragment (%d bytes, MF=%d, offset %d)%s", hop, p->q.total_len, p->q.mf,
              p->q.frag_offset, by_host ? "; by the kernel's rules the host made it" : "");
         r->fragmenter = by_host ? PROBE_FRAG_HOST : PROBE_FRAG_ROUTER;
     } else if (p && hop_reassembles) {
         if (hop_node == PROBE_LAB_R1 && host == 0) {
-            fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+            probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
                  "left the host whole and %s is the first router", hop);
             r->fragmenter = PROBE_FRAG_NONE;
         } else {
-            fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+            probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
                  "%s reassembles: its quote shows the reassembled datagram, not what crossed the link", hop);
         }
     } else if (p && lab && hop_node > 0 && hop_node < PROBE_LAB_LINKS && p->kind == PROBE_ICMP_TIME_EXCEEDED &&
                !v6 && p->q.df == 0 && p->q.total_len > lab->link[hop_node].mtu) {
         /* The probe expired at a router that would itself have to fragment it
          * (its next link is smaller): a router checks the TTL first. */
-        fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "%s quoted it whole, but expired there: %s's next link has MTU %d < %d, so what it would do is not "
              "visible at TTL %d",
              hop, r->hop_name, lab->link[hop_node].mtu, p->q.total_len, si->ttl);
     } else if (p && p->kind == PROBE_ICMP_UNREACH && !v6 && p->q.df == 0 && from_target(si, p)) {
         /* The destination reassembles before it answers port unreachable. */
-        fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "only the destination answered, and it reassembles before answering: with DF=0 a router on the way "
              "may have fragmented it%s", host == 0 ? " (the host did not)" : "");
     } else if (p && p->kind == PROBE_ICMP_FRAG_NEEDED) {
-        fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
              "%s dropped the whole %d-byte packet with %s (MTU %d)", hop, p->q.total_len,
              v6 ? "Packet Too Big" : "Frag Needed", p->mtu);
         r->fragmenter = PROBE_FRAG_NONE;
     } else if (p && host != 1) {
-        fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s quoted the whole %d-byte packet", hop,
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s quoted the whole %d-byte packet", hop,
              p->q.total_len);
         r->fragmenter = PROBE_FRAG_NONE;
     } else if (!p && obs->echo_replies > 0 && host == 0 && (v6 || r->df.answer == PROBE_ANS_YES)) {
         /* An Echo Reply quotes nothing, but the request did arrive, and no
          * router may fragment it on the way. */
-        fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
              "the target answered; %s, and the host did not fragment it",
              v6 ? "routers never fragment IPv6" : "with DF=1 no router may fragment it");
         r->fragmenter = PROBE_FRAG_NONE;
     } else if (!p && obs->echo_replies > 0) {
-        fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "only the target answered (Echo Reply), and it reassembles before answering: with DF=0 a router "
              "on the way may have fragmented it%s", host == 0 ? " (the host did not)" : "");
     } else {
-        fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "no ICMP answer at TTL %d%s: what the routers did is not visible", si->ttl,
              host == 0 ? " (the host did not fragment)" : "");
     }

@@ -10,6 +10,11 @@
 
 #include "fragprobe.h"
 
+/* Sets one of the judge's facts: its answer, basis and the why line (printf
+ * format). The one writer of a struct probe_fact's verdict (judge.c). */
+void probe_fact_set(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* What the sender did, so an observer can match answers to this test. */
 struct probe_sendinfo {
     const struct probe_spec *spec;

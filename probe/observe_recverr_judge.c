@@ -5,22 +5,10 @@
  * re-derived here from the kernel's documented rules (../shared notes,
  * ip(7)) and labelled inferred -- or unknown when the rules need the path's
  * link MTUs and we do not know them (not the lab). Pure: no I/O. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "fragprobe.h"
-
-static void set_fact(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void set_fact(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...) {
-    f->answer = a;
-    f->basis = b;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->why, sizeof f->why, fmt, ap);
-    va_end(ap);
-}
+#include "observe.h"
 
 /* The lab node a packet reached last: the answering hop, or where its TTL
  * ran out (node index = TTL while inside the lab), or dst. -1 unknown. */
@@ -52,7 +40,7 @@ void probe_recverr_refine(const struct probe_lab *lab, struct probe_result *r) {
     if (frag_needed) {
         /* A router dropped it whole and said so: that much is observed, but
          * not its quoted length. */
-        set_fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s dropped it whole with %s, MTU %d", r->hop,
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s dropped it whole with %s, MTU %d", r->hop,
                  v6 ? "Packet Too Big" : "Frag Needed", r->icmp_mtu);
         r->fragmenter = PROBE_FRAG_NONE;
         snprintf(r->evidence, sizeof r->evidence,
@@ -61,11 +49,11 @@ void probe_recverr_refine(const struct probe_lab *lab, struct probe_result *r) {
         return;
     }
     if (v6) {
-        set_fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
                  "routers never fragment IPv6 and the host did not (Ip6FragCreates unchanged)");
         r->fragmenter = PROBE_FRAG_NONE;
     } else if (r->df.answer == PROBE_ANS_YES) {
-        set_fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
                  "DF=1 by mode %s: routers may not fragment it, and the host did not%s", probe_mode_name(s->mode),
                  r->hop[0] ? "; it reached the answering hop whole" : "");
         r->fragmenter = PROBE_FRAG_NONE;
@@ -81,17 +69,17 @@ void probe_recverr_refine(const struct probe_lab *lab, struct probe_result *r) {
             if (lab && lab->link[PROBE_LAB_LINKS - 1].mtu < len) len = lab->link[PROBE_LAB_LINKS - 1].mtu; /* dst's MSS */
         }
         if (node < 0) {
-            set_fact(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+            probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
                      "DF=0: a router may have fragmented it; without CAP_NET_RAW the quoted header is not visible");
             r->fragmenter = PROBE_FRAG_UNKNOWN;
         } else if (bottleneck > 0 && len > bottleneck) {
-            set_fact(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
+            probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
                      "DF=0 and %d > %d on the %s-%s link: %s must fragment it", len, bottleneck,
                      probe_lab_node_name((enum probe_lab_node)link), probe_lab_node_name((enum probe_lab_node)(link + 1)),
                      probe_lab_node_name((enum probe_lab_node)link));
             r->fragmenter = PROBE_FRAG_ROUTER;
         } else {
-            set_fact(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+            probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
                      "DF=0 but %d fits every link it crossed (the host did not fragment it)", len);
             r->fragmenter = PROBE_FRAG_NONE;
         }
