@@ -389,11 +389,13 @@ int db_session_get(struct db *db, int64_t session_id, struct db_session_row *out
 }
 
 static const char *const qkind_names[] = {"sent", "df", "fragmented"};
+#define DB_NQKINDS (sizeof qkind_names / sizeof *qkind_names)
+_Static_assert(DB_NQKINDS == DB_Q_FRAGMENTED + 1, "a name for each enum db_qkind");
 
-const char *db_qkind_name(enum db_qkind k) { return (unsigned)k < 3 ? qkind_names[k] : "?"; }
+const char *db_qkind_name(enum db_qkind k) { return (unsigned)k < DB_NQKINDS ? qkind_names[k] : "?"; }
 
 int db_qkind_parse(const char *name, enum db_qkind *out) {
-    for (int i = 0; i < 3; i++)
+    for (size_t i = 0; i < DB_NQKINDS; i++)
         if (!strcmp(name, qkind_names[i])) {
             *out = (enum db_qkind)i;
             return 0;

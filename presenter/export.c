@@ -15,9 +15,11 @@
 #include "cli.h"
 
 static const char *const format_names[] = {"csv", "json", "markdown", "svg"};
+#define EXPORT_NFORMATS (sizeof format_names / sizeof *format_names)
+_Static_assert(EXPORT_NFORMATS == EXPORT_SVG + 1, "a name for each enum export_format");
 
 int export_format_parse(const char *name, enum export_format *out) {
-    for (int i = 0; i < 4; i++)
+    for (size_t i = 0; i < EXPORT_NFORMATS; i++)
         if (!strcmp(name, format_names[i])) {
             *out = (enum export_format)i;
             return 0;
@@ -29,7 +31,7 @@ int export_format_parse(const char *name, enum export_format *out) {
     return -1;
 }
 
-const char *export_format_name(enum export_format f) { return (unsigned)f < 4 ? format_names[f] : "?"; }
+const char *export_format_name(enum export_format f) { return (unsigned)f < EXPORT_NFORMATS ? format_names[f] : "?"; }
 
 double export_question_accuracy(const struct db_report_question *q) {
     int total = q->yes + q->no;

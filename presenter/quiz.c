@@ -20,12 +20,14 @@ struct quiz {
     struct quiz_q q[QUIZ_QUESTIONS_MAX];
 };
 
-static const char *state_names[] = {"pending", "voting", "closed", "measured", "revealed", "skipped"};
+static const char *const state_names[] = {"pending", "voting", "closed", "measured", "revealed", "skipped"};
+#define QUIZ_NSTATES (sizeof state_names / sizeof *state_names)
+_Static_assert(QUIZ_NSTATES == QUIZ_SKIPPED + 1, "a name for each enum quiz_state");
 
-const char *quiz_state_name(enum quiz_state s) { return (unsigned)s < 6 ? state_names[s] : "?"; }
+const char *quiz_state_name(enum quiz_state s) { return (unsigned)s < QUIZ_NSTATES ? state_names[s] : "?"; }
 
 int quiz_state_parse(const char *name, enum quiz_state *out) {
-    for (int i = 0; i < 6; i++)
+    for (size_t i = 0; i < QUIZ_NSTATES; i++)
         if (name && !strcmp(name, state_names[i])) {
             *out = (enum quiz_state)i;
             return 0;

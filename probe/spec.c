@@ -7,20 +7,24 @@
 
 #include "fragprobe.h"
 
+/* Each table has one name per member of its enum, in the enum's order. */
+#define NAMES_LEN(t) (sizeof t / sizeof *t)
 static const char *const proto_names[] = {"udp4", "tcp4", "udp6", "tcp6", "icmp4", "icmp6"};
+_Static_assert(NAMES_LEN(proto_names) == PROBE_PROTO_COUNT, "a name for each enum probe_proto");
 static const char *const mode_names[] = {"default", "dont", "want", "do", "probe", "interface", "omit"};
+_Static_assert(NAMES_LEN(mode_names) == PROBE_MODE_OMIT + 1, "a name for each enum probe_mode");
 
 const char *probe_proto_name(enum probe_proto p) {
-    return (unsigned)p < sizeof proto_names / sizeof *proto_names ? proto_names[p] : "?";
+    return (unsigned)p < NAMES_LEN(proto_names) ? proto_names[p] : "?";
 }
 
 const char *probe_mode_name(enum probe_mode m) {
-    return (unsigned)m < sizeof mode_names / sizeof *mode_names ? mode_names[m] : "?";
+    return (unsigned)m < NAMES_LEN(mode_names) ? mode_names[m] : "?";
 }
 
 int probe_proto_parse(const char *name, enum probe_proto *out) {
     if (!name) return -1;
-    for (size_t i = 0; i < sizeof proto_names / sizeof *proto_names; i++)
+    for (size_t i = 0; i < NAMES_LEN(proto_names); i++)
         if (!strcasecmp(name, proto_names[i])) {
             *out = (enum probe_proto)i;
             return 0;
@@ -34,7 +38,7 @@ int probe_mode_parse(const char *name, enum probe_mode *out) {
     const char *p = name;
     if (!strncasecmp(p, "IP_PMTUDISC_", 12)) p += 12;
     else if (!strncasecmp(p, "IPV6_PMTUDISC_", 14)) p += 14;
-    for (size_t i = 0; i < sizeof mode_names / sizeof *mode_names; i++)
+    for (size_t i = 0; i < NAMES_LEN(mode_names); i++)
         if (!strcasecmp(p, mode_names[i])) {
             if (p != name && i == PROBE_MODE_DEFAULT) return -1; /* there is no IP_PMTUDISC_DEFAULT */
             *out = (enum probe_mode)i;
@@ -61,14 +65,15 @@ const char *probe_fragmenter_name(enum probe_fragmenter f) {
 }
 
 static const char *const observer_names[] = {"auto", "raw", "recverr"};
+_Static_assert(NAMES_LEN(observer_names) == PROBE_OBS_RECVERR + 1, "a name for each enum probe_observer_kind");
 
 const char *probe_observer_name(enum probe_observer_kind k) {
-    return (unsigned)k < 3 ? observer_names[k] : "?";
+    return (unsigned)k < NAMES_LEN(observer_names) ? observer_names[k] : "?";
 }
 
 int probe_observer_parse(const char *name, enum probe_observer_kind *out) {
     if (!name) return -1;
-    for (int i = 0; i < 3; i++)
+    for (size_t i = 0; i < NAMES_LEN(observer_names); i++)
         if (!strcasecmp(name, observer_names[i])) {
             *out = (enum probe_observer_kind)i;
             return 0;
