@@ -366,37 +366,68 @@ static void test_a_minting_script_cannot_fill_the_room(void) {
     stop_serve();
 }
 
-/* The other side of the cap: a venue's NAT. */
-static void test_1000_phones_behind_one_address_all_get_in(void) {
-    REQUIRE(start_serve("nat", "open\nsleep 600000\n", NULL) == 0);
-    static struct wsc *w[NAT_PHONES];
+/* n phones behind one address (src) join at once and vote: how many got
+ * their first vote acked, how many were answered busy; secs gets the time. */
+static int nat_phones(int n, const char *src, int *busy, double *secs) {
+    static struct wsc *w[2 * NAT_PHONES];
     char err[256];
     long long t0 = check_mono_ms();
     int welcomed = 0, acked = 0;
-    for (int i = 0; i < NAT_PHONES; i++) {
-        w[i] = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", "127.0.0.70", 5000, err, sizeof err);
+    *busy = 0;
+    for (int i = 0; i < n; i++) {
+        w[i] = wsc_connect("127.0.0.1", port, "/", "fragvote-audience", src, 5000, err, sizeof err);
         if (w[i] && wsc_send_json(w[i], "{s:s, s:i, s:s}", "t", "hello", "v", 1, "room", ROOM)) {
             wsc_free(w[i]);
             w[i] = NULL;
         }
     }
-    for (int i = 0; i < NAT_PHONES; i++) {
+    for (int i = 0; i < n; i++) {
         json_t *m = w[i] ? wsc_recv_type(w[i], "welcome", 10000) : NULL;
         welcomed += m != NULL;
+        if (m) wsc_send_json(w[i], "{s:s, s:i, s:i, s:b}", "t", "vote", "id", 1, "q", 0, "yes", i % 2);
         json_decref(m);
-        if (m && wsc_send_json(w[i], "{s:s, s:i, s:i, s:b}", "t", "vote", "id", 1, "q", 0, "yes", i % 2)) continue;
     }
-    for (int i = 0; i < NAT_PHONES; i++)
-        if (w[i] && fvr_vote_answer(w[i], 1, 10000, NULL) == 0) acked++;
-    double secs = (double)(check_mono_ms() - t0) / 1000.0;
-    printf("  %d phones from 127.0.0.70: %d welcomed, %d first votes acked in %.1f s\n", NAT_PHONES, welcomed, acked,
-           secs);
-    CHECK_INT(welcomed, NAT_PHONES);
-    CHECK_INT(acked, NAT_PHONES);
+    for (int i = 0; i < n; i++) {
+        json_t *reply = NULL;
+        int r = w[i] ? fvr_vote_answer(w[i], 1, 10000, &reply) : -1;
+        const char *code = reply ? json_string_value(json_object_get(reply, "code")) : NULL;
+        acked += r == 0;
+        *busy += r == 1 && code && !strcmp(code, "busy");
+        json_decref(reply);
+    }
+    *secs = (double)(check_mono_ms() - t0) / 1000.0;
+    for (int i = 0; i < n; i++)
+        if (w[i]) wsc_free(w[i]);
+    printf("  %d phones from %s: %d welcomed, %d first votes acked, %d busy, in %.1f s\n", n, src, welcomed, acked,
+           *busy, *secs);
+    return welcomed == n ? acked : -1;
+}
+
+/* The other side of the cap: a venue's NAT. */
+static void test_1000_phones_behind_one_address_all_get_in(void) {
+    REQUIRE(start_serve("nat", "open\nsleep 600000\n", NULL) == 0);
+    int busy;
+    double secs;
+    CHECK_INT(nat_phones(NAT_PHONES, "127.0.0.70", &busy, &secs), NAT_PHONES);
     CHECK(secs < 60);
     CHECK_INT(sql_int("SELECT count(*) FROM voters"), NAT_PHONES);
-    for (int i = 0; i < NAT_PHONES; i++)
-        if (w[i]) wsc_free(w[i]);
+    stop_serve();
+}
+
+/* A bigger NAT than the burst: the cap binds (the documented trade-off),
+ * and serve --voter-rate 0 lifts it. */
+static void test_a_bigger_nat_needs_voter_rate_0(void) {
+    int busy;
+    double secs;
+    REQUIRE(start_serve("bignat", "open\nsleep 600000\n", NULL) == 0);
+    int acked = nat_phones(2 * NAT_PHONES, "127.0.0.71", &busy, &secs);
+    CHECK(acked >= HUB_VOTER_BURST && acked <= HUB_VOTER_BURST + (int)(HUB_VOTER_RATE * secs) + 1);
+    CHECK_INT(acked + busy, 2 * NAT_PHONES);
+    stop_serve();
+    char *off[] = {"--voter-rate", "0", NULL};
+    REQUIRE(start_serve("bignat-off", "open\nsleep 600000\n", off) == 0);
+    CHECK_INT(nat_phones(2 * NAT_PHONES, "127.0.0.71", &busy, &secs), 2 * NAT_PHONES);
+    CHECK_INT(sql_int("SELECT count(*) FROM voters"), 2 * NAT_PHONES);
     stop_serve();
 }
 
@@ -413,6 +444,7 @@ int main(void) {
     RUN(test_made_up_tokens_get_a_fresh_one);
     RUN(test_a_minting_script_cannot_fill_the_room);
     RUN(test_1000_phones_behind_one_address_all_get_in);
+    RUN(test_a_bigger_nat_needs_voter_rate_0);
     stop_serve();
     return check_summary();
 }
