@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """One presenter auth over a plain websocket, with an optional
-X-Forwarded-For header, from a chosen 127.0.0.x source address. Prints the
+X-Forwarded-For header, from a chosen 127.0.0.x source address (TLS with
+WS_AUTH_TLS=1, any certificate: a test's self-signed one). Prints the
 answer: auth_ok, or the error's code (bad_secret, throttled), or closed.
 Used by test_serve_trust_proxy.sh (stdlib only: no websocket module).
 usage: ws_auth.py HOST PORT SRC SECRET [XFF]"""
-import base64, json, os, socket, struct, sys
+import base64, json, os, socket, ssl, struct, sys
 
 def frames(sock):
     buf = b""
@@ -40,6 +41,11 @@ def main():
     s.settimeout(5)
     s.bind((src, 0))
     s.connect((host, port))
+    if os.environ.get("WS_AUTH_TLS") == "1":
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        s = ctx.wrap_socket(s)
     key = base64.b64encode(os.urandom(16)).decode()
     req = (f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"

@@ -37,6 +37,8 @@ static void usage(FILE *f) {
             "  --sources N          spread phones over 127.0.0.2 .. 127.0.0.(N+1) (default: 1 per 1000, max %d)\n"
             "  --server-pid PID     sample the server's RSS and CPU time from /proc/PID\n"
             "  --poll               use lws's poll() loop instead of libev (epoll)\n"
+            "  --tls                wss:// (e.g. through a TLS reverse proxy); the certificate is not\n"
+            "                       checked (tests use a self-signed one)\n"
             "  --seed N             vote (and reconnect) schedule seed (default 1)\n"
             "  --storm              the join storm: every phone first loads the phone page and every\n"
             "                       resource it names over HTTP (keep-alive), then opens its websocket;\n"
@@ -183,7 +185,7 @@ int main(int argc, char **argv) {
                               .connect_timeout_s = 120, .connect_inflight = 256, .use_libev = 1, .seed = 1};
     const char *json = NULL;
     enum { O_HOST = 256, O_PORT, O_SECRET, O_DB, O_PHONES, O_WINDOW, O_IDLE, O_DRAIN, O_CTO, O_INFLIGHT, O_SOURCES,
-           O_PID, O_POLL, O_SEED, O_JSON, O_CSV, O_REJOIN, O_SPREAD, O_FORGET, O_STORM, O_STORM_CLOSE };
+           O_PID, O_POLL, O_SEED, O_JSON, O_CSV, O_REJOIN, O_SPREAD, O_FORGET, O_STORM, O_STORM_CLOSE, O_TLS };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},       {"port", required_argument, NULL, O_PORT},
         {"secret", required_argument, NULL, O_SECRET},   {"db", required_argument, NULL, O_DB},
@@ -191,7 +193,8 @@ int main(int argc, char **argv) {
         {"idle", required_argument, NULL, O_IDLE},       {"drain-ms", required_argument, NULL, O_DRAIN},
         {"connect-timeout", required_argument, NULL, O_CTO}, {"inflight", required_argument, NULL, O_INFLIGHT},
         {"sources", required_argument, NULL, O_SOURCES}, {"server-pid", required_argument, NULL, O_PID},
-        {"poll", no_argument, NULL, O_POLL},             {"seed", required_argument, NULL, O_SEED},
+        {"poll", no_argument, NULL, O_POLL},             {"tls", no_argument, NULL, O_TLS},
+        {"seed", required_argument, NULL, O_SEED},
         {"json", required_argument, NULL, O_JSON},       {"csv", required_argument, NULL, O_CSV},
         {"rejoin", no_argument, NULL, O_REJOIN},       {"rejoin-spread-ms", required_argument, NULL, O_SPREAD},
         {"rejoin-forget-token", no_argument, NULL, O_FORGET},
@@ -214,6 +217,7 @@ int main(int argc, char **argv) {
         case O_SOURCES: bad |= parse_int(optarg, 1, LOAD_SOURCES_MAX, &cfg.sources); break;
         case O_PID: bad |= parse_int(optarg, 1, INT_MAX, &cfg.server_pid); break;
         case O_POLL: cfg.use_libev = 0; break;
+        case O_TLS: cfg.tls = 1; break;
         case O_SEED: bad |= parse_int(optarg, 0, INT_MAX, &seed); break;
         case O_JSON: json = optarg; break;
         case O_CSV: cfg.csv_path = optarg; break;

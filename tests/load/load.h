@@ -45,6 +45,7 @@ struct load_config {
     const char *csv_path;              /* NULL, or: one line per phone with its times (ms after the open) */
     int server_pid;                    /* 0: no /proc sampling */
     int use_libev;                     /* 1: libev event-lib (epoll); falls back to poll */
+    int tls;                           /* 1: wss:// (any certificate: a test's self-signed one) */
     int rejoin;                        /* 1: after the vote, every phone closes and comes back with its token */
     int rejoin_spread_ms;              /* reconnects at uniformly random times in [0, this) after the close */
     int rejoin_forget_token;           /* 1: phones come back without their token (a page that lost its

@@ -401,6 +401,9 @@ void load_connect_one(struct lrun *r, int i) {
     ci.origin = r->cfg->host;
     ci.protocol = names[c->role];
     ci.iface = r->src[i % r->cfg->sources];
+    if (r->cfg->tls)
+        ci.ssl_connection = LCCSCF_USE_SSL | LCCSCF_ALLOW_SELFSIGNED | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK |
+                            LCCSCF_ALLOW_EXPIRED | LCCSCF_ALLOW_INSECURE;
     ci.opaque_user_data = c;
     ci.pwsi = &c->wsi;
     ci.retry_and_idle_policy = &r->no_validity;
@@ -703,6 +706,7 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
      * per message, 16 % of the generator's CPU at 10,000 phones. The
      * server pings; lws answers pings without a timer of ours. */
     info.retry_and_idle_policy = &r->no_validity;
+    if (cfg->tls) info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
     if (cfg->use_libev && ev_open(r) == 0) {
         info.options |= LWS_SERVER_OPTION_LIBEV;
         r->foreign[0] = r->ev_loop;

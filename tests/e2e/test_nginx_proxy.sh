@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Behind a real nginx (issue 17): the shipped deploy/nginx/fragvote.conf, with
+# only its site values substituted (ports on loopback, a self-signed
+# certificate, serve's port), in front of two `fragvote serve` rooms, one per
+# port, as docs/DEPLOY.md describes. Phones over wss through nginx join and
+# vote and every vote is acked and stored, each phone in its own room; the
+# throttles of the room run with --trust-proxy see the phones' own 127.0.0.x
+# addresses, the room without it sees only nginx. nginx runs on its own
+# prefix, pid and temp dirs (never the system service); loopback only.
+set -u
+bin=${FRAGVOTE_BIN:?run through ctest}
+src=${FRAGVOTE_SRC:?run through ctest}
+load=${FRAGVOTE_BUILD:?run through ctest}/tests/load/fv_load
+here=$(cd "$(dirname "$0")" && pwd)
+NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+[ -x "$NGINX" ] || { echo "SKIP: needs nginx (scripts/apt-packages.txt lists it)"; exit 77; }
+for t in openssl curl python3 sqlite3 jq; do command -v $t >/dev/null || { echo "SKIP: needs $t"; exit 77; }; done
+[ -x "$load" ] || { echo "fv_load not built at $load"; exit 1; }
+tmp=$(mktemp -d /tmp/fragvote-nginx-XXXXXX)
+chmod 755 "$tmp"
+pids=() nginx_pid=
+cleanup() {
+  [ -n "$nginx_pid" ] && kill -QUIT "$nginx_pid" 2>/dev/null
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null; rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass=0 fail=0
+check() { local name=$1; shift; if "$@"; then echo "ok   $name"; pass=$((pass+1)); else echo "FAIL $name"; fail=$((fail+1)); fi; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=vote.example.org \
+  -keyout "$tmp/key.pem" -out "$tmp/cert.pem" >/dev/null 2>&1 || { echo "openssl failed"; exit 1; }
+http1=$(free_port) tls1=$(free_port) tls2=$(free_port) up1=$(free_port) up2=$(free_port)
+
+# The shipped site file; each substitution must hit exactly as often as
+# expected, so a change of the shipped file cannot slip past the test.
+conf=$src/deploy/nginx/fragvote.conf
+sub() { # sub COUNT FROM TO: in $site
+  local n; n=$(grep -cF -- "$2" "$tmp/site.conf")
+  [ "$n" = "$1" ] || { echo "deploy/nginx/fragvote.conf: '$2' found $n times, not $1"; exit 1; }
+  FROM=$2 TO=$3 python3 -c 'import os,sys; p=sys.argv[1]; s=open(p).read(); open(p,"w").write(s.replace(os.environ["FROM"], os.environ["TO"]))' "$tmp/site.conf"
+}
+cp "$conf" "$tmp/site.conf"
+sub 1 "listen 80;" "listen 127.0.0.1:$http1;"
+sub 1 "listen [::]:80;" ""
+sub 1 "listen 443 ssl;" "listen 127.0.0.1:$tls1 ssl;"
+sub 1 "listen [::]:443 ssl;" ""
+sub 1 "/etc/letsencrypt/live/vote.example.org/fullchain.pem" "$tmp/cert.pem"
+sub 1 "/etc/letsencrypt/live/vote.example.org/privkey.pem" "$tmp/key.pem"
+sub 1 "server 127.0.0.1:8080;" "server 127.0.0.1:$up1;"
+# Room 2, as docs/DEPLOY.md says: the same upstream and TLS server blocks
+# again with the room's name and ports (the map and the port-80 redirect once).
+python3 - "$tmp/site.conf" "$tmp/room2.conf" "$tls1" "$tls2" "$up1" "$up2" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+up = s[s.index("upstream fragvote_room1"):]
+up = up[:up.index("\n}\n") + 3]
+tls = s[s.index("server {\n    listen 127.0.0.1:" + sys.argv[3] + " ssl;"):]
+r2 = (up + "\n" + tls).replace("fragvote_room1", "fragvote_room2").replace(":" + sys.argv[3] + " ssl", ":" + sys.argv[4] + " ssl")
+r2 = r2.replace("127.0.0.1:" + sys.argv[5] + ";", "127.0.0.1:" + sys.argv[6] + ";").replace("shared:fragvote_tls:10m", "shared:fragvote_tls2:10m")
+open(sys.argv[2], "w").write(r2)
+PY
+mkdir -p "$tmp/nginx/logs" "$tmp/nginx/tmp"
+# The main file is the test's (Debian's /etc/nginx/nginx.conf in real use):
+# its events block needs room for two connections per phone (docs/DEPLOY.md).
+cat >"$tmp/nginx/nginx.conf" <<EOF2
+worker_processes 1;
+pid $tmp/nginx/nginx.pid;
+error_log $tmp/nginx/logs/error.log warn;
+daemon off;
+worker_rlimit_nofile 8192;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $tmp/nginx/tmp/body;
+    proxy_temp_path $tmp/nginx/tmp/proxy;
+    fastcgi_temp_path $tmp/nginx/tmp/fastcgi;
+    uwsgi_temp_path $tmp/nginx/tmp/uwsgi;
+    scgi_temp_path $tmp/nginx/tmp/scgi;
+    include $tmp/site.conf;
+    include $tmp/room2.conf;
+}
+EOF2
+"$NGINX" -t -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/logs/error.log" >"$tmp/nginx-t.out" 2>&1
+check nginx_accepts_the_shipped_file test $? -eq 0 || { cat "$tmp/nginx-t.out"; exit 1; }
+
+# start NAME UPSTREAM-PORT TLS-PORT OPTIONS...
+start() {
+  local name=$1 up=$2 tls=$3; shift 3
+  "$bin" serve --target 127.0.0.1 --bind 127.0.0.1 --port "$up" --no-qr --no-prefetch --db "$tmp/$name.db" \
+    --public-url "https://127.0.0.1:$tls/" --http-rate 1 --script <(echo "sleep 600000") "$@" \
+    </dev/null >"$tmp/$name.out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 100); do grep -q '^Join: ' "$tmp/$name.out" && return 0; sleep 0.1; done
+  echo "serve $name did not start:"; cat "$tmp/$name.out"; exit 1
+}
+start room1 "$up1" "$tls1" --room HUBAAA --secret secret-one --trust-proxy 127.0.0.1
+start room2 "$up2" "$tls2" --room HUBBBB --secret secret-two
+ulimit -n "$(ulimit -Hn)"
+"$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/logs/error.log" 2>>"$tmp/nginx/logs/error.log" &
+nginx_pid=$!
+for _ in $(seq 1 100); do curl -sk --max-time 1 -o /dev/null "https://127.0.0.1:$tls1/" && break; sleep 0.1; done
+
+check https_page_through_nginx sh -c "curl -sk --max-time 5 https://127.0.0.1:$tls1/ | grep -qi '<html'"
+check http_redirects_to_https sh -c "curl -s --max-time 5 -o /dev/null -w '%{http_code} %{redirect_url}' http://127.0.0.1:$http1/ | grep -q '^301 https://'"
+check join_url_is_the_public_one grep -q "^Join: https://127.0.0.1:$tls1/" "$tmp/room1.out"
+
+# Phones over wss through nginx, from 127.0.0.2..5; the presenter too.
+"$load" --tls --port "$tls1" --secret secret-one --db "$tmp/room1.db" --phones 200 --sources 4 --window-ms 1000 \
+  --json "$tmp/r1.json" >"$tmp/r1.out" 2>&1; rc=$?
+tail -5 "$tmp/r1.out"
+check room1_phones_vote_over_wss_all_acked_and_stored test "$rc" -eq 0
+check room1_200_acked test "$(jq -r .acked "$tmp/r1.json")" = 200
+"$load" --tls --port "$tls2" --secret secret-two --db "$tmp/room2.db" --phones 120 --sources 3 --window-ms 1000 \
+  --json "$tmp/r2.json" >"$tmp/r2.out" 2>&1; rc=$?
+tail -3 "$tmp/r2.out"
+check room2_phones_vote_over_wss_all_acked_and_stored test "$rc" -eq 0
+voters() { sqlite3 "$tmp/$1.db" "SELECT count(*) FROM voters v JOIN sessions s ON s.id = v.session_id WHERE s.room = '$2'"; }
+check each_phone_in_its_own_room_1 test "$(voters room1 HUBAAA)/$(voters room1 HUBBBB)" = "200/0"
+check each_phone_in_its_own_room_2 test "$(voters room2 HUBBBB)/$(voters room2 HUBAAA)" = "120/0"
+
+# refused PORT SRC [XFF]: of 10 quick page requests through nginx, how many got 429.
+refused() {
+  local n=0 code hdr=()
+  [ $# -ge 3 ] && hdr=(-H "X-Forwarded-For: $3")
+  for _ in $(seq 1 10); do
+    code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 5 --interface "$2" "${hdr[@]}" "https://127.0.0.1:$1/")
+    [ "$code" = 429 ] && n=$((n+1))
+  done
+  echo "$n"
+}
+r=$(refused "$tls1" 127.0.0.2); echo "room 1 (--trust-proxy), phone 127.0.0.2: $r of 10 refused"
+check trusted_phone_address_is_capped test "$r" -ge 3
+code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 5 --interface 127.0.0.3 "https://127.0.0.1:$tls1/")
+check another_phone_is_not test "$code" = 200
+r=$(refused "$tls1" 127.0.0.4 "10.0.0.1, 10.0.0.2"); echo "room 1, phone 127.0.0.4 with a forged header: $r of 10 refused"
+check forged_header_through_nginx_changes_nothing test "$r" -ge 3
+r=$(refused "$tls2" 127.0.0.2); echo "room 2 (no --trust-proxy), phone 127.0.0.2: $r of 10 refused (all are nginx's, this host)"
+check without_trust_proxy_serve_sees_only_nginx test "$r" -eq 0
+export WS_AUTH_TLS=1
+check ws_wrong_secret_compared test "$(python3 "$here/ws_auth.py" 127.0.0.1 "$tls1" 127.0.0.6 wrong)" = bad_secret
+check ws_same_phone_throttled test "$(python3 "$here/ws_auth.py" 127.0.0.1 "$tls1" 127.0.0.6 wrong)" = throttled
+check ws_other_phone_compared test "$(python3 "$here/ws_auth.py" 127.0.0.1 "$tls1" 127.0.0.7 secret-one)" = auth_ok
+check nginx_logged_no_errors sh -c "! grep -E '\[(error|crit|alert|emerg)\]' '$tmp/nginx/logs/error.log'"
+grep -E '\[(error|crit|alert|emerg)\]' "$tmp/nginx/logs/error.log" | head -5
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The shipped systemd unit (deploy/systemd/fragvote@.service) and its example
+# environment file: `systemd-analyze verify` accepts the unit without a
+# warning, and the unit's own ExecStart line, with the example file's values
+# (port and target made local), runs as an unprivileged user with no
+# capabilities and no new privileges, as DynamicUser= would: serve starts
+# with the public join URL, 50 phones vote and are acked, SIGTERM ends it
+# with exit 0, and the database in the state directory is the user's alone.
+# Loopback only. The unit itself is not started (no systemd as PID 1 here).
+set -u
+bin=${FRAGVOTE_BIN:?run through ctest}
+src=${FRAGVOTE_SRC:?run through ctest}
+load=${FRAGVOTE_BUILD:?run through ctest}/tests/load/fv_load
+unit=$src/deploy/systemd/fragvote@.service
+envf=$src/deploy/systemd/room1.env
+tmp=$(mktemp -d /tmp/fragvote-unit-XXXXXX)
+chmod 755 "$tmp"
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+pass=0 fail=0
+check() { local name=$1; shift; if "$@"; then echo "ok   $name"; pass=$((pass+1)); else echo "FAIL $name"; fail=$((fail+1)); fi; }
+
+if command -v systemd-analyze >/dev/null; then
+  # verify wants the program where ExecStart says: the build's, nothing else changed.
+  sed "s#^ExecStart=/usr/bin/fragvote #ExecStart=$bin #" "$unit" >"$tmp/fragvote@room1.service"
+  check unit_execstart_names_usr_bin grep -q "^ExecStart=$bin serve " "$tmp/fragvote@room1.service"
+  # --man=no: the man page is installed with the package, not in a build tree.
+  systemd-analyze verify --man=no "$tmp/fragvote@room1.service" >"$tmp/verify.out" 2>&1; rc=$?
+  cat "$tmp/verify.out"
+  check unit_verifies test "$rc" -eq 0
+  check unit_verifies_without_a_warning test ! -s "$tmp/verify.out"
+else
+  echo "systemd-analyze missing: the unit is not verified (the command line still runs)"
+fi
+
+# The ExecStart command line, continuation lines joined, %i and the state dir
+# replaced, ${VARS} from the example environment file.
+cmd=$(sed -n '/^ExecStart=/,/[^\\]$/p' "$unit" | sed 's/\\$//' | tr -d '\n' | sed 's/^ExecStart=//')
+check execstart_found test -n "$cmd"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+mkdir -p "$tmp/state/room1"
+sed -e "s/^FRAGVOTE_PORT=.*/FRAGVOTE_PORT=$port/" -e "s/^FRAGVOTE_TARGET=.*/FRAGVOTE_TARGET=127.0.0.1/" "$envf" >"$tmp/room1.env"
+set -a; . "$tmp/room1.env"; set +a
+cmd=${cmd//%i/room1}
+cmd=${cmd//\/var\/lib\/fragvote/$tmp/state}
+cmd=${cmd/\/usr\/bin\/fragvote/$bin}
+cmd=$(eval "printf '%s\n' \"$cmd\"")   # ${FRAGVOTE_*} as systemd expands them (one word each)
+echo "ExecStart: $cmd"
+run=()
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  chown 65534:65534 "$tmp/state/room1"; chmod 700 "$tmp/state/room1"
+  run=(setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs --inh-caps=-all --bounding-set=-all)
+else
+  echo "not root: the command line runs as $(id -un), not as a dynamic user"
+fi
+# shellcheck disable=SC2086
+(cd "$tmp/state/room1" && umask 0077 && exec "${run[@]}" $cmd </dev/null >"$tmp/serve.out" 2>&1) &
+pid=$!
+for _ in $(seq 1 100); do grep -q '^Join: ' "$tmp/serve.out" && break; sleep 0.1; done
+check starts_unprivileged grep -q '^Join: ' "$tmp/serve.out" || cat "$tmp/serve.out"
+check join_url_is_the_public_one grep -q '^Join: https://vote.example.org/' "$tmp/serve.out"
+"$load" --port "$port" --secret "$FRAGVOTE_SECRET" --db "$tmp/state/room1/fragvote.db" --phones 50 --window-ms 500 \
+  >"$tmp/load.out" 2>&1; rc=$?
+tail -2 "$tmp/load.out"
+check phones_vote_and_are_acked test "$rc" -eq 0
+kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
+check sigterm_exits_0 test "$rc" -eq 0
+check database_in_the_state_dir test -s "$tmp/state/room1/fragvote.db"
+check database_is_the_users_alone test "$(stat -c %a "$tmp/state/room1/fragvote.db")" = 600
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
