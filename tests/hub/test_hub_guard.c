@@ -260,6 +260,44 @@ static void test_tables_are_exact_per_address_and_bounded(void) {
     CHECK_INT(hub_guard_http_take(&g, &a, now + 20), 0);
 }
 
+static struct hub_peer v4(unsigned char last) {
+    struct hub_peer p = {.self = 0};
+    p.addr[10] = p.addr[11] = 0xff; /* ::ffff:192.0.2.last */
+    p.addr[12] = 192, p.addr[13] = 0, p.addr[14] = 2, p.addr[15] = last;
+    return p;
+}
+
+/* New voters: HUB_VOTER_BURST at once per IPv4 address or IPv6 /64 (a host
+ * may hold a whole /64: its addresses share one bucket), then
+ * HUB_VOTER_RATE a second; the laptop is exempt; rate 0 is no cap. */
+static void test_new_voters_are_capped_per_ipv4_address_and_ipv6_64(void) {
+    static struct hub_guard g;
+    REQUIRE(hub_guard_init(&g) == 0);
+    long long now = 5000000;
+    struct hub_peer a = v4(10), b = v4(11), self = v4(12);
+    self.self = 1;
+    int got = 0;
+    for (int i = 0; i < 3000; i++) got += hub_guard_voter_take(&g, &a, now) == 0;
+    CHECK_INT(got, HUB_VOTER_BURST);
+    CHECK_INT(hub_guard_voter_take(&g, &b, now), 0); /* the next address has its own */
+    CHECK_INT(hub_guard_voter_take(&g, &a, now + 1000 / HUB_VOTER_RATE), 0);
+    CHECK_INT(hub_guard_voter_take(&g, &a, now + 1000 / HUB_VOTER_RATE), -1);
+    for (int i = 0; i < 3000; i++) CHECK_INT(hub_guard_voter_take(&g, &self, now), 0);
+    /* IPv6: 3,000 addresses of one /64 share a bucket; another /64 has its own */
+    got = 0;
+    for (unsigned i = 0; i < 3000; i++) {
+        struct hub_peer p = v6(i, i);
+        got += hub_guard_voter_take(&g, &p, now) == 0;
+    }
+    CHECK_INT(got, HUB_VOTER_BURST);
+    struct hub_peer other = v6(1, 1);
+    other.addr[7] = 1; /* 2001:db8:0:1::/64 */
+    CHECK_INT(hub_guard_voter_take(&g, &other, now), 0);
+    /* rate 0: nobody capped */
+    g.voter_rate = 0;
+    CHECK_INT(hub_guard_voter_take(&g, &a, now), 0);
+}
+
 /* hub_guard_peer on real sockets: IPv4 from another loopback address is
  * not this host; IPv6 ::1 to ::1 is. */
 static int accepted_from(int family, const char *src, const char *dst, struct hub_peer *out) {
@@ -469,6 +507,7 @@ int main(void) {
     if (!getenv("FRAGVOTE_SRC")) SKIP_ALL("run through ctest (FRAGVOTE_SRC unset)");
     signal(SIGPIPE, SIG_IGN);
     RUN(test_tables_are_exact_per_address_and_bounded);
+    RUN(test_new_voters_are_capped_per_ipv4_address_and_ipv6_64);
     RUN(test_peer_address_is_read_from_the_socket_ipv4_and_ipv6);
     RUN(test_wrong_secrets_from_one_address_do_not_lock_out_the_presenter);
     RUN(test_many_addresses_are_held_to_the_room_ceiling_and_the_laptop_gets_in);
