@@ -59,6 +59,13 @@ json_t *probe_result_to_json(const struct probe_result *r) {
     return o;
 }
 
+char *probe_observation_json(const struct probe_result *r) {
+    json_t *o = probe_result_to_json(r);
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return s;
+}
+
 json_t *probe_lab_to_json(const struct probe_lab *lab) {
     json_t *links = json_array();
     for (int i = 0; i < PROBE_LAB_LINKS; i++) {

@@ -9,6 +9,16 @@
 
 /* A new object (caller owns the reference) describing r; NULL on out of memory. */
 json_t *probe_result_to_json(const struct probe_result *r);
+/* The one writer of a measurement's stored observation (the measurements
+ * table's observation column, live and re-measured alike): r as
+ * probe_result_to_json() has it, compact text. Caller frees; NULL on out of
+ * memory. Live rows written before this writer existed are flat instead
+ * (proto/mode/size/ttl/host and quoted_* at the top, no "spec", "quote",
+ * "icmp", "dev_mtu" or "path_mtu_before"; kernel_mtu and cached_pmtu_before
+ * 0 where this writes null): readers take what both shapes share, the facts
+ * sent/df/fragmented, fragmenter, witness, kernel_mtu, cached_pmtu_before,
+ * observer and evidence, and treat a missing field as unknown. */
+char *probe_observation_json(const struct probe_result *r);
 /* The spec alone: {"proto","mode","size","ttl","host","port"}. */
 json_t *probe_spec_to_json(const struct probe_spec *s);
 /* One fact of r: {"answer","basis","why"} and "observed_at": "far end" when

@@ -32,7 +32,8 @@ void replay_lab_summary(const char *lab_json, char *buf, size_t len) {
 }
 
 /* An integer field of an observation: its value, 0 when present as null
- * ("none", as probe_result_to_json writes it), -1 when absent. */
+ * ("none", as probe_result_to_json writes it), -1 when absent (a field the
+ * older flat live rows lack, probe_json.h: not compared). */
 static long long obs_int(json_t *o, const char *key) {
     json_t *v = json_object_get(o, key);
     if (json_is_integer(v)) return json_integer_value(v);

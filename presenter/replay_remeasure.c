@@ -31,14 +31,6 @@ char *replay_lab_json(const struct probe_lab *lab) {
     return s;
 }
 
-/* The probe's observation as stored (the same form `fragvote probe --json` prints). */
-static char *observation_json(const struct probe_result *res) {
-    json_t *o = probe_result_to_json(res);
-    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(o);
-    return s;
-}
-
 int replay_spec_from_json(const char *spec_json, struct probe_spec *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     json_error_t jerr;
@@ -132,7 +124,7 @@ int64_t replay_remeasure(struct db *db, const struct db_report_session *s, const
             if (db_qkind_parse(q->kind, &kind)) kind = DB_Q_SENT;
             struct quiz_truth tr;
             quiz_truth_from_probe(&res[t], kind, &tr);
-            char *obs = observation_json(&res[t]);
+            char *obs = probe_observation_json(&res[t]);
             const char *ev = tr.evidence[0] ? tr.evidence : tr.why[0] ? tr.why : "(no evidence)";
             id = db_measurement_add(db, set, q->id, probe_answer_name(tr.answer), probe_basis_name(tr.basis), ev,
                                     obs ? obs : "{}", res[t].observer[0] ? res[t].observer : "unknown", err, errlen);

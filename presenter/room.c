@@ -328,7 +328,7 @@ static int resume_question(int64_t id, int position, const char *state, void *ar
     return 0;
 }
 
-/* The question's own fact's why from the stored observation (observation_json()). */
+/* The question's own fact's why from the stored observation (either shape, probe_json.h). */
 static void stored_why(const char *observation, enum db_qkind kind, char *why, size_t len) {
     json_t *o = json_loads(observation, 0, NULL);
     const char *w = json_string_value(json_object_get(json_object_get(o, db_qkind_name(kind)), "why"));
@@ -474,39 +474,12 @@ static int persist(struct room *r, char *err, size_t errlen) {
     return rc;
 }
 
-/* The probe's observation as JSON text for the store. */
-static char *observation_json(const struct probe_result *res) {
-    json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:s}", "proto", probe_proto_name(res->spec.proto), "mode",
-                          probe_mode_name(res->spec.mode), "size", res->spec.size, "ttl", res->spec.ttl, "host",
-                          res->spec.host);
-    if (!o) return NULL;
-    const struct probe_fact *f[3] = {&res->sent, &res->df, &res->fragmented};
-    const char *names[3] = {"sent", "df", "fragmented"};
-    for (int i = 0; i < 3; i++) json_object_set_new(o, names[i], probe_fact_to_json(res, f[i]));
-    json_object_set_new(o, "fragmenter", json_string(probe_fragmenter_name(res->fragmenter)));
-    json_object_set_new(o, "witness", probe_witness_to_json(res)); /* issue 19: what the far end saw */
-    json_object_set_new(o, "send_errno", json_integer(res->send_errno));
-    json_object_set_new(o, "kernel_mtu", json_integer(res->kernel_mtu));
-    json_object_set_new(o, "cached_pmtu_before", json_integer(res->cached_pmtu_before));
-    json_object_set_new(o, "quoted_len", json_integer(res->quoted_len));
-    json_object_set_new(o, "quoted_df", json_integer(res->quoted_df));
-    json_object_set_new(o, "quoted_mf", json_integer(res->quoted_mf));
-    json_object_set_new(o, "quoted_offset", json_integer(res->quoted_offset));
-    json_object_set_new(o, "hop", json_string(res->hop));
-    json_object_set_new(o, "observer", json_string(res->observer));
-    json_object_set_new(o, "evidence", json_string(res->evidence));
-    json_object_set_new(o, "elapsed_ms", json_real(res->elapsed_ms));
-    char *s = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    return s;
-}
-
 static int store_measurement(struct room *r, int pos, const struct probe_result *res, char *err, size_t errlen) {
     struct quiz_qinfo qi;
     quiz_get(r->quiz, pos, &qi);
     struct quiz_truth t;
     quiz_truth_from_probe(res, qi.kind, &t);
-    char *obs = observation_json(res);
+    char *obs = probe_observation_json(res);
     const char *ev = t.evidence[0] ? t.evidence : t.why[0] ? t.why : "(no evidence)";
     int64_t id = db_measurement_add(r->db, r->live_set, r->qid[pos], probe_answer_name(t.answer),
                                     probe_basis_name(t.basis), ev, obs ? obs : "{}",
