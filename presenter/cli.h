@@ -35,6 +35,17 @@ int cmd_export(int argc, char **argv);
  * FV_EXIT_FAIL. */
 int cli_exit_probe(int probe_rc);
 
+/* The store, opened for subcommand cmd ("serve", "export"...): FV_EXIT_OK
+ * and *db (the caller's: db_close), or FV_EXIT_DB after printing "fragvote
+ * CMD: why" on stderr. cli_store_open creates a missing file (a session is
+ * about to be recorded); cli_store_read refuses one (never creates it),
+ * migrates an older schema, refuses a newer one, and opens a report reader
+ * *r too (db_report_close, then db_close). */
+struct db;
+struct db_report;
+int cli_store_open(const char *cmd, const char *path, struct db **db);
+int cli_store_read(const char *cmd, const char *path, struct db **db, struct db_report **r);
+
 /* Prints "fragvote CMD: not implemented yet" on stderr; returns FV_EXIT_USAGE. */
 int cli_not_implemented(const char *cmd);
 /* printf into a caller's error buffer; err may be NULL (then nothing). */

@@ -80,10 +80,8 @@ int cmd_export(int argc, char **argv) {
     char err[512];
     struct db *db;
     struct db_report *r;
-    if (export_open(path, &db, &r, err, sizeof err)) {
-        fprintf(stderr, "fragvote export: %s\n", err);
-        return FV_EXIT_DB;
-    }
+    int orc = cli_store_read("export", path, &db, &r);
+    if (orc) return orc;
     int rc = FV_EXIT_OK, n = 0, loaded = 0;
     int64_t *ids = NULL;
     struct db_report_session *ss = NULL;

@@ -365,11 +365,8 @@ static int setup_target(struct play *p) {
 static int setup_room(struct play *p) {
     char err[1024];
     replay_host_facts(p->host, sizeof p->host, p->kernel, sizeof p->kernel);
-    p->db = db_open(p->o.db, err, sizeof err);
-    if (!p->db) {
-        fprintf(stderr, "fragvote play: %s\n", err);
-        return FV_EXIT_DB;
-    }
+    int orc = cli_store_open("play", p->o.db, &p->db);
+    if (orc) return orc;
     struct room_info info = {.title = p->deck.title, .host = p->host, .kernel = p->kernel, .observer = p->observer,
                              .target = p->target, .lab_json = p->labjs};
     p->room = room_create(p->db, &p->deck, &info, err, sizeof err);

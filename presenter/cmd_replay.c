@@ -244,10 +244,8 @@ int cmd_replay(int argc, char **argv) {
     char err[512];
     struct db *db;
     struct db_report *r;
-    if (export_open(a.db, &db, &r, err, sizeof err)) {
-        fprintf(stderr, "fragvote replay: %s\n", err);
-        return FV_EXIT_DB;
-    }
+    int orc = cli_store_read("replay", a.db, &db, &r);
+    if (orc) return orc;
     struct db_report_session s;
     int rc = FV_EXIT_OK;
     if (db_report_session_load(db, r, id, &s, err, sizeof err)) {

@@ -540,11 +540,8 @@ int cmd_serve(int argc, char **argv) {
 
     /* The deck, with command-line overrides; when resuming, the session's. */
     if (s.o.resume) {
-        s.db = db_open(s.o.db, err, sizeof err);
-        if (!s.db) {
-            fprintf(stderr, "fragvote serve: %s\n", err);
-            return FV_EXIT_DB;
-        }
+        int orc = cli_store_open("serve", s.o.db, &s.db);
+        if (orc) return orc;
         struct db_session_row row;
         if (db_session_get(s.db, s.o.resume, &row, err, sizeof err) < 0) {
             fprintf(stderr, "fragvote serve: cannot resume session %lld: %s\n", s.o.resume, err);
@@ -652,12 +649,7 @@ lab_ready:
         goto cleanup;
     }
 
-    if (!s.db) s.db = db_open(s.o.db, err, sizeof err);
-    if (!s.db) {
-        fprintf(stderr, "fragvote serve: %s\n", err);
-        code = FV_EXIT_DB;
-        goto cleanup;
-    }
+    if (!s.db && (code = cli_store_open("serve", s.o.db, &s.db)) != FV_EXIT_OK) goto cleanup;
     struct room_info info = {.title = s.deck.title, .host = s.host, .kernel = s.kernel, .observer = s.observer,
                              .target = s.target, .lab_json = labjs, .code = s.o.room};
     s.room = s.o.resume ? room_resume(s.db, s.o.resume, &s.deck, err, sizeof err)

@@ -134,10 +134,8 @@ int cmd_sessions(int argc, char **argv) {
     char err[512];
     struct db *db;
     struct db_report *r;
-    if (export_open(path, &db, &r, err, sizeof err)) {
-        fprintf(stderr, "fragvote sessions: %s\n", err);
-        return FV_EXIT_DB;
-    }
+    int orc = cli_store_read("sessions", path, &db, &r);
+    if (orc) return orc;
     int64_t *ids;
     int n, rc = FV_EXIT_OK;
     if (db_report_session_ids(r, &ids, &n, err, sizeof err)) {

@@ -56,26 +56,6 @@ int export_parse_id(const char *s, int64_t *out) {
     return 0;
 }
 
-int export_open(const char *path, struct db **db, struct db_report **r, char *err, size_t errlen) {
-    *db = NULL;
-    *r = NULL;
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-        fv_seterr(err, errlen, "no database %s (%s): give the file `fragvote serve` recorded with --db FILE", path,
-               strerror(errno));
-        return -1;
-    }
-    *db = db_open(path, err, errlen);
-    if (!*db) return -1;
-    *r = db_report_open(*db, err, errlen);
-    if (!*r) {
-        db_close(*db);
-        *db = NULL;
-        return -1;
-    }
-    return 0;
-}
-
 /* ---------------------------------------------------------------- CSV -- */
 
 /* A CSV text field: quoted when needed; a leading = + - @ gets a ' so that a

@@ -34,11 +34,6 @@ double export_question_accuracy(const struct db_report_question *q);
 /* The shortest decimal that reads back as exactly v (for CSV / Markdown numbers). */
 void export_fmt_double(char *buf, size_t len, double v);
 
-/* Opens an existing fragvote database for reading reports: refuses a missing
- * file (never creates one), migrates an older schema, refuses a newer one.
- * On success *db and *r are the caller's (db_report_close, then db_close). */
-int export_open(const char *path, struct db **db, struct db_report **r, char *err, size_t errlen);
-
 /* Parses a session id argument ("12"); returns 0, or -1 if not a positive integer. */
 int export_parse_id(const char *s, int64_t *out);
 
