@@ -110,6 +110,23 @@ static char *col_dup_nonnull(sqlite3_stmt *st, int i) {
     return s ? s : strdup("");
 }
 
+/* Room for one more row in a growing array of n used of *cap (doubling from
+ * first): the array, moved or not; or NULL out of memory, with st reset and
+ * "out of memory WHAT" in err (arr is then still the caller's to free). */
+static void *grow(void *arr, int n, int *cap, int first, size_t size, sqlite3_stmt *st, const char *what, char *err,
+                  size_t errlen) {
+    if (n < *cap) return arr;
+    int nc = *cap ? *cap * 2 : first;
+    void *na = realloc(arr, (size_t)nc * size);
+    if (na) {
+        *cap = nc;
+        return na;
+    }
+    sqlite3_reset(st);
+    db_seterr(err, errlen, "out of memory %s", what);
+    return NULL;
+}
+
 static void col_copy(char *dst, size_t n, sqlite3_stmt *st, int i) {
     const unsigned char *t = sqlite3_column_text(st, i);
     snprintf(dst, n, "%s", t ? (const char *)t : "");
@@ -187,16 +204,10 @@ static int load_questions(struct db_report *r, struct db_report_session *s, char
                    DB_REPORT_QUESTIONS_MAX);
             return -1;
         }
-        if (s->nquestions == cap) {
-            cap = cap ? cap * 2 : 16;
-            struct db_report_question *nq = realloc(s->questions, (size_t)cap * sizeof *nq);
-            if (!nq) {
-                sqlite3_reset(st);
-                db_seterr(err, errlen, "out of memory reading questions");
-                return -1;
-            }
-            s->questions = nq;
-        }
+        struct db_report_question *nq =
+            grow(s->questions, s->nquestions, &cap, 16, sizeof *nq, st, "reading questions", err, errlen);
+        if (!nq) return -1;
+        s->questions = nq;
         struct db_report_question *q = &s->questions[s->nquestions++];
         memset(q, 0, sizeof *q);
         q->id = sqlite3_column_int64(st, 0);
@@ -241,16 +252,10 @@ static int load_sets(struct db_report *r, struct db_report_session *s, char *err
     int rc, cap = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (s->nsets == DB_REPORT_SETS_MAX) break; /* the oldest are the ones that matter */
-        if (s->nsets == cap) {
-            cap = cap ? cap * 2 : 4;
-            struct db_report_set *ns = realloc(s->sets, (size_t)cap * sizeof *ns);
-            if (!ns) {
-                sqlite3_reset(st);
-                db_seterr(err, errlen, "out of memory reading measurement sets");
-                return -1;
-            }
-            s->sets = ns;
-        }
+        struct db_report_set *ns =
+            grow(s->sets, s->nsets, &cap, 4, sizeof *ns, st, "reading measurement sets", err, errlen);
+        if (!ns) return -1;
+        s->sets = ns;
         struct db_report_set *m = &s->sets[s->nsets++];
         memset(m, 0, sizeof *m);
         m->id = sqlite3_column_int64(st, 0);
@@ -379,19 +384,14 @@ int db_report_session_ids(struct db_report *r, int64_t **ids, int *n, char *err,
     int cap = 0, rc;
     sqlite3_stmt *st = r->ids;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            int64_t *ni = realloc(*ids, (size_t)cap * sizeof *ni);
-            if (!ni) {
-                sqlite3_reset(st);
-                free(*ids);
-                *ids = NULL;
-                *n = 0;
-                db_seterr(err, errlen, "out of memory listing sessions");
-                return -1;
-            }
-            *ids = ni;
+        int64_t *ni = grow(*ids, *n, &cap, 16, sizeof *ni, st, "listing sessions", err, errlen);
+        if (!ni) {
+            free(*ids);
+            *ids = NULL;
+            *n = 0;
+            return -1;
         }
+        *ids = ni;
         (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
     }
     sqlite3_reset(st);
