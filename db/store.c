@@ -8,6 +8,7 @@
 
 #include "db.h"
 #include "db_internal.h"
+#include "score.h"
 
 extern const char db_schema_sql[];
 
@@ -571,7 +572,8 @@ int db_session_score(struct db *db, int64_t session_id, struct db_sscore *out, c
         out->votes_scored = sqlite3_column_int(st, 3);
         out->votes_correct = sqlite3_column_int(st, 4);
         out->voters = sqlite3_column_int(st, 5);
-        out->vote_accuracy = out->votes_scored ? (double)out->votes_correct / out->votes_scored : -1;
+        struct score_sum votes = {.votes_scored = out->votes_scored, .votes_correct = out->votes_correct};
+        out->vote_accuracy = score_vote_accuracy(&votes);
     }
     sqlite3_reset(st);
     if (rc == SQLITE_ROW) return 0;

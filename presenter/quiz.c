@@ -208,6 +208,16 @@ int quiz_reveal(struct quiz *q, char *err, size_t errlen) {
     return 0;
 }
 
+/* To the next question not skipped, or the end after the last. */
+static void forward(struct quiz *q) {
+    int i = q->cursor + 1;
+    while (i < q->n && q->q[i].info.state == QUIZ_SKIPPED) i++;
+    if (i >= q->n)
+        q->ended = 1;
+    else
+        q->cursor = i;
+}
+
 int quiz_next(struct quiz *q, char *err, size_t errlen) {
     struct quiz_q *x = current(q, err, errlen);
     if (!x) return -1;
@@ -215,12 +225,7 @@ int quiz_next(struct quiz *q, char *err, size_t errlen) {
     if (s == QUIZ_VOTING || s == QUIZ_CLOSED || s == QUIZ_MEASURED)
         return refuse(x, "leave", s == QUIZ_MEASURED ? "reveal or skip it first" : "close, measure and reveal or skip it first",
                       err, errlen);
-    int i = q->cursor + 1;
-    while (i < q->n && q->q[i].info.state == QUIZ_SKIPPED) i++;
-    if (i >= q->n)
-        q->ended = 1;
-    else
-        q->cursor = i;
+    forward(q);
     return 0;
 }
 
@@ -244,12 +249,7 @@ int quiz_skip(struct quiz *q, char *err, size_t errlen) {
     if (x->info.state == QUIZ_REVEALED) return refuse(x, "skip", "use next", err, errlen);
     x->info.state = QUIZ_SKIPPED;
     x->info.measuring = 0;
-    int i = q->cursor + 1;
-    while (i < q->n && q->q[i].info.state == QUIZ_SKIPPED) i++;
-    if (i >= q->n)
-        q->ended = 1;
-    else
-        q->cursor = i;
+    forward(q);
     return 0;
 }
 

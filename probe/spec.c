@@ -14,6 +14,13 @@ _Static_assert(NAMES_LEN(proto_names) == PROBE_PROTO_COUNT, "a name for each enu
 static const char *const mode_names[] = {"default", "dont", "want", "do", "probe", "interface", "omit"};
 _Static_assert(NAMES_LEN(mode_names) == PROBE_MODE_OMIT + 1, "a name for each enum probe_mode");
 
+/* The index of name in names[0..n) (any case), or -1. */
+static int name_index(const char *const *names, size_t n, const char *name) {
+    for (size_t i = 0; name && i < n; i++)
+        if (!strcasecmp(name, names[i])) return (int)i;
+    return -1;
+}
+
 const char *probe_proto_name(enum probe_proto p) {
     return (unsigned)p < NAMES_LEN(proto_names) ? proto_names[p] : "?";
 }
@@ -23,13 +30,10 @@ const char *probe_mode_name(enum probe_mode m) {
 }
 
 int probe_proto_parse(const char *name, enum probe_proto *out) {
-    if (!name) return -1;
-    for (size_t i = 0; i < NAMES_LEN(proto_names); i++)
-        if (!strcasecmp(name, proto_names[i])) {
-            *out = (enum probe_proto)i;
-            return 0;
-        }
-    return -1;
+    int i = name_index(proto_names, NAMES_LEN(proto_names), name);
+    if (i < 0) return -1;
+    *out = (enum probe_proto)i;
+    return 0;
 }
 
 int probe_mode_parse(const char *name, enum probe_mode *out) {
@@ -38,13 +42,10 @@ int probe_mode_parse(const char *name, enum probe_mode *out) {
     const char *p = name;
     if (!strncasecmp(p, "IP_PMTUDISC_", 12)) p += 12;
     else if (!strncasecmp(p, "IPV6_PMTUDISC_", 14)) p += 14;
-    for (size_t i = 0; i < NAMES_LEN(mode_names); i++)
-        if (!strcasecmp(p, mode_names[i])) {
-            if (p != name && i == PROBE_MODE_DEFAULT) return -1; /* there is no IP_PMTUDISC_DEFAULT */
-            *out = (enum probe_mode)i;
-            return 0;
-        }
-    return -1;
+    int i = name_index(mode_names, NAMES_LEN(mode_names), p);
+    if (i < 0 || (p != name && i == PROBE_MODE_DEFAULT)) return -1; /* there is no IP_PMTUDISC_DEFAULT */
+    *out = (enum probe_mode)i;
+    return 0;
 }
 
 const char *probe_answer_name(enum probe_answer a) {
@@ -72,13 +73,10 @@ const char *probe_observer_name(enum probe_observer_kind k) {
 }
 
 int probe_observer_parse(const char *name, enum probe_observer_kind *out) {
-    if (!name) return -1;
-    for (size_t i = 0; i < NAMES_LEN(observer_names); i++)
-        if (!strcasecmp(name, observer_names[i])) {
-            *out = (enum probe_observer_kind)i;
-            return 0;
-        }
-    return -1;
+    int i = name_index(observer_names, NAMES_LEN(observer_names), name);
+    if (i < 0) return -1;
+    *out = (enum probe_observer_kind)i;
+    return 0;
 }
 
 /* Smallest packet a test may ask for: the IP header plus the transport header
