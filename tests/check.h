@@ -6,6 +6,7 @@
  * SKIP_ALL(why) exits 77 (ctest: skipped) with the reason on stdout. */
 #ifndef FRAGVOTE_CHECK_H
 #define FRAGVOTE_CHECK_H
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,20 @@ static const char *check_cur_name_ = "";
 static inline int check_summary(void) {
     printf("%d passed, %d failed\n", check_passed_, check_failed_);
     return check_failed_ ? 1 : 0;
+}
+
+/* A test's cleanup (lab down, children killed) on SIGINT and SIGTERM: fn
+ * runs, then the test dies of the signal as it would have. */
+static void (*check_cleanup_fn_)(void);
+static inline void check_on_signal_(int sig) {
+    if (check_cleanup_fn_) check_cleanup_fn_();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+static inline void check_cleanup_on_signals(void (*fn)(void)) {
+    check_cleanup_fn_ = fn;
+    signal(SIGINT, check_on_signal_);
+    signal(SIGTERM, check_on_signal_);
 }
 
 /* Reads exactly n bytes from fd (a pipe to a test's child): 0, or -1 on EOF / error. */

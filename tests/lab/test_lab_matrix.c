@@ -26,12 +26,6 @@ static void cleanup(void) {
         if (prefixes[i][0]) probe_lab_down(prefixes[i], err, sizeof err);
 }
 
-static void on_signal(int sig) {
-    cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
 struct truth {
     int sent, df, host_frag, router_frag, src_pkts, link2_frags;
 };
@@ -157,8 +151,7 @@ int main(void) {
     if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null && command -v nft >/dev/null") != 0)
         SKIP_ALL("needs tcpdump, ip and nft (scripts/apt-packages.txt)");
     atexit(cleanup);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    check_cleanup_on_signals(cleanup);
     RUN(test_matrix_matches_captures_without_reassembly);
     RUN(test_matrix_matches_captures_with_reassembling_r1);
     return check_summary();

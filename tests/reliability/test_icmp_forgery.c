@@ -48,12 +48,6 @@ static void cleanup(void) {
     prefix[0] = 0;
 }
 
-static void on_signal(int sig) {
-    cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
 /* ---- our own raw socket in src: do the forged packets arrive? ---- */
 
 struct counter {
@@ -226,8 +220,7 @@ int main(void) {
     if (!getenv("FRAGVOTE_SRC")) SKIP_ALL("run through ctest (FRAGVOTE_SRC unset)");
     if (system("command -v ip >/dev/null && command -v python3 >/dev/null") != 0)
         SKIP_ALL("needs ip and python3 (scripts/apt-packages.txt)");
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    check_cleanup_on_signals(cleanup);
     atexit(cleanup);
     struct probe_lab_config cfg;
     probe_lab_config_default(&cfg);

@@ -58,12 +58,6 @@ static void cleanup(void) {
     mounted = 0;
 }
 
-static void on_signal(int sig) {
-    cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
 /* ---- serve and its console ---- */
 
 /* The port serve printed in its "Join: http://ADDR:PORT/..." line, or 0. */
@@ -358,8 +352,7 @@ int main(void) {
     if (geteuid() != 0) SKIP_ALL("needs root to mount a small tmpfs (disk full, read-only)");
     if (system("command -v sqlite3 >/dev/null")) SKIP_ALL("the sqlite3 CLI is not installed (scripts/apt-packages.txt)");
     signal(SIGPIPE, SIG_IGN);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    check_cleanup_on_signals(cleanup);
     atexit(cleanup);
     snprintf(dir, sizeof dir, "%s", check_tmpdir());
     snprintf(base, sizeof base, "%s/tmpfs", dir);

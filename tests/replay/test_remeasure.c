@@ -102,12 +102,6 @@ static int capture_count(const struct capture *c, const char *filter) {
 #define FILTER_FRAGMENTS "ip[6:2] & 0x3fff != 0"
 #define FILTER_WHOLE_1400 "ip[6:2] & 0x3fff = 0 and ip[2:2] = 1400"
 
-static void on_signal(int sig) {
-    lab_down();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
 /* The talk: every question opened, voted on by two phones, closed, measured
  * for real in the lab (probe_run, PMTU cache flushed first), revealed. */
 static int record(const struct probe_lab *lab) {
@@ -362,8 +356,7 @@ int main(void) {
     snprintf(prefix3, sizeof prefix3, "fvro%d", (int)(getpid() % 100000));
     snprintf(dbfile, sizeof dbfile, "%s/remeasure.db", check_tmpdir());
     atexit(lab_down);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    check_cleanup_on_signals(lab_down);
     struct probe_lab_config cfg;
     probe_lab_config_default(&cfg);
     snprintf(cfg.prefix, sizeof cfg.prefix, "%s", prefix);

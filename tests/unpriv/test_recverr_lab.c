@@ -47,12 +47,6 @@ static void cleanup(void) {
     prefix[0] = 0;
 }
 
-static void on_signal(int sig) {
-    cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
 struct reply {
     int rc, uid, has_raw;
     struct probe_result r;
@@ -327,8 +321,7 @@ int main(void) {
     if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null && command -v nft >/dev/null") != 0)
         SKIP_ALL("needs tcpdump, ip and nft (scripts/apt-packages.txt)");
     atexit(cleanup);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    check_cleanup_on_signals(cleanup);
     if (setup(0) < 0) return 1;
     RUN(test_every_answer_matches_the_wire_or_says_unknown);
     RUN(test_reader_challenge_needs_the_kept_cache);
