@@ -2,14 +2,10 @@
 # Console commands piped on stdin (no terminal): one command per line, a bad
 # line is reported with its line number and the talk goes on; quit ends serve.
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
+. "$(dirname "$0")/../lib.sh"
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root (the lab)"; exit 77; fi
 prefix="fvp$$"
-tmp=$(mktemp -d /tmp/fragvote-console-pipe-XXXXXX)
-cleanup() { "$bin" lab down --prefix "$prefix" >/dev/null 2>&1; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
+fv_tmp console-pipe
 
 printf 'open\n# a comment\ndance\nclose\nmeasure\nwait-measured 20000\nshow\nreveal\nshow\nnext\nskip\nshow\nopen 1\nsleep 1800\nsecret\nquit\n' |
   FRAGVOTE_LAB_PREFIX=$prefix timeout 60 "$bin" serve --db "$tmp/p.db" --port 0 --bind 127.0.0.1 --no-qr \

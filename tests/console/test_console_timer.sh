@@ -4,11 +4,8 @@
 # close command; the screen counts the seconds down; the 't' key on a
 # terminal opens with --timer's countdown; bad timers are usage errors.
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
-tmp=$(mktemp -d /tmp/fragvote-console-timer-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
+. "$(dirname "$0")/../lib.sh"
+fv_tmp console-timer
 serve() { timeout 60 "$bin" serve --target 127.0.0.1 --port 0 --bind 127.0.0.1 --no-qr "$@"; }
 q1() { sqlite3 "$1" "SELECT $2 FROM questions WHERE position = 0"; }
 # seconds between opening and closing question 1, as the store recorded them

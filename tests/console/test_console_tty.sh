@@ -5,15 +5,11 @@
 # URLs and the QR code, the secret appears only after p, and q ends serve
 # cleanly (terminal restored, lab removed).
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
+. "$(dirname "$0")/../lib.sh"
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root (the lab)"; exit 77; fi
 command -v script >/dev/null || { echo "SKIP: script(1) from util-linux is missing"; exit 77; }
 prefix="fvt$$"
-tmp=$(mktemp -d /tmp/fragvote-console-tty-XXXXXX)
-cleanup() { "$bin" lab down --prefix "$prefix" >/dev/null 2>&1; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
+fv_tmp console-tty
 
 # Keys typed on the terminal, with pauses a person would make. 'r' before
 # the measurement is refused; 'x' means nothing; the rest is one full question.

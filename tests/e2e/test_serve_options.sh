@@ -3,11 +3,8 @@
 # --title, --public-url, --room and --db reach the console and the session
 # record; quit on stdin ends it with exit 0.
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
-tmp=$(mktemp -d /tmp/fragvote-serve-opt-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
+. "$(dirname "$0")/../lib.sh"
+fv_tmp serve-opt
 
 printf 'show\nsecret\nquit\n' | timeout 30 "$bin" serve --target 127.0.0.1 --title "Rehearsal at home" \
   --public-url https://quiz.example.org/ --room KQ7XMP --db "$tmp/o.db" --port 0 --bind 127.0.0.1 \

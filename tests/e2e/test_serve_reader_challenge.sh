@@ -5,15 +5,11 @@
 # differently from the first; with the cache flushed before each test (the
 # same deck, keep_pmtu_cache false) the first and third agree.
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
+. "$(dirname "$0")/../lib.sh"
 src=${FRAGVOTE_SRC:?run through ctest}
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root (the lab)"; exit 77; fi
 prefix="fvr$$"
-tmp=$(mktemp -d /tmp/fragvote-serve-rc-XXXXXX)
-cleanup() { "$bin" lab down --prefix "$prefix" >/dev/null 2>&1; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
+fv_tmp serve-rc
 
 # Every question: open, close, measure, reveal, next (no phones: nothing scored).
 {

@@ -2,7 +2,7 @@
 # fragvote serve builds the namespace lab when no target is given and removes
 # it on SIGTERM and SIGINT; the session is stamped as ended.
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
+. "$(dirname "$0")/../lib.sh"
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root (the lab)"; exit 77; fi
 prefix="fvs$$"
 tmp=$(mktemp -d /tmp/fragvote-serve-sig-XXXXXX)
@@ -13,8 +13,6 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
 ns_count() { ip netns list | grep -c "^$prefix-" ; }
 
 for sig in TERM INT; do
