@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "fv_err.h"
+
 /* Documented in README.md "Exit codes"; keep both in step. */
 enum fv_exit {
     FV_EXIT_OK = 0,          /* success */
@@ -48,8 +50,6 @@ int cli_store_read(const char *cmd, const char *path, struct db **db, struct db_
 
 /* Prints "fragvote CMD: not implemented yet" on stderr; returns FV_EXIT_USAGE. */
 int cli_not_implemented(const char *cmd);
-/* printf into a caller's error buffer; err may be NULL (then nothing). */
-void fv_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A whole decimal number in lo..hi (no trailing text, no overflow): 0 and
  * *out, or -1 (out untouched). The one parser of numeric CLI arguments. */
 int cli_parse_long(const char *s, long lo, long hi, long *out);

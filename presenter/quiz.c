@@ -1,10 +1,11 @@
 /* The talk's state machine (see quiz.h). No I/O. */
 #include "quiz.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fv_err.h"
 
 struct quiz_q {
     struct quiz_qinfo info;
@@ -35,20 +36,10 @@ int quiz_state_parse(const char *name, enum quiz_state *out) {
     return -1;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 struct quiz *quiz_new(const struct deck *d, char *err, size_t errlen) {
     struct quiz *q = calloc(1, sizeof *q);
     if (!q) {
-        fail(err, errlen, "out of memory building the quiz");
+        fv_fail(err, errlen, "out of memory building the quiz");
         return NULL;
     }
     int nt = d->ntests < DECK_TESTS_MAX ? d->ntests : DECK_TESTS_MAX;
@@ -69,7 +60,7 @@ struct quiz *quiz_new(const struct deck *d, char *err, size_t errlen) {
     }
     if (!q->n) {
         free(q);
-        fail(err, errlen, "the deck asks no question (every test has an empty \"ask\")");
+        fv_fail(err, errlen, "the deck asks no question (every test has an empty \"ask\")");
         return NULL;
     }
     return q;
@@ -113,15 +104,15 @@ int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out) {
 /* The current question, or NULL (with err) when the quiz has ended. */
 static struct quiz_q *current(struct quiz *q, char *err, size_t errlen) {
     if (q->ended) {
-        fail(err, errlen, "the quiz has ended (use back to return to the last question)");
+        fv_fail(err, errlen, "the quiz has ended (use back to return to the last question)");
         return NULL;
     }
     return &q->q[q->cursor];
 }
 
 static int refuse(struct quiz_q *x, const char *action, const char *hint, char *err, size_t errlen) {
-    return fail(err, errlen, "cannot %s question %d: it is %s%s%s", action, x->info.position + 1,
-                quiz_state_name(x->info.state), hint ? "; " : "", hint ? hint : "");
+    return fv_fail(err, errlen, "cannot %s question %d: it is %s%s%s", action, x->info.position + 1,
+                   quiz_state_name(x->info.state), hint ? "; " : "", hint ? hint : "");
 }
 
 int quiz_open(struct quiz *q, char *err, size_t errlen) {
@@ -168,7 +159,7 @@ int quiz_measure(struct quiz *q, int rerun, char *err, size_t errlen) {
     } else if (s != QUIZ_CLOSED) {
         return refuse(x, "measure", s == QUIZ_VOTING ? "close voting first" : NULL, err, errlen);
     }
-    if (x->info.measuring) return fail(err, errlen, "question %d is being measured already", x->info.position + 1);
+    if (x->info.measuring) return fv_fail(err, errlen, "question %d is being measured already", x->info.position + 1);
     if (!rerun && q->test_measured[x->info.test_index]) {
         apply_result(q, x);
         return QUIZ_MEASURE_DONE;
@@ -178,13 +169,14 @@ int quiz_measure(struct quiz *q, int rerun, char *err, size_t errlen) {
 }
 
 int quiz_measured(struct quiz *q, int pos, const struct probe_result *r, char *err, size_t errlen) {
-    if (pos < 0 || pos >= q->n) return fail(err, errlen, "measurement for unknown question %lld", (long long)pos + 1);
+    if (pos < 0 || pos >= q->n)
+        return fv_fail(err, errlen, "measurement for unknown question %lld", (long long)pos + 1);
     struct quiz_q *x = &q->q[pos];
     enum quiz_state s = x->info.state;
     if (!x->info.measuring || (s != QUIZ_CLOSED && s != QUIZ_MEASURED && s != QUIZ_REVEALED)) {
         x->info.measuring = 0;
-        return fail(err, errlen, "measurement for question %d arrived but it is %s and none was asked for",
-                    pos + 1, quiz_state_name(s));
+        return fv_fail(err, errlen, "measurement for question %d arrived but it is %s and none was asked for",
+                       pos + 1, quiz_state_name(s));
     }
     int t = x->info.test_index;
     q->test_result[t] = *r;
@@ -238,7 +230,7 @@ int quiz_back(struct quiz *q, char *err, size_t errlen) {
     if (x->info.state == QUIZ_VOTING) return refuse(x, "leave", "close voting first", err, errlen);
     int i = q->cursor - 1;
     while (i >= 0 && q->q[i].info.state == QUIZ_SKIPPED) i--;
-    if (i < 0) return fail(err, errlen, "already at the first question");
+    if (i < 0) return fv_fail(err, errlen, "already at the first question");
     q->cursor = i;
     return 0;
 }
@@ -254,13 +246,16 @@ int quiz_skip(struct quiz *q, char *err, size_t errlen) {
 }
 
 int quiz_revote_check(const struct quiz *q, char *err, size_t errlen) {
-    if (q->ended) return fail(err, errlen, "the quiz has ended (use back to return to the last question)");
+    if (q->ended) return fv_fail(err, errlen, "the quiz has ended (use back to return to the last question)");
     const struct quiz_q *x = &q->q[q->cursor];
     if (x->info.state != QUIZ_CLOSED || x->info.measuring)
-        return fail(err, errlen, "cannot re-vote question %d: it is %s%s; a re-vote opens after close, before measure",
-                    x->info.position + 1, quiz_state_name(x->info.state), x->info.measuring ? " and being measured" : "");
+        return fv_fail(err, errlen,
+                       "cannot re-vote question %d: it is %s%s; a re-vote opens after close, before measure",
+                       x->info.position + 1, quiz_state_name(x->info.state),
+                       x->info.measuring ? " and being measured" : "");
     if (x->info.round != 1)
-        return fail(err, errlen, "cannot re-vote question %d: it had its second round already", x->info.position + 1);
+        return fv_fail(err, errlen, "cannot re-vote question %d: it had its second round already",
+                       x->info.position + 1);
     return 0;
 }
 
@@ -276,11 +271,11 @@ int quiz_revote(struct quiz *q, char *err, size_t errlen) {
 }
 
 int quiz_vote_check(const struct quiz *q, int pos, char *err, size_t errlen) {
-    if (pos < 0 || pos >= q->n) return fail(err, errlen, "there is no question %lld", (long long)pos + 1);
+    if (pos < 0 || pos >= q->n) return fv_fail(err, errlen, "there is no question %lld", (long long)pos + 1);
     const struct quiz_q *x = &q->q[pos];
     if (x->info.state != QUIZ_VOTING || q->ended || pos != q->cursor)
-        return fail(err, errlen, "question %d is %s, not open for voting", pos + 1,
-                    quiz_state_name(x->info.state));
+        return fv_fail(err, errlen, "question %d is %s, not open for voting", pos + 1,
+                       quiz_state_name(x->info.state));
     return 0;
 }
 

@@ -1,0 +1,24 @@
+/* Error buffers (see fv_err.h). */
+#include "fv_err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static void fv_vseterr(char *err, size_t errlen, const char *fmt, va_list ap) {
+    if (err && errlen) vsnprintf(err, errlen, fmt, ap);
+}
+
+void fv_seterr(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fv_vseterr(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+int fv_fail(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fv_vseterr(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
