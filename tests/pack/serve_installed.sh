@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Sourced by the install tests: serve_installed BIN DATADIR TMP runs a short
-# scripted `BIN serve` on the lab (prefix $lab_prefix) with an installed deck
+# scripted `BIN serve` on the lab (prefix $prefix) with an installed deck
 # given by name only, from a directory with nothing of fragvote in it. It
 # checks that the pages come from DATADIR/web (byte for byte, with whatever
 # marker the caller added there) and that the deck came from DATADIR/decks.
-# Uses the caller's check(); the caller removes the lab and TMP.
+# Uses check() of tests/lib.sh; the caller removes the lab and TMP.
 serve_installed() {
   local bin=$1 datadir=$2 tmp=$3
   mkdir -p "$tmp/cwd" && mkfifo "$tmp/console"
-  (cd "$tmp/cwd" && FRAGVOTE_LAB_PREFIX=$lab_prefix timeout 90 "$bin" serve --deck reader-challenge \
+  (cd "$tmp/cwd" && FRAGVOTE_LAB_PREFIX=$prefix timeout 90 "$bin" serve --deck reader-challenge \
      --db "$tmp/cwd/i.db" --port 0 --bind 127.0.0.1 --no-qr <"$tmp/console" >"$tmp/serve.out" 2>&1) &
   local pid=$!
   exec 7>"$tmp/console"
@@ -36,7 +36,7 @@ serve_installed() {
   check "question 1 revealed with a measurement from the lab" \
     test "$(sqlite3 "$tmp/cwd/i.db" "SELECT count(*) FROM questions q JOIN measurements m ON m.question_id = q.id
                                    WHERE q.position = 0 AND q.state = 'revealed'")" -ge 1
-  check "the lab is gone after serve" test "$(ip netns list 2>/dev/null | grep -c "^$lab_prefix-")" -eq 0
+  check "the lab is gone after serve" test "$(ip netns list 2>/dev/null | grep -c "^$prefix-")" -eq 0
   [ "$rc" -ne 0 ] && cat "$tmp/serve.out"
   return 0
 }

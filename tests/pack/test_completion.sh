@@ -5,12 +5,9 @@
 # decks by name, lab/pmtu sub-words. Runs the completion function the way bash
 # does on TAB, against the built program (whose data dir holds the decks).
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
+. "$(dirname "$0")/../lib.sh"
 src=${FRAGVOTE_SRC:?run through ctest}
-tmp=$(mktemp -d /tmp/fragvote-completion-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
+fv_tmp completion
 PATH=$(dirname "$bin"):$PATH
 . "$src/completion/fragvote.bash"
 check "complete -F _fragvote fragvote is registered" test "$(complete -p fragvote)" = "complete -F _fragvote fragvote"

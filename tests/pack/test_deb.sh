@@ -7,9 +7,9 @@
 # lab with serve from the installed files, then dpkg -r and --purge it and
 # check that none of its files is left.
 set -u
+. "$(dirname "$0")/../lib.sh"
 src=${FRAGVOTE_SRC:?run through ctest}
 build=${FRAGVOTE_BUILD:?run through ctest}
-bin=${FRAGVOTE_BIN:?run through ctest}
 if grep -q '^FRAGVOTE_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
   echo "SKIP: sanitizer build: the package is built with Debian's flags from the sources, once, by the plain build's suite"
   exit 77
@@ -18,21 +18,23 @@ if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root (dpkg -i, serve on the lab)
 for tool in dpkg-buildpackage dh lintian man; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool is missing (scripts/apt-packages.txt: dpkg-dev debhelper lintian man-db)"; exit 77; }
 done
+# One run at a time on a machine (two suites at once would install and
+# remove the same package under each other).
+exec 9>/tmp/fragvote-test-deb.lock
+flock 9
 if dpkg-query -W -f='${Status}' fragvote 2>/dev/null | grep -q installed || [ -e /usr/bin/fragvote ]; then
   echo "SKIP: fragvote is already installed on this machine; this test would replace and remove it"
   exit 77
 fi
-lab_prefix="fvd$$"
-tmp=$(mktemp -d /tmp/fragvote-deb-XXXXXX)
-cleanup() {
+prefix="fvd$$"
+fv_tmp deb
+# Also purge the package when the test stops half-way.
+purge_and_cleanup() {
   dpkg-query -W -f='${Status}' fragvote 2>/dev/null | grep -q 'ok' && dpkg --purge fragvote >/dev/null 2>&1
-  "$bin" lab down --prefix "$lab_prefix" >/dev/null 2>&1
-  rm -rf "$tmp"
+  fv_cleanup
 }
-trap cleanup EXIT
-fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
-. "$src/tests/pack/serve_installed.sh"
+trap purge_and_cleanup EXIT
+. "$(dirname "$0")/serve_installed.sh"
 
 # The sources as committed plus new files (not build dirs, not node_modules):
 # dpkg-buildpackage writes its .deb next to the source directory.

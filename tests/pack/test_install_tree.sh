@@ -4,17 +4,13 @@
 # their places, and `serve` run from there finds its pages and decks (no
 # option, no source tree) and plays a scripted question on the lab.
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
+. "$(dirname "$0")/../lib.sh"
 build=${FRAGVOTE_BUILD:?run through ctest}
 src=${FRAGVOTE_SRC:?run through ctest}
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root (serve on the lab)"; exit 77; fi
-lab_prefix="fvi$$"
-tmp=$(mktemp -d /tmp/fragvote-install-XXXXXX)
-cleanup() { "$bin" lab down --prefix "$lab_prefix" >/dev/null 2>&1; rm -rf "$tmp"; }
-trap cleanup EXIT
-fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
-. "$src/tests/pack/serve_installed.sh"
+prefix="fvi$$"
+fv_tmp install
+. "$(dirname "$0")/serve_installed.sh"
 
 p=$tmp/prefix
 cmake --install "$build" --prefix "$p" >"$tmp/install.out" 2>&1

@@ -6,14 +6,12 @@
 # --help, and every page renders with man(1) without a warning. fragvote(1)
 # does the same for the top level's own --help.
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
+. "$(dirname "$0")/../lib.sh"
 man=${FRAGVOTE_BUILD:?run through ctest}/man
 if [ ! -f "$man/fragvote.1" ]; then
   echo "SKIP: the man pages were not built ($man): scdoc is missing (apt-get install scdoc)"
   exit 77
 fi
-fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
 
 # Option words of a help text: --long, and -x standing alone (not re-run, 1-RTT);
 # not inside `backquotes`, which quote other commands (`ping -M do`).

@@ -3,6 +3,7 @@
 # fresh build directory it configures, builds the fragvote program and runs it
 # (here with --version), and builds no test program and no man page.
 set -u
+. "$(dirname "$0")/../lib.sh"
 src=${FRAGVOTE_SRC:?run through ctest}
 build=${FRAGVOTE_BUILD:?run through ctest}
 if grep -q '^FRAGVOTE_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
@@ -14,10 +15,7 @@ while read -r pkg; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
     { echo "SKIP: $pkg is not installed: run.sh would install it (scripts/deps.sh --run)"; exit 77; }
 done <"$src/scripts/apt-packages.txt"
-tmp=$(mktemp -d /tmp/fragvote-run-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fail=1; fi; }
+fv_tmp run
 
 t0=$(date +%s)
 out=$(FRAGVOTE_BUILD_DIR=$tmp/b bash "$src/scripts/run.sh" --version 2>&1)
