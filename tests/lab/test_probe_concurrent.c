@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "check_lab.h"
 #include "fragprobe.h"
 
 #define N_TESTS 16
@@ -86,15 +87,7 @@ int main(void) {
     if (system("command -v ip >/dev/null && command -v ethtool >/dev/null") != 0)
         SKIP_ALL("needs ip and ethtool (scripts/apt-packages.txt)");
     atexit(cleanup);
-    struct probe_lab_config cfg;
-    probe_lab_config_default(&cfg);
-    snprintf(cfg.prefix, sizeof cfg.prefix, "fvp%d", (int)getpid() % 100000);
-    snprintf(prefix, sizeof prefix, "%s", cfg.prefix);
-    char err[1024];
-    if (probe_lab_up(&cfg, &lab, err, sizeof err) < 0) {
-        fprintf(stderr, "lab up: %s\n", err);
-        return 1;
-    }
+    if (check_lab_up("fvp", &lab, prefix, sizeof prefix)) return 1;
     RUN(test_concurrent_tests_get_their_own_answers);
     return check_summary();
 }

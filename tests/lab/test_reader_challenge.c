@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 
 #include "check.h"
+#include "check_lab.h"
 #include "fragprobe.h"
 #include "pcap_truth.h"
 
@@ -112,15 +113,7 @@ int main(void) {
     if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null") != 0)
         SKIP_ALL("needs tcpdump and ip (scripts/apt-packages.txt)");
     atexit(cleanup);
-    struct probe_lab_config cfg;
-    probe_lab_config_default(&cfg);
-    snprintf(cfg.prefix, sizeof cfg.prefix, "fvc%d", (int)getpid() % 100000);
-    snprintf(prefix, sizeof prefix, "%s", cfg.prefix);
-    char err[1024];
-    if (probe_lab_up(&cfg, &lab, err, sizeof err) < 0) {
-        fprintf(stderr, "lab up: %s\n", err);
-        return 1;
-    }
+    if (check_lab_up("fvc", &lab, prefix, sizeof prefix)) return 1;
     opts.observer = PROBE_OBS_RAW;
     opts.lab = &lab;
     RUN(test_third_udp_run_differs_because_of_the_pmtu_cache);

@@ -4,6 +4,7 @@
  * the namespace of the process's main thread. Ground truth: the raw observer
  * on the same lab, which sees the packets leave. */
 #include "check.h"
+#include "check_lab.h"
 #include "fragprobe.h"
 
 static char prefix[24];
@@ -54,15 +55,7 @@ int main(void) {
     if (geteuid() != 0) SKIP_ALL("needs root: network namespaces and raw sockets");
     if (system("command -v ip >/dev/null") != 0) SKIP_ALL("needs ip (iproute2)");
     atexit(cleanup);
-    struct probe_lab_config cfg;
-    probe_lab_config_default(&cfg);
-    snprintf(cfg.prefix, sizeof cfg.prefix, "fvr%d", (int)getpid() % 100000);
-    snprintf(prefix, sizeof prefix, "%s", cfg.prefix);
-    char err[1024];
-    if (probe_lab_up(&cfg, &lab, err, sizeof err) < 0) {
-        fprintf(stderr, "lab up: %s\n", err);
-        return 1;
-    }
+    if (check_lab_up("fvr", &lab, prefix, sizeof prefix)) return 1;
     RUN(test_recverr_on_worker_thread_sees_host_fragmentation_v4);
     RUN(test_recverr_on_worker_thread_sees_host_fragmentation_v6);
     return check_summary();

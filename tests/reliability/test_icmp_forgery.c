@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_lab.h"
 #include "fragprobe.h"
 
 #define PORT 33434
@@ -222,15 +223,7 @@ int main(void) {
         SKIP_ALL("needs ip and python3 (scripts/apt-packages.txt)");
     check_cleanup_on_signals(cleanup);
     atexit(cleanup);
-    struct probe_lab_config cfg;
-    probe_lab_config_default(&cfg);
-    snprintf(cfg.prefix, sizeof cfg.prefix, "fvz%d", (int)getpid() % 100000);
-    snprintf(prefix, sizeof prefix, "%s", cfg.prefix);
-    char err[1024];
-    if (probe_lab_up(&cfg, &lab, err, sizeof err) < 0) {
-        fprintf(stderr, "lab up: %s\n", err);
-        return 1;
-    }
+    if (check_lab_up("fvz", &lab, prefix, sizeof prefix)) return 1;
     RUN(test_ipv4_forged_icmp_changes_no_answer);
     RUN(test_ipv6_forged_icmp_changes_no_answer);
     cleanup();
