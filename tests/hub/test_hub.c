@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_probe.h"
 #include "db.h"
 #include "fv_roles.h"
 #include "hub.h"
@@ -127,16 +128,10 @@ static int cmd(struct wsc *p, const char *name, char *err, size_t errlen) {
 }
 
 static struct probe_result fake_result(int sent, int df, int frag) {
-    struct probe_result r;
-    memset(&r, 0, sizeof r);
-    r.sent.answer = sent;
-    r.df.answer = df;
-    r.fragmented.answer = frag;
-    snprintf(r.evidence, sizeof r.evidence, "%s", MARKER);
+    struct probe_result r = check_probe_result(sent, df, frag, MARKER);
     snprintf(r.sent.why, sizeof r.sent.why, "%s", WHY_SENT);
     snprintf(r.df.why, sizeof r.df.why, "%s", WHY_DF);
     snprintf(r.fragmented.why, sizeof r.fragmented.why, "%s", WHY_FRAG);
-    snprintf(r.observer, sizeof r.observer, "raw");
     return r;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_probe.h"
 #include "quiz.h"
 
 /* Two tests: 0 asks sent+df+fragmented, 1 asks sent+fragmented; 2 asks nothing. */
@@ -18,16 +19,12 @@ static void make_deck(struct deck *d) {
 }
 
 static struct probe_result result(int sent, int df, int frag, const char *evidence) {
-    struct probe_result r;
-    memset(&r, 0, sizeof r);
-    r.sent.answer = sent;
-    r.df.answer = df;
-    r.fragmented.answer = frag;
+    struct probe_result r = check_probe_result(sent, df, frag, evidence);
+    r.observer[0] = '\0';
     r.sent.basis = r.df.basis = r.fragmented.basis = PROBE_BASIS_OBSERVED;
     snprintf(r.sent.why, sizeof r.sent.why, "why-sent");
     snprintf(r.df.why, sizeof r.df.why, "why-df");
     snprintf(r.fragmented.why, sizeof r.fragmented.why, "why-fragmented");
-    snprintf(r.evidence, sizeof r.evidence, "%s", evidence);
     return r;
 }
 

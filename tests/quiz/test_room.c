@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_probe.h"
 #include "room.h"
 
 static struct deck deck;
@@ -44,14 +45,8 @@ static const char *query(const char *path, const char *sql) {
 }
 
 static struct probe_result result(int sent, int df, int frag) {
-    struct probe_result r;
-    memset(&r, 0, sizeof r);
-    r.sent.answer = sent;
-    r.df.answer = df;
-    r.fragmented.answer = frag;
+    struct probe_result r = check_probe_result(sent, df, frag, "the evidence line");
     r.df.basis = PROBE_BASIS_INFERRED;
-    snprintf(r.evidence, sizeof r.evidence, "the evidence line");
-    snprintf(r.observer, sizeof r.observer, "raw");
     r.kernel_mtu = 1280;
     return r;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_probe.h"
 #include "db.h"
 #include "deck.h"
 #include "room.h"
@@ -38,16 +39,7 @@ static const char *const want_truth[3] = {"yes", "yes", "no"};
 static char dbfile[256];
 static int64_t session;
 
-static struct probe_result result(int sent, int df, int frag) {
-    struct probe_result r;
-    memset(&r, 0, sizeof r);
-    r.sent.answer = sent;
-    r.df.answer = df;
-    r.fragmented.answer = frag;
-    snprintf(r.evidence, sizeof r.evidence, "%s", EVIDENCE);
-    snprintf(r.observer, sizeof r.observer, "raw");
-    return r;
-}
+static struct probe_result result(int sent, int df, int frag) { return check_probe_result(sent, df, frag, EVIDENCE); }
 
 /* One question of the talk: open, three votes, close, measure, reveal, next. */
 static int play(struct room *room, int pos, const int votes[3], const struct probe_result *res) {
