@@ -15,6 +15,7 @@
 
 #include "datadir.h"
 #include "deck.h"
+#include "probe_json.h"
 
 extern const char deck_builtin_json[];
 
@@ -478,8 +479,7 @@ int deck_question_position(const struct deck *d, int test_index, enum db_qkind k
 }
 
 int deck_spec_json(const struct probe_spec *s, char *buf, size_t buflen) {
-    json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:s, s:i}", "proto", probe_proto_name(s->proto), "mode",
-                          probe_mode_name(s->mode), "size", s->size, "ttl", s->ttl, "host", s->host, "port", s->port);
+    json_t *o = probe_spec_to_json(s);
     if (!o) return -1;
     char *txt = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);

@@ -56,7 +56,7 @@ int deck_question_at(const struct deck *d, int position, int *test_index, enum d
 /* The position of (test_index, kind), or -1 if that question is not asked. */
 int deck_question_position(const struct deck *d, int test_index, enum db_qkind kind);
 
-/* The test spec as JSON text for the store, e.g.
+/* The test spec as JSON text for the store (probe_spec_to_json), e.g.
  * {"proto":"udp4","mode":"do","size":1400,"ttl":0,"host":"","port":0}.
  * Returns 0, or -1 if buf is too small. */
 int deck_spec_json(const struct probe_spec *s, char *buf, size_t buflen);
