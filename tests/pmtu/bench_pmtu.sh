@@ -37,24 +37,8 @@ for topo in "1500 1280 1500" "9000 9000 1400" "9000 9000 9000"; do
     bench "1-RTT, ${topo// //}" "$t"
     bench "sequential, ${topo// //}" "$t" --sequential
   done
-  ip netns exec "$NS_R2" nft -f - <<'NFT'
-table inet fvpm {
-  chain out {
-    type filter hook output priority 0; policy accept;
-    icmp type destination-unreachable drop
-    icmpv6 type packet-too-big drop
-  }
-}
-NFT
-  ip netns exec "$NS_R1" nft -f - <<'NFT'
-table inet fvpm {
-  chain out {
-    type filter hook output priority 0; policy accept;
-    icmp type destination-unreachable drop
-    icmpv6 type packet-too-big drop
-  }
-}
-NFT
+  pmtu_icmp_silent "$NS_R2"
+  pmtu_icmp_silent "$NS_R1"
   for t in $DST4 $DST6; do
     bench "1-RTT, ${topo// //}, ICMP-silent" "$t"
     bench "sequential, ${topo// //}, ICMP-silent" "$t" --sequential

@@ -73,6 +73,20 @@ pmtu_lab_up() {
   ip -n "$NS_DST" -6 route add default via 2001:db8:3::1
 }
 
+# Makes router namespace $1 ICMP-silent: it drops the Frag Needed / Packet
+# Too Big it would send (a black-hole router).
+pmtu_icmp_silent() {
+  ip netns exec "$1" nft -f - <<'NFT'
+table inet fvpm {
+  chain out {
+    type filter hook output priority 0; policy accept;
+    icmp type destination-unreachable drop
+    icmpv6 type packet-too-big drop
+  }
+}
+NFT
+}
+
 # Runs a command in the src namespace as nobody (uid/gid 65534, no groups).
 as_nobody_in_src() {
   ip netns exec "$NS_SRC" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"

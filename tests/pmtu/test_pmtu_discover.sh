@@ -64,15 +64,7 @@ rm -f "$pcap"
 # An ICMP-silent bottleneck (r1 drops its Frag Needed / Packet Too Big):
 # 1-RTT still answers from the acknowledgements; sequential pays a timeout
 # per lost probe.
-ip netns exec "$NS_R2" nft -f - <<'NFT'
-table inet fvpm {
-  chain out {
-    type filter hook output priority 0; policy accept;
-    icmp type destination-unreachable drop
-    icmpv6 type packet-too-big drop
-  }
-}
-NFT
+pmtu_icmp_silent "$NS_R2"
 for t in $DST4 $DST6; do
   out=$(as_nobody_in_src "$B" pmtu discover --timeout 300 "$t"); rc=$?
   expect_eq "$(echo "$out" | field 'path MTU')" 1400 "silent path: 1-RTT to $t still finds 1400"
