@@ -78,4 +78,19 @@ static inline const char *check_tmpdir(void) {
     }
     return dir;
 }
+/* check_summary(), and when every test passed the removal of check_tmpdir()
+ * (kept after a failure, to look at); a directory that will not go fails. */
+static inline int check_summary_and_clean(void) {
+    int rc = check_summary();
+    if (rc == 0) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", check_tmpdir());
+        if (system(cmd) != 0) {
+            fprintf(stderr, "could not remove %s\n", check_tmpdir());
+            rc = 1;
+        }
+    }
+    return rc;
+}
+
 #endif

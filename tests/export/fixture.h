@@ -223,15 +223,4 @@ static inline const char *fx_path(const char *name) {
     return buf[k];
 }
 
-/* check_summary(), and on success the removal of this test's temporary files. */
-static inline int fx_summary_and_clean(void) {
-    int rc = check_summary();
-    if (rc == 0) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", check_tmpdir());
-        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", check_tmpdir());
-    }
-    return rc;
-}
-
 #endif

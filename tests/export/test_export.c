@@ -703,5 +703,5 @@ int main(void) {
     RUN(test_hostile_title_still_gives_valid_svg_and_json);
     RUN(test_markdown_shows_hostile_deck_text_literally);
     RUN(test_distribution_equals_the_voter_score_view);
-    return fx_summary_and_clean();
+    return check_summary_and_clean();
 }

@@ -156,5 +156,5 @@ int main(void) {
     RUN(test_line_and_rank_are_pure);
     RUN(test_sessions_league_orders_the_rooms);
     RUN(test_exports_carry_the_league_line);
-    return fx_summary_and_clean();
+    return check_summary_and_clean();
 }

@@ -191,5 +191,5 @@ int main(void) {
     RUN(test_version0_file_is_migrated);
     RUN(test_failed_migration_leaves_file_unchanged);
     RUN(test_newer_file_is_refused_by_every_read_command);
-    return fx_summary_and_clean();
+    return check_summary_and_clean();
 }

@@ -313,5 +313,5 @@ int main(void) {
     RUN(test_exports_and_replay_show_both_rounds);
     RUN(test_resume_during_the_second_round);
     RUN(test_console_script_revote_through_the_hub);
-    return fx_summary_and_clean();
+    return check_summary_and_clean();
 }

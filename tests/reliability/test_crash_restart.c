@@ -459,11 +459,5 @@ int main(void) {
     RUN(test_kill9_mid_burst_then_resume_keeps_every_acked_vote);
     RUN(test_serve_kill9_mid_burst_then_resume);
     cleanup();
-    int rc = check_summary();
-    if (rc == 0) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", check_tmpdir());
-        if (system(cmd)) rc = 1;
-    }
-    return rc;
+    return check_summary_and_clean();
 }

@@ -615,11 +615,5 @@ int main(void) {
     RUN(test_secret_throttled_and_never_sent_to_the_audience);
     RUN(test_slow_loris_http);
     RUN(test_listening_phone_is_not_culled_while_tallies_flow);
-    int rc = check_summary();
-    if (rc == 0) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", check_tmpdir());
-        if (system(cmd)) rc = 1;
-    }
-    return rc;
+    return check_summary_and_clean();
 }

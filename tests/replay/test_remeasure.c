@@ -373,5 +373,5 @@ int main(void) {
     RUN(test_lab_built_by_the_command_is_removed);
     RUN(test_other_target_is_named);
     lab_down();
-    return fx_summary_and_clean();
+    return check_summary_and_clean();
 }

@@ -155,5 +155,5 @@ int main(void) {
     RUN(test_replay_reproduces_tallies_and_truth);
     RUN(test_replay_follows_the_store);
     RUN(test_replay_misuse);
-    return fx_summary_and_clean();
+    return check_summary_and_clean();
 }

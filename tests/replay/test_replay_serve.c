@@ -298,11 +298,5 @@ int main(void) {
     RUN(test_screen_steps_through_the_stored_session);
     RUN(test_sigterm_ends_the_replay_cleanly);
     RUN(test_serve_misuse);
-    int rc = check_summary();
-    if (rc == 0) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", check_tmpdir());
-        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", check_tmpdir());
-    }
-    return rc;
+    return check_summary_and_clean();
 }
