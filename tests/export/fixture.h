@@ -223,4 +223,26 @@ static inline const char *fx_path(const char *name) {
     return buf[k];
 }
 
+/* A misuse of the CLI and what it must give: `fragvote ARGS --db DB` exits
+ * rc with err on stderr (NULL: any message). */
+struct fx_misuse {
+    const char *args;
+    int rc;
+    const char *err;
+};
+static inline void fx_check_misuse(const struct fx_misuse *m, size_t n, const char *db) {
+    for (size_t i = 0; i < n; i++) {
+        char args[768], *out, *errs = NULL;
+        snprintf(args, sizeof args, "%s --db '%s'", m[i].args, db);
+        int rc = fx_run(args, &out, &errs);
+        if (rc != m[i].rc || (m[i].err && (!errs || !strstr(errs, m[i].err)))) {
+            check_cur_failed_ = 1;
+            fprintf(stderr, "%s: fragvote %s: exit %d, expected %d with \"%s\"; stderr: %s\n", check_cur_name_, args, rc,
+                    m[i].rc, m[i].err ? m[i].err : "", errs ? errs : "");
+        }
+        free(out);
+        free(errs);
+    }
+}
+
 #endif

@@ -383,25 +383,13 @@ static void test_file_output_equals_stdout(void) {
 }
 
 static void test_misuse_and_missing_things(void) {
+    static const struct fx_misuse misuse[] = {
+        {"export", 2, "which session"},     {"export 1 --format pdf", 2, "unknown format 'pdf'"},
+        {"export 1 --all", 2, NULL},        {"export abc", 2, NULL},
+        {"export 42", 1, "no session 42"},
+    };
+    fx_check_misuse(misuse, sizeof misuse / sizeof *misuse, dbfile);
     char args[512], *out, *errs;
-    snprintf(args, sizeof args, "export --db '%s'", dbfile);
-    CHECK_INT(fx_run(args, &out, &errs), 2);
-    CHECK_CONTAINS(errs, "which session");
-    free(out); free(errs);
-    snprintf(args, sizeof args, "export 1 --format pdf --db '%s'", dbfile);
-    CHECK_INT(fx_run(args, &out, &errs), 2);
-    CHECK_CONTAINS(errs, "unknown format 'pdf'");
-    free(out); free(errs);
-    snprintf(args, sizeof args, "export 1 --all --db '%s'", dbfile);
-    CHECK_INT(fx_run(args, &out, &errs), 2);
-    free(out); free(errs);
-    snprintf(args, sizeof args, "export abc --db '%s'", dbfile);
-    CHECK_INT(fx_run(args, &out, &errs), 2);
-    free(out); free(errs);
-    snprintf(args, sizeof args, "export 42 --db '%s'", dbfile);
-    CHECK_INT(fx_run(args, &out, &errs), 1);
-    CHECK_CONTAINS(errs, "no session 42");
-    free(out); free(errs);
     /* A missing database is reported and not created. */
     const char *missing = fx_path("missing.db");
     snprintf(args, sizeof args, "export 1 --db '%s'", missing);

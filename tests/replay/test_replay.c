@@ -124,18 +124,10 @@ static void test_replay_follows_the_store(void) {
 }
 
 static void test_replay_misuse(void) {
-    char args[512], *out, *errs;
-    snprintf(args, sizeof args, "replay --db '%s'", dbfile);
-    CHECK_INT(fx_run(args, &out, &errs), 2);
-    CHECK_CONTAINS(errs, "give a session id");
-    free(out); free(errs);
-    snprintf(args, sizeof args, "replay 77 --db '%s'", dbfile);
-    CHECK_INT(fx_run(args, &out, &errs), 1);
-    CHECK_CONTAINS(errs, "no session 77");
-    free(out); free(errs);
-    snprintf(args, sizeof args, "replay 1 --bogus --db '%s'", dbfile);
-    CHECK_INT(fx_run(args, &out, &errs), 2);
-    free(out); free(errs);
+    static const struct fx_misuse misuse[] = {
+        {"replay", 2, "give a session id"}, {"replay 77", 1, "no session 77"}, {"replay 1 --bogus", 2, NULL}};
+    fx_check_misuse(misuse, sizeof misuse / sizeof *misuse, dbfile);
+    char *out, *errs;
     CHECK_INT(fx_run("replay --help", &out, &errs), 0);
     CHECK_CONTAINS(out, "Usage: fragvote replay ID");
     free(out); free(errs);
