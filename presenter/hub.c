@@ -272,6 +272,17 @@ long long hub_closes_in_ms(const struct hub *h) {
     return left > 0 ? left : 0;
 }
 
+/* Waits for the batch in flight, as long as the room's own writes would
+ * wait for a database another process holds (DB_BUSY_LIVE_MS): the loop
+ * never stalls longer than before the store had its thread. 0 idle, -1
+ * with err (the action is refused; the presenter tries again). */
+static int store_idle(struct hub *h, enum room_action a, char *err, size_t errlen) {
+    if (!hub_batch_complete(h, DB_BUSY_LIVE_MS)) return 0;
+    fail(err, errlen, "the database is busy (votes are waiting for it); try %s again", room_action_name(a));
+    hub_status_update(h, err);
+    return -1;
+}
+
 /* seconds: with ROOM_OPEN, close voting by itself after that long (0: never). */
 int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t errlen) {
     if (a == ROOM_OPEN && (seconds < 0 || seconds > HUB_COUNTDOWN_MAX_S)) {
@@ -279,9 +290,13 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
         hub_status_update(h, err);
         return -1;
     }
-    /* Votes still waiting for their commit were cast in the first round: they
-     * are judged (refused: voting has closed) before the second round opens. */
-    if (a == ROOM_REVOTE && h->nops) hub_batch_flush(h);
+    /* The quiz changes and the room writes: no batch may be in flight (first
+     * round votes still collected are judged before a second round opens). */
+    if (store_idle(h, a, err, errlen)) return -1;
+    if (a == ROOM_REVOTE && h->nops) {
+        hub_batch_flush(h);
+        if (store_idle(h, a, err, errlen)) return -1;
+    }
     int rc = room_act(h->room, a, err, errlen);
     if (rc >= 0) {
         h->close_due = 0; /* any move ends a running timer ... */
@@ -315,6 +330,7 @@ static void run_posted(struct hub *h, const struct hub_cmd *c) {
     switch (c->kind) {
     case HUB_CMD_QUIT: atomic_store(&h->stop, 1); break;
     case HUB_CMD_MEASURED:
+        hub_batch_quiesce(h);
         if (room_measured(h->room, c->position, &c->result, err, sizeof err)) {
             hub_state_changed(h);
             hub_status_update(h, err);
@@ -363,10 +379,13 @@ void hub_stop(struct hub *h) {
 
 /* Deadlines that are due (the ticker woke us, or anything else did). */
 static void run_timers(struct hub *h) {
+    hub_batch_complete(h, 0); /* the store thread woke us? */
     long long now = hub_mono_ms();
     if (h->batch_due && now >= h->batch_due) hub_batch_flush(h);
     if (h->tally_due && now >= h->tally_due) tally_tick(h);
     if (h->rot_due && now >= h->rot_due) rotation_tick(h);
+    if (h->close_due && now >= h->close_due && h->store_busy)
+        h->close_due = now + HUB_BATCH_MS; /* the timer closes once the batch in flight is answered */
     if (h->close_due && now >= h->close_due) {
         char err[256];
         int still_open = hub_closes_in_ms(h) >= 0;
@@ -766,6 +785,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         goto fail;
     }
     h->ticker_started = 1;
+    if (hub_store_start(h, err, errlen)) goto fail;
     hub_status_update(h, warn[0] ? warn : NULL);
     return h;
 fail:
@@ -804,12 +824,17 @@ int hub_run(struct hub *h) {
         if (loop_turn(h, 0) < 0) break;
         if (!more) usleep(2000);
     }
+    /* whatever is still collected or in flight is committed before we return */
+    hub_batch_quiesce(h);
     if (h->nops) hub_batch_flush(h);
+    hub_batch_quiesce(h);
     return rc;
 }
 
 void hub_free(struct hub *h) {
     if (!h) return;
+    if (h->store && h->store_busy) hub_batch_quiesce(h);
+    hub_store_stop(h); /* it calls lws_cancel_service: before the context goes */
     if (h->ticker_started) {
         pthread_mutex_lock(&h->lock);
         h->ticker_stop = 1;
@@ -826,6 +851,8 @@ void hub_free(struct hub *h) {
     hub_msg_unref(h->state_full);
     free(h->qr_http);
     free(h->ops);
+    free(h->job);
+    free(h->writes);
     free(h->voter_conns);
     hub_online_free(&h->newcomers);
     free(h->posted);

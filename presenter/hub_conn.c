@@ -131,14 +131,35 @@ static void voter_offline(struct hub *h, int v) {
     if (--h->voter_conns[v] == 0) h->n_joined--;
 }
 
+/* The group commit, in two halves around the store thread (hub_store.c):
+ * hub_batch_flush plans the collected joins and votes from the room's
+ * memory and hands their writes over; hub_batch_complete, once the thread
+ * has committed, counts them and answers every phone of the batch. Ops
+ * arriving meanwhile collect for the next batch, which starts when this one
+ * is done. A batch with nothing to write is answered at once. */
+static void batch_finish(struct hub *h, int ok, const char *why);
+
 void hub_batch_flush(struct hub *h) {
     h->batch_due = 0;
-    if (!h->nops) return;
-    char err[256] = "";
-    int ok = room_batch_begin(h->room, err, sizeof err) == 0;
-    for (int i = 0; ok && i < h->nops; i++) {
-        struct hub_op *op = &h->ops[i];
+    if (!h->nops || h->store_busy) return; /* in flight: hub_batch_complete flushes again */
+    struct hub_op *t = h->job; /* the batch moves aside; new ops collect in the other array */
+    int tcap = h->capjob;
+    h->job = h->ops, h->capjob = h->capops, h->njob = h->nops;
+    h->ops = t, h->capops = tcap, h->nops = 0;
+    if (h->njob > h->capwrites) {
+        struct room_write *w = realloc(h->writes, sizeof *w * (size_t)h->capjob);
+        if (!w) {
+            batch_finish(h, 0, "out of memory for the batch");
+            return;
+        }
+        h->writes = w;
+        h->capwrites = h->capjob;
+    }
+    int nw = 0, nnew = 0;
+    for (int i = 0; i < h->njob; i++) {
+        struct hub_op *op = &h->job[i];
         op->err[0] = 0;
+        op->wi = -1;
         if (op->kind == HUB_OP_JOIN) {
             /* A join writes nothing: a token is a voter only once it votes. */
             op->result = room_voter_find(h->room, op->token);
@@ -147,21 +168,63 @@ void hub_batch_flush(struct hub *h) {
         /* A token's first vote creates its voter, in the same transaction as
          * the vote: acked together after the COMMIT, or neither exists. */
         if (op->voter < 0) op->voter = room_voter_find(h->room, op->token);
-        if (op->voter < 0 && (op->voter = room_batch_join(h->room, op->token, op->err, sizeof op->err)) < 0)
+        if (room_write_plan(h->room, &h->writes[nw], op->voter, op->token, op->pos, op->yes, nnew, op->err,
+                            sizeof op->err)) {
             op->result = 1;
-        else
-            op->result = room_batch_vote(h->room, op->voter, op->pos, op->yes, op->err, sizeof op->err);
+            continue;
+        }
+        nnew += op->voter < 0;
+        op->wi = nw++;
     }
-    if (ok && room_batch_commit(h->room, err, sizeof err)) ok = 0;
+    if (!nw) {
+        batch_finish(h, 1, "");
+        return;
+    }
+    h->nwrites = nw;
+    h->store_busy = 1;
+    hub_store_submit(h, h->writes, nw);
+}
+
+int hub_batch_complete(struct hub *h, int wait_ms) {
+    if (!h->store_busy) return 0;
+    char err[256] = "";
+    int rc = hub_store_result(h, wait_ms, err, sizeof err);
+    if (rc > 0) return -1; /* still running */
+    h->store_busy = 0;
+    if (rc == 0) {
+        char aerr[256];
+        if (room_write_apply(h->room, h->writes, h->nwrites, aerr, sizeof aerr)) hub_status_update(h, aerr);
+        for (int i = 0; i < h->njob; i++) {
+            struct hub_op *op = &h->job[i];
+            if (op->wi < 0) continue;
+            struct room_write *w = &h->writes[op->wi];
+            op->result = w->result;
+            if (w->result == 0) op->voter = w->voter;
+            else snprintf(op->err, sizeof op->err, "%s", w->err);
+        }
+    }
+    batch_finish(h, rc == 0, err);
+    if (h->nops) { /* what came meanwhile: its batch now */
+        h->batch_due = hub_mono_ms();
+        hub_timer_arm(h, h->batch_due);
+    }
+    return 0;
+}
+
+/* Waits for the batch in flight and answers it (the loop is about to change
+ * the quiz or write to the database itself). */
+int hub_batch_quiesce(struct hub *h) { return hub_batch_complete(h, -1); }
+
+static void batch_finish(struct hub *h, int ok, const char *err) {
     if (ok) {
         pthread_mutex_lock(&h->lock);
         h->status.commits++;
-        h->status.ops_committed += (unsigned long)h->nops;
+        h->status.ops_committed += (unsigned long)h->njob;
         pthread_mutex_unlock(&h->lock);
     }
     int changed = 0; /* joins and votes the commit stored */
-    for (int i = 0; i < h->nops; i++) {
-        struct hub_op *op = &h->ops[i];
+    for (int i = 0; i < h->njob; i++) {
+        struct hub_op *op = &h->job[i];
         struct hub_conn *c = op->conn;
         if (ok && (op->kind == HUB_OP_JOIN ? op->result >= 0 : op->result == 0)) changed++;
         if (c) c->joining = 0;
@@ -192,7 +255,7 @@ void hub_batch_flush(struct hub *h) {
         }
     }
     if (!ok) hub_status_update(h, err);
-    h->nops = 0;
+    h->njob = 0;
     if (changed) hub_tally_now(h);
     else hub_tally_schedule(h);
 }
@@ -510,6 +573,8 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         else if (c->token[0]) hub_online_remove(&h->newcomers, c->token);
         for (int i = 0; i < h->nops; i++)
             if (h->ops[i].conn == c) h->ops[i].conn = NULL;
+        for (int i = 0; i < h->njob; i++) /* the batch in flight */
+            if (h->job[i].conn == c) h->job[i].conn = NULL;
         while (c->qlen) {
             hub_msg_unref(c->q[c->qhead]);
             c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;

@@ -83,6 +83,7 @@ struct hub_op {
     int voter;                     /* vote: the voter index, -1 while its token has none (the batch makes it) */
     char token[ROOM_TOKEN_HEX + 1];
     int result;                    /* after the batch: voter index / 0 ok / 1 refused / -1 error */
+    int wi;                        /* vote: its write in hub.writes, -1 none (refused before) */
     char err[160];
 };
 
@@ -132,8 +133,14 @@ struct hub {
     int voter_conns_cap;
 
     /* group commit */
-    struct hub_op *ops;
+    struct hub_op *ops;            /* collecting for the next batch */
     int nops, capops;
+    struct hub_op *job;            /* the batch in flight (or being answered) */
+    int njob, capjob;
+    struct room_write *writes;     /* its writes, the store thread's while store_busy */
+    int nwrites, capwrites;
+    int store_busy;                /* a batch is with the store thread */
+    struct hub_store *store;       /* hub_store.c */
     long long batch_due;           /* monotonic ms when the batch commits, 0: none */
 
     /* broadcast */
@@ -201,7 +208,12 @@ void hub_fanout_pump(struct hub *h);            /* the next HUB_FANOUT_CHUNK def
 void hub_conn_send_own(struct hub_conn *c, char *json);    /* a one-off message; takes json */
 void hub_conn_error(struct hub_conn *c, long long id, const char *code, const char *message); /* id -1: none */
 void hub_conn_kill(struct hub_conn *c, int code, const char *reason); /* close at next writeable */
-void hub_batch_flush(struct hub *h);            /* group commit, then acks */
+void hub_batch_flush(struct hub *h);            /* group commit: plan the batch, hand it to the store thread */
+/* The store thread's commit done? Then the acks. wait_ms: how long to wait
+ * for it (0 not at all, -1 as long as it takes). 0 when no batch is in
+ * flight any more, -1 when one still is. */
+int hub_batch_complete(struct hub *h, int wait_ms);
+int hub_batch_quiesce(struct hub *h);           /* no batch in flight on return (before the loop writes itself) */
 void hub_keepalive_sweep(struct hub *h);        /* ping the quiet, close the silent */
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 
@@ -212,6 +224,14 @@ int hub_fd_filter(struct hub *h, int fd);       /* an accepted socket: 1 to refu
 void hub_fd_shed(struct hub *h);                /* after a loop turn: at EMFILE, accept-and-close the queue */
 void hub_fd_close(struct hub *h);
 void hub_fd_lws_log(int level, const char *line); /* lws's log emitter: rate-limited, notices EMFILE */
+
+/* hub_store.c: the store thread */
+int hub_store_start(struct hub *h, char *err, size_t errlen);
+void hub_store_stop(struct hub *h);
+void hub_store_submit(struct hub *h, struct room_write *w, int n); /* w is the thread's until done */
+/* 0 committed, -1 rolled back (err), 1 still running after wait_ms (0: do
+ * not wait, -1: as long as it takes). */
+int hub_store_result(struct hub *h, int wait_ms, char *err, size_t errlen);
 
 /* hub_msg.c */
 char *hub_msg_state(struct hub *h, int presenter);

@@ -603,3 +603,68 @@ int room_batch_commit(struct room *r, char *err, size_t errlen) {
     r->npend = 0;
     return 0;
 }
+
+/* ---- the group commit on a store thread ---- */
+
+int room_write_plan(struct room *r, struct room_write *w, int voter, const char *token, int pos, int yes,
+                    int new_in_batch, char *err, size_t errlen) {
+    memset(w, 0, sizeof *w);
+    w->pos = pos;
+    w->yes = yes ? 1 : 0;
+    w->voter = voter;
+    if (voter < 0) {
+        if (!token || !room_token_issued(r, token)) return fail(err, errlen, "not a voter token of this room"), 1;
+        if (r->nvoters + new_in_batch >= ROOM_VOTERS_MAX)
+            return fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX), 1;
+        snprintf(w->token, sizeof w->token, "%s", token);
+    } else if (voter >= r->nvoters) {
+        return fail(err, errlen, "unknown voter"), 1;
+    } else {
+        w->voter_id = r->voters[voter].id;
+    }
+    if (quiz_vote_check(r->quiz, pos, err, errlen)) return 1;
+    w->qid = r->qid[pos];
+    return 0;
+}
+
+int room_write_run(struct room *r, struct room_write *w, int n, char *err, size_t errlen) {
+    if (db_begin(r->db, err, errlen)) return -1;
+    for (int i = 0; i < n; i++) {
+        struct room_write *x = &w[i];
+        x->err[0] = 0;
+        x->new_id = x->voter_id;
+        if (!x->new_id && (x->new_id = db_voter_join(r->db, r->session_id, x->token, x->err, sizeof x->err)) < 0) {
+            x->result = -1;
+            continue;
+        }
+        enum db_vote_result v = db_vote_put(r->db, x->qid, x->new_id, x->yes, x->err, sizeof x->err);
+        x->result = v == DB_VOTE_OK ? 0 : v == DB_VOTE_REFUSED ? 1 : -1;
+    }
+    if (db_commit(r->db, err, errlen)) {
+        db_rollback(r->db);
+        return -1;
+    }
+    return 0;
+}
+
+int room_write_apply(struct room *r, struct room_write *w, int n, char *err, size_t errlen) {
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        struct room_write *x = &w[i];
+        if (x->result) continue;
+        if (x->voter < 0) {
+            char hash[65];
+            db_token_hash(x->token, hash);
+            if ((x->voter = find_hash(r, hash)) < 0 && (x->voter = add_voter(r, x->new_id, hash)) < 0) {
+                x->result = -1;
+                rc = fail(err, errlen, "out of memory adding a voter (the vote is stored)");
+                continue;
+            }
+        }
+        signed char *cur = &r->voters[x->voter].votes[x->pos];
+        if (*cur == x->yes) continue;
+        quiz_vote_apply(r->quiz, x->pos, *cur, x->yes);
+        *cur = (signed char)x->yes;
+    }
+    return rc;
+}

@@ -100,6 +100,39 @@ int room_batch_join(struct room *r, const char *token, char *err, size_t errlen)
 int room_batch_vote(struct room *r, int voter, int pos, int yes, char *err, size_t errlen);
 int room_batch_commit(struct room *r, char *err, size_t errlen);
 
+/* ---- the group commit on a store thread ----
+ * The same batch in three steps, so the SQL can run on a thread of its own
+ * while the hub's thread keeps serving (the hub's store, hub_store.c):
+ *   room_write_plan()   hub's thread: checks a vote against the room's memory
+ *                       (question open, token issued, room not full) and
+ *                       fills w with what to write;
+ *   room_write_run()    store thread: one transaction with every planned
+ *                       write; touches nothing of the room but its database
+ *                       and session id (both fixed);
+ *   room_write_apply()  hub's thread, after run committed: new voters and the
+ *                       votes into memory and the quiz's counts.
+ * Between plan and apply the hub's thread must not change the quiz or write
+ * to the database itself (room_act, room_measured, room_end wait). */
+struct room_write {
+    int voter;                     /* room voter index; -1: the token's first vote (a new voter) */
+    int pos, yes;
+    int64_t qid, voter_id;         /* voter_id 0 when new */
+    char token[ROOM_TOKEN_HEX + 1];
+    int result;                    /* after run: 0 stored, 1 refused (err), -1 database error */
+    int64_t new_id;                /* after run: the voter's id */
+    char err[160];
+};
+/* Returns 0 (w filled), or 1 refused with err. new_in_batch: new voters
+ * planned in this batch so far (the room's cap counts them). */
+int room_write_plan(struct room *r, struct room_write *w, int voter, const char *token, int pos, int yes,
+                    int new_in_batch, char *err, size_t errlen);
+/* Returns 0 committed (each w->result says what became of it), -1 nothing
+ * stored (rolled back, err). */
+int room_write_run(struct room *r, struct room_write *w, int n, char *err, size_t errlen);
+/* After a committed run: sets w->voter of new voters, counts the stored
+ * votes. Returns 0, or -1 when memory ran out adding a voter (err). */
+int room_write_apply(struct room *r, struct room_write *w, int n, char *err, size_t errlen);
+
 /* Personal score of a voter over revealed questions: answered, scored (with
  * a known truth), correct. */
 void room_voter_score(const struct room *r, int voter, int *answered, int *scored, int *correct);

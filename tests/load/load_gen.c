@@ -441,8 +441,8 @@ static int voting_finished(struct lrun *r) {
         if (c->st != C_JOINED) continue;
         if (!c->voted || !c->answered || (c->acked && !c->tallied)) return 0;
     }
-    /* the screen must have seen every acknowledged vote too */
-    return r->sc_n && r->sc_votes[r->sc_n - 1] >= r->res->acked;
+    /* the screen and the presenter must have seen every acknowledged vote too */
+    return r->sc_n && r->sc_votes[r->sc_n - 1] >= r->res->acked && r->pr_n && r->pr_votes[r->pr_n - 1] >= r->res->acked;
 }
 
 static void tick(struct lrun *r) {

@@ -31,7 +31,7 @@
 #include "wsclient.h"
 
 #define PHONES 20
-#define T_MS 15000               /* answer deadline (serve waits DB_BUSY_LIVE_MS for a lock) */
+#define T_MS 15000               /* answer deadline (the store thread waits HUB_STORE_BUSY_MS for a lock) */
 #define SECRET "storage-faults-secret"
 #define ROOM "STRG42"
 #define TMPFS_SIZE "16m"            /* room for the WAL to grow to its 4 MB checkpoint size */
@@ -251,8 +251,8 @@ static void test_locked_full_and_readonly_database_refuse_votes_visibly(void) {
     fprintf(holder, "BEGIN EXCLUSIVE;\nINSERT INTO schema_version SELECT version FROM schema_version LIMIT 0;\n");
     fflush(holder);
     usleep(500000);
-    /* While the store waits for the lock, how long does another phone wait
-     * for a pong? (The store runs on the hub's thread: measured, reported.) */
+    /* While the store thread waits for the lock, how long does another phone
+     * wait for a pong? (The loop does not wait: measured, reported.) */
     wsc_send_json(phones[0].w, "{s:s, s:i, s:i, s:b}", "t", "vote", "id", 5000, "q", 0, "yes", 1);
     usleep(100000);
     long long p0 = check_mono_ms();
@@ -261,8 +261,8 @@ static void test_locked_full_and_readonly_database_refuse_votes_visibly(void) {
     long long ping_ms = check_mono_ms() - p0;
     printf("  locked: another phone's ping answered after %lld ms\n", ping_ms);
     CHECK(pong != NULL);
-    /* serve waits at most DB_BUSY_LIVE_MS for a foreign lock: the room must
-     * not freeze for the store's default 5 s (generous bound for a busy box). */
+    /* the store thread waits for a foreign lock, the room does not freeze
+     * meanwhile (generous bound for a busy box). */
     CHECK(ping_ms < 1500);
     json_decref(pong);
     json_t *first = wsc_recv_type(phones[0].w, "error", T_MS);

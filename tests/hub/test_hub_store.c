@@ -1,0 +1,146 @@
+/* The store off the event loop: another process (the sqlite3 CLI) holds the
+ * database locked; a phone's vote waits for its COMMIT on the hub's store
+ * thread, while another phone's ping is answered at once (before that vote
+ * is answered: the order of the two is the check, not a time bound); once
+ * the lock is gone the vote is acked and in the file. A presenter action
+ * meanwhile is refused after DB_BUSY_LIVE_MS ("busy"), and works after. On
+ * a store that ran on the loop the ping waited for the batch. The real hub on a free loopback port, a real SQLite file,
+ * a real second process. */
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fv_roles.h"
+#include "hubfix.h"
+#include "wsclient.h"
+
+#define T_MS 3000
+#define SECRET "store-test-secret"
+#define LOCK_HELD_MS 1000
+
+static struct hubfix F;
+static struct deck D;
+static char dbpath[256];
+
+static long long sql_int(const char *sql) {
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    long long v = -1;
+    if (sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(h);
+    return v;
+}
+
+/* The sqlite3 CLI holding the write lock; its stdin in *in. */
+static pid_t lock_db(FILE **in) {
+    int p[2];
+    if (pipe(p)) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[0], 0);
+        close(p[1]);
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, 1);
+        execlp("sqlite3", "sqlite3", dbpath, (char *)NULL);
+        _exit(127);
+    }
+    close(p[0]);
+    *in = fdopen(p[1], "w");
+    fprintf(*in, "BEGIN EXCLUSIVE;\nINSERT INTO schema_version SELECT version FROM schema_version LIMIT 0;\n");
+    fflush(*in);
+    /* held once a write of ours is refused at once */
+    for (int i = 0; i < 200; i++) {
+        sqlite3 *h;
+        int busy = 0;
+        if (sqlite3_open(dbpath, &h) == SQLITE_OK) {
+            busy = sqlite3_exec(h, "BEGIN IMMEDIATE; ROLLBACK;", NULL, NULL, NULL) == SQLITE_BUSY;
+            sqlite3_close(h);
+        }
+        if (busy) return pid;
+        usleep(10000);
+    }
+    return pid;
+}
+
+static void test_a_locked_database_holds_up_only_the_votes_waiting_for_it(void) {
+    if (system("command -v sqlite3 >/dev/null 2>&1") != 0) {
+        CHECK(!"sqlite3 CLI missing (scripts/apt-packages.txt)");
+        return;
+    }
+    char err[512];
+    memset(&D, 0, sizeof D);
+    snprintf(D.title, sizeof D.title, "store test");
+    D.ntests = 1;
+    D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
+    D.tests[0].ask[DB_Q_DF] = 1;
+    snprintf(dbpath, sizeof dbpath, "%s/store.db", check_tmpdir());
+    int libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV");
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = SECRET, .use_poll = !libev};
+    REQUIRE(hubfix_start(&F, dbpath, &D, "STORE1", 0, &cfg, err, sizeof err) == 0);
+    struct wsc *p = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
+    struct wsc *a = fvr_phone("127.0.0.1", F.port, "STORE1", 1, NULL, T_MS, NULL, err, sizeof err);
+    struct wsc *b = fvr_phone("127.0.0.1", F.port, "STORE1", 1, NULL, T_MS, NULL, err, sizeof err);
+    REQUIRE(p && a && b);
+    REQUIRE(fvr_cmd(p, "open", T_MS, err, sizeof err) == 0);
+    CHECK_INT(fvr_vote(a, 1, 0, 1, T_MS, NULL), 0); /* a voter before the lock */
+
+    FILE *holder = NULL;
+    pid_t pid = lock_db(&holder);
+    REQUIRE(pid > 0 && holder);
+    long long t_lock = check_mono_ms();
+    wsc_send_json(a, "{s:s, s:i, s:i, s:b}", "t", "vote", "id", 2, "q", 0, "yes", 0);
+    usleep(50000); /* its batch is with the store thread, waiting for the lock */
+    wsc_send_json(b, "{s:s}", "t", "ping");
+    json_t *pong = wsc_recv_type(b, "pong", T_MS);
+    long long pong_ms = check_mono_ms() - t_lock;
+    CHECK(pong != NULL);
+    json_decref(pong);
+    /* the vote is not answered yet: its COMMIT has not happened */
+    char *m = NULL;
+    long n = wsc_recv(a, &m, 0);
+    if (n > 0) fprintf(stderr, "answered while locked: %s\n", m);
+    CHECK(n < 0);
+    free(m);
+    /* a presenter action waits for that batch only as long as its own write
+     * would wait (DB_BUSY_LIVE_MS), then is refused: the loop does not freeze */
+    long long c0 = check_mono_ms();
+    int closed = fvr_cmd(p, "close", T_MS, err, sizeof err);
+    long long close_ms = check_mono_ms() - c0;
+    CHECK_INT(closed, -1);
+    CHECK_CONTAINS(err, "busy");
+    long long held = check_mono_ms() - t_lock;
+    if (held < LOCK_HELD_MS) usleep((useconds_t)(LOCK_HELD_MS - held) * 1000);
+    long long t_release = check_mono_ms();
+    fprintf(holder, "ROLLBACK;\n.quit\n");
+    fclose(holder);
+    waitpid(pid, NULL, 0);
+    json_t *reply = NULL;
+    int answer = fvr_vote_answer(a, 2, 10000, &reply);
+    long long ack_ms = check_mono_ms() - t_lock;
+    if (answer) fprintf(stderr, "the vote's answer: %s\n", reply ? json_dumps(reply, 0) : "none");
+    CHECK_INT(answer, 0); /* acked, not refused */
+    json_decref(reply);
+    printf("lock held %lld ms: the other phone's pong after %lld ms, the vote's ack after %lld ms\n",
+           t_release - t_lock, pong_ms, ack_ms);
+    printf("the presenter's close refused after %lld ms while locked\n", close_ms);
+    CHECK_INT(sql_int("SELECT answer FROM votes"), 0); /* the acked answer is in the file */
+    CHECK_INT(fvr_cmd(p, "close", T_MS, err, sizeof err), 0); /* and works once it is gone */
+    wsc_close(a, 1000);
+    wsc_close(b, 1000);
+    wsc_close(p, 1000);
+    hubfix_stop(&F);
+}
+
+int main(void) {
+    RUN(test_a_locked_database_holds_up_only_the_votes_waiting_for_it);
+    return check_summary();
+}
