@@ -27,19 +27,6 @@ static struct hubfix F;
 static struct deck D;
 static char dbpath[256];
 
-static long long sql_int(const char *sql) {
-    sqlite3 *h;
-    sqlite3_stmt *st;
-    long long v = -1;
-    if (sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return v;
-}
-
 /* The sqlite3 CLI holding the write lock; its stdin in *in. */
 static pid_t lock_db(FILE **in) {
     int p[2];
@@ -132,7 +119,7 @@ static void test_a_locked_database_holds_up_only_the_votes_waiting_for_it(void) 
     printf("lock held %lld ms: the other phone's pong after %lld ms, the vote's ack after %lld ms\n",
            t_release - t_lock, pong_ms, ack_ms);
     printf("the presenter's close refused after %lld ms while locked\n", close_ms);
-    CHECK_INT(sql_int("SELECT answer FROM votes"), 0); /* the acked answer is in the file */
+    CHECK_INT(hubfix_sql_int(dbpath, "SELECT answer FROM votes"), 0); /* the acked answer is in the file */
     CHECK_INT(fvr_cmd(p, "close", T_MS, err, sizeof err), 0); /* and works once it is gone */
     wsc_close(a, 1000);
     wsc_close(b, 1000);

@@ -1,6 +1,7 @@
 /* See hubfix.h. */
 #include "hubfix.h"
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,4 +89,17 @@ int hubfix_wait_state(struct hubfix *f, enum quiz_state s) {
         nanosleep(&ts, NULL);
     }
     return -1;
+}
+
+long long hubfix_sql_int(const char *dbpath, const char *sql) {
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st;
+    long long v = -1;
+    if (sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(h);
+    return v;
 }

@@ -42,6 +42,10 @@ void hubfix_stop(struct hubfix *f);
  * raw observer, evidence "DF=1 seen on the wire". */
 void hubfix_measure_yes_yes_no(void *ctx, int position, const struct deck_test *t);
 
+/* The first column of the first row of sql on the file at dbpath, read
+ * through a read-only connection of its own; -1 when there is none. */
+long long hubfix_sql_int(const char *dbpath, const char *sql);
+
 /* Polls until the current question is in state s (up to 2 s): 0, or -1. */
 int hubfix_wait_state(struct hubfix *f, enum quiz_state s);
 
