@@ -33,22 +33,9 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=vote.example.org \
   -keyout "$tmp/key.pem" -out "$tmp/cert.pem" >/dev/null 2>&1 || { echo "openssl failed"; exit 1; }
 http1=$(free_port) tls1=$(free_port) tls2=$(free_port) up1=$(free_port) up2=$(free_port)
 
-# The shipped site file; each substitution must hit exactly as often as
-# expected, so a change of the shipped file cannot slip past the test.
-conf=$src/deploy/nginx/fragvote.conf
-sub() { # sub COUNT FROM TO: in $site
-  local n; n=$(grep -cF -- "$2" "$tmp/site.conf")
-  [ "$n" = "$1" ] || { echo "deploy/nginx/fragvote.conf: '$2' found $n times, not $1"; exit 1; }
-  FROM=$2 TO=$3 python3 -c 'import os,sys; p=sys.argv[1]; s=open(p).read(); open(p,"w").write(s.replace(os.environ["FROM"], os.environ["TO"]))' "$tmp/site.conf"
-}
-cp "$conf" "$tmp/site.conf"
-sub 1 "listen 80;" "listen 127.0.0.1:$http1;"
-sub 1 "listen [::]:80;" ""
-sub 1 "listen 443 ssl;" "listen 127.0.0.1:$tls1 ssl;"
-sub 1 "listen [::]:443 ssl;" ""
-sub 1 "/etc/letsencrypt/live/vote.example.org/fullchain.pem" "$tmp/cert.pem"
-sub 1 "/etc/letsencrypt/live/vote.example.org/privkey.pem" "$tmp/key.pem"
-sub 1 "server 127.0.0.1:8080;" "server 127.0.0.1:$up1;"
+. "$here/nginx_fixture.sh"
+nginx_site "$src/deploy/nginx/fragvote.conf" "$tmp/site.conf" "$http1" "$tls1" "$tmp/cert.pem" "$tmp/key.pem" "$up1" ||
+  exit 1
 # Room 2, as docs/DEPLOY.md says: the same upstream and TLS server blocks
 # again with the room's name and ports (the map and the port-80 redirect once).
 python3 - "$tmp/site.conf" "$tmp/room2.conf" "$tls1" "$tls2" "$up1" "$up2" <<'PY'
@@ -61,27 +48,7 @@ r2 = (up + "\n" + tls).replace("fragvote_room1", "fragvote_room2").replace(":" +
 r2 = r2.replace("127.0.0.1:" + sys.argv[5] + ";", "127.0.0.1:" + sys.argv[6] + ";").replace("shared:fragvote_tls:10m", "shared:fragvote_tls2:10m")
 open(sys.argv[2], "w").write(r2)
 PY
-mkdir -p "$tmp/nginx/logs" "$tmp/nginx/tmp"
-# The main file is the test's (Debian's /etc/nginx/nginx.conf in real use):
-# its events block needs room for two connections per phone (docs/DEPLOY.md).
-cat >"$tmp/nginx/nginx.conf" <<EOF2
-worker_processes 1;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/logs/error.log warn;
-daemon off;
-worker_rlimit_nofile 8192;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $tmp/nginx/tmp/body;
-    proxy_temp_path $tmp/nginx/tmp/proxy;
-    fastcgi_temp_path $tmp/nginx/tmp/fastcgi;
-    uwsgi_temp_path $tmp/nginx/tmp/uwsgi;
-    scgi_temp_path $tmp/nginx/tmp/scgi;
-    include $tmp/site.conf;
-    include $tmp/room2.conf;
-}
-EOF2
+nginx_main "$tmp/nginx" 4096 "$tmp/site.conf" "$tmp/room2.conf"
 "$NGINX" -t -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/logs/error.log" >"$tmp/nginx-t.out" 2>&1
 check nginx_accepts_the_shipped_file test $? -eq 0 || { cat "$tmp/nginx-t.out"; exit 1; }
 
@@ -98,9 +65,7 @@ start() {
 start room1 "$up1" "$tls1" --room HUBAAA --secret secret-one --trust-proxy 127.0.0.1
 start room2 "$up2" "$tls2" --room HUBBBB --secret secret-two
 ulimit -n "$(ulimit -Hn)"
-"$NGINX" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/logs/error.log" 2>>"$tmp/nginx/logs/error.log" &
-nginx_pid=$!
-for _ in $(seq 1 100); do curl -sk --max-time 1 -o /dev/null "https://127.0.0.1:$tls1/" && break; sleep 0.1; done
+nginx_start "$NGINX" "$tmp/nginx" "$tls1" || { echo "nginx did not start:"; cat "$tmp/nginx/logs/error.log"; exit 1; }
 
 check https_page_through_nginx sh -c "curl -sk --max-time 5 https://127.0.0.1:$tls1/ | grep -qi '<html'"
 check http_redirects_to_https sh -c "curl -s --max-time 5 -o /dev/null -w '%{http_code} %{redirect_url}' http://127.0.0.1:$http1/ | grep -q '^301 https://'"
