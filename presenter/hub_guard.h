@@ -22,7 +22,8 @@
 
 /* A peer: its IPv6 address (IPv4 as ::ffff:a.b.c.d) and whether it is this
  * host talking to itself (the connection's two ends have the same address:
- * a browser on the laptop, or a reverse proxy on it). */
+ * a browser on the laptop, or a reverse proxy on it). Behind a trusted proxy
+ * (serve --trust-proxy) the client it names instead: hub_proxy_peer. */
 struct hub_peer {
     unsigned char addr[16];
     int self;
