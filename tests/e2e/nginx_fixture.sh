@@ -3,6 +3,21 @@
 # with only its site values substituted, on its own prefix, pid and temp dirs,
 # never the system service. Loopback only.
 
+# free_ports N: N distinct loopback TCP ports free right now (all held open
+# together while picked, so no two are the same), one per line.
+free_ports() {
+  python3 -c 'import socket,sys
+ss=[socket.socket() for _ in range(int(sys.argv[1]))]
+for s in ss: s.bind(("127.0.0.1",0))
+print("\n".join(str(s.getsockname()[1]) for s in ss))' "$1"
+}
+
+# listen_port PID: the TCP port process PID listens on (serve --port 0 behind
+# a --public-url names no port of its own); empty until it listens.
+listen_port() {
+  ss -Hltnp 2>/dev/null | grep "pid=$1," | awk '{n=split($4,a,":"); print a[n]; exit}'
+}
+
 # nginx_site SRC_CONF OUT HTTP_PORT TLS_PORT CERT KEY UPSTREAM_PORT: the shipped
 # site file with its ports, certificate and upstream made local. Each value
 # must be found exactly once, so a changed shipped file cannot slip past.

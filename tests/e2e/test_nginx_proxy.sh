@@ -27,13 +27,29 @@ cleanup() {
 trap cleanup EXIT
 pass=0 fail=0
 check() { local name=$1; shift; if "$@"; then echo "ok   $name"; pass=$((pass+1)); else echo "FAIL $name"; fail=$((fail+1)); fi; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=vote.example.org \
   -keyout "$tmp/key.pem" -out "$tmp/cert.pem" >/dev/null 2>&1 || { echo "openssl failed"; exit 1; }
-http1=$(free_port) tls1=$(free_port) tls2=$(free_port) up1=$(free_port) up2=$(free_port)
-
 . "$here/nginx_fixture.sh"
+{ read -r http1; read -r tls1; read -r tls2; } < <(free_ports 3)
+# start NAME TLS-PORT OPTIONS...: a serve on a port of its own choosing
+# (--port 0; its join URL is nginx's); sets $up to that port.
+start() {
+  local name=$1 tls=$2; shift 2
+  "$bin" serve --target 127.0.0.1 --bind 127.0.0.1 --port 0 --no-qr --no-prefetch --db "$tmp/$name.db" \
+    --public-url "https://127.0.0.1:$tls/" --http-rate 1 --script <(echo "sleep 600000") "$@" \
+    </dev/null >"$tmp/$name.out" 2>&1 &
+  local pid=$!
+  pids+=($pid)
+  up=
+  for _ in $(seq 1 100); do
+    grep -q '^Join: ' "$tmp/$name.out" && up=$(listen_port "$pid") && [ -n "$up" ] && return 0
+    sleep 0.1
+  done
+  echo "serve $name did not start:"; cat "$tmp/$name.out"; exit 1
+}
+start room1 "$tls1" --room HUBAAA --secret secret-one --trust-proxy 127.0.0.1; up1=$up
+start room2 "$tls2" --room HUBBBB --secret secret-two; up2=$up
 nginx_site "$src/deploy/nginx/fragvote.conf" "$tmp/site.conf" "$http1" "$tls1" "$tmp/cert.pem" "$tmp/key.pem" "$up1" ||
   exit 1
 # Room 2, as docs/DEPLOY.md says: the same upstream and TLS server blocks
@@ -52,18 +68,6 @@ nginx_main "$tmp/nginx" 4096 "$tmp/site.conf" "$tmp/room2.conf"
 "$NGINX" -t -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/logs/error.log" >"$tmp/nginx-t.out" 2>&1
 check nginx_accepts_the_shipped_file test $? -eq 0 || { cat "$tmp/nginx-t.out"; exit 1; }
 
-# start NAME UPSTREAM-PORT TLS-PORT OPTIONS...
-start() {
-  local name=$1 up=$2 tls=$3; shift 3
-  "$bin" serve --target 127.0.0.1 --bind 127.0.0.1 --port "$up" --no-qr --no-prefetch --db "$tmp/$name.db" \
-    --public-url "https://127.0.0.1:$tls/" --http-rate 1 --script <(echo "sleep 600000") "$@" \
-    </dev/null >"$tmp/$name.out" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 1 100); do grep -q '^Join: ' "$tmp/$name.out" && return 0; sleep 0.1; done
-  echo "serve $name did not start:"; cat "$tmp/$name.out"; exit 1
-}
-start room1 "$up1" "$tls1" --room HUBAAA --secret secret-one --trust-proxy 127.0.0.1
-start room2 "$up2" "$tls2" --room HUBBBB --secret secret-two
 ulimit -n "$(ulimit -Hn)"
 nginx_start "$NGINX" "$tmp/nginx" "$tls1" || { echo "nginx did not start:"; cat "$tmp/nginx/logs/error.log"; exit 1; }
 

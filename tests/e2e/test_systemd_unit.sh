@@ -2,7 +2,7 @@
 # The shipped systemd unit (deploy/systemd/fragvote@.service) and its example
 # environment file: `systemd-analyze verify` accepts the unit without a
 # warning, and the unit's own ExecStart line, with the example file's values
-# (port and target made local), runs as an unprivileged user with no
+# (port 0 and target made local), runs as an unprivileged user with no
 # capabilities and no new privileges, as DynamicUser= would: serve starts
 # with the public join URL, 50 phones vote and are acked, SIGTERM ends it
 # with exit 0, and the database in the state directory is the user's alone.
@@ -38,9 +38,9 @@ fi
 # replaced, ${VARS} from the example environment file.
 cmd=$(sed -n '/^ExecStart=/,/[^\\]$/p' "$unit" | sed 's/\\$//' | tr -d '\n' | sed 's/^ExecStart=//')
 check execstart_found test -n "$cmd"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+. "$(dirname "$0")/nginx_fixture.sh"   # listen_port
 mkdir -p "$tmp/state/room1"
-sed -e "s/^FRAGVOTE_PORT=.*/FRAGVOTE_PORT=$port/" -e "s/^FRAGVOTE_TARGET=.*/FRAGVOTE_TARGET=127.0.0.1/" "$envf" >"$tmp/room1.env"
+sed -e "s/^FRAGVOTE_PORT=.*/FRAGVOTE_PORT=0/" -e "s/^FRAGVOTE_TARGET=.*/FRAGVOTE_TARGET=127.0.0.1/" "$envf" >"$tmp/room1.env"
 set -a; . "$tmp/room1.env"; set +a
 cmd=${cmd//%i/room1}
 cmd=${cmd//\/var\/lib\/fragvote/$tmp/state}
@@ -57,8 +57,12 @@ fi
 # shellcheck disable=SC2086
 (cd "$tmp/state/room1" && umask 0077 && exec "${run[@]}" $cmd </dev/null >"$tmp/serve.out" 2>&1) &
 pid=$!
-for _ in $(seq 1 100); do grep -q '^Join: ' "$tmp/serve.out" && break; sleep 0.1; done
-check starts_unprivileged grep -q '^Join: ' "$tmp/serve.out" || cat "$tmp/serve.out"
+port=
+for _ in $(seq 1 100); do
+  grep -q '^Join: ' "$tmp/serve.out" && port=$(listen_port "$pid") && [ -n "$port" ] && break
+  sleep 0.1
+done
+check starts_unprivileged test -n "$port" || { cat "$tmp/serve.out"; exit 1; }
 check join_url_is_the_public_one grep -q '^Join: https://vote.example.org/' "$tmp/serve.out"
 "$load" --port "$port" --secret "$FRAGVOTE_SECRET" --db "$tmp/state/room1/fragvote.db" --phones 50 --window-ms 500 \
   >"$tmp/load.out" 2>&1; rc=$?

@@ -38,7 +38,6 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 ulimit -n "$(ulimit -Hn)"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -keyout "$OUT/key.pem" -out "$OUT/cert.pem" \
   >/dev/null 2>&1 || { echo "openssl failed" >&2; exit 2; }
@@ -72,8 +71,8 @@ for mode in "${MODES[@]}"; do
   port=$up gen_tls=()
   [ "$mode" != direct ] && gen_tls=(--tls)
   if [ "$mode" = nginx ]; then
-    port=$(free_port)
-    nginx_site "$SRC/deploy/nginx/fragvote.conf" "$d/site.conf" "$(free_port)" "$port" "$OUT/cert.pem" "$OUT/key.pem" "$up" ||
+    { read -r http; read -r port; } < <(free_ports 2)
+    nginx_site "$SRC/deploy/nginx/fragvote.conf" "$d/site.conf" "$http" "$port" "$OUT/cert.pem" "$OUT/key.pem" "$up" ||
       exit 2
     NGINX_WORKERS=${NGINX_WORKERS:-auto} nginx_main "$d/nginx" $((PHONES * 2 + 1024)) "$d/site.conf"
     nginx_start "$NGINX" "$d/nginx" "$port" || { echo "| $mode | nginx did not start: $(tail -c 200 "$d/nginx/logs/error.log") |"; failed=1; stop_all; continue; }
