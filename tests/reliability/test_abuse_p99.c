@@ -611,8 +611,17 @@ static void test_methods_paths_and_phase_deadlines(void) {
         phase[i]->fail[0] = phase[i]->note[0] = 0;
         pthread_create(&phase[i]->th, NULL, abuse_main, phase[i]);
     }
-    usleep(200000);
-    atomic_store(&abuse_stop, 1); /* one round each */
+    /* One round each: stop once every phase has begun its first try (a
+     * thread started late on a loaded machine, or under ASan, may not have
+     * begun within a fixed sleep; 10 s is far beyond any start-up). */
+    long long t0 = check_mono_ms();
+    for (int started = 0; !started && check_mono_ms() - t0 < 10000;) {
+        usleep(20000);
+        started = 1;
+        for (int i = 0; i < 4; i++)
+            if (__atomic_load_n(&phase[i]->attempts, __ATOMIC_RELAXED) < 1) started = 0;
+    }
+    atomic_store(&abuse_stop, 1);
     for (int i = 0; i < 4; i++) {
         pthread_join(phase[i]->th, NULL);
         printf("  %s: %s%s\n", phase[i]->name, phase[i]->fail[0] ? phase[i]->fail : "held to its deadline; ",
