@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +15,9 @@
 #include <unistd.h>
 
 #include "datadir.h"
+#include "fv_err.h"
 #include "hub_internal.h"
 #include "leaderboard.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* Monotonic milliseconds, precise (deadlines). */
 long long hub_mono_ms(void) {
@@ -278,7 +268,7 @@ long long hub_closes_in_ms(const struct hub *h) {
  * with err (the action is refused; the presenter tries again). */
 static int store_idle(struct hub *h, enum room_action a, char *err, size_t errlen) {
     if (!hub_batch_complete(h, DB_BUSY_LIVE_MS)) return 0;
-    fail(err, errlen, "the database is busy (votes are waiting for it); try %s again", room_action_name(a));
+    fv_fail(err, errlen, "the database is busy (votes are waiting for it); try %s again", room_action_name(a));
     hub_status_update(h, err);
     return -1;
 }
@@ -286,7 +276,7 @@ static int store_idle(struct hub *h, enum room_action a, char *err, size_t errle
 /* seconds: with ROOM_OPEN, close voting by itself after that long (0: never). */
 int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t errlen) {
     if (a == ROOM_OPEN && (seconds < 0 || seconds > HUB_COUNTDOWN_MAX_S)) {
-        fail(err, errlen, "a voting timer runs 1..%d seconds", HUB_COUNTDOWN_MAX_S);
+        fv_fail(err, errlen, "a voting timer runs 1..%d seconds", HUB_COUNTDOWN_MAX_S);
         hub_status_update(h, err);
         return -1;
     }
@@ -312,7 +302,7 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
         if (h->cfg.measure)
             h->cfg.measure(h->cfg.ctx, pos, quiz_test(q, pos));
         else
-            rc = fail(err, errlen, "no probe is configured: this hub cannot measure");
+            rc = fv_fail(err, errlen, "no probe is configured: this hub cannot measure");
     }
     hub_state_changed(h);
     if (rc < 0) hub_status_update(h, err);
@@ -628,7 +618,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
             free(h->guard);
         }
         free(h);
-        fail(err, errlen, "out of memory starting the hub");
+        fv_fail(err, errlen, "out of memory starting the hub");
         return NULL;
     }
     h->cfg = *cfg;
@@ -642,7 +632,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     pthread_condattr_destroy(&ca);
     hub_fd_init(h, cfg->conn_max);
     if (hub_guard_init(h->guard)) {
-        fail(err, errlen, "getrandom failed seeding the hub's address tables");
+        fv_fail(err, errlen, "getrandom failed seeding the hub's address tables");
         goto fail;
     }
     if (cfg->voter_rate) h->guard->voter_rate = cfg->voter_rate > 0 ? cfg->voter_rate : 0;
@@ -654,12 +644,12 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     lws_set_log_level(LLL_ERR | LLL_WARN, hub_fd_lws_log);
     if (cfg->secret && cfg->secret[0]) {
         if (strlen(cfg->secret) >= HUB_SECRET_MAX) {
-            fail(err, errlen, "presenter secret longer than %d characters", HUB_SECRET_MAX - 1);
+            fv_fail(err, errlen, "presenter secret longer than %d characters", HUB_SECRET_MAX - 1);
             goto fail;
         }
         snprintf(h->secret, sizeof h->secret, "%s", cfg->secret);
     } else if (make_secret(h->secret, sizeof h->secret)) {
-        fail(err, errlen, "getrandom failed making the presenter secret");
+        fv_fail(err, errlen, "getrandom failed making the presenter secret");
         goto fail;
     }
     if (cfg->web_root && cfg->web_root[0])
@@ -667,7 +657,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     else {
         char derr[256];
         if (datadir_path("web", h->web_root, sizeof h->web_root, derr, sizeof derr)) {
-            fail(err, errlen, "%s: cannot locate the web pages; pass a web root", derr);
+            fv_fail(err, errlen, "%s: cannot locate the web pages; pass a web root", derr);
             goto fail;
         }
     }
@@ -675,7 +665,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         char probe_path[4200];
         snprintf(probe_path, sizeof probe_path, "%s/index.html", h->web_root);
         if (access(probe_path, R_OK)) {
-            fail(err, errlen, "web pages not found: %s is missing (install fragvote or pass a web root)", probe_path);
+            fv_fail(err, errlen, "web pages not found: %s is missing (install fragvote or pass a web root)", probe_path);
             goto fail;
         }
     }
@@ -749,7 +739,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     }
     if (!h->ctx) h->ctx = lws_create_context(&info);
     if (!h->ctx) {
-        fail(err, errlen, "cannot listen on %s port %d%s (in use? privileged port? bad certificate?)",
+        fv_fail(err, errlen, "cannot listen on %s port %d%s (in use? privileged port? bad certificate?)",
              info.iface ? info.iface : "all addresses", cfg->port, tls ? " with TLS" : "");
         goto fail;
     }
@@ -766,7 +756,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     h->qr_http = malloc(LWS_PRE + h->qr_len);
     if (!h->qr_http) {
         free(svg);
-        fail(err, errlen, "out of memory");
+        fv_fail(err, errlen, "out of memory");
         goto fail;
     }
     memcpy(h->qr_http + LWS_PRE, svg, h->qr_len);
@@ -774,14 +764,14 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     h->state_public = hub_msg_new(hub_msg_state(h, 0));
     h->state_full = hub_msg_new(hub_msg_state(h, 1));
     if (!h->state_public || !h->state_full) {
-        fail(err, errlen, "out of memory");
+        fv_fail(err, errlen, "out of memory");
         goto fail;
     }
     h->tick_period_ms = h->ev_loop ? 500 : 0;
     h->sweep_due = hub_mono_ms() + 1000;
     hub_timer_arm(h, h->sweep_due);
     if (pthread_create(&h->ticker, NULL, ticker_main, h)) {
-        fail(err, errlen, "cannot start the hub's timer thread");
+        fv_fail(err, errlen, "cannot start the hub's timer thread");
         goto fail;
     }
     h->ticker_started = 1;

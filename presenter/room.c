@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
 #include "db_hub.h"
+#include "fv_err.h"
 #include "probe_json.h"
 
 struct room_voter {
@@ -46,16 +46,6 @@ struct room {
     int npend, cappend;
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static const char *action_names[] = {"open", "close", "measure", "rerun", "reveal", "next", "back", "skip",
                                      "revote"};
 #define ROOM_NACTIONS (int)(sizeof action_names / sizeof action_names[0])
@@ -79,7 +69,7 @@ static int random_bytes(unsigned char *b, size_t n, char *err, size_t errlen) {
         ssize_t k = getrandom(b + got, n - got, 0);
         if (k < 0) {
             if (errno == EINTR) continue;
-            return fail(err, errlen, "getrandom failed: %s", strerror(errno));
+            return fv_fail(err, errlen, "getrandom failed: %s", strerror(errno));
         }
         got += (size_t)k;
     }
@@ -147,7 +137,7 @@ static int make_token_key(struct room *r, char hex[2 * ROOM_TOKEN_KEY_BYTES + 1]
 static int make_code(char out[ROOM_CODE_LEN + 1], char *err, size_t errlen) {
     static const char alphabet[] = ROOM_CODE_ALPHABET;
     unsigned char b[ROOM_CODE_LEN];
-    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return fail(err, errlen, "getrandom failed");
+    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return fv_fail(err, errlen, "getrandom failed");
     for (int i = 0; i < ROOM_CODE_LEN; i++) out[i] = alphabet[b[i] % (sizeof alphabet - 1)];
     out[ROOM_CODE_LEN] = 0;
     return 0;
@@ -248,7 +238,7 @@ void room_voter_score(const struct room *r, int voter, int *answered, int *score
 static struct room *room_alloc(struct db *db, const struct deck *d, char *err, size_t errlen) {
     struct room *r = calloc(1, sizeof *r);
     if (!r) {
-        fail(err, errlen, "out of memory creating the room");
+        fv_fail(err, errlen, "out of memory creating the room");
         return NULL;
     }
     r->db = db;
@@ -320,7 +310,7 @@ static int resume_question(int64_t id, int position, const char *state, void *ar
     enum quiz_state s;
     if (position < 0 || position >= c->r->nq || quiz_state_parse(state, &s)) {
         c->bad = 1;
-        fail(c->err, c->errlen, "stored question at position %d (state %s) does not match the deck", position, state);
+        fv_fail(c->err, c->errlen, "stored question at position %d (state %s) does not match the deck", position, state);
         return 1;
     }
     c->r->qid[position] = id;
@@ -358,7 +348,7 @@ static int resume_voter(int64_t id, const char *hash, void *arg) {
     struct room_resume_ctx *c = arg;
     if (add_voter(c->r, id, hash) < 0) {
         c->bad = 1;
-        fail(c->err, c->errlen, "out of memory (or more than %d voters) resuming", ROOM_VOTERS_MAX);
+        fv_fail(c->err, c->errlen, "out of memory (or more than %d voters) resuming", ROOM_VOTERS_MAX);
         return 1;
     }
     return 0;
@@ -401,7 +391,7 @@ struct room *room_resume(struct db *db, int64_t session_id, const struct deck *d
     int cursor = row.cursor, ended = row.ended_at > 0, nrows = row.questions;
     db_session_row_free(&row);
     if (nrows != r->nq) {
-        fail(err, errlen, "session %lld has %d questions but its deck gives %d: not the same deck",
+        fv_fail(err, errlen, "session %lld has %d questions but its deck gives %d: not the same deck",
              (long long)session_id, nrows, r->nq);
         goto fail;
     }
@@ -414,7 +404,7 @@ struct room *room_resume(struct db *db, int64_t session_id, const struct deck *d
             db_session_set_token_key(db, session_id, key_hex, err, errlen))
             goto fail;
     } else if (from_hex(key_hex, r->token_key, sizeof r->token_key)) {
-        fail(err, errlen, "session %lld has a malformed token key in %s", (long long)session_id, db_path(db));
+        fv_fail(err, errlen, "session %lld has a malformed token key in %s", (long long)session_id, db_path(db));
         goto fail;
     }
     struct room_resume_ctx c = {r, 0, err, errlen};
@@ -513,7 +503,7 @@ int room_act(struct room *r, enum room_action a, char *err, size_t errlen) {
     case ROOM_NEXT: rc = quiz_next(q, err, errlen); break;
     case ROOM_BACK: rc = quiz_back(q, err, errlen); break;
     case ROOM_SKIP: rc = quiz_skip(q, err, errlen); break;
-    default: return fail(err, errlen, "unknown action %d", (int)a);
+    default: return fv_fail(err, errlen, "unknown action %d", (int)a);
     }
     if (rc < 0) return -1;
     if (rc == QUIZ_MEASURE_DONE) {
@@ -545,7 +535,7 @@ int room_end(struct room *r, char *err, size_t errlen) { return db_session_end(r
 /* ---- group commit ---- */
 
 int room_batch_begin(struct room *r, char *err, size_t errlen) {
-    if (r->in_batch) return fail(err, errlen, "a batch is already open");
+    if (r->in_batch) return fv_fail(err, errlen, "a batch is already open");
     if (db_begin(r->db, err, errlen)) return -1;
     r->in_batch = 1;
     r->batch_first_new = r->nvoters;
@@ -554,21 +544,21 @@ int room_batch_begin(struct room *r, char *err, size_t errlen) {
 }
 
 int room_batch_join(struct room *r, const char *token, char *err, size_t errlen) {
-    if (!room_token_issued(r, token)) return fail(err, errlen, "not a voter token of this room");
+    if (!room_token_issued(r, token)) return fv_fail(err, errlen, "not a voter token of this room");
     char hash[65];
     db_token_hash(token, hash);
     int i = find_hash(r, hash);
     if (i >= 0) return i;
-    if (r->nvoters >= ROOM_VOTERS_MAX) return fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX);
+    if (r->nvoters >= ROOM_VOTERS_MAX) return fv_fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX);
     int64_t id = db_voter_join(r->db, r->session_id, token, err, errlen);
     if (id < 0) return -1;
     i = add_voter(r, id, hash);
-    if (i < 0) return fail(err, errlen, "out of memory adding a voter");
+    if (i < 0) return fv_fail(err, errlen, "out of memory adding a voter");
     return i;
 }
 
 int room_batch_vote(struct room *r, int voter, int pos, int yes, char *err, size_t errlen) {
-    if (voter < 0 || voter >= r->nvoters) return fail(err, errlen, "unknown voter"), 1;
+    if (voter < 0 || voter >= r->nvoters) return fv_fail(err, errlen, "unknown voter"), 1;
     if (quiz_vote_check(r->quiz, pos, err, errlen)) return 1;
     enum db_vote_result v = db_vote_put(r->db, r->qid[pos], r->voters[voter].id, yes ? 1 : 0, err, errlen);
     if (v == DB_VOTE_ERROR) return -1;
@@ -576,7 +566,7 @@ int room_batch_vote(struct room *r, int voter, int pos, int yes, char *err, size
     if (r->npend == r->cappend) {
         int cap = r->cappend ? r->cappend * 2 : 256;
         struct pending_vote *p = realloc(r->pend, sizeof *p * (size_t)cap);
-        if (!p) return fail(err, errlen, "out of memory"), -1;
+        if (!p) return fv_fail(err, errlen, "out of memory"), -1;
         r->pend = p;
         r->cappend = cap;
     }
@@ -585,7 +575,7 @@ int room_batch_vote(struct room *r, int voter, int pos, int yes, char *err, size
 }
 
 int room_batch_commit(struct room *r, char *err, size_t errlen) {
-    if (!r->in_batch) return fail(err, errlen, "no batch open");
+    if (!r->in_batch) return fv_fail(err, errlen, "no batch open");
     r->in_batch = 0;
     if (db_commit(r->db, err, errlen)) {
         db_rollback(r->db);
@@ -613,12 +603,12 @@ int room_write_plan(struct room *r, struct room_write *w, int voter, const char 
     w->yes = yes ? 1 : 0;
     w->voter = voter;
     if (voter < 0) {
-        if (!token || !room_token_issued(r, token)) return fail(err, errlen, "not a voter token of this room"), 1;
+        if (!token || !room_token_issued(r, token)) return fv_fail(err, errlen, "not a voter token of this room"), 1;
         if (r->nvoters + new_in_batch >= ROOM_VOTERS_MAX)
-            return fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX), 1;
+            return fv_fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX), 1;
         snprintf(w->token, sizeof w->token, "%s", token);
     } else if (voter >= r->nvoters) {
-        return fail(err, errlen, "unknown voter"), 1;
+        return fv_fail(err, errlen, "unknown voter"), 1;
     } else {
         w->voter_id = r->voters[voter].id;
     }
@@ -657,7 +647,7 @@ int room_write_apply(struct room *r, struct room_write *w, int n, char *err, siz
             db_token_hash(x->token, hash);
             if ((x->voter = find_hash(r, hash)) < 0 && (x->voter = add_voter(r, x->new_id, hash)) < 0) {
                 x->result = -1;
-                rc = fail(err, errlen, "out of memory adding a voter (the vote is stored)");
+                rc = fv_fail(err, errlen, "out of memory adding a voter (the vote is stored)");
                 continue;
             }
         }
