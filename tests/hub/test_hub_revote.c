@@ -6,7 +6,6 @@
  * replay show them. The real hub on a free loopback port, real phones, the
  * real SQLite file and the real `fragvote` for the exports. */
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,18 +69,7 @@ static json_t *state_with_reveal(struct wsc *w) {
     return NULL;
 }
 
-static long long sql_int(const char *sql) {
-    sqlite3 *h;
-    sqlite3_stmt *st;
-    long long v = -1;
-    if (sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return v;
-}
+static long long sql_int(const char *sql) { return hubfix_sql_int(dbpath, sql); }
 
 static void test_console_knows_the_revote(void) {
     struct console_cmd c;
