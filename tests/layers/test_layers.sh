@@ -12,11 +12,11 @@ command -v nm >/dev/null || { echo "SKIP: needs nm (binutils)"; exit 77; }
 undef() { nm -u -A "$build/$1" 2>/dev/null; } # lines "lib.a:member.o: U symbol"
 members() { undef "$1" | grep -E "^[^:]*:($2)\.c\.o:"; }
 
-for lib in presenter/libfragpresenter.a probe/libfragprobe.a score/libfragscore.a; do
+for lib in presenter/hub/libfraghub.a presenter/room/libfragroom.a probe/libfragprobe.a score/libfragscore.a; do
   check "built_$(basename "$lib" .a)" test -s "$build/$lib"
 done
-check hub_references_lws test -n "$(members presenter/libfragpresenter.a hub | grep ' lws_')"
-room=$(members presenter/libfragpresenter.a 'quiz|room|revote|league|leaderboard' | grep ' lws_')
+check hub_references_lws test -n "$(members presenter/hub/libfraghub.a hub | grep ' lws_')"
+room=$(undef presenter/room/libfragroom.a | grep ' lws_')
 check room_parts_reference_no_lws test -z "$room"
 probe=$(undef probe/libfragprobe.a | grep -E ' (db_|sqlite3_|lws_)')
 check probe_references_no_store test -z "$probe"

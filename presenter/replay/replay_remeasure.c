@@ -14,7 +14,7 @@
 #include "export_text.h"
 #include "probe_json.h"
 #include "replay.h"
-#include "cli.h"
+#include "fv_err.h"
 
 void replay_host_facts(char *host, size_t hostlen, char *kernel, size_t kernellen) {
     if (gethostname(host, hostlen) < 0) snprintf(host, hostlen, "unknown");

@@ -12,7 +12,7 @@
 #include "export_text.h"
 #include "league.h"
 #include "revote.h"
-#include "cli.h"
+#include "fv_err.h"
 
 static const char *const format_names[] = {"csv", "json", "markdown", "svg"};
 #define EXPORT_NFORMATS (sizeof format_names / sizeof *format_names)

@@ -26,7 +26,7 @@
 #include "hub.h"
 #include "replay.h"
 #include "room.h"
-#include "cli.h"
+#include "fv_err.h"
 
 #define REPLAY_INPUT_LINE_MAX CONSOLE_LINE_MAX /* bytes per command line; longer lines are dropped */
 #define REPLAY_POLL_MS 200                     /* how often the helper threads look at the done flag */
