@@ -107,7 +107,7 @@ struct probe_result {
 };
 
 /* ==== section "probe" (issue 11): running tests, observers, decoders, TTL discovery, the lab ====
- * Owned by probe/run*.c, send*.c, observe.c, observe_raw*.c, judge*.c,
+ * Owned by probe/run*.c, send*.c, observe.c, observe_raw*.c, judge*.c, clock.c, sockaddr.c,
  * parse*.c, ttl*.c, lab*.c, spec.c. Same error convention as "unpriv" below:
  * 0 (or a count) on success, a negative PROBE_E_* code with a sentence in err.
  *
@@ -127,7 +127,7 @@ struct probe_result {
  *   observers are judged by the same rules. PROBE_OBS_AUTO = raw when the
  *   process has CAP_NET_RAW, else recverr. A new observer: implement the ops
  *   in probe/observe_<name>*.c as `const struct probe_observer
- *   probe_observer_<name>` and list it in probe/observe.c. */
+ *   probe_observer_<name>` and list it in probe/run.c (observer_for). */
 
 /* ---- pure decoders of ICMP errors (probe/parse*.c) ---- */
 enum probe_icmp_kind {

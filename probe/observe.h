@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "base.h"
 #include "fragprobe.h"
 
 /* Sets one of the judge's facts: its answer, basis and the why line (printf
@@ -64,9 +65,6 @@ struct probe_observer {
     void (*close)(void *state);
 };
 
-/* The observer for kind (AUTO resolved by privilege), or NULL with err. */
-const struct probe_observer *probe_observer_get(enum probe_observer_kind kind, char *err, size_t errlen);
-
 extern const struct probe_observer probe_observer_raw;     /* observe_raw.c: root */
 extern const struct probe_observer probe_observer_recverr; /* observe_recverr.c: unprivileged */
 
@@ -86,11 +84,5 @@ int probe_answer_matches(const struct probe_sendinfo *si, const struct probe_quo
 /* True when an Echo Reply with this identifier and sequence, from the
  * address at `from` (4 or 16 bytes), answers this ICMP test. */
 int probe_echo_reply_matches(const struct probe_sendinfo *si, const void *from, int id, int seq);
-
-/* Monotonic clock helpers. */
-double probe_ms_since(const struct timespec *t0);
-void probe_deadline_in(struct timespec *out, int ms);
-void probe_deadline_after(const struct timespec *t0, int ms, struct timespec *out);
-int probe_ms_until(const struct timespec *deadline);  /* >= 0 */
 
 #endif

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "fragprobe.h"
 
 static const int common_sizes[] = {1280, 1360, 1400, 1500, 8000, 9000};
@@ -43,9 +44,7 @@ struct pd_sock {
 };
 
 static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    return probe_clock_s() * 1e3;
 }
 
 static void pd_close(struct pd_sock *s) {
@@ -84,9 +83,8 @@ static int pd_open(const struct sockaddr_storage *dst, int port, struct pd_sock 
         return PROBE_E_FAIL;
     }
     struct sockaddr_storage to = *dst;
-    if (v6) ((struct sockaddr_in6 *)&to)->sin6_port = htons((uint16_t)port);
-    else ((struct sockaddr_in *)&to)->sin_port = htons((uint16_t)port);
-    if (connect(s->fd, (struct sockaddr *)&to, v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in))) {
+    probe_sockaddr_set_port(&to, port);
+    if (connect(s->fd, (struct sockaddr *)&to, probe_sockaddr_len(to.ss_family))) {
         int e = errno;
         pd_close(s);
         if (e == ENETUNREACH || e == EHOSTUNREACH) {

@@ -13,16 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "fragprobe.h"
 
 /* Bytes read of each datagram: the tag is at the start, the rest is filler. */
 #define RESPOND_READ_MAX 64
-
-static double mono_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 int probe_pmtu_respond(int port, int seconds, volatile int *stop, char *err, size_t errlen) {
     if (port < 1 || port > 65535) {
@@ -38,25 +33,18 @@ int probe_pmtu_respond(int port, int seconds, volatile int *stop, char *err, siz
         snprintf(err, errlen, "cannot open a UDP socket: %s", strerror(errno));
         return PROBE_E_FAIL;
     }
-    int zero = 0, rc;
-    if (v6) {
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-        struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port), .sin6_addr = in6addr_any};
-        rc = bind(fd, (struct sockaddr *)&a, sizeof a);
-    } else {
-        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = INADDR_ANY};
-        rc = bind(fd, (struct sockaddr *)&a, sizeof a);
-    }
-    if (rc < 0) {
+    int zero = 0;
+    if (v6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero); /* both families on one socket */
+    if (probe_sockaddr_bind_any(fd, v6 ? AF_INET6 : AF_INET, port) < 0) {
         int e = errno;
         snprintf(err, errlen, "cannot listen on UDP port %d: %s%s", port, strerror(e),
                  e == EACCES ? " (ports below 1024 need CAP_NET_BIND_SERVICE)" : "");
         close(fd);
         return e == EACCES ? PROBE_E_PERM : PROBE_E_FAIL;
     }
-    double end = seconds > 0 ? mono_s() + seconds : 0, window = mono_s();
+    double end = seconds > 0 ? probe_clock_s() + seconds : 0, window = probe_clock_s();
     int in_window = 0, replies = 0;
-    while (!(stop && *stop) && (!end || mono_s() < end)) {
+    while (!(stop && *stop) && (!end || probe_clock_s() < end)) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (poll(&p, 1, 200) <= 0) continue;
         uint8_t buf[RESPOND_READ_MAX];
@@ -67,7 +55,7 @@ int probe_pmtu_respond(int port, int seconds, volatile int *stop, char *err, siz
         uint32_t magic;
         memcpy(&magic, buf, 4);
         if (ntohl(magic) != PROBE_PMTU_MAGIC) continue;
-        double now = mono_s();
+        double now = probe_clock_s();
         if (now - window >= 1.0) {
             window = now;
             in_window = 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base.h"
 #include "fragprobe.h"
 
 #define WATCH_SLICE_MS 100 /* how often a wait between reprobes looks at *stop */
@@ -35,9 +36,7 @@ struct watch {
 };
 
 static double watch_ms(const struct watch *w) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - w->t0.tv_sec) * 1e3 + (double)(t.tv_nsec - w->t0.tv_nsec) / 1e6;
+    return probe_ms_since(&w->t0);
 }
 
 static void emit(struct watch *w, enum probe_pmtu_watch_kind kind, int old, int round_trips, const char *fmt, ...)

@@ -1,6 +1,8 @@
 /* probe_run: one test, start to finish. Resolves the target, picks the TTL,
  * opens the observer, sends, collects, and lets the judge answer. With a lab
- * it runs on a worker thread inside the lab's src namespace. */
+ * it runs on a worker thread inside the lab's src namespace.
+ * The top of the prober: it calls ttl.c, send*.c, the observers and the
+ * pure judges below it; nothing below calls back up (tests/layers). */
 #include <errno.h>
 #include <linux/capability.h>
 #include <netinet/in.h>
@@ -20,12 +22,14 @@ struct run_ctx {
     size_t errlen;
 };
 
-int probe_resolve(const char *host, int v6, int port, struct sockaddr_storage *out, char *err, size_t errlen) {
-    int rc = probe_pmtu_resolve(host, v6 ? AF_INET6 : AF_INET, out, err, errlen);
-    if (rc < 0) return rc;
-    if (v6) ((struct sockaddr_in6 *)out)->sin6_port = htons((uint16_t)port);
-    else ((struct sockaddr_in *)out)->sin_port = htons((uint16_t)port);
-    return 0;
+/* The observer for kind (AUTO resolved by privilege), or NULL with err. */
+static const struct probe_observer *observer_for(enum probe_observer_kind kind, char *err, size_t errlen) {
+    if (kind == PROBE_OBS_AUTO)
+        kind = (geteuid() == 0 || probe_priv_has(CAP_NET_RAW)) ? PROBE_OBS_RAW : PROBE_OBS_RECVERR;
+    if (kind == PROBE_OBS_RAW) return &probe_observer_raw;
+    if (kind == PROBE_OBS_RECVERR) return &probe_observer_recverr;
+    snprintf(err, errlen, "the %s observer is not built into this fragvote", probe_observer_name(kind));
+    return NULL;
 }
 
 struct listener {
@@ -41,16 +45,15 @@ static int listener_open(void *p) {
     l->fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (l->fd < 0) return PROBE_E_FAIL;
     struct sockaddr_storage a = *l->addr;
-    if (fam == AF_INET6) ((struct sockaddr_in6 *)&a)->sin6_port = 0;
-    else ((struct sockaddr_in *)&a)->sin_port = 0;
-    socklen_t al = fam == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    probe_sockaddr_set_port(&a, 0);
+    socklen_t al = probe_sockaddr_len(fam);
     if (bind(l->fd, (struct sockaddr *)&a, al) < 0 || listen(l->fd, 4) < 0) {
         close(l->fd);
         l->fd = -1;
         return PROBE_E_FAIL;
     }
     getsockname(l->fd, (struct sockaddr *)&a, &al);
-    l->port = ntohs(fam == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port : ((struct sockaddr_in *)&a)->sin_port);
+    l->port = probe_sockaddr_port(&a);
     return 0;
 }
 
@@ -178,10 +181,9 @@ static int run_inner(void *p) {
         port = PROBE_UDP_PORT_DEFAULT;
     }
     r->spec.port = port;
-    if (v6) ((struct sockaddr_in6 *)&dst)->sin6_port = htons((uint16_t)port);
-    else ((struct sockaddr_in *)&dst)->sin_port = htons((uint16_t)port);
+    probe_sockaddr_set_port(&dst, port);
 
-    if (!(ob = probe_observer_get(o->observer, c->err, c->errlen))) {
+    if (!(ob = observer_for(o->observer, c->err, c->errlen))) {
         rc = PROBE_E_FAIL;
         goto cleanup;
     }

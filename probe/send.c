@@ -67,9 +67,11 @@ static int device_mtu(const struct sockaddr_storage *local) {
     return mtu;
 }
 
-static int sa_port(const struct sockaddr_storage *ss) {
-    return ntohs(ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port
-                                           : ((const struct sockaddr_in *)ss)->sin_port);
+int probe_resolve(const char *host, int v6, int port, struct sockaddr_storage *out, char *err, size_t errlen) {
+    int rc = probe_pmtu_resolve(host, v6 ? AF_INET6 : AF_INET, out, err, errlen);
+    if (rc < 0) return rc;
+    probe_sockaddr_set_port(out, port);
+    return 0;
 }
 
 static int errno_code(int e) {
@@ -91,11 +93,10 @@ int probe_send_open(const struct probe_spec *spec, const struct sockaddr_storage
     si->tcp_seq0 = -1;
     si->remote = *dst;
     if (icmp) { /* ICMP has no ports: a raw socket would take one for a protocol number */
-        if (v6) ((struct sockaddr_in6 *)&si->remote)->sin6_port = 0;
-        else ((struct sockaddr_in *)&si->remote)->sin_port = 0;
+        probe_sockaddr_set_port(&si->remote, 0);
     }
     dst = &si->remote;
-    socklen_t dlen = v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    socklen_t dlen = probe_sockaddr_len(si->family);
     int fd;
     if (icmp) {
         if ((fd = probe_icmp_socket(v6, icmp_raw, spec->port, si, err, errlen)) < 0) return fd;
@@ -138,7 +139,7 @@ int probe_send_open(const struct probe_spec *spec, const struct sockaddr_storage
         getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
         if (r <= 0 || soerr) {
             snprintf(err, errlen, "TCP connect to port %d %s: the target needs a listener (the lab provides one)",
-                     sa_port(dst), r <= 0 ? "timed out" : strerror(soerr));
+                     probe_sockaddr_port(dst), r <= 0 ? "timed out" : strerror(soerr));
             close(fd);
             si->fd = -1;
             return r <= 0 ? PROBE_E_TIMEOUT : errno_code(soerr);
@@ -155,10 +156,10 @@ int probe_send_open(const struct probe_spec *spec, const struct sockaddr_storage
     socklen_t ll = sizeof si->local;
     getsockname(fd, (struct sockaddr *)&si->local, &ll);
     if (!icmp) {
-        si->sport = sa_port(&si->local);
-        si->dport = sa_port(dst);
+        si->sport = probe_sockaddr_port(&si->local);
+        si->dport = probe_sockaddr_port(dst);
     } else if (!strcmp(si->sock, "ping")) {
-        si->sport = sa_port(&si->local); /* a ping socket's port is its echo identifier */
+        si->sport = probe_sockaddr_port(&si->local); /* a ping socket's port is its echo identifier */
     }
     rt->path_mtu = probe_route_mtu(fd, v6);
     rt->dev_mtu = device_mtu(&si->local);

@@ -21,8 +21,8 @@ int probe_send_open(const struct probe_spec *spec, const struct sockaddr_storage
  * A refused send (EMSGSIZE...) is an outcome, recorded in si, not an error. */
 int probe_send_payload(struct probe_sendinfo *si, int *kernel_mtu);
 void probe_send_close(struct probe_sendinfo *si);
-/* Resolves host to the family's first address with port (probe/run.c, on
- * top of probe_pmtu_resolve). */
+/* Resolves host to the family's first address with port (on top of
+ * probe_pmtu_resolve). */
 int probe_resolve(const char *host, int v6, int port, struct sockaddr_storage *out, char *err, size_t errlen);
 /* ICMP echo (probe/send_icmp.c). probe_icmp_socket opens the socket (ident:
  * the echo identifier, 0 = pick one; a ping socket binds to it) and fills

@@ -61,9 +61,8 @@ int probe_icmp_socket(int v6, int want_raw, int ident, struct probe_sendinfo *si
                 struct sockaddr_storage a;
                 memset(&a, 0, sizeof a);
                 a.ss_family = (sa_family_t)family;
-                if (v6) ((struct sockaddr_in6 *)&a)->sin6_port = htons((uint16_t)ident);
-                else ((struct sockaddr_in *)&a)->sin_port = htons((uint16_t)ident);
-                if (bind(fd, (struct sockaddr *)&a, v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in))) {
+                probe_sockaddr_set_port(&a, ident);
+                if (bind(fd, (struct sockaddr *)&a, probe_sockaddr_len(family))) {
                     snprintf(err, errlen, "cannot use echo identifier %d on a ping socket: %s", ident,
                              strerror(errno));
                     close(fd);

@@ -36,8 +36,7 @@ static int ttl_inner(void *p) {
         spec.mode = PROBE_MODE_DONT;
         spec.ttl = ttl;
         spec.size = 3000;
-        if (c->v6) ((struct sockaddr_in6 *)&dst)->sin6_port = htons((uint16_t)(TTL_PORT_BASE + ttl));
-        else ((struct sockaddr_in *)&dst)->sin_port = htons((uint16_t)(TTL_PORT_BASE + ttl));
+        probe_sockaddr_set_port(&dst, TTL_PORT_BASE + ttl);
         void *st = NULL;
         if ((rc = probe_observer_raw.open(&st, c->v6 ? AF_INET6 : AF_INET, c->err, c->errlen)) < 0) return rc;
         struct probe_sendinfo si;

@@ -24,23 +24,6 @@
 #define WITNESS_UDP_RCVBUF (1 << 20) /* a deck's burst (or a flood) queues here, not dropped at once */
 #define WITNESS_PORT_TRIES 20      /* port 0: free UDP ports tried until the TCP one is free too */
 
-double witness_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-void witness_addr16(const struct sockaddr_storage *ss, uint8_t out[16]) {
-    memset(out, 0, 16);
-    if (ss->ss_family == AF_INET6) memcpy(out, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
-    else memcpy(out, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-}
-
-int witness_port_of(const struct sockaddr_storage *ss) {
-    return ntohs(ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port
-                                           : ((const struct sockaddr_in *)ss)->sin_port);
-}
-
 static int udp_open(int family, int port, char *err, size_t errlen) {
     int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return family == AF_INET6 ? -2 : -1; /* no IPv6 here: serve IPv4 alone */
@@ -50,15 +33,11 @@ static int udp_open(int family, int port, char *err, size_t errlen) {
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
         setsockopt(fd, IPPROTO_IPV6, IPV6_RECVFRAGSIZE, &one, sizeof one);
         setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one, sizeof one);
-        struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port), .sin6_addr = in6addr_any};
-        rc = bind(fd, (struct sockaddr *)&a, sizeof a);
     } else {
         setsockopt(fd, IPPROTO_IP, IP_RECVFRAGSIZE, &one, sizeof one);
         setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof one);
-        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = INADDR_ANY};
-        rc = bind(fd, (struct sockaddr *)&a, sizeof a);
     }
-    if (rc < 0) {
+    if ((rc = probe_sockaddr_bind_any(fd, family, port)) < 0) {
         int e = errno;
         close(fd);
         if (family == AF_INET6 && e == EADDRNOTAVAIL) return -2;
@@ -84,20 +63,6 @@ static void udp_cmsgs(struct msghdr *mh, struct probe_witness_report *r) {
     }
 }
 
-int witness_admit(struct witness_ctx *w, const uint8_t src[16], const struct probe_witness_probe *pr,
-                  struct probe_witness_report *r) {
-    int verdict = probe_witness_guard_allow(&w->guard, src, pr->nonce, witness_now());
-    if (verdict <= 0) {
-        if (verdict < 0) w->st.replayed++;
-        else w->st.rate_capped++;
-        return 0;
-    }
-    *r = (struct probe_witness_report){.raw = 0, .ttl = -1, .df = -1, .fragments = -1, .frag_max = 0,
-                                       .frag_min = -1, .segments = -1, .seg_max = -1};
-    memcpy(r->nonce, pr->nonce, sizeof r->nonce);
-    return 1;
-}
-
 static void udp_serve(struct witness_ctx *w, int fd) {
     uint8_t *buf = w->buf;
     for (int i = 0; i < WITNESS_UDP_BATCH; i++) {
@@ -116,7 +81,7 @@ static void udp_serve(struct witness_ctx *w, int fd) {
             continue;
         }
         uint8_t src[16];
-        witness_addr16(&from, src);
+        probe_sockaddr_addr16(&from, src);
         struct probe_witness_report r;
         if (!witness_admit(w, src, &pr, &r)) continue;
         r.payload_bytes = (int)n;
@@ -162,7 +127,7 @@ int probe_witness_run(const struct probe_witness_opts *o, char *err, size_t errl
             struct sockaddr_storage a;
             socklen_t al = sizeof a;
             getsockname(u4, (struct sockaddr *)&a, &al);
-            port = witness_port_of(&a);
+            port = probe_sockaddr_port(&a);
         }
         if ((u6 = udp_open(AF_INET6, port, err, errlen)) == -1 && o->port) goto cleanup;
         if (u6 != -1 && witness_tcp_open(w, port, err, errlen) == 0) break;
@@ -181,8 +146,8 @@ int probe_witness_run(const struct probe_witness_opts *o, char *err, size_t errl
         goto cleanup;
     }
     if (o->bound_port) *o->bound_port = port;
-    double end = o->seconds > 0 ? witness_now() + o->seconds : 0;
-    while (!(o->stop && *o->stop) && (!end || witness_now() < end)) {
+    double end = o->seconds > 0 ? probe_clock_s() + o->seconds : 0;
+    while (!(o->stop && *o->stop) && (!end || probe_clock_s() < end)) {
         struct pollfd pf[3 + 2 + PROBE_WITNESS_TCP_CONNS];
         int n = 0;
         pf[n++] = (struct pollfd){u4, POLLIN, 0};

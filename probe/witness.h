@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include "base.h"
 #include "fragprobe.h"
 
 #define WITNESS_PIECES 64   /* recent arrivals the tap remembers */
@@ -47,10 +48,6 @@ int witness_tap_udp(const struct witness_tap *t, const uint8_t *nonce, struct pr
 int witness_tap_tcp(const struct witness_tap *t, int family, const uint8_t *src, int sport,
                     struct probe_witness_report *r);
 
-/* 16-byte form of a socket address (IPv4 in the first 4 bytes). */
-void witness_addr16(const struct sockaddr_storage *ss, uint8_t out[16]);
-int witness_port_of(const struct sockaddr_storage *ss);
-
 struct witness_tcp_conn {
     int fd, family, sport;
     uint8_t src[16];
@@ -70,9 +67,9 @@ struct witness_ctx {
     struct witness_tcp tcp;
     uint8_t buf[WITNESS_READ_MAX];   /* UDP and TCP reads */
 };
-double witness_now(void);
-/* The caps and replay memory (counted in w->st): 1 and *r initialised
- * (nonce set, everything unseen) when a report may go to src, else 0. */
+/* The caps and replay memory (witness_guard.c, counted in w->st): 1 and *r
+ * initialised (nonce set, everything unseen) when a report may go to src,
+ * else 0. */
 int witness_admit(struct witness_ctx *w, const uint8_t src[16], const struct probe_witness_probe *pr,
                   struct probe_witness_report *r);
 int witness_tcp_open(struct witness_ctx *w, int port, char *err, size_t errlen);

@@ -2,10 +2,11 @@
  * g->rate times per one-second window overall and g->rate_source times to one
  * source address, and never twice to the same nonce (a probe captured and
  * replayed under a spoofed source address gets nothing). Pure: the caller
- * passes the clock, so tests can drive the windows. */
+ * passes the clock, so tests can drive the windows; witness_admit applies
+ * it to the daemon at the clock's time. */
 #include <string.h>
 
-#include "fragprobe.h"
+#include "witness.h"
 
 void probe_witness_guard_init(struct probe_witness_guard *g, int rate, int rate_source) {
     memset(g, 0, sizeof *g);
@@ -46,5 +47,19 @@ int probe_witness_guard_allow(struct probe_witness_guard *g, const uint8_t addr[
     memcpy(g->nonces[g->next_nonce], nonce, PROBE_WITNESS_NONCE_BYTES);
     g->next_nonce = (g->next_nonce + 1) % PROBE_WITNESS_NONCES;
     if (g->nnonces < PROBE_WITNESS_NONCES) g->nnonces++;
+    return 1;
+}
+
+int witness_admit(struct witness_ctx *w, const uint8_t src[16], const struct probe_witness_probe *pr,
+                  struct probe_witness_report *r) {
+    int verdict = probe_witness_guard_allow(&w->guard, src, pr->nonce, probe_clock_s());
+    if (verdict <= 0) {
+        if (verdict < 0) w->st.replayed++;
+        else w->st.rate_capped++;
+        return 0;
+    }
+    *r = (struct probe_witness_report){.raw = 0, .ttl = -1, .df = -1, .fragments = -1, .frag_max = 0,
+                                       .frag_min = -1, .segments = -1, .seg_max = -1};
+    memcpy(r->nonce, pr->nonce, sizeof r->nonce);
     return 1;
 }

@@ -19,17 +19,10 @@
 static int listen_one(int family, int port, char *err, size_t errlen) {
     int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return -2;
-    int one = 1, rc;
+    int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (family == AF_INET6) {
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-        struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port), .sin6_addr = in6addr_any};
-        rc = bind(fd, (struct sockaddr *)&a, sizeof a);
-    } else {
-        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = INADDR_ANY};
-        rc = bind(fd, (struct sockaddr *)&a, sizeof a);
-    }
-    if (rc < 0 || listen(fd, PROBE_WITNESS_TCP_CONNS) < 0) {
+    if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (probe_sockaddr_bind_any(fd, family, port) < 0 || listen(fd, PROBE_WITNESS_TCP_CONNS) < 0) {
         int e = errno;
         close(fd);
         if (family == AF_INET6 && e == EADDRNOTAVAIL) return -2;
@@ -86,9 +79,9 @@ static void accept_all(struct witness_ctx *w, int lfd) {
         memset(c, 0, sizeof *c);
         c->fd = fd;
         c->family = from.ss_family;
-        c->sport = witness_port_of(&from);
-        witness_addr16(&from, c->src);
-        c->deadline = witness_now() + PROBE_WITNESS_TCP_MS / 1000.0;
+        c->sport = probe_sockaddr_port(&from);
+        probe_sockaddr_addr16(&from, c->src);
+        c->deadline = probe_clock_s() + PROBE_WITNESS_TCP_MS / 1000.0;
     }
 }
 
@@ -153,7 +146,7 @@ static void conn_read(struct witness_ctx *w, struct witness_tcp_conn *c) {
 void witness_tcp_service(struct witness_ctx *w) {
     for (int i = 0; i < 2; i++)
         if (w->tcp.lfd[i] >= 0) accept_all(w, w->tcp.lfd[i]);
-    double now = witness_now();
+    double now = probe_clock_s();
     for (int i = 0; i < PROBE_WITNESS_TCP_CONNS; i++) {
         struct witness_tcp_conn *c = &w->tcp.c[i];
         if (c->fd < 0) continue;
