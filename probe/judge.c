@@ -78,6 +78,7 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
     r->egress_packets = obs->egress_packets;
     r->egress_fragments = obs->egress_fragments;
     r->egress_first_len = obs->egress_first_len;
+    r->echo_replies = obs->echo_replies;
     int hop_node = -1;
     if (p) {
         addr_str(p->family, p->from, r->hop, sizeof r->hop);

@@ -20,6 +20,8 @@ struct run_ctx {
     struct probe_result *r;
     char *err;
     size_t errlen;
+    int discovered;                    /* disc holds what TTL discovery found */
+    struct probe_ttl_discovery disc;
 };
 
 /* The observer for kind (AUTO resolved by privilege), or NULL with err. */
@@ -57,7 +59,7 @@ static int listener_open(void *p) {
     return 0;
 }
 
-static int choose_ttl(const struct run_ctx *c, int on_lab_dst, int *ttl) {
+static int choose_ttl(struct run_ctx *c, int on_lab_dst, int *ttl) {
     struct probe_result *r = c->r;
     const struct probe_lab *lab = c->opts->lab;
     if (r->spec.ttl > 0) {
@@ -91,6 +93,8 @@ static int choose_ttl(const struct run_ctx *c, int on_lab_dst, int *ttl) {
     o.lab = NULL; /* already inside the namespace */
     int rc = probe_ttl_discover(&o, probe_proto_is_v6(r->spec.proto), r->spec.host, &d, c->err, c->errlen);
     if (rc < 0) return rc;
+    c->disc = d;
+    c->discovered = 1;
     size_t n = 0;
     for (int i = 0; i < d.nreassembled && n + 2 < sizeof r->reassembling; i++)
         n += (size_t)snprintf(r->reassembling + n, sizeof r->reassembling - n, "%s%s", i ? " " : "", d.reassembled[i]);
@@ -225,6 +229,14 @@ static int run_inner(void *p) {
      * every caller gets it. */
     probe_recverr_refine(topo, r);
     probe_witness_merge(topo, r);
+    /* The path, hop by hop: the lab's topology on the lab's own path, else
+     * what TTL discovery heard (issue 20). */
+    struct probe_path_topology pt;
+    const struct probe_lab *path_lab = lab ? (on_lab_dst ? lab : NULL) : o->topology;
+    if (path_lab && strcmp(r->spec.host, probe_lab_dst_addr(path_lab, v6))) path_lab = NULL;
+    if (path_lab) probe_path_topology_lab(path_lab, v6, &pt);
+    else probe_path_topology_real(c->discovered ? &c->disc : NULL, r, &pt);
+    probe_path_build(r, &pt, &r->path);
     rc = 0;
 cleanup:
     probe_send_close(&si);
@@ -243,6 +255,7 @@ static void result_init(struct probe_result *r, const struct probe_spec *spec) {
     r->icmp_type = r->icmp_code = -1;
     r->dev_mtu = r->path_mtu_before = -1;
     r->egress_packets = r->egress_fragments = r->egress_first_len = -1;
+    r->echo_replies = -1;
     r->w_raw = r->w_ttl = r->w_df = r->w_bytes = r->w_fragments = -1;
     r->w_frag_max = r->w_frag_min = r->w_segments = r->w_seg_max = -1;
 }
@@ -259,7 +272,7 @@ int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec, 
     }
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    struct run_ctx c = {0, opts, out, err, errlen};
+    struct run_ctx c = {.opts = opts, .r = out, .err = err, .errlen = errlen};
     int rc = opts->lab ? probe_netns_run(opts->lab->ns[PROBE_LAB_SRC], run_inner, &c, err, errlen) : run_inner(&c);
     out->elapsed_ms = probe_ms_since(&t0);
     return rc;

@@ -67,6 +67,7 @@ static int ttl_inner(void *p) {
             silent_run = 0;
             char from[48];
             inet_ntop(te->family, te->from, from, sizeof from);
+            snprintf(d->hop[ttl - 1], sizeof d->hop[0], "%s", from);
             if (probe_quote_is_fragment(&te->q)) {
                 d->ttl = ttl;
                 if (d->nreassembled)
@@ -82,6 +83,7 @@ static int ttl_inner(void *p) {
             continue;
         }
         if (un) {
+            inet_ntop(un->family, un->from, d->hop[ttl - 1], sizeof d->hop[0]);
             d->reached_dst = 1;
             snprintf(d->why, sizeof d->why,
                      "the destination answered at TTL %d before any router quoted a fragment (%d reassembled)", ttl,

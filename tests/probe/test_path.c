@@ -1,0 +1,419 @@
+/* The path builder on canned probe results (issue 20): for each case the
+ * nodes, link MTUs, what left the host and the events at each node, with
+ * what shows each one. Pure: no sockets, no lab (the lab's plan only). */
+#include <errno.h>
+
+#include "check.h"
+#include "fragprobe.h"
+
+static struct probe_lab lab;
+
+static void plan(const char *mtus, int reassemble) {
+    struct probe_lab_config cfg;
+    char err[256];
+    probe_lab_config_default(&cfg);
+    if (mtus && probe_lab_parse_mtus(mtus, &cfg, err, sizeof err)) fprintf(stderr, "%s\n", err);
+    cfg.reassemble = reassemble;
+    if (probe_lab_plan(&cfg, &lab, err, sizeof err)) fprintf(stderr, "%s\n", err);
+}
+
+/* A result as probe_run leaves it after judging: a udp4 test in the lab. */
+static void result(struct probe_result *r, enum probe_mode m, int size, int ttl) {
+    memset(r, 0, sizeof *r);
+    r->spec.proto = PROBE_UDP4;
+    r->spec.mode = m;
+    r->spec.size = size;
+    r->spec.ttl = ttl;
+    snprintf(r->spec.host, sizeof r->spec.host, "203.0.113.2");
+    struct probe_fact unk = {PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, ""};
+    r->sent = r->df = r->fragmented = unk;
+    r->fragmenter = PROBE_FRAG_UNKNOWN;
+    r->quoted_len = r->quoted_df = r->quoted_mf = r->quoted_offset = r->quoted_frag_hdr = -1;
+    r->icmp_type = r->icmp_code = -1;
+    r->dev_mtu = r->path_mtu_before = 1500;
+    r->egress_packets = r->egress_fragments = r->egress_first_len = -1;
+    r->echo_replies = -1;
+    r->w_raw = r->w_ttl = r->w_df = r->w_bytes = r->w_fragments = -1;
+    r->w_frag_max = r->w_frag_min = r->w_segments = r->w_seg_max = -1;
+    snprintf(r->observer, sizeof r->observer, "raw");
+}
+static void left(struct probe_result *r, int packets, int fragments, int first_len, int df) {
+    r->sent.answer = PROBE_ANS_YES;
+    r->sent.basis = PROBE_BASIS_OBSERVED;
+    r->df.answer = df ? PROBE_ANS_YES : PROBE_ANS_NO;
+    r->egress_packets = packets;
+    r->egress_fragments = fragments;
+    r->egress_first_len = first_len;
+    r->fragmenter = fragments > 0 ? PROBE_FRAG_HOST : PROBE_FRAG_NONE;
+}
+static void answered(struct probe_result *r, const char *hop, const char *name, int type, int code, int mtu, int len,
+                     int df, int mf, int off) {
+    snprintf(r->hop, sizeof r->hop, "%s", hop);
+    snprintf(r->hop_name, sizeof r->hop_name, "%s", name);
+    r->icmp_type = type;
+    r->icmp_code = code;
+    r->icmp_mtu = mtu;
+    r->quoted_len = len;
+    r->quoted_df = df;
+    r->quoted_mf = mf;
+    r->quoted_offset = off;
+    r->quoted_frag_hdr = len < 0 ? -1 : 0;
+    r->answers = 1;
+}
+
+static void build(const struct probe_result *r, struct probe_path *p) {
+    struct probe_path_topology t;
+    probe_path_topology_lab(&lab, probe_proto_is_v6(r->spec.proto), &t);
+    probe_path_build(r, &t, p);
+}
+
+static void check_pieces(const struct probe_path_pieces *p, int n, const int *want) {
+    CHECK_INT(p->n, n);
+    for (int i = 0; i < n && i < p->n; i++) CHECK_INT(p->len[i], want[i]);
+}
+#define PIECES(p, ...) do { const int w_[] = {__VA_ARGS__}; check_pieces(p, (int)(sizeof w_ / sizeof *w_), w_); } while (0)
+
+static void check_lab_nodes(const struct probe_path *p) {
+    CHECK_INT(p->v, PROBE_PATH_VERSION);
+    CHECK_STR(p->view, "full");
+    CHECK_INT(p->nnodes, 4);
+    CHECK_STR(p->node[0].name, "src");
+    CHECK_STR(p->node[0].addr, "192.0.2.1");
+    CHECK_INT(p->node[0].role, PROBE_PATH_HOST);
+    CHECK_STR(p->node[1].name, "r1");
+    CHECK_STR(p->node[1].addr, "192.0.2.2");
+    CHECK_STR(p->node[2].addr, "198.51.100.2");
+    CHECK_STR(p->node[3].name, "dst");
+    CHECK_INT(p->node[3].role, PROBE_PATH_TARGET);
+    for (int i = 0; i < 3; i++) CHECK_INT(p->link[i].from, PROBE_PATH_MTU_LAB);
+}
+
+/* 1. DF=0, 1400 bytes: r1 cuts it for its 1280 link; r2's Time Exceeded
+ * quotes the first fragment. */
+static void test_fragmented_by_r1(void) {
+    plan(NULL, 0);
+    struct probe_result r;
+    result(&r, PROBE_MODE_DONT, 1400, 2);
+    left(&r, 1, 0, 1400, 0);
+    answered(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1, 0);
+    r.fragmenter = PROBE_FRAG_ROUTER;
+    struct probe_path p;
+    build(&r, &p);
+    check_lab_nodes(&p);
+    CHECK_INT(p.link[1].mtu, 1280);
+    CHECK_INT(p.left, 1);
+    CHECK_INT(p.df, 0);
+    CHECK_INT(p.bytes, 1400);
+    PIECES(&p.sent, 1400);
+    CHECK_INT(p.sent.from, PROBE_PATH_PIECES_CAPTURE);
+    REQUIRE(p.nevents == 2);
+    CHECK_INT(p.ev[0].node, 1);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_FRAGMENTED);
+    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_ICMP);
+    PIECES(&p.ev[0].pieces, 1276, 144);
+    CHECK_INT(p.ev[0].pieces.from, PROBE_PATH_PIECES_QUOTE);
+    CHECK_CONTAINS(p.ev[0].text, "1276 + 144");
+    CHECK_INT(p.ev[1].node, 2);
+    CHECK_INT(p.ev[1].what, PROBE_PATH_EXPIRED);
+    CHECK_INT(p.ev[1].icmp, PROBE_PATH_ICMP_TIME_EXCEEDED);
+    CHECK_INT(p.ev[1].has_quote, 1);
+    CHECK_INT(p.ev[1].q_len, 1276);
+    CHECK_INT(p.ev[1].q_mf, 1);
+    CHECK_CONTAINS(p.ev[1].text, "fragment of 1276 bytes");
+    CHECK_INT(p.reached, 2);
+}
+
+/* 2. DF=1, 1400 bytes: r1 drops it with Frag Needed, MTU 1280. */
+static void test_dropped_frag_needed_at_r1(void) {
+    plan(NULL, 0);
+    struct probe_result r;
+    result(&r, PROBE_MODE_DO, 1400, 2);
+    left(&r, 1, 0, 1400, 1);
+    answered(&r, "192.0.2.2", "r1", 3, 4, 1280, 1400, 1, 0, 0);
+    struct probe_path p;
+    build(&r, &p);
+    check_lab_nodes(&p);
+    CHECK_INT(p.df, 1);
+    PIECES(&p.sent, 1400);
+    REQUIRE(p.nevents == 1);
+    CHECK_INT(p.ev[0].node, 1);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_DROPPED);
+    CHECK_INT(p.ev[0].icmp, PROBE_PATH_ICMP_FRAG_NEEDED);
+    CHECK_INT(p.ev[0].mtu, 1280);
+    CHECK_INT(p.ev[0].q_len, 1400);
+    CHECK_INT(p.ev[0].q_df, 1);
+    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_ICMP);
+    CHECK_CONTAINS(p.ev[0].text, "Frag Needed, MTU 1280");
+    CHECK_INT(p.reached, 1);
+}
+
+/* 3. The PMTU cache says 1280: send() refuses 1400 with EMSGSIZE. */
+static void test_emsgsize_at_host(void) {
+    plan(NULL, 0);
+    struct probe_result r;
+    result(&r, PROBE_MODE_DO, 1400, 2);
+    r.send_errno = EMSGSIZE;
+    r.kernel_mtu = 1280;
+    r.path_mtu_before = r.cached_pmtu_before = 1280;
+    r.sent.answer = PROBE_ANS_NO;
+    r.df.answer = PROBE_ANS_YES;
+    r.fragmenter = PROBE_FRAG_NONE;
+    struct probe_path p;
+    build(&r, &p);
+    check_lab_nodes(&p);
+    CHECK_INT(p.left, 0);
+    CHECK_INT(p.send_errno, EMSGSIZE);
+    CHECK_INT(p.kernel_mtu, 1280);
+    CHECK_INT(p.pmtu_cache, 1280);
+    CHECK_INT(p.sent.n, 0);
+    REQUIRE(p.nevents == 1);
+    CHECK_INT(p.ev[0].node, 0);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_REFUSED);
+    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_KERNEL);
+    CHECK_INT(p.ev[0].mtu, 1280);
+    CHECK_CONTAINS(p.ev[0].text, "EMSGSIZE");
+    CHECK_INT(p.reached, 0);
+}
+
+/* 4. DF=0, 3000 bytes over a 1500 device: the host cuts 1500 + 1500 + 40,
+ * r1 cuts each 1500 again for 1280. */
+static void test_fragmented_by_host(void) {
+    plan(NULL, 0);
+    struct probe_result r;
+    result(&r, PROBE_MODE_DONT, 3000, 2);
+    left(&r, 3, 3, 1500, 0);
+    answered(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1, 0);
+    struct probe_path p;
+    build(&r, &p);
+    PIECES(&p.sent, 1500, 1500, 40);
+    CHECK_INT(p.sent.from, PROBE_PATH_PIECES_CAPTURE);
+    REQUIRE(p.nevents == 3);
+    CHECK_INT(p.ev[0].node, 0);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_FRAGMENTED);
+    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_CAPTURE);
+    PIECES(&p.ev[0].pieces, 1500, 1500, 40);
+    CHECK_INT(p.ev[1].node, 1);
+    CHECK_INT(p.ev[1].what, PROBE_PATH_FRAGMENTED);
+    PIECES(&p.ev[1].pieces, 1276, 244, 1276, 244, 40);
+    CHECK_INT(p.ev[2].what, PROBE_PATH_EXPIRED);
+    CHECK_INT(p.ev[2].q_len, 1276);
+}
+
+/* 5. r1 reassembles (conntrack) before routing, then cuts for 1280. */
+static void test_reassembling_router(void) {
+    plan(NULL, 1);
+    struct probe_result r;
+    result(&r, PROBE_MODE_DONT, 3000, 2);
+    left(&r, 3, 3, 1500, 0);
+    answered(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1, 0);
+    snprintf(r.reassembling, sizeof r.reassembling, "r1");
+    struct probe_path p;
+    build(&r, &p);
+    CHECK_INT(p.node[1].reassembles, 1);
+    CHECK_INT(p.node[2].reassembles, 0);
+    REQUIRE(p.nevents == 4);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_FRAGMENTED);
+    CHECK_INT(p.ev[1].node, 1);
+    CHECK_INT(p.ev[1].what, PROBE_PATH_REASSEMBLED);
+    CHECK_INT(p.ev[1].seen_by, PROBE_PATH_SEEN_TOPOLOGY);
+    PIECES(&p.ev[1].pieces, 3000);
+    CHECK_INT(p.ev[2].node, 1);
+    CHECK_INT(p.ev[2].what, PROBE_PATH_FRAGMENTED);
+    PIECES(&p.ev[2].pieces, 1276, 1276, 488);
+    CHECK_INT(p.ev[2].pieces.from, PROBE_PATH_PIECES_QUOTE);
+    CHECK_INT(p.ev[3].what, PROBE_PATH_EXPIRED);
+}
+
+/* 6. DF=1, 1400 bytes, r1 sends no Frag Needed: nothing comes back. The
+ * silent node is r1 (its next link is too small for a DF packet). */
+static void test_icmp_silent_hop(void) {
+    plan(NULL, 0);
+    struct probe_result r;
+    result(&r, PROBE_MODE_DO, 1400, 2);
+    left(&r, 1, 0, 1400, 1);
+    struct probe_path p;
+    build(&r, &p);
+    PIECES(&p.sent, 1400);
+    REQUIRE(p.nevents == 1);
+    CHECK_INT(p.ev[0].node, 1);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_SILENT);
+    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_INFERENCE);
+    CHECK_INT(p.reached, 0);
+    /* DF=0 and silent routers: the node due to answer is the one at the TTL. */
+    result(&r, PROBE_MODE_DONT, 1000, 2);
+    left(&r, 1, 0, 1000, 0);
+    build(&r, &p);
+    REQUIRE(p.nevents == 2);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_PASSED);
+    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_INFERENCE);
+    CHECK_INT(p.ev[1].node, 2);
+    CHECK_INT(p.ev[1].what, PROBE_PATH_SILENT);
+}
+
+/* 7. --mtu 1500,1500,1280: TTL 2 expires at r2, the bottleneck, before it
+ * would have to fragment; r2 quotes the whole packet. */
+static void test_ttl_expired_before_bottleneck(void) {
+    plan("1500,1500,1280", 0);
+    struct probe_result r;
+    result(&r, PROBE_MODE_DONT, 1400, 2);
+    left(&r, 1, 0, 1400, 0);
+    answered(&r, "198.51.100.2", "r2", 11, 0, 0, 1400, 0, 0, 0);
+    struct probe_path p;
+    build(&r, &p);
+    CHECK_INT(p.link[2].mtu, 1280);
+    REQUIRE(p.nevents == 2);
+    CHECK_INT(p.ev[0].node, 1);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_PASSED);
+    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_ICMP);
+    PIECES(&p.ev[0].pieces, 1400);
+    CHECK_INT(p.ev[1].node, 2);
+    CHECK_INT(p.ev[1].what, PROBE_PATH_EXPIRED);
+    CHECK_INT(p.ev[1].q_len, 1400);
+    CHECK_INT(p.ev[1].q_mf, 0);
+    CHECK_CONTAINS(p.ev[1].text, "before the smaller link (MTU 1280)");
+    CHECK_INT(p.reached, 2);
+}
+
+/* 8. With the far-end witness (TTL 64): r1 fragmented, dst got 2 pieces. */
+static void test_witness_arrival(void) {
+    plan(NULL, 0);
+    struct probe_result r;
+    result(&r, PROBE_MODE_DONT, 1400, 64);
+    left(&r, 1, 0, 1400, 0);
+    snprintf(r.witness, sizeof r.witness, "203.0.113.2:33435");
+    r.witness_heard = 1;
+    r.w_raw = 1;
+    r.w_ttl = 62;
+    r.w_df = 0;
+    r.w_fragments = 2;
+    r.w_frag_max = 1276;
+    r.w_frag_min = 144;
+    struct probe_path p;
+    build(&r, &p);
+    REQUIRE(p.nevents == 3);
+    CHECK_INT(p.ev[0].node, 1);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_FRAGMENTED);
+    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_WITNESS);
+    PIECES(&p.ev[0].pieces, 1276, 144);
+    CHECK_INT(p.ev[0].pieces.from, PROBE_PATH_PIECES_WITNESS);
+    CHECK_INT(p.ev[1].what, PROBE_PATH_PASSED);
+    CHECK_INT(p.ev[2].node, 3);
+    CHECK_INT(p.ev[2].what, PROBE_PATH_ARRIVED);
+    CHECK_INT(p.ev[2].seen_by, PROBE_PATH_SEEN_WITNESS);
+    PIECES(&p.ev[2].pieces, 1276, 144);
+    CHECK_INT(p.ev[2].ttl, 62);
+    CHECK_INT(p.ev[2].df, 0);
+    CHECK_INT(p.reached, 3);
+    /* A witness that saw it whole: no router cut it. */
+    r.w_fragments = 0;
+    r.w_frag_max = 0;
+    r.spec.size = 1200;
+    r.egress_first_len = 1200;
+    build(&r, &p);
+    REQUIRE(p.nevents == 3);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_PASSED);
+    CHECK_INT(p.ev[2].what, PROBE_PATH_ARRIVED);
+    PIECES(&p.ev[2].pieces, 1200);
+}
+
+/* IPv6: the lab's v6 addresses, PTB from r1, each host piece carries an
+ * 8-byte Fragment header. */
+static void test_ipv6(void) {
+    plan(NULL, 0);
+    struct probe_result r;
+    result(&r, PROBE_MODE_DO, 1400, 2);
+    r.spec.proto = PROBE_UDP6;
+    left(&r, 1, 0, 1400, 1);
+    answered(&r, "2001:db8:1::2", "r1", 2, 0, 1280, 1400, -1, 0, 0);
+    struct probe_path p;
+    build(&r, &p);
+    CHECK_STR(p.node[1].addr, "2001:db8:1::2");
+    CHECK_INT(p.df, -1);
+    REQUIRE(p.nevents == 1);
+    CHECK_INT(p.ev[0].icmp, PROBE_PATH_ICMP_PACKET_TOO_BIG);
+    struct probe_path_pieces pc;
+    CHECK_INT(probe_path_split(3000, 1500, 1, &pc), 3);
+    PIECES(&pc, 1496, 1496, 112);
+}
+
+/* A real path: TTL discovery heard hop 1 (reassembles) and hop 2; the test
+ * at TTL 2 got a Time Exceeded quoting a fragment from hop 2. */
+static void test_real_path_discovery(void) {
+    struct probe_result r;
+    result(&r, PROBE_MODE_DONT, 1400, 2);
+    snprintf(r.spec.host, sizeof r.spec.host, "198.18.0.9");
+    left(&r, 1, 0, 1400, 0);
+    answered(&r, "198.18.2.1", "", 11, 0, 0, 1276, 0, 1, 0);
+    struct probe_ttl_discovery d;
+    memset(&d, 0, sizeof d);
+    d.ttl = 2;
+    d.tried = 2;
+    d.nreassembled = 1;
+    snprintf(d.reassembled[0], sizeof d.reassembled[0], "198.18.1.1");
+    snprintf(d.hop[0], sizeof d.hop[0], "198.18.1.1");
+    snprintf(d.hop[1], sizeof d.hop[1], "198.18.2.1");
+    struct probe_path_topology t;
+    probe_path_topology_real(&d, &r, &t);
+    REQUIRE(t.nnodes == 5);
+    CHECK_STR(t.node[0].name, "host");
+    CHECK_STR(t.node[1].name, "hop 1");
+    CHECK_INT(t.node[1].reassembles, 1);
+    CHECK_STR(t.node[2].addr, "198.18.2.1");
+    CHECK_INT(t.node[3].role, PROBE_PATH_GAP);
+    CHECK_INT(t.node[4].role, PROBE_PATH_TARGET);
+    CHECK_INT(t.link[0].mtu, 1500);
+    CHECK_INT(t.link[0].from, PROBE_PATH_MTU_DEVICE);
+    CHECK_INT(t.link[1].mtu, 0);
+    struct probe_path p;
+    probe_path_build(&r, &t, &p);
+    REQUIRE(p.nevents == 2);
+    CHECK_INT(p.ev[0].node, 1);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_FRAGMENTED);
+    PIECES(&p.ev[0].pieces, 1276, 144);
+    CHECK_INT(p.ev[1].node, 2);
+    CHECK_INT(p.ev[1].what, PROBE_PATH_EXPIRED);
+    /* No discovery, a Frag Needed from somewhere: that hop after a gap, its
+     * next link's MTU from the ICMP. */
+    result(&r, PROBE_MODE_DO, 1400, 64);
+    snprintf(r.spec.host, sizeof r.spec.host, "198.18.0.9");
+    left(&r, 1, 0, 1400, 1);
+    answered(&r, "198.18.5.1", "", 3, 4, 1400 - 100, 1400, 1, 0, 0);
+    probe_path_topology_real(NULL, &r, &t);
+    REQUIRE(t.nnodes == 5);
+    CHECK_INT(t.node[1].role, PROBE_PATH_GAP);
+    CHECK_STR(t.node[2].addr, "198.18.5.1");
+    CHECK_INT(t.link[2].mtu, 1300);
+    CHECK_INT(t.link[2].from, PROBE_PATH_MTU_ICMP);
+    probe_path_build(&r, &t, &p);
+    REQUIRE(p.nevents == 1);
+    CHECK_INT(p.ev[0].node, 2);
+    CHECK_INT(p.ev[0].what, PROBE_PATH_DROPPED);
+}
+
+static void test_names_round_trip(void) {
+    for (int v = PROBE_PATH_REFUSED; v <= PROBE_PATH_SILENT; v++) {
+        enum probe_path_what w;
+        CHECK_INT(probe_path_what_parse(probe_path_what_name((enum probe_path_what)v), &w), 0);
+        CHECK_INT(w, v);
+    }
+    enum probe_path_icmp k;
+    CHECK_INT(probe_path_icmp_parse("frag_needed", &k), 0);
+    CHECK_INT(k, PROBE_PATH_ICMP_FRAG_NEEDED);
+    CHECK_INT(probe_path_icmp_parse("nonsense", &k), -1);
+    CHECK(probe_path_mtu_from_name(PROBE_PATH_MTU_NONE) == NULL);
+}
+
+int main(void) {
+    RUN(test_fragmented_by_r1);
+    RUN(test_dropped_frag_needed_at_r1);
+    RUN(test_emsgsize_at_host);
+    RUN(test_fragmented_by_host);
+    RUN(test_reassembling_router);
+    RUN(test_icmp_silent_hop);
+    RUN(test_ttl_expired_before_bottleneck);
+    RUN(test_witness_arrival);
+    RUN(test_ipv6);
+    RUN(test_real_path_discovery);
+    RUN(test_names_round_trip);
+    return check_summary();
+}
