@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "console.h"
+#include "room.h"
 
 static const struct {
     const char *name;

@@ -24,7 +24,7 @@
 
 #include <stdio.h>
 
-#include "hub.h"
+#include "hub_control.h"
 #include "quiz.h"
 
 #define CONSOLE_LINE_MAX 256            /* bytes per script line; longer lines are refused */

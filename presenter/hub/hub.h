@@ -16,6 +16,7 @@
 #include "fragprobe.h"
 #include "quiz.h"
 #include "room.h"
+#include "hub_control.h"
 
 /* Caps on untrusted input (named, documented in docs/PROTOCOL.md). */
 #define HUB_MSG_MAX 1024               /* bytes per client message; larger: closed (1009) */
@@ -45,13 +46,6 @@
 #define HUB_HTTP_RATE 200              /* HTTP requests (pages, /qr.svg; not websocket upgrades) per second per
                                         * source address (token bucket; the laptop itself is not capped) ... */
 #define HUB_HTTP_BURST 1000            /* ... with this burst; beyond it: 429 and the connection closed */
-#define HUB_VOTER_RATE 2               /* new voters (a token's first vote) per second per source address
-                                        * (IPv6: per /64; token bucket; the laptop itself is not capped) ... */
-#define HUB_VOTER_BURST 1000           /* ... with this burst: a NATed venue's 1,000 phones voting at once get
-                                        * in; a script from 8 addresses needs hours for ROOM_VOTERS_MAX
-                                        * (docs/SECURITY.md); beyond it: error busy, the vote not stored */
-#define HUB_MINT_WARN 1000             /* the console flags minting when tokens issued exceed twice the
-                                        * phones by this many, or any new voter was refused */
 #define HUB_STATIC_MAX_AGE_S 3600      /* the phone page, its scripts and style may be kept this long (ETag after) */
 #define HUB_TALLY_HZ 10                /* tally ticks per second (connections coming and going, the console's
                                         * status); screens also get one after every commit that stored something */
@@ -67,9 +61,7 @@
 #define HUB_POST_MAX 256               /* queued commands from other threads */
 #define HUB_QUIT_FLUSH_MS 300          /* after quit/stop, keep sending what is queued this long ... */
 #define HUB_QUIT_FLUSH_MAX_MS 3000     /* ... or longer while a state is still going out to phones */
-#define HUB_COUNTDOWN_MAX_S 3600       /* longest voting timer */
 
-struct hub_status;
 struct hub_proxy;
 
 struct hub_config {
@@ -105,41 +97,6 @@ struct hub_config {
      * must not block (copy what you need and signal your own thread). */
     void (*on_event)(void *ctx, const struct hub_status *st);
     void *ctx;
-};
-
-/* What the console shows; hub_snapshot() copies it under a mutex. */
-struct hub_status {
-    int port;
-    int cursor, nquestions, ended;
-    struct quiz_qinfo current;         /* the question at the cursor */
-    int connections;                   /* audience websockets open now */
-    int screens, presenters;           /* other websockets open now */
-    int voters;                        /* voters known in this session (tokens that have voted) */
-    int newcomers;                     /* phones joined now whose token has not voted yet (no voter row) */
-    unsigned long tokens_minted;       /* fresh tokens issued by hello (a script minting shows here) */
-    unsigned long voters_refused;      /* first votes refused by the per-address new-voter cap */
-    unsigned long tally_version;
-    double collective;                 /* -1 if nothing scored yet */
-    unsigned long commits;             /* group-commit transactions so far */
-    unsigned long ops_committed;       /* joins + votes they carried */
-    unsigned long phone_tallies;       /* tally messages written to phones so far */
-    char last_error[256];              /* the last refused command and why, "" if none */
-    unsigned long refused_total;       /* commands refused so far (last_error changes with it) */
-    long long closes_in_ms;            /* a voting timer runs on the current question: ms until it
-                                        * closes voting by itself (>= 1, counted at hub_snapshot);
-                                        * 0: no timer runs */
-};
-
-enum hub_cmd_kind {
-    HUB_CMD_OPEN, HUB_CMD_CLOSE, HUB_CMD_MEASURE, HUB_CMD_REVEAL, HUB_CMD_NEXT, HUB_CMD_BACK,
-    HUB_CMD_SKIP, HUB_CMD_RERUN, HUB_CMD_REVOTE, HUB_CMD_QUIT,
-    HUB_CMD_MEASURED                   /* result for question `position` arrived */
-};
-struct hub_cmd {
-    enum hub_cmd_kind kind;
-    int seconds;                       /* HUB_CMD_OPEN: voting closes by itself after this long; 0: no timer */
-    int position;                      /* HUB_CMD_MEASURED only */
-    struct probe_result result;        /* HUB_CMD_MEASURED only */
 };
 
 struct hub;

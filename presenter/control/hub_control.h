@@ -1,0 +1,56 @@
+/* What a face (the console, a script, a remote presenter) and a hub say to
+ * each other: the commands it posts (hub_post), the status it reads back
+ * (hub_snapshot), and the limits it checks or shows. Types only: the console
+ * includes this, not hub.h, so it builds without linking the hub (fraghub,
+ * libwebsockets). hub.h includes it. */
+#ifndef FRAGVOTE_HUB_CONTROL_H
+#define FRAGVOTE_HUB_CONTROL_H
+
+#include "fragprobe.h"
+#include "quiz.h"
+
+#define HUB_VOTER_RATE 2               /* new voters (a token's first vote) per second per source address
+                                        * (IPv6: per /64; token bucket; the laptop itself is not capped) ... */
+#define HUB_VOTER_BURST 1000           /* ... with this burst: a NATed venue's 1,000 phones voting at once get
+                                        * in; a script from 8 addresses needs hours for ROOM_VOTERS_MAX
+                                        * (docs/SECURITY.md); beyond it: error busy, the vote not stored */
+#define HUB_MINT_WARN 1000             /* the console flags minting when tokens issued exceed twice the
+                                        * phones by this many, or any new voter was refused */
+#define HUB_COUNTDOWN_MAX_S 3600       /* longest voting timer */
+
+/* What the console shows; hub_snapshot() copies it under a mutex. */
+struct hub_status {
+    int port;
+    int cursor, nquestions, ended;
+    struct quiz_qinfo current;         /* the question at the cursor */
+    int connections;                   /* audience websockets open now */
+    int screens, presenters;           /* other websockets open now */
+    int voters;                        /* voters known in this session (tokens that have voted) */
+    int newcomers;                     /* phones joined now whose token has not voted yet (no voter row) */
+    unsigned long tokens_minted;       /* fresh tokens issued by hello (a script minting shows here) */
+    unsigned long voters_refused;      /* first votes refused by the per-address new-voter cap */
+    unsigned long tally_version;
+    double collective;                 /* -1 if nothing scored yet */
+    unsigned long commits;             /* group-commit transactions so far */
+    unsigned long ops_committed;       /* joins + votes they carried */
+    unsigned long phone_tallies;       /* tally messages written to phones so far */
+    char last_error[256];              /* the last refused command and why, "" if none */
+    unsigned long refused_total;       /* commands refused so far (last_error changes with it) */
+    long long closes_in_ms;            /* a voting timer runs on the current question: ms until it
+                                        * closes voting by itself (>= 1, counted at hub_snapshot);
+                                        * 0: no timer runs */
+};
+
+enum hub_cmd_kind {
+    HUB_CMD_OPEN, HUB_CMD_CLOSE, HUB_CMD_MEASURE, HUB_CMD_REVEAL, HUB_CMD_NEXT, HUB_CMD_BACK,
+    HUB_CMD_SKIP, HUB_CMD_RERUN, HUB_CMD_REVOTE, HUB_CMD_QUIT,
+    HUB_CMD_MEASURED                   /* result for question `position` arrived */
+};
+struct hub_cmd {
+    enum hub_cmd_kind kind;
+    int seconds;                       /* HUB_CMD_OPEN: voting closes by itself after this long; 0: no timer */
+    int position;                      /* HUB_CMD_MEASURED only */
+    struct probe_result result;        /* HUB_CMD_MEASURED only */
+};
+
+#endif
