@@ -1,5 +1,5 @@
 /* SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104): voter tokens are stored
- * as hashes and authenticated with a per-session key (presenter/room.c). */
+ * as hashes and authenticated with a per-session key (presenter/room/room.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

@@ -83,9 +83,9 @@ struct hub_config {
                                         * -1: no cap (a reverse proxy on another host is one address) */
     const struct hub_proxy *trust_proxy; /* NULL or none: X-Forwarded-For is never read; else the
                                         * reverse proxies whose X-Forwarded-For names the client for
-                                        * the per-address throttles (presenter/hub_proxy.h; copied) */
+                                        * the per-address throttles (presenter/hub/hub_proxy.h; copied) */
     int leaderboard;                   /* 1: phones may pick a nickname; the final state lists the top
-                                        * LEADERBOARD_TOP (presenter/leaderboard.h). 0: nicknames are
+                                        * LEADERBOARD_TOP (presenter/room/leaderboard.h). 0: nicknames are
                                         * refused and appear in no frame */
     int voter_rate;                    /* new voters/s per source address (burst HUB_VOTER_BURST);
                                         * 0: HUB_VOTER_RATE, -1: no cap */

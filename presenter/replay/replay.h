@@ -18,7 +18,7 @@
  *   "    votes     yes <Y> · no <N> ..." and "    truth     <yes|no|unknown|not measured> ..." */
 void replay_print(FILE *out, const struct db_report_session *s);
 
-/* ---- remeasure: what changed and why (presenter/replay_diff.c, pure) ---- */
+/* ---- remeasure: what changed and why (presenter/replay/replay_diff.c, pure) ---- */
 
 #define REPLAY_REASON_MAX 640
 
@@ -38,7 +38,7 @@ void replay_diff_explain(const struct db_report_measure *then, const struct db_r
  * it; "" when lab_json is NULL or has no links. */
 void replay_lab_summary(const char *lab_json, char *buf, size_t len);
 
-/* ---- remeasure: run the tests again (presenter/replay_remeasure.c) ---- */
+/* ---- remeasure: run the tests again (presenter/replay/replay_remeasure.c) ---- */
 
 struct replay_remeasure_opts {
     enum probe_observer_kind observer;
@@ -69,7 +69,7 @@ char *replay_lab_json(const struct probe_lab *lab);
 void replay_host_facts(char *host, size_t hostlen, char *kernel, size_t kernellen);
 
 
-/* ---- read-only projector replay (presenter/replay_serve.c) ---- */
+/* ---- read-only projector replay (presenter/replay/replay_serve.c) ---- */
 
 struct replay_serve_opts {
     const char *bind_addr;         /* NULL: all addresses */
