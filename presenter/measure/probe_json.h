@@ -19,6 +19,12 @@ json_t *probe_result_to_json(const struct probe_result *r);
  * sent/df/fragmented, fragmenter, witness, kernel_mtu, cached_pmtu_before,
  * observer and evidence, and treat a missing field as unknown. */
 char *probe_observation_json(const struct probe_result *r);
+/* The reader of probe_result_to_json()'s object (a remote prober's
+ * observation, docs/PROTOCOL.md "The remote prober"; probe_json_read.c):
+ * fills r, unseen fields as probe_run leaves them. Strict: wrong types,
+ * unknown names, numbers out of range and strings longer than their field
+ * are refused. Returns 0, or -1 with the first problem in err. */
+int probe_result_from_json(json_t *o, struct probe_result *r, char *err, size_t errlen);
 /* The spec alone: {"proto","mode","size","ttl","host","port"}. */
 json_t *probe_spec_to_json(const struct probe_spec *s);
 /* One fact of r: {"answer","basis","why"} and "observed_at": "far end" when

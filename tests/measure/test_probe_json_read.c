@@ -1,0 +1,152 @@
+/* probe_result_from_json(): the reader of a remote prober's observation
+ * (issue 17). Whatever probe_observation_json() writes reads back to a
+ * result that writes the very same text (with a witness, far-end facts,
+ * an ICMP answer, and with everything unseen); canned hostile objects are
+ * refused with the field named. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "probe_json.h"
+
+static struct probe_result unseen(void) {
+    struct probe_result r;
+    memset(&r, 0, sizeof r);
+    r.spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2, .port = 33434};
+    r.sent = r.df = r.fragmented = (struct probe_fact){PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "not run"};
+    r.fragmenter = PROBE_FRAG_UNKNOWN;
+    r.quoted_len = r.quoted_df = r.quoted_mf = r.quoted_offset = r.quoted_frag_hdr = -1;
+    r.icmp_type = r.icmp_code = -1;
+    r.dev_mtu = r.path_mtu_before = -1;
+    r.egress_packets = r.egress_fragments = r.egress_first_len = -1;
+    r.w_raw = r.w_ttl = r.w_df = r.w_bytes = r.w_fragments = -1;
+    r.w_frag_max = r.w_frag_min = r.w_segments = r.w_seg_max = -1;
+    snprintf(r.observer, sizeof r.observer, "recverr");
+    snprintf(r.evidence, sizeof r.evidence, "not measured");
+    return r;
+}
+
+static struct probe_result full(void) {
+    struct probe_result r = unseen();
+    r.spec = (struct probe_spec){.proto = PROBE_TCP6, .mode = PROBE_MODE_WANT, .size = 2000, .ttl = 3,
+                                 .host = "fd00:2::2", .port = 8080};
+    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "it left the host"};
+    r.df = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_INFERRED, "IPv6 has no DF \"bit\""};
+    r.fragmented = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "the far end got 2 fragments"};
+    r.fragmenter = PROBE_FRAG_HOST;
+    r.send_errno = 90;
+    r.kernel_mtu = 1280;
+    r.cached_pmtu_before = 1400;
+    r.path_mtu_before = 1400;
+    r.dev_mtu = 1500;
+    r.quoted_len = 1280, r.quoted_df = 1, r.quoted_mf = 0, r.quoted_offset = 0, r.quoted_frag_hdr = 1;
+    r.icmp_type = 2, r.icmp_code = 0, r.icmp_mtu = 1280;
+    snprintf(r.hop, sizeof r.hop, "fd00:1::1");
+    snprintf(r.hop_name, sizeof r.hop_name, "r1");
+    r.egress_packets = 2, r.egress_fragments = 2, r.egress_first_len = 1280;
+    r.answers = 1;
+    snprintf(r.reassembling, sizeof r.reassembling, "r2");
+    snprintf(r.ttl_basis, sizeof r.ttl_basis, "lab topology");
+    snprintf(r.observer, sizeof r.observer, "raw");
+    snprintf(r.evidence, sizeof r.evidence, "r1 said Packet Too Big, MTU 1280 \xc3\xa9");
+    r.elapsed_ms = 12.25;
+    snprintf(r.sock, sizeof r.sock, "tcp");
+    snprintf(r.witness, sizeof r.witness, "[fd00:2::2]:4000");
+    r.witness_heard = 1;
+    r.w_raw = 1, r.w_ttl = 62, r.w_df = 0, r.w_bytes = 2000, r.w_fragments = 2, r.w_frag_max = 1280;
+    r.w_frag_min = 720, r.w_segments = 0, r.w_seg_max = 0;
+    r.far_end = 4u;
+    snprintf(r.witness_note, sizeof r.witness_note, "the witness saw 2 fragments");
+    return r;
+}
+
+/* r -> text -> result -> text: the same text. */
+static void round_trip(const struct probe_result *r) {
+    char *a = probe_observation_json(r), err[256] = "";
+    REQUIRE(a);
+    json_t *o = json_loads(a, 0, NULL);
+    struct probe_result back;
+    int rc = probe_result_from_json(o, &back, err, sizeof err);
+    if (rc) fprintf(stderr, "refused: %s\n", err);
+    CHECK_INT(rc, 0);
+    char *b = probe_observation_json(&back);
+    CHECK_STR(b, a);
+    CHECK_INT(back.far_end, r->far_end);
+    CHECK_INT(back.answers, r->answers);
+    json_decref(o);
+    free(a);
+    free(b);
+}
+
+static void test_what_the_writer_writes_reads_back_the_same(void) {
+    struct probe_result u = unseen(), f = full();
+    round_trip(&u);
+    round_trip(&f);
+}
+
+/* obs with key (a dotted path of one level at most) set to the JSON value text. */
+static int refused_with(const char *key, const char *value, const char *named) {
+    struct probe_result f = full(), back;
+    char *a = probe_observation_json(&f), err[256] = "";
+    json_t *o = json_loads(a, 0, NULL), *parent = o;
+    free(a);
+    char k[64];
+    snprintf(k, sizeof k, "%s", key);
+    char *dot = strchr(k, '.');
+    if (dot) {
+        *dot = 0;
+        parent = json_object_get(o, k);
+    }
+    const char *leaf = dot ? dot + 1 : k;
+    if (value) json_object_set_new(parent, leaf, json_loads(value, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL));
+    else json_object_del(parent, leaf);
+    int rc = probe_result_from_json(o, &back, err, sizeof err);
+    json_decref(o);
+    if (rc == 0) fprintf(stderr, "%s = %s was accepted\n", key, value ? value : "(deleted)");
+    else if (!strstr(err, named)) fprintf(stderr, "%s = %s: \"%s\" does not name %s\n", key, value, err, named);
+    return rc == -1 && strstr(err, named) != NULL;
+}
+
+static void test_hostile_observations_are_refused_by_name(void) {
+    CHECK(refused_with("spec", NULL, "spec"));
+    CHECK(refused_with("spec.proto", "\"udp5\"", "spec.proto"));
+    CHECK(refused_with("spec.mode", "7", "spec.mode"));
+    CHECK(refused_with("spec.size", "67", "size"));
+    CHECK(refused_with("spec.size", "65001", "size"));
+    CHECK(refused_with("spec.ttl", "256", "ttl"));
+    CHECK(refused_with("spec.port", "1.5", "port"));
+    CHECK(refused_with("sent", "\"yes\"", "sent"));
+    CHECK(refused_with("df.answer", "\"maybe\"", "df"));
+    CHECK(refused_with("fragmented.basis", "\"guessed\"", "fragmented"));
+    CHECK(refused_with("sent.why", NULL, "why"));
+    CHECK(refused_with("df.observed_at", "\"near end\"", "df"));
+    CHECK(refused_with("fragmenter", "\"kernel\"", "fragmenter"));
+    CHECK(refused_with("evidence", NULL, "evidence"));
+    CHECK(refused_with("evidence", "42", "evidence"));
+    CHECK(refused_with("observer", "\"a-very-long-observer-name\"", "observer"));
+    CHECK(refused_with("hop", "\"0123456789012345678901234567890123456789012345678901234567890123456789\"", "hop"));
+    CHECK(refused_with("quote", "[1]", "quote"));
+    CHECK(refused_with("quote.df", "2", "df"));
+    CHECK(refused_with("icmp.type", "-1", "type"));
+    CHECK(refused_with("kernel_mtu", "\"1280\"", "kernel_mtu"));
+    CHECK(refused_with("elapsed_ms", "\"fast\"", "elapsed_ms"));
+    CHECK(refused_with("elapsed_ms", "-1", "elapsed_ms"));
+    CHECK(refused_with("witness.heard", "1", "witness.heard"));
+    CHECK(refused_with("witness.target", NULL, "target"));
+    CHECK(refused_with("witness", "\"none\"", "witness"));
+    CHECK(refused_with("evidence", "\"a\\u0000b\"", "evidence"));
+    struct probe_result back;
+    char err[128] = "";
+    json_t *arr = json_loads("[1,2]", 0, NULL);
+    CHECK_INT(probe_result_from_json(arr, &back, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "not a JSON object");
+    json_decref(arr);
+}
+
+int main(void) {
+    RUN(test_what_the_writer_writes_reads_back_the_same);
+    RUN(test_hostile_observations_are_refused_by_name);
+    return check_summary();
+}
