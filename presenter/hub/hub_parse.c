@@ -1,9 +1,11 @@
 /* Client message decoder (see hub_parse.h). */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hub_parse.h"
+#include "probe_json.h"
 
 /* Copies a JSON string field (cut at HUB_PARSE_STR_MAX bytes); 1 if present. */
 static int str_field(json_t *m, const char *key, char *dst, size_t dstlen) {
@@ -17,6 +19,7 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
                      size_t errlen) {
     memset(out, 0, sizeof *out);
     out->id = -1;
+    out->rid = -1;
     json_error_t jerr;
     json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     const char *t = m ? json_string_value(json_object_get(m, "t")) : NULL;
@@ -58,6 +61,31 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
     } else if (!strcmp(t, "nick")) {
         out->type = HUB_C_NICK;
         out->has_nick = str_field(m, "nick", out->nick, sizeof out->nick);
+    } else if (!strcmp(t, "prober")) {
+        out->type = HUB_C_PROBER;
+        json_t *jv = json_object_get(m, "v"), *deck = json_object_get(m, "deck");
+        if (json_is_integer(jv) && json_integer_value(jv) > 0 && json_integer_value(jv) < 1000)
+            out->prober_v = (int)json_integer_value(jv);
+        out->take_over = json_is_true(json_object_get(m, "take_over"));
+        if (json_is_object(deck)) out->deck_json = json_dumps(deck, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        str_field(m, "host", out->prober_host, sizeof out->prober_host);
+        str_field(m, "observer", out->prober_observer, sizeof out->prober_observer);
+        str_field(m, "target", out->prober_target, sizeof out->prober_target);
+    } else if (!strcmp(t, "result")) {
+        out->type = HUB_C_RESULT;
+        json_t *jr = json_object_get(m, "rid");
+        out->rid = json_is_integer(jr) && json_integer_value(jr) >= 1 && json_integer_value(jr) <= HUB_ID_MAX
+                       ? (long long)json_integer_value(jr)
+                       : -1;
+        out->has_epoch = str_field(m, "epoch", out->epoch, sizeof out->epoch);
+        json_t *obs = json_object_get(m, "observation");
+        if (!obs)
+            snprintf(out->result_err, sizeof out->result_err, "a result needs \"observation\"");
+        else
+            out->result_ok = probe_result_from_json(obs, &out->result, out->result_err, sizeof out->result_err) == 0;
+    } else if (!strcmp(t, "export")) {
+        out->type = HUB_C_EXPORT;
+        out->has_format = str_field(m, "format", out->format, sizeof out->format);
     } else if (!strcmp(t, "ping")) {
         out->type = HUB_C_PING;
     } else {
@@ -65,4 +93,9 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
     }
     json_decref(m);
     return 0;
+}
+
+void hub_client_msg_free(struct hub_client_msg *out) {
+    free(out->deck_json);
+    out->deck_json = NULL;
 }

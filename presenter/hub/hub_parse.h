@@ -7,10 +7,13 @@
 
 #include <stddef.h>
 
+#include "fragprobe.h"
+
 #define HUB_PARSE_STR_MAX 128  /* longest string field kept; longer ones are kept cut (and never match) */
 #define HUB_ID_MAX 9007199254740991LL /* 2^53 - 1: the largest id a phone's JavaScript Number holds exactly */
 
-enum hub_client_type { HUB_C_HELLO, HUB_C_VOTE, HUB_C_AUTH, HUB_C_CMD, HUB_C_PING, HUB_C_NICK, HUB_C_UNKNOWN };
+enum hub_client_type { HUB_C_HELLO, HUB_C_VOTE, HUB_C_AUTH, HUB_C_CMD, HUB_C_PING, HUB_C_NICK, HUB_C_PROBER,
+                       HUB_C_RESULT, HUB_C_EXPORT, HUB_C_UNKNOWN };
 
 struct hub_client_msg {
     enum hub_client_type type;
@@ -31,6 +34,24 @@ struct hub_client_msg {
     /* nick (serve --leaderboard): the raw string, cleaned by the leaderboard */
     int has_nick;
     char nick[HUB_PARSE_STR_MAX + 1];
+    /* prober (docs/PROTOCOL.md "The remote prober"): "v" (0 absent or not an
+     * integer), "take_over" true, "deck" as compact JSON text when it is an
+     * object (malloc'd: hub_client_msg_free; NULL otherwise), and the
+     * laptop's description for the console ("" when absent) */
+    int prober_v, take_over;
+    char *deck_json;
+    char prober_host[HUB_PARSE_STR_MAX + 1], prober_observer[HUB_PARSE_STR_MAX + 1],
+        prober_target[HUB_PARSE_STR_MAX + 1];
+    /* result: "rid" when an integer 1..HUB_ID_MAX (else -1), "epoch"; the
+     * observation decoded when result_ok, else result_err says why */
+    long long rid;
+    int has_epoch, result_ok;
+    char epoch[HUB_PARSE_STR_MAX + 1];
+    char result_err[160];
+    struct probe_result result;
+    /* export: "format" */
+    int has_format;
+    char format[HUB_PARSE_STR_MAX + 1];
 };
 
 /* Decodes one message. Returns 0, or -1 when it is not a JSON object with a
@@ -38,5 +59,8 @@ struct hub_client_msg {
  * than the known ones come back as HUB_C_UNKNOWN. max_seconds bounds "seconds". */
 int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_client_msg *out, char *err,
                      size_t errlen);
+
+/* Frees what hub_parse_client allocated in out (the prober's deck text). */
+void hub_client_msg_free(struct hub_client_msg *out);
 
 #endif

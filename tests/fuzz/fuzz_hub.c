@@ -66,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!err[0]) abort(); /* a refusal always says why (it becomes the close reason) */
         return 0;
     }
+    hub_client_msg_free(m); /* the prober's deck text: the hub validates it with the deck loader (fuzz_deck) */
     long long id = m->id;
     /* the id is -1 (none, or refused) or an exact integer a phone's Number holds */
     if (id < -1 || id > HUB_ID_MAX || (m->id_bad && id != -1)) abort();

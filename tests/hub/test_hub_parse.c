@@ -104,6 +104,64 @@ static void test_types(void) {
     CHECK_INT(m.type, HUB_C_UNKNOWN);
 }
 
+/* The remote prober's messages (docs/PROTOCOL.md "The remote prober"). */
+#define OBS "{\"spec\":{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ttl\":2,\"host\":\"\",\"port\":0}," \
+    "\"sent\":{\"answer\":\"yes\",\"basis\":\"observed\",\"why\":\"it left\"}," \
+    "\"df\":{\"answer\":\"yes\",\"basis\":\"observed\",\"why\":\"DF=1\"}," \
+    "\"fragmented\":{\"answer\":\"no\",\"basis\":\"observed\",\"why\":\"one packet\"}," \
+    "\"observer\":\"raw\",\"evidence\":\"DF=1 seen on the wire\"}"
+
+static void test_prober_messages(void) {
+    REQUIRE(parse("{\"t\":\"prober\",\"v\":1,\"take_over\":true,\"deck\":{\"title\":\"T\",\"tests\":[]},"
+                  "\"host\":\"laptop\",\"observer\":\"raw\",\"target\":\"lab\"}") == 0);
+    CHECK_INT(m.type, HUB_C_PROBER);
+    CHECK_INT(m.prober_v, 1);
+    CHECK_INT(m.take_over, 1);
+    CHECK_STR(m.deck_json, "{\"title\":\"T\",\"tests\":[]}");
+    CHECK_STR(m.prober_host, "laptop");
+    CHECK_STR(m.prober_target, "lab");
+    hub_client_msg_free(&m);
+    CHECK(m.deck_json == NULL);
+    /* a deck that is not an object, take_over that is not true, a silly version */
+    REQUIRE(parse("{\"t\":\"prober\",\"v\":\"1\",\"take_over\":1,\"deck\":\"fragquiz.json\"}") == 0);
+    CHECK_INT(m.prober_v, 0);
+    CHECK_INT(m.take_over, 0);
+    CHECK(m.deck_json == NULL);
+    CHECK_STR(m.prober_host, "");
+    hub_client_msg_free(&m);
+
+    REQUIRE(parse("{\"t\":\"result\",\"epoch\":\"00ff\",\"rid\":3,\"observation\":" OBS "}") == 0);
+    CHECK_INT(m.type, HUB_C_RESULT);
+    CHECK_INT(m.rid, 3);
+    CHECK(m.has_epoch);
+    CHECK_STR(m.epoch, "00ff");
+    CHECK(m.result_ok);
+    CHECK_INT(m.result.df.answer, PROBE_ANS_YES);
+    CHECK_INT(m.result.spec.size, 1400);
+    CHECK_STR(m.result.evidence, "DF=1 seen on the wire");
+    static const char *const bad_rid[] = {"0", "-3", "\"3\"", "1.5", "9007199254740992", "null"};
+    char buf[1200];
+    for (size_t i = 0; i < sizeof bad_rid / sizeof *bad_rid; i++) {
+        snprintf(buf, sizeof buf, "{\"t\":\"result\",\"rid\":%s,\"observation\":" OBS "}", bad_rid[i]);
+        REQUIRE(parse(buf) == 0);
+        CHECK_INT(m.rid, -1);
+        CHECK(!m.has_epoch);
+    }
+    REQUIRE(parse("{\"t\":\"result\",\"rid\":4}") == 0);
+    CHECK(!m.result_ok);
+    CHECK_CONTAINS(m.result_err, "observation");
+    REQUIRE(parse("{\"t\":\"result\",\"rid\":4,\"observation\":{\"spec\":{}}}") == 0);
+    CHECK(!m.result_ok);
+    CHECK_CONTAINS(m.result_err, "spec");
+
+    REQUIRE(parse("{\"t\":\"export\",\"format\":\"csv\"}") == 0);
+    CHECK_INT(m.type, HUB_C_EXPORT);
+    CHECK(m.has_format);
+    CHECK_STR(m.format, "csv");
+    REQUIRE(parse("{\"t\":\"export\"}") == 0);
+    CHECK(!m.has_format);
+}
+
 int main(void) {
     RUN(test_malformed_messages_are_refused_with_a_reason);
     RUN(test_vote_fields_are_typed);
@@ -111,5 +169,6 @@ int main(void) {
     RUN(test_strings_are_bounded);
     RUN(test_cmd_seconds_range);
     RUN(test_types);
+    RUN(test_prober_messages);
     return check_summary();
 }
