@@ -49,6 +49,13 @@ struct db_session_info {
 int64_t db_session_create(struct db *db, const struct db_session_info *info, char *err, size_t errlen);
 int db_session_set_cursor(struct db *db, int64_t session_id, int position, char *err, size_t errlen);
 int db_session_end(struct db *db, int64_t session_id, char *err, size_t errlen);
+/* A session that has not started takes another deck (a remote prober's,
+ * issue 17): its title and stored deck are replaced and its questions
+ * removed (the caller adds the new deck's, in the same transaction). Only
+ * for a session with no votes or measurements: they would go with the
+ * questions. */
+int db_session_redeck(struct db *db, int64_t session_id, const char *title, const char *deck_json, char *err,
+                      size_t errlen);
 /* Sets the session's token key (hex; a session made before keys had none).
  * Read it back with db_hub_token_key (db_hub.h). */
 int db_session_set_token_key(struct db *db, int64_t session_id, const char *key_hex, char *err, size_t errlen);

@@ -297,6 +297,32 @@ int db_session_set_token_key(struct db *db, int64_t session_id, const char *key_
     return step_done(db, db->session_key, err, errlen, "saving the session's token key");
 }
 
+/* One statement prepared for this call (rare writes: not worth a slot in struct db). */
+static int exec_bound(struct db *db, const char *sql, int64_t id, const char *a, const char *b, char *err,
+                      size_t errlen, const char *what) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
+        sqlerr(db, err, errlen, what);
+        return -1;
+    }
+    int n = 1;
+    if (a) bind_text(st, n++, a);
+    if (b) bind_text(st, n++, b);
+    sqlite3_bind_int64(st, n, id);
+    int rc = step_done(db, st, err, errlen, what);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_session_redeck(struct db *db, int64_t session_id, const char *title, const char *deck_json, char *err,
+                      size_t errlen) {
+    if (exec_bound(db, "UPDATE sessions SET title = ?, deck = ? WHERE id = ?", session_id, title, deck_json, err,
+                   errlen, "storing the session's new deck"))
+        return -1;
+    return exec_bound(db, "DELETE FROM questions WHERE session_id = ?", session_id, NULL, NULL, err, errlen,
+                      "removing the session's old questions");
+}
+
 int db_session_end(struct db *db, int64_t session_id, char *err, size_t errlen) {
     sqlite3_bind_double(db->session_end, 1, db_now());
     sqlite3_bind_int64(db->session_end, 2, session_id);
