@@ -252,6 +252,20 @@ static struct room *room_alloc(struct db *db, const struct deck *d, char *err, s
     return r;
 }
 
+/* The session's question rows for quiz q (in the caller's transaction);
+ * their ids into qid. */
+static int questions_add(struct room *r, struct quiz *q, int64_t *qid, char *err, size_t errlen) {
+    for (int p = 0; p < quiz_count(q); p++) {
+        struct quiz_qinfo qi;
+        quiz_get(q, p, &qi);
+        char spec[512];
+        if (deck_spec_json(&quiz_test(q, p)->spec, spec, sizeof spec)) snprintf(spec, sizeof spec, "{}");
+        qid[p] = db_question_add(r->db, r->session_id, p, qi.test_index, spec, qi.kind, qi.text, err, errlen);
+        if (qid[p] < 0) return -1;
+    }
+    return 0;
+}
+
 struct room *room_create(struct db *db, const struct deck *d, const struct room_info *info, char *err,
                          size_t errlen) {
     struct room *r = room_alloc(db, d, err, errlen);
@@ -274,15 +288,8 @@ struct room *room_create(struct db *db, const struct deck *d, const struct room_
     if (r->session_id < 0) goto rollback;
     r->live_set = db_session_live_set(db, r->session_id, err, errlen);
     if (r->live_set < 0) goto rollback;
-    for (int p = 0; p < r->nq; p++) {
-        struct quiz_qinfo qi;
-        quiz_get(r->quiz, p, &qi);
-        char spec[512];
-        if (deck_spec_json(&quiz_test(r->quiz, p)->spec, spec, sizeof spec)) snprintf(spec, sizeof spec, "{}");
-        r->qid[p] = db_question_add(db, r->session_id, p, qi.test_index, spec, qi.kind, qi.text, err, errlen);
-        if (r->qid[p] < 0) goto rollback;
-        r->saved_state[p] = QUIZ_PENDING;
-    }
+    if (questions_add(r, r->quiz, r->qid, err, errlen)) goto rollback;
+    for (int p = 0; p < r->nq; p++) r->saved_state[p] = QUIZ_PENDING;
     if (db_commit(db, err, errlen)) goto rollback;
     return r;
 rollback:
