@@ -665,3 +665,71 @@ int room_write_apply(struct room *r, struct room_write *w, int n, char *err, siz
     }
     return rc;
 }
+
+/* ---- a remote prober's deck (issue 17) ---- */
+
+/* Whether quizzes a and b ask the same questions of the same tests: count,
+ * order, kinds, and each test's protocol, mode, size and TTL (the target,
+ * title and notes are the prober's business). */
+static int same_questions(const struct quiz *a, const struct quiz *b) {
+    if (quiz_count(a) != quiz_count(b)) return 0;
+    for (int p = 0; p < quiz_count(a); p++) {
+        struct quiz_qinfo x, y;
+        quiz_get(a, p, &x);
+        quiz_get(b, p, &y);
+        const struct probe_spec *s = &quiz_test(a, p)->spec, *t = &quiz_test(b, p)->spec;
+        if (x.test_index != y.test_index || x.kind != y.kind || s->proto != t->proto || s->mode != t->mode ||
+            s->size != t->size || s->ttl != t->ttl)
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether anything of the session has happened: a question left pending,
+ * the cursor moved, a voter. */
+static int room_started(const struct room *r) {
+    if (quiz_cursor(r->quiz) != 0 || quiz_ended(r->quiz) || r->nvoters > 0) return 1;
+    for (int p = 0; p < r->nq; p++) {
+        struct quiz_qinfo qi;
+        quiz_get(r->quiz, p, &qi);
+        if (qi.state != QUIZ_PENDING) return 1;
+    }
+    return 0;
+}
+
+int room_deck_adopt(struct room *r, const struct deck *d, int *adopted, char *err, size_t errlen) {
+    *adopted = 0;
+    struct quiz *nq = quiz_new(d, err, errlen);
+    if (!nq) return -1;
+    if (room_started(r)) {
+        int same = same_questions(r->quiz, nq);
+        quiz_free(nq);
+        if (same) return 0;
+        return fv_fail(err, errlen,
+                       "this session has started with deck '%s' (%d questions); run the laptop with that deck, "
+                       "or start a new session on the hub",
+                       r->title, r->nq);
+    }
+    int64_t qid[QUIZ_QUESTIONS_MAX];
+    if (db_begin(r->db, err, errlen)) goto fail;
+    if (db_session_redeck(r->db, r->session_id, d->title, d->json ? d->json : "{}", err, errlen) ||
+        questions_add(r, nq, qid, err, errlen) || db_commit(r->db, err, errlen)) {
+        db_rollback(r->db);
+        goto fail;
+    }
+    quiz_free(r->quiz);
+    r->quiz = nq;
+    r->nq = quiz_count(nq);
+    for (int p = 0; p < r->nq; p++) {
+        r->qid[p] = qid[p];
+        r->saved_state[p] = QUIZ_PENDING;
+    }
+    r->saved_cursor = 0;
+    memset(r->test_has_result, 0, sizeof r->test_has_result);
+    snprintf(r->title, sizeof r->title, "%s", d->title);
+    *adopted = 1;
+    return 0;
+fail:
+    quiz_free(nq);
+    return -1;
+}

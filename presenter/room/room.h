@@ -68,6 +68,15 @@ int room_act(struct room *r, enum room_action a, char *err, size_t errlen);
 int room_measured(struct room *r, int pos, const struct probe_result *res, char *err, size_t errlen);
 int room_end(struct room *r, char *err, size_t errlen); /* stamps the session's end */
 
+/* A remote prober's deck (docs/PROTOCOL.md "The remote prober"): while
+ * nothing of the session has happened (every question pending, the cursor
+ * at 0, no voter) the session takes d -- its questions, title and stored
+ * deck; the room code and token key stay -- and *adopted is 1. Afterwards
+ * a deck asking the same questions (same tests in order: protocol, mode,
+ * size, TTL, kinds) is accepted with *adopted 0, any other refused. The
+ * room keeps nothing of d (the quiz copies its tests). 0, or -1 with err. */
+int room_deck_adopt(struct room *r, const struct deck *d, int *adopted, char *err, size_t errlen);
+
 /* ---- voters ---- */
 /* A token is a random id and a MAC of it under the room's key, so the room
  * can tell the tokens it issued from made-up ones without a lookup, and a

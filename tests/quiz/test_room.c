@@ -271,6 +271,56 @@ static void test_resume_needs_the_same_deck(void) {
     db_close(db);
 }
 
+/* A remote prober's deck (issue 17): adopted while nothing has happened
+ * (questions, title and stored deck replaced, the room code kept; a resume
+ * reads the new deck back), afterwards only a deck with the same questions. */
+static void test_a_probers_deck_is_adopted_until_the_session_starts(void) {
+    char err[256] = "";
+    const char *path = dbfile("adopt.db");
+    remove(path);
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, &(struct room_info){.code = "ADOPT2"}, err, sizeof err);
+    REQUIRE(r);
+    struct deck other = deck;
+    snprintf(other.title, sizeof other.title, "the laptop's deck");
+    other.json = "{\"title\":\"the laptop's deck\"}";
+    other.ntests = 3;
+    other.tests[2].spec = (struct probe_spec){.proto = PROBE_UDP6, .mode = PROBE_MODE_DONT, .size = 1500, .ttl = 2};
+    other.tests[2].ask[DB_Q_SENT] = 1;
+    int adopted = -1;
+    REQUIRE(room_deck_adopt(r, &other, &adopted, err, sizeof err) == 0);
+    CHECK_INT(adopted, 1);
+    CHECK_INT(quiz_count(room_quiz(r)), 4);
+    CHECK_STR(room_title(r), "the laptop's deck");
+    CHECK_STR(room_code(r), "ADOPT2");
+    CHECK_STR(query(path, "SELECT count(*) FROM questions"), "4");
+    CHECK_STR(query(path, "SELECT deck || '|' || title FROM sessions"), "{\"title\":\"the laptop's deck\"}|the laptop's deck");
+    CHECK_STR(query(path, "SELECT kind FROM questions WHERE position = 3"), "sent");
+    /* voting opens: from now on only the same questions */
+    REQUIRE(room_act(r, ROOM_OPEN, err, sizeof err) >= 0);
+    adopted = -1;
+    CHECK_INT(room_deck_adopt(r, &deck, &adopted, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "has started with deck 'the laptop's deck' (4 questions)");
+    CHECK_INT(quiz_count(room_quiz(r)), 4);
+    struct deck retargeted = other;
+    snprintf(retargeted.title, sizeof retargeted.title, "another title");
+    for (int t = 0; t < retargeted.ntests; t++) snprintf(retargeted.tests[t].spec.host, 16, "192.0.2.1");
+    CHECK_INT(room_deck_adopt(r, &retargeted, &adopted, err, sizeof err), 0);
+    CHECK_INT(adopted, 0);
+    CHECK_STR(room_title(r), "the laptop's deck");
+    struct deck bigger = other;
+    bigger.tests[2].spec.size = 1501;
+    CHECK_INT(room_deck_adopt(r, &bigger, &adopted, err, sizeof err), -1);
+    int64_t id = room_session_id(r);
+    room_free(r);
+    r = room_resume(db, id, &other, err, sizeof err);
+    CHECK(r != NULL);
+    if (r) CHECK_INT(quiz_count(room_quiz(r)), 4);
+    room_free(r);
+    db_close(db);
+}
+
 int main(void) {
     make_deck(&deck);
     RUN(test_tokens_are_issued_by_their_room_only);
@@ -280,5 +330,6 @@ int main(void) {
     RUN(test_reused_measurement_is_stored_for_each_question);
     RUN(test_batches_commit_joins_and_votes_together);
     RUN(test_resume_needs_the_same_deck);
+    RUN(test_a_probers_deck_is_adopted_until_the_session_starts);
     return check_summary();
 }
