@@ -110,33 +110,38 @@ static int refused_with(const char *key, const char *value, const char *named) {
 }
 
 static void test_hostile_observations_are_refused_by_name(void) {
-    CHECK(refused_with("spec", NULL, "spec"));
-    CHECK(refused_with("spec.proto", "\"udp5\"", "spec.proto"));
-    CHECK(refused_with("spec.mode", "7", "spec.mode"));
-    CHECK(refused_with("spec.size", "67", "size"));
-    CHECK(refused_with("spec.size", "65001", "size"));
-    CHECK(refused_with("spec.ttl", "256", "ttl"));
-    CHECK(refused_with("spec.port", "1.5", "port"));
-    CHECK(refused_with("sent", "\"yes\"", "sent"));
-    CHECK(refused_with("df.answer", "\"maybe\"", "df"));
-    CHECK(refused_with("fragmented.basis", "\"guessed\"", "fragmented"));
-    CHECK(refused_with("sent.why", NULL, "why"));
-    CHECK(refused_with("df.observed_at", "\"near end\"", "df"));
-    CHECK(refused_with("fragmenter", "\"kernel\"", "fragmenter"));
-    CHECK(refused_with("evidence", NULL, "evidence"));
-    CHECK(refused_with("evidence", "42", "evidence"));
-    CHECK(refused_with("observer", "\"a-very-long-observer-name\"", "observer"));
-    CHECK(refused_with("hop", "\"0123456789012345678901234567890123456789012345678901234567890123456789\"", "hop"));
-    CHECK(refused_with("quote", "[1]", "quote"));
-    CHECK(refused_with("quote.df", "2", "df"));
-    CHECK(refused_with("icmp.type", "-1", "type"));
-    CHECK(refused_with("kernel_mtu", "\"1280\"", "kernel_mtu"));
-    CHECK(refused_with("elapsed_ms", "\"fast\"", "elapsed_ms"));
-    CHECK(refused_with("elapsed_ms", "-1", "elapsed_ms"));
-    CHECK(refused_with("witness.heard", "1", "witness.heard"));
-    CHECK(refused_with("witness.target", NULL, "target"));
-    CHECK(refused_with("witness", "\"none\"", "witness"));
-    CHECK(refused_with("evidence", "\"a\\u0000b\"", "evidence"));
+    static const struct {
+        const char *key, *value, *named;
+    } bad[] = {
+        {"spec", NULL, "spec"},
+        {"spec.proto", "\"udp5\"", "spec.proto"},
+        {"spec.mode", "7", "spec.mode"},
+        {"spec.size", "67", "size"},
+        {"spec.size", "65001", "size"},
+        {"spec.ttl", "256", "ttl"},
+        {"spec.port", "1.5", "port"},
+        {"sent", "\"yes\"", "sent"},
+        {"df.answer", "\"maybe\"", "df"},
+        {"fragmented.basis", "\"guessed\"", "fragmented"},
+        {"sent.why", NULL, "why"},
+        {"df.observed_at", "\"near end\"", "df"},
+        {"fragmenter", "\"kernel\"", "fragmenter"},
+        {"evidence", NULL, "evidence"},
+        {"evidence", "42", "evidence"},
+        {"observer", "\"a-very-long-observer-name\"", "observer"},
+        {"hop", "\"0123456789012345678901234567890123456789012345678901234567890123456789\"", "hop"},
+        {"quote", "[1]", "quote"},
+        {"quote.df", "2", "df"},
+        {"icmp.type", "-1", "type"},
+        {"kernel_mtu", "\"1280\"", "kernel_mtu"},
+        {"elapsed_ms", "\"fast\"", "elapsed_ms"},
+        {"elapsed_ms", "-1", "elapsed_ms"},
+        {"witness.heard", "1", "witness.heard"},
+        {"witness.target", NULL, "target"},
+        {"witness", "\"none\"", "witness"},
+        {"evidence", "\"a\\u0000b\"", "evidence"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK(refused_with(bad[i].key, bad[i].value, bad[i].named));
     struct probe_result back;
     char err[128] = "";
     json_t *arr = json_loads("[1,2]", 0, NULL);
