@@ -118,6 +118,7 @@
     else ack.textContent = q.state === 'pending' ? 'voting opens soon' : rv || q.state === 'skipped' ? '' : 'voting closed — you did not vote';
     fvShow('revealcard', !!rv);
     fvEl('play').classList.toggle('revealed', !!rv);
+    fvPath.show(fvEl('path'), rv && rv.path, 'tall');
     if (rv) {
       var v = document.createElement('div'), voted = mine === 0 || mine === 1;
       var right = voted && (mine === 1) === (rv.truth === 'yes'), known = rv.truth === 'yes' || rv.truth === 'no';

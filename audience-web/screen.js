@@ -73,6 +73,9 @@
     fvEl('bars').classList.toggle('revealed', !!known);
     fvText('yesmark', known && rv.truth === 'yes' ? '✔ measured' : '');
     fvText('nomark', known && rv.truth === 'no' ? '✔ measured' : '');
+    fvPath.show(fvEl('path'), rv && rv.path, 'wide');
+    /* the picture needs the width: the join column steps back while it is shown */
+    fvEl('page').classList.toggle('haspath', !fvEl('path').hidden);
     if (rv) {
       var t = fvEl('truth');
       t.textContent = rv.truth.toUpperCase() + ' (' + rv.basis + ')';
