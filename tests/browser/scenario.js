@@ -13,92 +13,19 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const readline = require('readline');
-const { spawn, execFileSync } = require('child_process');
-const { chromium } = require('playwright-core');
+const { execFileSync } = require('child_process');
+const {
+  env, SRC, NS_PHONES, ART, HERE, STEP_MS, PROBE_MS, PHONE, check, checkEq, log, sleep, until, frames, pageErrors, watch, text, hidden,
+  waitText, schemeOf, axe, fitsProjectors, parsed, stateWithReveal, startServe, stopServe, joinOf, launchBrowser, run,
+} = require('./lib');
 
-const env = process.env;
-const BIN = need('FRAGVOTE_BIN');
-const SRC = need('FRAGVOTE_SRC');
-const NS_LAPTOP = need('FRAGVOTE_NS_LAPTOP');
-const NS_PHONES = need('FRAGVOTE_NS_PHONES');
-const ART = need('FRAGVOTE_BROWSER_ARTIFACTS');
-const HERE = __dirname;
-const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const PROJECTOR = { width: 1920, height: 1080 };  /* a projector cannot scroll */
 const PROJECTOR_4_3 = { width: 1024, height: 768 };  /* the other projector a venue has */
 const NQ = 4;             /* questions in deck.json: test 1 asks df + fragmented, test 2 sent + fragmented */
-const STEP_MS = 15000;
-const TIMER_S = 6;        /* the voting timer of question 3, set on the presenter page */    /* the longest any single UI change may take */
-const PROBE_MS = 60000;   /* a measurement on the lab */
+const TIMER_S = 6;        /* the voting timer of question 3, set on the presenter page */
 
-function need(name) {
-  if (!env[name]) { console.error(`scenario: ${name} is not set (run tests/browser/test_browser.sh)`); process.exit(2); }
-  return env[name];
-}
-
-/* ---- checks (same spirit as tests/check.h: every failure is printed, the run goes on) ---- */
-let checks = 0, failures = 0;
-function check(ok, what, detail) {
-  checks++;
-  if (ok) return true;
-  failures++;
-  console.log(`FAIL: ${what}${detail === undefined ? '' : ' — ' + detail}`);
-  return false;
-}
-function checkEq(got, want, what) {
-  return check(got === want, what, `got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
-}
-function log(msg) { console.log(`[${new Date().toISOString().slice(11, 23)}] ${msg}`); }
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/* Polls fn until it returns something truthy; throws with `what` after ms. */
-async function until(what, fn, ms = STEP_MS) {
-  const end = Date.now() + ms;
-  let last;
-  for (;;) {
-    try { last = await fn(); if (last) return last; } catch (e) { last = e.message; }
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for: ${what} (last: ${JSON.stringify(last)})`);
-    await sleep(50);
-  }
-}
-
-/* ---- the presenter's console: fragvote serve reading commands on stdin ---- */
-class Console {
-  constructor(child) {
-    this.child = child;
-    this.lines = [];
-    const logf = path.join(ART, 'serve.log');
-    readline.createInterface({ input: child.stdout }).on('line', (l) => { this.lines.push(l); fs.appendFileSync(logf, l + '\n'); });
-    readline.createInterface({ input: child.stderr }).on('line', (l) => { fs.appendFileSync(logf, 'stderr: ' + l + '\n'); console.log('serve: ' + l); });
-    /* 'close', not 'exit': only then has all of its output been read. */
-    this.exit = new Promise((r) => child.on('close', (code, sig) => r({ code, sig })));
-  }
-  async line(re, from = 0, ms = STEP_MS) {
-    return until(`console line ${re}`, () => this.lines.slice(from).find((l) => re.test(l)), ms);
-  }
-  /* Sends one console command and waits until the hub has taken it. */
-  async cmd(word, ms = STEP_MS) {
-    const from = this.lines.length;
-    log(`console: ${word}`);
-    this.child.stdin.write(word + '\n');
-    const l = await this.line(new RegExp(`> ${word}( refused|:|$)`), from, ms);
-    if (/refused/.test(l)) throw new Error(`console refused '${word}': ${l}`);
-    return l;
-  }
-}
-
-/* ---- pages, frames, screenshots ---- */
-const frames = [];        /* every websocket frame every page received, in order */
+/* ---- screenshots ---- */
 const timings = { tapToAck: [], revealToScreen: [], backOnline: [] };  /* ms, reported at the end */
-const pageErrors = [];
-function watch(page, who) {
-  page.on('websocket', (ws) => {
-    ws.on('framereceived', (f) => frames.push({ who, payload: String(f.payload) }));
-  });
-  page.on('pageerror', (e) => pageErrors.push(`${who}: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') fs.appendFileSync(path.join(ART, 'console-errors.log'), `${who}: ${m.text()}\n`); });
-}
 /* Screenshots: phones scroll, so the whole page; the projector shows only
  * what fits its one screenful, so exactly that. These go to docs/screenshots
  * with FRAGVOTE_UPDATE_SCREENSHOTS=1 (the README shows them). */
@@ -114,11 +41,7 @@ async function shot(page, name) {
     check(w[0] <= w[1], `${name}: nothing wider than the phone (no sideways scrolling)`, `content ${w[0]} px, screen ${w[1]} px`);
   }
 }
-async function text(page, sel) { return (await page.locator(sel).textContent()) || ''; }
-async function hidden(page, sel) { return page.locator(sel).evaluate((e) => e.hidden); }
-async function waitText(page, sel, want, ms) {
-  return until(`${sel} == ${JSON.stringify(want)}`, async () => (await text(page, sel)) === want, ms);
-}
+
 
 /* TCP connections from the phones' namespace to the laptop, as "addr:port"
  * of the phone's end. */
@@ -150,52 +73,6 @@ async function tabTo(page, id, max = 20) {
     }
   }
   throw new Error(`#${id} is not reachable with Tab (focus went ${seen.join(' → ')})`);
-}
-
-/* axe-core on the page as it is now, light and dark. WCAG 2.1 A/AA
- * violations fail the test; best-practice findings are logged. */
-const schemeOf = new WeakMap();  /* a page's own colour scheme (its phone's setting), restored after axe */
-async function axe(page, label) {
-  for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.evaluate(AXE);
-    const r = await page.evaluate(() => window.axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-      resultTypes: ['violations'],
-    }));
-    for (const v of r.violations) {
-      const wcag = v.tags.some((t) => /^wcag2/.test(t));
-      const where = v.nodes.map((n) => n.target.join(' ') + (n.failureSummary ? ' (' + n.failureSummary.replace(/\s+/g, ' ') + ')' : '')).join('; ');
-      if (wcag) check(false, `axe ${label} [${scheme}]: ${v.id}: ${v.help}`, where);
-      else log(`axe note ${label} [${scheme}]: ${v.id}: ${v.help}: ${where}`);
-    }
-    check(true, `axe ${label} [${scheme}]`);
-  }
-  await page.emulateMedia({ colorScheme: schemeOf.get(page) || null });
-}
-
-/* A projector shows one viewport and nobody scrolls it: each element must be
- * entirely inside the first screenful. */
-async function onFirstScreen(page, sels, label) {
-  const vp = page.viewportSize();
-  for (const sel of sels) {
-    const b = await page.locator(sel).boundingBox();
-    check(b && b.y >= 0 && b.y + b.height <= vp.height && b.x + b.width <= vp.width,
-      `${label}: ${sel} is visible without scrolling at ${vp.width}x${vp.height}`,
-      b ? `box y=${Math.round(b.y)} h=${Math.round(b.height)}, page height ${await page.evaluate(() => document.documentElement.scrollHeight)}` : 'not rendered');
-  }
-}
-
-/* A projector never scrolls: nothing of the page below or beside its one
- * screenful, and each of sels inside it, on every projector. */
-async function fitsProjectors(pages, sels, label) {
-  for (const page of pages) {
-    const vp = page.viewportSize();
-    const o = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
-    check(o[0] <= vp.width && o[1] <= vp.height, `${label}: the page fits the ${vp.width}x${vp.height} projector`,
-      `content ${o[0]}x${o[1]}`);
-    await onFirstScreen(page, sels, label);
-  }
 }
 
 /* The projector's banner: one look per moment (style.css). Green and red
@@ -230,55 +107,29 @@ async function waitBanner(pages, state, ms = STEP_MS) {
 }
 async function bg(page, sel) { return page.locator(sel).evaluate((e) => getComputedStyle(e).backgroundColor); }
 
-/* All JSON objects the pages received so far (frames[from..to)). */
-function parsed(from = 0, to = frames.length) {
-  return frames.slice(from, to).map((f) => { try { return { who: f.who, m: JSON.parse(f.payload), raw: f.payload }; } catch (e) { return { who: f.who, m: null, raw: f.payload }; } });
-}
-function stateWithReveal(pos) {
-  const hit = parsed().reverse().find((x) => x.m && x.m.t === 'state' && x.m.reveal && x.m.q && x.m.q.pos === pos);
-  return hit && hit.m;
-}
 
 /* ---- main ---- */
-const SCENARIO_MS = 300000;  /* the whole run; ctest's own timeout is 600 s */
-let abort = null;            /* set by main: stops serve and the browser */
 
-async function main() {
-  fs.mkdirSync(ART, { recursive: true });
-  for (const f of fs.readdirSync(ART)) fs.rmSync(path.join(ART, f), { recursive: true, force: true });
-
+async function main(setAbort) {
   /* 1. serve on the lab, in the laptop's namespace: its default route points
    * at the venue link, so the join URL carries a non-loopback address. */
   const db = path.join(ART, 'fragvote.db');
-  const child = spawn('ip', ['netns', 'exec', NS_LAPTOP, BIN, 'serve', '--port', '0', '--deck', path.join(HERE, 'deck.json'),
-    /* --no-prefetch: each measurement runs after "measure", so the projector shows "Measuring…" */
-    '--db', db, '--no-qr', '--no-prefetch', ...(env.FRAGVOTE_SERVE_ARGS || '').split(/\s+/).filter(Boolean)], { stdio: ['pipe', 'pipe', 'pipe'], env });
-  const con = new Console(child);
+  /* --no-prefetch: each measurement runs after "measure", so the projector shows "Measuring…" */
+  const serve = startServe(['--deck', path.join(HERE, 'deck.json'), '--db', db, '--no-prefetch']);
+  const con = serve.con;
   let browser = null;
-  abort = async () => {
+  const abort = async () => {
     if (browser) await browser.close().catch(() => {});
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');   /* serve removes its lab on SIGTERM */
-      await Promise.race([con.exit, sleep(10000)]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
+    await stopServe(serve);
   };
+  setAbort(abort);
   try {
-    const joinUrl = (await con.line(/^Join: /, 0, PROBE_MS)).slice(6).trim();
-    const room = /Room: (\S+)/.exec(await con.line(/^Room: /))[1];
+    const { joinUrl, room, origin } = await joinOf(con);
     log(`serve: join URL ${joinUrl}, room ${room}`);
-    const origin = new URL(joinUrl).origin;
     check(!/^https?:\/\/(127\.|localhost|\[::1\])/.test(joinUrl), 'join URL is not a loopback address', joinUrl);
 
-    browser = await chromium.launch({
-      executablePath: path.join(HERE, 'chromium-netns.sh'),
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-      env: { ...env, FRAGVOTE_BROWSER_NETNS: NS_PHONES },
-    });
-    log(`chromium ${browser.version()} in namespace ${NS_PHONES}`);
-    const phoneOpts = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'en-US' };
+    browser = await launchBrowser();
+    const phoneOpts = PHONE;
 
     /* 2. the projectors: join URL, room code, QR that decodes to the join URL. */
     const screenCtx = await browser.newContext({ viewport: PROJECTOR, locale: 'en-US' });
@@ -805,22 +656,5 @@ async function main() {
   }
 }
 
-/* A signal or the overall deadline still stops serve (and so its lab) and
- * Chromium before exiting; test_browser.sh then removes the namespaces. */
-async function bail(why) {
-  console.log(`FAIL: ${why}`);
-  if (abort) await abort().catch(() => {});
-  process.exit(1);
-}
-process.on('SIGTERM', () => bail('stopped by SIGTERM'));
-process.on('SIGINT', () => bail('stopped by SIGINT'));
-setTimeout(() => bail(`the scenario took longer than ${SCENARIO_MS / 1000} s`), SCENARIO_MS).unref();
-
-main().then(() => {
-  console.log(`${checks - failures}/${checks} checks passed`);
-  process.exit(failures ? 1 : 0);
-}, (e) => {
-  console.log(`FAIL: ${e.stack || e}`);
-  console.log(`${checks - failures}/${checks} checks passed before the error`);
-  process.exit(1);
-});
+const SCENARIO_MS = 300000;  /* the whole run; ctest's own timeout is 600 s */
+run(main, SCENARIO_MS);
