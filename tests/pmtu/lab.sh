@@ -76,15 +76,7 @@ pmtu_lab_up() {
 # Makes router namespace $1 ICMP-silent: it drops the Frag Needed / Packet
 # Too Big it would send (a black-hole router).
 pmtu_icmp_silent() {
-  ip netns exec "$1" nft -f - <<'NFT'
-table inet fvpm {
-  chain out {
-    type filter hook output priority 0; policy accept;
-    icmp type destination-unreachable drop
-    icmpv6 type packet-too-big drop
-  }
-}
-NFT
+  ip netns exec "$1" nft -f "$(dirname "${BASH_SOURCE[0]}")/icmp_silent.nft"
 }
 
 # Runs a command in the src namespace as nobody (uid/gid 65534, no groups).
