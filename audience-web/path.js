@@ -210,6 +210,7 @@ var fvPath = (function () {
   function block(svg, b, x, y, w, look, wide) {
     var g = cell(svg, 'fvp-ev fvp-ev-' + b.kind, x, y, w), s = look.icon, bottom;
     g.setAttribute('data-what', b.kind);
+    g.setAttribute('data-node', b.node);
     if (wide) {
       icon(g, b.icon, x + (w - s) / 2, y + 2, s, b.cls);
       bottom = lines(g, b.lines, x, y + s + 8, w, look, 'middle');
@@ -236,7 +237,7 @@ var fvPath = (function () {
    * taller when its words need it. Returns the height. */
   function nodeBox(svg, n, i, last, x, y, w, look) {
     var tag = nodeTag(n, i);
-    var g = el('g', { class: 'fvp-node fvp-' + (n.role || 'router') + (n.silent ? ' fvp-silent' : '') + (n.reassembles ? ' fvp-reasm' : ''), 'data-box': '1' }, svg);
+    var g = el('g', { 'data-node': i, class: 'fvp-node fvp-' + (n.role || 'router') + (n.silent ? ' fvp-silent' : '') + (n.reassembles ? ' fvp-reasm' : ''), 'data-box': '1' }, svg);
     var r = el('rect', { class: 'fvp-box fvp-frame', x: x.toFixed(1), y: y.toFixed(1), width: w.toFixed(1),
       rx: (look.pad * 1.2).toFixed(1), 'stroke-width': (look.name / 8).toFixed(1),
       'stroke-dasharray': n.role === 'gap' || n.silent ? (look.name / 4).toFixed(1) : null }, g);
@@ -254,6 +255,7 @@ var fvPath = (function () {
     var out = [];
     if (i === 0) { var s = sentBlock(path); if (s) out.push(s); }
     (path.events || []).forEach(function (ev) { if (ev.node === i) { var b = eventBlock(ev, path); if (b) out.push(b); } });
+    out.forEach(function (b) { b.node = i; });
     return out;
   }
 
@@ -281,11 +283,13 @@ var fvPath = (function () {
       arrow(svg, x1, mid, x2, mid, look, !reachedLink(path, i));
       /* "MTU" above the arrow, the number below it: each fits the gap */
       var g = cell(svg, 'fvp-mtu', x1, top, x2 - x1);
+      g.setAttribute('data-link', i);
       lines(g, [{ t: 'MTU', size: look.mtu * 0.8 }], x1, top + 2, x2 - x1 - 6, look, 'middle');
       g.close(mid - look.name / 8);
       var g2 = cell(svg, 'fvp-mtu', x1, mid + look.name / 8 + 4, x2 - x1);
       g2.close(lines(g2, [{ t: mtuText(l), size: look.mtu, head: true }], x1, mid + look.name / 8 + 4, x2 - x1 - 6, look, 'middle'));
       g2.setAttribute('data-mtu', mtuText(l));
+      g2.setAttribute('data-link', i);
     });
     nodes.forEach(function (nd, i) {
       var y = top + boxH + look.gap, x = colW * i + look.pad, w = colW - 2 * look.pad;
@@ -309,6 +313,7 @@ var fvPath = (function () {
         var lx = bw / 2 + look.pad * 2, g = cell(svg, 'fvp-mtu', lx, bottom + 4, look.W - lx);
         g.close(lines(g, [{ t: 'MTU ' + mtuText(l), size: look.mtu, head: true }], lx, bottom + (linkH - look.mtu * 1.18) / 2, look.W - lx, look, 'start'));
         g.setAttribute('data-mtu', mtuText(l));
+        g.setAttribute('data-link', i);
         y = y2;
       } else y = bottom;
     });
