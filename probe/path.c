@@ -515,9 +515,8 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
             if (hop < 0 && !heard) {
                 struct probe_path_event *e = event(&b, i, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
                 if (e)
-                    snprintf(e->text, sizeof e->text,
-                             "no answer came back: its next link (MTU %d) is too small and DF is set, but it sent no %s",
-                             m, b.v6 ? "Packet Too Big" : "Frag Needed");
+                    etext(e, "no answer came back: its next link (MTU %d) is too small and %s, but it sent no %s", m,
+                             b.v6 ? "routers never fragment IPv6" : "DF is set", b.v6 ? "Packet Too Big" : "Frag Needed");
                 break;
             }
             known = 0; /* the observations disagree with the rule: say nothing */

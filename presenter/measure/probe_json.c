@@ -2,6 +2,7 @@
  * place that spells its structs for the outside (schema in docs/PROBE.md). */
 #include <string.h>
 
+#include "path_json.h"
 #include "probe_json.h"
 
 json_t *probe_spec_to_json(const struct probe_spec *s) {
@@ -56,6 +57,7 @@ json_t *probe_result_to_json(const struct probe_result *r) {
         r->ttl_basis, "observer", r->observer, "evidence", r->evidence, "elapsed_ms", r->elapsed_ms);
     if (o) json_object_set_new(o, "socket", r->sock[0] ? json_string(r->sock) : json_null());
     if (o) json_object_set_new(o, "witness", probe_witness_to_json(r));
+    if (o) json_object_set_new(o, "path", path_json_from(&r->path));
     return o;
 }
 

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "fragprobe.h"
+#include "path_json.h"
 
 static struct probe_lab lab;
 
@@ -403,6 +404,42 @@ static void test_names_round_trip(void) {
     CHECK(probe_path_mtu_from_name(PROBE_PATH_MTU_NONE) == NULL);
 }
 
+/* The JSON form reads back to the same path; an old row (no path) is 0; a
+ * malformed or foreign-version one is refused with a reason. */
+static void test_json_round_trip(void) {
+    plan(NULL, 1);
+    struct probe_result r;
+    result(&r, PROBE_MODE_DONT, 3000, 2);
+    left(&r, 3, 3, 1500, 0);
+    answered(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1, 0);
+    struct probe_path p, back;
+    build(&r, &p);
+    json_t *o = path_json_from(&p);
+    char err[256] = "";
+    REQUIRE(path_json_read(o, &back, err, sizeof err) == 1);
+    json_t *again = path_json_from(&back);
+    CHECK(json_equal(o, again));
+    CHECK_INT(back.nevents, p.nevents);
+    CHECK_INT(back.node[1].reassembles, 1);
+    PIECES(&back.ev[2].pieces, 1276, 1276, 488);
+    CHECK_INT(back.ev[3].q_len, 1276);
+    json_decref(again);
+    CHECK_INT(path_json_read(NULL, &back, err, sizeof err), 0);
+    CHECK_INT(back.v, 0);
+    json_object_set_new(o, "v", json_integer(2));
+    CHECK_INT(path_json_read(o, &back, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "version 2");
+    json_object_set_new(o, "v", json_integer(1));
+    json_object_set_new(json_array_get(json_object_get(o, "events"), 0), "node", json_integer(9));
+    CHECK_INT(path_json_read(o, &back, err, sizeof err), -1);
+    json_decref(o);
+    /* no path at all: json null */
+    memset(&p, 0, sizeof p);
+    o = path_json_from(&p);
+    CHECK(json_is_null(o));
+    json_decref(o);
+}
+
 int main(void) {
     RUN(test_fragmented_by_r1);
     RUN(test_dropped_frag_needed_at_r1);
@@ -415,5 +452,6 @@ int main(void) {
     RUN(test_ipv6);
     RUN(test_real_path_discovery);
     RUN(test_names_round_trip);
+    RUN(test_json_round_trip);
     return check_summary();
 }
