@@ -1,8 +1,9 @@
 /* The live hub's engine room (see hub.h): the lws context and its loop
- * (poll or libev), the queue from other threads, deadlines and the ticker
- * thread, coalesced broadcasts, presenter actions, the QR endpoint. The
+ * (poll or libev), the queue from other threads, deadlines on lws's
+ * scheduler (lws_sul_*, on the loop's thread), coalesced broadcasts, presenter actions, the QR endpoint. The
  * wire side (connections, client messages, group commit) is hub_conn.c. */
 #include <dlfcn.h>
+#include <ev.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -85,48 +86,30 @@ void hub_snapshot(struct hub *h, struct hub_status *out) {
 
 /* ---- broadcasts ---- */
 
-/* Asks the ticker to wake the loop at `due` (monotonic ms). */
-void hub_timer_arm(struct hub *h, long long due) {
-    pthread_mutex_lock(&h->lock);
-    if (!h->tick_at || due < h->tick_at) {
-        h->tick_at = due;
-        pthread_cond_signal(&h->tick_cv);
-    }
-    pthread_mutex_unlock(&h->lock);
+/* ---- deadlines ----
+ * Every deadline of the hub is an lws_sorted_usec_list_t in struct hub on
+ * lws's own scheduler, so its callback runs on the loop's thread like any
+ * other lws callback: with lws's poll loop, lws_service() waits in poll()
+ * no longer than the earliest of them. Under libev see kick_arm. */
+
+void hub_timer_in(struct hub *h, enum hub_timer_id t, sul_cb_t cb, long long ms) {
+    lws_sul_schedule(h->ctx, 0, &h->timer[t], cb, (lws_usec_t)(ms > 0 ? ms : 0) * LWS_US_PER_MS);
 }
 
-static void *ticker_main(void *arg) {
-    struct hub *h = arg;
-    long long periodic = h->tick_period_ms ? hub_mono_ms() + h->tick_period_ms : 0;
-    pthread_mutex_lock(&h->lock);
-    while (!h->ticker_stop) {
-        long long at = h->tick_at;
-        if (periodic && (!at || periodic < at)) at = periodic;
-        if (!at) {
-            pthread_cond_wait(&h->tick_cv, &h->lock);
-            continue;
-        }
-        long long now = hub_mono_ms();
-        if (now >= at) {
-            if (h->tick_at && now >= h->tick_at) h->tick_at = 0;
-            if (periodic && now >= periodic) periodic = now + h->tick_period_ms;
-            pthread_mutex_unlock(&h->lock);
-            lws_cancel_service(h->ctx);
-            pthread_mutex_lock(&h->lock);
-            continue;
-        }
-        struct timespec ts = {(time_t)(at / 1000), (long)(at % 1000) * 1000000};
-        pthread_cond_timedwait(&h->tick_cv, &h->lock, &ts);
-    }
-    pthread_mutex_unlock(&h->lock);
-    return NULL;
-}
+/* lws runs the deadlines that are due before it waits in poll() (its poll
+ * loop), so one that leaves work for hub_run's next turn (a fan-out begun,
+ * the flush over) cuts that wait short, the way another thread would. */
+void hub_loop_wake(struct hub *h) { lws_cancel_service(h->ctx); }
+
+int hub_timer_armed(const struct hub *h, enum hub_timer_id t) { return h->timer[t].list.owner != NULL; }
+
+void hub_timer_cancel(struct hub *h, enum hub_timer_id t) { lws_sul_cancel(&h->timer[t]); }
+
+static void tally_tick(lws_sorted_usec_list_t *sul);
 
 void hub_tally_schedule(struct hub *h) {
     h->tally_dirty = 1;
-    if (h->tally_due) return;
-    h->tally_due = hub_mono_ms() + 1000 / HUB_TALLY_HZ;
-    hub_timer_arm(h, h->tally_due);
+    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, 1000 / HUB_TALLY_HZ);
 }
 
 /* One rotation step (every HUB_ROTATION_MS while a round runs): the next
@@ -162,16 +145,17 @@ static void audience_step(struct hub *h) {
     }
 }
 
+static void rotation_tick(lws_sorted_usec_list_t *sul);
+
 static void rotation_schedule(struct hub *h) {
-    if (h->rot_due || h->rot_left <= 0) return;
-    h->rot_due = hub_mono_ms() + HUB_ROTATION_MS;
-    hub_timer_arm(h, h->rot_due);
+    if (hub_timer_armed(h, HUB_T_ROTATION) || h->rot_left <= 0) return;
+    hub_timer_in(h, HUB_T_ROTATION, rotation_tick, HUB_ROTATION_MS);
 }
 
 /* The rotation's deadline came: one step, unless a state change is still
  * being fanned out (phones need the question more than a count). */
-static void rotation_tick(struct hub *h) {
-    h->rot_due = 0;
+static void rotation_tick(lws_sorted_usec_list_t *sul) {
+    struct hub *h = hub_of_timer(sul, HUB_T_ROTATION);
     if (!h->fo_head) audience_step(h);
     rotation_schedule(h);
 }
@@ -210,17 +194,14 @@ static void tally_build(struct hub *h) {
  * the vote; phones keep their rotation. */
 void hub_tally_now(struct hub *h) {
     tally_build(h);
-    if (!h->tally_due) {
-        h->tally_due = hub_mono_ms() + 1000 / HUB_TALLY_HZ;
-        hub_timer_arm(h, h->tally_due);
-    }
+    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, 1000 / HUB_TALLY_HZ);
 }
 
 /* At most HUB_TALLY_HZ times a second: a tally for what changed outside a
  * commit (connections coming and going, states), and the status for the
  * console. The phones' rotation runs on its own deadline (rotation_tick). */
-static void tally_tick(struct hub *h) {
-    h->tally_due = 0;
+static void tally_tick(lws_sorted_usec_list_t *sul) {
+    struct hub *h = hub_of_timer(sul, HUB_T_TALLY);
     if (h->tally_dirty) tally_build(h);
     if (h->status_stale) { /* the console and hub_snapshot follow at the tick's pace */
         h->status_stale = 0;
@@ -273,6 +254,22 @@ static int store_idle(struct hub *h, enum room_action a, char *err, size_t errle
     return -1;
 }
 
+/* The voting timer ran out: the question closes (once the batch in
+ * flight is answered), unless it was closed or left meanwhile. */
+static void close_tick(lws_sorted_usec_list_t *sul) {
+    struct hub *h = hub_of_timer(sul, HUB_T_CLOSE);
+    if (!h->close_due) return;
+    if (h->store_busy) { /* the timer closes once the batch in flight is answered */
+        h->close_due = hub_mono_ms() + HUB_BATCH_MS;
+        hub_timer_in(h, HUB_T_CLOSE, close_tick, HUB_BATCH_MS);
+        return;
+    }
+    char err[256];
+    int still_open = hub_closes_in_ms(h) >= 0;
+    h->close_due = 0;
+    if (still_open) hub_act(h, ROOM_CLOSE, 0, err, sizeof err);
+}
+
 /* seconds: with ROOM_OPEN, close voting by itself after that long (0: never). */
 int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t errlen) {
     if (a == ROOM_OPEN && (seconds < 0 || seconds > HUB_COUNTDOWN_MAX_S)) {
@@ -290,10 +287,11 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
     int rc = room_act(h->room, a, err, errlen);
     if (rc >= 0) {
         h->close_due = 0; /* any move ends a running timer ... */
+        hub_timer_cancel(h, HUB_T_CLOSE);
         if (a == ROOM_OPEN && seconds > 0) { /* ... and open may start one */
             h->close_due = hub_mono_ms() + 1000LL * seconds;
             h->close_pos = quiz_cursor(room_quiz(h->room));
-            hub_timer_arm(h, h->close_due);
+            hub_timer_in(h, HUB_T_CLOSE, close_tick, 1000LL * seconds);
         }
     }
     if (rc == QUIZ_MEASURE_PROBE) {
@@ -367,30 +365,11 @@ void hub_stop(struct hub *h) {
     lws_cancel_service(h->ctx);
 }
 
-/* Deadlines that are due (the ticker woke us, or anything else did). */
-static void run_timers(struct hub *h) {
-    hub_batch_complete(h, 0); /* the store thread woke us? */
-    long long now = hub_mono_ms();
-    if (h->batch_due && now >= h->batch_due) hub_batch_flush(h);
-    if (h->tally_due && now >= h->tally_due) tally_tick(h);
-    if (h->rot_due && now >= h->rot_due) rotation_tick(h);
-    if (h->close_due && now >= h->close_due && h->store_busy)
-        h->close_due = now + HUB_BATCH_MS; /* the timer closes once the batch in flight is answered */
-    if (h->close_due && now >= h->close_due) {
-        char err[256];
-        int still_open = hub_closes_in_ms(h) >= 0;
-        h->close_due = 0;
-        if (still_open) hub_act(h, ROOM_CLOSE, 0, err, sizeof err);
-    }
-    if (now >= h->sweep_due) {
-        hub_keepalive_sweep(h);
-        h->sweep_due = now + (h->ping_ms / 2 < 1000 ? h->ping_ms / 2 : 1000);
-    }
-    if (h->batch_due) hub_timer_arm(h, h->batch_due);
-    if (h->tally_due) hub_timer_arm(h, h->tally_due);
-    if (h->rot_due) hub_timer_arm(h, h->rot_due);
-    if (h->close_due) hub_timer_arm(h, h->close_due);
-    hub_timer_arm(h, h->sweep_due);
+/* Another thread called lws_cancel_service (hub_post, hub_stop, the store
+ * thread's commit): the hand-overs, on the loop's thread. */
+static void woken(struct hub *h) {
+    hub_batch_complete(h, 0); /* the store thread's batch is done? */
+    drain_posted(h);
 }
 
 /* Answers an HTTP request with status, one extra header (name with its
@@ -534,10 +513,7 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
     case LWS_CALLBACK_RAW_RX:
     case LWS_CALLBACK_RAW_CLOSE: return 0;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        if (h) {
-            drain_posted(h);
-            run_timers(h);
-        }
+        if (h) woken(h);
         return 0;
     case LWS_CALLBACK_HTTP: {
         /* The callback mounts arrive here: the pages', and /qr.svg. */
@@ -600,6 +576,69 @@ static void ev_close(struct hub *h) {
     h->ev_loop = NULL;
 }
 
+/* libev: lws 4.1.6 runs its scheduler from an ev_timer of its own that it
+ * re-arms after each event with ev_timer_set + ev_timer_start; on a timer
+ * that is already running that is a no-op in libev, so a deadline armed
+ * earlier than the one it waits for would run only after the next event on
+ * some socket, or when the old one ran out (lib/event-libs/libev/libev.c,
+ * lws_ev_idle_cb). So before each turn the hub arms one ev_timer of its own
+ * on the loop it owns for its earliest deadline; when it fires it runs
+ * those of the hub's deadlines that are due, earliest first, as lws's pass
+ * would (whichever comes first runs them). lws's own deadlines (HTTP and
+ * close timeouts) get a pass at least every HUB_LWS_TIMERS_MS: the timer
+ * then wakes lws (lws_cancel_service, from the loop's thread), and lws
+ * runs what is due after that event. */
+#define HUB_LWS_TIMERS_MS 500
+static void kick_fired(struct ev_loop *loop, ev_timer *w, int revents) {
+    (void)loop, (void)revents;
+    struct hub *h = w->data;
+    lws_usec_t now = lws_now_usecs();
+    int ran = 0;
+    for (;;) {
+        int first = -1;
+        for (int t = 0; t < HUB_TIMERS; t++)
+            if (hub_timer_armed(h, (enum hub_timer_id)t) && h->timer[t].us <= now &&
+                (first < 0 || h->timer[t].us < h->timer[first].us))
+                first = t;
+        if (first < 0) break;
+        lws_sorted_usec_list_t *sul = &h->timer[first];
+        lws_sul_cancel(sul); /* re-armed in its callback: due after now, so not again in this pass */
+        sul->cb(sul);
+        ran = 1;
+    }
+    if (!ran) lws_cancel_service(h->ctx);
+}
+
+static int kick_new(struct hub *h) {
+    h->ev_timer_start = (void (*)(void *, void *))dlsym(h->ev_lib, "ev_timer_start");
+    h->ev_timer_stop = (void (*)(void *, void *))dlsym(h->ev_lib, "ev_timer_stop");
+    h->ev_now_update = (void (*)(void *))dlsym(h->ev_lib, "ev_now_update");
+    ev_timer *k = h->kick = calloc(1, sizeof *k);
+    if (!k || !h->ev_timer_start || !h->ev_timer_stop || !h->ev_now_update) return -1;
+    ev_timer_init(k, kick_fired, 0., 0.);
+    k->data = h;
+    return 0;
+}
+
+static void kick_arm(struct hub *h) {
+    ev_timer *k = h->kick;
+    lws_usec_t now = lws_now_usecs(), at = now + HUB_LWS_TIMERS_MS * LWS_US_PER_MS;
+    for (int t = 0; t < HUB_TIMERS; t++)
+        if (hub_timer_armed(h, (enum hub_timer_id)t) && h->timer[t].us < at) at = h->timer[t].us;
+    if (ev_is_active(k) && h->kick_at <= at) return; /* one early is harmless: it is re-armed after */
+    h->ev_timer_stop(h->ev_loop, k);
+    h->ev_now_update(h->ev_loop); /* the timer counts from the loop's time, else stale by this turn's work */
+    ev_timer_set(k, at > now ? (double)(at - now) / 1e6 : 0., 0.);
+    h->ev_timer_start(h->ev_loop, k);
+    h->kick_at = at;
+}
+
+static void kick_free(struct hub *h) {
+    if (h->kick && h->ev_loop && ev_is_active((ev_timer *)h->kick)) h->ev_timer_stop(h->ev_loop, h->kick);
+    free(h->kick);
+    h->kick = NULL;
+}
+
 static const struct lws_protocol_vhost_options csp_header = {
     NULL, NULL, "content-security-policy:",
     "default-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; style-src 'self'; script-src 'self'"};
@@ -625,11 +664,6 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     h->room = room;
     h->listen_fd = h->reserve_fd = -1;
     pthread_mutex_init(&h->lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&h->tick_cv, &ca);
-    pthread_condattr_destroy(&ca);
     hub_fd_init(h, cfg->conn_max);
     if (hub_guard_init(h->guard)) {
         fv_fail(err, errlen, "getrandom failed seeding the hub's address tables");
@@ -767,14 +801,11 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         fv_fail(err, errlen, "out of memory");
         goto fail;
     }
-    h->tick_period_ms = h->ev_loop ? 500 : 0;
-    h->sweep_due = hub_mono_ms() + 1000;
-    hub_timer_arm(h, h->sweep_due);
-    if (pthread_create(&h->ticker, NULL, ticker_main, h)) {
-        fv_fail(err, errlen, "cannot start the hub's timer thread");
+    if (h->ev_loop && kick_new(h)) {
+        fv_fail(err, errlen, "libev lacks ev_timer_start/ev_timer_stop/ev_now_update");
         goto fail;
     }
-    h->ticker_started = 1;
+    hub_keepalive_start(h);
     if (hub_store_start(h, err, errlen)) goto fail;
     hub_status_update(h, warn[0] ? warn : NULL);
     return h;
@@ -789,12 +820,26 @@ fail:
 static int loop_turn(struct hub *h, int wait) {
     hub_fanout_pump(h);
     int rc = 0;
-    if (h->ev_loop)
+    if (h->ev_loop) {
+        kick_arm(h);
         h->ev_run(h->ev_loop, wait ? HUB_EVRUN_ONCE : HUB_EVRUN_NOWAIT);
-    else
+    } else
         rc = lws_service(h->ctx, wait ? 0 : -1) < 0 ? -1 : 0;
     hub_fd_shed(h); /* an accept that failed for want of a descriptor: drain the queue */
     return rc;
+}
+
+/* The quit flush's time is up, unless a state is still being fanned out
+ * to a big room (250 phones a turn): that extends it, up to
+ * HUB_QUIT_FLUSH_MAX_MS, looked at every HUB_ROTATION_MS. */
+static void flush_tick(lws_sorted_usec_list_t *sul) {
+    struct hub *h = hub_of_timer(sul, HUB_T_FLUSH);
+    if (h->fo_head && hub_mono_ms() < h->flush_hard)
+        hub_timer_in(h, HUB_T_FLUSH, flush_tick, HUB_ROTATION_MS);
+    else {
+        h->flushed = 1;
+        hub_loop_wake(h);
+    }
 }
 
 int hub_run(struct hub *h) {
@@ -804,16 +849,10 @@ int hub_run(struct hub *h) {
      * for a short while the loop keeps running so what was queued -- those
      * acks, the final "ended" state after a quit -- reaches the phones. */
     if (h->nops) hub_batch_flush(h);
-    /* A state still being fanned out to a big room (250 phones a turn)
-     * extends the flush, up to HUB_QUIT_FLUSH_MAX_MS. */
-    long long start = hub_mono_ms(), until = start + HUB_QUIT_FLUSH_MS, hard = start + HUB_QUIT_FLUSH_MAX_MS;
-    for (long long now = start; rc == 0 && (now < until || (h->fo_head && now < hard)); now = hub_mono_ms()) {
-        drain_posted(h);
-        run_timers(h);
-        int more = h->fo_head != NULL;
-        if (loop_turn(h, 0) < 0) break;
-        if (!more) usleep(2000);
-    }
+    h->flush_hard = hub_mono_ms() + HUB_QUIT_FLUSH_MAX_MS;
+    hub_timer_in(h, HUB_T_FLUSH, flush_tick, HUB_QUIT_FLUSH_MS);
+
+    while (rc == 0 && !h->flushed) rc = loop_turn(h, 1);
     /* whatever is still collected or in flight is committed before we return */
     hub_batch_quiesce(h);
     if (h->nops) hub_batch_flush(h);
@@ -825,14 +864,11 @@ void hub_free(struct hub *h) {
     if (!h) return;
     if (h->store && h->store_busy) hub_batch_quiesce(h);
     hub_store_stop(h); /* it calls lws_cancel_service: before the context goes */
-    if (h->ticker_started) {
-        pthread_mutex_lock(&h->lock);
-        h->ticker_stop = 1;
-        pthread_cond_signal(&h->tick_cv);
-        pthread_mutex_unlock(&h->lock);
-        pthread_join(h->ticker, NULL);
+    if (h->ctx) {
+        for (int t = 0; t < HUB_TIMERS; t++) hub_timer_cancel(h, (enum hub_timer_id)t);
+        lws_context_destroy(h->ctx);
     }
-    if (h->ctx) lws_context_destroy(h->ctx);
+    kick_free(h);
     ev_close(h);
     hub_fd_close(h);
     hub_msg_unref(h->tally_public);
@@ -851,7 +887,6 @@ void hub_free(struct hub *h) {
     free(h->guard);
     leaderboard_free(h->board);
     pthread_mutex_destroy(&h->lock);
-    pthread_cond_destroy(&h->tick_cv);
     free(h);
 }
 

@@ -93,7 +93,10 @@ void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m) {
     c->fo_next = NULL;
     c->fo_prev = h->fo_tail;
     if (h->fo_tail) h->fo_tail->fo_next = c;
-    else h->fo_head = c;
+    else {
+        h->fo_head = c;
+        hub_loop_wake(h); /* a deadline's callback may have begun it: the pump runs between turns */
+    }
     h->fo_tail = c;
 }
 
@@ -139,8 +142,11 @@ static void voter_offline(struct hub *h, int v) {
  * is done. A batch with nothing to write is answered at once. */
 static void batch_finish(struct hub *h, int ok, const char *why);
 
+/* The batch's deadline (HUB_T_BATCH) came. */
+static void batch_due(lws_sorted_usec_list_t *sul) { hub_batch_flush(hub_of_timer(sul, HUB_T_BATCH)); }
+
 void hub_batch_flush(struct hub *h) {
-    h->batch_due = 0;
+    hub_timer_cancel(h, HUB_T_BATCH);
     if (!h->nops || h->store_busy) return; /* in flight: hub_batch_complete flushes again */
     struct hub_op *t = h->job; /* the batch moves aside; new ops collect in the other array */
     int tcap = h->capjob;
@@ -204,10 +210,7 @@ int hub_batch_complete(struct hub *h, int wait_ms) {
         }
     }
     batch_finish(h, rc == 0, err);
-    if (h->nops) { /* what came meanwhile: its batch now */
-        h->batch_due = hub_mono_ms();
-        hub_timer_arm(h, h->batch_due);
-    }
+    if (h->nops) hub_timer_in(h, HUB_T_BATCH, batch_due, 0); /* what came meanwhile: its batch now */
     return 0;
 }
 
@@ -273,13 +276,10 @@ static struct hub_op *op_add(struct hub *h, struct hub_conn *c, enum hub_op_kind
     op->kind = kind;
     op->conn = c;
     op->id = -1;
-    if (h->nops >= HUB_BATCH_MAX) {
-        h->batch_due = hub_mono_ms();
-        hub_timer_arm(h, h->batch_due);
-    } else if (!h->batch_due) {
-        h->batch_due = hub_mono_ms() + HUB_BATCH_MS;
-        hub_timer_arm(h, h->batch_due);
-    }
+    if (h->nops >= HUB_BATCH_MAX)
+        hub_timer_in(h, HUB_T_BATCH, batch_due, 0);
+    else if (!hub_timer_armed(h, HUB_T_BATCH))
+        hub_timer_in(h, HUB_T_BATCH, batch_due, HUB_BATCH_MS);
     return op;
 }
 
@@ -677,7 +677,9 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
  * a ping flood is only visible there. An abuser is killed at once, not at
  * its next writeable: under a ping flood lws spends every writeable on a
  * pong and never calls us. */
-void hub_keepalive_sweep(struct hub *h) {
+static void keepalive_sweep(lws_sorted_usec_list_t *sul) {
+    struct hub *h = hub_of_timer(sul, HUB_T_SWEEP);
+    hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, h->ping_ms / 2 < 1000 ? h->ping_ms / 2 : 1000);
     long long now = hub_now_ms();
     struct hub_conn *next;
     for (struct hub_conn *c = h->conns; c; c = next) {
@@ -709,3 +711,5 @@ void hub_keepalive_sweep(struct hub *h) {
         }
     }
 }
+
+void hub_keepalive_start(struct hub *h) { hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, 1000); }

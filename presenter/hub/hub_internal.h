@@ -21,6 +21,17 @@
 #define HUB_FANOUT_CHUNK 250       /* a state change reaches this many phones per loop iteration, so votes
                                     * arriving meanwhile are read and acked between chunks */
 
+/* The hub's deadlines: one lws_sorted_usec_list_t each in struct hub. */
+enum hub_timer_id {
+    HUB_T_BATCH,                   /* the group commit's batch is due (hub_conn.c) */
+    HUB_T_TALLY,                   /* the next tally tick (HUB_TALLY_HZ) */
+    HUB_T_ROTATION,                /* the phones' tally rotation's next step (HUB_ROTATION_MS) */
+    HUB_T_CLOSE,                   /* the voting timer closes the question (close_due) */
+    HUB_T_SWEEP,                   /* the keepalive sweep (hub_conn.c) */
+    HUB_T_FLUSH,                   /* hub_run's quit flush ends (HUB_QUIT_FLUSH_MS) */
+    HUB_TIMERS
+};
+
 enum hub_role { HUB_AUDIENCE, HUB_SCREEN, HUB_PRESENTER, HUB_NROLES };
 
 /* A serialized message shared by every connection that sends it. */
@@ -102,7 +113,6 @@ struct hub {
     struct lws_protocols protocols[5];
     lws_retry_bo_t no_validity;    /* all zero: lws keeps no per-connection validity timer */
     int ping_ms, idle_ms;          /* keepalive, see HUB_PING_S / HUB_IDLE_S */
-    long long sweep_due;           /* next keepalive sweep */
     long long close_due;           /* voting timer: monotonic ms when question close_pos closes, 0: none */
     int close_pos;
     atomic_int stop;
@@ -141,7 +151,6 @@ struct hub {
     int nwrites, capwrites;
     int store_busy;                /* a batch is with the store thread */
     struct hub_store *store;       /* hub_store.c */
-    long long batch_due;           /* monotonic ms when the batch commits, 0: none */
 
     /* broadcast */
     struct hub_conn *fo_head, *fo_tail; /* phones with a queued state, not yet made writeable (FIFO) */
@@ -153,7 +162,6 @@ struct hub {
      * the next connections and makes the phones among them that are behind
      * writeable, HUB_AUDIENCE_SENDS_PER_S * HUB_ROTATION_MS / 1000 at most
      * (never all at once; see audience_step). */
-    long long rot_due;             /* monotonic ms of the next rotation step, 0: none */
     struct hub_conn *rot_next;     /* next connection the rotation visits (NULL: the list's head) */
     int rot_left;                  /* connections still to visit since the last tally change */
     double rot_credit;             /* visits the rotation may still make (HUB_PHONE_TALLY_HZ rounds a second) */
@@ -161,20 +169,19 @@ struct hub {
     struct hub_msg *state_public, *state_full;
     unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the SVG ready for lws_write */
-    long long tally_due;           /* monotonic ms of the next tally broadcast, 0: none */
     struct hub_guard *guard;       /* per-address throttles: secret guesses, HTTP requests */
     struct hub_proxy proxy;        /* trusted reverse proxies (cfg.trust_proxy's copy; n 0: none) */
     struct leaderboard *board;     /* nicknames, only with cfg.leaderboard (else NULL) */
 
-    /* The ticker thread wakes the loop (lws_cancel_service) when the
-     * earliest deadline is due; the deadlines are checked on the lws thread.
-     * (lws 4.1.6's own timers fire late under the libev loop.) */
-    pthread_t ticker;
-    int ticker_started, ticker_stop;
-    pthread_cond_t tick_cv;        /* CLOCK_MONOTONIC */
-    long long tick_at;             /* under lock; 0: nothing armed */
-    int tick_period_ms;            /* libev: also wake this often, so lws services its ripe timers
-                                    * (keepalive, timeouts) -- its own hrtimer goes stale */
+    /* Deadlines, on lws's scheduler (lws_sul_*), run by the loop's thread:
+     * see hub_timer_in. Armed: lws_sul's list has an owner. */
+    lws_sorted_usec_list_t timer[HUB_TIMERS];
+    int flushed;                   /* hub_run's quit flush is over (HUB_T_FLUSH) */
+    long long flush_hard;          /* ... and ends by this monotonic ms whatever is still going out */
+    void *kick;                    /* libev: our ev_timer that wakes the loop for the earliest deadline */
+    lws_usec_t kick_at;            /* when it is armed to fire */
+    void (*ev_timer_start)(void *, void *), (*ev_timer_stop)(void *, void *); /* libev's, looked up once */
+    void (*ev_now_update)(void *);
 
     /* from other threads */
     pthread_mutex_t lock;
@@ -191,7 +198,13 @@ long long hub_closes_in_ms(const struct hub *h);
 /* hub.c: the engine room (lws thread unless said otherwise) */
 long long hub_mono_ms(void);                    /* precise monotonic ms (deadlines) */
 long long hub_now_ms(void);                     /* cheap monotonic ms (rate caps), any thread */
-void hub_timer_arm(struct hub *h, long long due); /* wake the loop at due; any thread */
+/* Deadlines (lws thread only): cb runs on the loop in ms milliseconds (0:
+ * at its next turn); arming an armed one moves it. */
+void hub_timer_in(struct hub *h, enum hub_timer_id t, sul_cb_t cb, long long ms);
+int hub_timer_armed(const struct hub *h, enum hub_timer_id t);
+void hub_loop_wake(struct hub *h);              /* end the loop's current wait (work for loop_turn) */
+void hub_timer_cancel(struct hub *h, enum hub_timer_id t);
+#define hub_of_timer(sul, t) lws_container_of(sul, struct hub, timer[t])
 void hub_tally_schedule(struct hub *h);         /* a tally broadcast soon */
 void hub_tally_now(struct hub *h);              /* a commit changed the counts: screens' tally now */
 void hub_state_changed(struct hub *h);          /* new state messages to everyone, a tally soon */
@@ -214,7 +227,7 @@ void hub_batch_flush(struct hub *h);            /* group commit: plan the batch,
  * flight any more, -1 when one still is. */
 int hub_batch_complete(struct hub *h, int wait_ms);
 int hub_batch_quiesce(struct hub *h);           /* no batch in flight on return (before the loop writes itself) */
-void hub_keepalive_sweep(struct hub *h);        /* ping the quiet, close the silent */
+void hub_keepalive_start(struct hub *h);        /* the keepalive sweep every second (HUB_T_SWEEP) */
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 
 /* hub_fd.c: the open-files budget (see HUB_FD_SPARE) */
