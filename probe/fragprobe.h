@@ -407,6 +407,7 @@ void probe_lab_describe(const struct probe_lab *lab, char *buf, size_t len);
 const char *probe_lab_dst_addr(const struct probe_lab *lab, int v6);
 /* The node owning a lab address, or -1. */
 int probe_lab_node_of(const struct probe_lab *lab, const char *addr);
+
 /* Flushes the learned PMTUs (IPv4 route cache, IPv6 exceptions) in src. */
 int probe_lab_flush_pmtu(const struct probe_lab *lab, char *err, size_t errlen);
 /* Moves the CALLING THREAD into a named network namespace (/run/netns/NAME);
@@ -459,11 +460,12 @@ int probe_errq_mtu(const struct probe_errq *e);
 
 /* The recverr observer never sees a quoted IP header, so the judge's
  * "quoted the whole packet" cannot stand for its results: this re-derives
- * "fragmented?" from the kernel's rules (inferred), using the lab's link MTUs
- * when lab is given, else unknown where they matter. No-op for other
- * observers; call it on a result after probe_run. */
-struct probe_lab;
-void probe_recverr_refine(const struct probe_lab *lab, struct probe_result *r);
+ * "fragmented?" from the kernel's rules (inferred), using the path's link
+ * MTUs when topo is given (the lab's: probe_path_topology_lab), else unknown where
+ * they matter. No-op for other observers; probe_run calls it on every
+ * result. Pure. */
+struct probe_path_topology;
+void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_result *r);
 
 /* Local fragmentation counters, per network namespace and readable by anyone:
  * /proc/net/snmp "Ip: ... FragCreates" and /proc/net/snmp6 "Ip6FragCreates".
@@ -711,8 +713,8 @@ int probe_witness_target_parse(const char *s, struct probe_witness_target *t, ch
  * the near-end facts. Each fact keeps the near end's observation where it
  * has one; otherwise the far end's (basis observed, far_end 1), else the
  * kernel's rules (TCP is never IP-fragmented by its sender, routers never
- * fragment IPv6). lab may be NULL (no link MTUs: "a router on the way"). */
-void probe_witness_merge(const struct probe_lab *lab, struct probe_result *r);
+ * fragment IPv6). topo may be NULL (no link MTUs: "a router on the way"). */
+void probe_witness_merge(const struct probe_path_topology *topo, struct probe_result *r);
 /* "observed (far end)" for a fact of r the witness observed, else
  * probe_basis_name (f is &r->sent, &r->df or &r->fragmented). */
 const char *probe_fact_basis_label(const struct probe_result *r, const struct probe_fact *f);
@@ -760,6 +762,11 @@ void probe_path_topology_lab(const struct probe_lab *lab, int v6, struct probe_p
  * and its Frag Needed / PTB MTU (its next link). Unseen stretches are gaps. */
 void probe_path_topology_real(const struct probe_ttl_discovery *d, const struct probe_result *r,
                               struct probe_path_topology *out);
+/* Pure: the node whose address is addr, or -1 (probe/path_topology.c). The
+ * judges (probe_judge, probe_recverr_refine, probe_witness_merge) get the
+ * lab's topology as data from probe_run and look hops up with this: they
+ * ask the lab nothing. */
+int probe_path_topology_node_of(const struct probe_path_topology *t, const char *addr);
 /* Pure: the path of a finished test. Only r's observations and topo are
  * used; out may be &r->path. */
 void probe_path_build(const struct probe_result *r, const struct probe_path_topology *topo, struct probe_path *out);

@@ -1,6 +1,7 @@
 /* The judge: turns what was sent and what an observer saw into the three
- * answers. Pure: no I/O, so both observers are judged by the same rules and
- * tests can feed it observations. An answer is "observed" only when a packet
+ * answers. Pure: no I/O, and it asks nobody -- the path's node names and link
+ * MTUs come in as data (struct probe_path_topology) -- so both observers are
+ * judged by the same rules and tests can feed it observations. An answer is "observed" only when a packet
  * (ours leaving, or a router's quote) shows it; otherwise the kernel's rules
  * (ip(7), measured in ../shared notes) give an "inferred" answer, or it
  * stays "unknown" with the reason. */
@@ -69,7 +70,7 @@ static int from_target(const struct probe_sendinfo *si, const struct probe_icmp 
 }
 
 void probe_judge(const struct probe_sendinfo *si, const struct probe_observation *obs,
-                 const struct probe_lab *lab, struct probe_result *r) {
+                 const struct probe_path_topology *topo, struct probe_result *r) {
     const struct probe_spec *s = &r->spec;
     int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
     const struct probe_icmp *p = primary_answer(obs);
@@ -82,8 +83,8 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
     int hop_node = -1;
     if (p) {
         addr_str(p->family, p->from, r->hop, sizeof r->hop);
-        if (lab && (hop_node = probe_lab_node_of(lab, r->hop)) >= 0)
-            snprintf(r->hop_name, sizeof r->hop_name, "%s", probe_lab_node_name((enum probe_lab_node)hop_node));
+        if (topo && (hop_node = probe_path_topology_node_of(topo, r->hop)) >= 0)
+            snprintf(r->hop_name, sizeof r->hop_name, "%s", topo->node[hop_node].name);
         hop_label(r, hop, sizeof hop);
         r->icmp_type = p->type;
         r->icmp_code = p->code;
@@ -94,7 +95,7 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
         r->quoted_offset = p->q.frag_offset;
         r->quoted_frag_hdr = p->q.frag_hdr;
     }
-    int hop_reassembles = lab && hop_node > 0 && hop_node == lab->cfg.reassemble;
+    int hop_reassembles = topo && hop_node > 0 && topo->node[hop_node].reassembles;
 
     /* ---- sent? ---- */
     if (!si->sent) {
@@ -182,7 +183,7 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
              p->q.frag_offset, by_host ? "; by the kernel's rules the host made it" : "");
         r->fragmenter = by_host ? PROBE_FRAG_HOST : PROBE_FRAG_ROUTER;
     } else if (p && hop_reassembles) {
-        if (hop_node == PROBE_LAB_R1 && host == 0) {
+        if (hop_node == 1 && host == 0) { /* the first router */
             probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
                  "left the host whole and %s is the first router", hop);
             r->fragmenter = PROBE_FRAG_NONE;
@@ -190,14 +191,14 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
             probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
                  "%s reassembles: its quote shows the reassembled datagram, not what crossed the link", hop);
         }
-    } else if (p && lab && hop_node > 0 && hop_node < PROBE_LAB_LINKS && p->kind == PROBE_ICMP_TIME_EXCEEDED &&
-               !v6 && p->q.df == 0 && p->q.total_len > lab->link[hop_node].mtu) {
+    } else if (p && topo && hop_node > 0 && hop_node < topo->nnodes - 1 && p->kind == PROBE_ICMP_TIME_EXCEEDED &&
+               !v6 && p->q.df == 0 && p->q.total_len > topo->link[hop_node].mtu) {
         /* The probe expired at a router that would itself have to fragment it
          * (its next link is smaller): a router checks the TTL first. */
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "%s quoted it whole, but expired there: %s's next link has MTU %d < %d, so what it would do is not "
              "visible at TTL %d",
-             hop, r->hop_name, lab->link[hop_node].mtu, p->q.total_len, si->ttl);
+             hop, r->hop_name, topo->link[hop_node].mtu, p->q.total_len, si->ttl);
     } else if (p && p->kind == PROBE_ICMP_UNREACH && !v6 && p->q.df == 0 && from_target(si, p)) {
         /* The destination reassembles before it answers port unreachable. */
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
@@ -262,8 +263,7 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
             snprintf(e, el, "kernel fragmented locally%s", again);
     } else if (r->fragmenter == PROBE_FRAG_ROUTER) {
         char who[48] = "a router before it";
-        if (lab && hop_node > 0)
-            snprintf(who, sizeof who, "router %s", probe_lab_node_name((enum probe_lab_node)(hop_node - 1)));
+        if (topo && hop_node > 0) snprintf(who, sizeof who, "router %s", topo->node[hop_node - 1].name);
         snprintf(e, el, "%s fragmented it: %s quoted a %d-byte first fragment with DF=%d", who, hop,
                  p ? p->q.total_len : -1, p ? p->q.df : -1);
     } else if (p && p->q.total_len < 0) {

@@ -68,10 +68,12 @@ struct probe_observer {
 extern const struct probe_observer probe_observer_raw;     /* observe_raw.c: root */
 extern const struct probe_observer probe_observer_recverr; /* observe_recverr.c: unprivileged */
 
-/* Judge: the three facts from what was sent and seen (probe/judge.c). Pure.
- * lab may be NULL (hop names and lab topology unknown). */
+/* Judge: the three facts from what was sent and seen (probe/judge.c). Pure:
+ * everything it knows comes in here -- the path's node names, addresses,
+ * link MTUs and reassembling router in topo (probe_path_topology_lab of the
+ * lab; NULL off the lab: hop names and link MTUs unknown). */
 void probe_judge(const struct probe_sendinfo *si, const struct probe_observation *obs,
-                 const struct probe_lab *lab, struct probe_result *r);
+                 const struct probe_path_topology *topo, struct probe_result *r);
 
 /* The judge's rule (ip(7)): 1 when the kernel fragments this UDP datagram
  * itself, given the device's and the route's MTU. Pure. */

@@ -10,27 +10,27 @@
 
 #include "observe.h"
 
-/* The lab node a packet reached last: the answering hop, or where its TTL
- * ran out (node index = TTL while inside the lab), or dst. -1 unknown. */
-static int last_node(const struct probe_lab *lab, const struct probe_result *r) {
-    if (r->hop[0]) return probe_lab_node_of(lab, r->hop);
+/* The node a packet reached last: the answering hop, or where its TTL ran
+ * out (node index = TTL along the path), or the destination. -1 unknown. */
+static int last_node(const struct probe_path_topology *t, const struct probe_result *r) {
+    if (r->hop[0]) return probe_path_topology_node_of(t, r->hop);
     if (r->spec.ttl <= 0) return -1;
-    return r->spec.ttl < PROBE_LAB_DST ? r->spec.ttl : PROBE_LAB_DST;
+    return r->spec.ttl < t->nnodes - 1 ? r->spec.ttl : t->nnodes - 1;
 }
 
 /* Smallest MTU among the links a router forwarded the packet onto before it
  * reached node `last` (links 1..last-1; link 0 is the host's own). 0 if none. */
-static int routed_bottleneck(const struct probe_lab *lab, int last, int *link) {
+static int routed_bottleneck(const struct probe_path_topology *t, int last, int *link) {
     int m = 0;
-    for (int i = 1; i < last && i < PROBE_LAB_LINKS; i++)
-        if (!m || lab->link[i].mtu < m) {
-            m = lab->link[i].mtu;
+    for (int i = 1; i < last && i < t->nnodes - 1; i++)
+        if (!m || t->link[i].mtu < m) {
+            m = t->link[i].mtu;
             *link = i;
         }
     return m;
 }
 
-void probe_recverr_refine(const struct probe_lab *lab, struct probe_result *r) {
+void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_result *r) {
     if (strcmp(r->observer, "recverr") || r->sent.answer != PROBE_ANS_YES) return;
     const struct probe_spec *s = &r->spec;
     int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
@@ -58,15 +58,16 @@ void probe_recverr_refine(const struct probe_lab *lab, struct probe_result *r) {
                  r->hop[0] ? "; it reached the answering hop whole" : "");
         r->fragmenter = PROBE_FRAG_NONE;
     } else {
-        int node = lab ? last_node(lab, r) : -1, link = -1;
-        int bottleneck = node > 0 ? routed_bottleneck(lab, node, &link) : 0;
+        int node = topo ? last_node(topo, r) : -1, link = -1;
+        int bottleneck = node > 0 ? routed_bottleneck(topo, node, &link) : 0;
         /* What left the host: the datagram whole (the host did not fragment
          * it), or for TCP one segment no larger than the route's MTU. */
         int len = s->size;
         if (tcp) {
             int route = r->path_mtu_before > 0 ? r->path_mtu_before : r->dev_mtu;
             if (route > 0 && route < len) len = route;
-            if (lab && lab->link[PROBE_LAB_LINKS - 1].mtu < len) len = lab->link[PROBE_LAB_LINKS - 1].mtu; /* dst's MSS */
+            int last_link = topo ? topo->link[topo->nnodes - 2].mtu : 0;
+            if (last_link > 0 && last_link < len) len = last_link; /* dst's MSS */
         }
         if (node < 0) {
             probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
@@ -74,9 +75,8 @@ void probe_recverr_refine(const struct probe_lab *lab, struct probe_result *r) {
             r->fragmenter = PROBE_FRAG_UNKNOWN;
         } else if (bottleneck > 0 && len > bottleneck) {
             probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
-                     "DF=0 and %d > %d on the %s-%s link: %s must fragment it", len, bottleneck,
-                     probe_lab_node_name((enum probe_lab_node)link), probe_lab_node_name((enum probe_lab_node)(link + 1)),
-                     probe_lab_node_name((enum probe_lab_node)link));
+                     "DF=0 and %d > %d on the %s-%s link: %s must fragment it", len, bottleneck, topo->node[link].name,
+                     topo->node[link + 1].name, topo->node[link].name);
             r->fragmenter = PROBE_FRAG_ROUTER;
         } else {
             probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,

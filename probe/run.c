@@ -222,13 +222,17 @@ static int run_inner(void *p) {
     probe_observation_init(&obs);
     if ((rc = ob->collect(obstate, &si, &deadline, &obs, c->err, c->errlen)) < 0) goto cleanup;
     if (c->witness_on) witness_probe_collect(&si, &obs, &deadline, timeout, r);
-    const struct probe_lab *topo = lab ? lab : o->topology;
-    probe_judge(&si, &obs, topo, r);
+    /* The judges are pure: what they know of the lab's path comes in as
+     * data (the topology the path picture starts from too). */
+    const struct probe_lab *known = lab ? lab : o->topology;
+    struct probe_path_topology topo;
+    if (known) probe_path_topology_lab(known, v6, &topo);
+    probe_judge(&si, &obs, known ? &topo : NULL, r);
     /* The recverr observer sees no quoted header: its "fragmented?" comes
      * from the kernel's rules (no-op for the raw observer). Done here so
      * every caller gets it. */
-    probe_recverr_refine(topo, r);
-    probe_witness_merge(topo, r);
+    probe_recverr_refine(known ? &topo : NULL, r);
+    probe_witness_merge(known ? &topo : NULL, r);
     /* The path, hop by hop: the lab's topology on the lab's own path, else
      * what TTL discovery heard (issue 20). */
     struct probe_path_topology pt;

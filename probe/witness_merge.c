@@ -45,12 +45,12 @@ static void append(char *buf, size_t len, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* The router that must have fragmented a packet of len bytes in the lab:
- * the first one whose next link is smaller. -1 if none. */
-static int lab_fragmenter(const struct probe_lab *lab, int len, int *mtu) {
-    for (int i = 1; i < PROBE_LAB_LINKS; i++)
-        if (lab->link[i].mtu < len) {
-            *mtu = lab->link[i].mtu;
+/* The router that must have fragmented a packet of len bytes on a known
+ * path: the first one whose next link is smaller. -1 if none. */
+static int path_fragmenter(const struct probe_path_topology *t, int len, int *mtu) {
+    for (int i = 1; i < t->nnodes - 1; i++)
+        if (t->link[i].mtu < len) {
+            *mtu = t->link[i].mtu;
             return i;
         }
     return -1;
@@ -80,7 +80,7 @@ static void arrival(const struct probe_result *r, const char *where, char *buf, 
                r->spec.ttl - r->w_ttl == 1 ? "" : "s");
 }
 
-void probe_witness_merge(const struct probe_lab *lab, struct probe_result *r) {
+void probe_witness_merge(const struct probe_path_topology *topo, struct probe_result *r) {
     if (!r->witness[0]) return;
     if (!r->witness_heard) {
         /* Silence is news; a probe a router dropped, or one never sent, is
@@ -91,7 +91,8 @@ void probe_witness_merge(const struct probe_lab *lab, struct probe_result *r) {
     const struct probe_spec *s = &r->spec;
     int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
     char where[80];
-    if (lab && probe_lab_node_of(lab, s->host) == PROBE_LAB_DST) snprintf(where, sizeof where, "dst");
+    if (topo && probe_path_topology_node_of(topo, s->host) == topo->nnodes - 1)
+        snprintf(where, sizeof where, "%s", topo->node[topo->nnodes - 1].name);
     else snprintf(where, sizeof where, "the witness %.64s", r->witness);
     char seen[256];
     arrival(r, where, seen, sizeof seen);
@@ -140,11 +141,10 @@ void probe_witness_merge(const struct probe_lab *lab, struct probe_result *r) {
             by = PROBE_FRAG_ROUTER;
             snprintf(who, sizeof who, "by the kernel's rules the host sent it whole: a router fragmented it");
         }
-        int mtu = 0, rt = by == PROBE_FRAG_ROUTER && lab ? lab_fragmenter(lab, s->size, &mtu) : -1;
+        int mtu = 0, rt = by == PROBE_FRAG_ROUTER && topo ? path_fragmenter(topo, s->size, &mtu) : -1;
         if (rt > 0)
-            snprintf(who, sizeof who, "%s fragmented it (the %s-%s link has MTU %d)%s",
-                     probe_lab_node_name((enum probe_lab_node)rt), probe_lab_node_name((enum probe_lab_node)rt),
-                     probe_lab_node_name((enum probe_lab_node)(rt + 1)), mtu,
+            snprintf(who, sizeof who, "%s fragmented it (the %s-%s link has MTU %d)%s", topo->node[rt].name,
+                     topo->node[rt].name, topo->node[rt + 1].name, mtu,
                      host_whole ? "; it left the host whole" : tcp ? "; TCP is never IP-fragmented by its sender" : "");
         far_fact(r, &r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, "%s", seen);
         r->fragmenter = by;

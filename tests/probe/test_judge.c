@@ -1,13 +1,16 @@
 /* The judge on canned observations: which answer, which basis, and never
- * "observed" for something no packet showed. No sockets: the judge is pure. */
+ * "observed" for something no packet showed. No sockets and no lab: the judge
+ * is pure, the path (node names, addresses, link MTUs) is canned data too. */
 #include <arpa/inet.h>
 #include <errno.h>
 
 #include "check.h"
+#include "check_probe.h"
 #include "fragprobe.h"
 #include "observe.h"
 
-static struct probe_lab lab;
+/* The default lab: 1500, 1280, 1500, no reassembling router. */
+static struct probe_path_topology lab;
 
 static void setup(struct probe_result *r, struct probe_sendinfo *si, struct probe_observation *obs,
                   enum probe_proto p, enum probe_mode m, int size) {
@@ -167,8 +170,7 @@ static void test_frag_needed_means_whole_and_dropped(void) {
 }
 
 static void test_reassembling_hop_quote_is_not_read_as_whole(void) {
-    struct probe_lab rlab = lab;
-    rlab.cfg.reassemble = 2;
+    struct probe_path_topology rlab = check_probe_lab_path(0, 1500, 1280, 1500, 2);
     struct probe_result r;
     struct probe_sendinfo si;
     struct probe_observation obs;
@@ -209,13 +211,7 @@ static void test_observer_without_quoted_header(void) {
 static void test_probe_expiring_at_a_bottleneck_router_is_unknown(void) {
     /* Lab 1500/1500/1280: r2 is the bottleneck; a DF=0 packet that expires
      * at r2 says nothing about r2 fragmenting it. */
-    struct probe_lab_config cfg = lab.cfg;
-    struct probe_lab blab;
-    char err[256];
-    cfg.mtu[0] = 1500;
-    cfg.mtu[1] = 1500;
-    cfg.mtu[2] = 1280;
-    REQUIRE(probe_lab_plan(&cfg, &blab, err, sizeof err) == 0);
+    struct probe_path_topology blab = check_probe_lab_path(0, 1500, 1500, 1280, 0);
     struct probe_result r;
     struct probe_sendinfo si;
     struct probe_observation obs;
@@ -297,12 +293,39 @@ static void test_echo_reply_means_sent_and_only_df_or_ipv6_rules_out_routers(voi
     CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
 }
 
-int main(void) {
+/* The canned path is what probe_run hands the judges in the lab. */
+static void test_canned_path_is_the_labs_topology(void) {
     struct probe_lab_config cfg;
+    struct probe_lab planned;
     char err[256];
     probe_lab_config_default(&cfg);
     snprintf(cfg.prefix, sizeof cfg.prefix, "judge");
-    if (probe_lab_plan(&cfg, &lab, err, sizeof err) < 0) return 1;
+    REQUIRE(probe_lab_parse_mtus("1500,1400,1280", &cfg, err, sizeof err) == 0);
+    cfg.reassemble = 2;
+    REQUIRE(probe_lab_plan(&cfg, &planned, err, sizeof err) == 0);
+    for (int v6 = 0; v6 <= 1; v6++) {
+        struct probe_path_topology t, want = check_probe_lab_path(v6, 1500, 1400, 1280, 2);
+        probe_path_topology_lab(&planned, v6, &t);
+        CHECK_INT(t.nnodes, want.nnodes);
+        for (int n = 0; n < want.nnodes; n++) {
+            CHECK_STR(t.node[n].name, want.node[n].name);
+            CHECK_STR(t.node[n].addr, want.node[n].addr);
+            CHECK_INT(t.node[n].role, want.node[n].role);
+            CHECK_INT(t.node[n].reassembles, want.node[n].reassembles);
+            if (n < want.nnodes - 1) CHECK_INT(t.link[n].mtu, want.link[n].mtu);
+        }
+    }
+    struct probe_path_topology t;
+    probe_path_topology_lab(&planned, 0, &t);
+    CHECK_INT(probe_path_topology_node_of(&t, "198.51.100.2"), 2);
+    CHECK_INT(probe_path_topology_node_of(&t, "203.0.113.2"), 3);
+    CHECK_INT(probe_path_topology_node_of(&t, "8.8.8.8"), -1);
+    CHECK_INT(probe_path_topology_node_of(&t, ""), -1);
+}
+
+int main(void) {
+    lab = check_probe_lab_path(0, 1500, 1280, 1500, 0);
+    RUN(test_canned_path_is_the_labs_topology);
     RUN(test_emsgsize_is_observed_and_names_the_cache);
     RUN(test_fragments_leaving_the_host_mean_host);
     RUN(test_a_facts_why_tells_nothing_of_the_later_facts);

@@ -67,7 +67,9 @@ static void child_main(int in, int out) {
         memset(&rep, 0, sizeof rep);
         struct probe_run_opts opts = {.observer = PROBE_OBS_AUTO, .timeout_ms = 300};
         rep.rc = probe_run(&opts, &spec, &rep.r, rep.err, sizeof rep.err);
-        if (rep.rc == 0) probe_recverr_refine(&lab, &rep.r);
+        struct probe_path_topology topo; /* what the judges know of the lab */
+        probe_path_topology_lab(&lab, probe_proto_is_v6(spec.proto), &topo);
+        if (rep.rc == 0) probe_recverr_refine(&topo, &rep.r);
         rep.uid = (int)getuid();
         rep.has_raw = probe_priv_has(CAP_NET_RAW);
         if (write(out, &rep, sizeof rep) != (ssize_t)sizeof rep) _exit(12);

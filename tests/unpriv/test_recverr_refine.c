@@ -1,10 +1,11 @@
 /* probe_recverr_refine on hand-made results: what the unprivileged observer
- * may claim when it cannot see the quoted header. Pure (the lab is only
- * planned, never built). */
+ * may claim when it cannot see the quoted header. Pure (the lab's path is
+ * canned data, check_probe_lab_path). */
 #include "check.h"
+#include "check_probe.h"
 #include "fragprobe.h"
 
-static struct probe_lab lab;
+static struct probe_path_topology lab; /* the default lab's path (IPv4) */
 
 /* A result as the judge leaves it for a recverr run that got a Time
  * Exceeded from hop (quote fields unseen), claiming "quoted the whole packet". */
@@ -27,7 +28,7 @@ static struct probe_result judged(enum probe_proto p, enum probe_mode m, int siz
 }
 
 static void test_df0_over_the_bottleneck_is_router_fragmentation_inferred(void) {
-    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_DONT, 1400, 0, lab.link[1].b4); /* r2 answers */
+    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_DONT, 1400, 0, lab.node[2].addr); /* r2 answers */
     probe_recverr_refine(&lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_INFERRED);
@@ -37,7 +38,7 @@ static void test_df0_over_the_bottleneck_is_router_fragmentation_inferred(void) 
 }
 
 static void test_df0_that_fits_is_whole_inferred(void) {
-    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_DONT, 1200, 0, lab.link[1].b4);
+    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_DONT, 1200, 0, lab.node[2].addr);
     probe_recverr_refine(&lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_INFERRED);
@@ -74,7 +75,7 @@ static void test_tcp_segment_is_sized_by_the_route(void) {
 }
 
 static void test_frag_needed_keeps_observed_and_drops_the_unseen_length(void) {
-    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_DEFAULT, 1400, 1, lab.link[0].b4);
+    struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_DEFAULT, 1400, 1, lab.node[1].addr);
     r.icmp_mtu = 1280;
     probe_recverr_refine(&lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
@@ -89,20 +90,14 @@ static void test_host_fragmentation_seen_and_other_observers_untouched(void) {
     r.fragmenter = PROBE_FRAG_HOST;
     probe_recverr_refine(&lab, &r);
     CHECK_STR(r.fragmented.why, "the host's fragment counter rose by 3");
-    struct probe_result raw = judged(PROBE_UDP4, PROBE_MODE_DONT, 1400, 0, lab.link[1].b4);
+    struct probe_result raw = judged(PROBE_UDP4, PROBE_MODE_DONT, 1400, 0, lab.node[2].addr);
     snprintf(raw.observer, sizeof raw.observer, "raw");
     probe_recverr_refine(&lab, &raw);
     CHECK_STR(raw.fragmented.why, "quoted the whole -1-byte packet");
 }
 
 int main(void) {
-    struct probe_lab_config cfg;
-    probe_lab_config_default(&cfg);
-    char err[256];
-    if (probe_lab_plan(&cfg, &lab, err, sizeof err) < 0) {
-        fprintf(stderr, "plan: %s\n", err);
-        return 1;
-    }
+    lab = check_probe_lab_path(0, 1500, 1280, 1500, 0);
     RUN(test_df0_over_the_bottleneck_is_router_fragmentation_inferred);
     RUN(test_df0_that_fits_is_whole_inferred);
     RUN(test_df0_off_the_lab_is_unknown);

@@ -1,6 +1,7 @@
 /* probe_witness_merge with canned results: what each end saw goes in, one
  * answer comes out, each fact saying where it was seen. */
 #include "check.h"
+#include "check_probe.h"
 #include "fragprobe.h"
 
 static struct probe_result near_end(enum probe_proto p, enum probe_mode m, int size) {
@@ -42,12 +43,7 @@ static void test_fragments_at_the_far_end_after_a_whole_departure_mean_a_router(
     r.egress_fragments = 0;
     r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "1 packet left the host"};
     heard(&r, 1372, 1276, 2, 62);
-    struct probe_lab lab;
-    struct probe_lab_config cfg;
-    char err[128];
-    probe_lab_config_default(&cfg);
-    probe_lab_parse_mtus("1500,1500,1280", &cfg, err, sizeof err);
-    probe_lab_plan(&cfg, &lab, err, sizeof err);
+    struct probe_path_topology lab = check_probe_lab_path(0, 1500, 1500, 1280, 0);
     probe_witness_merge(&lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_OBSERVED);
