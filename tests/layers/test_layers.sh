@@ -12,10 +12,16 @@
 #    libwebsockets; probe/ carries no sqlite3; score/ only libc.
 # A positive control (the hub does reference and link lws) shows the checks
 # see symbols and link lines at all.
+# Inside probe/, the same facts per file (nm on libfragprobe.a's members):
+# its calls go one way (no cycle among the members; lab -> run -> ttl ->
+# send/observe -> judges), and the pure judges reference only libc
+# string/format functions and each other (no lab, no sockets, no clock).
 set -u
 . "$(dirname "$0")/../lib.sh"
 build=${FRAGVOTE_BUILD:?run through ctest}
-command -v nm >/dev/null && command -v readelf >/dev/null || { echo "SKIP: needs nm and readelf (binutils)"; exit 77; }
+fv_tmp layers
+command -v nm >/dev/null && command -v readelf >/dev/null && command -v tsort >/dev/null ||
+  { echo "SKIP: needs nm and readelf (binutils) and tsort (coreutils)"; exit 77; }
 undef() { nm -u -A "$build/$1" 2>/dev/null | grep -E "$2"; } # lines "lib.a:member.o: U symbol"
 needed() { readelf -d "$build/layers/link_alone_$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 found=""
@@ -57,5 +63,32 @@ done
 none probe_links_no_store "$(needed fragprobe | grep -E 'sqlite|jansson|websockets')"
 none score_links_only_libc "$(needed fragscore | grep -vE '^(libc|libm|libasan|libubsan|libgcc_s|libstdc\+\+|ld-linux)[.-]')"
 
+# ---- probe/, file by file ----
+plib="$build/probe/libfragprobe.a"
+# "member symbol" for every symbol a member defines / leaves undefined
+nm -A --defined-only "$plib" 2>/dev/null | awk '$2 ~ /^[TDBRC]$/ { n = split($1, a, ":"); m = a[n - 1]; sub(/\.c\.o$/, "", m); print m, $3 }' >"$tmp/defs"
+nm -u -A "$plib" 2>/dev/null | awk '{ n = split($1, a, ":"); m = a[n - 1]; sub(/\.c\.o$/, "", m); print m, $NF }' >"$tmp/undefs"
+# "from to": from references a symbol that to defines
+awk 'NR == FNR { def[$2] = $1; next } ($2 in def) && def[$2] != $1 { print $1, def[$2] }' "$tmp/defs" "$tmp/undefs" | sort -u >"$tmp/edges"
+check probe_graph_read test -s "$tmp/edges"
+# A cycle among probe/'s files: tsort names its members on stderr.
+loop=$(tsort "$tmp/edges" 2>&1 >/dev/null)
+none probe_files_call_one_way "$loop"
+# The order of the prober: a file calls files of its own rank or lower, never
+# higher (files not named here are not ranked).
+ranks='lab:6 run:5 ttl:4 send:3 send_icmp:3 observe_raw:3 observe_recverr:3 witness_probe:3 observe_recverr_judge:2 witness_merge:2 judge:1'
+#      lab builds the lab, its readiness check runs a probe; run: one test; ttl: TTL discovery;
+#      the sender and the observers; the pure refinements of the verdict; the pure judge
+upward=$(awk -v ranks="$ranks" 'BEGIN { n = split(ranks, r, " "); for (i = 1; i <= n; i++) { split(r[i], kv, ":"); rank[kv[1]] = kv[2] } }
+  ($1 in rank) && ($2 in rank) && rank[$1] < rank[$2] { print $1 " -> " $2 }' "$tmp/edges")
+none probe_calls_go_down "$upward"
+# The pure judges: only libc string/format functions, the sanitizers' and
+# fortify's hooks, and symbols of the judges themselves or spec.c's names.
+pure='judge|observe_recverr_judge|witness_merge|path_topology|spec'
+libc='snprintf|vsnprintf|strcmp|strncmp|strcasecmp|strncasecmp|strlen|strchr|memchr|strerror|inet_ntop|memcpy|memset|memcmp|memmove'
+hooks='__stack_chk_fail|__(snprintf|vsnprintf|memcpy|memset|memmove)_chk|__(asan|ubsan|sanitizer)_.*'
+impure=$(awk -v pure="^($pure)\$" 'NR == FNR { def[$2] = $1; next } $1 ~ pure && !(($2 in def) && def[$2] ~ pure) { print $1 ": " $2 }' \
+  "$tmp/defs" "$tmp/undefs" | grep -Ev ": ($libc|$hooks)\$")
+none probe_judges_are_pure "$impure"
 [ -z "$found" ] || printf 'references across a layer:\n%s' "$found"
 exit $fail
