@@ -1,6 +1,7 @@
 /* Read-only reports over the store (see report.h). */
 #include <sqlite3.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,7 @@
 #include "db_internal.h"
 
 #define REPORT_STATEMENTS(X)                                                                          \
-    X(session, "SELECT id, title, deck, host, kernel, observer, target, lab, room, cursor, started_at, " \
-               "coalesce(ended_at, 0), (SELECT count(*) FROM questions q WHERE q.session_id = s.id), "   \
-               "(SELECT count(*) FROM voters v WHERE v.session_id = s.id) FROM sessions s WHERE id = ?")  \
+    X(session, DB_SQL_SESSION_SELECT "WHERE id = ?")                                                    \
     X(questions, "SELECT q.id, q.position, q.test_index, q.kind, q.state, q.text, q.spec, "           \
                  "coalesce(q.opened_at, 0), coalesce(q.closed_at, 0), coalesce(q.revealed_at, 0), "    \
                  "s.yes, s.no, coalesce(s.truth, ''), coalesce(s.majority, ''), coalesce(s.correct, -1), " \
@@ -50,10 +49,13 @@ struct db_report {
     REPORT_STATEMENTS(X)
 #undef X
 };
+#define X(name, sql) {#name, sql, offsetof(struct db_report, name)},
+static const struct db_sql_stmt report_statements[] = {REPORT_STATEMENTS(X)};
+#undef X
+#define REPORT_NSTATEMENTS (sizeof report_statements / sizeof *report_statements)
 
 static int sqlerr(struct db_report *r, char *err, size_t errlen, const char *what) {
-    db_seterr(err, errlen, "%s failed in %s: %s", what, r->path, sqlite3_errmsg(r->h));
-    return -1;
+    return db_sql_fail(r->h, r->path, err, errlen, what);
 }
 
 struct db_report *db_report_open(struct db *db, char *err, size_t errlen) {
@@ -69,13 +71,9 @@ struct db_report *db_report_open(struct db *db, char *err, size_t errlen) {
         goto fail;
     }
     sqlite3_busy_timeout(r->h, 5000);
-#define X(name, sql)                                                                          \
-    if (sqlite3_prepare_v3(r->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &r->name, NULL) != SQLITE_OK) { \
-        sqlerr(r, err, errlen, "preparing report statement " #name);                          \
-        goto fail;                                                                            \
-    }
-    REPORT_STATEMENTS(X)
-#undef X
+    if (db_sql_prepare_all(r->h, r->path, r, report_statements, REPORT_NSTATEMENTS, "report statement", err,
+                           errlen))
+        goto fail;
     return r;
 fail:
     db_report_close(r);
@@ -84,26 +82,14 @@ fail:
 
 void db_report_close(struct db_report *r) {
     if (!r) return;
-#define X(name, sql) sqlite3_finalize(r->name);
-    REPORT_STATEMENTS(X)
-#undef X
+    db_sql_finalize_all(r, report_statements, REPORT_NSTATEMENTS);
     sqlite3_close(r->h);
     free(r->path);
     free(r);
 }
 
 /* A malloc'd copy of column i, at most DB_REPORT_TEXT_MAX bytes; NULL stays NULL. */
-static char *col_dup(sqlite3_stmt *st, int i) {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    if (!t) return NULL;
-    size_t n = strlen((const char *)t);
-    if (n > DB_REPORT_TEXT_MAX) n = DB_REPORT_TEXT_MAX;
-    char *s = malloc(n + 1);
-    if (!s) return NULL;
-    memcpy(s, t, n);
-    s[n] = '\0';
-    return s;
-}
+static char *col_dup(sqlite3_stmt *st, int i) { return db_sql_text_dup(st, i, DB_REPORT_TEXT_MAX); }
 
 static char *col_dup_nonnull(sqlite3_stmt *st, int i) {
     char *s = col_dup(st, i);
@@ -127,11 +113,6 @@ static void *grow(void *arr, int n, int *cap, int first, size_t size, sqlite3_st
     return NULL;
 }
 
-static void col_copy(char *dst, size_t n, sqlite3_stmt *st, int i) {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(dst, n, "%s", t ? (const char *)t : "");
-}
-
 void db_report_measure_free(struct db_report_measure *m) {
     if (!m) return;
     free(m->evidence);
@@ -146,9 +127,9 @@ static int read_measure(struct db_report *r, sqlite3_stmt *st, struct db_report_
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         out->measured = 1;
-        col_copy(out->answer, sizeof out->answer, st, 0);
-        col_copy(out->basis, sizeof out->basis, st, 1);
-        col_copy(out->observer, sizeof out->observer, st, 2);
+        db_sql_text_copy(out->answer, sizeof out->answer, st, 0);
+        db_sql_text_copy(out->basis, sizeof out->basis, st, 1);
+        db_sql_text_copy(out->observer, sizeof out->observer, st, 2);
         out->measured_at = sqlite3_column_double(st, 3);
         out->evidence = col_dup_nonnull(st, 4);
         out->observation_json = col_dup_nonnull(st, 5);
@@ -213,8 +194,8 @@ static int load_questions(struct db_report *r, struct db_report_session *s, char
         q->id = sqlite3_column_int64(st, 0);
         q->position = sqlite3_column_int(st, 1);
         q->test_index = sqlite3_column_int(st, 2);
-        col_copy(q->kind, sizeof q->kind, st, 3);
-        col_copy(q->state, sizeof q->state, st, 4);
+        db_sql_text_copy(q->kind, sizeof q->kind, st, 3);
+        db_sql_text_copy(q->state, sizeof q->state, st, 4);
         q->text = col_dup_nonnull(st, 5);
         q->spec_json = col_dup_nonnull(st, 6);
         q->opened_at = sqlite3_column_double(st, 7);
@@ -222,8 +203,8 @@ static int load_questions(struct db_report *r, struct db_report_session *s, char
         q->revealed_at = sqlite3_column_double(st, 9);
         q->yes = sqlite3_column_int(st, 10);
         q->no = sqlite3_column_int(st, 11);
-        col_copy(q->truth, sizeof q->truth, st, 12);
-        col_copy(q->majority, sizeof q->majority, st, 13);
+        db_sql_text_copy(q->truth, sizeof q->truth, st, 12);
+        db_sql_text_copy(q->majority, sizeof q->majority, st, 13);
         q->correct = sqlite3_column_double(st, 14);
         q->correct_votes = sqlite3_column_int(st, 15);
         q->changes = sqlite3_column_int(st, 16);
@@ -259,7 +240,7 @@ static int load_sets(struct db_report *r, struct db_report_session *s, char *err
         struct db_report_set *m = &s->sets[s->nsets++];
         memset(m, 0, sizeof *m);
         m->id = sqlite3_column_int64(st, 0);
-        col_copy(m->kind, sizeof m->kind, st, 1);
+        db_sql_text_copy(m->kind, sizeof m->kind, st, 1);
         m->host = col_dup_nonnull(st, 2);
         m->kernel = col_dup_nonnull(st, 3);
         m->target = col_dup_nonnull(st, 4);
@@ -313,30 +294,14 @@ static int load_row(struct db_report *r, int64_t session_id, struct db_session_r
     sqlite3_stmt *st = r->session;
     sqlite3_bind_int64(st, 1, session_id);
     int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        row->id = sqlite3_column_int64(st, 0);
-        row->title = col_dup_nonnull(st, 1);
-        row->deck_json = col_dup_nonnull(st, 2);
-        row->host = col_dup_nonnull(st, 3);
-        row->kernel = col_dup_nonnull(st, 4);
-        row->observer = col_dup_nonnull(st, 5);
-        row->target = col_dup_nonnull(st, 6);
-        row->lab_json = col_dup(st, 7);
-        row->room = col_dup_nonnull(st, 8);
-        row->cursor = sqlite3_column_int(st, 9);
-        row->started_at = sqlite3_column_double(st, 10);
-        row->ended_at = sqlite3_column_double(st, 11);
-        row->questions = sqlite3_column_int(st, 12);
-        row->voters = sqlite3_column_int(st, 13);
-    }
+    int oom = rc == SQLITE_ROW && db_sql_session_row(st, DB_REPORT_TEXT_MAX, row);
     sqlite3_reset(st);
     if (rc == SQLITE_DONE) {
         db_seterr(err, errlen, "no session %lld in %s", (long long)session_id, r->path);
         return -1;
     }
     if (rc != SQLITE_ROW) return sqlerr(r, err, errlen, "reading a session");
-    if (!row->title || !row->deck_json || !row->host || !row->kernel || !row->observer || !row->target ||
-        !row->room) {
+    if (oom) {
         db_seterr(err, errlen, "out of memory reading session %lld", (long long)session_id);
         return -1;
     }

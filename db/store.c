@@ -1,6 +1,8 @@
 /* The SQLite store: open/migrate, prepared statements, writes and scores. */
 #include <sqlite3.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +21,7 @@ extern const char db_schema_sql[];
     X(session_key, "UPDATE sessions SET token_key = ? WHERE id = ?")                                 \
     X(session_cursor, "UPDATE sessions SET cursor = ? WHERE id = ?")                                \
     X(session_end, "UPDATE sessions SET ended_at = ? WHERE id = ?")                                  \
-    X(session_get, "SELECT id, title, deck, host, kernel, observer, target, lab, room, cursor, "     \
-                   "started_at, coalesce(ended_at, 0), "                                             \
-                   "(SELECT count(*) FROM questions q WHERE q.session_id = s.id), "                  \
-                   "(SELECT count(*) FROM voters v WHERE v.session_id = s.id) "                      \
-                   "FROM sessions s WHERE (?1 = 0 OR id = ?1) ORDER BY id")                           \
+    X(session_get, DB_SQL_SESSION_SELECT "WHERE (?1 = 0 OR id = ?1) ORDER BY id")                      \
     X(live_set, "SELECT id FROM measurement_sets WHERE session_id = ? AND kind = 'live' ORDER BY id LIMIT 1") \
     X(question_insert, "INSERT INTO questions(session_id, position, test_index, spec, kind, text) "   \
                        "VALUES (?,?,?,?,?,?)")                                                        \
@@ -69,6 +67,10 @@ struct db {
     DB_STATEMENTS(X)
 #undef X
 };
+#define X(name, sql) {#name, sql, offsetof(struct db, name)},
+static const struct db_sql_stmt db_statements[] = {DB_STATEMENTS(X)};
+#undef X
+#define DB_NSTATEMENTS (sizeof db_statements / sizeof *db_statements)
 
 void db_seterr(char *err, size_t errlen, const char *fmt, ...) {
     if (!err || !errlen) return;
@@ -79,8 +81,7 @@ void db_seterr(char *err, size_t errlen, const char *fmt, ...) {
 }
 
 static int sqlerr(struct db *db, char *err, size_t errlen, const char *what) {
-    db_seterr(err, errlen, "%s failed in %s: %s", what, db->path, sqlite3_errmsg(db->h));
-    return -1;
+    return db_sql_fail(db->h, db->path, err, errlen, what);
 }
 
 double db_now(void) {
@@ -214,13 +215,8 @@ struct db *db_open(const char *path, char *err, size_t errlen) {
         exec(db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", err, errlen, "configuring the database") ||
         migrate(db, err, errlen))
         goto fail;
-#define X(name, sql)                                                         \
-    if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &db->name, NULL) != SQLITE_OK) { \
-        sqlerr(db, err, errlen, "preparing statement " #name);               \
-        goto fail;                                                           \
-    }
-    DB_STATEMENTS(X)
-#undef X
+    if (db_sql_prepare_all(db->h, db->path, db, db_statements, DB_NSTATEMENTS, "statement", err, errlen))
+        goto fail;
     return db;
 fail:
     db_close(db);
@@ -229,9 +225,7 @@ fail:
 
 void db_close(struct db *db) {
     if (!db) return;
-#define X(name, sql) sqlite3_finalize(db->name);
-    DB_STATEMENTS(X)
-#undef X
+    db_sql_finalize_all(db, db_statements, DB_NSTATEMENTS);
     sqlite3_close(db->h);
     free(db->path);
     free(db);
@@ -341,11 +335,6 @@ int64_t db_session_live_set(struct db *db, int64_t session_id, char *err, size_t
     return id;
 }
 
-static char *col_dup(sqlite3_stmt *st, int i) {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? strdup((const char *)t) : NULL;
-}
-
 void db_session_row_free(struct db_session_row *r) {
     if (!r) return;
     free(r->title); free(r->deck_json); free(r->host); free(r->kernel);
@@ -393,17 +382,12 @@ int db_session_get(struct db *db, int64_t session_id, struct db_session_row *out
     if (rc == SQLITE_ROW) {
         /* Scoring runs other statements: finish this one first. */
         struct db_session_row tmp;
-        memset(&tmp, 0, sizeof tmp);
-        tmp.id = sqlite3_column_int64(st, 0);
-        tmp.title = col_dup(st, 1); tmp.deck_json = col_dup(st, 2); tmp.host = col_dup(st, 3);
-        tmp.kernel = col_dup(st, 4); tmp.observer = col_dup(st, 5); tmp.target = col_dup(st, 6);
-        tmp.lab_json = col_dup(st, 7); tmp.room = col_dup(st, 8);
-        tmp.cursor = sqlite3_column_int(st, 9);
-        tmp.started_at = sqlite3_column_double(st, 10);
-        tmp.ended_at = sqlite3_column_double(st, 11);
-        tmp.questions = sqlite3_column_int(st, 12);
-        tmp.voters = sqlite3_column_int(st, 13);
+        int oom = db_sql_session_row(st, SIZE_MAX, &tmp);
         sqlite3_reset(st);
+        if (oom) {
+            db_seterr(err, errlen, "out of memory reading session %lld", (long long)session_id);
+            return -1;
+        }
         struct db_sscore sc;
         tmp.collective = db_session_score(db, tmp.id, &sc, NULL, 0) == 0 ? sc.collective : -1;
         *out = tmp;
@@ -564,11 +548,6 @@ int64_t db_measurement_add(struct db *db, int64_t set_id, int64_t question_id, c
     return sqlite3_last_insert_rowid(db->h);
 }
 
-static void copy_col(char *dst, size_t n, sqlite3_stmt *st, int i) {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(dst, n, "%s", t ? (const char *)t : "");
-}
-
 int db_question_score(struct db *db, int64_t question_id, struct db_qscore *out, char *err, size_t errlen) {
     sqlite3_stmt *st = db->qscore;
     sqlite3_bind_int64(st, 1, question_id);
@@ -576,8 +555,8 @@ int db_question_score(struct db *db, int64_t question_id, struct db_qscore *out,
     if (rc == SQLITE_ROW) {
         out->yes = sqlite3_column_int(st, 0);
         out->no = sqlite3_column_int(st, 1);
-        copy_col(out->truth, sizeof out->truth, st, 2);
-        copy_col(out->majority, sizeof out->majority, st, 3);
+        db_sql_text_copy(out->truth, sizeof out->truth, st, 2);
+        db_sql_text_copy(out->majority, sizeof out->majority, st, 3);
         out->correct = sqlite3_column_double(st, 4);
     }
     sqlite3_reset(st);
