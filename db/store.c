@@ -548,55 +548,58 @@ int64_t db_measurement_add(struct db *db, int64_t set_id, int64_t question_id, c
     return sqlite3_last_insert_rowid(db->h);
 }
 
-int db_question_score(struct db *db, int64_t question_id, struct db_qscore *out, char *err, size_t errlen) {
-    sqlite3_stmt *st = db->qscore;
-    sqlite3_bind_int64(st, 1, question_id);
+/* The one row of `id` (bound to ?1) that st selects, given to read(st, out);
+ * resets st. 0; or -1 with "no NOUN ID" when there is no row, or the SQL
+ * error ("WHAT failed in ..."). */
+static int one_row(struct db *db, sqlite3_stmt *st, int64_t id, void (*read)(sqlite3_stmt *st, void *out), void *out,
+                   const char *noun, const char *what, char *err, size_t errlen) {
+    sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        out->yes = sqlite3_column_int(st, 0);
-        out->no = sqlite3_column_int(st, 1);
-        db_sql_text_copy(out->truth, sizeof out->truth, st, 2);
-        db_sql_text_copy(out->majority, sizeof out->majority, st, 3);
-        out->correct = sqlite3_column_double(st, 4);
-    }
+    if (rc == SQLITE_ROW) read(st, out);
     sqlite3_reset(st);
     if (rc == SQLITE_ROW) return 0;
-    if (rc == SQLITE_DONE) db_seterr(err, errlen, "no question %lld", (long long)question_id);
-    else sqlerr(db, err, errlen, "scoring a question");
+    if (rc == SQLITE_DONE) db_seterr(err, errlen, "no %s %lld", noun, (long long)id);
+    else sqlerr(db, err, errlen, what);
     return -1;
 }
 
+static void read_qscore(sqlite3_stmt *st, void *p) {
+    struct db_qscore *out = p;
+    out->yes = sqlite3_column_int(st, 0);
+    out->no = sqlite3_column_int(st, 1);
+    db_sql_text_copy(out->truth, sizeof out->truth, st, 2);
+    db_sql_text_copy(out->majority, sizeof out->majority, st, 3);
+    out->correct = sqlite3_column_double(st, 4);
+}
+
+int db_question_score(struct db *db, int64_t question_id, struct db_qscore *out, char *err, size_t errlen) {
+    return one_row(db, db->qscore, question_id, read_qscore, out, "question", "scoring a question", err, errlen);
+}
+
+static void read_sscore(sqlite3_stmt *st, void *p) {
+    struct db_sscore *out = p;
+    out->questions = sqlite3_column_int(st, 0);
+    out->scored = sqlite3_column_int(st, 1);
+    out->collective = sqlite3_column_double(st, 2);
+    out->votes_scored = sqlite3_column_int(st, 3);
+    out->votes_correct = sqlite3_column_int(st, 4);
+    out->voters = sqlite3_column_int(st, 5);
+    struct score_sum votes = {.votes_scored = out->votes_scored, .votes_correct = out->votes_correct};
+    out->vote_accuracy = score_vote_accuracy(&votes);
+}
+
+/* An aggregate: there is always a row, for an unknown session one of zeros. */
 int db_session_score(struct db *db, int64_t session_id, struct db_sscore *out, char *err, size_t errlen) {
-    sqlite3_stmt *st = db->sscore;
-    sqlite3_bind_int64(st, 1, session_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        out->questions = sqlite3_column_int(st, 0);
-        out->scored = sqlite3_column_int(st, 1);
-        out->collective = sqlite3_column_double(st, 2);
-        out->votes_scored = sqlite3_column_int(st, 3);
-        out->votes_correct = sqlite3_column_int(st, 4);
-        out->voters = sqlite3_column_int(st, 5);
-        struct score_sum votes = {.votes_scored = out->votes_scored, .votes_correct = out->votes_correct};
-        out->vote_accuracy = score_vote_accuracy(&votes);
-    }
-    sqlite3_reset(st);
-    if (rc == SQLITE_ROW) return 0;
-    return sqlerr(db, err, errlen, "scoring a session");
+    return one_row(db, db->sscore, session_id, read_sscore, out, "session", "scoring a session", err, errlen);
+}
+
+static void read_vscore(sqlite3_stmt *st, void *p) {
+    struct db_vscore *out = p;
+    out->answered = sqlite3_column_int(st, 0);
+    out->scored = sqlite3_column_int(st, 1);
+    out->correct = sqlite3_column_int(st, 2);
 }
 
 int db_voter_score(struct db *db, int64_t voter_id, struct db_vscore *out, char *err, size_t errlen) {
-    sqlite3_stmt *st = db->vscore;
-    sqlite3_bind_int64(st, 1, voter_id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        out->answered = sqlite3_column_int(st, 0);
-        out->scored = sqlite3_column_int(st, 1);
-        out->correct = sqlite3_column_int(st, 2);
-    }
-    sqlite3_reset(st);
-    if (rc == SQLITE_ROW) return 0;
-    if (rc == SQLITE_DONE) db_seterr(err, errlen, "no voter %lld", (long long)voter_id);
-    else sqlerr(db, err, errlen, "scoring a voter");
-    return -1;
+    return one_row(db, db->vscore, voter_id, read_vscore, out, "voter", "scoring a voter", err, errlen);
 }
