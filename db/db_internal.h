@@ -12,23 +12,30 @@
 /* printf into a caller's error buffer; err may be NULL (then nothing). */
 void db_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* "WHAT failed in PATH: SQLite's message" into err; returns -1. */
-int db_sql_fail(sqlite3 *h, const char *path, char *err, size_t errlen, const char *what);
-
+/* An SQLite connection: the first member of its owner (struct db, struct
+ * db_report), which db_sql_open() allocates and db_sql_close() frees. */
+struct db_sql_conn {
+    sqlite3 *h;
+    char *path;
+};
 /* A statement prepared at open into the sqlite3_stmt * member at `offset`
- * of its owner (struct db, struct db_report): a table of these, made from
- * the owner's list of statements, is what db_sql_prepare_all() and
- * db_sql_finalize_all() walk. */
+ * of its owner: the owner's list of statements as a table of these. */
 struct db_sql_stmt {
     const char *name, *sql;
     size_t offset;
 };
-/* Prepares (persistent) every statement of defs into owner: 0, or -1 with
- * "preparing KIND NAME failed in PATH: why" in err. */
-int db_sql_prepare_all(sqlite3 *h, const char *path, void *owner, const struct db_sql_stmt *defs, size_t n,
-                       const char *kind, char *err, size_t errlen);
-/* Finalizes every statement of defs in owner (those not prepared are NULL). */
-void db_sql_finalize_all(void *owner, const struct db_sql_stmt *defs, size_t n);
+/* The one way the store and the report reader open the file: an owner of
+ * owner_size bytes (zeroed), its connection (SQLite open flags; busy timeout
+ * DB_BUSY_MS), then setup(owner) unless NULL (the store's checks, pragmas and
+ * migration), then every statement of defs (persistent). The owner, or NULL
+ * with err: "cannot open database PATH[ for reading]: why", setup's message,
+ * or "preparing KIND NAME failed in PATH: why". */
+void *db_sql_open(size_t owner_size, const char *path, int flags, int (*setup)(void *owner, char *err, size_t errlen),
+                  const struct db_sql_stmt *defs, size_t n, const char *kind, char *err, size_t errlen);
+/* Finalizes the owner's statements of defs, closes it, frees it; NULL: nothing. */
+void db_sql_close(void *owner, const struct db_sql_stmt *defs, size_t n);
+/* "WHAT failed in PATH: SQLite's message" into err; returns -1. */
+int db_sql_fail(const struct db_sql_conn *c, char *err, size_t errlen, const char *what);
 
 /* Column i as a malloc'd string of at most max bytes (longer is cut); NULL
  * for SQL NULL, and out of memory. */

@@ -43,8 +43,7 @@
     X(ids, "SELECT id FROM sessions ORDER BY id")
 
 struct db_report {
-    sqlite3 *h;
-    char *path;
+    struct db_sql_conn c; /* first: db_sql_open/db_sql_close */
 #define X(name, sql) sqlite3_stmt *name;
     REPORT_STATEMENTS(X)
 #undef X
@@ -54,39 +53,12 @@ static const struct db_sql_stmt report_statements[] = {REPORT_STATEMENTS(X)};
 #undef X
 #define REPORT_NSTATEMENTS (sizeof report_statements / sizeof *report_statements)
 
-static int sqlerr(struct db_report *r, char *err, size_t errlen, const char *what) {
-    return db_sql_fail(r->h, r->path, err, errlen, what);
-}
-
 struct db_report *db_report_open(struct db *db, char *err, size_t errlen) {
-    struct db_report *r = calloc(1, sizeof *r);
-    if (!r || !(r->path = strdup(db_path(db)))) {
-        free(r);
-        db_seterr(err, errlen, "out of memory opening a report on %s", db_path(db));
-        return NULL;
-    }
-    if (sqlite3_open_v2(r->path, &r->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-        db_seterr(err, errlen, "cannot open %s for reading: %s", r->path,
-               r->h ? sqlite3_errmsg(r->h) : "out of memory");
-        goto fail;
-    }
-    sqlite3_busy_timeout(r->h, 5000);
-    if (db_sql_prepare_all(r->h, r->path, r, report_statements, REPORT_NSTATEMENTS, "report statement", err,
-                           errlen))
-        goto fail;
-    return r;
-fail:
-    db_report_close(r);
-    return NULL;
+    return db_sql_open(sizeof(struct db_report), db_path(db), SQLITE_OPEN_READONLY, NULL, report_statements,
+                       REPORT_NSTATEMENTS, "report statement", err, errlen);
 }
 
-void db_report_close(struct db_report *r) {
-    if (!r) return;
-    db_sql_finalize_all(r, report_statements, REPORT_NSTATEMENTS);
-    sqlite3_close(r->h);
-    free(r->path);
-    free(r);
-}
+void db_report_close(struct db_report *r) { db_sql_close(r, report_statements, REPORT_NSTATEMENTS); }
 
 /* A malloc'd copy of column i, at most DB_REPORT_TEXT_MAX bytes; NULL stays NULL. */
 static char *col_dup(sqlite3_stmt *st, int i) { return db_sql_text_dup(st, i, DB_REPORT_TEXT_MAX); }
@@ -138,7 +110,7 @@ static int read_measure(struct db_report *r, sqlite3_stmt *st, struct db_report_
         out->observation_json = strdup("");
     }
     sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlerr(r, err, errlen, "reading a measurement");
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return db_sql_fail(&r->c, err, errlen, "reading a measurement");
     if (!out->evidence || !out->observation_json) {
         db_report_measure_free(out);
         db_seterr(err, errlen, "out of memory reading a measurement");
@@ -219,7 +191,7 @@ static int load_questions(struct db_report *r, struct db_report_session *s, char
         }
     }
     sqlite3_reset(st);
-    if (rc != SQLITE_DONE) return sqlerr(r, err, errlen, "reading questions");
+    if (rc != SQLITE_DONE) return db_sql_fail(&r->c, err, errlen, "reading questions");
     for (int i = 0; i < s->nquestions; i++) {
         sqlite3_bind_int64(r->live_measure, 1, s->questions[i].id);
         if (read_measure(r, r->live_measure, &s->questions[i].live, err, errlen)) return -1;
@@ -254,7 +226,7 @@ static int load_sets(struct db_report *r, struct db_report_session *s, char *err
         }
     }
     sqlite3_reset(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return sqlerr(r, err, errlen, "reading measurement sets");
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return db_sql_fail(&r->c, err, errlen, "reading measurement sets");
     return 0;
 }
 
@@ -280,13 +252,13 @@ static int load_dist(struct db_report *r, struct db_report_session *s, char *err
         d->voters_scored += n;
     }
     sqlite3_reset(st);
-    if (rc != SQLITE_DONE) return sqlerr(r, err, errlen, "reading the score distribution");
+    if (rc != SQLITE_DONE) return db_sql_fail(&r->c, err, errlen, "reading the score distribution");
     st = r->voters;
     sqlite3_bind_int64(st, 1, s->row.id);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) d->voters_unscored = sqlite3_column_int(st, 0) - d->voters_scored;
     sqlite3_reset(st);
-    if (rc != SQLITE_ROW) return sqlerr(r, err, errlen, "counting voters");
+    if (rc != SQLITE_ROW) return db_sql_fail(&r->c, err, errlen, "counting voters");
     return 0;
 }
 
@@ -297,10 +269,10 @@ static int load_row(struct db_report *r, int64_t session_id, struct db_session_r
     int oom = rc == SQLITE_ROW && db_sql_session_row(st, DB_REPORT_TEXT_MAX, row);
     sqlite3_reset(st);
     if (rc == SQLITE_DONE) {
-        db_seterr(err, errlen, "no session %lld in %s", (long long)session_id, r->path);
+        db_seterr(err, errlen, "no session %lld in %s", (long long)session_id, r->c.path);
         return -1;
     }
-    if (rc != SQLITE_ROW) return sqlerr(r, err, errlen, "reading a session");
+    if (rc != SQLITE_ROW) return db_sql_fail(&r->c, err, errlen, "reading a session");
     if (oom) {
         db_seterr(err, errlen, "out of memory reading session %lld", (long long)session_id);
         return -1;
@@ -364,7 +336,7 @@ int db_report_session_ids(struct db_report *r, int64_t **ids, int *n, char *err,
         free(*ids);
         *ids = NULL;
         *n = 0;
-        return sqlerr(r, err, errlen, "listing sessions");
+        return db_sql_fail(&r->c, err, errlen, "listing sessions");
     }
     return 0;
 }
@@ -375,7 +347,7 @@ int db_report_snapshot(struct db_report *r, const char *dest_path, char *err, si
     FILE *f = fopen(dest_path, "r");
     if (f) {
         fclose(f);
-        db_seterr(err, errlen, "cannot copy %s to %s: the file exists", r->path, dest_path);
+        db_seterr(err, errlen, "cannot copy %s to %s: the file exists", r->c.path, dest_path);
         return -1;
     }
     if (sqlite3_open_v2(dest_path, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
@@ -383,11 +355,11 @@ int db_report_snapshot(struct db_report *r, const char *dest_path, char *err, si
         sqlite3_close(dst);
         return -1;
     }
-    sqlite3_backup *b = sqlite3_backup_init(dst, "main", r->h, "main");
+    sqlite3_backup *b = sqlite3_backup_init(dst, "main", r->c.h, "main");
     int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
     if (b) sqlite3_backup_finish(b);
     if (rc != SQLITE_DONE) {
-        db_seterr(err, errlen, "copying %s to %s failed: %s", r->path, dest_path, sqlite3_errmsg(dst));
+        db_seterr(err, errlen, "copying %s to %s failed: %s", r->c.path, dest_path, sqlite3_errmsg(dst));
         sqlite3_close(dst);
         remove(dest_path);
         return -1;

@@ -7,25 +7,49 @@
 
 #include "db_internal.h"
 
-int db_sql_fail(sqlite3 *h, const char *path, char *err, size_t errlen, const char *what) {
-    db_seterr(err, errlen, "%s failed in %s: %s", what, path, sqlite3_errmsg(h));
+int db_sql_fail(const struct db_sql_conn *c, char *err, size_t errlen, const char *what) {
+    db_seterr(err, errlen, "%s failed in %s: %s", what, c->path, sqlite3_errmsg(c->h));
     return -1;
 }
 
-int db_sql_prepare_all(sqlite3 *h, const char *path, void *owner, const struct db_sql_stmt *defs, size_t n,
-                       const char *kind, char *err, size_t errlen) {
-    for (size_t i = 0; i < n; i++) {
-        sqlite3_stmt **st = (sqlite3_stmt **)((char *)owner + defs[i].offset);
-        if (sqlite3_prepare_v3(h, defs[i].sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
-            db_seterr(err, errlen, "preparing %s %s failed in %s: %s", kind, defs[i].name, path, sqlite3_errmsg(h));
-            return -1;
-        }
-    }
-    return 0;
+static sqlite3_stmt **stmt_of(void *owner, const struct db_sql_stmt *def) {
+    return (sqlite3_stmt **)((char *)owner + def->offset);
 }
 
-void db_sql_finalize_all(void *owner, const struct db_sql_stmt *defs, size_t n) {
-    for (size_t i = 0; i < n; i++) sqlite3_finalize(*(sqlite3_stmt **)((char *)owner + defs[i].offset));
+void *db_sql_open(size_t owner_size, const char *path, int flags, int (*setup)(void *owner, char *err, size_t errlen),
+                  const struct db_sql_stmt *defs, size_t n, const char *kind, char *err, size_t errlen) {
+    struct db_sql_conn *c = calloc(1, owner_size);
+    if (!c || !(c->path = strdup(path))) {
+        free(c);
+        db_seterr(err, errlen, "out of memory opening %s", path);
+        return NULL;
+    }
+    if (sqlite3_open_v2(path, &c->h, flags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+        db_seterr(err, errlen, "cannot open database %s%s: %s", path,
+                  flags & SQLITE_OPEN_READONLY ? " for reading" : "", c->h ? sqlite3_errmsg(c->h) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(c->h, DB_BUSY_MS);
+    if (setup && setup(c, err, errlen)) goto fail;
+    for (size_t i = 0; i < n; i++)
+        if (sqlite3_prepare_v3(c->h, defs[i].sql, -1, SQLITE_PREPARE_PERSISTENT, stmt_of(c, &defs[i]), NULL) !=
+            SQLITE_OK) {
+            db_seterr(err, errlen, "preparing %s %s failed in %s: %s", kind, defs[i].name, path, sqlite3_errmsg(c->h));
+            goto fail;
+        }
+    return c;
+fail:
+    db_sql_close(c, defs, n);
+    return NULL;
+}
+
+void db_sql_close(void *owner, const struct db_sql_stmt *defs, size_t n) {
+    struct db_sql_conn *c = owner;
+    if (!c) return;
+    for (size_t i = 0; i < n; i++) sqlite3_finalize(*stmt_of(c, &defs[i]));
+    sqlite3_close(c->h);
+    free(c->path);
+    free(c);
 }
 
 char *db_sql_text_dup(sqlite3_stmt *st, int i, size_t max) {

@@ -61,8 +61,7 @@ extern const char db_schema_sql[];
               "FROM voter_score WHERE voter_id = ?1")
 
 struct db {
-    sqlite3 *h;
-    char *path;
+    struct db_sql_conn c; /* first: db_sql_open/db_sql_close */
 #define X(name, sql) sqlite3_stmt *name;
     DB_STATEMENTS(X)
 #undef X
@@ -80,19 +79,15 @@ void db_seterr(char *err, size_t errlen, const char *fmt, ...) {
     va_end(ap);
 }
 
-static int sqlerr(struct db *db, char *err, size_t errlen, const char *what) {
-    return db_sql_fail(db->h, db->path, err, errlen, what);
-}
-
 double db_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1000.0;
 }
 
-const char *db_path(const struct db *db) { return db->path; }
+const char *db_path(const struct db *db) { return db->c.path; }
 
-void db_set_busy_timeout(struct db *db, int ms) { sqlite3_busy_timeout(db->h, ms); }
+void db_set_busy_timeout(struct db *db, int ms) { sqlite3_busy_timeout(db->c.h, ms); }
 
 /* Finds the "-- migration: N" markers; returns the text after the marker of
  * version `want` (up to the next marker) via start and len, or 0 if absent. */
@@ -124,8 +119,8 @@ int db_schema_latest(void) {
 
 static int exec(struct db *db, const char *sql, char *err, size_t errlen, const char *what) {
     char *msg = NULL;
-    if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        db_seterr(err, errlen, "%s failed in %s: %s", what, db->path, msg ? msg : sqlite3_errmsg(db->h));
+    if (sqlite3_exec(db->c.h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        db_seterr(err, errlen, "%s failed in %s: %s", what, db->c.path, msg ? msg : sqlite3_errmsg(db->c.h));
         sqlite3_free(msg);
         return -1;
     }
@@ -134,20 +129,20 @@ static int exec(struct db *db, const char *sql, char *err, size_t errlen, const 
 
 static int read_version(struct db *db, int *version, char *err, size_t errlen) {
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master WHERE name = 'schema_version'", -1,
+    int rc = sqlite3_prepare_v2(db->c.h, "SELECT count(*) FROM sqlite_master WHERE name = 'schema_version'", -1,
                                 &st, NULL);
     if (rc != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
         sqlite3_finalize(st);
-        return sqlerr(db, err, errlen, "reading the schema version");
+        return db_sql_fail(&db->c, err, errlen, "reading the schema version");
     }
     int exists = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     *version = 0;
     if (!exists) return 0;
-    if (sqlite3_prepare_v2(db->h, "SELECT version FROM schema_version", -1, &st, NULL) != SQLITE_OK ||
+    if (sqlite3_prepare_v2(db->c.h, "SELECT version FROM schema_version", -1, &st, NULL) != SQLITE_OK ||
         sqlite3_step(st) != SQLITE_ROW) {
         sqlite3_finalize(st);
-        return sqlerr(db, err, errlen, "reading the schema version");
+        return db_sql_fail(&db->c, err, errlen, "reading the schema version");
     }
     *version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
@@ -161,7 +156,7 @@ static int migrate(struct db *db, char *err, size_t errlen) {
         db_seterr(err, errlen,
                "%s was written by a newer fragvote (schema version %d; this build knows up to %d): "
                "upgrade fragvote or use another --db file",
-               db->path, version, latest);
+               db->c.path, version, latest);
         return -1;
     }
     for (int v = version + 1; v <= latest; v++) {
@@ -170,7 +165,7 @@ static int migrate(struct db *db, char *err, size_t errlen) {
         find_migration(v, &body, &len);
         char *sql = malloc(len + 64);
         if (!sql) {
-            db_seterr(err, errlen, "out of memory migrating %s", db->path);
+            db_seterr(err, errlen, "out of memory migrating %s", db->c.path);
             return -1;
         }
         memcpy(sql, body, len);
@@ -182,54 +177,38 @@ static int migrate(struct db *db, char *err, size_t errlen) {
         if (!rc) rc = exec(db, "COMMIT", err, errlen, what);
         free(sql);
         if (rc) {
-            sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+            sqlite3_exec(db->c.h, "ROLLBACK", NULL, NULL, NULL);
             return -1;
         }
     }
     return 0;
 }
 
-struct db *db_open(const char *path, char *err, size_t errlen) {
-    struct db *db = calloc(1, sizeof *db);
-    if (!db || !(db->path = strdup(path))) {
-        free(db);
-        db_seterr(err, errlen, "out of memory opening %s", path);
-        return NULL;
-    }
-    if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                        NULL) != SQLITE_OK) {
-        db_seterr(err, errlen, "cannot open database %s: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
-        goto fail;
-    }
-    if (sqlite3_db_readonly(db->h, "main") == 1) {
+/* What the store checks and sets on the file before its statements. */
+static int store_setup(void *owner, char *err, size_t errlen) {
+    struct db *db = owner;
+    if (sqlite3_db_readonly(db->c.h, "main") == 1) {
         db_seterr(err, errlen, "database %s is read-only: fragvote must write every vote; "
-               "fix its permissions or choose another file with --db", path);
-        goto fail;
+               "fix its permissions or choose another file with --db", db->c.path);
+        return -1;
     }
-    sqlite3_busy_timeout(db->h, DB_BUSY_MS);
-    sqlite3_extended_result_codes(db->h, 1);
+    sqlite3_extended_result_codes(db->c.h, 1);
     /* WAL + synchronous=NORMAL: a commit is durable against a crash of
      * fragvote (the kill -9 case); a power loss may lose the last commits.
      * See docs/SCORING.md "Durability". */
     if (exec(db, "PRAGMA journal_mode=WAL", err, errlen, "opening the database (is it a fragvote database?)") ||
         exec(db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", err, errlen, "configuring the database") ||
         migrate(db, err, errlen))
-        goto fail;
-    if (db_sql_prepare_all(db->h, db->path, db, db_statements, DB_NSTATEMENTS, "statement", err, errlen))
-        goto fail;
-    return db;
-fail:
-    db_close(db);
-    return NULL;
+        return -1;
+    return 0;
 }
 
-void db_close(struct db *db) {
-    if (!db) return;
-    db_sql_finalize_all(db, db_statements, DB_NSTATEMENTS);
-    sqlite3_close(db->h);
-    free(db->path);
-    free(db);
+struct db *db_open(const char *path, char *err, size_t errlen) {
+    return db_sql_open(sizeof(struct db), path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, store_setup,
+                       db_statements, DB_NSTATEMENTS, "statement", err, errlen);
 }
+
+void db_close(struct db *db) { db_sql_close(db, db_statements, DB_NSTATEMENTS); }
 
 int db_version(struct db *db) {
     int v = -1;
@@ -239,13 +218,13 @@ int db_version(struct db *db) {
 
 int db_begin(struct db *db, char *err, size_t errlen) { return exec(db, "BEGIN IMMEDIATE", err, errlen, "BEGIN"); }
 int db_commit(struct db *db, char *err, size_t errlen) { return exec(db, "COMMIT", err, errlen, "COMMIT"); }
-void db_rollback(struct db *db) { sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL); }
+void db_rollback(struct db *db) { sqlite3_exec(db->c.h, "ROLLBACK", NULL, NULL, NULL); }
 
 /* Runs a prepared write statement to completion; resets it either way. */
 static int step_done(struct db *db, sqlite3_stmt *st, char *err, size_t errlen, const char *what) {
     int rc = sqlite3_step(st);
     int ok = rc == SQLITE_DONE;
-    if (!ok) sqlerr(db, err, errlen, what);
+    if (!ok) db_sql_fail(&db->c, err, errlen, what);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     return ok ? 0 : -1;
@@ -273,7 +252,7 @@ int64_t db_session_create(struct db *db, const struct db_session_info *in, char 
     sqlite3_bind_double(st, 9, db_now());
     bind_text(st, 10, in->token_key);
     if (step_done(db, st, err, errlen, "creating a session")) return -1;
-    int64_t id = sqlite3_last_insert_rowid(db->h);
+    int64_t id = sqlite3_last_insert_rowid(db->c.h);
     if (db_measurement_set_add(db, id, "live", in->host, in->kernel, in->target, in->lab_json, err, errlen) < 0)
         return -1;
     return id;
@@ -295,8 +274,8 @@ int db_session_set_token_key(struct db *db, int64_t session_id, const char *key_
 static int exec_bound(struct db *db, const char *sql, int64_t id, const char *a, const char *b, char *err,
                       size_t errlen, const char *what) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
-        sqlerr(db, err, errlen, what);
+    if (sqlite3_prepare_v2(db->c.h, sql, -1, &st, NULL) != SQLITE_OK) {
+        db_sql_fail(&db->c, err, errlen, what);
         return -1;
     }
     int n = 1;
@@ -330,7 +309,7 @@ int64_t db_session_live_set(struct db *db, int64_t session_id, char *err, size_t
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) id = sqlite3_column_int64(st, 0);
     else if (rc == SQLITE_DONE) db_seterr(err, errlen, "session %lld has no live measurement set", (long long)session_id);
-    else sqlerr(db, err, errlen, "finding the live measurement set");
+    else db_sql_fail(&db->c, err, errlen, "finding the live measurement set");
     sqlite3_reset(st);
     return id;
 }
@@ -362,7 +341,7 @@ int db_session_each(struct db *db, int (*fn)(const struct db_session_row *, void
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
         free(ids);
-        return sqlerr(db, err, errlen, "listing sessions");
+        return db_sql_fail(&db->c, err, errlen, "listing sessions");
     }
     int ret = 0;
     for (size_t i = 0; i < n && !ret; i++) {
@@ -394,8 +373,8 @@ int db_session_get(struct db *db, int64_t session_id, struct db_session_row *out
         return 0;
     }
     sqlite3_reset(st);
-    if (rc == SQLITE_DONE) db_seterr(err, errlen, "no session %lld in %s", (long long)session_id, db->path);
-    else sqlerr(db, err, errlen, "reading a session");
+    if (rc == SQLITE_DONE) db_seterr(err, errlen, "no session %lld in %s", (long long)session_id, db->c.path);
+    else db_sql_fail(&db->c, err, errlen, "reading a session");
     return -1;
 }
 
@@ -424,7 +403,7 @@ int64_t db_question_add(struct db *db, int64_t session_id, int position, int tes
     bind_text(st, 5, db_qkind_name(kind));
     bind_text(st, 6, text);
     if (step_done(db, st, err, errlen, "adding a question")) return -1;
-    return sqlite3_last_insert_rowid(db->h);
+    return sqlite3_last_insert_rowid(db->c.h);
 }
 
 int db_question_set_state(struct db *db, int64_t question_id, const char *state, char *err, size_t errlen) {
@@ -433,7 +412,7 @@ int db_question_set_state(struct db *db, int64_t question_id, const char *state,
     sqlite3_bind_double(st, 2, db_now());
     sqlite3_bind_int64(st, 3, question_id);
     if (step_done(db, st, err, errlen, "changing a question's state")) return -1;
-    if (sqlite3_changes(db->h) != 1) {
+    if (sqlite3_changes(db->c.h) != 1) {
         db_seterr(err, errlen, "no question %lld", (long long)question_id);
         return -1;
     }
@@ -449,14 +428,14 @@ int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char
     int rc = sqlite3_step(st);
     int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlerr(db, err, errlen, "finding a voter");
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return db_sql_fail(&db->c, err, errlen, "finding a voter");
     if (id) return id;
     st = db->voter_insert;
     sqlite3_bind_int64(st, 1, session_id);
     bind_text(st, 2, hash);
     sqlite3_bind_double(st, 3, db_now());
     if (step_done(db, st, err, errlen, "adding a voter")) return -1;
-    return sqlite3_last_insert_rowid(db->h);
+    return sqlite3_last_insert_rowid(db->c.h);
 }
 
 enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t voter_id, int yes, char *err,
@@ -467,7 +446,7 @@ enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t vote
     sqlite3_bind_int(st, 3, yes ? 1 : 0);
     sqlite3_bind_double(st, 4, db_now());
     if (step_done(db, st, err, errlen, "recording a vote")) return DB_VOTE_ERROR;
-    if (sqlite3_changes(db->h) == 1) return DB_VOTE_OK;
+    if (sqlite3_changes(db->c.h) == 1) return DB_VOTE_OK;
     /* Nothing written: say why. */
     st = db->question_state_get;
     sqlite3_bind_int64(st, 1, question_id);
@@ -485,7 +464,7 @@ int db_question_revote(struct db *db, int64_t question_id, char *err, size_t err
     sqlite3_bind_int64(db->question_revote, 1, question_id);
     sqlite3_bind_double(db->question_revote, 2, db_now());
     if (step_done(db, db->question_revote, err, errlen, "opening the second round")) goto undo;
-    if (sqlite3_changes(db->h) != 1) {
+    if (sqlite3_changes(db->c.h) != 1) {
         sqlite3_stmt *st = db->question_state_get;
         sqlite3_bind_int64(st, 1, question_id);
         if (sqlite3_step(st) == SQLITE_ROW)
@@ -494,7 +473,7 @@ int db_question_revote(struct db *db, int64_t question_id, char *err, size_t err
         else
             db_seterr(err, errlen, "no question %lld", (long long)question_id);
         sqlite3_reset(st);
-        sqlite3_exec(db->h, "ROLLBACK TO revote; RELEASE revote", NULL, NULL, NULL);
+        sqlite3_exec(db->c.h, "ROLLBACK TO revote; RELEASE revote", NULL, NULL, NULL);
         return 1;
     }
     sqlite3_bind_int64(db->round_archive, 1, question_id);
@@ -504,7 +483,7 @@ int db_question_revote(struct db *db, int64_t question_id, char *err, size_t err
     if (exec(db, "RELEASE revote", err, errlen, "committing the second round")) goto undo;
     return 0;
 undo:
-    sqlite3_exec(db->h, "ROLLBACK TO revote; RELEASE revote", NULL, NULL, NULL);
+    sqlite3_exec(db->c.h, "ROLLBACK TO revote; RELEASE revote", NULL, NULL, NULL);
     return -1;
 }
 
@@ -529,7 +508,7 @@ int64_t db_measurement_set_add(struct db *db, int64_t session_id, const char *ki
     bind_text(st, 6, lab_json);
     sqlite3_bind_double(st, 7, db_now());
     if (step_done(db, st, err, errlen, "adding a measurement set")) return -1;
-    return sqlite3_last_insert_rowid(db->h);
+    return sqlite3_last_insert_rowid(db->c.h);
 }
 
 int64_t db_measurement_add(struct db *db, int64_t set_id, int64_t question_id, const char *answer,
@@ -545,7 +524,7 @@ int64_t db_measurement_add(struct db *db, int64_t set_id, int64_t question_id, c
     bind_text(st, 7, observer ? observer : "");
     sqlite3_bind_double(st, 8, db_now());
     if (step_done(db, st, err, errlen, "recording a measurement")) return -1;
-    return sqlite3_last_insert_rowid(db->h);
+    return sqlite3_last_insert_rowid(db->c.h);
 }
 
 /* The one row of `id` (bound to ?1) that st selects, given to read(st, out);
@@ -559,7 +538,7 @@ static int one_row(struct db *db, sqlite3_stmt *st, int64_t id, void (*read)(sql
     sqlite3_reset(st);
     if (rc == SQLITE_ROW) return 0;
     if (rc == SQLITE_DONE) db_seterr(err, errlen, "no %s %lld", noun, (long long)id);
-    else sqlerr(db, err, errlen, what);
+    else db_sql_fail(&db->c, err, errlen, what);
     return -1;
 }
 
