@@ -13,25 +13,21 @@
 #include "league.h"
 #include "revote.h"
 #include "fv_err.h"
+#include "fv_names.h"
 
 static const char *const format_names[] = {"csv", "json", "markdown", "svg"};
-#define EXPORT_NFORMATS (sizeof format_names / sizeof *format_names)
-_Static_assert(EXPORT_NFORMATS == EXPORT_SVG + 1, "a name for each enum export_format");
+_Static_assert(FV_NAMES_N(format_names) == EXPORT_SVG + 1, "a name for each enum export_format");
 
 int export_format_parse(const char *name, enum export_format *out) {
-    for (size_t i = 0; i < EXPORT_NFORMATS; i++)
-        if (!strcmp(name, format_names[i])) {
-            *out = (enum export_format)i;
-            return 0;
-        }
-    if (!strcmp(name, "md")) {
-        *out = EXPORT_MARKDOWN;
-        return 0;
-    }
-    return -1;
+    int i = fv_names_find(format_names, FV_NAMES_N(format_names), name);
+    if (i < 0 && name && !strcmp(name, "md")) i = EXPORT_MARKDOWN;
+    if (i >= 0) *out = (enum export_format)i;
+    return i < 0 ? -1 : 0;
 }
 
-const char *export_format_name(enum export_format f) { return (unsigned)f < EXPORT_NFORMATS ? format_names[f] : "?"; }
+const char *export_format_name(enum export_format f) {
+    return fv_names_get(format_names, FV_NAMES_N(format_names), f);
+}
 
 double export_question_accuracy(const struct db_report_question *q) {
     int total = q->yes + q->no;

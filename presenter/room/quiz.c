@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fv_err.h"
+#include "fv_names.h"
 
 struct quiz_q {
     struct quiz_qinfo info;
@@ -22,18 +23,14 @@ struct quiz {
 };
 
 static const char *const state_names[] = {"pending", "voting", "closed", "measured", "revealed", "skipped"};
-#define QUIZ_NSTATES (sizeof state_names / sizeof *state_names)
-_Static_assert(QUIZ_NSTATES == QUIZ_SKIPPED + 1, "a name for each enum quiz_state");
+_Static_assert(FV_NAMES_N(state_names) == QUIZ_SKIPPED + 1, "a name for each enum quiz_state");
 
-const char *quiz_state_name(enum quiz_state s) { return (unsigned)s < QUIZ_NSTATES ? state_names[s] : "?"; }
+const char *quiz_state_name(enum quiz_state s) { return fv_names_get(state_names, FV_NAMES_N(state_names), s); }
 
 int quiz_state_parse(const char *name, enum quiz_state *out) {
-    for (size_t i = 0; i < QUIZ_NSTATES; i++)
-        if (name && !strcmp(name, state_names[i])) {
-            *out = (enum quiz_state)i;
-            return 0;
-        }
-    return -1;
+    int i = fv_names_find(state_names, FV_NAMES_N(state_names), name);
+    if (i >= 0) *out = (enum quiz_state)i;
+    return i < 0 ? -1 : 0;
 }
 
 struct quiz *quiz_new(const struct deck *d, char *err, size_t errlen) {

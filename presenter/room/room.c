@@ -10,6 +10,7 @@
 
 #include "db_hub.h"
 #include "fv_err.h"
+#include "fv_names.h"
 #include "probe_json.h"
 
 struct room_voter {
@@ -46,19 +47,16 @@ struct room {
     int npend, cappend;
 };
 
-static const char *action_names[] = {"open", "close", "measure", "rerun", "reveal", "next", "back", "skip",
-                                     "revote"};
-#define ROOM_NACTIONS (int)(sizeof action_names / sizeof action_names[0])
+static const char *const action_names[] = {"open", "close", "measure", "rerun", "reveal", "next", "back", "skip",
+                                           "revote"};
+_Static_assert(FV_NAMES_N(action_names) == ROOM_REVOTE + 1, "a name for each enum room_action");
 
-const char *room_action_name(enum room_action a) { return (unsigned)a < ROOM_NACTIONS ? action_names[a] : "?"; }
+const char *room_action_name(enum room_action a) { return fv_names_get(action_names, FV_NAMES_N(action_names), a); }
 
 int room_action_parse(const char *name, enum room_action *out) {
-    for (int i = 0; i < ROOM_NACTIONS; i++)
-        if (name && !strcmp(name, action_names[i])) {
-            *out = (enum room_action)i;
-            return 0;
-        }
-    return -1;
+    int i = fv_names_find(action_names, FV_NAMES_N(action_names), name);
+    if (i >= 0) *out = (enum room_action)i;
+    return i < 0 ? -1 : 0;
 }
 
 /* ---- tokens ---- */
