@@ -12,18 +12,17 @@
 #include <limits.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <linux/capability.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_engine.h"
+#include "cli_signals.h"
 #include "console.h"
 #include "deck.h"
 #include "hub.h"
@@ -56,9 +55,7 @@ struct serve_opts {
 struct serve {
     struct serve_opts o;
     struct deck deck;
-    struct probe_lab lab;
-    int lab_up;
-    struct witness_cli witness;    /* the far-end witness (lab's or remote), if any */
+    struct cli_engine engine;      /* observer, target, lab, witness (cli/cli_engine.h) */
     struct db *db;
     struct room *room;
     struct hub *hub;
@@ -69,9 +66,10 @@ struct serve {
     int exiting;
     int signal_no;
     int script_failed;
-    pthread_t sig_thread, con_thread;
+    struct cli_signals sigs;
+    pthread_t con_thread;
     int con_started;
-    char observer[16], host[256], kernel[320], target[256], resume_target[256];
+    char host[256], kernel[320], resume_target[256];
     char screen_url[600], presenter_url[600]; /* the console shows them beside the join URL */
     /* The console thread's own read-only view of the store, for a revealed
      * question's result (struct db belongs to the hub's thread). */
@@ -415,20 +413,7 @@ static void *console_main(void *arg) {
     struct serve *s = arg;
     char err[512] = "";
     if (s->o.script) {
-        FILE *f = fopen(s->o.script, "r");
-        int rc;
-        if (!f) {
-            snprintf(err, sizeof err, "%s: cannot open script: %s", s->o.script, strerror(errno));
-            rc = -1;
-        } else {
-            struct console_status st;
-            be_status(s, &st);
-            console_render(stdout, &s->con.view, &st);
-            fflush(stdout);
-            rc = console_run_script(&s->con, f, s->o.script, err, sizeof err);
-            fclose(f);
-        }
-        if (rc < 0) {
+        if (console_run_file(&s->con, s->o.script, err, sizeof err) < 0) {
             fprintf(stderr, "fragvote serve: %s\n", err);
             s->script_failed = 1;
             be_post(s, HUB_CMD_QUIT, 0);
@@ -440,28 +425,17 @@ static void *console_main(void *arg) {
     return NULL;
 }
 
-/* ---- signals: a thread that sigwait()s, so nothing runs in a handler ---- */
+/* ---- signals (cli_signals: one thread sigwait()s, nothing runs in a handler) ---- */
 
-static void *signal_main(void *arg) {
-    struct serve *s = arg;
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    for (;;) {
-        int sig = 0;
-        if (sigwait(&set, &sig) != 0) continue;
-        pthread_mutex_lock(&s->lock);
-        int exiting = s->exiting;
-        if (!exiting) {
-            s->stop = 1;
-            s->signal_no = sig;
-            if (s->hub) hub_stop(s->hub);
-        }
-        pthread_mutex_unlock(&s->lock);
-        if (exiting) return NULL;
+static void on_signal(void *ctx, int sig) {
+    struct serve *s = ctx;
+    pthread_mutex_lock(&s->lock);
+    if (!s->exiting) {
+        s->stop = 1;
+        s->signal_no = sig;
+        if (s->hub) hub_stop(s->hub);
     }
+    pthread_mutex_unlock(&s->lock);
 }
 
 /* ---- the end of the talk ---- */
@@ -498,30 +472,6 @@ static void print_summary(struct serve *s) {
     db_report_close(rep);
 }
 
-
-/* Started with sudo: the lab is up, so become the invoking user before the
- * database is created (it then belongs to them) and before any network
- * client is served. What the probe still needs stays: CAP_NET_RAW (raw
- * observer sockets per test), CAP_NET_ADMIN (PMTU flush) and, with the lab,
- * CAP_SYS_ADMIN (per-test setns into the lab) plus, when this run built the
- * lab, CAP_DAC_OVERRIDE so `ip netns del` can remove it at the end. Run as
- * root without sudo (a root shell, CI) there is no invoking user to return
- * to and nothing is dropped; docs/PRIVILEGES.md has setcap as the
- * alternative. --keep-root skips the drop. */
-static int drop_privileges(struct serve *s, int use_lab, char *err, size_t errlen) {
-    const char *sudo_uid = getenv("SUDO_UID");
-    if (geteuid() != 0 || s->o.keep_root || !sudo_uid || !*sudo_uid || !strcmp(sudo_uid, "0")) return 0;
-    int caps[4], n = 0;
-    caps[n++] = CAP_NET_RAW;
-    caps[n++] = CAP_NET_ADMIN;
-    if (use_lab) caps[n++] = CAP_SYS_ADMIN;
-    if (use_lab && s->lab_up) caps[n++] = CAP_DAC_OVERRIDE;
-    int uid = probe_priv_drop_keep(caps, n, err, errlen);
-    if (uid < 0) return -1;
-    printf("Dropped root: now uid %d, keeping only CAP_NET_RAW, CAP_NET_ADMIN%s.\n", uid,
-           !use_lab ? "" : s->lab_up ? ", CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (lab)" : " and CAP_SYS_ADMIN (lab)");
-    return 0;
-}
 
 int cmd_serve(int argc, char **argv) {
     static struct serve s; /* large (deck); one per process */
@@ -569,89 +519,34 @@ int cmd_serve(int argc, char **argv) {
     }
     if (s.o.title) snprintf(s.deck.title, sizeof s.deck.title, "%s", s.o.title);
     if (s.o.target) deck_set_target(&s.deck, s.o.target);
-    const char *obs_name = s.o.observer ? s.o.observer : s.deck.observer;
-    enum probe_observer_kind obs;
-    if (probe_observer_parse(obs_name, &obs) < 0) {
-        fprintf(stderr, "fragvote serve: --observer wants auto, raw or recverr, not '%s'\n", obs_name);
+    int pick = cli_engine_pick("serve", s.o.observer ? s.o.observer : s.deck.observer, s.deck.target, &s.engine);
+    if (pick != FV_EXIT_OK) {
         deck_free(&s.deck);
         db_close(s.db);
-        return FV_EXIT_USAGE;
-    }
-    if (obs == PROBE_OBS_AUTO) obs = probe_priv_has(CAP_NET_RAW) ? PROBE_OBS_RAW : PROBE_OBS_RECVERR;
-    snprintf(s.observer, sizeof s.observer, "%s", probe_observer_name(obs));
-    int use_lab = !s.deck.target[0] || !strcmp(s.deck.target, "lab");
-    snprintf(s.target, sizeof s.target, "%s", use_lab ? "lab" : s.deck.target);
-    if (!use_lab) {
-        /* An unknown target is a mistake to report now, not 32 "unknown" answers later. */
-        struct sockaddr_storage ss;
-        int hr = probe_pmtu_resolve(s.target, AF_UNSPEC, &ss, err, sizeof err);
-        if (hr < 0) {
-            fprintf(stderr, "fragvote serve: target %s: %s\n", s.target, err);
-            deck_free(&s.deck);
-            db_close(s.db);
-            return cli_exit_probe(hr);
-        }
+        return pick;
     }
     host_facts(&s);
 
     /* Signals go to one thread from here on, so every path reaches cleanup. */
     pthread_mutex_init(&s.lock, NULL);
-    sigset_t set, old;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, &old);
-    signal(SIGPIPE, SIG_IGN);
-    if (pthread_create(&s.sig_thread, NULL, signal_main, &s)) {
+    if (cli_signals_start(&s.sigs, on_signal, &s) < 0) {
         fprintf(stderr, "fragvote serve: cannot start the signal thread\n");
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
         deck_free(&s.deck);
         db_close(s.db);
         return FV_EXIT_FAIL;
     }
 
     char *labjs = NULL;
-    if (use_lab) {
-        struct probe_lab_config cfg;
-        probe_lab_config_default(&cfg);
-        /* A lab someone built by hand (`fragvote lab up`, maybe with other
-         * MTUs) is used as it is and left up; one we build, we remove. */
-        char serr[256];
-        if (probe_lab_status(cfg.prefix, &s.lab, serr, sizeof serr) == 1) {
-            printf("Using the running lab \"%s\" as it is; it stays up after the talk.\n", cfg.prefix);
-            labjs = lab_json(&s.lab);
-            goto lab_ready;
-        }
-        int lr = probe_lab_up(&cfg, &s.lab, err, sizeof err);
-        if (lr < 0) {
-            fprintf(stderr, "fragvote serve: cannot build the namespace lab: %s\n", err);
-            if (lr == PROBE_E_PERM) fprintf(stderr, "  (run as root, or give --target HOST)\n");
-            code = cli_exit_probe(lr);
-            goto cleanup;
-        }
-        s.lab_up = 1;
-        labjs = lab_json(&s.lab);
-    }
-lab_ready:
+    code = cli_engine_up("serve", &s.engine, s.o.witness ? s.o.witness : s.deck.witness, s.o.witness_key,
+                         s.o.keep_root);
+    if (code != FV_EXIT_OK) goto cleanup;
+    if (s.engine.use_lab) labjs = lab_json(&s.engine.lab);
     if (s.stop) goto cleanup;
-    /* Before the drop: the lab's witness thread enters dst (CAP_SYS_ADMIN). */
-    if (witness_cli_setup(s.o.witness ? s.o.witness : s.deck.witness, s.o.witness_key, use_lab ? &s.lab : NULL,
-                          &s.witness, err, sizeof err) < 0) {
-        fprintf(stderr, "fragvote serve: %s\n", err);
-        code = FV_EXIT_USAGE;
-        goto cleanup;
-    }
-    if (s.witness.target) printf("Witness: %s (what arrived is observed at the far end)\n", s.witness.label);
-    if (drop_privileges(&s, use_lab, err, sizeof err) < 0) {
-        fprintf(stderr, "fragvote serve: %s\n", err);
-        code = FV_EXIT_PERM;
-        goto cleanup;
-    }
 
     if (!s.db && (code = cli_store_open("serve", s.o.db, &s.db)) != FV_EXIT_OK) goto cleanup;
-    struct room_info info = {.title = s.deck.title, .host = s.host, .kernel = s.kernel, .observer = s.observer,
-                             .target = s.target, .lab_json = labjs, .code = s.o.room};
+    struct room_info info = {.title = s.deck.title, .host = s.host, .kernel = s.kernel,
+                             .observer = s.engine.observer_name, .target = s.engine.target, .lab_json = labjs,
+                             .code = s.o.room};
     s.room = s.o.resume ? room_resume(s.db, s.o.resume, &s.deck, err, sizeof err)
                         : room_create(s.db, &s.deck, &info, err, sizeof err);
     if (!s.room) {
@@ -663,23 +558,12 @@ lab_ready:
      * cost phones a refused vote, not a frozen room (docs/SECURITY.md). */
     db_set_busy_timeout(s.db, DB_BUSY_LIVE_MS);
 
-    /* What this run can see, said once where the speaker reads it. */
-    int want_flush = !(s.o.keep_pmtu_cache || s.deck.keep_pmtu_cache);
-    if (want_flush && !probe_priv_has(CAP_NET_ADMIN)) {
-        want_flush = 0;
-        printf("Note: without CAP_NET_ADMIN the PMTU cache is not flushed before each test: an answer may\n"
-               "      depend on what earlier tests taught it (each answer records the cached PMTU it saw).\n");
-    }
-    if (obs == PROBE_OBS_RECVERR)
-        printf("Observer: recverr (no CAP_NET_RAW). Sent? and local fragmentation are observed; DF and\n"
-               "      router fragmentation are inferred from the kernel's rules. Every answer says which.\n");
     struct worker_config wc = {
-        .opts = {.observer = obs, .lab = use_lab ? &s.lab : NULL,
-                 .flush_pmtu = want_flush, .witness = s.witness.target},
         .prefetch = !s.o.no_prefetch,
         .deliver = deliver,
         .ctx = &s,
     };
+    cli_engine_opts(&s.engine, s.o.keep_pmtu_cache || s.deck.keep_pmtu_cache, &wc.opts);
     s.worker = worker_new(&wc, err, sizeof err);
     if (!s.worker) {
         fprintf(stderr, "fragvote serve: %s\n", err);
@@ -710,7 +594,7 @@ lab_ready:
 
     s.con = (struct console){
         .be = {be_post, be_status, &s},
-        .view = {s.deck.title, hub_join_url(h), room_code(s.room), hub_secret(h), s.target, !s.o.no_qr,
+        .view = {s.deck.title, hub_join_url(h), room_code(s.room), hub_secret(h), s.engine.target, !s.o.no_qr,
                  console_page_url(hub_join_url(h), "screen/", s.screen_url, sizeof s.screen_url) ? NULL : s.screen_url,
                  console_page_url(hub_join_url(h), "presenter/", s.presenter_url, sizeof s.presenter_url) ? NULL
                                                                                                     : s.presenter_url},
@@ -752,13 +636,9 @@ cleanup:
     if (s.hub) hub_free(s.hub);
     room_free(s.room);
     db_close(s.db);
-    witness_cli_stop(&s.witness);
-    if (s.lab_up && probe_lab_down(s.lab.cfg.prefix, err, sizeof err) < 0)
-        fprintf(stderr, "fragvote serve: could not remove the lab '%s': %s\n", s.lab.cfg.prefix, err);
+    cli_engine_down("serve", &s.engine);
     free(labjs);
-    pthread_kill(s.sig_thread, SIGTERM); /* blocked everywhere: sigwait takes it and the thread ends */
-    pthread_join(s.sig_thread, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    cli_signals_stop(&s.sigs);
     pthread_mutex_destroy(&s.lock);
     if (s.signal_no) fprintf(stderr, "fragvote serve: stopped by signal %d\n", s.signal_no);
     if (code == FV_EXIT_OK && s.script_failed) code = FV_EXIT_FAIL;

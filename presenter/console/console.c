@@ -409,3 +409,18 @@ int console_run_script(struct console *c, FILE *in, const char *name, char *err,
     }
     return 0;
 }
+
+int console_run_file(struct console *c, const char *path, char *err, size_t errlen) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open script: %s", path, strerror(errno));
+        return -1;
+    }
+    struct console_status st;
+    c->be.status(c->be.ctx, &st);
+    console_render(c->out, &c->view, &st);
+    fflush(c->out);
+    int rc = console_run_script(c, f, path, err, errlen);
+    fclose(f);
+    return rc;
+}

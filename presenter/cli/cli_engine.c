@@ -1,0 +1,117 @@
+/* The local probe engine's set-up for serve and present (see cli_engine.h). */
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_engine.h"
+
+int cli_engine_pick(const char *cmd, const char *observer, const char *target, struct cli_engine *e) {
+    memset(e, 0, sizeof *e);
+    const char *name = observer && *observer ? observer : "auto";
+    if (probe_observer_parse(name, &e->observer) < 0) {
+        fprintf(stderr, "fragvote %s: --observer wants auto, raw or recverr, not '%s'\n", cmd, name);
+        return FV_EXIT_USAGE;
+    }
+    if (e->observer == PROBE_OBS_AUTO)
+        e->observer = probe_priv_has(CAP_NET_RAW) ? PROBE_OBS_RAW : PROBE_OBS_RECVERR;
+    snprintf(e->observer_name, sizeof e->observer_name, "%s", probe_observer_name(e->observer));
+    e->use_lab = !target || !target[0] || !strcmp(target, "lab");
+    snprintf(e->target, sizeof e->target, "%s", e->use_lab ? "lab" : target);
+    if (e->use_lab) return FV_EXIT_OK;
+    /* An unknown target is a mistake to report now, not 32 "unknown" answers later. */
+    struct sockaddr_storage ss;
+    char err[256];
+    int hr = probe_pmtu_resolve(e->target, AF_UNSPEC, &ss, err, sizeof err);
+    if (hr < 0) {
+        fprintf(stderr, "fragvote %s: target %s: %s\n", cmd, e->target, err);
+        return cli_exit_probe(hr);
+    }
+    return FV_EXIT_OK;
+}
+
+/* Started with sudo: the lab is up, so become the invoking user before any
+ * file is created (it then belongs to them) and before any network client
+ * is served. What the probe still needs stays: CAP_NET_RAW (raw observer
+ * sockets per test), CAP_NET_ADMIN (PMTU flush) and, with the lab,
+ * CAP_SYS_ADMIN (per-test setns into the lab) plus, when this run built the
+ * lab, CAP_DAC_OVERRIDE so `ip netns del` can remove it at the end. Run as
+ * root without sudo (a root shell, CI) there is no invoking user to return
+ * to and nothing is dropped; docs/PRIVILEGES.md has setcap as the
+ * alternative. keep_root (--keep-root) skips the drop. */
+static int drop_privileges(const struct cli_engine *e, int keep_root, char *err, size_t errlen) {
+    const char *sudo_uid = getenv("SUDO_UID");
+    if (geteuid() != 0 || keep_root || !sudo_uid || !*sudo_uid || !strcmp(sudo_uid, "0")) return 0;
+    int caps[4], n = 0;
+    caps[n++] = CAP_NET_RAW;
+    caps[n++] = CAP_NET_ADMIN;
+    if (e->use_lab) caps[n++] = CAP_SYS_ADMIN;
+    if (e->use_lab && e->lab_built) caps[n++] = CAP_DAC_OVERRIDE;
+    int uid = probe_priv_drop_keep(caps, n, err, errlen);
+    if (uid < 0) return -1;
+    printf("Dropped root: now uid %d, keeping only CAP_NET_RAW, CAP_NET_ADMIN%s.\n", uid,
+           !e->use_lab ? "" : e->lab_built ? ", CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (lab)" : " and CAP_SYS_ADMIN (lab)");
+    return 0;
+}
+
+int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, const char *witness_key, int keep_root) {
+    char err[1024];
+    if (e->use_lab) {
+        struct probe_lab_config cfg;
+        probe_lab_config_default(&cfg);
+        /* A lab someone built by hand (`fragvote lab up`, maybe with other
+         * MTUs) is used as it is and left up; one we build, we remove. */
+        char serr[256];
+        if (probe_lab_status(cfg.prefix, &e->lab, serr, sizeof serr) == 1) {
+            printf("Using the running lab \"%s\" as it is; it stays up after the talk.\n", cfg.prefix);
+        } else {
+            int lr = probe_lab_up(&cfg, &e->lab, err, sizeof err);
+            if (lr < 0) {
+                fprintf(stderr, "fragvote %s: cannot build the namespace lab: %s\n", cmd, err);
+                if (lr == PROBE_E_PERM) fprintf(stderr, "  (run as root, or give --target HOST)\n");
+                return cli_exit_probe(lr);
+            }
+            e->lab_built = 1;
+        }
+    }
+    /* Before the drop: the lab's witness thread enters dst (CAP_SYS_ADMIN). */
+    if (witness_cli_setup(witness, witness_key, e->use_lab ? &e->lab : NULL, &e->witness, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote %s: %s\n", cmd, err);
+        return FV_EXIT_USAGE;
+    }
+    if (e->witness.target) printf("Witness: %s (what arrived is observed at the far end)\n", e->witness.label);
+    if (drop_privileges(e, keep_root, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote %s: %s\n", cmd, err);
+        return FV_EXIT_PERM;
+    }
+    return FV_EXIT_OK;
+}
+
+void cli_engine_opts(const struct cli_engine *e, int keep_pmtu_cache, struct probe_run_opts *opts) {
+    /* What this run can see, said once where the speaker reads it. */
+    int want_flush = !keep_pmtu_cache;
+    if (want_flush && !probe_priv_has(CAP_NET_ADMIN)) {
+        want_flush = 0;
+        printf("Note: without CAP_NET_ADMIN the PMTU cache is not flushed before each test: an answer may\n"
+               "      depend on what earlier tests taught it (each answer records the cached PMTU it saw).\n");
+    }
+    if (e->observer == PROBE_OBS_RECVERR)
+        printf("Observer: recverr (no CAP_NET_RAW). Sent? and local fragmentation are observed; DF and\n"
+               "      router fragmentation are inferred from the kernel's rules. Every answer says which.\n");
+    memset(opts, 0, sizeof *opts);
+    opts->observer = e->observer;
+    opts->lab = e->use_lab ? &e->lab : NULL;
+    opts->flush_pmtu = want_flush;
+    opts->witness = e->witness.target;
+}
+
+void cli_engine_down(const char *cmd, struct cli_engine *e) {
+    char err[256];
+    witness_cli_stop(&e->witness);
+    if (e->lab_built && probe_lab_down(e->lab.cfg.prefix, err, sizeof err) < 0)
+        fprintf(stderr, "fragvote %s: could not remove the lab '%s': %s\n", cmd, e->lab.cfg.prefix, err);
+    e->lab_built = 0;
+}

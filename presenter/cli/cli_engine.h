@@ -1,0 +1,39 @@
+/* The local probe engine as the subcommands that measure for a room set it
+ * up (serve, present): the observer (auto -> raw with CAP_NET_RAW, else
+ * recverr), the target ("lab", or a host that must resolve now), the
+ * namespace lab (a running one is used as it is and left up; one built here
+ * is removed at the end), the far-end witness, and, started with sudo, the
+ * drop to the invoking user keeping only what the probe needs
+ * (docs/PRIVILEGES.md). Each step prints what the speaker must know, as
+ * "fragvote CMD: ..." on stderr for errors, and returns an exit code. */
+#ifndef FRAGVOTE_CLI_ENGINE_H
+#define FRAGVOTE_CLI_ENGINE_H
+
+#include "fragprobe.h"
+#include "witness_cli.h"
+
+struct cli_engine {
+    enum probe_observer_kind observer;  /* raw or recverr (auto resolved) */
+    char observer_name[16];
+    char target[256];                   /* "lab" or the host */
+    int use_lab, lab_built;
+    struct probe_lab lab;               /* use_lab: the lab in use */
+    struct witness_cli witness;
+};
+
+/* The observer (name NULL or "auto": auto) and the target (the deck's after
+ * --target; "" = the lab). A host that does not resolve is an error now, not
+ * every answer "unknown" later. FV_EXIT_OK or the exit code (printed). */
+int cli_engine_pick(const char *cmd, const char *observer, const char *target, struct cli_engine *e);
+/* The lab (with use_lab), then the witness (spec as witness_cli_setup; it
+ * enters the lab, so before the drop), then the drop when started with sudo
+ * and not keep_root. FV_EXIT_OK or the exit code (printed); on failure what
+ * was set up stays for cli_engine_down. */
+int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, const char *witness_key, int keep_root);
+/* The run options of the probe worker: observer, lab, witness, and the PMTU
+ * cache flush unless keep_pmtu_cache or without CAP_NET_ADMIN (both said). */
+void cli_engine_opts(const struct cli_engine *e, int keep_pmtu_cache, struct probe_run_opts *opts);
+/* Stops the witness and removes a lab this run built. */
+void cli_engine_down(const char *cmd, struct cli_engine *e);
+
+#endif
