@@ -15,6 +15,6 @@ function(fragvote_link_alone lib)
   set_target_properties(link_alone_${lib} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/layers)
 endfunction()
 foreach(lib fragscore fragprobe fragdb fragcommon fragmeasure fragdeck fragroom fragprober fraghub fragconsole
-            fragexport fragreplay fragcli fragcommands)
+            fragexport fragreplay fragcli fragpresent fragcommands)
   fragvote_link_alone(${lib})
 endforeach()

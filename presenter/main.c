@@ -13,6 +13,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
     {"serve", cmd_serve, "run a live quiz: console, phones, projector (default)"},
+    {"present", cmd_present, "present a hosted room: this console and probe, one outbound websocket"},
     {"play", cmd_play, "fragquiz's game alone at a terminal: answer y/n, see the truth, get a score"},
     {"probe", cmd_probe, "send one test (or a whole deck) and show what the network did"},
     {"lab", cmd_lab, "build, inspect or remove the network-namespace lab"},

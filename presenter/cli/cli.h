@@ -23,6 +23,7 @@ enum fv_exit {
 };
 
 int cmd_serve(int argc, char **argv);
+int cmd_present(int argc, char **argv);
 int cmd_play(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_lab(int argc, char **argv);

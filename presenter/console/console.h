@@ -83,6 +83,10 @@ struct console_status {
     char majority[8];       /* "yes" / "no" / "tie" / "" (no votes) */
     double correct;         /* 1, 0, 0.5, or -1 unscored */
     int correct_votes;      /* votes equal to the truth, -1 if unknown */
+    /* The link to a hub on another host (fragvote present): "" while it is
+     * up (or the hub is local), else what happened, e.g. "hub unreachable
+     * (...): reconnecting in 2.0 s". Shown on the screen and logged. */
+    char link[192];
 };
 
 /* Where actions go and where status comes from. */

@@ -177,6 +177,7 @@ static void body_lines(struct cr_text *t, const struct console_view *v, const st
     const struct hub_status *h = &st->hub;
     const struct quiz_qinfo *q = &h->current;
     char line[CR_BYTES];
+    if (st->link[0]) cr_add(t, "Hub: %s", st->link);
     if (h->ended) {
         cr_add(t, "The quiz has ended (%d questions).", h->nquestions);
     } else {
@@ -278,6 +279,7 @@ void console_render(FILE *out, const struct console_view *v, const struct consol
 
 void console_render_line(FILE *out, const struct console_status *st) {
     const struct hub_status *h = &st->hub;
+    if (st->link[0]) fprintf(out, "status: hub: %s\n", st->link);
     if (h->ended)
         fprintf(out, "status: the quiz has ended, %d voters\n", h->voters);
     else

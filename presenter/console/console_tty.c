@@ -20,7 +20,8 @@ static int status_changed(const struct console_status *a, const struct console_s
            x->current.no != y->current.no || x->connections != y->connections || x->voters != y->voters ||
            x->newcomers != y->newcomers || x->voters_refused != y->voters_refused ||
            x->screens != y->screens || x->presenters != y->presenters || x->refused_total != y->refused_total ||
-           x->collective != y->collective || (x->closes_in_ms + 999) / 1000 != (y->closes_in_ms + 999) / 1000;
+           x->collective != y->collective || (x->closes_in_ms + 999) / 1000 != (y->closes_in_ms + 999) / 1000 ||
+           strcmp(a->link, b->link);
 }
 
 static void frame(struct console *c, const struct console_status *st) {
@@ -141,7 +142,7 @@ static void log_changes(struct console *c, struct console_status *last, double *
     c->be.status(c->be.ctx, &now);
     const struct hub_status *x = &last->hub, *y = &now.hub;
     int moved = x->cursor != y->cursor || x->ended != y->ended || x->current.state != y->current.state ||
-                x->current.measuring != y->current.measuring;
+                x->current.measuring != y->current.measuring || strcmp(last->link, now.link);
     int counted = x->current.yes + x->current.no != y->current.yes + y->current.no || x->voters != y->voters ||
                   x->connections != y->connections;
     double t = now_ms();
