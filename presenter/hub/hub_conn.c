@@ -353,8 +353,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
     }
     long long q = m->q;
     char err[160];
-    if (q < 0 || q > INT_MAX || quiz_vote_check(room_quiz(h->room), (int)q, err, sizeof err)) {
-        if (q < 0 || q > INT_MAX) snprintf(err, sizeof err, "there is no question %lld", (long long)q + (q < LLONG_MAX));
+    if (room_vote_check(h->room, q, err, sizeof err)) {
         hub_conn_error(c, id, "refused", err);
         return;
     }

@@ -267,15 +267,6 @@ int quiz_revote(struct quiz *q, char *err, size_t errlen) {
     return 0;
 }
 
-int quiz_vote_check(const struct quiz *q, int pos, char *err, size_t errlen) {
-    if (pos < 0 || pos >= q->n) return fv_fail(err, errlen, "there is no question %lld", (long long)pos + 1);
-    const struct quiz_q *x = &q->q[pos];
-    if (x->info.state != QUIZ_VOTING || q->ended || pos != q->cursor)
-        return fv_fail(err, errlen, "question %d is %s, not open for voting", pos + 1,
-                       quiz_state_name(x->info.state));
-    return 0;
-}
-
 void quiz_vote_apply(struct quiz *q, int pos, int old, int yes) {
     if (pos < 0 || pos >= q->n) return;
     struct quiz_qinfo *i = &q->q[pos].info;

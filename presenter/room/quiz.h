@@ -117,8 +117,7 @@ int quiz_revote_check(const struct quiz *q, char *err, size_t errlen);
 int quiz_revote(struct quiz *q, char *err, size_t errlen);
 
 /* ---- votes ---- */
-/* Whether a vote on question pos may be cast now: 0, or -1 with the reason. */
-int quiz_vote_check(const struct quiz *q, int pos, char *err, size_t errlen);
+/* (Whether a vote may count is the room's to decide: room_vote_check.) */
 /* Applies a committed vote to the tally: old is the voter's previous vote on
  * pos (-1 none, 0 no, 1 yes), yes the new one. */
 void quiz_vote_apply(struct quiz *q, int pos, int old, int yes);

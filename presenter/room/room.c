@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -562,9 +563,19 @@ int room_batch_join(struct room *r, const char *token, char *err, size_t errlen)
     return i;
 }
 
+int room_vote_check(const struct room *r, long long pos, char *err, size_t errlen) {
+    const struct quiz *q = r->quiz;
+    struct quiz_qinfo i;
+    if (pos < 0 || pos >= quiz_count(q) || quiz_get(q, (int)pos, &i))
+        return fv_fail(err, errlen, "there is no question %lld", pos + (pos < LLONG_MAX));
+    if (i.state != QUIZ_VOTING || quiz_ended(q) || pos != quiz_cursor(q))
+        return fv_fail(err, errlen, "question %lld is %s, not open for voting", pos + 1, quiz_state_name(i.state));
+    return 0;
+}
+
 int room_batch_vote(struct room *r, int voter, int pos, int yes, char *err, size_t errlen) {
     if (voter < 0 || voter >= r->nvoters) return fv_fail(err, errlen, "unknown voter"), 1;
-    if (quiz_vote_check(r->quiz, pos, err, errlen)) return 1;
+    if (room_vote_check(r, pos, err, errlen)) return 1;
     enum db_vote_result v = db_vote_put(r->db, r->qid[pos], r->voters[voter].id, yes ? 1 : 0, err, errlen);
     if (v == DB_VOTE_ERROR) return -1;
     if (v == DB_VOTE_REFUSED) return 1;
@@ -617,7 +628,7 @@ int room_write_plan(struct room *r, struct room_write *w, int voter, const char 
     } else {
         w->voter_id = r->voters[voter].id;
     }
-    if (quiz_vote_check(r->quiz, pos, err, errlen)) return 1;
+    if (room_vote_check(r, pos, err, errlen)) return 1;
     w->qid = r->qid[pos];
     return 0;
 }

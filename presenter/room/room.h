@@ -91,6 +91,12 @@ int room_token_valid(const char *token);
 int room_token_issued(const struct room *r, const char *token);
 /* Index (>= 0) of the voter with this token if already known, else -1. */
 int room_voter_find(const struct room *r, const char *token);
+/* May a vote on question pos count now? The one "may vote" rule (the hub
+ * asks it before a vote joins a batch, room_write_plan and room_batch_vote
+ * again when the batch is planned; db_vote_put's SQL condition stays as the
+ * durable guard): pos is a question, it is the current one, voting on it
+ * is open and the quiz has not ended. 0, or -1 with the reason in err. */
+int room_vote_check(const struct room *r, long long pos, char *err, size_t errlen);
 /* This voter's current vote on pos: -1 none, 0 no, 1 yes. */
 int room_voter_vote(const struct room *r, int voter, int pos);
 

@@ -245,6 +245,47 @@ static void test_batches_commit_joins_and_votes_together(void) {
     db_close(db);
 }
 
+/* The one "may this vote count" rule (room_vote_check): only the current
+ * question, only while voting, never after the end; asked by the hub before
+ * a vote joins a batch and again by the batch itself. */
+static void test_a_vote_counts_only_on_the_current_open_question(void) {
+    char err[256], tok[ROOM_TOKEN_HEX + 1];
+    struct db *db = db_open(dbfile("votecheck.db"), err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    REQUIRE(r);
+    REQUIRE(room_token_new(r, tok, err, sizeof err) == 0);
+    struct room_write w;
+    CHECK_INT(room_vote_check(r, 0, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "question 1 is pending");
+    CHECK_INT(room_write_plan(r, &w, -1, tok, 0, 1, 0, err, sizeof err), 1);
+    CHECK_CONTAINS(err, "pending");
+    REQUIRE(room_act(r, ROOM_OPEN, err, sizeof err) == 0);
+    CHECK_INT(room_vote_check(r, 0, err, sizeof err), 0);
+    CHECK_INT(room_write_plan(r, &w, -1, tok, 0, 1, 0, err, sizeof err), 0);
+    CHECK_INT(room_vote_check(r, 1, err, sizeof err), -1); /* not the current one */
+    CHECK_CONTAINS(err, "question 2 is pending");
+    CHECK_INT(room_vote_check(r, 42, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "there is no question 43");
+    CHECK_INT(room_vote_check(r, -1, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "there is no question 0");
+    CHECK_INT(room_vote_check(r, 2147483648LL, err, sizeof err), -1); /* beyond an int: no wrap-around */
+    CHECK_CONTAINS(err, "there is no question 2147483649");
+    CHECK_INT(room_vote_check(r, 9223372036854775807LL, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "there is no question 9223372036854775807");
+    REQUIRE(room_act(r, ROOM_CLOSE, err, sizeof err) == 0);
+    CHECK_INT(room_vote_check(r, 0, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "closed");
+    CHECK_INT(room_write_plan(r, &w, -1, tok, 0, 1, 0, err, sizeof err), 1);
+    REQUIRE(room_act(r, ROOM_REVOTE, err, sizeof err) == 0); /* the second round is open again */
+    CHECK_INT(room_vote_check(r, 0, err, sizeof err), 0);
+    struct quiz *q = room_quiz(r);
+    while (!quiz_ended(q)) REQUIRE(room_act(r, ROOM_SKIP, err, sizeof err) == 0);
+    CHECK_INT(room_vote_check(r, quiz_count(q) - 1, err, sizeof err), -1);
+    room_free(r);
+    db_close(db);
+}
+
 static void test_resume_needs_the_same_deck(void) {
     char err[256];
     const char *path = dbfile("resume.db");
@@ -329,6 +370,7 @@ int main(void) {
     RUN(test_every_transition_and_the_cursor_are_persisted);
     RUN(test_reused_measurement_is_stored_for_each_question);
     RUN(test_batches_commit_joins_and_votes_together);
+    RUN(test_a_vote_counts_only_on_the_current_open_question);
     RUN(test_resume_needs_the_same_deck);
     RUN(test_a_probers_deck_is_adopted_until_the_session_starts);
     return check_summary();
