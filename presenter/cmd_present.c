@@ -70,7 +70,7 @@ struct present {
     pthread_mutex_t lock;
     volatile int stop;
     int signal_no, script_failed, export_failed, fatal;
-    char fatal_msg[300];
+    char fatal_msg[400];
 };
 
 static void usage(FILE *out) {
