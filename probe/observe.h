@@ -5,6 +5,7 @@
 #define FRAGPROBE_OBSERVE_H
 
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -12,9 +13,12 @@
 #include "fragprobe.h"
 
 /* Sets one of the judge's facts: its answer, basis and the why line (printf
- * format). The one writer of a struct probe_fact's verdict (judge.c). */
+ * format). The one writer of a struct probe_fact's verdict (judge.c); the
+ * refinements use it too (witness_merge.c through probe_fact_setv). */
 void probe_fact_set(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+void probe_fact_setv(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 /* What the sender did, so an observer can match answers to this test. */
 struct probe_sendinfo {

@@ -23,15 +23,14 @@ const char *probe_fact_basis_label(const struct probe_result *r, const struct pr
 
 static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_answer a, enum probe_basis b, int far,
                      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* probe_fact_set, and whether the far end is what observed it. */
 static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_answer a, enum probe_basis b, int far,
                      const char *fmt, ...) {
-    f->answer = a;
-    f->basis = b;
     if (far) r->far_end |= fact_bit(r, f);
     else r->far_end &= ~fact_bit(r, f);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(f->why, sizeof f->why, fmt, ap);
+    probe_fact_setv(f, a, b, fmt, ap);
     va_end(ap);
 }
 
