@@ -1,5 +1,8 @@
-/* What the observers share: an empty observation, and matching answers
- * (ICMP quotes, Echo Replies) to the test that was sent. */
+/* What the observers share: an empty observation and the answers kept in
+ * it, how long to wait for more, and matching answers (ICMP quotes, Echo
+ * Replies) to the test that was sent. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "observe.h"
@@ -10,6 +13,32 @@ void probe_observation_init(struct probe_observation *obs) {
     obs->egress_df = obs->egress_first_len = obs->egress_max_len = -1;
     obs->frag_creates = -1;
     obs->echo_replies = -1;
+}
+
+void *probe_observer_state_new(size_t size, const char *name, char *err, size_t errlen) {
+    void *s = calloc(1, size);
+    if (!s) snprintf(err, errlen, "out of memory for the %s observer", name);
+    return s;
+}
+
+void probe_observation_add(struct probe_observation *obs, const struct probe_icmp *a) {
+    if (obs->nanswers < PROBE_ANSWERS_MAX) obs->answers[obs->nanswers++] = *a;
+    else obs->answers_dropped++;
+}
+
+void probe_wait_decided(struct probe_wait *w, int grace_ms) {
+    if (w->decided) return;
+    w->decided = 1;
+    probe_deadline_in(&w->grace_end, grace_ms);
+}
+
+int probe_wait_left_ms(const struct probe_wait *w) {
+    int left = probe_ms_until(w->deadline);
+    if (w->decided) {
+        int grace = probe_ms_until(&w->grace_end);
+        if (grace < left) left = grace;
+    }
+    return left;
 }
 
 /* True when an Echo Reply (id, seq) from `from` answers this ICMP test. */

@@ -55,6 +55,21 @@ struct probe_observation {
     struct probe_icmp answers[PROBE_ANSWERS_MAX];
 };
 void probe_observation_init(struct probe_observation *obs);
+/* Keeps an answer matched to this test (at most PROBE_ANSWERS_MAX; more are
+ * only counted in answers_dropped). */
+void probe_observation_add(struct probe_observation *obs, const struct probe_icmp *a);
+
+/* How long a collect loop still waits: until the deadline, or, once a
+ * decisive answer came (probe_wait_decided), a short grace for the rest of
+ * it -- never past the deadline. */
+struct probe_wait {
+    const struct timespec *deadline;
+    int decided;
+    struct timespec grace_end;
+};
+/* The first call starts the grace of grace_ms; later calls change nothing. */
+void probe_wait_decided(struct probe_wait *w, int grace_ms);
+int probe_wait_left_ms(const struct probe_wait *w); /* 0: stop waiting */
 
 /* One observer. state is the observer's own (allocated by open, freed by close). */
 struct probe_observer {
@@ -68,6 +83,10 @@ struct probe_observer {
                    struct probe_observation *obs, char *err, size_t errlen);
     void (*close)(void *state);
 };
+
+/* An observer's zeroed state of size bytes (open allocates it, close frees
+ * it), or NULL with "out of memory for the NAME observer" in err. */
+void *probe_observer_state_new(size_t size, const char *name, char *err, size_t errlen);
 
 extern const struct probe_observer probe_observer_raw;     /* observe_raw.c: root */
 extern const struct probe_observer probe_observer_recverr; /* observe_recverr.c: unprivileged */

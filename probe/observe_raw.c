@@ -31,11 +31,8 @@ struct raw_state {
 };
 
 static int raw_open(void **statep, int family, char *err, size_t errlen) {
-    struct raw_state *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        return PROBE_E_FAIL;
-    }
+    struct raw_state *s = probe_observer_state_new(sizeof *s, "raw", err, errlen);
+    if (!s) return PROBE_E_FAIL;
     s->family = family;
     s->tap_fd = -1;
     s->icmp_fd = socket(family, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -138,8 +135,7 @@ static int icmp_drain(struct raw_state *s, const struct probe_sendinfo *si, stru
         if (rc != PROBE_PARSE_OK) continue;
         if (!probe_answer_matches(si, &m.q, s->ids, s->nids)) continue;
         if (m.q.l4 >= 0) remember_id(s, m.q.id);
-        if (obs->nanswers < PROBE_ANSWERS_MAX) obs->answers[obs->nanswers++] = m;
-        else obs->answers_dropped++;
+        probe_observation_add(obs, &m);
         got = 1;
     }
     return got;
@@ -154,27 +150,19 @@ static int raw_collect(void *p, const struct probe_sendinfo *si, const struct ti
         obs->egress_packets = obs->egress_fragments = 0;
     }
     if (si->l4 == IPPROTO_ICMP || si->l4 == IPPROTO_ICMPV6) obs->echo_replies = 0;
-    int decided = 0;
-    struct timespec grace_end;
+    struct probe_wait w = {.deadline = deadline};
     for (;;) {
         tap_drain(s, si, obs);
-        if (si->sent && icmp_drain(s, si, obs) && !decided) {
-            decided = 1;
-            probe_deadline_in(&grace_end, RAW_GRACE_MS);
-        }
+        if (si->sent && icmp_drain(s, si, obs)) probe_wait_decided(&w, RAW_GRACE_MS);
         if (!si->sent) break;
-        int left = probe_ms_until(decided ? &grace_end : deadline);
-        if (decided && probe_ms_until(deadline) < left) left = probe_ms_until(deadline);
+        int left = probe_wait_left_ms(&w);
         if (left <= 0) break;
         struct pollfd pf[3] = {{s->icmp_fd, POLLIN, 0}, {s->tap_fd, POLLIN, 0}, {si->fd, POLLIN, 0}};
         /* A witness's report is readable on the sending socket: decisive too. */
-        int await = si->witness_key && !decided, np = await ? 3 : s->tap_fd >= 0 ? 2 : 1;
+        int await = si->witness_key && !w.decided, np = await ? 3 : s->tap_fd >= 0 ? 2 : 1;
         int r = poll(pf, (nfds_t)np, left);
         if (r < 0 && errno != EINTR) break;
-        if (await && r > 0 && (pf[2].revents & (POLLIN | POLLERR | POLLHUP))) {
-            decided = 1;
-            probe_deadline_in(&grace_end, RAW_GRACE_MS);
-        }
+        if (await && r > 0 && (pf[2].revents & (POLLIN | POLLERR | POLLHUP))) probe_wait_decided(&w, RAW_GRACE_MS);
     }
     tap_drain(s, si, obs);
     return 0;

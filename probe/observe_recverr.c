@@ -39,11 +39,8 @@ struct recverr_state {
 };
 
 static int recverr_open(void **state, int family, char *err, size_t errlen) {
-    struct recverr_state *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "out of memory for the recverr observer");
-        return PROBE_E_FAIL;
-    }
+    struct recverr_state *s = probe_observer_state_new(sizeof *s, "recverr", err, errlen);
+    if (!s) return PROBE_E_FAIL;
     s->family = family;
     char e2[128];
     s->have_before = probe_snmp_read_frag_creates(family == AF_INET6, &s->frag_before, e2, sizeof e2) == 0;
@@ -122,10 +119,8 @@ static int recverr_echo_drain(int fd, const struct probe_sendinfo *si, struct pr
         if (n < 0) break;
         int id, seq;
         size_t len = (size_t)n < sizeof data ? (size_t)n : sizeof data;
-        const void *addr = from.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&from)->sin6_addr
-                                                       : (const void *)&((struct sockaddr_in *)&from)->sin_addr;
         if (from.ss_family == si->family && probe_parse_echo_reply(data, len, si->family, &id, &seq) &&
-            probe_echo_reply_matches(si, addr, id, seq))
+            probe_echo_reply_matches(si, probe_sockaddr_addr(&from), id, seq))
             got++;
     }
     obs->echo_replies += got;
@@ -145,8 +140,7 @@ static int recverr_drain(int fd, const struct probe_sendinfo *si, struct probe_o
         struct probe_errq e;
         struct probe_icmp a;
         if (probe_errq_parse(control.b, mh.msg_controllen, &e) != 1 || recverr_to_icmp(&e, si, &a) < 0) continue;
-        if (obs->nanswers < PROBE_ANSWERS_MAX) obs->answers[obs->nanswers++] = a;
-        else obs->answers_dropped++;
+        probe_observation_add(obs, &a);
         if (a.kind != PROBE_ICMP_OTHER) decisive++;
     }
     return decisive;
@@ -162,39 +156,31 @@ static int recverr_collect(void *state, const struct probe_sendinfo *si, const s
     int ping = !strcmp(si->sock, "ping");
     if (ping) obs->echo_replies = 0;
     if ((s->armed || si->witness_key) && si->fd >= 0) {
-        struct timespec grace_end;
-        int have_decisive = s->armed && recverr_drain(si->fd, si, obs) > 0;
-        if (have_decisive) probe_deadline_in(&grace_end, RECVERR_GRACE_MS);
+        struct probe_wait w = {.deadline = deadline};
+        if (s->armed && recverr_drain(si->fd, si, obs) > 0) probe_wait_decided(&w, RECVERR_GRACE_MS);
         /* A refused send (EMSGSIZE...) put nothing on the wire: nothing can answer. */
         for (; si->sent;) {
-            const struct timespec *until = have_decisive ? &grace_end : deadline;
-            if (have_decisive && probe_ms_until(deadline) < probe_ms_until(&grace_end)) until = deadline;
-            int left = probe_ms_until(until);
+            int left = probe_wait_left_ms(&w);
             if (left <= 0) break;
             /* A witness's report is readable on the socket: decisive too. */
-            int await = si->witness_key && !have_decisive;
+            int await = si->witness_key && !w.decided;
             struct pollfd p = {.fd = si->fd, .events = ping || await ? POLLIN : 0};
             int pr = poll(&p, 1, left);
             if (pr < 0 && errno != EINTR) break;
             if (await && pr > 0 && (p.revents & POLLIN)) {
-                have_decisive = 1;
-                probe_deadline_in(&grace_end, RECVERR_WITNESS_GRACE_MS);
+                probe_wait_decided(&w, RECVERR_WITNESS_GRACE_MS);
                 continue;
             }
             if (!s->armed) { /* TCP: only the witness's report to wait for */
                 if (pr > 0 && (p.revents & (POLLHUP | POLLNVAL | POLLERR))) break;
                 continue;
             }
-            if (pr > 0 && (p.revents & POLLIN) && recverr_echo_drain(si->fd, si, obs) > 0 && !have_decisive) {
-                have_decisive = 1; /* the target answered: nothing more will come */
-                probe_deadline_in(&grace_end, RECVERR_GRACE_MS);
-            }
+            /* The target answered: nothing more will come. */
+            if (pr > 0 && (p.revents & POLLIN) && recverr_echo_drain(si->fd, si, obs) > 0)
+                probe_wait_decided(&w, RECVERR_GRACE_MS);
             if (pr > 0 && (p.revents & POLLERR)) {
                 int before = obs->nanswers + obs->answers_dropped;
-                if (recverr_drain(si->fd, si, obs) > 0 && !have_decisive) {
-                    have_decisive = 1;
-                    probe_deadline_in(&grace_end, RECVERR_GRACE_MS);
-                }
+                if (recverr_drain(si->fd, si, obs) > 0) probe_wait_decided(&w, RECVERR_GRACE_MS);
                 if (obs->nanswers + obs->answers_dropped == before) {
                     /* A pending socket error without a queued entry: clear it
                      * so poll does not spin until the deadline. */
