@@ -108,11 +108,26 @@ int probe_parse_quote6(const uint8_t *buf, size_t len, struct probe_quote *out) 
     return PROBE_PARSE_OK; /* chain too long: transport unknown */
 }
 
-int probe_parse_icmp4(const uint8_t *buf, size_t len, struct probe_icmp *out) {
+/* An answer not read yet: type and code -1, an empty quote. */
+static void icmp_init(struct probe_icmp *out, int family) {
     memset(out, 0, sizeof *out);
-    out->family = AF_INET;
+    out->family = family;
     out->type = out->code = -1;
-    quote_init(&out->q, AF_INET, 0);
+    quote_init(&out->q, family, 0);
+}
+
+/* What an ICMP error of this family, type and code says (the caller has
+ * ruled out messages that are not errors). */
+static enum probe_icmp_kind icmp_kind(int family, int type, int code) {
+    int v6 = family == AF_INET6;
+    if (type == (v6 ? 3 : 11)) return code == 0 ? PROBE_ICMP_TIME_EXCEEDED : PROBE_ICMP_OTHER;
+    if (v6 ? type == 2 : type == 3 && code == 4) return PROBE_ICMP_FRAG_NEEDED; /* Packet Too Big / Frag Needed */
+    if (type == (v6 ? 1 : 3)) return PROBE_ICMP_UNREACH;
+    return PROBE_ICMP_OTHER;
+}
+
+int probe_parse_icmp4(const uint8_t *buf, size_t len, struct probe_icmp *out) {
+    icmp_init(out, AF_INET);
     if (!buf || len < 20) return PROBE_PARSE_SHORT;
     if (buf[0] >> 4 != 4) return PROBE_PARSE_BAD;
     size_t ihl = (size_t)(buf[0] & 0x0f) * 4;
@@ -127,31 +142,22 @@ int probe_parse_icmp4(const uint8_t *buf, size_t len, struct probe_icmp *out) {
     out->type = icmp[0];
     out->code = icmp[1];
     if (out->type != 3 && out->type != 11 && out->type != 12) return PROBE_PARSE_NOT_ERROR;
-    if (out->type == 11) out->kind = out->code == 0 ? PROBE_ICMP_TIME_EXCEEDED : PROBE_ICMP_OTHER;
-    else if (out->type == 3 && out->code == 4) {
-        out->kind = PROBE_ICMP_FRAG_NEEDED;
-        out->mtu = (int)rd16(icmp + 6);
-    } else if (out->type == 3) out->kind = PROBE_ICMP_UNREACH;
-    else out->kind = PROBE_ICMP_OTHER;
+    out->kind = icmp_kind(AF_INET, out->type, out->code);
+    if (out->kind == PROBE_ICMP_FRAG_NEEDED) out->mtu = (int)rd16(icmp + 6);
     return probe_parse_quote4(icmp + 8, len - ihl - 8, &out->q);
 }
 
 int probe_parse_icmp6(const uint8_t *buf, size_t len, struct probe_icmp *out) {
-    memset(out, 0, sizeof *out);
-    out->family = AF_INET6;
-    out->type = out->code = -1;
-    quote_init(&out->q, AF_INET6, 0);
+    icmp_init(out, AF_INET6);
     if (!buf || len < 8) return PROBE_PARSE_SHORT;
     out->type = buf[0];
     out->code = buf[1];
     if (out->type >= 128 || out->type == 0 || out->type > 4) return PROBE_PARSE_NOT_ERROR;
-    if (out->type == 3) out->kind = out->code == 0 ? PROBE_ICMP_TIME_EXCEEDED : PROBE_ICMP_OTHER;
-    else if (out->type == 2) {
-        out->kind = PROBE_ICMP_FRAG_NEEDED;
+    out->kind = icmp_kind(AF_INET6, out->type, out->code);
+    if (out->kind == PROBE_ICMP_FRAG_NEEDED) {
         uint32_t mtu = rd32(buf + 4);
         out->mtu = mtu > 0x7fffffff ? 0x7fffffff : (int)mtu;
-    } else if (out->type == 1) out->kind = PROBE_ICMP_UNREACH;
-    else out->kind = PROBE_ICMP_OTHER;
+    }
     return probe_parse_quote6(buf + 8, len - 8, &out->q);
 }
 
