@@ -1,8 +1,10 @@
 /* A lab test's own namespace lab (needs root): the default topology under
- * the prefix TAG<pid> (the test's own, so tests never share one). */
+ * the prefix TAG<pid> (the test's own, so tests never share one); and a
+ * test's child that runs as an unprivileged prober or witness inside it. */
 #ifndef FRAGVOTE_CHECK_LAB_H
 #define FRAGVOTE_CHECK_LAB_H
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "fragprobe.h"
@@ -20,5 +22,17 @@ static inline int check_lab_up(const char *tag, struct probe_lab *lab, char *pre
         return -1;
     }
     return 0;
+}
+
+/* In a test's forked child: moves into the namespace ns and drops root for
+ * good (to "nobody": SUDO_UID is ignored), as an unprivileged prober or
+ * witness runs there. Exits 10 when it cannot enter, 11 when it cannot drop. */
+static inline void check_lab_enter_unprivileged(const char *ns) {
+    char err[256];
+    int saved;
+    if (probe_netns_enter(ns, &saved, err, sizeof err) < 0) _exit(10);
+    close(saved);
+    unsetenv("SUDO_UID");
+    if (probe_priv_drop(err, sizeof err) < 0) _exit(11);
 }
 #endif

@@ -32,12 +32,6 @@ static void cleanup(void) {
     prefix[0] = 0;
 }
 
-static void on_signal(int sig) {
-    cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
 static int lab_start(const char *mtus, char tag, struct probe_lab *lab) {
     char err[1024];
     struct probe_lab_config cfg;
@@ -226,8 +220,7 @@ int main(void) {
     if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null") != 0)
         SKIP_ALL("needs tcpdump and ip (scripts/apt-packages.txt)");
     atexit(cleanup);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    check_cleanup_on_signals(cleanup);
     RUN(test_matrix_with_the_witness_on_the_default_lab);
     RUN(test_matrix_with_the_witness_when_the_last_router_fragments);
     RUN(test_matrix_with_the_witness_when_both_routers_fragment);

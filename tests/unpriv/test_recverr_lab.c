@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "check.h"
+#include "check_lab.h"
 #include "fragprobe.h"
 #include "lab/pcap_truth.h"
 
@@ -55,12 +56,7 @@ struct reply {
 
 /* The unprivileged side: enter src, drop root, then run what the parent sends. */
 static void child_main(int in, int out) {
-    char err[256];
-    int saved;
-    if (probe_netns_enter(lab.ns[PROBE_LAB_SRC], &saved, err, sizeof err) < 0) _exit(10);
-    close(saved);
-    unsetenv("SUDO_UID");
-    if (probe_priv_drop(err, sizeof err) < 0) _exit(11);
+    check_lab_enter_unprivileged(lab.ns[PROBE_LAB_SRC]);
     struct probe_spec spec;
     while (check_read_full(in, &spec, sizeof spec) == 0) {
         static struct reply rep;

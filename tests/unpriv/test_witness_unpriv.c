@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "check.h"
+#include "check_lab.h"
 #include "fragprobe.h"
 #include "lab/pcap_truth.h"
 #include "lab/truth_lab.h"
@@ -53,12 +54,6 @@ static void cleanup(void) {
     prefix[0] = 0;
 }
 
-static void on_signal(int sig) {
-    cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
 struct ask {
     struct probe_spec spec;
     int with_witness;
@@ -69,17 +64,8 @@ struct reply {
     char err[256];
 };
 
-static void enter_and_drop(const char *ns) {
-    char err[256];
-    int saved;
-    if (probe_netns_enter(ns, &saved, err, sizeof err) < 0) _exit(10);
-    close(saved);
-    unsetenv("SUDO_UID");
-    if (probe_priv_drop(err, sizeof err) < 0) _exit(11);
-}
-
 static void prober_main(int in, int out) {
-    enter_and_drop(lab.ns[PROBE_LAB_SRC]);
+    check_lab_enter_unprivileged(lab.ns[PROBE_LAB_SRC]);
     struct ask a;
     while (check_read_full(in, &a, sizeof a) == 0) {
         static struct reply rep;
@@ -98,7 +84,7 @@ static void prober_main(int in, int out) {
 }
 
 static void witness_main(void) {
-    enter_and_drop(lab.ns[PROBE_LAB_DST]);
+    check_lab_enter_unprivileged(lab.ns[PROBE_LAB_DST]);
     struct probe_witness_opts o;
     memset(&o, 0, sizeof o);
     o.port = target.port;
@@ -255,8 +241,7 @@ int main(void) {
     if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null") != 0)
         SKIP_ALL("needs tcpdump and ip (scripts/apt-packages.txt)");
     atexit(cleanup);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    check_cleanup_on_signals(cleanup);
     RUN(test_unprivileged_both_ends_on_the_default_lab);
     RUN(test_unprivileged_both_ends_when_the_last_router_fragments);
     return check_summary();
