@@ -25,13 +25,7 @@ struct quiz {
 static const char *const state_names[] = {"pending", "voting", "closed", "measured", "revealed", "skipped"};
 _Static_assert(FV_NAMES_N(state_names) == QUIZ_SKIPPED + 1, "a name for each enum quiz_state");
 
-const char *quiz_state_name(enum quiz_state s) { return fv_names_get(state_names, FV_NAMES_N(state_names), s); }
-
-int quiz_state_parse(const char *name, enum quiz_state *out) {
-    int i = fv_names_find(state_names, FV_NAMES_N(state_names), name);
-    if (i >= 0) *out = (enum quiz_state)i;
-    return i < 0 ? -1 : 0;
-}
+FV_NAMES_DEFINE(quiz_state, enum quiz_state, state_names) /* quiz_state_name, quiz_state_parse */
 
 struct quiz *quiz_new(const struct deck *d, char *err, size_t errlen) {
     struct quiz *q = calloc(1, sizeof *q);

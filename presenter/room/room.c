@@ -52,13 +52,7 @@ static const char *const action_names[] = {"open", "close", "measure", "rerun", 
                                            "revote"};
 _Static_assert(FV_NAMES_N(action_names) == ROOM_REVOTE + 1, "a name for each enum room_action");
 
-const char *room_action_name(enum room_action a) { return fv_names_get(action_names, FV_NAMES_N(action_names), a); }
-
-int room_action_parse(const char *name, enum room_action *out) {
-    int i = fv_names_find(action_names, FV_NAMES_N(action_names), name);
-    if (i >= 0) *out = (enum room_action)i;
-    return i < 0 ? -1 : 0;
-}
+FV_NAMES_DEFINE(room_action, enum room_action, action_names) /* room_action_name, room_action_parse */
 
 /* ---- tokens ---- */
 
