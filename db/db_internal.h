@@ -24,6 +24,12 @@ struct db_sql_stmt {
     const char *name, *sql;
     size_t offset;
 };
+/* For an owner's X-macro list of statements (X(name, sql)): LIST(DB_SQL_MEMBER)
+ * declares them in the owner struct; LIST(DB_SQL_ENTRY) is its table, with
+ * DB_SQL_OWNER defined as the owner's type. */
+#define DB_SQL_MEMBER(name, sql) sqlite3_stmt *name;
+#define DB_SQL_ENTRY(name, sql) {#name, sql, offsetof(DB_SQL_OWNER, name)},
+#define DB_SQL_N(table) (sizeof(table) / sizeof *(table))
 /* The one way the store and the report reader open the file: an owner of
  * owner_size bytes (zeroed), its connection (SQLite open flags; busy timeout
  * DB_BUSY_MS), then setup(owner) unless NULL (the store's checks, pragmas and

@@ -44,21 +44,17 @@
 
 struct db_report {
     struct db_sql_conn c; /* first: db_sql_open/db_sql_close */
-#define X(name, sql) sqlite3_stmt *name;
-    REPORT_STATEMENTS(X)
-#undef X
+    REPORT_STATEMENTS(DB_SQL_MEMBER)
 };
-#define X(name, sql) {#name, sql, offsetof(struct db_report, name)},
-static const struct db_sql_stmt report_statements[] = {REPORT_STATEMENTS(X)};
-#undef X
-#define REPORT_NSTATEMENTS (sizeof report_statements / sizeof *report_statements)
+#define DB_SQL_OWNER struct db_report
+static const struct db_sql_stmt report_statements[] = {REPORT_STATEMENTS(DB_SQL_ENTRY)};
 
 struct db_report *db_report_open(struct db *db, char *err, size_t errlen) {
     return db_sql_open(sizeof(struct db_report), db_path(db), SQLITE_OPEN_READONLY, NULL, report_statements,
-                       REPORT_NSTATEMENTS, "report statement", err, errlen);
+                       DB_SQL_N(report_statements), "report statement", err, errlen);
 }
 
-void db_report_close(struct db_report *r) { db_sql_close(r, report_statements, REPORT_NSTATEMENTS); }
+void db_report_close(struct db_report *r) { db_sql_close(r, report_statements, DB_SQL_N(report_statements)); }
 
 /* A malloc'd copy of column i, at most DB_REPORT_TEXT_MAX bytes; NULL stays NULL. */
 static char *col_dup(sqlite3_stmt *st, int i) { return db_sql_text_dup(st, i, DB_REPORT_TEXT_MAX); }

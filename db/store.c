@@ -62,14 +62,10 @@ extern const char db_schema_sql[];
 
 struct db {
     struct db_sql_conn c; /* first: db_sql_open/db_sql_close */
-#define X(name, sql) sqlite3_stmt *name;
-    DB_STATEMENTS(X)
-#undef X
+    DB_STATEMENTS(DB_SQL_MEMBER)
 };
-#define X(name, sql) {#name, sql, offsetof(struct db, name)},
-static const struct db_sql_stmt db_statements[] = {DB_STATEMENTS(X)};
-#undef X
-#define DB_NSTATEMENTS (sizeof db_statements / sizeof *db_statements)
+#define DB_SQL_OWNER struct db
+static const struct db_sql_stmt db_statements[] = {DB_STATEMENTS(DB_SQL_ENTRY)};
 
 void db_seterr(char *err, size_t errlen, const char *fmt, ...) {
     if (!err || !errlen) return;
@@ -205,10 +201,10 @@ static int store_setup(void *owner, char *err, size_t errlen) {
 
 struct db *db_open(const char *path, char *err, size_t errlen) {
     return db_sql_open(sizeof(struct db), path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, store_setup,
-                       db_statements, DB_NSTATEMENTS, "statement", err, errlen);
+                       db_statements, DB_SQL_N(db_statements), "statement", err, errlen);
 }
 
-void db_close(struct db *db) { db_sql_close(db, db_statements, DB_NSTATEMENTS); }
+void db_close(struct db *db) { db_sql_close(db, db_statements, DB_SQL_N(db_statements)); }
 
 int db_version(struct db *db) {
     int v = -1;
