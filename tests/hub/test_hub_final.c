@@ -33,12 +33,7 @@ static int start(void) {
     return 0;
 }
 
-static int step(struct wsc *p, const char *name) {
-    char err[256];
-    if (fvr_cmd(p, name, T_MS, err, sizeof err) == 0) return 0;
-    fprintf(stderr, "%s: %s\n", name, err);
-    return -1;
-}
+static int step(struct wsc *p, const char *name) { return fvr_step(p, name, T_MS); }
 
 static void test_final_state_carries_the_league_line(void) {
     REQUIRE(start() == 0);

@@ -73,12 +73,7 @@ static int start(int leaderboard) {
     return 0;
 }
 
-static int step(struct wsc *p, const char *name) {
-    char err[256];
-    if (fvr_cmd(p, name, T_MS, err, sizeof err) == 0) return 0;
-    fprintf(stderr, "%s: %s\n", name, err);
-    return -1;
-}
+static int step(struct wsc *p, const char *name) { return fvr_step(p, name, T_MS); }
 
 /* Sends a nick message (raw JSON string literal) and returns its answer. */
 static json_t *nick(struct wsc *w, const char *json_string_literal) {

@@ -45,12 +45,7 @@ static int start(int64_t resume) {
 
 static int cmd(struct wsc *p, const char *name, char *err, size_t errlen) { return fvr_cmd(p, name, T_MS, err, errlen); }
 
-static int step(struct wsc *p, const char *name) {
-    char err[256];
-    if (cmd(p, name, err, sizeof err) == 0) return 0;
-    fprintf(stderr, "%s: %s\n", name, err);
-    return -1;
-}
+static int step(struct wsc *p, const char *name) { return fvr_step(p, name, T_MS); }
 
 static struct quiz_qinfo current(void) {
     struct hub_status st;

@@ -83,6 +83,13 @@ int fvr_cmd(struct wsc *p, const char *name, int timeout_ms, char *err, size_t e
     }
 }
 
+int fvr_step(struct wsc *p, const char *name, int timeout_ms) {
+    char err[256];
+    if (fvr_cmd(p, name, timeout_ms, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "%s: %s\n", name, err);
+    return -1;
+}
+
 int fvr_vote_answer(struct wsc *w, int id, int timeout_ms, json_t **reply) {
     for (;;) {
         char *m;

@@ -50,6 +50,9 @@ struct wsc *fvr_presenter(const char *host, int port, const char *secret, int ti
  * waits for the answer. Returns 0 on cmd_ok; -1 on an error answer (err
  * gets the server's message as it came) or when nothing came ("no answer"). */
 int fvr_cmd(struct wsc *p, const char *name, int timeout_ms, char *err, size_t errlen);
+/* fvr_cmd for a step a test expects to succeed: a refusal or no answer is
+ * printed on stderr as "NAME: why". Returns 0 or -1. */
+int fvr_step(struct wsc *p, const char *name, int timeout_ms);
 
 /* Waits for the answer to the vote with this id: 0 when it is an ack, 1
  * when it is an error, -1 when none came. *reply, when reply is not NULL,
