@@ -73,7 +73,7 @@ struct probe_fact {
 /* ---- the path (issue 20; section "path" at the end has the functions) ---- */
 #define PROBE_PATH_VERSION 1
 #define PROBE_PATH_NODES_MAX 20      /* host, PROBE_TTL_DISCOVER_MAX hops, a gap, the answering hop, target */
-#define PROBE_PATH_EVENTS_MAX 40
+#define PROBE_PATH_EVENTS_MAX 24
 #define PROBE_PATH_PIECES_MAX 64     /* pieces listed; more are counted in `more` (65000 / 1280 fits) */
 
 enum probe_path_role { PROBE_PATH_HOST, PROBE_PATH_ROUTER, PROBE_PATH_TARGET, PROBE_PATH_GAP };
@@ -138,7 +138,8 @@ struct probe_path_pieces {
 #define PROBE_PATH_SHOW_ERROR 0x04    /* sent.error, sent.mtu */
 #define PROBE_PATH_SHOW_REACHED 0x08  /* reached */
 #define PROBE_PATH_SHOW_CACHE 0x10    /* sent.pmtu_cache */
-#define PROBE_PATH_SHOW_ALL 0x1f
+#define PROBE_PATH_SHOW_LEFT 0x20     /* sent.left */
+#define PROBE_PATH_SHOW_ALL 0x3f
 #define PROBE_PATH_EV_ICMP 0x01       /* icmp, mtu */
 #define PROBE_PATH_EV_QUOTE 0x02      /* quote */
 #define PROBE_PATH_EV_ARRIVAL 0x04    /* ttl, df on arrival */

@@ -7,6 +7,7 @@
 
 #include "hub_internal.h"
 #include "leaderboard.h"
+#include "path_json.h"
 #include "league.h"
 #include "revote.h"
 
@@ -78,6 +79,10 @@ char *hub_msg_state(struct hub *h, int presenter) {
     const struct deck_test *dt = presenter ? quiz_test(q, cur) : NULL;
     if (dt && dt->notes[0]) json_object_set_new(json_object_get(o, "q"), "notes", json_string(dt->notes));
     json_t *rv = reveal_json(q, cur);
+    /* The current question's path picture, as quiz_path() filters it (the
+     * questions[] list carries none). */
+    struct probe_path path;
+    if (rv && !quiz_path(q, cur, &path)) json_object_set_new(rv, "path", path_json_from(&path));
     if (rv) json_object_set_new(o, "reveal", rv);
     long long left = hub_closes_in_ms(h);
     if (left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));

@@ -27,7 +27,7 @@ static void set_pieces(json_t *o, const struct probe_path_pieces *p) {
 
 static json_t *sent_json(const struct probe_path *p) {
     json_t *s = json_object();
-    json_object_set_new(s, "left", p->left < 0 ? json_null() : json_boolean(p->left));
+    if (p->shown & PROBE_PATH_SHOW_LEFT) json_object_set_new(s, "left", p->left < 0 ? json_null() : json_boolean(p->left));
     json_object_set_new(s, "bytes", json_integer(p->bytes));
     if (p->shown & PROBE_PATH_SHOW_DF) json_object_set_new(s, "df", p->df < 0 ? json_null() : json_boolean(p->df));
     if ((p->shown & PROBE_PATH_SHOW_ERROR) && p->send_errno) {

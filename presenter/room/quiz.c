@@ -75,20 +75,72 @@ const struct deck_test *quiz_test(const struct quiz *q, int pos) {
 
 static int settled(enum quiz_state s) { return s == QUIZ_REVEALED || s == QUIZ_SKIPPED; }
 
+/* The other questions of pos's test that can still be revealed: whether one
+ * comes before pos, and their kinds (bit 1 << kind). 0 when none is open. */
+static unsigned open_siblings(const struct quiz *q, int pos, int *earlier_open) {
+    unsigned kinds = 0;
+    *earlier_open = 0;
+    for (int i = 0; i < q->n; i++) {
+        const struct quiz_qinfo *o = &q->q[i].info;
+        if (i == pos || o->test_index != q->q[pos].info.test_index || settled(o->state)) continue;
+        kinds |= 1u << o->kind;
+        if (i < pos) *earlier_open = 1;
+    }
+    return kinds;
+}
+
 int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out) {
     if (pos < 0 || pos >= q->n) return -1;
     const struct quiz_q *x = &q->q[pos];
     if (x->info.state != QUIZ_REVEALED || !x->has_truth) return -1;
     *out = x->truth;
-    /* The siblings: the other questions of the same test. */
-    int earlier_open = 0, any_open = 0;
-    for (int i = 0; i < q->n; i++) {
-        if (i == pos || q->q[i].info.test_index != x->info.test_index || settled(q->q[i].info.state)) continue;
-        any_open = 1;
-        if (i < pos) earlier_open = 1;
-    }
+    int earlier_open;
+    unsigned open = open_siblings(q, pos, &earlier_open);
     if (earlier_open) out->why[0] = '\0';
-    if (any_open) out->evidence[0] = '\0';
+    if (open) out->evidence[0] = '\0';
+    return 0;
+}
+
+/* The path's fields each fact owns; `allowed` has bit 1 << kind for each
+ * fact that may be shown. Everything else goes: ICMP messages, quotes, MTUs
+ * learned from ICMP, how far it got, the text lines (a Frag Needed tells DF,
+ * a Time Exceeded quote tells fragments). */
+static void path_view(struct probe_path *p, enum db_qkind kind, unsigned allowed) {
+    int sent = allowed & (1u << DB_Q_SENT), df = allowed & (1u << DB_Q_DF), frag = allowed & (1u << DB_Q_FRAGMENTED);
+    snprintf(p->view, sizeof p->view, "%s", allowed ? db_qkind_name(kind) : "topology");
+    p->shown = (sent ? PROBE_PATH_SHOW_LEFT | PROBE_PATH_SHOW_ERROR : 0u) | (df ? PROBE_PATH_SHOW_DF : 0u) |
+               (frag ? PROBE_PATH_SHOW_PIECES : 0u);
+    for (int i = 0; i + 1 < p->nnodes; i++)
+        if (p->link[i].from == PROBE_PATH_MTU_ICMP) p->link[i] = (struct probe_path_link){0, PROBE_PATH_MTU_NONE};
+    int n = 0;
+    for (int i = 0; i < p->nevents; i++) {
+        struct probe_path_event e = p->ev[i];
+        int keep = 0;
+        switch (e.what) {
+        case PROBE_PATH_REFUSED: keep = sent; e.shown = PROBE_PATH_EV_ICMP; break;
+        case PROBE_PATH_FRAGMENTED: case PROBE_PATH_REASSEMBLED: case PROBE_PATH_PASSED: keep = frag; e.shown = 0; break;
+        case PROBE_PATH_ARRIVED:
+            keep = frag || sent;
+            e.shown = 0;
+            e.icmp = PROBE_PATH_ICMP_NONE;
+            if (!frag) e.pieces.n = -1;
+            break;
+        default: break;
+        }
+        if (keep) p->ev[n++] = e;
+    }
+    p->nevents = n;
+}
+
+int quiz_path(const struct quiz *q, int pos, struct probe_path *out) {
+    if (pos < 0 || pos >= q->n) return -1;
+    const struct quiz_q *x = &q->q[pos];
+    const struct probe_path *p = &q->test_result[x->info.test_index].path;
+    if (x->info.state != QUIZ_REVEALED || !x->has_truth || !p->v) return -1;
+    *out = *p;
+    int earlier_open;
+    unsigned open = open_siblings(q, pos, &earlier_open);
+    if (open) path_view(out, x->info.kind, earlier_open ? 0u : 7u & ~open);
     return 0;
 }
 
@@ -279,6 +331,12 @@ int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, co
     x->info.measuring = 0;
     x->has_truth = truth != NULL;
     if (truth) x->truth = *truth;
+    return 0;
+}
+
+int quiz_restore_path(struct quiz *q, int pos, const struct probe_path *p) {
+    if (pos < 0 || pos >= q->n) return -1;
+    q->test_result[q->q[pos].info.test_index].path = *p;
     return 0;
 }
 

@@ -80,6 +80,17 @@ const struct deck_test *quiz_test(const struct quiz *q, int pos);
  * MTU 1280", which answers DF? and fragmented? too) only once no question of
  * the test is left (each revealed or skipped), else "". */
 int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out);
+/* What the reveal of question pos may draw of its test's path (issue 20;
+ * docs/PROTOCOL.md "What a reveal shows"), by the same rule as quiz_truth:
+ * returns 0 with *out filled, or -1 while pos is not revealed or its test's
+ * measurement has no path. The whole path ("full") once no question of the
+ * test is left to reveal; before that only the fields of the facts that may
+ * be shown -- the question's own and those of siblings already revealed or
+ * skipped: "sent?" whether anything left (and EMSGSIZE), "DF?" the DF bit as
+ * it left, "fragmented?" the pieces that left and at each node; no ICMP, no
+ * quote, no MTU learned from ICMP, no text. With an earlier question of the
+ * test still open, nodes and links only ("topology"). */
+int quiz_path(const struct quiz *q, int pos, struct probe_path *out);
 /* The truth as scoring sees it (score.h): unknown is SCORE_TRUTH_NONE. */
 enum score_truth quiz_score_truth(const struct quiz_truth *t);
 
@@ -127,6 +138,8 @@ void quiz_vote_apply(struct quiz *q, int pos, int old, int yes);
  * truth may be NULL (not measured). */
 int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, const struct quiz_truth *truth);
 void quiz_restore_cursor(struct quiz *q, int cursor, int ended);
+/* The path stored with the measurement of question pos's test (room resume). */
+int quiz_restore_path(struct quiz *q, int pos, const struct probe_path *p);
 /* Question pos is in its second round with the first round's tally as stored. */
 int quiz_restore_round(struct quiz *q, int pos, int first_yes, int first_no);
 

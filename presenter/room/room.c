@@ -12,6 +12,7 @@
 #include "db_hub.h"
 #include "fv_err.h"
 #include "fv_names.h"
+#include "path_json.h"
 #include "probe_json.h"
 
 struct room_voter {
@@ -318,11 +319,14 @@ static int resume_question(int64_t id, int position, const char *state, void *ar
     return 0;
 }
 
-/* The question's own fact's why from the stored observation (either shape, probe_json.h). */
-static void stored_why(const char *observation, enum db_qkind kind, char *why, size_t len) {
+/* The question's own fact's why from the stored observation (either shape,
+ * probe_json.h), and the test's path where the row has one (issue 20). */
+static void stored_why(const char *observation, enum db_qkind kind, char *why, size_t len, struct probe_path *path) {
     json_t *o = json_loads(observation, 0, NULL);
     const char *w = json_string_value(json_object_get(json_object_get(o, db_qkind_name(kind)), "why"));
     snprintf(why, len, "%s", w ? w : "");
+    char err[160];
+    if (path_json_read(json_object_get(o, "path"), path, err, sizeof err) < 0) path->v = 0; /* drawn as none */
     json_decref(o);
 }
 
@@ -335,12 +339,14 @@ static int resume_truth(int64_t qid, const char *answer, const char *basis, cons
     memset(&t, 0, sizeof t);
     struct quiz_qinfo qi;
     quiz_get(c->r->quiz, p, &qi);
-    stored_why(observation, qi.kind, t.why, sizeof t.why);
+    struct probe_path path;
+    stored_why(observation, qi.kind, t.why, sizeof t.why, &path);
     t.answer = !strcmp(answer, "yes") ? PROBE_ANS_YES : !strcmp(answer, "no") ? PROBE_ANS_NO : PROBE_ANS_UNKNOWN;
     t.basis = !strcmp(basis, "observed") ? PROBE_BASIS_OBSERVED
               : !strcmp(basis, "inferred") ? PROBE_BASIS_INFERRED : PROBE_BASIS_UNKNOWN;
     snprintf(t.evidence, sizeof t.evidence, "%s", evidence);
     quiz_restore(c->r->quiz, p, c->r->saved_state[p], 0, 0, &t);
+    if (path.v) quiz_restore_path(c->r->quiz, p, &path);
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_path.h"
 #include "check_probe.h"
 #include "db.h"
 #include "fv_roles.h"
@@ -132,6 +133,7 @@ static struct probe_result fake_result(int sent, int df, int frag) {
     snprintf(r.sent.why, sizeof r.sent.why, "%s", WHY_SENT);
     snprintf(r.df.why, sizeof r.df.why, "%s", WHY_DF);
     snprintf(r.fragmented.why, sizeof r.fragmented.why, "%s", WHY_FRAG);
+    check_path_fragmented_by_r1(&r); /* issue 20: a path picture with every kind of field */
     return r;
 }
 
@@ -477,10 +479,21 @@ static void test_each_reveal_shows_only_its_own_fact(void) {
             CHECK_STR(json_string_value(json_object_get(rv, "why")), why[pos]);
             if (pos < 2) CHECK(json_object_get(rv, "evidence") == NULL);
             else CHECK_STR(json_string_value(json_object_get(rv, "evidence")), MARKER);
+            /* issue 20: the path picture draws only the facts that may be shown */
+            json_t *path = json_object_get(rv, "path");
+            CHECK(path != NULL);
+            unsigned open = 0;
+            for (int later = pos + 1; later < 3; later++) open |= 1u << later;
+            const char *leak = check_path_leak(path, open);
+            if (leak) fprintf(stderr, "question %d's reveal.path shows %s\n", pos, leak);
+            CHECK(leak == NULL);
+            if (pos == 2) CHECK_STR(json_string_value(json_object_get(path, "view")), "full");
             json_decref(st);
             const char *tr = wsc_transcript(all[k]);
             for (int later = pos + 1; later < 3; later++) CHECK(!strstr(tr, why[later]));
             if (pos < 2) CHECK(!strstr(tr, MARKER));
+            if (pos < 2) CHECK(!strstr(tr, "\"pieces\"") && !strstr(tr, "time_exceeded") && !strstr(tr, "\"quote\""));
+            if (pos == 2) CHECK(strstr(tr, "time_exceeded") != NULL);
         }
     }
     wsc_close(w, 1000);

@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_path.h"
 #include "check_probe.h"
+#include "path_json.h"
 #include "quiz.h"
 
 /* Two tests: 0 asks sent+df+fragmented, 1 asks sent+fragmented; 2 asks nothing. */
@@ -145,6 +147,123 @@ static void test_a_reveal_shows_its_own_fact_and_the_evidence_last(void) {
     /* once the test is done, every question of it may show the evidence */
     REQUIRE(quiz_truth(q, 0, &t) == 0);
     CHECK_STR(t.evidence, "kernel fragmented locally: 1400 > device MTU 1280");
+    quiz_free(q);
+}
+
+/* A result with a path: r1 drops the DF=1 1400-byte packet with Frag Needed
+ * (an ICMP, a quote, an MTU learned from it, text lines), built by the real
+ * builder on the lab's plan. */
+static struct probe_result result_with_path(void) {
+    struct probe_result r = result(1, 1, 0, "r1 dropped it with Frag Needed, MTU 1280");
+    r.spec = deck.tests[0].spec;
+    r.fragmenter = PROBE_FRAG_NONE;
+    r.egress_packets = 1;
+    r.egress_fragments = 0;
+    r.egress_first_len = 1400;
+    r.witness_heard = 0;
+    snprintf(r.hop, sizeof r.hop, "192.0.2.2");
+    snprintf(r.hop_name, sizeof r.hop_name, "r1");
+    r.icmp_type = 3;
+    r.icmp_code = 4;
+    r.icmp_mtu = 1280;
+    r.quoted_len = 1400;
+    r.quoted_df = 1;
+    r.quoted_mf = r.quoted_offset = r.quoted_frag_hdr = 0;
+    r.echo_replies = -1;
+    struct probe_lab_config cfg;
+    struct probe_lab lab;
+    char err[256];
+    probe_lab_config_default(&cfg);
+    probe_lab_plan(&cfg, &lab, err, sizeof err);
+    struct probe_path_topology t;
+    probe_path_topology_lab(&lab, 0, &t);
+    probe_path_build(&r, &t, &r.path);
+    return r;
+}
+
+/* The reveal's path, as JSON, or NULL when quiz_path gives none. */
+static json_t *path_of(struct quiz *q, int pos) {
+    struct probe_path p;
+    if (quiz_path(q, pos, &p)) return NULL;
+    return path_json_from(&p);
+}
+
+/* Issue 20: the path picture follows the same rule as the truth: each
+ * reveal draws only its own fact, the whole picture once the test is done. */
+static void test_a_reveals_path_shows_only_its_own_fact(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    struct probe_result r = result_with_path();
+    REQUIRE(r.path.v == 1 && r.path.nevents == 1);
+    CHECK(path_of(q, 0) == NULL); /* nothing before the reveal */
+    static const char *const view[3] = {"sent", "df", "full"};
+    for (int pos = 0; pos < 3; pos++) {
+        if (pos) CHECK_INT(quiz_next(q, err, sizeof err), 0);
+        if (pos < 2) CHECK(path_of(q, pos) == NULL);
+        reveal_current(q, &r);
+        json_t *p = path_of(q, pos);
+        REQUIRE(p);
+        CHECK_STR(json_string_value(json_object_get(p, "view")), view[pos]);
+        unsigned open = 0;
+        for (int later = pos + 1; later < 3; later++) open |= 1u << later;
+        const char *leak = check_path_leak(p, open);
+        CHECK(leak == NULL);
+        if (leak) fprintf(stderr, "question %d's path shows %s\n", pos, leak);
+        CHECK_INT(json_array_size(json_object_get(p, "nodes")), 4);
+        json_t *sent = json_object_get(p, "sent");
+        CHECK(json_is_true(json_object_get(sent, "left")));
+        if (pos >= 1) CHECK(json_is_true(json_object_get(sent, "df")));
+        if (pos == 2) {
+            json_t *e = json_array_get(json_object_get(p, "events"), 0);
+            CHECK_STR(json_string_value(json_object_get(e, "icmp")), "frag_needed");
+            CHECK_INT(json_integer_value(json_object_get(e, "mtu")), 1280);
+        }
+        json_decref(p);
+    }
+    /* the leak check itself fails on a full picture while DF? is open */
+    json_t *full = path_of(q, 0);
+    CHECK(check_path_leak(full, 1u << DB_Q_DF) != NULL);
+    CHECK(check_path_leak(full, 1u << DB_Q_FRAGMENTED) != NULL);
+    json_decref(full);
+    quiz_free(q);
+}
+
+/* fragmented? revealed while sent? and DF? are still pending: nodes and
+ * links only. Then sent? and DF?: the whole picture. */
+static void test_out_of_order_reveal_draws_only_the_topology(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    struct probe_result r = result_with_path();
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    reveal_current(q, &r);
+    json_t *p = path_of(q, 2);
+    REQUIRE(p);
+    CHECK_STR(json_string_value(json_object_get(p, "view")), "topology");
+    CHECK(check_path_leak(p, 1u << DB_Q_SENT | 1u << DB_Q_DF) == NULL);
+    CHECK(check_path_leak(p, 1u << DB_Q_FRAGMENTED) == NULL); /* not even its own fact */
+    CHECK_INT(json_array_size(json_object_get(p, "events")), 0);
+    json_decref(p);
+    CHECK_INT(quiz_back(q, err, sizeof err), 0);
+    CHECK_INT(quiz_back(q, err, sizeof err), 0);
+    reveal_current(q, &r);
+    p = path_of(q, 0);
+    CHECK_STR(json_string_value(json_object_get(p, "view")), "sent");
+    CHECK(check_path_leak(p, 1u << DB_Q_DF) == NULL);
+    json_decref(p);
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    reveal_current(q, &r);
+    p = path_of(q, 1);
+    CHECK_STR(json_string_value(json_object_get(p, "view")), "full");
+    json_decref(p);
+    /* a measurement without a path (an old row): no picture */
+    struct quiz *q2 = quiz_new(&deck, err, sizeof err);
+    struct probe_result old = result(1, 1, 0, "old");
+    reveal_current(q2, &old);
+    CHECK(path_of(q2, 0) == NULL);
+    quiz_free(q2);
     quiz_free(q);
 }
 
@@ -392,6 +511,8 @@ int main(void) {
     RUN(test_full_walk_of_one_question);
     RUN(test_truth_is_hidden_until_reveal);
     RUN(test_a_reveal_shows_its_own_fact_and_the_evidence_last);
+    RUN(test_a_reveals_path_shows_only_its_own_fact);
+    RUN(test_out_of_order_reveal_draws_only_the_topology);
     RUN(test_skipping_the_rest_of_a_test_completes_it);
     RUN(test_out_of_order_reveal_hides_the_why_of_later_facts);
     RUN(test_invalid_transitions_are_refused_with_a_reason);
