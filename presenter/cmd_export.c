@@ -38,10 +38,7 @@ static int usage_error(const char *fmt, const char *arg) {
 }
 
 int cmd_export(int argc, char **argv) {
-    if (cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return FV_EXIT_OK;
-    }
+    if (cli_help(argc, argv, usage)) return FV_EXIT_OK;
     const char *path = EXPORT_DEFAULT_DB, *outpath = NULL, *id_arg = NULL;
     enum export_format fmt = EXPORT_MARKDOWN;
     int all = 0;

@@ -34,10 +34,7 @@ static double now_ms(void) {
 }
 
 int cmd_lab(int argc, char **argv) {
-    if (cli_wants_help(argc, argv)) {
-        lab_usage(stdout);
-        return FV_EXIT_OK;
-    }
+    if (cli_help(argc, argv, lab_usage)) return FV_EXIT_OK;
     struct probe_lab_config cfg;
     probe_lab_config_default(&cfg);
     char err[1024];

@@ -386,15 +386,8 @@ static int setup_room(struct play *p) {
 int cmd_play(int argc, char **argv) {
     static struct play p; /* large (deck); one per process */
     memset(&p, 0, sizeof p);
-    int rc = parse_opts(argc, argv, &p.o);
-    if (rc > 0) {
-        usage(stdout);
-        return FV_EXIT_OK;
-    }
-    if (rc < 0) {
-        fprintf(stderr, "Try 'fragvote play --help'.\n");
-        return FV_EXIT_USAGE;
-    }
+    int rc = cli_opts_end(parse_opts(argc, argv, &p.o), "play", usage);
+    if (rc >= 0) return rc;
     char err[1024];
     if (p.o.deck ? deck_load_file(p.o.deck, &p.deck, err, sizeof err) : deck_load_builtin(&p.deck, err, sizeof err)) {
         fprintf(stderr, "fragvote play: %s\n", err);

@@ -292,10 +292,7 @@ static int pmtu_respond(int argc, char **argv) {
 }
 
 int cmd_pmtu(int argc, char **argv) {
-    if (cli_wants_help(argc, argv)) {
-        pmtu_usage(stdout);
-        return FV_EXIT_OK;
-    }
+    if (cli_help(argc, argv, pmtu_usage)) return FV_EXIT_OK;
     if (argc < 2) {
         pmtu_usage(stderr);
         return FV_EXIT_USAGE;

@@ -529,15 +529,8 @@ static void print_summary(struct present *s) {
 int cmd_present(int argc, char **argv) {
     static struct present s; /* large (deck); one per process */
     memset(&s, 0, sizeof s);
-    int rc = parse_opts(argc, argv, &s.o);
-    if (rc > 0) {
-        usage(stdout);
-        return FV_EXIT_OK;
-    }
-    if (rc < 0) {
-        fprintf(stderr, "Try 'fragvote present --help'.\n");
-        return FV_EXIT_USAGE;
-    }
+    int rc = cli_opts_end(parse_opts(argc, argv, &s.o), "present", usage);
+    if (rc >= 0) return rc;
     char err[1024] = "";
     if (present_url_parse(s.o.url, &s.url, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote present: %s\n", err);

@@ -295,10 +295,7 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
 }
 
 int cmd_probe(int argc, char **argv) {
-    if (cli_wants_help(argc, argv)) {
-        probe_usage(stdout);
-        return FV_EXIT_OK;
-    }
+    if (cli_help(argc, argv, probe_usage)) return FV_EXIT_OK;
     struct probe_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.proto = PROBE_UDP4;

@@ -228,10 +228,7 @@ static int remeasure(struct db *db, struct db_report *r, struct db_report_sessio
 }
 
 int cmd_replay(int argc, char **argv) {
-    if (cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return FV_EXIT_OK;
-    }
+    if (cli_help(argc, argv, usage)) return FV_EXIT_OK;
     struct replay_args a;
     int urc = parse_args(argc, argv, &a);
     if (urc) return urc;

@@ -476,15 +476,8 @@ static void print_summary(struct serve *s) {
 int cmd_serve(int argc, char **argv) {
     static struct serve s; /* large (deck); one per process */
     memset(&s, 0, sizeof s);
-    int rc = parse_opts(argc, argv, &s.o);
-    if (rc > 0) {
-        usage(stdout);
-        return FV_EXIT_OK;
-    }
-    if (rc < 0) {
-        fprintf(stderr, "Try 'fragvote serve --help'.\n");
-        return FV_EXIT_USAGE;
-    }
+    int rc = cli_opts_end(parse_opts(argc, argv, &s.o), "serve", usage);
+    if (rc >= 0) return rc;
     char err[1024] = "";
     int code = FV_EXIT_OK;
 

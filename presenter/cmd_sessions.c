@@ -115,10 +115,7 @@ static int print_league(struct db *db, const char *path, const int64_t *ids, int
 }
 
 int cmd_sessions(int argc, char **argv) {
-    if (cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return FV_EXIT_OK;
-    }
+    if (cli_help(argc, argv, usage)) return FV_EXIT_OK;
     const char *path = EXPORT_DEFAULT_DB;
     int league = 0;
     for (int i = 1; i < argc; i++) {

@@ -70,10 +70,7 @@ static int read_key_file(const char *path, uint8_t *key) {
 }
 
 int cmd_witness(int argc, char **argv) {
-    if (cli_wants_help(argc, argv)) {
-        witness_usage(stdout);
-        return FV_EXIT_OK;
-    }
+    if (cli_help(argc, argv, witness_usage)) return FV_EXIT_OK;
     struct probe_witness_opts o;
     memset(&o, 0, sizeof o);
     o.raw = -1;

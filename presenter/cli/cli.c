@@ -40,3 +40,21 @@ int cli_wants_help(int argc, char **argv) {
     return 0;
 }
 
+int cli_help(int argc, char **argv, void (*usage)(FILE *out)) {
+    if (!cli_wants_help(argc, argv)) return 0;
+    usage(stdout);
+    return 1;
+}
+
+int cli_opts_end(int rc, const char *cmd, void (*usage)(FILE *out)) {
+    if (rc > 0) {
+        usage(stdout);
+        return FV_EXIT_OK;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "Try 'fragvote %s --help'.\n", cmd);
+        return FV_EXIT_USAGE;
+    }
+    return -1;
+}
+

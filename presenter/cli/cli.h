@@ -5,6 +5,7 @@
 #define FRAGVOTE_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "fv_err.h"
 
@@ -56,5 +57,11 @@ int cli_not_implemented(const char *cmd);
 int cli_parse_long(const char *s, long lo, long hi, long *out);
 /* True when argv holds -h or --help (before any "--"). */
 int cli_wants_help(int argc, char **argv);
+/* cli_wants_help, and if so usage(stdout): 1; else 0. */
+int cli_help(int argc, char **argv, void (*usage)(FILE *out));
+/* What a subcommand does with its option parser's result rc: 1 (--help):
+ * usage on stdout, FV_EXIT_OK; -1 (the parser said why on stderr): "Try
+ * 'fragvote CMD --help'." and FV_EXIT_USAGE; 0: -1, go on. */
+int cli_opts_end(int rc, const char *cmd, void (*usage)(FILE *out));
 
 #endif
