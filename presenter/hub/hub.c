@@ -160,28 +160,32 @@ static void rotation_tick(lws_sorted_usec_list_t *sul) {
     rotation_schedule(h);
 }
 
+/* One message per viewer of the room (what each may see is room_view's
+ * rule, asked by the builder), each shared by every connection of that
+ * viewer; they replace cur[] only when all were built. 0, or -1. */
+static int build_views(struct hub *h, char *(*build)(struct hub *, enum room_viewer), struct hub_msg *cur[]) {
+    struct hub_msg *m[ROOM_VIEWERS];
+    int ok = 1;
+    for (int v = 0; v < ROOM_VIEWERS; v++) ok &= (m[v] = hub_msg_new(build(h, (enum room_viewer)v))) != NULL;
+    for (int v = 0; v < ROOM_VIEWERS; v++) {
+        hub_msg_unref(ok ? cur[v] : m[v]);
+        if (ok) cur[v] = m[v];
+    }
+    return ok ? 0 : -1;
+}
+
+static void drop_views(struct hub_msg *cur[]) {
+    for (int v = 0; v < ROOM_VIEWERS; v++) hub_msg_unref(cur[v]), cur[v] = NULL;
+}
+
 /* A new tally message per kind of client, shared by every connection:
  * screens and presenters are made writeable now, phones are visited by the
  * rotation (every connection once more after this change). */
 static void tally_build(struct hub *h) {
     h->tally_dirty = 0;
-    struct quiz *q = room_quiz(h->room);
-    struct quiz_qinfo ci;
-    quiz_get(q, quiz_cursor(q), &ci);
-    int split_open = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
     h->tally_version++; /* the messages carry it */
-    struct hub_msg *pub = hub_msg_new(hub_msg_tally(h, split_open || h->cfg.live_split));
-    struct hub_msg *full = hub_msg_new(hub_msg_tally(h, 1));
-    if (!pub || !full) {
-        hub_msg_unref(pub);
-        hub_msg_unref(full);
-        return;
-    }
+    if (build_views(h, hub_msg_tally, h->tally)) return;
     h->status_stale = 1;
-    hub_msg_unref(h->tally_public);
-    hub_msg_unref(h->tally_full);
-    h->tally_public = pub;
-    h->tally_full = full;
     h->rot_left = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
     rotation_schedule(h);
     lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
@@ -211,22 +215,13 @@ static void tally_tick(lws_sorted_usec_list_t *sul) {
 
 /* The quiz changed: new state messages to everyone, a tally soon. */
 void hub_state_changed(struct hub *h) {
-    struct hub_msg *pub = hub_msg_new(hub_msg_state(h, 0));
-    struct hub_msg *full = hub_msg_new(hub_msg_state(h, 1));
-    if (pub && full) {
-        hub_msg_unref(h->state_public);
-        hub_msg_unref(h->state_full);
-        h->state_public = pub;
-        h->state_full = full;
+    if (build_views(h, hub_msg_state, h->state) == 0) {
         for (struct hub_conn *c = h->conns; c; c = c->next) {
             if (c->role == HUB_AUDIENCE)
-                hub_conn_send_later(c, pub); /* in chunks: see hub_fanout_pump */
+                hub_conn_send_later(c, h->state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
             else
-                hub_conn_send(c, hub_conn_presenter_view(c) ? full : pub);
+                hub_conn_send(c, h->state[hub_conn_viewer(c)]);
         }
-    } else {
-        hub_msg_unref(pub);
-        hub_msg_unref(full);
     }
     hub_tally_schedule(h);
     hub_status_update(h, NULL);
@@ -795,9 +790,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     }
     memcpy(h->qr_http + LWS_PRE, svg, h->qr_len);
     free(svg);
-    h->state_public = hub_msg_new(hub_msg_state(h, 0));
-    h->state_full = hub_msg_new(hub_msg_state(h, 1));
-    if (!h->state_public || !h->state_full) {
+    if (build_views(h, hub_msg_state, h->state)) {
         fv_fail(err, errlen, "out of memory");
         goto fail;
     }
@@ -871,10 +864,8 @@ void hub_free(struct hub *h) {
     kick_free(h);
     ev_close(h);
     hub_fd_close(h);
-    hub_msg_unref(h->tally_public);
-    hub_msg_unref(h->tally_full);
-    hub_msg_unref(h->state_public);
-    hub_msg_unref(h->state_full);
+    drop_views(h->tally);
+    drop_views(h->state);
     free(h->qr_http);
     free(h->ops);
     free(h->job);

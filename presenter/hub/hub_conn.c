@@ -299,7 +299,7 @@ static int secret_ok(const char *want, const char *got) {
 
 static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
     if (c->role != HUB_AUDIENCE) {
-        hub_conn_send(c, hub_conn_presenter_view(c) ? h->state_full : h->state_public);
+        hub_conn_send(c, h->state[hub_conn_viewer(c)]);
         return;
     }
     if (m->has_room && m->room[0] && strcasecmp(m->room, room_code(h->room))) {
@@ -396,8 +396,8 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
     if (m->has_secret && secret_ok(h->secret, m->secret)) {
         c->authed = 1;
         hub_conn_send_own(c, hub_msg_simple("auth_ok", NULL, NULL));
-        hub_conn_send(c, h->state_full);
-        if (h->tally_public) hub_tally_now(h); /* a new version, now with the split (versions never repeat) */
+        hub_conn_send(c, h->state[hub_conn_viewer(c)]);
+        if (h->tally[0]) hub_tally_now(h); /* a new version, now with the split (versions never repeat) */
         return;
     }
     hub_guard_secret_failed(h->guard, &c->peer, t);
@@ -532,7 +532,7 @@ static void conn_unlink(struct hub *h, struct hub_conn *c) {
 /* Whether c has not yet been sent the newest tally meant for its kind. */
 static int tally_pending(const struct hub *h, const struct hub_conn *c) {
     if (c->role == HUB_AUDIENCE && !c->tally_turn) return 0;
-    return h->tally_public && c->tally_sent < h->tally_version;
+    return h->tally[0] && c->tally_sent < h->tally_version;
 }
 
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
@@ -560,7 +560,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (h->conns) h->conns->prev = c;
         h->conns = c;
         h->n_role[c->role]++;
-        hub_conn_send(c, hub_conn_presenter_view(c) ? h->state_full : h->state_public);
+        hub_conn_send(c, h->state[hub_conn_viewer(c)]);
         hub_tally_schedule(h);
         break;
     }
@@ -650,7 +650,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 hub_msg_unref(m);
             }
         } else if (tally_pending(h, c)) {
-            struct hub_msg *m = hub_conn_presenter_view(c) ? h->tally_full : h->tally_public;
+            struct hub_msg *m = h->tally[hub_conn_viewer(c)];
             c->tally_sent = h->tally_version;
             if (c->role == HUB_AUDIENCE) {
                 c->tally_turn = 0;

@@ -11,6 +11,7 @@
 #include "hub_online.h"
 #include "leaderboard.h"
 #include "hub_proxy.h"
+#include "room_view.h"
 
 #define HUB_PROTOCOL_VERSION 1
 #define HUB_CONN_QUEUE 32          /* messages waiting per connection; a client that lags more is closed */
@@ -78,11 +79,14 @@ struct hub_conn {
     struct hub_conn *fo_prev, *fo_next;
 };
 
-/* Whether c is sent the presenter's view (the split while voting, the tally's
- * yes/no, questions[]): only a presenter connection whose secret was accepted.
- * Before auth_ok it gets what a screen gets (docs/SECURITY.md). */
-static inline int hub_conn_presenter_view(const struct hub_conn *c) {
-    return c->role == HUB_PRESENTER && c->authed;
+/* Which of the room's viewers c is (what it may see is the room's rule,
+ * room_view.h): a presenter connection is the presenter only once its
+ * secret was accepted. */
+static inline enum room_viewer hub_conn_viewer(const struct hub_conn *c) {
+    return c->role == HUB_AUDIENCE ? ROOM_VIEWER_PHONE
+         : c->role == HUB_SCREEN   ? ROOM_VIEWER_SCREEN
+         : c->authed               ? ROOM_VIEWER_PRESENTER
+                                   : ROOM_VIEWER_GUEST;
 }
 
 enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE };
@@ -157,7 +161,7 @@ struct hub {
     unsigned long tally_version;
     int tally_dirty;
     int status_stale;              /* a tally was built since the last hub_status_update of the tick */
-    struct hub_msg *tally_public, *tally_full;
+    struct hub_msg *tally[ROOM_VIEWERS]; /* the newest tally, one per viewer (hub_msg_tally) */
     /* Phones get the tally in a rotation: every HUB_ROTATION_MS it visits
      * the next connections and makes the phones among them that are behind
      * writeable, HUB_AUDIENCE_SENDS_PER_S * HUB_ROTATION_MS / 1000 at most
@@ -166,7 +170,7 @@ struct hub {
     int rot_left;                  /* connections still to visit since the last tally change */
     double rot_credit;             /* visits the rotation may still make (HUB_PHONE_TALLY_HZ rounds a second) */
     atomic_ulong phone_tallies;    /* tallies written to phones (hub_status.phone_tallies) */
-    struct hub_msg *state_public, *state_full;
+    struct hub_msg *state[ROOM_VIEWERS]; /* the newest state, one per viewer (hub_msg_state) */
     unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the SVG ready for lws_write */
     struct hub_guard *guard;       /* per-address throttles: secret guesses, HTTP requests */
@@ -247,8 +251,9 @@ void hub_store_submit(struct hub *h, struct room_write *w, int n); /* w is the t
 int hub_store_result(struct hub *h, int wait_ms, char *err, size_t errlen);
 
 /* hub_msg.c */
-char *hub_msg_state(struct hub *h, int presenter);
-char *hub_msg_tally(struct hub *h, int with_split);
+/* What who may see of the state and the tally: room_view decides. */
+char *hub_msg_state(struct hub *h, enum room_viewer who);
+char *hub_msg_tally(struct hub *h, enum room_viewer who);
 char *hub_msg_welcome(struct hub *h, int voter, const char *token);
 char *hub_msg_ack(long long id, int pos, int yes);                     /* id -1: no "id" */
 char *hub_msg_error(long long id, const char *code, const char *message); /* id -1: no "id" */

@@ -60,7 +60,15 @@ static json_t *leaderboard_json(struct hub *h) {
     return a;
 }
 
-char *hub_msg_state(struct hub *h, int presenter) {
+/* What who may see, decided by the room (room_view.h). */
+static void view_of(struct hub *h, enum room_viewer who, struct room_view *v) {
+    struct room_view_opts o = {.live_split = h->cfg.live_split, .leaderboard = h->board != NULL};
+    room_view(h->room, who, &o, v);
+}
+
+char *hub_msg_state(struct hub *h, enum room_viewer who) {
+    struct room_view v;
+    view_of(h, who, &v);
     struct quiz *q = room_quiz(h->room);
     int n = quiz_count(q), cur = quiz_cursor(q), scored = 0;
     struct quiz_qinfo ci;
@@ -71,12 +79,9 @@ char *hub_msg_state(struct hub *h, int presenter) {
                           h->join_url, "n", n, "cursor", cur, "ended", quiz_ended(q), "live_split", h->cfg.live_split,
                           "q", question_json(&ci), "collective", coll, "scored", scored);
     if (!o) return NULL;
-    if (h->board) json_object_set_new(o, "nicknames", json_true()); /* phones may offer the field */
-    int split_open = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
-    if (presenter || split_open || h->cfg.live_split)
-        json_object_set_new(o, "split", json_pack("{s:i, s:i}", "yes", ci.yes, "no", ci.no));
-    /* The deck's speaker notes: for the presenter page only. */
-    const struct deck_test *dt = presenter ? quiz_test(q, cur) : NULL;
+    if (v.nicknames) json_object_set_new(o, "nicknames", json_true()); /* phones may offer the field */
+    if (v.split) json_object_set_new(o, "split", json_pack("{s:i, s:i}", "yes", ci.yes, "no", ci.no));
+    const struct deck_test *dt = v.notes ? quiz_test(q, cur) : NULL;
     if (dt && dt->notes[0]) json_object_set_new(json_object_get(o, "q"), "notes", json_string(dt->notes));
     json_t *rv = reveal_json(q, cur);
     /* The current question's path picture, as quiz_path() filters it (the
@@ -86,11 +91,7 @@ char *hub_msg_state(struct hub *h, int presenter) {
     if (rv) json_object_set_new(o, "reveal", rv);
     long long left = hub_closes_in_ms(h);
     if (left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));
-    /* Every question (truth only once revealed): for the presenter always,
-     * for phones and screens once the quiz has ended (the final scoreboard
-     * and the phone's share grid) -- before that the state stays small,
-     * because it goes to every phone on every change. */
-    if (!presenter && !quiz_ended(q)) return dump(o);
+    if (!v.questions) return dump(o); /* each one's truth only once revealed (reveal_json) */
     json_t *all = json_array();
     for (int p = 0; p < n; p++) {
         struct quiz_qinfo i;
@@ -110,12 +111,14 @@ char *hub_msg_state(struct hub *h, int presenter) {
     json_object_set_new(o, "questions", all);
     char league[LEAGUE_LINE_MAX];
     league_line(quiz_ended(q) ? coll : -1, league, sizeof league);
-    if (league[0]) json_object_set_new(o, "league", json_string(league));
-    if (h->board && quiz_ended(q)) json_object_set_new(o, "leaderboard", leaderboard_json(h));
+    if (v.league && league[0]) json_object_set_new(o, "league", json_string(league));
+    if (v.leaderboard) json_object_set_new(o, "leaderboard", leaderboard_json(h));
     return dump(o);
 }
 
-char *hub_msg_tally(struct hub *h, int with_split) {
+char *hub_msg_tally(struct hub *h, enum room_viewer who) {
+    struct room_view v;
+    view_of(h, who, &v);
     struct quiz *q = room_quiz(h->room);
     struct quiz_qinfo ci;
     quiz_get(q, quiz_cursor(q), &ci);
@@ -125,7 +128,7 @@ char *hub_msg_tally(struct hub *h, int with_split) {
                           room_voter_count(h->room) + (int)h->newcomers.used, "votes", ci.yes + ci.no);
     long long left = hub_closes_in_ms(h);
     if (o && left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));
-    if (o && with_split) {
+    if (o && v.split) {
         json_object_set_new(o, "yes", json_integer(ci.yes));
         json_object_set_new(o, "no", json_integer(ci.no));
     }

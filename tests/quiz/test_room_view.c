@@ -1,0 +1,88 @@
+/* The room's one rule of what each viewer may see (room_view), over every
+ * viewer x question state x serve option: nothing reaches a phone, the
+ * projector or a presenter page before its secret earlier than it may. */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "check_probe.h"
+#include "room_view.h"
+
+static struct deck deck;
+
+static const char *viewer_name[] = {"phone", "screen", "guest", "presenter"};
+
+/* The states one question goes through, then the end of the quiz. */
+enum step { S_PENDING, S_VOTING, S_CLOSED, S_MEASURED, S_REVEALED, S_ENDED, S_STEPS };
+static const char *step_name[] = {"pending", "voting", "closed", "measured", "revealed", "ended"};
+
+static void check_views(struct room *r, enum step s) {
+    for (int ls = 0; ls < 2; ls++)
+        for (int lb = 0; lb < 2; lb++)
+            for (int w = 0; w < ROOM_VIEWERS; w++) {
+                struct room_view_opts o = {.live_split = ls, .leaderboard = lb};
+                struct room_view v;
+                memset(&v, 0x55, sizeof v);
+                room_view(r, (enum room_viewer)w, &o, &v);
+                int presenter = w == ROOM_VIEWER_PRESENTER;
+                /* the split while voting: the presenter, or everyone with --live-split; once the
+                 * votes are in (closed and after), everyone */
+                int split = presenter || ls || s == S_CLOSED || s == S_MEASURED || s == S_REVEALED;
+                if (s == S_ENDED) split = presenter || ls; /* past the end: no question is current */
+                char what[128];
+                snprintf(what, sizeof what, "%s %s live_split=%d leaderboard=%d", viewer_name[w], step_name[s], ls, lb);
+                if (v.split != split) fprintf(stderr, "split %d for %s\n", v.split, what);
+                CHECK_INT(v.split, split);
+                if (v.notes != presenter) fprintf(stderr, "notes %d for %s\n", v.notes, what);
+                CHECK_INT(v.notes, presenter); /* speaker notes: never on the projector or a phone */
+                CHECK_INT(v.questions, presenter || s == S_ENDED); /* the list only at the end */
+                CHECK_INT(v.league, presenter || s == S_ENDED);
+                CHECK_INT(v.nicknames, lb);
+                CHECK_INT(v.leaderboard, lb && s == S_ENDED); /* the top list: the final screen only */
+            }
+}
+
+static void test_what_each_viewer_may_see_in_each_state(void) {
+    char err[256];
+    char path[512];
+    snprintf(path, sizeof path, "%s/view.db", check_tmpdir());
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    REQUIRE(r);
+    struct quiz *q = room_quiz(r);
+    struct quiz_truth t;
+    check_views(r, S_PENDING);
+    CHECK_INT(quiz_truth(q, 0, &t), -1);
+    REQUIRE(room_act(r, ROOM_OPEN, err, sizeof err) == 0);
+    check_views(r, S_VOTING);
+    CHECK_INT(quiz_truth(q, 0, &t), -1);
+    REQUIRE(room_act(r, ROOM_CLOSE, err, sizeof err) == 0);
+    check_views(r, S_CLOSED);
+    CHECK_INT(quiz_truth(q, 0, &t), -1);
+    REQUIRE(room_act(r, ROOM_MEASURE, err, sizeof err) == QUIZ_MEASURE_PROBE);
+    struct probe_result res = check_probe_result(1, 1, 0, "the evidence line");
+    REQUIRE(room_measured(r, 0, &res, err, sizeof err) == 0);
+    check_views(r, S_MEASURED);
+    CHECK_INT(quiz_truth(q, 0, &t), -1); /* measured: the truth is held, for no one yet */
+    REQUIRE(room_act(r, ROOM_REVEAL, err, sizeof err) == 0);
+    check_views(r, S_REVEALED);
+    CHECK_INT(quiz_truth(q, 0, &t), 0);
+    CHECK_INT(quiz_truth(q, 1, &t), -1); /* the same test's other question: not revealed */
+    REQUIRE(room_act(r, ROOM_NEXT, err, sizeof err) == 0);
+    while (!quiz_ended(q)) REQUIRE(room_act(r, ROOM_SKIP, err, sizeof err) == 0);
+    check_views(r, S_ENDED);
+    room_free(r);
+    db_close(db);
+}
+
+int main(void) {
+    memset(&deck, 0, sizeof deck);
+    snprintf(deck.title, sizeof deck.title, "view deck");
+    deck.ntests = 1;
+    deck.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
+    deck.tests[0].ask[DB_Q_SENT] = deck.tests[0].ask[DB_Q_DF] = 1;
+    snprintf(deck.tests[0].notes, sizeof deck.tests[0].notes, "speaker notes");
+    RUN(test_what_each_viewer_may_see_in_each_state);
+    return check_summary_and_clean();
+}
