@@ -88,7 +88,7 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
     if (p) {
         addr_str(p->family, p->from, r->hop, sizeof r->hop);
         if (topo && (hop_node = probe_path_topology_node_of(topo, r->hop)) >= 0)
-            snprintf(r->hop_name, sizeof r->hop_name, "%s", topo->node[hop_node].name);
+            snprintf(r->hop_name, sizeof r->hop_name, "%.*s", (int)sizeof r->hop_name - 1, topo->node[hop_node].name);
         hop_label(r, hop, sizeof hop);
         r->icmp_type = p->type;
         r->icmp_code = p->code;
