@@ -32,6 +32,21 @@ static int setup(void) {
     return sid > 0 && sid2 > 0 ? 0 : -1;
 }
 
+/* The fixture's store, a report reader on it, and session id loaded: 0; or
+ * -1 with why on stderr and nothing left open. */
+static int open_session(int64_t id, struct db **db, struct db_report **r, struct db_report_session *s) {
+    char err[512];
+    *r = NULL;
+    if (!(*db = db_open(dbfile, err, sizeof err)) || !(*r = db_report_open(*db, err, sizeof err)) ||
+        db_report_session_load(*db, *r, id, s, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        db_report_close(*r);
+        db_close(*db);
+        return -1;
+    }
+    return 0;
+}
+
 /* The report's session score equals the store's db_session_score(). */
 static void check_score_equals_store(struct db *db, const struct db_report_session *s) {
     char err[256];
@@ -50,12 +65,10 @@ static void check_score_equals_store(struct db *db, const struct db_report_sessi
 /* The report reader returns exactly the store's scores and the hand numbers. */
 static void test_report_equals_store_and_hand_numbers(void) {
     char err[512];
-    struct db *db = db_open(dbfile, err, sizeof err);
-    REQUIRE(db);
-    struct db_report *r = db_report_open(db, err, sizeof err);
-    REQUIRE(r);
+    struct db *db;
+    struct db_report *r;
     struct db_report_session s;
-    REQUIRE(db_report_session_load(db, r, sid, &s, err, sizeof err) == 0);
+    REQUIRE(open_session(sid, &db, &r, &s) == 0);
     CHECK_STR(s.row.title, FX_TITLE);
     CHECK_INT(s.nquestions, FX_NQ);
     CHECK(s.score.collective == FX_COLLECTIVE);
@@ -471,13 +484,11 @@ static void store_histogram(struct db *db, const int64_t *voters, int n, int *hi
  * of 300 voters x 12 questions with random truths, abstentions and changes. */
 static void test_distribution_equals_the_voter_score_view(void) {
     char err[512];
-    struct db *db = db_open(dbfile, err, sizeof err);
-    REQUIRE(db);
-    struct db_report *r = db_report_open(db, err, sizeof err);
-    REQUIRE(r);
+    struct db *db;
+    struct db_report *r;
     struct db_report_session s;
     int hist[64], unscored;
-    REQUIRE(db_report_session_load(db, r, sid2, &s, err, sizeof err) == 0);
+    REQUIRE(open_session(sid2, &db, &r, &s) == 0);
     store_histogram(db, fx_last_voters, 6, hist, s.dist.max_correct + 1, &unscored);
     for (int k = 0; k <= s.dist.max_correct; k++) CHECK_INT(s.dist.voters[k], hist[k]);
     CHECK_INT(s.dist.voters_unscored, unscored);
