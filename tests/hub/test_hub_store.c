@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_sqlite.h"
 #include "fv_roles.h"
 #include "hubfix.h"
 #include "wsclient.h"
@@ -26,37 +27,6 @@
 static struct hubfix F;
 static struct deck D;
 static char dbpath[256];
-
-/* The sqlite3 CLI holding the write lock; its stdin in *in. */
-static pid_t lock_db(FILE **in) {
-    int p[2];
-    if (pipe(p)) return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(p[0], 0);
-        close(p[1]);
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, 1);
-        execlp("sqlite3", "sqlite3", dbpath, (char *)NULL);
-        _exit(127);
-    }
-    close(p[0]);
-    *in = fdopen(p[1], "w");
-    fprintf(*in, "BEGIN EXCLUSIVE;\nINSERT INTO schema_version SELECT version FROM schema_version LIMIT 0;\n");
-    fflush(*in);
-    /* held once a write of ours is refused at once */
-    for (int i = 0; i < 200; i++) {
-        sqlite3 *h;
-        int busy = 0;
-        if (sqlite3_open(dbpath, &h) == SQLITE_OK) {
-            busy = sqlite3_exec(h, "BEGIN IMMEDIATE; ROLLBACK;", NULL, NULL, NULL) == SQLITE_BUSY;
-            sqlite3_close(h);
-        }
-        if (busy) return pid;
-        usleep(10000);
-    }
-    return pid;
-}
 
 static void test_a_locked_database_holds_up_only_the_votes_waiting_for_it(void) {
     if (system("command -v sqlite3 >/dev/null 2>&1") != 0) {
@@ -81,7 +51,7 @@ static void test_a_locked_database_holds_up_only_the_votes_waiting_for_it(void) 
     CHECK_INT(fvr_vote(a, 1, 0, 1, T_MS, NULL), 0); /* a voter before the lock */
 
     FILE *holder = NULL;
-    pid_t pid = lock_db(&holder);
+    pid_t pid = check_sqlite_lock_hold(dbpath, &holder);
     REQUIRE(pid > 0 && holder);
     long long t_lock = check_mono_ms();
     wsc_send_json(a, "{s:s, s:i, s:i, s:b}", "t", "vote", "id", 2, "q", 0, "yes", 0);
@@ -107,9 +77,7 @@ static void test_a_locked_database_holds_up_only_the_votes_waiting_for_it(void) 
     long long held = check_mono_ms() - t_lock;
     if (held < LOCK_HELD_MS) usleep((useconds_t)(LOCK_HELD_MS - held) * 1000);
     long long t_release = check_mono_ms();
-    fprintf(holder, "ROLLBACK;\n.quit\n");
-    fclose(holder);
-    waitpid(pid, NULL, 0);
+    check_sqlite_lock_release(pid, holder);
     json_t *reply = NULL;
     int answer = fvr_vote_answer(a, 2, 10000, &reply);
     long long ack_ms = check_mono_ms() - t_lock;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_sqlite.h"
 #include "db.h"
 #include "fv_roles.h"
 #include "room.h"
@@ -234,22 +235,9 @@ static void test_locked_full_and_readonly_database_refuse_votes_visibly(void) {
     for (int i = 0; i < PHONES; i++) CHECK_INT(phone_vote(&phones[i], 1, code, sizeof code, &ms), 1);
 
     /* 1. Locked: another process holds the write lock. */
-    int hin[2];
-    REQUIRE(pipe(hin) == 0);
-    holder_pid = fork();
-    REQUIRE(holder_pid >= 0);
-    if (holder_pid == 0) {
-        dup2(hin[0], 0);
-        close(hin[1]);
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, 1);
-        execlp("sqlite3", "sqlite3", dbpath, (char *)NULL);
-        _exit(127);
-    }
-    close(hin[0]);
-    FILE *holder = fdopen(hin[1], "w");
-    fprintf(holder, "BEGIN EXCLUSIVE;\nINSERT INTO schema_version SELECT version FROM schema_version LIMIT 0;\n");
-    fflush(holder);
+    FILE *holder = NULL;
+    holder_pid = check_sqlite_lock_hold(dbpath, &holder);
+    REQUIRE(holder_pid > 0 && holder);
     usleep(500000);
     /* While the store thread waits for the lock, how long does another phone
      * wait for a pong? (The loop does not wait: measured, reported.) */
@@ -276,9 +264,7 @@ static void test_locked_full_and_readonly_database_refuse_votes_visibly(void) {
     console_last_refused(shown, sizeof shown);
     printf("  console: %s\n", shown);
     CHECK_CONTAINS(shown, "locked");
-    fprintf(holder, "ROLLBACK;\n.quit\n");
-    fclose(holder);
-    waitpid(holder_pid, NULL, 0);
+    check_sqlite_lock_release(holder_pid, holder);
     holder_pid = -1;
     CHECK(serve_alive());
     CHECK_INT(phone_vote(&phones[0], 0, code, sizeof code, &ms), 1);
