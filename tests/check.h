@@ -59,6 +59,30 @@ static inline void check_cleanup_on_signals(void (*fn)(void)) {
     signal(SIGTERM, check_on_signal_);
 }
 
+/* The start of a test that needs root and some programs: skips (exit 77)
+ * saying why_root when the process is not root, or naming the first of tools
+ * (space-separated program names) not in PATH; then cleanup (may be NULL)
+ * runs at exit and on SIGINT/SIGTERM. */
+static inline void check_root_begin(const char *why_root, const char *tools, void (*cleanup)(void)) {
+    if (geteuid() != 0) SKIP_ALL(why_root);
+    char tool[64], cmd[128], why[128];
+    for (const char *t = tools; t && *t;) {
+        size_t n = strcspn(t, " ");
+        if (n > 0 && n < sizeof tool) {
+            memcpy(tool, t, n);
+            tool[n] = 0;
+            snprintf(cmd, sizeof cmd, "command -v %s >/dev/null", tool);
+            snprintf(why, sizeof why, "needs %s (scripts/apt-packages.txt)", tool);
+            if (system(cmd) != 0) SKIP_ALL(why);
+        }
+        t += n + (t[n] == ' ');
+    }
+    if (cleanup) {
+        atexit(cleanup);
+        check_cleanup_on_signals(cleanup);
+    }
+}
+
 /* Reads exactly n bytes from fd (a pipe to a test's child): 0, or -1 on EOF / error. */
 static inline int check_read_full(int fd, void *buf, size_t n) {
     for (size_t got = 0; got < n;) {

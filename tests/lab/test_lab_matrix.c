@@ -147,11 +147,7 @@ static void test_matrix_matches_captures_with_reassembling_r1(void) {
 }
 
 int main(void) {
-    if (geteuid() != 0) SKIP_ALL("needs root: network namespaces, raw sockets, tcpdump");
-    if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null && command -v nft >/dev/null") != 0)
-        SKIP_ALL("needs tcpdump, ip and nft (scripts/apt-packages.txt)");
-    atexit(cleanup);
-    check_cleanup_on_signals(cleanup);
+    check_root_begin("needs root: network namespaces, raw sockets, tcpdump", "tcpdump ip nft", cleanup);
     RUN(test_matrix_matches_captures_without_reassembly);
     RUN(test_matrix_matches_captures_with_reassembling_r1);
     return check_summary();

@@ -83,10 +83,7 @@ static void test_concurrent_tests_get_their_own_answers(void) {
 }
 
 int main(void) {
-    if (geteuid() != 0) SKIP_ALL("needs root: network namespaces, raw sockets");
-    if (system("command -v ip >/dev/null && command -v ethtool >/dev/null") != 0)
-        SKIP_ALL("needs ip and ethtool (scripts/apt-packages.txt)");
-    atexit(cleanup);
+    check_root_begin("needs root: network namespaces, raw sockets", "ip ethtool", cleanup);
     if (check_lab_up("fvp", &lab, prefix, sizeof prefix)) return 1;
     RUN(test_concurrent_tests_get_their_own_answers);
     return check_summary();

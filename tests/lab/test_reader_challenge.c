@@ -109,10 +109,7 @@ static void test_ipv6_cache_from_packet_too_big_and_flush(void) {
 }
 
 int main(void) {
-    if (geteuid() != 0) SKIP_ALL("needs root: network namespaces, raw sockets, tcpdump");
-    if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null") != 0)
-        SKIP_ALL("needs tcpdump and ip (scripts/apt-packages.txt)");
-    atexit(cleanup);
+    check_root_begin("needs root: network namespaces, raw sockets, tcpdump", "tcpdump ip", cleanup);
     if (check_lab_up("fvc", &lab, prefix, sizeof prefix)) return 1;
     opts.observer = PROBE_OBS_RAW;
     opts.lab = &lab;

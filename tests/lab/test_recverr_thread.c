@@ -52,9 +52,7 @@ static void test_recverr_on_worker_thread_sees_host_fragmentation_v4(void) { che
 static void test_recverr_on_worker_thread_sees_host_fragmentation_v6(void) { check_family(PROBE_UDP6, 31011); }
 
 int main(void) {
-    if (geteuid() != 0) SKIP_ALL("needs root: network namespaces and raw sockets");
-    if (system("command -v ip >/dev/null") != 0) SKIP_ALL("needs ip (iproute2)");
-    atexit(cleanup);
+    check_root_begin("needs root: network namespaces and raw sockets", "ip", cleanup);
     if (check_lab_up("fvr", &lab, prefix, sizeof prefix)) return 1;
     RUN(test_recverr_on_worker_thread_sees_host_fragmentation_v4);
     RUN(test_recverr_on_worker_thread_sees_host_fragmentation_v6);

@@ -216,11 +216,7 @@ static void test_a_silent_witness_falls_back_to_the_near_end_within_the_timeout(
 }
 
 int main(void) {
-    if (geteuid() != 0) SKIP_ALL("needs root: network namespaces, raw sockets, tcpdump");
-    if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null") != 0)
-        SKIP_ALL("needs tcpdump and ip (scripts/apt-packages.txt)");
-    atexit(cleanup);
-    check_cleanup_on_signals(cleanup);
+    check_root_begin("needs root: network namespaces, raw sockets, tcpdump", "tcpdump ip", cleanup);
     RUN(test_matrix_with_the_witness_on_the_default_lab);
     RUN(test_matrix_with_the_witness_when_the_last_router_fragments);
     RUN(test_matrix_with_the_witness_when_both_routers_fragment);

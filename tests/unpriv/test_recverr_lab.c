@@ -315,11 +315,8 @@ static void test_with_reassembling_r1_too(void) {
 }
 
 int main(void) {
-    if (geteuid() != 0) SKIP_ALL("needs root to build the lab and the captures (the probes run unprivileged)");
-    if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null && command -v nft >/dev/null") != 0)
-        SKIP_ALL("needs tcpdump, ip and nft (scripts/apt-packages.txt)");
-    atexit(cleanup);
-    check_cleanup_on_signals(cleanup);
+    check_root_begin("needs root to build the lab and the captures (the probes run unprivileged)", "tcpdump ip nft",
+                     cleanup);
     if (setup(0) < 0) return 1;
     RUN(test_every_answer_matches_the_wire_or_says_unknown);
     RUN(test_reader_challenge_needs_the_kept_cache);

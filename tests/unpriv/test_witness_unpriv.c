@@ -237,11 +237,8 @@ static void test_unprivileged_both_ends_on_the_default_lab(void) { run_topology(
 static void test_unprivileged_both_ends_when_the_last_router_fragments(void) { run_topology("1500,1500,1280", 'l'); }
 
 int main(void) {
-    if (geteuid() != 0) SKIP_ALL("needs root to build the lab and the captures (the probes run as uid 65534)");
-    if (system("command -v tcpdump >/dev/null && command -v ip >/dev/null") != 0)
-        SKIP_ALL("needs tcpdump and ip (scripts/apt-packages.txt)");
-    atexit(cleanup);
-    check_cleanup_on_signals(cleanup);
+    check_root_begin("needs root to build the lab and the captures (the probes run as uid 65534)", "tcpdump ip",
+                     cleanup);
     RUN(test_unprivileged_both_ends_on_the_default_lab);
     RUN(test_unprivileged_both_ends_when_the_last_router_fragments);
     return check_summary();
