@@ -6,6 +6,7 @@
  * SKIP_ALL(why) exits 77 (ctest: skipped) with the reason on stdout. */
 #ifndef FRAGVOTE_CHECK_H
 #define FRAGVOTE_CHECK_H
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,32 @@ static inline void check_cleanup_on_signals(void (*fn)(void)) {
     check_cleanup_fn_ = fn;
     signal(SIGINT, check_on_signal_);
     signal(SIGTERM, check_on_signal_);
+}
+
+/* Starts argv (argv[0] searched in PATH) with its stdin on a pipe (*in, for
+ * the test to write commands to) and its stdout and stderr into out_path
+ * (NULL: /dev/null). Returns its pid, or -1. */
+static inline pid_t check_spawn_fed(char *const argv[], const char *out_path, FILE **in) {
+    int p[2];
+    if (pipe(p)) return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(p[0], 0);
+        close(p[0]);
+        close(p[1]);
+        int out = out_path ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600) : open("/dev/null", O_WRONLY);
+        if (out >= 0) dup2(out, 1), dup2(out, 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(p[0]);
+    *in = fdopen(p[1], "w");
+    return pid;
 }
 
 /* The start of a test that needs root and some programs: skips (exit 77)

@@ -3,30 +3,20 @@
  * with a write pending. For tests that link sqlite3. */
 #ifndef FRAGVOTE_CHECK_SQLITE_H
 #define FRAGVOTE_CHECK_SQLITE_H
-#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
+
 /* Starts the holder on dbpath; *in is its stdin. Returns its pid once a
  * write of ours is refused at once (or after 2 s of trying), -1 if it could
  * not start. */
 static inline pid_t check_sqlite_lock_hold(const char *dbpath, FILE **in) {
-    int p[2];
-    if (pipe(p)) return -1;
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        dup2(p[0], 0);
-        close(p[1]);
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, 1);
-        execlp("sqlite3", "sqlite3", dbpath, (char *)NULL);
-        _exit(127);
-    }
-    close(p[0]);
-    *in = fdopen(p[1], "w");
+    char *argv[] = {"sqlite3", (char *)dbpath, NULL};
+    pid_t pid = check_spawn_fed(argv, NULL, in);
+    if (pid < 0 || !*in) return -1;
     fprintf(*in, "BEGIN EXCLUSIVE;\nINSERT INTO schema_version SELECT version FROM schema_version LIMIT 0;\n");
     fflush(*in);
     /* held once a write of ours is refused at once */

@@ -81,23 +81,11 @@ static int port_from_output(const char *path) {
 /* Starts serve on a port the kernel picks (a port we picked could be taken
  * by the time serve binds it on a busy machine) and waits for it to listen. */
 static int start_serve(void) {
-    int in[2];
-    if (pipe(in)) return -1;
-    pid_t pid = fork();
+    char *argv[] = {getenv("FRAGVOTE_BIN"), "serve", "--target", "127.0.0.1", "--no-prefetch", "--no-qr", "--bind",
+                    "127.0.0.1", "--port", "0", "--db", dbpath, "--secret", SECRET, "--room", ROOM, NULL};
+    pid_t pid = check_spawn_fed(argv, outpath, &console_in);
     if (pid < 0) return -1;
-    if (pid == 0) {
-        dup2(in[0], 0);
-        close(in[1]);
-        int out = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out >= 0) dup2(out, 1), dup2(out, 2);
-        const char *bin = getenv("FRAGVOTE_BIN");
-        execl(bin, bin, "serve", "--target", "127.0.0.1", "--no-prefetch", "--no-qr", "--bind", "127.0.0.1",
-              "--port", "0", "--db", dbpath, "--secret", SECRET, "--room", ROOM, (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]);
     serve_pid = pid;
-    console_in = fdopen(in[1], "w");
     for (int t = 0; t < 600; t++) { /* 30 s: a sanitizer build on a busy machine starts slowly */
         if ((port = port_from_output(outpath)) > 0) return 0;
         if (waitpid(pid, NULL, WNOHANG) == pid) {
