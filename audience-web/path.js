@@ -1,6 +1,6 @@
 /* The path picture (issue 20): what happened to the test's packet, hop by
- * hop, drawn as inline SVG from a reveal's `path` (docs/PROTOCOL.md, "The
- * path picture"). laptop → r1 → r2 → … → target as boxes, each link's MTU
+ * hop, drawn as inline SVG from a reveal's `path` (docs/PROTOCOL.md, "What
+ * a reveal shows"; the format in docs/PROBE.md, "The path"). laptop → r1 → r2 → … → target as boxes, each link's MTU
  * ("?" when unknown), what left the laptop (size, DF bit, pieces), and under
  * each hop what happened there: passed, fragmented into pieces, reassembled,
  * dropped with its ICMP message and MTU, TTL expired, arrived, no answer.

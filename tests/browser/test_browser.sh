@@ -11,11 +11,16 @@
 # The pages are therefore loaded from 198.51.100.10, not loopback: not a
 # secure context, as on venue wifi. Nothing leaves these namespaces and the
 # lab that serve builds (prefix <prefix>l); all are removed on every exit path.
+#
+# FRAGVOTE_BROWSER_SCENARIO names the scenario to run (default scenario.js;
+# test_browser_path.sh runs path_scenario.js, which also builds labs of its
+# own under <prefix>l2 and <prefix>l3, removed here too).
 set -euo pipefail
 
 src=${FRAGVOTE_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 bin=${FRAGVOTE_BIN:-$src/build/bin/fragvote}
 here=$src/tests/browser
+scenario=${FRAGVOTE_BROWSER_SCENARIO:-scenario.js}
 export FRAGVOTE_CHROMIUM=${FRAGVOTE_CHROMIUM:-$(command -v chromium || true)}
 
 if ! command -v node >/dev/null 2>&1; then echo "SKIP: node is not installed (apt-get install nodejs)"; exit 77; fi
@@ -53,8 +58,11 @@ cleanup() {
   fi
   ip netns del "$lap" 2>/dev/null || true
   ip netns del "$ph" 2>/dev/null || true
-  # serve removes its lab itself; this only catches a serve that was killed.
-  "$bin" lab down --prefix "$labprefix" >/dev/null 2>&1 || true
+  # serve removes its lab itself; this only catches a serve that was killed
+  # (and the labs path_scenario.js builds by hand).
+  for p in "$labprefix" "${labprefix}2" "${labprefix}3"; do
+    "$bin" lab down --prefix "$p" >/dev/null 2>&1 || true
+  done
   exit $rc
 }
 trap cleanup EXIT
@@ -71,13 +79,15 @@ ip -n "$ph" link set v-lap up
 ip -n "$lap" route add default dev v-ph
 
 export FRAGVOTE_BIN=$bin FRAGVOTE_SRC=$src FRAGVOTE_NS_LAPTOP=$lap FRAGVOTE_NS_PHONES=$ph FRAGVOTE_LAB_PREFIX=$labprefix
-# One artifacts directory per build directory: several builds of the same
-# source tree may run this test at the same time.
-export FRAGVOTE_BROWSER_ARTIFACTS=${FRAGVOTE_BROWSER_ARTIFACTS:-$here/artifacts/$(basename "${FRAGVOTE_BUILD:-manual}")}
+# One artifacts directory per build directory (and scenario): several builds
+# of the same source tree may run these tests at the same time.
+suffix=
+[ "$scenario" = scenario.js ] || suffix=-${scenario%_scenario.js}
+export FRAGVOTE_BROWSER_ARTIFACTS=${FRAGVOTE_BROWSER_ARTIFACTS:-$here/artifacts/$(basename "${FRAGVOTE_BUILD:-manual}")$suffix}
 cd "$here"
 # In the background so that INT/TERM reach our trap at once: node is told to
 # stop (it stops serve, which removes its lab, and Chromium), then cleanup.
-node scenario.js &
+node "$scenario" &
 node_pid=$!
 trap 'kill -TERM $node_pid 2>/dev/null; wait $node_pid; exit 130' INT TERM
 wait $node_pid
