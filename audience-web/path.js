@@ -22,7 +22,7 @@ var fvPath = (function () {
   var NS = 'http://www.w3.org/2000/svg';
   /* Sizes in the SVG's own units; the SVG is scaled to its box. */
   var LOOK = {
-    wide: { W: 1000, name: 40, tag: 24, line: 30, head: 32, mtu: 30, icon: 46, pad: 10, gap: 18, boxH: 96, minFont: 18 },
+    wide: { W: 1000, name: 40, tag: 24, line: 30, head: 32, mtu: 30, icon: 38, pad: 10, gap: 14, boxH: 96, minFont: 18 },
     tall: { W: 340, name: 19, tag: 13, line: 16, head: 17, mtu: 16, icon: 24, pad: 6, gap: 10, boxH: 44, minFont: 11 }
   };
 
@@ -184,9 +184,10 @@ var fvPath = (function () {
         t.setAttribute('y', (y - bb.y).toFixed(1));
         y += bb.height + size * 0.04;
       };
-      if (it.nowrap) { place(String(it.t)); return; }
       var probe = el('text', { 'font-size': size, class: cls }, g), cur = '';
       var width = function (s) { probe.textContent = s; return probe.getComputedTextLength(); };
+      /* a little too wide: a little smaller type rather than one more line */
+      if (it.nowrap || width(String(it.t)) * 0.8 <= w) { g.removeChild(probe); place(String(it.t)); return; }
       String(it.t).split(' ').forEach(function (wd) {
         var next = cur ? cur + ' ' + wd : wd;
         if (cur && width(next) > w) { place(cur); cur = wd; } else cur = next;
@@ -213,7 +214,7 @@ var fvPath = (function () {
     g.setAttribute('data-node', b.node);
     if (wide) {
       icon(g, b.icon, x + (w - s) / 2, y + 2, s, b.cls);
-      bottom = lines(g, b.lines, x, y + s + 8, w, look, 'middle');
+      bottom = lines(g, b.lines, x, y + s + 6, w, look, 'middle');
     } else {
       icon(g, b.icon, x, y + 2, s, b.cls);
       bottom = Math.max(y + s + 4, lines(g, b.lines, x + s + 8, y, w - s - 8, look, 'start'));
