@@ -20,6 +20,7 @@
 'use strict';
 var fvPath = (function () {
   var NS = 'http://www.w3.org/2000/svg';
+  var MAX_NODES = 64, MAX_EVENTS = 64;   /* what a reveal may carry at most; more is not drawn */
   /* Sizes in the SVG's own units; the SVG is scaled to its box. */
   var LOOK = {
     wide: { W: 1000, name: 40, tag: 24, line: 30, head: 32, mtu: 30, icon: 38, pad: 10, gap: 14, boxH: 96, minFont: 18 },
@@ -255,7 +256,7 @@ var fvPath = (function () {
   function blocksOf(path, i) {
     var out = [];
     if (i === 0) { var s = sentBlock(path); if (s) out.push(s); }
-    (path.events || []).forEach(function (ev) { if (ev.node === i) { var b = eventBlock(ev, path); if (b) out.push(b); } });
+    (path.events || []).slice(0, MAX_EVENTS).forEach(function (ev) { if (ev.node === i) { var b = eventBlock(ev, path); if (b) out.push(b); } });
     out.forEach(function (b) { b.node = i; });
     return out;
   }
@@ -338,7 +339,7 @@ var fvPath = (function () {
   }
 
   function valid(path) {
-    return !!path && path.v === 1 && Array.isArray(path.nodes) && path.nodes.length >= 2 && path.nodes.length <= 64;
+    return !!path && path.v === 1 && Array.isArray(path.nodes) && path.nodes.length >= 2 && path.nodes.length <= MAX_NODES;
   }
 
   /* Draws `path` into `box` (replacing what was there) in "wide" or "tall"
