@@ -80,12 +80,17 @@ class Console {
 /* ---- pages, frames ---- */
 const frames = [];        /* every websocket frame every page received, in order */
 const pageErrors = [];
+const consoleErrors = [];  /* the pages' console errors (a Content-Security-Policy violation is one) */
 function watch(page, who) {
   page.on('websocket', (ws) => {
     ws.on('framereceived', (f) => frames.push({ who, payload: String(f.payload) }));
   });
   page.on('pageerror', (e) => pageErrors.push(`${who}: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') fs.appendFileSync(path.join(ART, 'console-errors.log'), `${who}: ${m.text()}\n`); });
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    consoleErrors.push(`${who}: ${m.text()}`);
+    fs.appendFileSync(path.join(ART, 'console-errors.log'), `${who}: ${m.text()}\n`);
+  });
 }
 async function text(page, sel) { return (await page.locator(sel).textContent()) || ''; }
 async function hidden(page, sel) { return page.locator(sel).evaluate((e) => e.hidden); }
@@ -215,7 +220,7 @@ function run(main, ms) {
 
 module.exports = {
   env, BIN, SRC, NS_LAPTOP, NS_PHONES, ART, HERE, STEP_MS, PROBE_MS, PHONE,
-  check, checkEq, log, sleep, until, Console, frames, pageErrors, watch, text, hidden, waitText,
+  check, checkEq, log, sleep, until, Console, frames, pageErrors, consoleErrors, watch, text, hidden, waitText,
   schemeOf, axe, onFirstScreen, fitsProjectors, parsed, stateWithReveal,
   startServe, stopServe, joinOf, launchBrowser, run,
 };

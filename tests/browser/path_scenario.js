@@ -24,7 +24,7 @@ const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
 const {
-  env, BIN, SRC, ART, PROBE_MS, PHONE, check, checkEq, log, until, frames, pageErrors, watch, hidden,
+  env, BIN, SRC, ART, PROBE_MS, PHONE, check, checkEq, log, until, frames, pageErrors, consoleErrors, watch, hidden,
   waitText, axe, fitsProjectors, parsed, startServe, stopServe, joinOf, launchBrowser, run,
 } = require('./lib');
 
@@ -279,6 +279,8 @@ async function main(setAbort) {
   try {
     for (const lab of LABS) await playLab(browser, lab, setAbort);
     check(pageErrors.length === 0, 'no uncaught script error on any page', pageErrors.join('; '));
+    const csp = consoleErrors.filter((e) => /Content.Security.Policy/i.test(e));
+    check(csp.length === 0, 'the pages keep their Content-Security-Policy (no violation reported)', csp.join('; '));
     checkEq(shots.length, Object.keys(CASES).length * 3, 'a projector, a 4:3 projector and a phone screenshot per case');
     if (env.FRAGVOTE_UPDATE_SCREENSHOTS === '1') {
       const dst = path.join(SRC, 'docs', 'screenshots');
