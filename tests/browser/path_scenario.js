@@ -50,12 +50,15 @@ const CASES = {
   'ttl-expired-before-the-bottleneck': { lab: 3, test: { proto: 'udp4', mode: 'dont', size: 1400, ttl: 2, ask: ['fragmented'] },
     events: [{ node: 2, what: 'expired', words: ['TTL expired', 'Time Exceeded', 'quoting 1400 B'] }], links: { 2: '1280' }, none: ['fragmented'] },
 };
-/* Words a view must not draw: they belong to the questions still to reveal. */
-const NOT_IN_VIEW = {
-  sent: ['DF=', 'pieces', 'fragmented', 'Frag Needed', 'dropped', 'Time Exceeded', 'arrived', 'quoting'],
-  df: ['pieces', 'fragmented', 'Frag Needed', 'dropped', 'Time Exceeded', 'arrived', 'quoting', 'EMSGSIZE'],
-  fragmented: ['DF=', 'Frag Needed', 'dropped', 'Time Exceeded', 'quoting', 'EMSGSIZE'],
+/* Words a cut view must not draw: those of the questions of its test still
+ * to reveal (by kind), and what only the full picture says (ICMP answers,
+ * drops, expiry, silence: they speak of several questions at once). */
+const NOT_WHILE_OPEN = {
+  sent: ['sent', 'nothing left', 'EMSGSIZE', 'refused', 'arrived'],
+  df: ['DF=', 'DF ?'],
+  fragmented: ['pieces', 'fragmented', 'whole', 'reassembled', 'passed'],
 };
+const NOT_IN_CUT_VIEWS = ['Frag Needed', 'Packet Too Big', 'Time Exceeded', 'quoting', 'dropped', 'TTL expired', 'no answer'];
 
 /* The three labs: serve builds lab 1 itself; 2 and 3 are built here, and
  * serve uses them as they are (test_browser.sh removes them on any exit). */
@@ -178,7 +181,8 @@ async function playLab(browser, lab, setAbort) {
       const rst = await until(`Q${pos + 1} reveal frame`, () => states().reverse().find((m) => m.reveal && m.q.pos === pos));
       const rv = rst.reveal;
       /* the last of its test: no sibling left to reveal (a "sent?" = no skips the rest) */
-      const left = first[test] + deck.tests[test].ask.length - 1 - pos;
+      const ask = deck.tests[test].ask, open = ask.slice(pos - first[test] + 1);
+      const left = open.length;
       const last = left === 0 || (st.q.kind === 'sent' && rv.truth === 'no');
       log(`${name} Q${pos + 1} (${st.q.kind}): truth ${rv.truth}; ${last ? 'last of its test' : left + ' still to reveal'}; ` +
         `path ${rv.path ? 'view ' + rv.path.view : 'absent'}`);
@@ -192,7 +196,7 @@ async function playLab(browser, lab, setAbort) {
         const leak = parsed(since).find((f) => f.m && f.m.t === 'state' && f.m.reveal && f.m.reveal.path &&
           f.m.q.test === test && f.m.reveal.path.view === 'full');
         check(!leak, `${name} Q${pos + 1}: no frame carries the test's full path while a sibling is still to reveal`, leak && leak.raw.slice(0, 300));
-        const bad = wireLeaks(rv.path);
+        const bad = wireLeaks(rv.path, open);
         check(bad.length === 0, `${name} Q${pos + 1}: the ${rv.path.view} view carries nothing of the questions still to reveal`,
           `${bad.join(', ')}: ${JSON.stringify(rv.path).slice(0, 400)}`);
       }
@@ -204,8 +208,9 @@ async function playLab(browser, lab, setAbort) {
         check(pic.texts > 4, `${name} Q${pos + 1} ${who}: the picture has its labels`, String(pic.texts));
         check(pic.overflow.length === 0, `${name} Q${pos + 1} ${who}: no text of the picture outside its box`, pic.overflow.join('; '));
         if (!last) {
-          const bad = (NOT_IN_VIEW[rv.path.view] || []).filter((w) => norm(pic.all).includes(w));
-          check(bad.length === 0, `${name} Q${pos + 1} ${who}: the ${rv.path.view} view draws nothing of the questions still to reveal`,
+          const words = open.reduce((a, k) => a.concat(NOT_WHILE_OPEN[k]), NOT_IN_CUT_VIEWS.slice());
+          const bad = words.filter((w) => norm(pic.all).includes(w));
+          check(bad.length === 0, `${name} Q${pos + 1} ${who}: the ${rv.path.view} view draws nothing of ${open.join(', ')} (still to reveal)`,
             `${bad.join(', ')} in: ${norm(pic.all)}`);
         } else checkCase(name, who, pic);
       }
@@ -237,24 +242,18 @@ async function playLab(browser, lab, setAbort) {
   }
 }
 
-/* What a filtered path may not carry on the wire (docs/PROTOCOL.md, "What a
- * reveal shows"): the facts of the questions still to reveal. */
-function wireLeaks(p) {
+/* What a cut path may not carry on the wire (docs/PROTOCOL.md, "What a
+ * reveal shows"): the facts of the questions still to reveal (`open`, their
+ * kinds), nor what only the full path says. */
+function wireLeaks(p, open) {
   const bad = [], ev = p.events || [], sent = p.sent || {};
   if ('reached' in p) bad.push('reached');
-  if (p.view === 'sent') {
-    if ('df' in sent || 'pieces' in sent && sent.left !== false) bad.push('sent.df/pieces');
-    if (ev.some((e) => e.what !== 'refused')) bad.push('events other than refused');
-  }
-  if (p.view === 'df') {
-    if ('pieces' in sent) bad.push('sent.pieces');
-    if (ev.length) bad.push('events');
-  }
-  if (p.view === 'fragmented') {
-    if ('df' in sent) bad.push('sent.df');
-    if (ev.some((e) => !['fragmented', 'reassembled', 'passed', 'arrived'].includes(e.what) || 'icmp' in e || 'mtu' in e || 'quote' in e))
-      bad.push('icmp/mtu/quote or events other than fragmented/reassembled/passed/arrived');
-  }
+  if (open.includes('sent') && ('left' in sent || ev.length)) bad.push('sent.left or events while "sent?" is open');
+  if (open.includes('df') && 'df' in sent) bad.push('sent.df while "DF set?" is open');
+  if (open.includes('fragmented') && (('pieces' in sent && sent.left !== false) || ev.some((e) => e.pieces && e.pieces.length) ||
+      ev.some((e) => !['refused', 'arrived'].includes(e.what)))) bad.push('pieces or what a hop did while "fragmented?" is open');
+  if (ev.some((e) => ['dropped', 'expired', 'silent'].includes(e.what) || 'icmp' in e || 'quote' in e || 'ttl' in e || 'df' in e ||
+      ('mtu' in e && e.what !== 'refused'))) bad.push('an ICMP answer, drop, expiry or silence');
   if ((p.links || []).some((l) => l.mtu_from === 'icmp')) bad.push('an MTU learnt from ICMP');
   return bad;
 }
