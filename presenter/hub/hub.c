@@ -870,7 +870,7 @@ void hub_free(struct hub *h) {
     free(h->ops);
     free(h->job);
     free(h->writes);
-    free(h->voter_conns);
+    hub_voters_free(&h->voters);
     hub_online_free(&h->newcomers);
     free(h->posted);
     free(h->draining);

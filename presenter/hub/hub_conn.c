@@ -1,6 +1,8 @@
-/* The hub's wire side: per-connection send queues, caps on what clients
- * send, the client messages, the group commit of joins and votes, and the
- * keepalive sweep (see hub.h, docs/PROTOCOL.md). Runs on the lws thread. */
+/* The hub's wire side, receiving: caps on what clients send, the client
+ * messages (a vote goes on to the group commit, hub_batch.c), the
+ * connections' lifecycle and writeables, the keepalive sweep (see hub.h,
+ * docs/PROTOCOL.md). What is sent is queued by hub_send.c. Runs on the
+ * lws thread. */
 #include <jansson.h>
 #include <limits.h>
 #include <linux/tcp.h>
@@ -13,275 +15,6 @@
 #include "hub_internal.h"
 #include "leaderboard.h"
 #include "hub_parse.h"
-
-/* ---- shared messages ---- */
-
-/* Wraps a malloc'd JSON string (freed here) in a message with one reference. */
-struct hub_msg *hub_msg_new(char *json) {
-    if (!json) return NULL;
-    size_t n = strlen(json);
-    struct hub_msg *m = malloc(sizeof *m + LWS_PRE + n);
-    if (m) {
-        m->refs = 1;
-        m->len = n;
-        memcpy(m->buf + LWS_PRE, json, n);
-    }
-    free(json);
-    return m;
-}
-
-void hub_msg_unref(struct hub_msg *m) {
-    if (m && --m->refs == 0) free(m);
-}
-
-/* Closes c at its next writeable with a close code and a reason. */
-void hub_conn_kill(struct hub_conn *c, int code, const char *reason) {
-    if (c->close_code) return;
-    c->close_code = code;
-    snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
-    lws_callback_on_writable(c->wsi);
-}
-
-/* c leaves the fan-out list (if it is in it). */
-static void fanout_remove(struct hub_conn *c) {
-    struct hub *h = c->hub;
-    if (!c->deferred) return;
-    if (c->fo_prev) c->fo_prev->fo_next = c->fo_next;
-    else h->fo_head = c->fo_next;
-    if (c->fo_next) c->fo_next->fo_prev = c->fo_prev;
-    else h->fo_tail = c->fo_prev;
-    c->fo_prev = c->fo_next = NULL;
-    c->deferred = 0;
-}
-
-/* A state change to 20,000 phones is 20,000 writes; asking for all of them
- * at once would make the loop do nothing else until the last is written,
- * and votes from the phones that got it first would wait behind the rest.
- * The loop calls this between iterations: one chunk at a time. */
-void hub_fanout_pump(struct hub *h) {
-    for (int i = 0; i < HUB_FANOUT_CHUNK && h->fo_head; i++) {
-        struct hub_conn *c = h->fo_head;
-        fanout_remove(c);
-        lws_callback_on_writable(c->wsi);
-    }
-}
-
-static int enqueue(struct hub_conn *c, struct hub_msg *m) {
-    if (!m || c->close_code) return -1;
-    if (c->qlen == HUB_CONN_QUEUE) {
-        hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too slow: messages piled up");
-        return -1;
-    }
-    m->refs++;
-    c->q[(c->qhead + c->qlen) % HUB_CONN_QUEUE] = m;
-    c->qlen++;
-    return 0;
-}
-
-/* Queues m for c (takes a reference of its own). */
-void hub_conn_send(struct hub_conn *c, struct hub_msg *m) {
-    if (enqueue(c, m)) return;
-    fanout_remove(c); /* writeable now: what was deferred goes first */
-    lws_callback_on_writable(c->wsi);
-}
-
-/* Queues m for c; the connection is made writeable by hub_fanout_pump. */
-void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m) {
-    if (enqueue(c, m) || c->deferred) return;
-    struct hub *h = c->hub;
-    c->deferred = 1;
-    c->fo_next = NULL;
-    c->fo_prev = h->fo_tail;
-    if (h->fo_tail) h->fo_tail->fo_next = c;
-    else {
-        h->fo_head = c;
-        hub_loop_wake(h); /* a deadline's callback may have begun it: the pump runs between turns */
-    }
-    h->fo_tail = c;
-}
-
-/* Sends a one-off message built from json (freed). */
-void hub_conn_send_own(struct hub_conn *c, char *json) {
-    struct hub_msg *m = hub_msg_new(json);
-    hub_conn_send(c, m);
-    hub_msg_unref(m);
-}
-
-void hub_conn_error(struct hub_conn *c, long long id, const char *code, const char *message) {
-    hub_conn_send_own(c, hub_msg_error(id, code, message));
-}
-
-/* ---- group commit ---- */
-
-/* One more open connection for voter v; "online" counts voters, not
- * connections. Returns 0, or -1 out of memory. */
-static int voter_online(struct hub *h, int v) {
-    if (v >= h->voter_conns_cap) {
-        int cap = h->voter_conns_cap ? h->voter_conns_cap : 1024;
-        while (cap <= v) cap *= 2;
-        unsigned short *n = realloc(h->voter_conns, sizeof *n * (size_t)cap);
-        if (!n) return -1;
-        memset(n + h->voter_conns_cap, 0, sizeof *n * (size_t)(cap - h->voter_conns_cap));
-        h->voter_conns = n;
-        h->voter_conns_cap = cap;
-    }
-    if (h->voter_conns[v]++ == 0) h->n_joined++;
-    return 0;
-}
-
-/* One open connection fewer for voter v (one that voter_online counted). */
-static void voter_offline(struct hub *h, int v) {
-    if (--h->voter_conns[v] == 0) h->n_joined--;
-}
-
-/* The group commit, in two halves around the store thread (hub_store.c):
- * hub_batch_flush plans the collected joins and votes from the room's
- * memory and hands their writes over; hub_batch_complete, once the thread
- * has committed, counts them and answers every phone of the batch. Ops
- * arriving meanwhile collect for the next batch, which starts when this one
- * is done. A batch with nothing to write is answered at once. */
-static void batch_finish(struct hub *h, int ok, const char *why);
-
-/* The batch's deadline (HUB_T_BATCH) came. */
-static void batch_due(lws_sorted_usec_list_t *sul) { hub_batch_flush(hub_of_timer(sul, HUB_T_BATCH)); }
-
-void hub_batch_flush(struct hub *h) {
-    hub_timer_cancel(h, HUB_T_BATCH);
-    if (!h->nops || h->store_busy) return; /* in flight: hub_batch_complete flushes again */
-    struct hub_op *t = h->job; /* the batch moves aside; new ops collect in the other array */
-    int tcap = h->capjob;
-    h->job = h->ops, h->capjob = h->capops, h->njob = h->nops;
-    h->ops = t, h->capops = tcap, h->nops = 0;
-    if (h->njob > h->capwrites) {
-        struct room_write *w = realloc(h->writes, sizeof *w * (size_t)h->capjob);
-        if (!w) {
-            batch_finish(h, 0, "out of memory for the batch");
-            return;
-        }
-        h->writes = w;
-        h->capwrites = h->capjob;
-    }
-    int nw = 0, nnew = 0;
-    for (int i = 0; i < h->njob; i++) {
-        struct hub_op *op = &h->job[i];
-        op->err[0] = 0;
-        op->wi = -1;
-        if (op->kind == HUB_OP_JOIN) {
-            /* A join writes nothing: a token is a voter only once it votes. */
-            op->result = room_voter_find(h->room, op->token);
-            continue;
-        }
-        /* A token's first vote creates its voter, in the same transaction as
-         * the vote: acked together after the COMMIT, or neither exists. */
-        if (op->voter < 0) op->voter = room_voter_find(h->room, op->token);
-        if (room_write_plan(h->room, &h->writes[nw], op->voter, op->token, op->pos, op->yes, nnew, op->err,
-                            sizeof op->err)) {
-            op->result = 1;
-            continue;
-        }
-        nnew += op->voter < 0;
-        op->wi = nw++;
-    }
-    if (!nw) {
-        batch_finish(h, 1, "");
-        return;
-    }
-    h->nwrites = nw;
-    h->store_busy = 1;
-    hub_store_submit(h, h->writes, nw);
-}
-
-int hub_batch_complete(struct hub *h, int wait_ms) {
-    if (!h->store_busy) return 0;
-    char err[256] = "";
-    int rc = hub_store_result(h, wait_ms, err, sizeof err);
-    if (rc > 0) return -1; /* still running */
-    h->store_busy = 0;
-    if (rc == 0) {
-        char aerr[256];
-        if (room_write_apply(h->room, h->writes, h->nwrites, aerr, sizeof aerr)) hub_status_update(h, aerr);
-        for (int i = 0; i < h->njob; i++) {
-            struct hub_op *op = &h->job[i];
-            if (op->wi < 0) continue;
-            struct room_write *w = &h->writes[op->wi];
-            op->result = w->result;
-            if (w->result == 0) op->voter = w->voter;
-            else snprintf(op->err, sizeof op->err, "%s", w->err);
-        }
-    }
-    batch_finish(h, rc == 0, err);
-    if (h->nops) hub_timer_in(h, HUB_T_BATCH, batch_due, 0); /* what came meanwhile: its batch now */
-    return 0;
-}
-
-/* Waits for the batch in flight and answers it (the loop is about to change
- * the quiz or write to the database itself). */
-int hub_batch_quiesce(struct hub *h) { return hub_batch_complete(h, -1); }
-
-static void batch_finish(struct hub *h, int ok, const char *err) {
-    if (ok) {
-        pthread_mutex_lock(&h->lock);
-        h->status.commits++;
-        h->status.ops_committed += (unsigned long)h->njob;
-        pthread_mutex_unlock(&h->lock);
-    }
-    int changed = 0; /* joins and votes the commit stored */
-    for (int i = 0; i < h->njob; i++) {
-        struct hub_op *op = &h->job[i];
-        struct hub_conn *c = op->conn;
-        if (ok && (op->kind == HUB_OP_JOIN ? op->result >= 0 : op->result == 0)) changed++;
-        if (c) c->joining = 0;
-        if (!c) continue;
-        if (!ok) {
-            hub_conn_error(c, op->kind == HUB_OP_VOTE ? op->id : -1, "storage", "could not store it; try again");
-            continue;
-        }
-        if (op->kind == HUB_OP_JOIN) {
-            /* c had no token: on_hello refuses a second join */
-            if (op->result >= 0 ? voter_online(h, op->result) : hub_online_add(&h->newcomers, op->token) < 0) {
-                hub_conn_error(c, -1, "busy", "server out of memory");
-                continue;
-            }
-            memcpy(c->token, op->token, sizeof c->token);
-            c->voter = op->result;
-            hub_conn_send_own(c, hub_msg_welcome(h, c->voter, op->token));
-        } else if (op->result == 0) {
-            if (c->voter < 0 && voter_online(h, op->voter) == 0) { /* its first vote made it a voter */
-                c->voter = op->voter;
-                hub_online_remove(&h->newcomers, c->token);
-                char kept[LEADERBOARD_NICK_MAX + 1], nerr[128];
-                if (h->board && c->nick[0]) leaderboard_set(h->board, c->voter, c->nick, kept, nerr, sizeof nerr);
-            }
-            hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes));
-        } else {
-            hub_conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "vote not stored");
-        }
-    }
-    if (!ok) hub_status_update(h, err);
-    h->njob = 0;
-    if (changed) hub_tally_now(h);
-    else hub_tally_schedule(h);
-}
-
-static struct hub_op *op_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind) {
-    if (h->nops == h->capops) {
-        int cap = h->capops ? h->capops * 2 : 256;
-        struct hub_op *o = realloc(h->ops, sizeof *o * (size_t)cap);
-        if (!o) return NULL;
-        h->ops = o;
-        h->capops = cap;
-    }
-    struct hub_op *op = &h->ops[h->nops++];
-    memset(op, 0, sizeof *op);
-    op->kind = kind;
-    op->conn = c;
-    op->id = -1;
-    if (h->nops >= HUB_BATCH_MAX)
-        hub_timer_in(h, HUB_T_BATCH, batch_due, 0);
-    else if (!hub_timer_armed(h, HUB_T_BATCH))
-        hub_timer_in(h, HUB_T_BATCH, batch_due, HUB_BATCH_MS);
-    return op;
-}
 
 /* ---- client messages ---- */
 
@@ -313,7 +46,7 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         return;
     }
     const char *token = m->has_token ? m->token : NULL;
-    struct hub_op *op = op_add(h, c, HUB_OP_JOIN);
+    struct hub_op *op = hub_batch_add(h, c, HUB_OP_JOIN);
     if (!op) {
         hub_conn_error(c, -1, "busy", "server out of memory");
         return;
@@ -368,7 +101,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
         }
         c->new_voter_ok = 1;
     }
-    struct hub_op *op = op_add(h, c, HUB_OP_VOTE);
+    struct hub_op *op = hub_batch_add(h, c, HUB_OP_VOTE);
     if (!op) {
         hub_conn_error(c, id, "busy", "server out of memory");
         return;
@@ -521,7 +254,7 @@ static unsigned long long rx_bytes(struct hub_conn *c) {
 /* ---- lws callbacks ---- */
 
 static void conn_unlink(struct hub *h, struct hub_conn *c) {
-    fanout_remove(c);
+    hub_fanout_remove(c);
     if (h->rot_next == c) h->rot_next = c->next;
     if (c->prev) c->prev->next = c->next;
     else if (h->conns == c) h->conns = c->next;
@@ -568,12 +301,9 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (!c->wsi) break;
         conn_unlink(h, c);
         h->n_role[c->role]--;
-        if (c->voter >= 0) voter_offline(h, c->voter);
+        if (c->voter >= 0) hub_voters_remove(&h->voters, c->voter);
         else if (c->token[0]) hub_online_remove(&h->newcomers, c->token);
-        for (int i = 0; i < h->nops; i++)
-            if (h->ops[i].conn == c) h->ops[i].conn = NULL;
-        for (int i = 0; i < h->njob; i++) /* the batch in flight */
-            if (h->job[i].conn == c) h->job[i].conn = NULL;
+        hub_batch_forget(h, c);
         while (c->qlen) {
             hub_msg_unref(c->q[c->qhead]);
             c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;

@@ -24,7 +24,7 @@
 
 /* The hub's deadlines: one lws_sorted_usec_list_t each in struct hub. */
 enum hub_timer_id {
-    HUB_T_BATCH,                   /* the group commit's batch is due (hub_conn.c) */
+    HUB_T_BATCH,                   /* the group commit's batch is due (hub_batch.c) */
     HUB_T_TALLY,                   /* the next tally tick (HUB_TALLY_HZ) */
     HUB_T_ROTATION,                /* the phones' tally rotation's next step (HUB_ROTATION_MS) */
     HUB_T_CLOSE,                   /* the voting timer closes the question (close_due) */
@@ -138,13 +138,11 @@ struct hub {
     /* connections */
     struct hub_conn *conns;
     atomic_int n_role[HUB_NROLES]; /* open websockets per role; hub_snapshot reads them live */
-    int n_joined;                  /* voters with at least one open connection ("online") */
     struct hub_online newcomers;   /* tokens welcomed on an open connection that have not voted */
     unsigned long tokens_minted;   /* fresh tokens issued by hello */
     unsigned long voters_refused;  /* first votes refused by the per-address new-voter cap */
-    unsigned short *voter_conns;   /* per voter index: its open connections (a phone back after a
-                                    * wifi blip, or a second tab, while the old one lingers) */
-    int voter_conns_cap;
+    struct hub_voters voters;      /* per voter index its open connections (a phone back after a
+                                    * wifi blip, or a second tab, while the old one lingers; hub_online.h) */
 
     /* group commit */
     struct hub_op *ops;            /* collecting for the next batch */
@@ -216,21 +214,30 @@ void hub_status_update(struct hub *h, const char *refused); /* refresh the snaps
 /* A presenter action (seconds: voting timer for ROOM_OPEN, 0 none); 0 or -1 with err. */
 int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t errlen);
 
-/* hub_conn.c: the wire side */
+/* hub_send.c: the wire side, sending */
 struct hub_msg *hub_msg_new(char *json);        /* takes (frees) json; one reference */
 void hub_msg_unref(struct hub_msg *m);
 void hub_conn_send(struct hub_conn *c, struct hub_msg *m); /* queues m (own reference) */
 void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m); /* queues m; writeable in a later fan-out chunk */
+void hub_fanout_remove(struct hub_conn *c);     /* c leaves the fan-out list (closing, or written now) */
 void hub_fanout_pump(struct hub *h);            /* the next HUB_FANOUT_CHUNK deferred connections: writeable */
 void hub_conn_send_own(struct hub_conn *c, char *json);    /* a one-off message; takes json */
 void hub_conn_error(struct hub_conn *c, long long id, const char *code, const char *message); /* id -1: none */
 void hub_conn_kill(struct hub_conn *c, int code, const char *reason); /* close at next writeable */
+
+/* hub_batch.c: the group commit */
+/* A join or vote of c for the next batch (zeroed but for kind and conn;
+ * arms HUB_T_BATCH), or NULL out of memory. */
+struct hub_op *hub_batch_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind);
+void hub_batch_forget(struct hub *h, const struct hub_conn *c); /* c closed: its ops answer no one */
 void hub_batch_flush(struct hub *h);            /* group commit: plan the batch, hand it to the store thread */
 /* The store thread's commit done? Then the acks. wait_ms: how long to wait
  * for it (0 not at all, -1 as long as it takes). 0 when no batch is in
  * flight any more, -1 when one still is. */
 int hub_batch_complete(struct hub *h, int wait_ms);
 int hub_batch_quiesce(struct hub *h);           /* no batch in flight on return (before the loop writes itself) */
+
+/* hub_conn.c: the wire side, receiving */
 void hub_keepalive_start(struct hub *h);        /* the keepalive sweep every second (HUB_T_SWEEP) */
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 

@@ -1,4 +1,4 @@
-/* A counting set of tokens (see hub_online.h). */
+/* A counting set of tokens, and the voters online (see hub_online.h). */
 #include "hub_online.h"
 
 #include <stdint.h>
@@ -83,4 +83,27 @@ void hub_online_free(struct hub_online *s) {
     free(s->slots);
     s->slots = NULL;
     s->cap = s->used = 0;
+}
+
+int hub_voters_add(struct hub_voters *s, int v) {
+    if (v >= s->cap) {
+        int cap = s->cap ? s->cap : 1024;
+        while (cap <= v) cap *= 2;
+        unsigned short *n = realloc(s->conns, sizeof *n * (size_t)cap);
+        if (!n) return -1;
+        memset(n + s->cap, 0, sizeof *n * (size_t)(cap - s->cap));
+        s->conns = n;
+        s->cap = cap;
+    }
+    if (s->conns[v]++ == 0) s->joined++;
+    return 0;
+}
+
+void hub_voters_remove(struct hub_voters *s, int v) {
+    if (--s->conns[v] == 0) s->joined--;
+}
+
+void hub_voters_free(struct hub_voters *s) {
+    free(s->conns);
+    memset(s, 0, sizeof *s);
 }

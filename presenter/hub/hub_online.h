@@ -28,4 +28,17 @@ int hub_online_add(struct hub_online *s, const char *token);
 int hub_online_remove(struct hub_online *s, const char *token);
 void hub_online_free(struct hub_online *s);
 
+/* The voters online: per voter index its open connections, and how many
+ * voters have at least one (the tally's `online`, with the set above). */
+struct hub_voters {
+    unsigned short *conns;             /* per voter index */
+    int cap;
+    int joined;                        /* voters with at least one open connection */
+};
+/* One more open connection of voter v: 0, or -1 out of memory. */
+int hub_voters_add(struct hub_voters *s, int v);
+/* One fewer (one that hub_voters_add counted). */
+void hub_voters_remove(struct hub_voters *s, int v);
+void hub_voters_free(struct hub_voters *s);
+
 #endif

@@ -68,8 +68,30 @@ static void test_many_tokens_in_any_order_against_a_plain_count(void) {
     hub_online_free(&s);
 }
 
+/* The voters online (moved out of the wire side with this test): a voter
+ * counts once however many connections it has, until its last closes;
+ * indexes far beyond the first allocation grow the table. */
+static void test_a_voter_is_online_until_its_last_connection_closes(void) {
+    struct hub_voters s = {0};
+    CHECK_INT(hub_voters_add(&s, 3), 0);
+    CHECK_INT(hub_voters_add(&s, 3), 0); /* a second tab */
+    CHECK_INT(s.joined, 1);
+    CHECK_INT(hub_voters_add(&s, 150000), 0);
+    CHECK_INT(s.joined, 2);
+    CHECK(s.cap > 150000);
+    hub_voters_remove(&s, 3);
+    CHECK_INT(s.joined, 2);
+    hub_voters_remove(&s, 3);
+    CHECK_INT(s.joined, 1);
+    hub_voters_remove(&s, 150000);
+    CHECK_INT(s.joined, 0);
+    hub_voters_free(&s);
+    CHECK(s.conns == NULL && s.cap == 0);
+}
+
 int main(void) {
     RUN(test_a_token_counts_once_and_leaves_with_its_last_connection);
     RUN(test_many_tokens_in_any_order_against_a_plain_count);
+    RUN(test_a_voter_is_online_until_its_last_connection_closes);
     return check_summary();
 }

@@ -1,0 +1,168 @@
+/* The group commit of joins and votes (see hub_store.c for its SQL
+ * thread): collected for HUB_BATCH_MS (HUB_T_BATCH), planned from the
+ * room's memory (room_write_plan), committed on the store thread, applied
+ * (room_write_apply), then every phone of the batch answered: its welcome,
+ * its ack only after the COMMIT, or the error. Runs on the lws thread. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hub_internal.h"
+#include "leaderboard.h"
+
+/* The group commit, in two halves around the store thread (hub_store.c):
+ * hub_batch_flush plans the collected joins and votes from the room's
+ * memory and hands their writes over; hub_batch_complete, once the thread
+ * has committed, counts them and answers every phone of the batch. Ops
+ * arriving meanwhile collect for the next batch, which starts when this one
+ * is done. A batch with nothing to write is answered at once. */
+static void batch_finish(struct hub *h, int ok, const char *why);
+
+/* The batch's deadline (HUB_T_BATCH) came. */
+static void batch_due(lws_sorted_usec_list_t *sul) { hub_batch_flush(hub_of_timer(sul, HUB_T_BATCH)); }
+
+void hub_batch_flush(struct hub *h) {
+    hub_timer_cancel(h, HUB_T_BATCH);
+    if (!h->nops || h->store_busy) return; /* in flight: hub_batch_complete flushes again */
+    struct hub_op *t = h->job; /* the batch moves aside; new ops collect in the other array */
+    int tcap = h->capjob;
+    h->job = h->ops, h->capjob = h->capops, h->njob = h->nops;
+    h->ops = t, h->capops = tcap, h->nops = 0;
+    if (h->njob > h->capwrites) {
+        struct room_write *w = realloc(h->writes, sizeof *w * (size_t)h->capjob);
+        if (!w) {
+            batch_finish(h, 0, "out of memory for the batch");
+            return;
+        }
+        h->writes = w;
+        h->capwrites = h->capjob;
+    }
+    int nw = 0, nnew = 0;
+    for (int i = 0; i < h->njob; i++) {
+        struct hub_op *op = &h->job[i];
+        op->err[0] = 0;
+        op->wi = -1;
+        if (op->kind == HUB_OP_JOIN) {
+            /* A join writes nothing: a token is a voter only once it votes. */
+            op->result = room_voter_find(h->room, op->token);
+            continue;
+        }
+        /* A token's first vote creates its voter, in the same transaction as
+         * the vote: acked together after the COMMIT, or neither exists. */
+        if (op->voter < 0) op->voter = room_voter_find(h->room, op->token);
+        if (room_write_plan(h->room, &h->writes[nw], op->voter, op->token, op->pos, op->yes, nnew, op->err,
+                            sizeof op->err)) {
+            op->result = 1;
+            continue;
+        }
+        nnew += op->voter < 0;
+        op->wi = nw++;
+    }
+    if (!nw) {
+        batch_finish(h, 1, "");
+        return;
+    }
+    h->nwrites = nw;
+    h->store_busy = 1;
+    hub_store_submit(h, h->writes, nw);
+}
+
+int hub_batch_complete(struct hub *h, int wait_ms) {
+    if (!h->store_busy) return 0;
+    char err[256] = "";
+    int rc = hub_store_result(h, wait_ms, err, sizeof err);
+    if (rc > 0) return -1; /* still running */
+    h->store_busy = 0;
+    if (rc == 0) {
+        char aerr[256];
+        if (room_write_apply(h->room, h->writes, h->nwrites, aerr, sizeof aerr)) hub_status_update(h, aerr);
+        for (int i = 0; i < h->njob; i++) {
+            struct hub_op *op = &h->job[i];
+            if (op->wi < 0) continue;
+            struct room_write *w = &h->writes[op->wi];
+            op->result = w->result;
+            if (w->result == 0) op->voter = w->voter;
+            else snprintf(op->err, sizeof op->err, "%s", w->err);
+        }
+    }
+    batch_finish(h, rc == 0, err);
+    if (h->nops) hub_timer_in(h, HUB_T_BATCH, batch_due, 0); /* what came meanwhile: its batch now */
+    return 0;
+}
+
+/* Waits for the batch in flight and answers it (the loop is about to change
+ * the quiz or write to the database itself). */
+int hub_batch_quiesce(struct hub *h) { return hub_batch_complete(h, -1); }
+
+static void batch_finish(struct hub *h, int ok, const char *err) {
+    if (ok) {
+        pthread_mutex_lock(&h->lock);
+        h->status.commits++;
+        h->status.ops_committed += (unsigned long)h->njob;
+        pthread_mutex_unlock(&h->lock);
+    }
+    int changed = 0; /* joins and votes the commit stored */
+    for (int i = 0; i < h->njob; i++) {
+        struct hub_op *op = &h->job[i];
+        struct hub_conn *c = op->conn;
+        if (ok && (op->kind == HUB_OP_JOIN ? op->result >= 0 : op->result == 0)) changed++;
+        if (c) c->joining = 0;
+        if (!c) continue;
+        if (!ok) {
+            hub_conn_error(c, op->kind == HUB_OP_VOTE ? op->id : -1, "storage", "could not store it; try again");
+            continue;
+        }
+        if (op->kind == HUB_OP_JOIN) {
+            /* c had no token: on_hello refuses a second join */
+            if (op->result >= 0 ? hub_voters_add(&h->voters, op->result) : hub_online_add(&h->newcomers, op->token) < 0) {
+                hub_conn_error(c, -1, "busy", "server out of memory");
+                continue;
+            }
+            memcpy(c->token, op->token, sizeof c->token);
+            c->voter = op->result;
+            hub_conn_send_own(c, hub_msg_welcome(h, c->voter, op->token));
+        } else if (op->result == 0) {
+            if (c->voter < 0 && hub_voters_add(&h->voters, op->voter) == 0) { /* its first vote made it a voter */
+                c->voter = op->voter;
+                hub_online_remove(&h->newcomers, c->token);
+                char kept[LEADERBOARD_NICK_MAX + 1], nerr[128];
+                if (h->board && c->nick[0]) leaderboard_set(h->board, c->voter, c->nick, kept, nerr, sizeof nerr);
+            }
+            hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes));
+        } else {
+            hub_conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "vote not stored");
+        }
+    }
+    if (!ok) hub_status_update(h, err);
+    h->njob = 0;
+    if (changed) hub_tally_now(h);
+    else hub_tally_schedule(h);
+}
+
+struct hub_op *hub_batch_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind) {
+    if (h->nops == h->capops) {
+        int cap = h->capops ? h->capops * 2 : 256;
+        struct hub_op *o = realloc(h->ops, sizeof *o * (size_t)cap);
+        if (!o) return NULL;
+        h->ops = o;
+        h->capops = cap;
+    }
+    struct hub_op *op = &h->ops[h->nops++];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->conn = c;
+    op->id = -1;
+    if (h->nops >= HUB_BATCH_MAX)
+        hub_timer_in(h, HUB_T_BATCH, batch_due, 0);
+    else if (!hub_timer_armed(h, HUB_T_BATCH))
+        hub_timer_in(h, HUB_T_BATCH, batch_due, HUB_BATCH_MS);
+    return op;
+}
+
+/* c closed: ops of it still collected or in flight are answered to no one. */
+void hub_batch_forget(struct hub *h, const struct hub_conn *c) {
+    for (int i = 0; i < h->nops; i++)
+        if (h->ops[i].conn == c) h->ops[i].conn = NULL;
+    for (int i = 0; i < h->njob; i++) /* the batch in flight */
+        if (h->job[i].conn == c) h->job[i].conn = NULL;
+}

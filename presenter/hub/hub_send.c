@@ -1,0 +1,104 @@
+/* The hub's wire side, sending: messages shared by every connection that
+ * sends them, per-connection send queues, the fan-out of a state change to
+ * the phones in chunks, closing a connection at its next writeable. Runs
+ * on the lws thread. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hub_internal.h"
+
+/* Wraps a malloc'd JSON string (freed here) in a message with one reference. */
+struct hub_msg *hub_msg_new(char *json) {
+    if (!json) return NULL;
+    size_t n = strlen(json);
+    struct hub_msg *m = malloc(sizeof *m + LWS_PRE + n);
+    if (m) {
+        m->refs = 1;
+        m->len = n;
+        memcpy(m->buf + LWS_PRE, json, n);
+    }
+    free(json);
+    return m;
+}
+
+void hub_msg_unref(struct hub_msg *m) {
+    if (m && --m->refs == 0) free(m);
+}
+
+/* Closes c at its next writeable with a close code and a reason. */
+void hub_conn_kill(struct hub_conn *c, int code, const char *reason) {
+    if (c->close_code) return;
+    c->close_code = code;
+    snprintf(c->close_reason, sizeof c->close_reason, "%s", reason);
+    lws_callback_on_writable(c->wsi);
+}
+
+/* c leaves the fan-out list (if it is in it). */
+void hub_fanout_remove(struct hub_conn *c) {
+    struct hub *h = c->hub;
+    if (!c->deferred) return;
+    if (c->fo_prev) c->fo_prev->fo_next = c->fo_next;
+    else h->fo_head = c->fo_next;
+    if (c->fo_next) c->fo_next->fo_prev = c->fo_prev;
+    else h->fo_tail = c->fo_prev;
+    c->fo_prev = c->fo_next = NULL;
+    c->deferred = 0;
+}
+
+/* A state change to 20,000 phones is 20,000 writes; asking for all of them
+ * at once would make the loop do nothing else until the last is written,
+ * and votes from the phones that got it first would wait behind the rest.
+ * The loop calls this between iterations: one chunk at a time. */
+void hub_fanout_pump(struct hub *h) {
+    for (int i = 0; i < HUB_FANOUT_CHUNK && h->fo_head; i++) {
+        struct hub_conn *c = h->fo_head;
+        hub_fanout_remove(c);
+        lws_callback_on_writable(c->wsi);
+    }
+}
+
+static int enqueue(struct hub_conn *c, struct hub_msg *m) {
+    if (!m || c->close_code) return -1;
+    if (c->qlen == HUB_CONN_QUEUE) {
+        hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too slow: messages piled up");
+        return -1;
+    }
+    m->refs++;
+    c->q[(c->qhead + c->qlen) % HUB_CONN_QUEUE] = m;
+    c->qlen++;
+    return 0;
+}
+
+/* Queues m for c (takes a reference of its own). */
+void hub_conn_send(struct hub_conn *c, struct hub_msg *m) {
+    if (enqueue(c, m)) return;
+    hub_fanout_remove(c); /* writeable now: what was deferred goes first */
+    lws_callback_on_writable(c->wsi);
+}
+
+/* Queues m for c; the connection is made writeable by hub_fanout_pump. */
+void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m) {
+    if (enqueue(c, m) || c->deferred) return;
+    struct hub *h = c->hub;
+    c->deferred = 1;
+    c->fo_next = NULL;
+    c->fo_prev = h->fo_tail;
+    if (h->fo_tail) h->fo_tail->fo_next = c;
+    else {
+        h->fo_head = c;
+        hub_loop_wake(h); /* a deadline's callback may have begun it: the pump runs between turns */
+    }
+    h->fo_tail = c;
+}
+
+/* Sends a one-off message built from json (freed). */
+void hub_conn_send_own(struct hub_conn *c, char *json) {
+    struct hub_msg *m = hub_msg_new(json);
+    hub_conn_send(c, m);
+    hub_msg_unref(m);
+}
+
+void hub_conn_error(struct hub_conn *c, long long id, const char *code, const char *message) {
+    hub_conn_send_own(c, hub_msg_error(id, code, message));
+}
