@@ -155,6 +155,20 @@ static void usage(FILE *out) {
             HUB_VOTER_RATE, HUB_PROXY_MAX);
 }
 
+/* A per-second cap given to --NAME (optarg): 0..SERVE_HTTP_RATE_MAX, 0 for
+ * no cap, which hub_config spells -1 (its 0 is the default). 0 and *out,
+ * or -1 after saying why. */
+static int rate_opt(const char *name, const char *what, int *out) {
+    long num;
+    if (cli_parse_long(optarg, 0, SERVE_HTTP_RATE_MAX, &num)) {
+        fprintf(stderr, "fragvote serve: --%s wants 0..%d %s per second (0: no cap), not '%s'\n", name,
+                SERVE_HTTP_RATE_MAX, what, optarg);
+        return -1;
+    }
+    *out = num ? (int)num : -1;
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
            O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY, O_POLL,
@@ -206,20 +220,10 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
             o->timer_s = (int)num;
             break;
         case O_HTTPRATE:
-            if (cli_parse_long(optarg, 0, SERVE_HTTP_RATE_MAX, &num)) {
-                fprintf(stderr, "fragvote serve: --http-rate wants 0..%d requests per second (0: no cap), not '%s'\n",
-                        SERVE_HTTP_RATE_MAX, optarg);
-                return -1;
-            }
-            o->http_rate = num ? (int)num : -1; /* hub_config: -1 is "no cap", 0 the default */
+            if (rate_opt("http-rate", "requests", &o->http_rate)) return -1;
             break;
         case O_VOTERRATE:
-            if (cli_parse_long(optarg, 0, SERVE_HTTP_RATE_MAX, &num)) {
-                fprintf(stderr, "fragvote serve: --voter-rate wants 0..%d new voters per second (0: no cap), not '%s'\n",
-                        SERVE_HTTP_RATE_MAX, optarg);
-                return -1;
-            }
-            o->voter_rate = num ? (int)num : -1;
+            if (rate_opt("voter-rate", "new voters", &o->voter_rate)) return -1;
             break;
         case O_TRUSTPROXY: {
             char perr[160];
