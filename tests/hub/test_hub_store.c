@@ -61,11 +61,18 @@ static void test_a_locked_database_holds_up_only_the_votes_waiting_for_it(void) 
     long long pong_ms = check_mono_ms() - t_lock;
     CHECK(pong != NULL);
     json_decref(pong);
-    /* the vote is not answered yet: its COMMIT has not happened */
+    /* the vote is not answered yet: its COMMIT has not happened (a tally of
+     * the earlier vote may reach this phone meanwhile: the rotation is free
+     * to send it; an ack or an error is not) */
     char *m = NULL;
-    long n = wsc_recv(a, &m, 0);
-    if (n > 0) fprintf(stderr, "answered while locked: %s\n", m);
-    CHECK(n < 0);
+    long n;
+    while ((n = wsc_recv(a, &m, 0)) > 0) {
+        int answer = !strstr(m, "\"t\":\"tally\"");
+        if (answer) fprintf(stderr, "answered while locked: %s\n", m);
+        CHECK(!answer);
+        free(m);
+        m = NULL;
+    }
     free(m);
     /* a presenter action waits for that batch only as long as its own write
      * would wait (DB_BUSY_LIVE_MS), then is refused: the loop does not freeze */
