@@ -90,6 +90,23 @@ static void print_fact(const struct probe_result *r, const char *q, const struct
     printf("  %-12s %-7s (%s: %s)\n", q, probe_answer_name(f->answer), probe_fact_basis_label(r, f), f->why);
 }
 
+/* The path as a tracepath-like hop table (issue 20): hop, node, address,
+ * the MTU of the link leaving it, what was seen there [and what shows it]. */
+static void print_path(const struct probe_path *p) {
+    struct probe_path_row rows[PROBE_PATH_NODES_MAX];
+    int n = p->v ? probe_path_rows(p, rows, PROBE_PATH_NODES_MAX) : 0;
+    if (!n) return;
+    int wn = 4, wa = 7;
+    for (int i = 0; i < n; i++) {
+        if ((int)strlen(rows[i].name) > wn) wn = (int)strlen(rows[i].name);
+        if ((int)strlen(rows[i].addr) > wa) wa = (int)strlen(rows[i].addr);
+    }
+    printf("  path\n    %3s  %-*s  %-*s  %5s  %s\n", "hop", wn, "node", wa, "address", "mtu", "seen there");
+    for (int i = 0; i < n; i++)
+        printf("    %3s  %-*s  %-*s  %5s  %s\n", rows[i].hop, wn, rows[i].name, wa, rows[i].addr[0] ? rows[i].addr : "?",
+               rows[i].mtu, rows[i].seen);
+}
+
 static void print_result(const struct probe_result *r) {
     char where[64];
     if (probe_proto_is_icmp(r->spec.proto)) /* no port: the echo identifier and the socket it went on */
@@ -105,6 +122,7 @@ static void print_result(const struct probe_result *r) {
     printf("  %-12s %s\n", "by", probe_fragmenter_name(r->fragmenter));
     printf("  %-12s %s\n", "evidence", r->evidence);
     if (r->witness[0]) printf("  %-12s %s: %s\n", "witness", r->witness, r->witness_note);
+    print_path(&r->path);
 }
 
 struct deck_run {

@@ -155,7 +155,7 @@ struct probe_path_event {
     int has_quote;
     int q_len, q_df, q_mf, q_offset, q_frag_hdr; /* -1 unseen */
     int ttl, df;                      /* arrival (witness), -1 unseen */
-    char text[120];                   /* one human line */
+    char text[160];                   /* one human line */
     unsigned shown;                   /* PROBE_PATH_EV_* */
 };
 struct probe_path {
@@ -776,6 +776,20 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
  * pieces of a total-byte packet whose pieces may be at most max bytes. v6
  * counts the 8-byte Fragment header in each piece. Returns the count. */
 int probe_path_split(int total, int max, int v6, struct probe_path_pieces *out);
+/* The hop table (probe/path_text.c, pure): one row per node, as `fragvote
+ * probe` prints it and the markdown export writes it -- the hop (node index,
+ * "…" for a gap), its name, address ("" unknown), the MTU of the link that
+ * leaves it ("?" unknown, "" for the target) and what was seen there (the
+ * events' lines with what shows each, in brackets). Returns the rows written
+ * (at most max; p->nnodes when it fits). */
+struct probe_path_row {
+    char hop[8];
+    char name[40];
+    char addr[48];
+    char mtu[12];
+    char seen[400];
+};
+int probe_path_rows(const struct probe_path *p, struct probe_path_row *rows, int max);
 /* ==== end of section "path" ==== */
 
 #endif

@@ -67,6 +67,23 @@ check "udp4 do 1400: sent, DF observed, r1 answered with Frag Needed 1280" \
          and .icmp.type == 3 and .icmp.code == 4 and .icmp.mtu == 1280 and .spec.ttl == 2 and .observer == "raw"' \
   "$tmp/do.json"
 
+# --- the path hop by hop (issue 20): in the JSON, and as the terminal's hop table ---
+check "udp4 do 1400 --json: the path: r1 dropped it with Frag Needed 1280, the r1-r2 link 1280 from the lab" \
+  jqc '.path.v == 1 and .path.view == "full" and (.path.nodes | map(.name)) == ["src","r1","r2","dst"]
+         and .path.links[1] == {"mtu": 1280, "mtu_from": "lab"} and .path.sent.pieces == [1400] and .path.sent.df == true
+         and (.path.events | length) == 1 and .path.events[0].node == 1 and .path.events[0].what == "dropped"
+         and .path.events[0].icmp == "frag_needed" and .path.events[0].mtu == 1280 and .path.events[0].seen_by == "icmp"
+         and .path.events[0].quote.len == 1400' "$tmp/do.json"
+check "probe in the lab with its witness: the path ends with the arrival at dst in 1276 + 144" \
+  jqc '.path.events[-1] | .node == 3 and .what == "arrived" and .pieces == [1276, 144] and .seen_by == "witness"' "$tmp/w.json"
+"$bin" probe --prefix "$P" -p udp4 -f dont -s 1400 --flush --no-witness >"$tmp/hops.txt" 2>"$tmp/err"; rc=$?
+check "probe (text): a hop table, one row per node, with its MTU" \
+  test $rc -eq 0 -a "$(grep -cE '^ +[0-3] +(src|r1|r2|dst) ' "$tmp/hops.txt")" -eq 4
+check "probe (text): r1's row says it fragmented into 1276 + 144, shown by ICMP" \
+  grep -qE '^ +1 +r1 +192\.0\.2\.2 +1280 +fragmented into 2 pieces: 1276 \+ 144 .*\[icmp\]' "$tmp/hops.txt"
+check "probe (text): r2's row has the Time Exceeded quoting the first fragment" \
+  grep -qE '^ +2 +r2 +198\.51\.100\.2 +1500 +Time Exceeded quoting a first fragment of 1276 bytes \[icmp\]' "$tmp/hops.txt"
+
 # --- ICMP echo (what `ping -M do -s 1372` sends), as root: a raw socket ---
 "$bin" probe --prefix "$P" -p icmp4 -f do -s 1400 --flush --json >"$tmp/ping.json" 2>"$tmp/err"; rc=$?
 check "icmp4 do 1400: exit 0, raw socket, DF observed, r1 answered with Frag Needed 1280" \
@@ -119,6 +136,9 @@ check "probe --deck --json: every test answered" jqc '[.results[] | select(.erro
 check "-a 127.0.0.1:9: exit 0, loopback answers port unreachable about the whole packet" \
   jqc '.spec.host == "127.0.0.1" and .spec.port == 9 and .icmp.type == 3 and .icmp.code == 3
          and .fragmented.answer == "no"' "$tmp/lo.json"
+check "-a 127.0.0.1:9: the path is the host, unseen hops, and the target, which answered" \
+  jqc '(.path.nodes | map(.role)) == ["host","gap","target"] and .path.links[0].mtu_from == "device"
+         and .path.events[-1].what == "arrived" and .path.events[-1].icmp == "port_unreachable"' "$tmp/lo.json"
 
 "$bin" probe -p udp6 -f do -s 1400 --ttl 64 -a '[::1]:9' --json >"$tmp/lo6.json" 2>"$tmp/err"; rc=$?
 check "-a [::1]:9: IPv6 literal in brackets, port unreachable from ::1" \
