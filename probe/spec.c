@@ -21,20 +21,22 @@ static int name_index(const char *const *names, size_t n, const char *name) {
     return -1;
 }
 
-const char *probe_proto_name(enum probe_proto p) {
-    return (unsigned)p < NAMES_LEN(proto_names) ? proto_names[p] : "?";
-}
+/* PREFIX_name(TYPE v): names[v], "?" outside the table; PREFIX_parse(name,
+ * TYPE *out): 0 with the value named (any case), -1 for an unknown name. The
+ * pair every named enum here has, over its table (as presenter's
+ * FV_NAMES_DEFINE does above the probe). */
+#define NAMES_NAME(prefix, type, names) \
+    const char *prefix##_name(type v) { return (unsigned)v < NAMES_LEN(names) ? names[v] : "?"; }
+#define NAMES_PARSE(prefix, type, names)                       \
+    int prefix##_parse(const char *name, type *out) {          \
+        int i = name_index(names, NAMES_LEN(names), name);     \
+        if (i >= 0) *out = (type)i;                             \
+        return i < 0 ? -1 : 0;                                  \
+    }
 
-const char *probe_mode_name(enum probe_mode m) {
-    return (unsigned)m < NAMES_LEN(mode_names) ? mode_names[m] : "?";
-}
-
-int probe_proto_parse(const char *name, enum probe_proto *out) {
-    int i = name_index(proto_names, NAMES_LEN(proto_names), name);
-    if (i < 0) return -1;
-    *out = (enum probe_proto)i;
-    return 0;
-}
+NAMES_NAME(probe_proto, enum probe_proto, proto_names)   /* probe_proto_name */
+NAMES_PARSE(probe_proto, enum probe_proto, proto_names)  /* probe_proto_parse */
+NAMES_NAME(probe_mode, enum probe_mode, mode_names)      /* probe_mode_name (probe_mode_parse below) */
 
 int probe_mode_parse(const char *name, enum probe_mode *out) {
     if (!name) return -1;
@@ -68,16 +70,8 @@ const char *probe_fragmenter_name(enum probe_fragmenter f) {
 static const char *const observer_names[] = {"auto", "raw", "recverr"};
 _Static_assert(NAMES_LEN(observer_names) == PROBE_OBS_RECVERR + 1, "a name for each enum probe_observer_kind");
 
-const char *probe_observer_name(enum probe_observer_kind k) {
-    return (unsigned)k < NAMES_LEN(observer_names) ? observer_names[k] : "?";
-}
-
-int probe_observer_parse(const char *name, enum probe_observer_kind *out) {
-    int i = name_index(observer_names, NAMES_LEN(observer_names), name);
-    if (i < 0) return -1;
-    *out = (enum probe_observer_kind)i;
-    return 0;
-}
+NAMES_NAME(probe_observer, enum probe_observer_kind, observer_names)  /* probe_observer_name */
+NAMES_PARSE(probe_observer, enum probe_observer_kind, observer_names) /* probe_observer_parse */
 
 /* Smallest packet a test may ask for: the IP header plus the transport header
  * (ICMP echo: its 8-byte header, `ping -s 0`) plus one byte of payload (TCP
