@@ -207,9 +207,14 @@ int hub_timer_armed(const struct hub *h, enum hub_timer_id t);
 void hub_loop_wake(struct hub *h);              /* end the loop's current wait (work for loop_turn) */
 void hub_timer_cancel(struct hub *h, enum hub_timer_id t);
 #define hub_of_timer(sul, t) lws_container_of(sul, struct hub, timer[t])
+/* hub_tally.c: broadcasts (lws thread) */
 void hub_tally_schedule(struct hub *h);         /* a tally broadcast soon */
 void hub_tally_now(struct hub *h);              /* a commit changed the counts: screens' tally now */
 void hub_state_changed(struct hub *h);          /* new state messages to everyone, a tally soon */
+/* One message per viewer from build (cur[] replaced only when all were built): 0 or -1. */
+int hub_build_views(struct hub *h, char *(*build)(struct hub *, enum room_viewer), struct hub_msg *cur[]);
+void hub_drop_views(struct hub_msg *cur[]);
+/* hub.c again */
 void hub_status_update(struct hub *h, const char *refused); /* refresh the snapshot, tell serve */
 /* A presenter action (seconds: voting timer for ROOM_OPEN, 0 none); 0 or -1 with err. */
 int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t errlen);

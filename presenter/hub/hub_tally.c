@@ -1,0 +1,129 @@
+/* The hub's broadcasts: the state and tally messages, one per viewer of
+ * the room (room_view decides what each may see), coalesced to at most
+ * HUB_TALLY_HZ tallies a second (HUB_T_TALLY), screens and the presenter
+ * made writeable at once, phones visited by a rotation (HUB_T_ROTATION), a
+ * state change fanned out to phones in chunks (hub_send.c). Runs on the
+ * lws thread. */
+#include "hub_internal.h"
+
+static void tally_tick(lws_sorted_usec_list_t *sul);
+
+void hub_tally_schedule(struct hub *h) {
+    h->tally_dirty = 1;
+    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, 1000 / HUB_TALLY_HZ);
+}
+
+/* One rotation step (every HUB_ROTATION_MS while a round runs): the next
+ * connections in the list; phones among them that have not had the newest
+ * tally are made writeable. At most HUB_AUDIENCE_SENDS_PER_S *
+ * HUB_ROTATION_MS / 1000 sends per step (250), so the acks of votes never
+ * wait behind more than that many tally writes; and a round over every
+ * connection takes at least 1 / HUB_PHONE_TALLY_HZ s, so in a small room
+ * a phone still gets at most HUB_PHONE_TALLY_HZ tallies a second. */
+static void audience_step(struct hub *h) {
+    int rate = h->cfg.audience_tallies_per_s > 0 ? h->cfg.audience_tallies_per_s : HUB_AUDIENCE_SENDS_PER_S;
+    long long sends = (long long)rate * HUB_ROTATION_MS / 1000;
+    int total = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
+    /* visits owed so far, fractions carried (a room of 5 visits one connection every 20 ms) */
+    h->rot_credit += (double)total * HUB_ROTATION_MS * HUB_PHONE_TALLY_HZ / 1000.0;
+    if (h->rot_credit > total) h->rot_credit = total;
+    long long visits = (long long)h->rot_credit;
+    h->rot_credit -= (double)visits;
+    if (sends < 1) sends = 1;
+    while (sends > 0 && visits > 0 && h->rot_left > 0) {
+        struct hub_conn *c = h->rot_next ? h->rot_next : h->conns;
+        if (!c) {
+            h->rot_left = 0;
+            break;
+        }
+        h->rot_next = c->next;
+        h->rot_left--;
+        visits--;
+        if (c->role != HUB_AUDIENCE || c->tally_sent >= h->tally_version || c->close_code) continue;
+        sends--;
+        c->tally_turn = 1;
+        lws_callback_on_writable(c->wsi);
+    }
+}
+
+static void rotation_tick(lws_sorted_usec_list_t *sul);
+
+static void rotation_schedule(struct hub *h) {
+    if (hub_timer_armed(h, HUB_T_ROTATION) || h->rot_left <= 0) return;
+    hub_timer_in(h, HUB_T_ROTATION, rotation_tick, HUB_ROTATION_MS);
+}
+
+/* The rotation's deadline came: one step, unless a state change is still
+ * being fanned out (phones need the question more than a count). */
+static void rotation_tick(lws_sorted_usec_list_t *sul) {
+    struct hub *h = hub_of_timer(sul, HUB_T_ROTATION);
+    if (!h->fo_head) audience_step(h);
+    rotation_schedule(h);
+}
+
+/* One message per viewer of the room (what each may see is room_view's
+ * rule, asked by the builder), each shared by every connection of that
+ * viewer; they replace cur[] only when all were built. 0, or -1. */
+int hub_build_views(struct hub *h, char *(*build)(struct hub *, enum room_viewer), struct hub_msg *cur[]) {
+    struct hub_msg *m[ROOM_VIEWERS];
+    int ok = 1;
+    for (int v = 0; v < ROOM_VIEWERS; v++) ok &= (m[v] = hub_msg_new(build(h, (enum room_viewer)v))) != NULL;
+    for (int v = 0; v < ROOM_VIEWERS; v++) {
+        hub_msg_unref(ok ? cur[v] : m[v]);
+        if (ok) cur[v] = m[v];
+    }
+    return ok ? 0 : -1;
+}
+
+void hub_drop_views(struct hub_msg *cur[]) {
+    for (int v = 0; v < ROOM_VIEWERS; v++) hub_msg_unref(cur[v]), cur[v] = NULL;
+}
+
+/* A new tally message per kind of client, shared by every connection:
+ * screens and presenters are made writeable now, phones are visited by the
+ * rotation (every connection once more after this change). */
+static void tally_build(struct hub *h) {
+    h->tally_dirty = 0;
+    h->tally_version++; /* the messages carry it */
+    if (hub_build_views(h, hub_msg_tally, h->tally)) return;
+    h->status_stale = 1;
+    h->rot_left = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
+    rotation_schedule(h);
+    lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
+    lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_PRESENTER]);
+}
+
+/* A group commit changed the counts (or a presenter just authed and needs
+ * the split): the screens' tally is built now (one per commit at most),
+ * not at the next tick, so the projector is up to date within a commit of
+ * the vote; phones keep their rotation. */
+void hub_tally_now(struct hub *h) {
+    tally_build(h);
+    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, 1000 / HUB_TALLY_HZ);
+}
+
+/* At most HUB_TALLY_HZ times a second: a tally for what changed outside a
+ * commit (connections coming and going, states), and the status for the
+ * console. The phones' rotation runs on its own deadline (rotation_tick). */
+static void tally_tick(lws_sorted_usec_list_t *sul) {
+    struct hub *h = hub_of_timer(sul, HUB_T_TALLY);
+    if (h->tally_dirty) tally_build(h);
+    if (h->status_stale) { /* the console and hub_snapshot follow at the tick's pace */
+        h->status_stale = 0;
+        hub_status_update(h, NULL);
+    }
+}
+
+/* The quiz changed: new state messages to everyone, a tally soon. */
+void hub_state_changed(struct hub *h) {
+    if (hub_build_views(h, hub_msg_state, h->state) == 0) {
+        for (struct hub_conn *c = h->conns; c; c = c->next) {
+            if (c->role == HUB_AUDIENCE)
+                hub_conn_send_later(c, h->state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
+            else
+                hub_conn_send(c, h->state[hub_conn_viewer(c)]);
+        }
+    }
+    hub_tally_schedule(h);
+    hub_status_update(h, NULL);
+}
