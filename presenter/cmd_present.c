@@ -34,6 +34,8 @@
 #define PRESENT_SECRET_ENV "FRAGVOTE_SECRET"
 #define PRESENT_EXPORTS_MAX 4      /* --export files per run */
 #define PRESENT_EXPORT_MS 15000    /* the hub's answer to an export, at most this long */
+#define PRESENT_HELLO_MAX 65536    /* the hub's cap on an authed presenter's message (HUB_PROBER_MSG_MAX) */
+#define PRESENT_HELLO_MAX_TEXT "65536"
 
 struct present_opts {
     const char *url, *secret, *deck, *target, *observer, *witness, *witness_key, *script, *ca;
@@ -274,7 +276,14 @@ static int fatal_code(const char *code) {
 static void send_prober(struct present *s, int take_over) {
     char *hello = present_frame_prober(s->deck.json, s->host, s->engine.observer_name, s->engine.target, take_over,
                                        s->instance);
-    if (!hello || present_link_send(s->link, hello) < 0) present_link_drop(s->link, "could not send the prober hello");
+    if (hello && strlen(hello) > PRESENT_HELLO_MAX) {
+        char n[32];
+        snprintf(n, sizeof n, "%zu", strlen(hello));
+        fatal(s, "the deck is too large for the hub: its prober hello is %s bytes, the hub takes %s at most", n,
+              PRESENT_HELLO_MAX_TEXT);
+    } else if (!hello || present_link_send(s->link, hello) < 0) {
+        present_link_drop(s->link, "could not send the prober hello");
+    }
     free(hello);
 }
 
