@@ -239,9 +239,10 @@ static void on_down(void *ctx, const char *why, int next_ms) {
     s->downs++;
     present_prober_lost(s->prober);
     present_console_link(s->remote, 0, why, next_ms);
+    /* On a terminal the console's screen says it; a log (or no console yet) gets a line. */
     if (!s->con_started || !isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "fragvote present: hub %s unreachable (%s); trying again in %.1f s\n", s->o.url, why,
-                next_ms / 1000.0);
+        printf("Hub: hub unreachable (%s): trying again in %.1f s\n", why, next_ms / 1000.0);
+        fflush(stdout);
     }
 }
 
@@ -368,7 +369,10 @@ static void on_frame(void *ctx, const char *text, size_t len) {
         if (!s->displaced) send_prober(s, s->o.take_over);
         present_console_link(s->remote, 1, "", 0);
         if (s->displaced) present_console_note(s->remote, "another laptop measures for the room now; this one only presents");
-        if (s->downs) fprintf(stderr, "fragvote present: connected to the hub again\n");
+        if (s->downs && (!s->con_started || !isatty(STDOUT_FILENO))) {
+            printf("Hub: connected to the hub again\n");
+            fflush(stdout);
+        }
         break;
     }
     case PF_STATE:
