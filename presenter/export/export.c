@@ -280,22 +280,6 @@ static int write_json(FILE *out, const struct db_report_session *ss, int n, char
  * closing #s, cell breaks (|) and escapes are backslash-escaped (CommonMark
  * lets any ASCII punctuation be); line breaks are flattened, so a text
  * never starts a line (no lists, headings or link definitions). */
-static void md_text(FILE *out, const char *s) {
-    for (const char *p = s ? s : ""; *p; p++) {
-        switch (*p) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '\n': case '\r': fputc(' ', out); break;
-        case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '~': case '#': case '!':
-            fputc('\\', out);
-            fputc(*p, out);
-            break;
-        default: fputc(*p, out);
-        }
-    }
-}
-
 static void md_pct(FILE *out, double v) {
     if (v < 0) fputs("—", out);
     else fprintf(out, "%.0f%%", v * 100);
@@ -308,7 +292,7 @@ static void write_markdown(FILE *out, const struct db_report_session *ss, int n)
         export_local_time(when, sizeof when, s->row.started_at);
         if (i) fputs("\n", out);
         fprintf(out, "# Session %lld: ", (long long)s->row.id);
-        md_text(out, s->row.title);
+        export_md_text(out, s->row.title);
         fprintf(out, "\n\n- Date: %s\n- Voters: %d\n- Collective score: ", when, s->score.voters);
         md_pct(out, s->score.collective);
         if (s->score.collective >= 0) {
@@ -329,12 +313,12 @@ static void write_markdown(FILE *out, const struct db_report_session *ss, int n)
             char test[EXPORT_TEST_SUMMARY_MAX];
             export_test_summary(q->spec_json, test, sizeof test);
             fprintf(out, "| %d | ", q->position + 1);
-            md_text(out, test);
+            export_md_text(out, test);
             fputs(" | ", out);
-            md_text(out, q->text);
+            export_md_text(out, q->text);
             fprintf(out, " | %d | %d | %s | %s | %s | ", q->yes, q->no, *q->majority ? q->majority : "—",
                     *q->truth ? q->truth : "—", export_verdict(q->correct));
-            md_text(out, q->live.measured ? q->live.evidence : "not measured");
+            export_md_text(out, q->live.measured ? q->live.evidence : "not measured");
             fputs(" |\n", out);
         }
         int revotes = 0;
@@ -356,43 +340,6 @@ static void write_markdown(FILE *out, const struct db_report_session *ss, int n)
 }
 
 /* ---------------------------------------------------------------- SVG -- */
-
-/* Length of the valid UTF-8 sequence at p (2..4), or 0 if it is not one. */
-static int utf8_seq(const unsigned char *p) {
-    int n = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 && p[0] <= 0xDF ? 2 : 0;
-    if (p[0] >= 0xF5) return 0;
-    for (int i = 1; i < n; i++)
-        if ((p[i] & 0xC0) != 0x80) return 0;
-    if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0))) return 0; /* overlong, surrogates */
-    if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))) return 0;
-    return n;
-}
-
-/* XML text: escaped; control characters (invalid in XML 1.0) dropped; bytes
- * that are not UTF-8 (a --title from a Latin-1 terminal) become '?'. */
-static void xml_text(FILE *out, const char *s) {
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p >= 0x80) {
-            int n = utf8_seq(p);
-            if (!n) {
-                fputc('?', out);
-                continue;
-            }
-            fwrite(p, 1, (size_t)n, out);
-            p += n - 1;
-            continue;
-        }
-        switch (*p) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&apos;", out); break;
-        default:
-            if (*p >= 0x20 || *p == '\t' || *p == '\n') fputc(*p, out);
-        }
-    }
-}
 
 #define SVG_W 1920
 #define SVG_H 1080
@@ -423,7 +370,7 @@ static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
     fprintf(out, "<g transform=\"translate(0,%d)\">\n", yoff);
     fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", SVG_W, SVG_H);
     fputs("<text x=\"60\" y=\"90\" font-size=\"64\" font-weight=\"bold\" fill=\"#000000\">", out);
-    xml_text(out, s->row.title);
+    export_xml_text(out, s->row.title);
     fputs("</text>\n", out);
     fputs("<text x=\"60\" y=\"165\" font-size=\"44\" fill=\"#000000\">", out);
     if (s->score.collective >= 0) fprintf(out, "Room right on %.0f%% of questions", s->score.collective * 100);
@@ -465,7 +412,7 @@ static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
                 "<rect class=\"bar\" data-position=\"%d\" data-accuracy=\"%s\" x=\"%.1f\" y=\"%.1f\" "
                 "width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
                 q->position, pct, cx - barw / 2, PLOT_Y1 - h, barw, h, bar_colour(q->correct));
-        xml_text(out, q->text);
+        export_xml_text(out, q->text);
         fputs("</title></rect>\n", out);
         double first = q->round == 2 ? score_right_share(q->first_yes, q->first_no, score_truth_parse(q->truth)) : -1;
         if (first >= 0) { /* the re-vote: where the first round stood, as a dashed outline */
@@ -490,7 +437,7 @@ static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
     league_line(s->score.collective, league, sizeof league);
     if (league[0] || revoted) {
         fputs("<text class=\"league\" x=\"60\" y=\"996\" font-size=\"36\" font-weight=\"bold\" fill=\"#000000\">", out);
-        xml_text(out, league);
+        export_xml_text(out, league);
         if (revoted) fputs(league[0] ? " \xc2\xb7 dashed: first round" : "Dashed: first round (re-vote)", out);
         fputs("</text>\n", out);
     }

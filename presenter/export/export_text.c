@@ -65,3 +65,57 @@ const char *export_verdict(double correct) {
     if (correct == 0.5) return "tie";
     return "unscored";
 }
+
+/* Markdown text shown as typed (docs/EXPORT.md, "Markdown"). */
+void export_md_text(FILE *out, const char *s) {
+    for (const char *p = s ? s : ""; *p; p++) {
+        switch (*p) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '\n': case '\r': fputc(' ', out); break;
+        case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '~': case '#': case '!':
+            fputc('\\', out);
+            fputc(*p, out);
+            break;
+        default: fputc(*p, out);
+        }
+    }
+}
+
+/* Length of the valid UTF-8 sequence at p (2..4), or 0 if it is not one. */
+static int utf8_seq(const unsigned char *p) {
+    int n = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 && p[0] <= 0xDF ? 2 : 0;
+    if (p[0] >= 0xF5) return 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80) return 0;
+    if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0))) return 0; /* overlong, surrogates */
+    if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))) return 0;
+    return n;
+}
+
+/* XML text: escaped; control characters (invalid in XML 1.0) dropped; bytes
+ * that are not UTF-8 (a --title from a Latin-1 terminal) become '?'. */
+void export_xml_text(FILE *out, const char *s) {
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p >= 0x80) {
+            int n = utf8_seq(p);
+            if (!n) {
+                fputc('?', out);
+                continue;
+            }
+            fwrite(p, 1, (size_t)n, out);
+            p += n - 1;
+            continue;
+        }
+        switch (*p) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&apos;", out); break;
+        default:
+            if (*p >= 0x20 || *p == '\t' || *p == '\n') fputc(*p, out);
+        }
+    }
+}

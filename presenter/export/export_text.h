@@ -4,6 +4,7 @@
 #define FRAGVOTE_EXPORT_TEXT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define EXPORT_TEST_SUMMARY_MAX 160
 
@@ -16,5 +17,11 @@ void export_local_time(char *buf, size_t len, double t);
 void export_test_summary(const char *spec_json, char *buf, size_t len);
 /* "right" (1), "wrong" (0), "tie" (0.5), "unscored" (anything else). */
 const char *export_verdict(double correct);
+/* Text from the deck and the store as Markdown that renders as typed: <, >,
+ * & as entities, Markdown's punctuation backslashed, line breaks as spaces. */
+void export_md_text(FILE *out, const char *s);
+/* XML text: escaped; control characters (invalid in XML 1.0) dropped; bytes
+ * that are not UTF-8 become '?'. */
+void export_xml_text(FILE *out, const char *s);
 
 #endif
