@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "export.h"
+#include "export_path.h"
 #include "export_text.h"
 #include "league.h"
 #include "revote.h"
@@ -336,6 +337,7 @@ static void write_markdown(FILE *out, const struct db_report_session *ss, int n)
         for (int k = 0; k <= s->dist.max_correct; k++) fprintf(out, "| %d | %d |\n", k, s->dist.voters[k]);
         if (s->dist.voters_unscored)
             fprintf(out, "\n%d voter(s) joined but answered no scored question.\n", s->dist.voters_unscored);
+        export_path_markdown(out, s);
     }
 }
 
@@ -449,14 +451,20 @@ static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
     fputs("</g>\n", out);
 }
 
+/* Each session's slide, then its tests' path pictures (export_path.c). */
 static void write_svg(FILE *out, const struct db_report_session *ss, int n) {
-    int h = SVG_H * (n ? n : 1);
+    int h = n ? 0 : SVG_H;
+    for (int i = 0; i < n; i++) h += SVG_H + export_path_svg_height(&ss[i]);
     fprintf(out,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
             "font-family=\"DejaVu Sans, Verdana, Arial, sans-serif\">\n",
             SVG_W, h, SVG_W, h);
-    for (int i = 0; i < n; i++) svg_chart(out, &ss[i], i * SVG_H);
+    for (int i = 0, y = 0; i < n; i++) {
+        svg_chart(out, &ss[i], y);
+        export_path_svg(out, &ss[i], y + SVG_H);
+        y += SVG_H + export_path_svg_height(&ss[i]);
+    }
     fputs("</svg>\n", out);
 }
 

@@ -10,10 +10,13 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_path.h"
+#include "check_probe.h"
 #include "db.h"
 #include "deck.h"
 #include "export.h"
 #include "export/fixture.h"
+#include "probe_json.h"
 #include "report.h"
 #include "room.h"
 
@@ -685,6 +688,121 @@ static void test_fmt_double_round_trips(void) {
     CHECK_STR(buf, "0.5");
 }
 
+/* ---- issue 20: each test's path picture ---- */
+
+/* A measured, revealed question whose observation is r's (with its path). */
+static int64_t path_question(struct db *db, int64_t sid_, int64_t live, int pos, int test, enum db_qkind k,
+                             const struct probe_result *r) {
+    char err[256];
+    int64_t q = fx_question(db, sid_, pos, test, "{\"proto\":\"udp4\",\"mode\":\"dont\",\"size\":1400,\"ttl\":2}", k,
+                            "path question");
+    char *obs = r ? probe_observation_json(r) : NULL;
+    int bad = q < 0 || db_question_set_state(db, q, "voting", err, sizeof err) ||
+              db_question_set_state(db, q, "closed", err, sizeof err) ||
+              db_measurement_add(db, live, q, "yes", "observed", "evidence", obs ? obs : "{\"quoted_len\":1400}", "raw",
+                                 err, sizeof err) < 0 ||
+              db_question_set_state(db, q, "measured", err, sizeof err) ||
+              db_question_set_state(db, q, "revealed", err, sizeof err);
+    free(obs);
+    if (bad) fprintf(stderr, "path fixture: %s\n", err);
+    return bad ? -1 : q;
+}
+
+/* Test 1: r1 fragments (two questions share it); test 2: r1 drops it with
+ * Frag Needed; test 3: a row from before issue 20 (no path). */
+static int64_t record_paths(const char *file) {
+    char err[256];
+    struct db *db = db_open(file, err, sizeof err);
+    if (!db) return -1;
+    struct db_session_info info = {.title = "paths", .deck_json = "{\"title\":\"paths\"}", .host = "laptop",
+                                   .kernel = "Linux", .observer = "raw", .target = "lab", .room = "P4THS2"};
+    int64_t s_ = db_session_create(db, &info, err, sizeof err), live = s_ < 0 ? -1 : db_session_live_set(db, s_, err, sizeof err);
+    struct probe_result frag = check_probe_result(1, 0, 1, "r1 fragmented it"), fn = frag;
+    check_path_fragmented_by_r1(&frag);
+    fn.spec.mode = PROBE_MODE_DO;
+    check_path_fragmented_by_r1(&fn); /* then r1's Frag Needed instead of r2's Time Exceeded */
+    fn.df.answer = PROBE_ANS_YES;
+    snprintf(fn.hop, sizeof fn.hop, "192.0.2.2");
+    snprintf(fn.hop_name, sizeof fn.hop_name, "r1");
+    fn.icmp_type = 3;
+    fn.icmp_code = 4;
+    fn.icmp_mtu = 1280;
+    fn.quoted_len = 1400;
+    fn.quoted_df = 1;
+    fn.quoted_mf = 0;
+    struct probe_lab_config cfg;
+    struct probe_lab lab;
+    probe_lab_config_default(&cfg);
+    probe_lab_plan(&cfg, &lab, err, sizeof err);
+    struct probe_path_topology t;
+    probe_path_topology_lab(&lab, 0, &t);
+    probe_path_build(&fn, &t, &fn.path);
+    int bad = live < 0 || path_question(db, s_, live, 0, 0, DB_Q_SENT, &frag) < 0 ||
+              path_question(db, s_, live, 1, 0, DB_Q_FRAGMENTED, &frag) < 0 ||
+              path_question(db, s_, live, 2, 1, DB_Q_DF, &fn) < 0 || path_question(db, s_, live, 3, 2, DB_Q_SENT, NULL) < 0 ||
+              db_session_end(db, s_, err, sizeof err);
+    db_close(db);
+    return bad ? -1 : s_;
+}
+
+static int count(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+static void test_each_tests_path_is_tabled_and_drawn(void) {
+    char file[256], args[600], *out, *errs;
+    snprintf(file, sizeof file, "%s", fx_path("paths.db"));
+    int64_t id = record_paths(file);
+    REQUIRE(id > 0);
+    snprintf(args, sizeof args, "export %lld --format markdown --db '%s'", (long long)id, file);
+    REQUIRE(fx_run(args, &out, &errs) == 0);
+    CHECK_CONTAINS(out, "\n## Paths\n");
+    CHECK_CONTAINS(out, "### Test 1: ");
+    CHECK_CONTAINS(out, "### Test 2: ");
+    CHECK(!strstr(out, "### Test 3")); /* no path stored: nothing drawn */
+    CHECK_CONTAINS(out, "| Hop | Node | Address | MTU | Seen there |");
+    CHECK_CONTAINS(out, "| 0 | src | 192.0.2.1 | 1500 | sent 1400 bytes whole, DF=0 \\[capture\\] |");
+    CHECK_CONTAINS(out, "| 1 | r1 | 192.0.2.2 | 1280 | fragmented into 2 pieces: 1276 + 144 (next link MTU 1280) \\[icmp\\] |");
+    CHECK_CONTAINS(out, "| 2 | r2 | 198.51.100.2 | 1500 | Time Exceeded quoting a first fragment of 1276 bytes \\[icmp\\] |");
+    CHECK_CONTAINS(out, "| 1 | r1 | 192.0.2.2 | 1280 | dropped: Frag Needed, MTU 1280 \\[icmp\\] |");
+    CHECK_INT(count(out, "| 3 | dst | 203.0.113.2 | — |"), 2);
+    free(out);
+    free(errs);
+    const char *svgfile = fx_path("paths.svg");
+    snprintf(args, sizeof args, "export %lld --format svg -o '%s' --db '%s'", (long long)id, svgfile, file);
+    REQUIRE(fx_run(args, &out, &errs) == 0);
+    free(out);
+    free(errs);
+    CHECK(xmllint_ok(svgfile));
+    char *svg = fx_slurp(svgfile);
+    REQUIRE(svg);
+    CHECK_INT(count(svg, "<g class=\"path\""), 2);
+    CHECK_CONTAINS(svg, "<g class=\"path\" data-test=\"1\"");
+    CHECK_CONTAINS(svg, "<g class=\"path\" data-test=\"2\"");
+    /* every node, link MTU and event of both pictures is there, with its words */
+    CHECK_INT(count(svg, "<g class=\"node\""), 8);
+    CHECK_INT(count(svg, "<g class=\"link\""), 6);
+    CHECK_INT(count(svg, ">MTU 1280<"), 2);
+    CHECK_INT(count(svg, ">MTU 1500<"), 4);
+    CHECK_INT(count(svg, "<g class=\"event\""), 3);
+    CHECK_CONTAINS(svg, "data-what=\"fragmented\"");
+    CHECK_CONTAINS(svg, "data-what=\"expired\"");
+    CHECK_CONTAINS(svg, "data-what=\"dropped\"");
+    CHECK_CONTAINS(svg, "data-what=\"fragmented\" data-pieces=\"1276 144\"");
+    CHECK_CONTAINS(svg, "Frag Needed, MTU 1280");
+    CHECK_CONTAINS(svg, "left: 1400 bytes, DF=0, whole");
+    CHECK_CONTAINS(svg, "left: 1400 bytes, DF=1, whole");
+    /* black on white (shapes and words carry the meaning), large type, nothing external */
+    const char *band = strstr(svg, "<g class=\"path\"");
+    REQUIRE(band);
+    for (const char *p = band; (p = strstr(p, "font-size=\"")); p++) CHECK(atoi(p + 11) >= 24);
+    for (const char *p = band; (p = strstr(p, "stroke=\"#")); p++) CHECK(!strncmp(p + 8, "#000\"", 5));
+    CHECK(!strstr(svg, "href") && !strstr(svg, "url("));
+    free(svg);
+}
+
 int main(void) {
     if (setup()) {
         fprintf(stderr, "could not record the fixture session\n");
@@ -694,6 +812,7 @@ int main(void) {
     RUN(test_csv_numbers_equal_the_store);
     RUN(test_json_numbers_equal_the_store);
     RUN(test_svg_is_xml_with_one_bar_per_question);
+    RUN(test_each_tests_path_is_tabled_and_drawn);
     RUN(test_all_exports_every_session);
     RUN(test_file_output_equals_stdout);
     RUN(test_misuse_and_missing_things);
