@@ -4,8 +4,9 @@
  * committed batch), close, measure, reveal, next. The session is stored like
  * a talk's, so `sessions`, `replay` and `export` show it.
  *
- * Threads: the main thread owns the room; the probe worker delivers results
- * through a one-slot mailbox (mutex + condition). Signals only set a flag
+ * Threads: the main thread owns the room; the probe worker (the room's
+ * prober) delivers results through a small mailbox (mutex + condition) that
+ * the main thread hands to the room. Signals only set a flag
  * that the prompt and the wait look at, so every way out removes the lab. */
 #include <errno.h>
 #include <getopt.h>
@@ -31,6 +32,7 @@
 
 #define PLAY_MEASURE_MS 60000 /* a probe result not back after this long is answered "unknown" */
 #define PLAY_WAIT_SLICE_MS 200
+#define PLAY_MAILBOX 8        /* results delivered and not yet handed to the room */
 
 static volatile sig_atomic_t play_stop;
 
@@ -59,8 +61,9 @@ struct play {
     /* the worker's mailbox */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int have, have_pos;
-    struct probe_result res;
+    int nbox;
+    uint64_t box_rid[PLAY_MAILBOX];
+    struct probe_result box[PLAY_MAILBOX];
 };
 
 static void usage(FILE *out) {
@@ -135,43 +138,55 @@ static int parse_opts(int argc, char **argv, struct play_opts *o) {
 
 /* ---- the worker's results (deliver runs on the worker thread) ---- */
 
-static void deliver(void *ctx, int position, const struct probe_result *r) {
+static void deliver(void *ctx, uint64_t rid, const struct probe_result *r) {
     struct play *p = ctx;
     pthread_mutex_lock(&p->mu);
-    p->res = *r;
-    p->have_pos = position;
-    p->have = 1;
-    pthread_cond_signal(&p->cv);
+    while (p->nbox == PLAY_MAILBOX && !play_stop) pthread_cond_wait(&p->cv, &p->mu);
+    if (p->nbox < PLAY_MAILBOX) {
+        p->box_rid[p->nbox] = rid;
+        p->box[p->nbox++] = *r;
+    }
+    pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Waits for the result of pos: 0 (in *out), or -1 when stopped. A probe
- * that never answers becomes an honest "unknown" after PLAY_MEASURE_MS. */
-static int wait_result(struct play *p, int pos, const struct probe_spec *spec, struct probe_result *out) {
-    struct timespec start;
-    clock_gettime(CLOCK_REALTIME, &start);
-    pthread_mutex_lock(&p->mu);
-    for (long waited = 0; !(p->have && p->have_pos == pos); waited += PLAY_WAIT_SLICE_MS) {
-        if (play_stop) {
-            pthread_mutex_unlock(&p->mu);
-            return -1;
-        }
+/* Hands the room the worker's results until question pos has its truth: 0,
+ * or -1 when stopped. A probe that never answers becomes an honest "unknown"
+ * after PLAY_MEASURE_MS. */
+static int wait_result(struct play *p, int pos, const struct probe_spec *spec) {
+    char err[512];
+    struct quiz_qinfo qi;
+    struct probe_result *r = malloc(sizeof *r);
+    if (!r) return -1;
+    for (long waited = 0; !quiz_get(room_quiz(p->room), pos, &qi) && qi.measuring; waited += PLAY_WAIT_SLICE_MS) {
+        if (play_stop) break;
         if (waited >= PLAY_MEASURE_MS) {
-            pthread_mutex_unlock(&p->mu);
-            worker_result_unknown(spec, "the probe did not answer within 60 s", out);
-            return 0;
+            prober_result_unknown(spec, "the probe did not answer within 60 s", r);
+            if (room_measured(p->room, pos, r, err, sizeof err) < 0) fprintf(stderr, "fragvote play: measurement: %s\n", err);
+            break;
         }
         struct timespec t;
         clock_gettime(CLOCK_REALTIME, &t);
         t.tv_nsec += PLAY_WAIT_SLICE_MS * 1000000L;
         t.tv_sec += t.tv_nsec / 1000000000L;
         t.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&p->cv, &p->mu, &t);
+        pthread_mutex_lock(&p->mu);
+        if (!p->nbox) pthread_cond_timedwait(&p->cv, &p->mu, &t);
+        int got = p->nbox > 0;
+        uint64_t rid = got ? p->box_rid[0] : 0;
+        if (got) {
+            *r = p->box[0];
+            p->nbox--;
+            memmove(p->box_rid, p->box_rid + 1, sizeof p->box_rid[0] * (size_t)p->nbox);
+            memmove(p->box, p->box + 1, sizeof p->box[0] * (size_t)p->nbox);
+            pthread_cond_broadcast(&p->cv);
+        }
+        pthread_mutex_unlock(&p->mu);
+        if (got && room_prober_result(p->room, rid, r, err, sizeof err) < 0)
+            fprintf(stderr, "fragvote play: measurement: %s\n", err);
     }
-    *out = p->res;
-    p->have = 0;
-    pthread_mutex_unlock(&p->mu);
-    return 0;
+    free(r);
+    return play_stop ? -1 : 0;
 }
 
 /* ---- one question ---- */
@@ -199,21 +214,7 @@ static int vote(struct play *p, int pos, int yes) {
 static int measure_and_reveal(struct play *p, int pos) {
     int rc = act(p, ROOM_MEASURE);
     if (rc < 0) return -1;
-    if (rc == QUIZ_MEASURE_PROBE) {
-        const struct deck_test *t = quiz_test(room_quiz(p->room), pos);
-        struct quiz_qinfo qi;
-        quiz_get(room_quiz(p->room), pos, &qi);
-        struct probe_result res;
-        if (worker_measure(p->worker, pos, qi.test_index, &t->spec) < 0)
-            worker_result_unknown(&t->spec, "the probe worker's queue is full", &res);
-        else if (wait_result(p, pos, &t->spec, &res) < 0)
-            return 1;
-        char err[512];
-        if (room_measured(p->room, pos, &res, err, sizeof err) < 0) {
-            fprintf(stderr, "fragvote play: measurement: %s\n", err);
-            return -1;
-        }
-    }
+    if (rc == QUIZ_MEASURE_PROBE && wait_result(p, pos, &quiz_test(room_quiz(p->room), pos)->spec) < 0) return 1;
     return act(p, ROOM_REVEAL) < 0 ? -1 : 0;
 }
 
@@ -278,8 +279,7 @@ static int play_game(struct play *p) {
             printf("\nTest %d: %s\n", ++ntests_shown, qi.summary);
             last_test = qi.test_index;
         }
-        if (act(p, ROOM_OPEN) < 0) return -1;
-        if (p->worker) worker_prefetch(p->worker, qi.test_index, &quiz_test(q, pos)->spec);
+        if (act(p, ROOM_OPEN) < 0) return -1; /* the room asks its prober for the test meanwhile */
         char prompt[QUIZ_TEXT_MAX + 32], err[512];
         snprintf(prompt, sizeof prompt, "  Q%d  %s [y/n] ", pos + 1, qi.text);
         int a = console_ask_yn(STDIN_FILENO, stdout, prompt, &play_stop, err, sizeof err);
@@ -350,7 +350,6 @@ static int setup_target(struct play *p) {
     struct worker_config wc = {
         .opts = {.observer = obs, .lab = p->use_lab ? &p->lab : NULL, .flush_pmtu = flush,
                  .witness = p->witness.target},
-        .prefetch = !p->o.no_prefetch,
         .deliver = deliver,
         .ctx = p,
     };
@@ -380,6 +379,8 @@ static int setup_room(struct play *p) {
         fprintf(stderr, "fragvote play: cannot store the player: %s\n", err);
         return FV_EXIT_DB;
     }
+    room_set_prefetch(p->room, !p->o.no_prefetch);
+    room_set_prober(p->room, &(struct prober){worker_prober_ask, p->worker});
     return FV_EXIT_OK;
 }
 
@@ -409,6 +410,10 @@ int cmd_play(int argc, char **argv) {
     if (code == FV_EXIT_OK && !play_stop) code = setup_room(&p);
     if (code == FV_EXIT_OK && !play_stop && play_game(&p) < 0) code = FV_EXIT_FAIL;
 
+    pthread_mutex_lock(&p.mu); /* a worker waiting for room in the mailbox sees the stop */
+    play_stop = 1;
+    pthread_cond_broadcast(&p.cv);
+    pthread_mutex_unlock(&p.mu);
     worker_free(p.worker);
     witness_cli_stop(&p.witness);
     if (p.room && room_end(p.room, err, sizeof err) < 0) fprintf(stderr, "fragvote play: %s\n", err);

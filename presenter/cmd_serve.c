@@ -313,39 +313,15 @@ static void host_facts(struct serve *s) {
     if (uname(&u) == 0) snprintf(s->kernel, sizeof s->kernel, "%s %s", u.sysname, u.release);
 }
 
-/* ---- hub hooks (on the lws thread: never block) ---- */
+/* ---- the local prober's results (on the worker thread) ---- */
 
-static void on_measure(void *ctx, int position, const struct deck_test *t) {
-    struct serve *s = ctx;
-    int ti;
-    enum db_qkind k;
-    if (deck_question_at(&s->deck, position, &ti, &k) < 0) ti = -1;
-    if (worker_measure(s->worker, position, ti, &t->spec) < 0) {
-        /* Queue full: answer at once with an honest "unknown". */
-        struct hub_cmd cmd = {.kind = HUB_CMD_MEASURED, .position = position};
-        worker_result_unknown(&t->spec, "the probe worker's queue is full", &cmd.result);
-        hub_post(s->hub, &cmd);
-    }
-}
-
-static void on_event(void *ctx, const struct hub_status *st) {
-    struct serve *s = ctx;
-    /* Start probing while the room votes; the result stays in the worker
-     * until the presenter measures, and in the quiz until the reveal. */
-    if (!st->ended && st->current.state == QUIZ_VOTING && s->worker) {
-        int ti = st->current.test_index;
-        if (ti >= 0 && ti < s->deck.ntests) worker_prefetch(s->worker, ti, &s->deck.tests[ti].spec);
-    }
-}
-
-/* On the worker thread. */
-static void deliver(void *ctx, int position, const struct probe_result *r) {
+static void deliver(void *ctx, uint64_t rid, const struct probe_result *r) {
     struct serve *s = ctx;
     struct hub_cmd *cmd = malloc(sizeof *cmd);
     if (!cmd) return;
     memset(cmd, 0, sizeof *cmd);
     cmd->kind = HUB_CMD_MEASURED;
-    cmd->position = position;
+    cmd->rid = rid;
     cmd->result = *r;
     for (int tries = 0; hub_post(s->hub, cmd) < 0 && tries < 100 && !s->stop; tries++) usleep(10000);
     free(cmd);
@@ -366,7 +342,7 @@ static void be_status(void *ctx, struct console_status *out) {
     struct serve *s = ctx;
     memset(out, 0, sizeof *out);
     hub_snapshot(s->hub, &out->hub);
-    out->measure_requests = worker_requests(s->worker);
+    out->measure_requests = out->hub.measure_asks;
     if (out->hub.ended || out->hub.current.state != QUIZ_REVEALED || !s->ro_result) return;
     /* Read the store only when the revealed question or its tally changed. */
     if (s->cache_cursor != out->hub.cursor || s->cache_state != QUIZ_REVEALED ||
@@ -556,7 +532,6 @@ int cmd_serve(int argc, char **argv) {
     db_set_busy_timeout(s.db, DB_BUSY_LIVE_MS);
 
     struct worker_config wc = {
-        .prefetch = !s.o.no_prefetch,
         .deliver = deliver,
         .ctx = &s,
     };
@@ -572,7 +547,7 @@ int cmd_serve(int argc, char **argv) {
                             .secret = s.o.secret, .live_split = s.o.live_split, .leaderboard = s.o.leaderboard, .http_rate = s.o.http_rate,
                             .voter_rate = s.o.voter_rate, .trust_proxy = &s.o.trust_proxy, .use_poll = s.o.poll,
                             .tls_cert = s.o.tls_cert, .tls_key = s.o.tls_key,
-                            .measure = on_measure, .on_event = on_event, .ctx = &s};
+                            .ctx = &s};
     struct hub *h = hub_new(&hc, s.room, err, sizeof err);
     if (!h) {
         fprintf(stderr, "fragvote serve: %s\n", err);
@@ -586,6 +561,8 @@ int cmd_serve(int argc, char **argv) {
     pthread_mutex_lock(&s.lock);
     s.hub = h;
     int stop_now = s.stop;
+    room_set_prefetch(s.room, !s.o.no_prefetch);
+    room_set_prober(s.room, &(struct prober){worker_prober_ask, s.worker});
     pthread_mutex_unlock(&s.lock);
     if (stop_now) goto cleanup;
 
@@ -617,9 +594,9 @@ cleanup:
         /* The console may sit in read(): it polls with a timeout and sees stop. */
         pthread_join(s.con_thread, NULL);
     }
-    if (s.worker) {
-        unsigned long runs, hits;
-        worker_counts(s.worker, &runs, &hits);
+    if (s.worker && s.room) {
+        unsigned long runs = worker_runs(s.worker), measures, hits;
+        room_measure_counts(s.room, &measures, &hits);
         printf("Probe worker: %lu probe runs, %lu measurements answered by a probe started while the room voted.\n",
                runs, hits);
     }

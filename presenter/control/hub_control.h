@@ -6,6 +6,8 @@
 #ifndef FRAGVOTE_HUB_CONTROL_H
 #define FRAGVOTE_HUB_CONTROL_H
 
+#include <stdint.h>
+
 #include "fragprobe.h"
 #include "quiz.h"
 
@@ -36,6 +38,7 @@ struct hub_status {
     unsigned long phone_tallies;       /* tally messages written to phones so far */
     char last_error[256];              /* the last refused command and why, "" if none */
     unsigned long refused_total;       /* commands refused so far (last_error changes with it) */
+    unsigned long measure_asks;        /* measure and rerun actions the room took (room_measure_counts) */
     long long closes_in_ms;            /* a voting timer runs on the current question: ms until it
                                         * closes voting by itself (>= 1, counted at hub_snapshot);
                                         * 0: no timer runs */
@@ -44,12 +47,12 @@ struct hub_status {
 enum hub_cmd_kind {
     HUB_CMD_OPEN, HUB_CMD_CLOSE, HUB_CMD_MEASURE, HUB_CMD_REVEAL, HUB_CMD_NEXT, HUB_CMD_BACK,
     HUB_CMD_SKIP, HUB_CMD_RERUN, HUB_CMD_REVOTE, HUB_CMD_QUIT,
-    HUB_CMD_MEASURED                   /* result for question `position` arrived */
+    HUB_CMD_MEASURED                   /* the prober's result for ask `rid` (room_prober_result) */
 };
 struct hub_cmd {
     enum hub_cmd_kind kind;
     int seconds;                       /* HUB_CMD_OPEN: voting closes by itself after this long; 0: no timer */
-    int position;                      /* HUB_CMD_MEASURED only */
+    uint64_t rid;                      /* HUB_CMD_MEASURED only */
     struct probe_result result;        /* HUB_CMD_MEASURED only */
 };
 

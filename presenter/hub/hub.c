@@ -61,6 +61,8 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->voters_refused = h->voters_refused;
     s->tally_version = h->tally_version;
     s->collective = quiz_collective(q, NULL);
+    unsigned long hits;
+    room_measure_counts(h->room, &s->measure_asks, &hits);
     h->status_close_due = hub_closes_in_ms(h) >= 0 ? h->close_due : 0;
     s->closes_in_ms = closes_in(h->status_close_due);
     if (refused) {
@@ -151,6 +153,11 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
     /* The quiz changes and the room writes: no batch may be in flight (first
      * round votes still collected are judged before a second round opens). */
     if (store_idle(h, a, err, errlen)) return -1;
+    if ((a == ROOM_MEASURE || a == ROOM_RERUN) && !room_has_prober(h->room)) {
+        fv_fail(err, errlen, "no probe is configured: this hub cannot measure");
+        hub_status_update(h, err);
+        return -1;
+    }
     if (a == ROOM_REVOTE && h->nops) {
         hub_batch_flush(h);
         if (store_idle(h, a, err, errlen)) return -1;
@@ -164,14 +171,6 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
             h->close_pos = quiz_cursor(room_quiz(h->room));
             hub_timer_in(h, HUB_T_CLOSE, close_tick, 1000LL * seconds);
         }
-    }
-    if (rc == QUIZ_MEASURE_PROBE) {
-        struct quiz *q = room_quiz(h->room);
-        int pos = quiz_cursor(q);
-        if (h->cfg.measure)
-            h->cfg.measure(h->cfg.ctx, pos, quiz_test(q, pos));
-        else
-            rc = fv_fail(err, errlen, "no probe is configured: this hub cannot measure");
     }
     hub_state_changed(h);
     if (rc < 0) hub_status_update(h, err);
@@ -190,7 +189,7 @@ static void run_posted(struct hub *h, const struct hub_cmd *c) {
     case HUB_CMD_QUIT: atomic_store(&h->stop, 1); break;
     case HUB_CMD_MEASURED:
         hub_batch_quiesce(h);
-        if (room_measured(h->room, c->position, &c->result, err, sizeof err)) {
+        if (room_prober_result(h->room, c->rid, &c->result, err, sizeof err)) {
             hub_state_changed(h);
             hub_status_update(h, err);
         } else {

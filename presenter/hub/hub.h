@@ -89,10 +89,6 @@ struct hub_config {
                                         * refused and appear in no frame */
     int voter_rate;                    /* new voters/s per source address (burst HUB_VOTER_BURST);
                                         * 0: HUB_VOTER_RATE, -1: no cap */
-    /* Called on the lws thread when the quiz asks for a measurement of
-     * question `position` (test t, owned by the quiz, valid during the call).
-     * Must not block: hand it to a worker that calls hub_post(HUB_CMD_MEASURED). */
-    void (*measure)(void *ctx, int position, const struct deck_test *t);
     /* Called on the lws thread after every change (state, counts, errors);
      * must not block (copy what you need and signal your own thread). */
     void (*on_event)(void *ctx, const struct hub_status *st);
@@ -102,7 +98,9 @@ struct hub_config {
 struct hub;
 
 /* Creates the context and starts listening (the port is bound on return).
- * The hub uses room but does not own it. Returns NULL with err filled. */
+ * The hub uses room but does not own it; measurements go to the room's
+ * prober (room_set_prober; without one, measure and rerun are refused).
+ * Returns NULL with err filled. */
 struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen);
 /* Runs the service loop on the calling thread until hub_stop() or a QUIT
  * command; returns 0, or -1 if the loop failed. */

@@ -76,9 +76,9 @@ static void finish_locked(struct present_prober *p, struct ask *a, const struct 
     send_locked(p, a);
 }
 
-/* On the worker thread: the result of the oldest measure request. */
-static void deliver(void *ctx, int position, const struct probe_result *r) {
-    (void)position;
+/* On the worker thread: the result of the oldest ask (the worker answers in order). */
+static void deliver(void *ctx, uint64_t rid, const struct probe_result *r) {
+    (void)rid;
     struct present_prober *p = ctx;
     pthread_mutex_lock(&p->mu);
     if (p->fcount) {
@@ -99,7 +99,7 @@ struct present_prober *present_prober_new(const struct present_prober_config *cf
     }
     p->cfg = *cfg;
     pthread_mutex_init(&p->mu, NULL);
-    struct worker_config wc = {.opts = cfg->opts, .prefetch = 0, .deliver = deliver, .ctx = p};
+    struct worker_config wc = {.opts = cfg->opts, .deliver = deliver, .ctx = p};
     p->worker = worker_new(&wc, err, errlen);
     if (!p->worker) {
         pthread_mutex_destroy(&p->mu);
@@ -186,7 +186,7 @@ int present_prober_measure(struct present_prober *p, const struct present_frame 
         if (a) { /* an honest "unknown" now: the room is not left waiting */
             struct probe_result r;
             struct probe_spec spec = f->test >= 0 && f->test < d->ntests ? d->tests[f->test].spec : f->spec_seen;
-            worker_result_unknown(&spec, why, &r);
+            prober_result_unknown(&spec, why, &r);
             a->state = ASK_MEASURING;
             finish_locked(p, a, &r);
         }
@@ -194,10 +194,10 @@ int present_prober_measure(struct present_prober *p, const struct present_frame 
         return -1;
     }
     a->state = ASK_MEASURING;
-    /* A rerun too: this worker never prefetches, every request probes. */
-    if (worker_measure(p->worker, f->q, f->test, &d->tests[f->test].spec) < 0) {
+    /* A rerun too: every ask probes (what to ask, and when, is the hub's room's). */
+    if (worker_ask(p->worker, (uint64_t)f->rid, &d->tests[f->test].spec) < 0) {
         struct probe_result r;
-        worker_result_unknown(&d->tests[f->test].spec, "the probe worker's queue is full", &r);
+        prober_result_unknown(&d->tests[f->test].spec, "the probe worker's queue is full", &r);
         finish_locked(p, a, &r);
         snprintf(err, errlen, "measure %lld: the probe worker's queue is full", f->rid);
         pthread_mutex_unlock(&p->mu);
@@ -224,5 +224,6 @@ void present_prober_counts(struct present_prober *p, struct present_prober_count
     pthread_mutex_lock(&p->mu);
     *out = p->n;
     pthread_mutex_unlock(&p->mu);
-    worker_counts(p->worker, &out->runs, &out->prefetch_hits);
+    out->runs = worker_runs(p->worker);
+    out->prefetch_hits = 0; /* the hub's room prefetches, not the laptop */
 }

@@ -17,8 +17,8 @@ struct quiz_q {
 struct quiz {
     int n, cursor, ended;
     struct deck_test tests[DECK_TESTS_MAX];
-    int test_measured[DECK_TESTS_MAX];
-    struct probe_result test_result[DECK_TESTS_MAX]; /* last result per test */
+    struct probe_path test_path[DECK_TESTS_MAX]; /* the path of the test's last result: private until
+                                                  * revealed, like a truth (quiz_path) */
     struct quiz_q q[QUIZ_QUESTIONS_MAX];
 };
 
@@ -135,7 +135,7 @@ static void path_view(struct probe_path *p, enum db_qkind kind, unsigned allowed
 int quiz_path(const struct quiz *q, int pos, struct probe_path *out) {
     if (pos < 0 || pos >= q->n) return -1;
     const struct quiz_q *x = &q->q[pos];
-    const struct probe_path *p = &q->test_result[x->info.test_index].path;
+    const struct probe_path *p = &q->test_path[x->info.test_index];
     if (x->info.state != QUIZ_REVEALED || !x->has_truth || !p->v) return -1;
     *out = *p;
     int earlier_open;
@@ -185,8 +185,8 @@ void quiz_truth_from_probe(const struct probe_result *r, enum db_qkind kind, str
     snprintf(out->evidence, sizeof out->evidence, "%s", r->evidence);
 }
 
-static void apply_result(struct quiz *q, struct quiz_q *x) {
-    quiz_truth_from_probe(&q->test_result[x->info.test_index], x->info.kind, &x->truth);
+static void apply_result(struct quiz_q *x, const struct probe_result *r) {
+    quiz_truth_from_probe(r, x->info.kind, &x->truth);
     x->has_truth = 1;
     x->info.measuring = 0;
     if (x->info.state == QUIZ_CLOSED) x->info.state = QUIZ_MEASURED;
@@ -203,10 +203,6 @@ int quiz_measure(struct quiz *q, int rerun, char *err, size_t errlen) {
         return refuse(x, "measure", s == QUIZ_VOTING ? "close voting first" : NULL, err, errlen);
     }
     if (x->info.measuring) return fv_fail(err, errlen, "question %d is being measured already", x->info.position + 1);
-    if (!rerun && q->test_measured[x->info.test_index]) {
-        apply_result(q, x);
-        return QUIZ_MEASURE_DONE;
-    }
     x->info.measuring = 1;
     return QUIZ_MEASURE_PROBE;
 }
@@ -221,10 +217,8 @@ int quiz_measured(struct quiz *q, int pos, const struct probe_result *r, char *e
         return fv_fail(err, errlen, "measurement for question %d arrived but it is %s and none was asked for",
                        pos + 1, quiz_state_name(s));
     }
-    int t = x->info.test_index;
-    q->test_result[t] = *r;
-    q->test_measured[t] = 1;
-    apply_result(q, x);
+    q->test_path[x->info.test_index] = r->path;
+    apply_result(x, r);
     return 0;
 }
 
@@ -336,7 +330,7 @@ int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, co
 
 int quiz_restore_path(struct quiz *q, int pos, const struct probe_path *p) {
     if (pos < 0 || pos >= q->n) return -1;
-    q->test_result[q->q[pos].info.test_index].path = *p;
+    q->test_path[q->q[pos].info.test_index] = *p;
     return 0;
 }
 

@@ -98,17 +98,17 @@ enum score_truth quiz_score_truth(const struct quiz_truth *t);
 int quiz_open(struct quiz *q, char *err, size_t errlen);    /* pending -> voting */
 int quiz_close(struct quiz *q, char *err, size_t errlen);   /* voting -> closed */
 
-enum quiz_measure { QUIZ_MEASURE_PROBE = 1, QUIZ_MEASURE_DONE = 2 };
+enum quiz_measure { QUIZ_MEASURE_PROBE = 1 };
 /* Asks for the truth of the current question (state closed; or measured /
  * revealed when rerun is set: measure again, e.g. after the PMTU cache
- * changed). Returns QUIZ_MEASURE_DONE when this session already measured the
- * question's test and rerun is not set (the result is applied at once, state
- * measured), QUIZ_MEASURE_PROBE when the caller must run the probe and call
- * quiz_measured() with the result, or -1 (refused). */
+ * changed). Returns QUIZ_MEASURE_PROBE (the question is "measuring" until
+ * quiz_measured() brings its result), or -1 (refused). The quiz keeps no
+ * probe results: whether one is already known for the test (measured for
+ * another question, or prefetched) is the room's business (room.h). */
 int quiz_measure(struct quiz *q, int rerun, char *err, size_t errlen);
-/* The probe result for question pos arrived: stores it for the test (the
- * other questions of that test reuse it) and moves pos closed -> measured
- * (a revealed question stays revealed with the new truth). */
+/* The probe result for question pos arrived: its truth for pos, which moves
+ * closed -> measured (a revealed question stays revealed with the new
+ * truth). Refused unless pos is measuring. */
 int quiz_measured(struct quiz *q, int pos, const struct probe_result *r, char *err, size_t errlen);
 /* measured -> revealed; may skip the rest of the test (see above). */
 int quiz_reveal(struct quiz *q, char *err, size_t errlen);

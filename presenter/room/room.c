@@ -14,6 +14,7 @@
 #include "fv_names.h"
 #include "path_json.h"
 #include "probe_json.h"
+#include "prober.h"
 
 struct room_voter {
     int64_t id;                 /* voters.id */
@@ -23,6 +24,24 @@ struct room_voter {
 };
 
 struct pending_vote { int voter, pos, yes; };
+
+/* An ask handed to the prober and not answered yet. A superseded one (a
+ * rerun asked again before it came back) is no longer listed as pending;
+ * its answer is taken and dropped. */
+struct room_ask {
+    uint64_t rid;
+    int test_index, position, rerun, superseded;
+    struct probe_spec spec;
+};
+
+/* Per deck test: the one cache of probe results (prober.h). */
+struct room_test_probe {
+    int have;                      /* res is the test's latest result (held after a prefetch, or used) */
+    struct probe_result res;
+    uint64_t rid;                  /* the ask in flight whose answer counts; 0 none */
+    int waiting[3], nwaiting;      /* questions of the test measuring, waiting for that answer */
+    int prefetched;                /* the ask in flight or the result held is a prefetch no measure used yet */
+};
 
 struct room {
     struct db *db;
@@ -35,8 +54,14 @@ struct room {
     int64_t qid[QUIZ_QUESTIONS_MAX];
     enum quiz_state saved_state[QUIZ_QUESTIONS_MAX]; /* as last written to the db */
     int saved_cursor;
-    int test_has_result[DECK_TESTS_MAX];
-    struct probe_result test_result[DECK_TESTS_MAX];
+    /* measurements */
+    struct prober prober;
+    int has_prober, no_prefetch;
+    uint64_t last_rid;
+    struct room_ask asks[ROOM_ASKS_MAX];
+    int nasks;
+    unsigned long measure_asks, prefetch_hits;
+    struct room_test_probe tp[DECK_TESTS_MAX];
     /* voters */
     struct room_voter *voters;
     int nvoters, capvoters;
@@ -484,6 +509,163 @@ static int store_measurement(struct room *r, int pos, const struct probe_result 
     return id < 0 ? -1 : 0;
 }
 
+/* ---- measurements: the prober seam (prober.h) ---- */
+
+static void prefetch(struct room *r);
+
+void room_set_prober(struct room *r, const struct prober *p) {
+    r->has_prober = p && p->ask;
+    if (r->has_prober) r->prober = *p;
+    prefetch(r);
+}
+
+void room_set_prefetch(struct room *r, int on) { r->no_prefetch = !on; }
+int room_has_prober(const struct room *r) { return r->has_prober; }
+void room_measure_counts(const struct room *r, unsigned long *measures, unsigned long *prefetch_hits) {
+    *measures = r->measure_asks;
+    *prefetch_hits = r->prefetch_hits;
+}
+
+static int find_ask(const struct room *r, uint64_t rid) {
+    for (int i = 0; i < r->nasks; i++)
+        if (r->asks[i].rid == rid) return i;
+    return -1;
+}
+
+static void drop_ask(struct room *r, int i) {
+    memmove(&r->asks[i], &r->asks[i + 1], sizeof r->asks[0] * (size_t)(r->nasks - i - 1));
+    r->nasks--;
+}
+
+/* A new ask for the test of question pos; waiting is pos for a measure, -1
+ * for a prefetch. Questions already waiting for an earlier ask of the test
+ * (superseded by a rerun) wait for this one. 0 asked, -1 refused (too many
+ * asks in flight, or the prober said no). */
+static int ask(struct room *r, int pos, int waiting, int rerun) {
+    struct quiz_qinfo qi;
+    quiz_get(r->quiz, pos, &qi);
+    struct room_test_probe *tp = &r->tp[qi.test_index];
+    if (r->nasks == ROOM_ASKS_MAX) { /* make room by forgetting the oldest superseded ask */
+        int i = 0;
+        while (i < r->nasks && !r->asks[i].superseded) i++;
+        if (i == r->nasks) return -1;
+        drop_ask(r, i);
+    }
+    struct room_ask *a = &r->asks[r->nasks];
+    *a = (struct room_ask){.rid = ++r->last_rid, .test_index = qi.test_index, .position = waiting, .rerun = rerun,
+                           .spec = quiz_test(r->quiz, pos)->spec};
+    if (r->has_prober) {
+        struct prober_ask pa = {a->rid, a->test_index, a->position, &a->spec, a->rerun};
+        if (r->prober.ask(r->prober.ctx, &pa) < 0) return -1;
+    }
+    r->nasks++;
+    int old = tp->rid ? find_ask(r, tp->rid) : -1;
+    if (old >= 0) r->asks[old].superseded = 1;
+    tp->rid = a->rid;
+    tp->prefetched = waiting < 0;
+    if (waiting >= 0 && tp->nwaiting < 3) tp->waiting[tp->nwaiting++] = waiting;
+    return 0;
+}
+
+/* Voting opened on the current question: measure its test meanwhile, unless
+ * it has a result or an ask already. The answer is held by the room. */
+static void prefetch(struct room *r) {
+    if (!r->has_prober || r->no_prefetch || quiz_ended(r->quiz)) return;
+    struct quiz_qinfo qi;
+    quiz_get(r->quiz, quiz_cursor(r->quiz), &qi);
+    struct room_test_probe *tp = &r->tp[qi.test_index];
+    if (qi.state == QUIZ_VOTING && !tp->have && !tp->rid) ask(r, qi.position, -1, 0); /* refused: not prefetched */
+}
+
+/* The test's result for question pos: its truth in the quiz, stored as a measurement. */
+static int apply_result(struct room *r, int pos, const struct probe_result *res, char *err, size_t errlen) {
+    if (quiz_measured(r->quiz, pos, res, err, errlen)) return -1;
+    int rc = store_measurement(r, pos, res, err, errlen);
+    if (persist(r, err, errlen)) rc = -1;
+    return rc;
+}
+
+/* The answer to the test's ask in flight: held, and given to every question waiting for it. */
+static int take_result(struct room *r, struct room_test_probe *tp, const struct probe_result *res, char *err,
+                       size_t errlen) {
+    tp->res = *res;
+    tp->have = 1;
+    tp->rid = 0;
+    int rc = 0, n = tp->nwaiting;
+    tp->nwaiting = 0;
+    for (int i = 0; i < n; i++) {
+        char e2[256];
+        if (apply_result(r, tp->waiting[i], &tp->res, e2, sizeof e2) && !rc) rc = fv_fail(err, errlen, "%s", e2);
+    }
+    return rc;
+}
+
+/* ROOM_MEASURE / ROOM_RERUN: a held result at once (0), else the answer of
+ * an ask (QUIZ_MEASURE_PROBE). */
+static int measure(struct room *r, int rerun, char *err, size_t errlen) {
+    if (quiz_measure(r->quiz, rerun, err, errlen) < 0) return -1;
+    r->measure_asks++;
+    int pos = quiz_cursor(r->quiz);
+    struct quiz_qinfo qi;
+    quiz_get(r->quiz, pos, &qi);
+    struct room_test_probe *tp = &r->tp[qi.test_index];
+    if (!rerun && tp->prefetched && (tp->rid || tp->have)) r->prefetch_hits++;
+    if (!rerun) tp->prefetched = 0;
+    if (!rerun && tp->rid) { /* a prefetch (or another question's ask) is on its way */
+        if (tp->nwaiting < 3) tp->waiting[tp->nwaiting++] = pos;
+        return QUIZ_MEASURE_PROBE;
+    }
+    if (!rerun && tp->have) return apply_result(r, pos, &tp->res, err, errlen) ? -1 : 0;
+    if (ask(r, pos, pos, rerun) == 0) return QUIZ_MEASURE_PROBE;
+    /* Nobody will answer: an honest "unknown" now. */
+    struct probe_result u;
+    prober_result_unknown(&quiz_test(r->quiz, pos)->spec,
+                          r->nasks == ROOM_ASKS_MAX ? "too many measurements in flight" : "the prober refused it", &u);
+    if (tp->nwaiting < 3) tp->waiting[tp->nwaiting++] = pos;
+    tp->rid = 0;
+    return take_result(r, tp, &u, err, errlen) ? -1 : 0;
+}
+
+int room_prober_result(struct room *r, uint64_t rid, const struct probe_result *res, char *err, size_t errlen) {
+    int i = find_ask(r, rid);
+    if (i < 0)
+        return fv_fail(err, errlen, rid && rid <= r->last_rid ? "measurement %llu was answered already"
+                                                              : "no measurement %llu was asked for",
+                       (unsigned long long)rid);
+    struct room_ask a = r->asks[i];
+    if (!prober_result_matches(&a.spec, res))
+        return fv_fail(err, errlen, "the result for measurement %llu is of another test (%s %s %d bytes, not %s %s %d)",
+                       (unsigned long long)rid, probe_proto_name(res->spec.proto), probe_mode_name(res->spec.mode),
+                       res->spec.size, probe_proto_name(a.spec.proto), probe_mode_name(a.spec.mode), a.spec.size);
+    drop_ask(r, i);
+    struct room_test_probe *tp = &r->tp[a.test_index];
+    if (a.superseded || tp->rid != rid) return 0; /* a rerun asked again: this answer no longer counts */
+    return take_result(r, tp, res, err, errlen);
+}
+
+int room_prober_pending(const struct room *r, struct prober_ask *out, int max) {
+    int n = 0;
+    for (int i = 0; i < r->nasks && n < max; i++) {
+        const struct room_ask *a = &r->asks[i];
+        if (!a->superseded) out[n++] = (struct prober_ask){a->rid, a->test_index, a->position, &a->spec, a->rerun};
+    }
+    return n;
+}
+
+int room_measured(struct room *r, int pos, const struct probe_result *res, char *err, size_t errlen) {
+    struct quiz_qinfo qi;
+    if (quiz_get(r->quiz, pos, &qi)) return fv_fail(err, errlen, "measurement for unknown question %d", pos + 1);
+    struct room_test_probe *tp = &r->tp[qi.test_index];
+    int waits = 0;
+    for (int i = 0; i < tp->nwaiting; i++) waits |= tp->waiting[i] == pos;
+    int ai = tp->rid ? find_ask(r, tp->rid) : -1;
+    if (!waits || ai < 0)
+        return fv_fail(err, errlen, "measurement for question %d arrived but it is %s and none was asked for", pos + 1,
+                       quiz_state_name(qi.state));
+    drop_ask(r, ai);
+    return take_result(r, tp, res, err, errlen);
+}
+
 /* ROOM_REVOTE: the store first (one transaction), then the quiz and the
  * voters' votes in memory. */
 static int revote(struct room *r, char *err, size_t errlen) {
@@ -500,11 +682,14 @@ int room_act(struct room *r, enum room_action a, char *err, size_t errlen) {
     struct quiz *q = r->quiz;
     int rc;
     switch (a) {
-    case ROOM_REVOTE: return revote(r, err, errlen);
+    case ROOM_REVOTE:
+        if (revote(r, err, errlen)) return -1;
+        prefetch(r);
+        return 0;
     case ROOM_OPEN: rc = quiz_open(q, err, errlen); break;
     case ROOM_CLOSE: rc = quiz_close(q, err, errlen); break;
     case ROOM_MEASURE:
-    case ROOM_RERUN: rc = quiz_measure(q, a == ROOM_RERUN, err, errlen); break;
+    case ROOM_RERUN: rc = measure(r, a == ROOM_RERUN, err, errlen); break;
     case ROOM_REVEAL: rc = quiz_reveal(q, err, errlen); break;
     case ROOM_NEXT: rc = quiz_next(q, err, errlen); break;
     case ROOM_BACK: rc = quiz_back(q, err, errlen); break;
@@ -512,27 +697,9 @@ int room_act(struct room *r, enum room_action a, char *err, size_t errlen) {
     default: return fv_fail(err, errlen, "unknown action %d", (int)a);
     }
     if (rc < 0) return -1;
-    if (rc == QUIZ_MEASURE_DONE) {
-        int pos = quiz_cursor(q);
-        struct quiz_qinfo qi;
-        quiz_get(q, pos, &qi);
-        int t = qi.test_index;
-        if (r->test_has_result[t] && store_measurement(r, pos, &r->test_result[t], err, errlen)) return -1;
-        rc = 0;
-    }
+    if (a == ROOM_OPEN || a == ROOM_REVOTE) prefetch(r);
     if (persist(r, err, errlen)) return -1;
     if ((a == ROOM_NEXT || a == ROOM_SKIP) && quiz_ended(q) && room_end(r, err, errlen)) return -1;
-    return rc;
-}
-
-int room_measured(struct room *r, int pos, const struct probe_result *res, char *err, size_t errlen) {
-    if (quiz_measured(r->quiz, pos, res, err, errlen)) return -1;
-    struct quiz_qinfo qi;
-    quiz_get(r->quiz, pos, &qi);
-    r->test_result[qi.test_index] = *res;
-    r->test_has_result[qi.test_index] = 1;
-    int rc = store_measurement(r, pos, res, err, errlen);
-    if (persist(r, err, errlen)) rc = -1;
     return rc;
 }
 
@@ -734,7 +901,8 @@ int room_deck_adopt(struct room *r, const struct deck *d, int *adopted, char *er
         r->saved_state[p] = QUIZ_PENDING;
     }
     r->saved_cursor = 0;
-    memset(r->test_has_result, 0, sizeof r->test_has_result);
+    memset(r->tp, 0, sizeof r->tp); /* nothing asked yet (nothing has happened), but never keep a stale result */
+    r->nasks = 0;
     snprintf(r->title, sizeof r->title, "%s", d->title);
     *adopted = 1;
     return 0;

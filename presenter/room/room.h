@@ -16,6 +16,7 @@
 
 #include "db.h"
 #include "deck.h"
+#include "prober.h"
 #include "quiz.h"
 
 #define ROOM_CODE_LEN 6            /* room code: this many characters of ROOM_CODE_ALPHABET */
@@ -25,6 +26,7 @@
 #define ROOM_TOKEN_HEX 32          /* both as 32 lower-case hex digits (docs/PROTOCOL.md, Identity) */
 #define ROOM_TOKEN_KEY_BYTES 32    /* the room's token key (random, stored with the session) */
 #define ROOM_VOTERS_MAX 200000     /* voters remembered per session */
+#define ROOM_ASKS_MAX 64           /* measurements asked of the prober and not answered yet */
 
 struct room_info {
     const char *title;             /* NULL: the deck's title */
@@ -61,10 +63,41 @@ int room_action_parse(const char *name, enum room_action *out);
  * moves its votes to the first round (db_question_revote) before the quiz
  * changes, so a failed write changes nothing; every voter's vote on it is
  * cleared for the final round.
- * Returns 0 done, QUIZ_MEASURE_PROBE (measure/rerun: run the probe for
- * quiz_cursor() and call room_measured), or -1 with err. */
+ * ROOM_MEASURE uses the test's result the room holds (measured for another
+ * question, or prefetched while voting) at once, waits for an ask of the
+ * test in flight, or asks the prober; ROOM_RERUN always asks afresh.
+ * Returns 0 done, QUIZ_MEASURE_PROBE (measure/rerun: the answer to an ask
+ * will bring the truth, room_prober_result), or -1 with err. */
 int room_act(struct room *r, enum room_action a, char *err, size_t errlen);
-/* A probe result for question pos: stored as a measurement, applied to the quiz. */
+
+/* ---- measurements: the prober seam (prober.h) ----
+ * The room keeps the one cache of probe results, per deck test, in memory:
+ * a prefetched result is never shown to anyone; once applied to a question
+ * it is stored as a measurement and shown at the reveal (quiz_truth). */
+/* p is copied; NULL: none (asks still wait in room_prober_pending). If
+ * voting is open on the current question, its prefetch is asked now. */
+void room_set_prober(struct room *r, const struct prober *p);
+int room_has_prober(const struct room *r);
+/* 1 (default): when voting opens (open, re-vote) on a test with no result
+ * and no ask in flight, ask for it then (position -1). Needs a prober. */
+void room_set_prefetch(struct room *r, int on);
+/* A result for ask rid: 0 accepted -- given to the questions waiting for it
+ * (stored as measurements), or held until measure (a prefetch), or dropped
+ * (a rerun asked again meanwhile); -1 with err: refused (rid never asked,
+ * answered already, or res is of another test: protocol, mode or size
+ * differ), nothing stored; or accepted but a waiting question could not take
+ * it (skipped meanwhile, database error). */
+int room_prober_result(struct room *r, uint64_t rid, const struct probe_result *res, char *err, size_t errlen);
+/* Asks not answered yet (superseded ones left out), oldest first: up to max
+ * into out (spec pointers valid until the next call that changes the room);
+ * returns how many. A prober that lost them (a reconnect) asks them again. */
+int room_prober_pending(const struct room *r, struct prober_ask *out, int max);
+/* Measure and rerun actions taken so far (the console sees that one was),
+ * and how many measures a prefetch answered (or was answering). */
+void room_measure_counts(const struct room *r, unsigned long *measures, unsigned long *prefetch_hits);
+/* For a caller that runs the probe itself (tools, tests; no prober): the
+ * result of the ask question pos waits for, as room_prober_result (no test
+ * check). */
 int room_measured(struct room *r, int pos, const struct probe_result *res, char *err, size_t errlen);
 int room_end(struct room *r, char *err, size_t errlen); /* stamps the session's end */
 

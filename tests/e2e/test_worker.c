@@ -1,8 +1,8 @@
-/* The probe worker on the real lab (root): a prefetch answers the measure
- * that follows it with a single probe run; a test already measured is never
- * prefetched again; a second measure (rerun) probes again; a test that cannot
- * run is delivered as "unknown" with the reason; results carry the position
- * they were asked for. */
+/* The probe worker on the real lab (root): asks run in order and each
+ * result comes back with its request id; a test that cannot run is delivered
+ * as "unknown" with the reason; behind a room (its prober), the prefetch
+ * asked when voting opens answers the measure that follows with a single
+ * probe run, and a rerun probes again. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "room.h"
 #include "worker.h"
 
 static struct probe_lab lab;
@@ -19,16 +20,16 @@ static int lab_built;
 struct inbox {
     pthread_mutex_t mu;
     int n;
-    int position[16];
+    uint64_t rid[16];
     struct probe_result r[16];
 };
 static struct inbox box = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-static void deliver(void *ctx, int position, const struct probe_result *r) {
+static void deliver(void *ctx, uint64_t rid, const struct probe_result *r) {
     struct inbox *b = ctx;
     pthread_mutex_lock(&b->mu);
     if (b->n < 16) {
-        b->position[b->n] = position;
+        b->rid[b->n] = rid;
         b->r[b->n] = *r;
         b->n++;
     }
@@ -49,7 +50,7 @@ static int wait_box(int n, int timeout_ms) {
 static struct worker *start(void) {
     char err[256];
     struct worker_config cfg = {.opts = {.observer = PROBE_OBS_AUTO, .lab = &lab, .flush_pmtu = 1},
-                                .prefetch = 1, .deliver = deliver, .ctx = &box};
+                                .deliver = deliver, .ctx = &box};
     box.n = 0;
     struct worker *w = worker_new(&cfg, err, sizeof err);
     if (!w) fprintf(stderr, "%s\n", err);
@@ -65,52 +66,23 @@ static struct probe_spec spec(enum probe_proto p, enum probe_mode m, int size) {
     return s;
 }
 
-static void test_prefetch_answers_the_measure_with_one_run(void) {
+static void test_asks_run_in_order_each_with_its_rid(void) {
     struct worker *w = start();
     REQUIRE(w);
-    struct probe_spec s = spec(PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    CHECK(worker_prefetch(w, 3, &s) == 0);
-    CHECK(worker_prefetch(w, 3, &s) == 0); /* a second prefetch of the same test is ignored */
-    usleep(300000);
-    CHECK_INT(box.n, 0); /* a prefetch alone is never delivered */
-    CHECK(worker_measure(w, 7, 3, &s) == 0);
-    REQUIRE(wait_box(1, 10000) == 0);
-    unsigned long runs, hits;
-    worker_counts(w, &runs, &hits);
-    CHECK_INT(runs, 1);
-    CHECK_INT(hits, 1);
-    CHECK_INT(worker_requests(w), 1);
-    CHECK_INT(box.position[0], 7);
+    struct probe_spec a = spec(PROBE_UDP4, PROBE_MODE_DONT, 1400), b = spec(PROBE_UDP6, PROBE_MODE_DO, 2000);
+    CHECK(worker_ask(w, 5, &a) == 0);
+    struct prober_ask pa = {.rid = 6, .test_index = 1, .position = -1, .spec = &b};
+    CHECK(worker_prober_ask(w, &pa) == 0);
+    REQUIRE(wait_box(2, 20000) == 0);
+    CHECK_INT(worker_runs(w), 2);
+    CHECK_INT(box.rid[0], 5);
     CHECK_INT(box.r[0].spec.size, 1400);
     /* DONT on the 1500/1280/1500 lab: sent whole with DF=0, r1 fragments. */
     CHECK_INT(box.r[0].sent.answer, PROBE_ANS_YES);
     CHECK_INT(box.r[0].df.answer, PROBE_ANS_NO);
-    /* Measured: a later prefetch of that test sends nothing. */
-    CHECK(worker_prefetch(w, 3, &s) == 0);
-    usleep(300000);
-    worker_counts(w, &runs, &hits);
-    CHECK_INT(runs, 1);
-    /* A rerun measures again. */
-    CHECK(worker_measure(w, 7, 3, &s) == 0);
-    REQUIRE(wait_box(2, 10000) == 0);
-    worker_counts(w, &runs, &hits);
-    CHECK_INT(runs, 2);
-    CHECK_INT(hits, 1);
-    worker_free(w);
-}
-
-static void test_measure_without_prefetch_runs_now(void) {
-    struct worker *w = start();
-    REQUIRE(w);
-    struct probe_spec s = spec(PROBE_UDP6, PROBE_MODE_DO, 2000);
-    CHECK(worker_measure(w, 0, 0, &s) == 0);
-    REQUIRE(wait_box(1, 10000) == 0);
-    unsigned long runs, hits;
-    worker_counts(w, &runs, &hits);
-    CHECK_INT(runs, 1);
-    CHECK_INT(hits, 0);
+    CHECK_INT(box.rid[1], 6);
     /* IPV6_PMTUDISC_DO above the device MTU: EMSGSIZE, not sent. */
-    CHECK_INT(box.r[0].sent.answer, PROBE_ANS_NO);
+    CHECK_INT(box.r[1].sent.answer, PROBE_ANS_NO);
     worker_free(w);
 }
 
@@ -118,15 +90,74 @@ static void test_a_test_that_cannot_run_is_unknown_with_the_reason(void) {
     struct worker *w = start();
     REQUIRE(w);
     struct probe_spec s = spec(PROBE_UDP4, PROBE_MODE_DEFAULT, 20); /* below any IP packet */
-    CHECK(worker_measure(w, 4, 1, &s) == 0);
+    CHECK(worker_ask(w, 4, &s) == 0);
     REQUIRE(wait_box(1, 10000) == 0);
-    CHECK_INT(box.position[0], 4);
+    CHECK_INT(box.rid[0], 4);
     CHECK_INT(box.r[0].sent.answer, PROBE_ANS_UNKNOWN);
     CHECK_INT(box.r[0].df.answer, PROBE_ANS_UNKNOWN);
     CHECK_INT(box.r[0].fragmented.answer, PROBE_ANS_UNKNOWN);
     CHECK_CONTAINS(box.r[0].evidence, "not measured: ");
     printf("evidence: %s\n", box.r[0].evidence);
     worker_free(w);
+}
+
+/* Hands the room every result delivered so far (the hub's loop does this
+ * with HUB_CMD_MEASURED). */
+static void hand_over(struct room *r, int *taken) {
+    char err[256];
+    pthread_mutex_lock(&box.mu);
+    for (; *taken < box.n; (*taken)++)
+        CHECK(room_prober_result(r, box.rid[*taken], &box.r[*taken], err, sizeof err) == 0);
+    pthread_mutex_unlock(&box.mu);
+}
+
+static void test_behind_a_room_a_prefetch_answers_the_measure_with_one_run(void) {
+    char err[256], path[256];
+    snprintf(path, sizeof path, "%s/worker.db", check_tmpdir());
+    static struct deck d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.title, sizeof d.title, "worker deck");
+    d.ntests = 1;
+    d.tests[0].spec = spec(PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    d.tests[0].ask[DB_Q_SENT] = d.tests[0].ask[DB_Q_DF] = 1;
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &d, NULL, err, sizeof err);
+    REQUIRE(r);
+    struct worker *w = start();
+    REQUIRE(w);
+    room_set_prober(r, &(struct prober){worker_prober_ask, w});
+    int taken = 0;
+    CHECK_INT(room_act(r, ROOM_OPEN, err, sizeof err), 0); /* voting opens: the prefetch is asked */
+    REQUIRE(wait_box(1, 10000) == 0);
+    hand_over(r, &taken);
+    CHECK_INT(room_act(r, ROOM_CLOSE, err, sizeof err), 0);
+    CHECK_INT(room_act(r, ROOM_MEASURE, err, sizeof err), 0); /* answered at once by the held result */
+    struct quiz_qinfo qi;
+    quiz_get(room_quiz(r), 0, &qi);
+    CHECK_INT(qi.state, QUIZ_MEASURED);
+    CHECK_INT(worker_runs(w), 1);
+    unsigned long measures, hits;
+    room_measure_counts(r, &measures, &hits);
+    CHECK_INT(hits, 1);
+    CHECK_INT(room_act(r, ROOM_REVEAL, err, sizeof err), 0);
+    CHECK_INT(room_act(r, ROOM_NEXT, err, sizeof err), 0);
+    /* The test's second question: no prefetch (measured already), no probe. */
+    CHECK_INT(room_act(r, ROOM_OPEN, err, sizeof err), 0);
+    CHECK_INT(room_act(r, ROOM_CLOSE, err, sizeof err), 0);
+    CHECK_INT(room_act(r, ROOM_MEASURE, err, sizeof err), 0);
+    usleep(300000);
+    CHECK_INT(worker_runs(w), 1);
+    /* A rerun measures again. */
+    CHECK_INT(room_act(r, ROOM_RERUN, err, sizeof err), QUIZ_MEASURE_PROBE);
+    REQUIRE(wait_box(2, 10000) == 0);
+    hand_over(r, &taken);
+    CHECK_INT(worker_runs(w), 2);
+    quiz_get(room_quiz(r), 1, &qi);
+    CHECK_INT(qi.measuring, 0);
+    worker_free(w);
+    room_free(r);
+    db_close(db);
 }
 
 static void down(void) {
@@ -149,9 +180,9 @@ int main(void) {
     }
     lab_built = 1;
     atexit(down);
-    RUN(test_prefetch_answers_the_measure_with_one_run);
-    RUN(test_measure_without_prefetch_runs_now);
+    RUN(test_asks_run_in_order_each_with_its_rid);
     RUN(test_a_test_that_cannot_run_is_unknown_with_the_reason);
+    RUN(test_behind_a_room_a_prefetch_answers_the_measure_with_one_run);
     down();
     return check_summary();
 }

@@ -37,7 +37,8 @@ struct fx {
     struct hubfix fx;              /* db, room, hub, its thread, port */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int measure_asked;        /* position asked for, -1 none */
+    uint64_t measure_asked;   /* rid asked for, 0 none */
+    struct probe_spec asked_spec;
 };
 
 static struct fx F;
@@ -47,13 +48,14 @@ static int conn_max;    /* 0: default cap */
 static int big_deck;
 static const char *tls_cert, *tls_key; /* set: serve HTTPS/WSS */    /* 1: the largest deck allowed (DECK_TESTS_MAX tests x 3 questions) */
 
-static void measure_hook(void *ctx, int position, const struct deck_test *t) {
+static int measure_hook(void *ctx, const struct prober_ask *a) {
     struct fx *f = ctx;
-    (void)t;
     pthread_mutex_lock(&f->mu);
-    f->measure_asked = position;
+    f->measure_asked = a->rid;
+    f->asked_spec = *a->spec;
     pthread_cond_signal(&f->cv);
     pthread_mutex_unlock(&f->mu);
+    return 0;
 }
 
 static void make_deck(struct deck *d) {
@@ -71,7 +73,6 @@ static int start(int live_split, int64_t resume_session) {
     memset(&F, 0, sizeof F);
     pthread_mutex_init(&F.mu, NULL);
     pthread_cond_init(&F.cv, NULL);
-    F.measure_asked = -1;
     snprintf(F.dbpath, sizeof F.dbpath, "%s/hub%d.db", check_tmpdir(), resume_session ? db_counter : ++db_counter);
     make_deck(&F.deck);
     if (big_deck) {
@@ -83,11 +84,12 @@ static int start(int live_split, int64_t resume_session) {
     }
     int libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV");
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET,
-                             .live_split = live_split, .measure = measure_hook, .ctx = &F,
+                             .live_split = live_split,
                              .public_url = "http://192.0.2.10:8080/", .use_poll = !libev,
                              .ping_s = keepalive_s, .idle_s = 2 * keepalive_s, .conn_max = conn_max,
                              .tls_cert = tls_cert, .tls_key = tls_key};
-    if (hubfix_start(&F.fx, F.dbpath, &F.deck, "TEST42", resume_session, &cfg, err, sizeof err))
+    if (hubfix_start_probed(&F.fx, F.dbpath, &F.deck, "TEST42", resume_session, &cfg,
+                            &(struct prober){measure_hook, &F}, err, sizeof err))
         return fprintf(stderr, "%s\n", err), -1;
     if (hub_event_loop_is_libev(F.fx.hub) != libev) return fprintf(stderr, "the hub runs the wrong event loop\n"), -1;
     return 0;
@@ -143,13 +145,14 @@ static int answer_measurement(struct probe_result r) {
     clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_sec += 3;
     pthread_mutex_lock(&F.mu);
-    while (F.measure_asked < 0)
+    while (!F.measure_asked)
         if (pthread_cond_timedwait(&F.cv, &F.mu, &ts) == ETIMEDOUT) break;
-    int pos = F.measure_asked;
-    F.measure_asked = -1;
+    uint64_t rid = F.measure_asked;
+    F.measure_asked = 0;
+    r.spec = F.asked_spec;
     pthread_mutex_unlock(&F.mu);
-    if (pos < 0) return -1;
-    struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .position = pos, .result = r};
+    if (!rid) return -1;
+    struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .rid = rid, .result = r};
     return hub_post(F.fx.hub, &c);
 }
 

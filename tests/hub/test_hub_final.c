@@ -27,9 +27,10 @@ static int start(void) {
     D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
     D.tests[0].ask[DB_Q_DF] = D.tests[0].ask[DB_Q_FRAGMENTED] = 1;
     snprintf(path, sizeof path, "%s/final.db", check_tmpdir());
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .measure = hubfix_measure_yes_yes_no, .ctx = &F,
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET,
                              .use_poll = 1};
-    if (hubfix_start(&F, path, &D, "FINAL2", 0, &cfg, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;
+    if (hubfix_start_probed(&F, path, &D, "FINAL2", 0, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,
+                            sizeof err)) return fprintf(stderr, "%s\n", err), -1;
     return 0;
 }
 

@@ -68,8 +68,9 @@ static int start(int leaderboard) {
     D.tests[0].ask[DB_Q_DF] = D.tests[0].ask[DB_Q_FRAGMENTED] = 1; /* truths: yes, no */
     snprintf(path, sizeof path, "%s/board-%d.db", check_tmpdir(), ++files);
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1,
-                             .measure = hubfix_measure_yes_yes_no, .ctx = &F, .leaderboard = leaderboard};
-    if (hubfix_start(&F, path, &D, "BOARDS", 0, &cfg, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;
+                             .leaderboard = leaderboard};
+    if (hubfix_start_probed(&F, path, &D, "BOARDS", 0, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,
+                            sizeof err)) return fprintf(stderr, "%s\n", err), -1;
     return 0;
 }
 

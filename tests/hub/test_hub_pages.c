@@ -21,16 +21,19 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int asked = -1, done;
+static uint64_t asked;
+static struct probe_spec asked_spec;
+static int done;
 static struct hub *hub;
 
-static void measure_hook(void *ctx, int position, const struct deck_test *t) {
+static int measure_hook(void *ctx, const struct prober_ask *a) {
     (void)ctx;
-    (void)t;
     pthread_mutex_lock(&mu);
-    asked = position;
+    asked = a->rid;
+    asked_spec = *a->spec;
     pthread_cond_signal(&cv);
     pthread_mutex_unlock(&mu);
+    return 0;
 }
 
 /* serve's probe worker, in miniature: answers every measurement asked. */
@@ -38,12 +41,13 @@ static void *worker(void *arg) {
     (void)arg;
     pthread_mutex_lock(&mu);
     while (!done) {
-        if (asked < 0) {
+        if (!asked) {
             pthread_cond_wait(&cv, &mu);
             continue;
         }
-        struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .position = asked};
-        asked = -1;
+        struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .rid = asked};
+        c.result.spec = asked_spec;
+        asked = 0;
         c.result.sent.answer = PROBE_ANS_YES;
         c.result.df.answer = PROBE_ANS_NO;
         c.result.fragmented.answer = PROBE_ANS_YES;
@@ -104,10 +108,11 @@ static void test_pages_in_node_against_the_hub(void) {
     struct room *room = room_create(db, &d, &(struct room_info){.code = "TEST42"}, err, sizeof err);
     REQUIRE(room);
     /* with the nickname leaderboard on: pages_sim checks its phone field and final list */
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = SECRET, .measure = measure_hook,
-                             .leaderboard = 1};
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = SECRET, .leaderboard = 1};
     hub = hub_new(&cfg, room, err, sizeof err);
     REQUIRE(hub);
+    room_set_prefetch(room, 0);
+    room_set_prober(room, &(struct prober){measure_hook, NULL});
     pthread_t t_hub, t_worker;
     pthread_create(&t_hub, NULL, run, hub);
     pthread_create(&t_worker, NULL, worker, NULL);

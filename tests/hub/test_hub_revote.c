@@ -36,9 +36,10 @@ static int start(int64_t resume) {
     D.tests[0].ask[DB_Q_DF] = D.tests[0].ask[DB_Q_FRAGMENTED] = 1;
     static int files;
     if (!resume) snprintf(dbpath, sizeof dbpath, "%s/revote-%d.db", check_tmpdir(), ++files); /* session 1 in each */
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .measure = hubfix_measure_yes_yes_no, .ctx = &F,
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET,
                              .use_poll = 1};
-    if (hubfix_start(&F, dbpath, &D, "REVOTE", resume, &cfg, err, sizeof err))
+    if (hubfix_start_probed(&F, dbpath, &D, "REVOTE", resume, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,
+                            sizeof err))
         return fprintf(stderr, "%s\n", err), -1;
     return 0;
 }

@@ -21,6 +21,12 @@ static void *hub_thread(void *arg) {
 
 int hubfix_start(struct hubfix *f, const char *dbpath, const struct deck *deck, const char *code, int64_t resume,
                  const struct hub_config *cfg, char *err, size_t errlen) {
+    return hubfix_start_probed(f, dbpath, deck, code, resume, cfg, NULL, err, errlen);
+}
+
+int hubfix_start_probed(struct hubfix *f, const char *dbpath, const struct deck *deck, const char *code,
+                        int64_t resume, const struct hub_config *cfg, const struct prober *p, char *err,
+                        size_t errlen) {
     char why[512];
     memset(f, 0, sizeof *f);
     if (!(f->db = db_open(dbpath, why, sizeof why))) {
@@ -41,6 +47,8 @@ int hubfix_start(struct hubfix *f, const char *dbpath, const struct deck *deck, 
         hubfix_stop(f);
         return -1;
     }
+    room_set_prefetch(f->room, 0);
+    room_set_prober(f->room, p);
     f->port = hub_port(f->hub);
     if (f->port <= 0 || pthread_create(&f->thread, NULL, hub_thread, f->hub)) {
         snprintf(err, errlen, "the hub has no port or no thread");
@@ -68,16 +76,16 @@ void hubfix_stop(struct hubfix *f) {
     memset(f, 0, sizeof *f);
 }
 
-void hubfix_measure_yes_yes_no(void *ctx, int position, const struct deck_test *t) {
+int hubfix_measure_yes_yes_no(void *ctx, const struct prober_ask *a) {
     struct hubfix *f = ctx;
-    struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .position = position};
-    c.result.spec = t->spec;
+    struct hub_cmd c = {.kind = HUB_CMD_MEASURED, .rid = a->rid};
+    c.result.spec = *a->spec;
     c.result.sent.answer = PROBE_ANS_YES;
     c.result.df.answer = PROBE_ANS_YES;
     c.result.fragmented.answer = PROBE_ANS_NO;
     snprintf(c.result.observer, sizeof c.result.observer, "raw");
     snprintf(c.result.evidence, sizeof c.result.evidence, "DF=1 seen on the wire");
-    hub_post(f->hub, &c);
+    return hub_post(f->hub, &c);
 }
 
 int hubfix_wait_state(struct hubfix *f, enum quiz_state s) {

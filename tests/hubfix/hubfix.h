@@ -30,6 +30,11 @@ const char *hubfix_web_root(void);
  * Returns 0, or -1 with err (whatever was opened is closed again). */
 int hubfix_start(struct hubfix *f, const char *dbpath, const struct deck *deck, const char *code, int64_t resume,
                  const struct hub_config *cfg, char *err, size_t errlen);
+/* The same with prober p set on the room (prefetch off: every measurement
+ * is asked when the presenter measures, as the tests expect). */
+int hubfix_start_probed(struct hubfix *f, const char *dbpath, const struct deck *deck, const char *code,
+                        int64_t resume, const struct hub_config *cfg, const struct prober *p, char *err,
+                        size_t errlen);
 
 /* Waits for the hub's thread (after hub_stop or a posted QUIT). */
 void hubfix_join(struct hubfix *f);
@@ -37,10 +42,10 @@ void hubfix_join(struct hubfix *f);
 /* Stops the hub, joins its thread, frees hub, room and database; f is zeroed. */
 void hubfix_stop(struct hubfix *f);
 
-/* A hub_config.measure hook (ctx: the struct hubfix) that answers every
+/* A struct prober ask (ctx: the struct hubfix) that answers every
  * measurement at once through hub_post: sent yes, DF yes, fragmented no,
  * raw observer, evidence "DF=1 seen on the wire". */
-void hubfix_measure_yes_yes_no(void *ctx, int position, const struct deck_test *t);
+int hubfix_measure_yes_yes_no(void *ctx, const struct prober_ask *a);
 
 /* The first column of the first row of sql on the file at dbpath, read
  * through a read-only connection of its own; -1 when there is none. */

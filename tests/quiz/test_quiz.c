@@ -378,7 +378,7 @@ static void test_not_sent_skips_the_rest_of_its_test(void) {
     quiz_free(q);
 }
 
-static void test_sent_yes_keeps_the_rest_and_reuses_the_measurement(void) {
+static void test_sent_yes_keeps_the_rest_and_a_rerun_replaces_the_truth(void) {
     char err[256];
     struct quiz *q = quiz_new(&deck, err, sizeof err);
     REQUIRE(q);
@@ -392,8 +392,10 @@ static void test_sent_yes_keeps_the_rest_and_reuses_the_measurement(void) {
     CHECK_INT(quiz_cursor(q), 1);
     quiz_open(q, err, sizeof err);
     quiz_close(q, err, sizeof err);
-    /* Same test: the truth is already known, no probe needed. */
-    CHECK_INT(quiz_measure(q, 0, err, sizeof err), QUIZ_MEASURE_DONE);
+    /* Same test: the room gives it the test's result it holds (test_room,
+     * test_prober); the quiz takes it like any other. */
+    CHECK_INT(quiz_measure(q, 0, err, sizeof err), QUIZ_MEASURE_PROBE);
+    CHECK_INT(quiz_measured(q, 1, &r, err, sizeof err), 0);
     quiz_reveal(q, err, sizeof err);
     struct quiz_truth t;
     REQUIRE(quiz_truth(q, 1, &t) == 0);
@@ -479,6 +481,7 @@ static void test_collective_score(void) {
     quiz_vote_apply(q, 1, -1, 0);
     quiz_close(q, err, sizeof err);
     quiz_measure(q, 0, err, sizeof err);
+    quiz_measured(q, 1, &r, err, sizeof err); /* the test's result again (the room holds it) */
     quiz_reveal(q, err, sizeof err);
     quiz_next(q, err, sizeof err);
     /* q2: majority no, truth yes -> 0 */
@@ -486,6 +489,7 @@ static void test_collective_score(void) {
     quiz_vote_apply(q, 2, -1, 0);
     quiz_close(q, err, sizeof err);
     quiz_measure(q, 0, err, sizeof err);
+    quiz_measured(q, 2, &r, err, sizeof err);
     quiz_reveal(q, err, sizeof err);
     double c = quiz_collective(q, &scored);
     CHECK_INT(scored, 3);
@@ -517,7 +521,7 @@ int main(void) {
     RUN(test_out_of_order_reveal_hides_the_why_of_later_facts);
     RUN(test_invalid_transitions_are_refused_with_a_reason);
     RUN(test_not_sent_skips_the_rest_of_its_test);
-    RUN(test_sent_yes_keeps_the_rest_and_reuses_the_measurement);
+    RUN(test_sent_yes_keeps_the_rest_and_a_rerun_replaces_the_truth);
     RUN(test_votes_change_the_counts);
     RUN(test_skip_next_and_end);
     RUN(test_collective_score);

@@ -1,0 +1,23 @@
+/* Results of the prober seam that need no prober (see prober.h). */
+#include "prober.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void prober_result_unknown(const struct probe_spec *spec, const char *why, struct probe_result *r) {
+    memset(r, 0, sizeof *r);
+    r->spec = *spec;
+    struct probe_fact *f[3] = {&r->sent, &r->df, &r->fragmented};
+    for (int i = 0; i < 3; i++) {
+        f[i]->answer = PROBE_ANS_UNKNOWN;
+        f[i]->basis = PROBE_BASIS_UNKNOWN;
+        snprintf(f[i]->why, sizeof f[i]->why, "the test could not run");
+    }
+    r->fragmenter = PROBE_FRAG_UNKNOWN;
+    r->quoted_len = r->quoted_df = r->quoted_mf = r->quoted_offset = r->quoted_frag_hdr = -1;
+    snprintf(r->evidence, sizeof r->evidence, "not measured: %s", why);
+}
+
+int prober_result_matches(const struct probe_spec *spec, const struct probe_result *res) {
+    return res->spec.proto == spec->proto && res->spec.mode == spec->mode && res->spec.size == spec->size;
+}
