@@ -23,7 +23,7 @@ var fvPath = (function () {
   var MAX_NODES = 64, MAX_EVENTS = 64;   /* what a reveal may carry at most; more is not drawn */
   /* Sizes in the SVG's own units; the SVG is scaled to its box. */
   var LOOK = {
-    wide: { W: 1000, name: 40, tag: 24, line: 30, head: 32, mtu: 30, icon: 38, pad: 10, gap: 14, boxH: 96, minFont: 18 },
+    wide: { W: 1000, name: 40, tag: 26, line: 30, head: 32, mtu: 30, icon: 38, pad: 10, gap: 14, boxH: 96, minFont: 18 },
     tall: { W: 340, name: 19, tag: 13, line: 16, head: 17, mtu: 16, icon: 24, pad: 6, gap: 10, boxH: 44, minFont: 11 }
   };
 
@@ -275,7 +275,7 @@ var fvPath = (function () {
 
   /* The projector: hops side by side, each hop's events in its column. */
   function drawWide(svg, path, look) {
-    var nodes = path.nodes, n = nodes.length, colW = look.W / n, bw = Math.min(colW * 0.6, 240), top = 4;
+    var nodes = path.nodes, n = nodes.length, colW = look.W / n, bw = Math.min(colW * 0.66, 240), top = 4;
     var boxH = 0, bottoms = [];
     nodes.forEach(function (nd, i) { boxH = Math.max(boxH, nodeBox(svg, nd, i, n - 1, colW * i + (colW - bw) / 2, top, bw, look)); });
     var mid = top + look.boxH / 2;
