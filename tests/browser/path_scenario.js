@@ -29,6 +29,9 @@ const {
 } = require('./lib');
 
 const PROJECTORS = [{ width: 1920, height: 1080 }, { width: 1024, height: 768 }];
+/* the picture's type on a projector, as a share of its height: the median
+ * label (19 px at 768, 27 px at 1080) and the smallest (a shrunk tag) */
+const LEGIBLE = { median: 0.025, min: 0.016 };
 const P = env.FRAGVOTE_LAB_PREFIX;
 
 /* Each case: the deck test that makes it and what its full picture must say.
@@ -91,6 +94,9 @@ async function picture(page) {
     }
     const box = svg.getBoundingClientRect();
     out.box = { x: box.x, y: box.y, w: box.width, h: box.height };
+    /* each label's type size on the screen, in px */
+    const k = box.width / svg.viewBox.baseVal.width;
+    out.px = [...svg.querySelectorAll('text')].map((t) => parseFloat(t.getAttribute('font-size')) * k).sort((x, y) => x - y);
     return out;
   });
 }
@@ -207,6 +213,12 @@ async function playLab(browser, lab, setAbort) {
         check(pic.title.length > 20, `${name} Q${pos + 1} ${who}: the picture has a text alternative`, pic.title);
         check(pic.texts > 4, `${name} Q${pos + 1} ${who}: the picture has its labels`, String(pic.texts));
         check(pic.overflow.length === 0, `${name} Q${pos + 1} ${who}: no text of the picture outside its box`, pic.overflow.join('; '));
+        if (p !== phone) {
+          /* read from the back of the room: most labels at least as big as the page's own text */
+          const h = p.viewportSize().height, med = pic.px[pic.px.length >> 1], min = pic.px[0];
+          check(med >= LEGIBLE.median * h && min >= LEGIBLE.min * h, `${name} Q${pos + 1} ${who}: the picture's type is big ` +
+            `(median ${med.toFixed(1)} px ≥ ${(LEGIBLE.median * h).toFixed(1)}, smallest ${min.toFixed(1)} px ≥ ${(LEGIBLE.min * h).toFixed(1)})`);
+        }
         if (!last) {
           const words = open.reduce((a, k) => a.concat(NOT_WHILE_OPEN[k]), NOT_IN_CUT_VIEWS.slice());
           const bad = words.filter((w) => norm(pic.all).includes(w));
