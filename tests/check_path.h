@@ -10,6 +10,32 @@
 #include "db.h"
 #include "fragprobe.h"
 
+/* The answer the judge relied on: from hop (lab node name), with its quote. */
+static inline void check_path_answer(struct probe_result *r, const char *hop, const char *name, int type, int code,
+                                     int mtu, int len, int df, int mf) {
+    snprintf(r->hop, sizeof r->hop, "%s", hop);
+    snprintf(r->hop_name, sizeof r->hop_name, "%s", name);
+    r->icmp_type = type;
+    r->icmp_code = code;
+    r->icmp_mtu = mtu;
+    r->quoted_len = len;
+    r->quoted_df = df;
+    r->quoted_mf = mf;
+    r->quoted_offset = r->quoted_frag_hdr = 0;
+}
+
+/* r->path from r's observations on the default lab's plan (IPv4). */
+static inline void check_path_build_lab(struct probe_result *r) {
+    struct probe_lab_config cfg;
+    struct probe_lab lab;
+    char err[256];
+    probe_lab_config_default(&cfg);
+    probe_lab_plan(&cfg, &lab, err, sizeof err);
+    struct probe_path_topology t;
+    probe_path_topology_lab(&lab, 0, &t);
+    probe_path_build(r, &t, &r->path);
+}
+
 /* Gives r (answers and evidence already set by the test) the observations and
  * path of the lab's "fragmented by r1" case: DF=0, 1400 bytes left whole, r1
  * cut it for its 1280 link, r2's Time Exceeded quoted the first fragment. */
@@ -23,23 +49,20 @@ static inline void check_path_fragmented_by_r1(struct probe_result *r) {
     r->egress_fragments = 0;
     r->egress_first_len = 1400;
     r->dev_mtu = r->path_mtu_before = 1500;
-    snprintf(r->hop, sizeof r->hop, "198.51.100.2");
-    snprintf(r->hop_name, sizeof r->hop_name, "r2");
-    r->icmp_type = 11;
-    r->icmp_code = 0;
-    r->quoted_len = 1276;
-    r->quoted_df = 0;
-    r->quoted_mf = 1;
-    r->quoted_offset = r->quoted_frag_hdr = 0;
+    check_path_answer(r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1);
     r->echo_replies = -1;
-    struct probe_lab_config cfg;
-    struct probe_lab lab;
-    char err[256];
-    probe_lab_config_default(&cfg);
-    probe_lab_plan(&cfg, &lab, err, sizeof err);
-    struct probe_path_topology t;
-    probe_path_topology_lab(&lab, 0, &t);
-    probe_path_build(r, &t, &r->path);
+    check_path_build_lab(r);
+}
+
+/* The same test with DF=1: r1 dropped the whole packet with Frag Needed,
+ * MTU 1280 (an ICMP, a quote, an MTU learned from it). */
+static inline void check_path_dropped_at_r1(struct probe_result *r) {
+    check_path_fragmented_by_r1(r);
+    r->spec.mode = PROBE_MODE_DO;
+    r->df.answer = PROBE_ANS_YES;
+    r->fragmenter = PROBE_FRAG_NONE;
+    check_path_answer(r, "192.0.2.2", "r1", 3, 4, 1280, 1400, 1, 0);
+    check_path_build_lab(r);
 }
 
 /* The first field of `path` (a reveal's "path" object) that would answer a

@@ -719,24 +719,7 @@ static int64_t record_paths(const char *file) {
     int64_t s_ = db_session_create(db, &info, err, sizeof err), live = s_ < 0 ? -1 : db_session_live_set(db, s_, err, sizeof err);
     struct probe_result frag = check_probe_result(1, 0, 1, "r1 fragmented it"), fn = frag;
     check_path_fragmented_by_r1(&frag);
-    fn.spec.mode = PROBE_MODE_DO;
-    check_path_fragmented_by_r1(&fn); /* then r1's Frag Needed instead of r2's Time Exceeded */
-    fn.df.answer = PROBE_ANS_YES;
-    snprintf(fn.hop, sizeof fn.hop, "192.0.2.2");
-    snprintf(fn.hop_name, sizeof fn.hop_name, "r1");
-    fn.icmp_type = 3;
-    fn.icmp_code = 4;
-    fn.icmp_mtu = 1280;
-    fn.quoted_len = 1400;
-    fn.quoted_df = 1;
-    fn.quoted_mf = 0;
-    struct probe_lab_config cfg;
-    struct probe_lab lab;
-    probe_lab_config_default(&cfg);
-    probe_lab_plan(&cfg, &lab, err, sizeof err);
-    struct probe_path_topology t;
-    probe_path_topology_lab(&lab, 0, &t);
-    probe_path_build(&fn, &t, &fn.path);
+    check_path_dropped_at_r1(&fn);
     int bad = live < 0 || path_question(db, s_, live, 0, 0, DB_Q_SENT, &frag) < 0 ||
               path_question(db, s_, live, 1, 0, DB_Q_FRAGMENTED, &frag) < 0 ||
               path_question(db, s_, live, 2, 1, DB_Q_DF, &fn) < 0 || path_question(db, s_, live, 3, 2, DB_Q_SENT, NULL) < 0 ||

@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "check.h"
+#include "check_path.h"
 #include "fragprobe.h"
 #include "path_json.h"
 
@@ -47,19 +48,11 @@ static void left(struct probe_result *r, int packets, int fragments, int first_l
     r->egress_first_len = first_len;
     r->fragmenter = fragments > 0 ? PROBE_FRAG_HOST : PROBE_FRAG_NONE;
 }
-static void answered(struct probe_result *r, const char *hop, const char *name, int type, int code, int mtu, int len,
-                     int df, int mf, int off) {
-    snprintf(r->hop, sizeof r->hop, "%s", hop);
-    snprintf(r->hop_name, sizeof r->hop_name, "%s", name);
-    r->icmp_type = type;
-    r->icmp_code = code;
-    r->icmp_mtu = mtu;
-    r->quoted_len = len;
-    r->quoted_df = df;
-    r->quoted_mf = mf;
-    r->quoted_offset = off;
-    r->quoted_frag_hdr = len < 0 ? -1 : 0;
-    r->answers = 1;
+/* result() and left() at once: the usual start of a case. */
+static void sent_case(struct probe_result *r, enum probe_mode m, int size, int ttl, int packets, int fragments,
+                      int first_len, int df) {
+    result(r, m, size, ttl);
+    left(r, packets, fragments, first_len, df);
 }
 
 static void build(const struct probe_result *r, struct probe_path *p) {
@@ -73,6 +66,10 @@ static void check_pieces(const struct probe_path_pieces *p, int n, const int *wa
     for (int i = 0; i < n && i < p->n; i++) CHECK_INT(p->len[i], want[i]);
 }
 #define PIECES(p, ...) do { const int w_[] = {__VA_ARGS__}; check_pieces(p, (int)(sizeof w_ / sizeof *w_), w_); } while (0)
+
+/* Event e is `what` at node `node`, shown by `seen` (-1: not checked). */
+#define EV(e, node_, what_, seen_) do { const struct probe_path_event *e_ = (e); CHECK_INT(e_->node, node_); \
+    CHECK_INT(e_->what, what_); if ((int)(seen_) >= 0) CHECK_INT(e_->seen_by, seen_); } while (0)
 
 static void check_lab_nodes(const struct probe_path *p) {
     CHECK_INT(p->v, PROBE_PATH_VERSION);
@@ -94,9 +91,8 @@ static void check_lab_nodes(const struct probe_path *p) {
 static void test_fragmented_by_r1(void) {
     plan(NULL, 0);
     struct probe_result r;
-    result(&r, PROBE_MODE_DONT, 1400, 2);
-    left(&r, 1, 0, 1400, 0);
-    answered(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1, 0);
+    sent_case(&r, PROBE_MODE_DONT, 1400, 2, 1, 0, 1400, 0);
+    check_path_answer(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1);
     r.fragmenter = PROBE_FRAG_ROUTER;
     struct probe_path p;
     build(&r, &p);
@@ -108,14 +104,11 @@ static void test_fragmented_by_r1(void) {
     PIECES(&p.sent, 1400);
     CHECK_INT(p.sent.from, PROBE_PATH_PIECES_CAPTURE);
     REQUIRE(p.nevents == 2);
-    CHECK_INT(p.ev[0].node, 1);
-    CHECK_INT(p.ev[0].what, PROBE_PATH_FRAGMENTED);
-    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_ICMP);
+    EV(&p.ev[0], 1, PROBE_PATH_FRAGMENTED, PROBE_PATH_SEEN_ICMP);
     PIECES(&p.ev[0].pieces, 1276, 144);
     CHECK_INT(p.ev[0].pieces.from, PROBE_PATH_PIECES_QUOTE);
     CHECK_CONTAINS(p.ev[0].text, "1276 + 144");
-    CHECK_INT(p.ev[1].node, 2);
-    CHECK_INT(p.ev[1].what, PROBE_PATH_EXPIRED);
+    EV(&p.ev[1], 2, PROBE_PATH_EXPIRED, -1);
     CHECK_INT(p.ev[1].icmp, PROBE_PATH_ICMP_TIME_EXCEEDED);
     CHECK_INT(p.ev[1].has_quote, 1);
     CHECK_INT(p.ev[1].q_len, 1276);
@@ -128,17 +121,15 @@ static void test_fragmented_by_r1(void) {
 static void test_dropped_frag_needed_at_r1(void) {
     plan(NULL, 0);
     struct probe_result r;
-    result(&r, PROBE_MODE_DO, 1400, 2);
-    left(&r, 1, 0, 1400, 1);
-    answered(&r, "192.0.2.2", "r1", 3, 4, 1280, 1400, 1, 0, 0);
+    sent_case(&r, PROBE_MODE_DO, 1400, 2, 1, 0, 1400, 1);
+    check_path_answer(&r, "192.0.2.2", "r1", 3, 4, 1280, 1400, 1, 0);
     struct probe_path p;
     build(&r, &p);
     check_lab_nodes(&p);
     CHECK_INT(p.df, 1);
     PIECES(&p.sent, 1400);
     REQUIRE(p.nevents == 1);
-    CHECK_INT(p.ev[0].node, 1);
-    CHECK_INT(p.ev[0].what, PROBE_PATH_DROPPED);
+    EV(&p.ev[0], 1, PROBE_PATH_DROPPED, -1);
     CHECK_INT(p.ev[0].icmp, PROBE_PATH_ICMP_FRAG_NEEDED);
     CHECK_INT(p.ev[0].mtu, 1280);
     CHECK_INT(p.ev[0].q_len, 1400);
@@ -168,9 +159,7 @@ static void test_emsgsize_at_host(void) {
     CHECK_INT(p.pmtu_cache, 1280);
     CHECK_INT(p.sent.n, 0);
     REQUIRE(p.nevents == 1);
-    CHECK_INT(p.ev[0].node, 0);
-    CHECK_INT(p.ev[0].what, PROBE_PATH_REFUSED);
-    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_KERNEL);
+    EV(&p.ev[0], 0, PROBE_PATH_REFUSED, PROBE_PATH_SEEN_KERNEL);
     CHECK_INT(p.ev[0].mtu, 1280);
     CHECK_CONTAINS(p.ev[0].text, "EMSGSIZE");
     CHECK_INT(p.reached, 0);
@@ -181,20 +170,16 @@ static void test_emsgsize_at_host(void) {
 static void test_fragmented_by_host(void) {
     plan(NULL, 0);
     struct probe_result r;
-    result(&r, PROBE_MODE_DONT, 3000, 2);
-    left(&r, 3, 3, 1500, 0);
-    answered(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1, 0);
+    sent_case(&r, PROBE_MODE_DONT, 3000, 2, 3, 3, 1500, 0);
+    check_path_answer(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1);
     struct probe_path p;
     build(&r, &p);
     PIECES(&p.sent, 1500, 1500, 40);
     CHECK_INT(p.sent.from, PROBE_PATH_PIECES_CAPTURE);
     REQUIRE(p.nevents == 3);
-    CHECK_INT(p.ev[0].node, 0);
-    CHECK_INT(p.ev[0].what, PROBE_PATH_FRAGMENTED);
-    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_CAPTURE);
+    EV(&p.ev[0], 0, PROBE_PATH_FRAGMENTED, PROBE_PATH_SEEN_CAPTURE);
     PIECES(&p.ev[0].pieces, 1500, 1500, 40);
-    CHECK_INT(p.ev[1].node, 1);
-    CHECK_INT(p.ev[1].what, PROBE_PATH_FRAGMENTED);
+    EV(&p.ev[1], 1, PROBE_PATH_FRAGMENTED, -1);
     PIECES(&p.ev[1].pieces, 1276, 244, 1276, 244, 40);
     CHECK_INT(p.ev[2].what, PROBE_PATH_EXPIRED);
     CHECK_INT(p.ev[2].q_len, 1276);
@@ -204,9 +189,8 @@ static void test_fragmented_by_host(void) {
 static void test_reassembling_router(void) {
     plan(NULL, 1);
     struct probe_result r;
-    result(&r, PROBE_MODE_DONT, 3000, 2);
-    left(&r, 3, 3, 1500, 0);
-    answered(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1, 0);
+    sent_case(&r, PROBE_MODE_DONT, 3000, 2, 3, 3, 1500, 0);
+    check_path_answer(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1);
     snprintf(r.reassembling, sizeof r.reassembling, "r1");
     struct probe_path p;
     build(&r, &p);
@@ -214,12 +198,9 @@ static void test_reassembling_router(void) {
     CHECK_INT(p.node[2].reassembles, 0);
     REQUIRE(p.nevents == 4);
     CHECK_INT(p.ev[0].what, PROBE_PATH_FRAGMENTED);
-    CHECK_INT(p.ev[1].node, 1);
-    CHECK_INT(p.ev[1].what, PROBE_PATH_REASSEMBLED);
-    CHECK_INT(p.ev[1].seen_by, PROBE_PATH_SEEN_TOPOLOGY);
+    EV(&p.ev[1], 1, PROBE_PATH_REASSEMBLED, PROBE_PATH_SEEN_TOPOLOGY);
     PIECES(&p.ev[1].pieces, 3000);
-    CHECK_INT(p.ev[2].node, 1);
-    CHECK_INT(p.ev[2].what, PROBE_PATH_FRAGMENTED);
+    EV(&p.ev[2], 1, PROBE_PATH_FRAGMENTED, -1);
     PIECES(&p.ev[2].pieces, 1276, 1276, 488);
     CHECK_INT(p.ev[2].pieces.from, PROBE_PATH_PIECES_QUOTE);
     CHECK_INT(p.ev[3].what, PROBE_PATH_EXPIRED);
@@ -230,25 +211,20 @@ static void test_reassembling_router(void) {
 static void test_icmp_silent_hop(void) {
     plan(NULL, 0);
     struct probe_result r;
-    result(&r, PROBE_MODE_DO, 1400, 2);
-    left(&r, 1, 0, 1400, 1);
+    sent_case(&r, PROBE_MODE_DO, 1400, 2, 1, 0, 1400, 1);
     struct probe_path p;
     build(&r, &p);
     PIECES(&p.sent, 1400);
     REQUIRE(p.nevents == 1);
-    CHECK_INT(p.ev[0].node, 1);
-    CHECK_INT(p.ev[0].what, PROBE_PATH_SILENT);
-    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_INFERENCE);
+    EV(&p.ev[0], 1, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
     CHECK_INT(p.reached, 0);
     /* DF=0 and silent routers: the node due to answer is the one at the TTL. */
-    result(&r, PROBE_MODE_DONT, 1000, 2);
-    left(&r, 1, 0, 1000, 0);
+    sent_case(&r, PROBE_MODE_DONT, 1000, 2, 1, 0, 1000, 0);
     build(&r, &p);
     REQUIRE(p.nevents == 2);
     CHECK_INT(p.ev[0].what, PROBE_PATH_PASSED);
     CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_INFERENCE);
-    CHECK_INT(p.ev[1].node, 2);
-    CHECK_INT(p.ev[1].what, PROBE_PATH_SILENT);
+    EV(&p.ev[1], 2, PROBE_PATH_SILENT, -1);
 }
 
 /* 7. --mtu 1500,1500,1280: TTL 2 expires at r2, the bottleneck, before it
@@ -256,19 +232,15 @@ static void test_icmp_silent_hop(void) {
 static void test_ttl_expired_before_bottleneck(void) {
     plan("1500,1500,1280", 0);
     struct probe_result r;
-    result(&r, PROBE_MODE_DONT, 1400, 2);
-    left(&r, 1, 0, 1400, 0);
-    answered(&r, "198.51.100.2", "r2", 11, 0, 0, 1400, 0, 0, 0);
+    sent_case(&r, PROBE_MODE_DONT, 1400, 2, 1, 0, 1400, 0);
+    check_path_answer(&r, "198.51.100.2", "r2", 11, 0, 0, 1400, 0, 0);
     struct probe_path p;
     build(&r, &p);
     CHECK_INT(p.link[2].mtu, 1280);
     REQUIRE(p.nevents == 2);
-    CHECK_INT(p.ev[0].node, 1);
-    CHECK_INT(p.ev[0].what, PROBE_PATH_PASSED);
-    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_ICMP);
+    EV(&p.ev[0], 1, PROBE_PATH_PASSED, PROBE_PATH_SEEN_ICMP);
     PIECES(&p.ev[0].pieces, 1400);
-    CHECK_INT(p.ev[1].node, 2);
-    CHECK_INT(p.ev[1].what, PROBE_PATH_EXPIRED);
+    EV(&p.ev[1], 2, PROBE_PATH_EXPIRED, -1);
     CHECK_INT(p.ev[1].q_len, 1400);
     CHECK_INT(p.ev[1].q_mf, 0);
     CHECK_CONTAINS(p.ev[1].text, "before the smaller link (MTU 1280)");
@@ -279,8 +251,7 @@ static void test_ttl_expired_before_bottleneck(void) {
 static void test_witness_arrival(void) {
     plan(NULL, 0);
     struct probe_result r;
-    result(&r, PROBE_MODE_DONT, 1400, 64);
-    left(&r, 1, 0, 1400, 0);
+    sent_case(&r, PROBE_MODE_DONT, 1400, 64, 1, 0, 1400, 0);
     snprintf(r.witness, sizeof r.witness, "203.0.113.2:33435");
     r.witness_heard = 1;
     r.w_raw = 1;
@@ -292,15 +263,11 @@ static void test_witness_arrival(void) {
     struct probe_path p;
     build(&r, &p);
     REQUIRE(p.nevents == 3);
-    CHECK_INT(p.ev[0].node, 1);
-    CHECK_INT(p.ev[0].what, PROBE_PATH_FRAGMENTED);
-    CHECK_INT(p.ev[0].seen_by, PROBE_PATH_SEEN_WITNESS);
+    EV(&p.ev[0], 1, PROBE_PATH_FRAGMENTED, PROBE_PATH_SEEN_WITNESS);
     PIECES(&p.ev[0].pieces, 1276, 144);
     CHECK_INT(p.ev[0].pieces.from, PROBE_PATH_PIECES_WITNESS);
     CHECK_INT(p.ev[1].what, PROBE_PATH_PASSED);
-    CHECK_INT(p.ev[2].node, 3);
-    CHECK_INT(p.ev[2].what, PROBE_PATH_ARRIVED);
-    CHECK_INT(p.ev[2].seen_by, PROBE_PATH_SEEN_WITNESS);
+    EV(&p.ev[2], 3, PROBE_PATH_ARRIVED, PROBE_PATH_SEEN_WITNESS);
     PIECES(&p.ev[2].pieces, 1276, 144);
     CHECK_INT(p.ev[2].ttl, 62);
     CHECK_INT(p.ev[2].df, 0);
@@ -325,7 +292,7 @@ static void test_ipv6(void) {
     result(&r, PROBE_MODE_DO, 1400, 2);
     r.spec.proto = PROBE_UDP6;
     left(&r, 1, 0, 1400, 1);
-    answered(&r, "2001:db8:1::2", "r1", 2, 0, 1280, 1400, -1, 0, 0);
+    check_path_answer(&r, "2001:db8:1::2", "r1", 2, 0, 1280, 1400, -1, 0);
     struct probe_path p;
     build(&r, &p);
     CHECK_STR(p.node[1].addr, "2001:db8:1::2");
@@ -344,7 +311,7 @@ static void test_real_path_discovery(void) {
     result(&r, PROBE_MODE_DONT, 1400, 2);
     snprintf(r.spec.host, sizeof r.spec.host, "198.18.0.9");
     left(&r, 1, 0, 1400, 0);
-    answered(&r, "198.18.2.1", "", 11, 0, 0, 1276, 0, 1, 0);
+    check_path_answer(&r, "198.18.2.1", "", 11, 0, 0, 1276, 0, 1);
     struct probe_ttl_discovery d;
     memset(&d, 0, sizeof d);
     d.ttl = 2;
@@ -368,17 +335,15 @@ static void test_real_path_discovery(void) {
     struct probe_path p;
     probe_path_build(&r, &t, &p);
     REQUIRE(p.nevents == 2);
-    CHECK_INT(p.ev[0].node, 1);
-    CHECK_INT(p.ev[0].what, PROBE_PATH_FRAGMENTED);
+    EV(&p.ev[0], 1, PROBE_PATH_FRAGMENTED, -1);
     PIECES(&p.ev[0].pieces, 1276, 144);
-    CHECK_INT(p.ev[1].node, 2);
-    CHECK_INT(p.ev[1].what, PROBE_PATH_EXPIRED);
+    EV(&p.ev[1], 2, PROBE_PATH_EXPIRED, -1);
     /* No discovery, a Frag Needed from somewhere: that hop after a gap, its
      * next link's MTU from the ICMP. */
     result(&r, PROBE_MODE_DO, 1400, 64);
     snprintf(r.spec.host, sizeof r.spec.host, "198.18.0.9");
     left(&r, 1, 0, 1400, 1);
-    answered(&r, "198.18.5.1", "", 3, 4, 1400 - 100, 1400, 1, 0, 0);
+    check_path_answer(&r, "198.18.5.1", "", 3, 4, 1400 - 100, 1400, 1, 0);
     probe_path_topology_real(NULL, &r, &t);
     REQUIRE(t.nnodes == 5);
     CHECK_INT(t.node[1].role, PROBE_PATH_GAP);
@@ -387,8 +352,7 @@ static void test_real_path_discovery(void) {
     CHECK_INT(t.link[2].from, PROBE_PATH_MTU_ICMP);
     probe_path_build(&r, &t, &p);
     REQUIRE(p.nevents == 1);
-    CHECK_INT(p.ev[0].node, 2);
-    CHECK_INT(p.ev[0].what, PROBE_PATH_DROPPED);
+    EV(&p.ev[0], 2, PROBE_PATH_DROPPED, -1);
 }
 
 static void test_names_round_trip(void) {
@@ -409,9 +373,8 @@ static void test_names_round_trip(void) {
 static void test_json_round_trip(void) {
     plan(NULL, 1);
     struct probe_result r;
-    result(&r, PROBE_MODE_DONT, 3000, 2);
-    left(&r, 3, 3, 1500, 0);
-    answered(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1, 0);
+    sent_case(&r, PROBE_MODE_DONT, 3000, 2, 3, 3, 1500, 0);
+    check_path_answer(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1);
     struct probe_path p, back;
     build(&r, &p);
     json_t *o = path_json_from(&p);

@@ -155,29 +155,7 @@ static void test_a_reveal_shows_its_own_fact_and_the_evidence_last(void) {
  * builder on the lab's plan. */
 static struct probe_result result_with_path(void) {
     struct probe_result r = result(1, 1, 0, "r1 dropped it with Frag Needed, MTU 1280");
-    r.spec = deck.tests[0].spec;
-    r.fragmenter = PROBE_FRAG_NONE;
-    r.egress_packets = 1;
-    r.egress_fragments = 0;
-    r.egress_first_len = 1400;
-    r.witness_heard = 0;
-    snprintf(r.hop, sizeof r.hop, "192.0.2.2");
-    snprintf(r.hop_name, sizeof r.hop_name, "r1");
-    r.icmp_type = 3;
-    r.icmp_code = 4;
-    r.icmp_mtu = 1280;
-    r.quoted_len = 1400;
-    r.quoted_df = 1;
-    r.quoted_mf = r.quoted_offset = r.quoted_frag_hdr = 0;
-    r.echo_replies = -1;
-    struct probe_lab_config cfg;
-    struct probe_lab lab;
-    char err[256];
-    probe_lab_config_default(&cfg);
-    probe_lab_plan(&cfg, &lab, err, sizeof err);
-    struct probe_path_topology t;
-    probe_path_topology_lab(&lab, 0, &t);
-    probe_path_build(&r, &t, &r.path);
+    check_path_dropped_at_r1(&r);
     return r;
 }
 
