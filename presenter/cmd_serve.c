@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_summary.h"
 #include "cli_engine.h"
 #include "cli_signals.h"
 #include "console.h"
@@ -29,7 +30,6 @@
 #include "hub_proxy.h"
 #include "leaderboard.h"
 #include "probe_json.h"
-#include "report.h"
 #include "room.h"
 #include "score.h"
 #include "witness_cli.h"
@@ -418,41 +418,6 @@ static void on_signal(void *ctx, int sig) {
     pthread_mutex_unlock(&s->lock);
 }
 
-/* ---- the end of the talk ---- */
-
-static void print_summary(struct serve *s) {
-    char err[256];
-    struct db_report *rep = db_report_open(s->db, err, sizeof err);
-    if (!rep) {
-        fprintf(stderr, "fragvote serve: summary: %s\n", err);
-        return;
-    }
-    struct db_report_session rs;
-    if (db_report_session_load(s->db, rep, room_session_id(s->room), &rs, err, sizeof err) < 0) {
-        fprintf(stderr, "fragvote serve: summary: %s\n", err);
-        db_report_close(rep);
-        return;
-    }
-    printf("\nSession %lld: %s\n", (long long)rs.row.id, rs.row.title);
-    for (int i = 0; i < rs.nquestions; i++) {
-        const struct db_report_question *q = &rs.questions[i];
-        if (strcmp(q->state, "revealed")) continue;
-        int total = q->yes + q->no;
-        printf("  Q%-3d %-10s truth %-7s majority %-4s %s  (%d votes, %d%% right)\n", q->position + 1, q->kind,
-               q->truth[0] ? q->truth : "-", q->majority[0] ? q->majority : "-",
-               q->correct < 0 ? "unscored" : q->correct == 1 ? "right" : q->correct == 0 ? "wrong" : "tie",
-               total, total && q->correct_votes >= 0 ? q->correct_votes * 100 / total : 0);
-    }
-    if (rs.score.collective >= 0)
-        printf("This room scored %.0f%% (collective, over %d questions); vote accuracy %.0f%%; %d voters.\n",
-               rs.score.collective * 100, rs.score.scored, rs.score.vote_accuracy * 100, rs.score.voters);
-    else
-        printf("No question was scored; %d voters.\n", rs.score.voters);
-    db_report_session_free(&rs);
-    db_report_close(rep);
-}
-
-
 int cmd_serve(int argc, char **argv) {
     static struct serve s; /* large (deck); one per process */
     memset(&s, 0, sizeof s);
@@ -605,7 +570,7 @@ cleanup:
     sqlite3_close(s.ro);
     if (s.room) {
         if (room_end(s.room, err, sizeof err) < 0) fprintf(stderr, "fragvote serve: %s\n", err);
-        print_summary(&s);
+        cli_summary_print(stdout, s.db, room_session_id(s.room), "serve");
     }
     if (s.hub) hub_free(s.hub);
     room_free(s.room);
