@@ -27,6 +27,12 @@ const char *export_format_name(enum export_format f);
 int export_write(FILE *out, enum export_format f, const struct db_report_session *s, int n,
                  char *err, size_t errlen);
 
+/* Session session_id of db as `fragvote export --format FORMAT ID` writes
+ * it, in *out (malloc'd, the caller frees). FORMAT as export_format_parse.
+ * Returns 0, or -1 with err (unknown format, no such session, database). */
+int export_session_text(struct db *db, int64_t session_id, const char *format, char **out, char *err,
+                        size_t errlen);
+
 /* Per-question vote accuracy: correct votes / votes, or -1 when unscored
  * (no votes, or no yes/no truth). */
 double export_question_accuracy(const struct db_report_question *q);

@@ -65,6 +65,33 @@ static void check_score_equals_store(struct db *db, const struct db_report_sessi
     CHECK(s->row.collective == st.collective);
 }
 
+/* export_session_text (the hub's `export` answer to the laptop) is what
+ * `fragvote export --format F ID` prints, for every format; a wrong format
+ * or session is refused with a reason. */
+static void test_session_text_equals_the_command(void) {
+    static const char *const fmts[] = {"csv", "json", "markdown", "md", "svg"};
+    char err[256];
+    struct db *db = db_open(dbfile, err, sizeof err);
+    REQUIRE(db);
+    for (int i = 0; i < 5; i++) {
+        char args[512], *out = NULL, *errs = NULL, *text = NULL;
+        snprintf(args, sizeof args, "export %lld -f %s --db '%s'", (long long)sid, fmts[i], dbfile);
+        CHECK_INT(fx_run(args, &out, &errs), 0);
+        CHECK_INT(export_session_text(db, sid, fmts[i], &text, err, sizeof err), 0);
+        CHECK(text && out && strlen(out) > 100 && !strcmp(text, out));
+        free(text);
+        free(out);
+        free(errs);
+    }
+    char *text = NULL;
+    CHECK_INT(export_session_text(db, sid, "pdf", &text, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "unknown export format 'pdf'");
+    CHECK(text == NULL);
+    CHECK_INT(export_session_text(db, sid + 1000, "json", &text, err, sizeof err), -1);
+    CHECK(text == NULL);
+    db_close(db);
+}
+
 /* The report reader returns exactly the store's scores and the hand numbers. */
 static void test_report_equals_store_and_hand_numbers(void) {
     char err[512];
@@ -804,5 +831,6 @@ int main(void) {
     RUN(test_hostile_title_still_gives_valid_svg_and_json);
     RUN(test_markdown_shows_hostile_deck_text_literally);
     RUN(test_distribution_equals_the_voter_score_view);
+    RUN(test_session_text_equals_the_command);
     return check_summary_and_clean();
 }
