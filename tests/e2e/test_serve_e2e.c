@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "e2e/serve_proc.h"
 #include "db.h"
 #include "deck.h"
 #include "tcp_client.h"
@@ -78,47 +79,6 @@ static char *run_capture(const char *cmd, int *status) {
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     if (buf) buf[len] = 0;
     return buf;
-}
-
-/* serve listens on a port the kernel picks (--port 0, no race with other
- * programs for a "free" port); the console's "Join: ...:PORT/" line says which. */
-static int port_from_output(const char *path, int timeout_ms) {
-    for (int t = 0; t < timeout_ms; t += 50) {
-        FILE *f = fopen(path, "r");
-        char line[512];
-        while (f && fgets(line, sizeof line, f)) {
-            const char *p = !strncmp(line, "Join: ", 6) ? strchr(line + 6 + 8, ':') : NULL;
-            int port_ = 0;
-            if (p && sscanf(p + 1, "%d", &port_) == 1 && port_ > 0) {
-                fclose(f);
-                return port_;
-            }
-        }
-        if (f) fclose(f);
-        if (serve_pid > 0 && waitpid(serve_pid, NULL, WNOHANG) == serve_pid) {
-            serve_pid = -1;
-            return -1;
-        }
-        usleep(50000);
-    }
-    return -1;
-}
-
-static int wait_listening(int p, int timeout_ms) {
-    for (int t = 0; t < timeout_ms; t += 50) {
-        char err[256];
-        int fd = tcp_connect("127.0.0.1", p, NULL, err, sizeof err);
-        if (fd >= 0) {
-            close(fd);
-            return 0;
-        }
-        if (serve_pid > 0 && waitpid(serve_pid, NULL, WNOHANG) == serve_pid) {
-            serve_pid = -1;
-            return -1;
-        }
-        usleep(50000);
-    }
-    return -1;
 }
 
 /* ---- phones ---- */
@@ -335,8 +295,8 @@ static void test_serve_runs_the_whole_deck_with_50_phones(void) {
               "--secret", SECRET, "--room", ROOM, "--no-qr", (char *)NULL);
         _exit(127);
     }
-    port = port_from_output(outpath, 20000);
-    if (port <= 0 || wait_listening(port, 20000) < 0) {
+    port = serve_proc_port(outpath, &serve_pid, 20000);
+    if (port <= 0 || serve_proc_listening(port, &serve_pid, 20000) < 0) {
         int st;
         char cmd[300];
         snprintf(cmd, sizeof cmd, "cat '%s'", outpath);
