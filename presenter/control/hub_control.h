@@ -39,6 +39,10 @@ struct hub_status {
     char last_error[256];              /* the last refused command and why, "" if none */
     unsigned long refused_total;       /* commands refused so far (last_error changes with it) */
     unsigned long measure_asks;        /* measure and rerun actions the room took (room_measure_counts) */
+    int prober;                        /* -1: the probe runs here (--prober local); 0: remote, none connected;
+                                        * 1: a remote prober is connected */
+    unsigned long prober_events;       /* remote prober lines so far (prober_line changes with it) */
+    char prober_line[256];             /* the newest: "prober connected from ...", "... disconnected ..." */
     long long closes_in_ms;            /* a voting timer runs on the current question: ms until it
                                         * closes voting by itself (>= 1, counted at hub_snapshot);
                                         * 0: no timer runs */

@@ -674,7 +674,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         goto fail;
     }
     hub_keepalive_start(h);
-    if (hub_store_start(h, err, errlen)) goto fail;
+    if (hub_store_start(h, err, errlen) || hub_prober_init(h, err, errlen)) goto fail;
     hub_status_update(h, warn[0] ? warn : NULL);
     return h;
 fail:

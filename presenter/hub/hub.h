@@ -27,6 +27,11 @@
                                         * empty frames: lws answers pings itself, so the hub counts the
                                         * socket's bytes, TCP_INFO, at each keepalive sweep) ... */
 #define HUB_MSG_BYTES_BURST 65536      /* ... with this burst; beyond it: closed at once */
+#define HUB_PROBER_MSG_MAX 65536       /* bytes per message from an authed presenter connection (the laptop's
+                                        * prober hello carries its deck); larger: closed (1009) */
+#define HUB_PROBER_RESULT_MAX 16384    /* bytes of one result message; larger: error bad_result */
+#define HUB_PROBER_BYTES_PER_S 65536   /* an authed presenter connection's byte budget ... */
+#define HUB_PROBER_BYTES_BURST 262144  /* ... and its burst (instead of HUB_MSG_BYTES_PER_S / _BURST) */
 #define HUB_CONN_MAX 19990             /* websocket connections per room (all protocols), or fewer when the
                                         * open-files limit is lower: see HUB_FD_SPARE */
 #define HUB_FD_SPARE 48                /* descriptors never used for connections: the database, the lab and
@@ -89,6 +94,16 @@ struct hub_config {
                                         * refused and appear in no frame */
     int voter_rate;                    /* new voters/s per source address (burst HUB_VOTER_BURST);
                                         * 0: HUB_VOTER_RATE, -1: no cap */
+    int prober_remote;                 /* 1: serve --prober remote: no probe runs here; the room's prober is
+                                        * a laptop's connection (hub_prober.c, docs/PROTOCOL.md) */
+    /* Called on the lws thread with a line for the console (the remote
+     * prober connecting, leaving, taken over); must not block. NULL: none. */
+    void (*on_note)(void *ctx, const char *line);
+    /* Called on the lws thread for an authed presenter's `export` once the
+     * talk has ended: the session's export in format ("json", "csv",
+     * "markdown", "md", "svg") as a malloc'd string in *out. 0, or -1 with
+     * err. NULL: exports are refused. */
+    int (*export_session)(void *ctx, const char *format, char **out, char *err, size_t errlen);
     /* Called on the lws thread after every change (state, counts, errors);
      * must not block (copy what you need and signal your own thread). */
     void (*on_event)(void *ctx, const struct hub_status *st);

@@ -216,15 +216,26 @@ static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_
     case HUB_C_AUTH: on_auth(h, c, &m); break;
     case HUB_C_CMD: on_cmd(h, c, &m); break;
     case HUB_C_NICK: on_nick(h, c, &m); break;
+    case HUB_C_PROBER: hub_prober_hello(h, c, &m); break;
+    case HUB_C_RESULT: hub_prober_result(h, c, &m, len); break;
+    case HUB_C_EXPORT: hub_export(h, c, &m); break;
     case HUB_C_PING: hub_conn_send_own(c, hub_msg_simple("pong", NULL, NULL)); break;
     default: hub_conn_error(c, -1, "unknown_type", "unknown message type"); break;
     }
+    hub_client_msg_free(&m);
     return 0;
 }
 
 static int close_now(struct lws *wsi, enum lws_close_status code, const char *why) {
     lws_close_reason(wsi, code, (unsigned char *)why, strlen(why));
     return -1;
+}
+
+/* The longest message c may send: the authed presenter's laptop sends its
+ * deck and the probe's observations (HUB_PROBER_MSG_MAX), everyone else
+ * HUB_MSG_MAX. */
+static size_t msg_max(const struct hub_conn *c) {
+    return hub_conn_presenter_view(c) ? HUB_PROBER_MSG_MAX : HUB_MSG_MAX;
 }
 
 /* The rate cap: one token per received frame (HUB_MSG_RATE, burst
@@ -300,6 +311,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_CLOSED:
         if (!c->wsi) break;
         conn_unlink(h, c);
+        hub_prober_closed(h, c); /* after the unlink: its state change goes to the others */
         h->n_role[c->role]--;
         if (c->voter >= 0) hub_voters_remove(&h->voters, c->voter);
         else if (c->token[0]) hub_online_remove(&h->newcomers, c->token);
@@ -328,12 +340,15 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
          * in pieces), so empty continuation frames count like any other. */
         if (!lws_remaining_packet_payload(wsi) && frame_take(c))
             return close_now(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
-        size_t total = c->rxlen + len + lws_remaining_packet_payload(wsi);
-        if (total > HUB_MSG_MAX)
-            return close_now(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message larger than 1024 bytes");
+        size_t total = c->rxlen + len + lws_remaining_packet_payload(wsi), max = msg_max(c);
+        if (total > max) {
+            char why[64];
+            snprintf(why, sizeof why, "message larger than %zu bytes", max);
+            return close_now(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, why);
+        }
         int final = lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi);
         if (final && !c->rx) return on_message(h, c, in, len);
-        if (!c->rx && !(c->rx = malloc(HUB_MSG_MAX))) return -1;
+        if (!c->rx && !(c->rx = malloc(max))) return -1;
         memcpy(c->rx + c->rxlen, in, len);
         c->rxlen += len;
         if (!final) break;
@@ -415,8 +430,11 @@ static void keepalive_sweep(lws_sorted_usec_list_t *sul) {
         next = c->next;
         unsigned long long got = rx_bytes(c);
         if (got > c->rx_bytes) {
-            c->byte_tokens += (double)(now - c->bytes_ms) * HUB_MSG_BYTES_PER_S / 1000.0;
-            if (c->byte_tokens > HUB_MSG_BYTES_BURST) c->byte_tokens = HUB_MSG_BYTES_BURST;
+            int laptop = hub_conn_presenter_view(c); /* its deck and observations: a budget of their own */
+            double rate = laptop ? HUB_PROBER_BYTES_PER_S : HUB_MSG_BYTES_PER_S;
+            double burst = laptop ? HUB_PROBER_BYTES_BURST : HUB_MSG_BYTES_BURST;
+            c->byte_tokens += (double)(now - c->bytes_ms) * rate / 1000.0;
+            if (c->byte_tokens > burst) c->byte_tokens = burst;
             c->byte_tokens -= (double)(got - c->rx_bytes);
             c->bytes_ms = now;
             c->rx_bytes = got;

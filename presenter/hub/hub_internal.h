@@ -10,6 +10,7 @@
 #include "hub_guard.h"
 #include "hub_online.h"
 #include "leaderboard.h"
+#include "hub_parse.h"
 #include "hub_proxy.h"
 #include "room_view.h"
 
@@ -55,6 +56,7 @@ struct hub_conn {
                                     * yet): given to the voter the first vote makes, "" none */
     int nick_sets;                 /* nicknames picked on this connection before that */
     int authed;                    /* presenter: secret accepted */
+    int prober;                    /* the room's remote prober (hub_prober.c; at most one: hub.prober) */
     int bad_secrets;
     struct hub_msg *q[HUB_CONN_QUEUE];
     unsigned char qhead, qlen;
@@ -185,6 +187,12 @@ struct hub {
     void (*ev_timer_start)(void *, void *), (*ev_timer_stop)(void *, void *); /* libev's, looked up once */
     void (*ev_now_update)(void *);
 
+    /* the remote prober (hub_prober.c, cfg.prober_remote) */
+    struct hub_conn *prober;       /* the connection that is the room's prober now, NULL: none */
+    char epoch[17];                /* this process's epoch (16 hex digits): rids restart with it */
+    char prober_instance[HUB_PARSE_STR_MAX + 1]; /* the current prober's "instance", "" none */
+    unsigned long prober_sent, prober_results; /* measure frames sent, results accepted */
+
     /* from other threads */
     pthread_mutex_t lock;
     struct hub_cmd *posted;        /* ring of HUB_POST_MAX */
@@ -245,6 +253,15 @@ int hub_batch_quiesce(struct hub *h);           /* no batch in flight on return 
 /* hub_conn.c: the wire side, receiving */
 void hub_keepalive_start(struct hub *h);        /* the keepalive sweep every second (HUB_T_SWEEP) */
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
+
+/* hub_prober.c: the remote prober (docs/PROTOCOL.md "The remote prober") */
+int hub_prober_init(struct hub *h, char *err, size_t errlen); /* the epoch; the room's prober when remote */
+void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m);
+void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m, size_t len);
+void hub_prober_closed(struct hub *h, struct hub_conn *c); /* c is closing */
+
+/* hub_export.c: a session's export over the presenter connection */
+void hub_export(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m);
 
 /* hub_fd.c: the open-files budget (see HUB_FD_SPARE) */
 void hub_fd_init(struct hub *h, int conn_max); /* raises the limit, derives fd_budget and conn_cap */

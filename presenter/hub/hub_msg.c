@@ -81,6 +81,9 @@ char *hub_msg_state(struct hub *h, enum room_viewer who) {
     if (!o) return NULL;
     if (v.nicknames) json_object_set_new(o, "nicknames", json_true()); /* phones may offer the field */
     if (v.split) json_object_set_new(o, "split", json_pack("{s:i, s:i}", "yes", ci.yes, "no", ci.no));
+    /* serve --prober remote: whether the laptop that measures is connected (the presenter only) */
+    if (who == ROOM_VIEWER_PRESENTER && h->cfg.prober_remote)
+        json_object_set_new(o, "prober", json_boolean(h->prober != NULL));
     const struct deck_test *dt = v.notes ? quiz_test(q, cur) : NULL;
     if (dt && dt->notes[0]) json_object_set_new(json_object_get(o, "q"), "notes", json_string(dt->notes));
     json_t *rv = reveal_json(q, cur);

@@ -71,6 +71,7 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
         str_field(m, "host", out->prober_host, sizeof out->prober_host);
         str_field(m, "observer", out->prober_observer, sizeof out->prober_observer);
         str_field(m, "target", out->prober_target, sizeof out->prober_target);
+        str_field(m, "instance", out->prober_instance, sizeof out->prober_instance);
     } else if (!strcmp(t, "result")) {
         out->type = HUB_C_RESULT;
         json_t *jr = json_object_get(m, "rid");

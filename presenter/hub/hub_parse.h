@@ -42,6 +42,7 @@ struct hub_client_msg {
     char *deck_json;
     char prober_host[HUB_PARSE_STR_MAX + 1], prober_observer[HUB_PARSE_STR_MAX + 1],
         prober_target[HUB_PARSE_STR_MAX + 1];
+    char prober_instance[HUB_PARSE_STR_MAX + 1]; /* "instance": the laptop process (same on its reconnects) */
     /* result: "rid" when an integer 1..HUB_ID_MAX (else -1), "epoch"; the
      * observation decoded when result_ok, else result_err says why */
     long long rid;

@@ -20,6 +20,7 @@
 #include "hub_internal.h"
 #include "hub_parse.h"
 #include "leaderboard.h"
+#include "probe_json.h"
 #include "room.h"
 
 static struct db *db;
@@ -57,7 +58,7 @@ static void check_reply(char *s) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (size > HUB_MSG_MAX) return 0; /* the hub cuts these before parsing */
+    if (size > HUB_PROBER_MSG_MAX) return 0; /* the hub cuts these before parsing (the laptop's cap; phones': 1 KiB) */
     setup();
     char err[256];
     struct hub_client_msg msg, *m = &msg;
@@ -124,6 +125,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!j) abort(); /* invalid UTF-8 left in */
         json_decref(j);
         if (n > 0) check_reply(hub_msg_simple("nick_ok", "nick", kept));
+    } else if (m->type == HUB_C_RESULT) {
+        /* a remote prober's result: an rid is -1 or 1..2^53-1; a decoded
+         * observation writes valid JSON that reads back to the same text */
+        if (m->rid == 0 || m->rid < -1 || m->rid > HUB_ID_MAX) abort();
+        if (m->result_ok) {
+            char *a = probe_observation_json(&m->result), e2[160];
+            json_t *o = a ? json_loads(a, 0, NULL) : NULL;
+            struct probe_result back;
+            if (!o || probe_result_from_json(o, &back, e2, sizeof e2)) abort();
+            char *b = probe_observation_json(&back);
+            if (!b || strcmp(a, b)) abort();
+            json_decref(o);
+            free(a);
+            free(b);
+        } else if (!m->result_err[0]) {
+            abort(); /* a refused observation says why */
+        }
     } else if (m->type == HUB_C_UNKNOWN) {
         check_reply(hub_msg_error(id, "unknown_type", "unknown message type"));
     }

@@ -47,8 +47,10 @@ int hubfix_start_probed(struct hubfix *f, const char *dbpath, const struct deck 
         hubfix_stop(f);
         return -1;
     }
-    room_set_prefetch(f->room, 0);
-    room_set_prober(f->room, p);
+    if (!cfg->prober_remote) { /* remote: the hub is the room's prober (a laptop's connection) */
+        room_set_prefetch(f->room, 0);
+        room_set_prober(f->room, p);
+    }
     f->port = hub_port(f->hub);
     if (f->port <= 0 || pthread_create(&f->thread, NULL, hub_thread, f->hub)) {
         snprintf(err, errlen, "the hub has no port or no thread");

@@ -1,0 +1,55 @@
+/* `export` over the authed presenter connection (docs/PROTOCOL.md "The
+ * remote prober"): the laptop downloads the session's export from a hosted
+ * hub, where the database lives. Only once the talk has ended: an export
+ * holds every measured answer and its evidence, revealed or not, and
+ * nothing may show a truth before its reveal. The export itself is serve's
+ * (cfg.export_session): the hub knows no export format. Lws thread. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hub_internal.h"
+#include "hub_parse.h"
+
+void hub_export(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
+    char err[256];
+    if (!hub_conn_presenter_view(c)) {
+        hub_conn_error(c, -1, "forbidden",
+                       c->role == HUB_PRESENTER ? "send the presenter secret first (auth)"
+                                                : "only the presenter can download the session's export");
+        return;
+    }
+    if (!h->cfg.export_session) {
+        hub_conn_error(c, -1, "not_available", "this hub has no export; run fragvote export on its host");
+        return;
+    }
+    if (!quiz_ended(room_quiz(h->room))) {
+        hub_conn_error(c, -1, "not_ended",
+                       "the export is available once the talk has ended (next past the last question): it holds "
+                       "answers not yet revealed");
+        return;
+    }
+    if (!m->has_format) {
+        hub_conn_error(c, -1, "bad_export", "an export needs \"format\": json, csv, markdown (md) or svg");
+        return;
+    }
+    if (hub_batch_complete(h, DB_BUSY_LIVE_MS)) { /* the export reads the store: no batch in flight */
+        hub_conn_error(c, -1, "busy", "the database is busy; ask again");
+        return;
+    }
+    char *text = NULL;
+    if (h->cfg.export_session(h->cfg.ctx, m->format, &text, err, sizeof err)) {
+        hub_conn_error(c, -1, "bad_export", err);
+        return;
+    }
+    json_t *o = json_pack("{s:s, s:s, s:I, s:s}", "t", "export_ok", "format", m->format, "session",
+                          (json_int_t)room_session_id(h->room), "data", text);
+    free(text);
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    if (!s) {
+        hub_conn_error(c, -1, "bad_export", "the export is not valid UTF-8 text, or out of memory");
+        return;
+    }
+    hub_conn_send_own(c, s);
+}
