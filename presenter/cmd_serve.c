@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -26,6 +27,7 @@
 #include "cli_signals.h"
 #include "console.h"
 #include "deck.h"
+#include "export.h"
 #include "hub.h"
 #include "hub_proxy.h"
 #include "leaderboard.h"
@@ -37,6 +39,7 @@
 
 #define SERVE_PORT_DEFAULT 8080
 #define SERVE_DB_DEFAULT "fragvote.db"
+#define SERVE_REMOTE_TARGET "remote"   /* the session's target with --prober remote (resume checks it) */
 #define SERVE_HTTP_RATE_MAX 1000000
 
 struct serve_opts {
@@ -44,6 +47,7 @@ struct serve_opts {
     const char *tls_cert, *tls_key;
     const char *witness, *witness_key;  /* issue 19: --witness, --witness-key */
     int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, poll, keep_root, leaderboard;
+    int prober_remote;             /* --prober remote: no probe here, the laptop measures (hub_prober.c) */
     int timer_s;                   /* the console's 't' key: voting timer in seconds */
     int http_rate;                 /* hub_config.http_rate: 0 default, -1 no cap */
     int voter_rate;                /* hub_config.voter_rate: 0 default, -1 no cap */
@@ -89,6 +93,9 @@ static void usage(FILE *out) {
             "\n"
             "Options:\n"
             "  --deck FILE          deck to play (default: the built-in fragquiz deck)\n"
+            "  --prober WHERE       local (default): measure on this host; remote: a hosted hub\n"
+            "                       that runs no probe: the presenter's laptop connects with\n"
+            "                       `fragvote present URL` and measures there (docs/SERVE.md)\n"
             "  --target HOST        probe this host instead of the deck's target; \"lab\"\n"
             "                       (the default) builds the namespace lab and removes it on exit\n"
             "  --db FILE            database file (default: ./" SERVE_DB_DEFAULT ")\n"
@@ -172,7 +179,8 @@ static int rate_opt(const char *name, const char *what, int *out) {
 static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
            O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY, O_POLL,
-           O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD, O_WITNESS, O_WITNESSKEY, O_NOWITNESS, O_VOTERRATE };
+           O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD, O_WITNESS, O_WITNESSKEY, O_NOWITNESS, O_VOTERRATE,
+           O_PROBER };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
@@ -189,7 +197,7 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
         {"timer", required_argument, NULL, O_TIMER}, {"http-rate", required_argument, NULL, O_HTTPRATE},
         {"trust-proxy", required_argument, NULL, O_TRUSTPROXY},
         {"leaderboard", no_argument, NULL, O_LEADERBOARD},
-        {"voter-rate", required_argument, NULL, O_VOTERRATE},
+        {"voter-rate", required_argument, NULL, O_VOTERRATE}, {"prober", required_argument, NULL, O_PROBER},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->port = SERVE_PORT_DEFAULT;
@@ -233,6 +241,13 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
             }
             break;
         }
+        case O_PROBER:
+            if (strcmp(optarg, "local") && strcmp(optarg, "remote")) {
+                fprintf(stderr, "fragvote serve: --prober wants local or remote, not '%s'\n", optarg);
+                return -1;
+            }
+            o->prober_remote = !strcmp(optarg, "remote");
+            break;
         case O_BIND: o->bind = optarg; break;
         case O_TITLE: o->title = optarg; break;
         case O_OBSERVER: o->observer = optarg; break;
@@ -277,6 +292,11 @@ static int parse_opts(int argc, char **argv, struct serve_opts *o) {
     if (o->resume && (o->deck || o->title || o->room)) {
         fprintf(stderr, "fragvote serve: --resume continues a session with its own deck, title and room; "
                         "drop --deck, --title and --room\n");
+        return -1;
+    }
+    if (o->prober_remote && (o->target || o->observer || o->witness || o->witness_key || o->keep_pmtu_cache)) {
+        fprintf(stderr, "fragvote serve: with --prober remote the laptop measures: --target, --observer, --witness, "
+                        "--witness-key, --no-witness and --keep-pmtu-cache are options of fragvote present there\n");
         return -1;
     }
     if (o->title && strlen(o->title) >= DECK_TEXT_MAX) {
@@ -325,6 +345,40 @@ static void deliver(void *ctx, uint64_t rid, const struct probe_result *r) {
     cmd->result = *r;
     for (int tries = 0; hub_post(s->hub, cmd) < 0 && tries < 100 && !s->stop; tries++) usleep(10000);
     free(cmd);
+}
+
+/* A line about the remote prober (hub_prober.c) for the console: on the
+ * VM's journal or terminal, where nobody may be watching, so it is a plain
+ * line with the time. */
+static void on_note(void *ctx, const char *line) {
+    (void)ctx;
+    time_t now = time(NULL);
+    struct tm tm;
+    char when[16] = "";
+    if (localtime_r(&now, &tm)) strftime(when, sizeof when, "%H:%M:%S", &tm);
+    printf("%s %s\n", when, line);
+    fflush(stdout);
+}
+
+/* The session's export for the laptop (protocol `export`), on the hub's thread. */
+static int on_export(void *ctx, const char *format, char **out, char *err, size_t errlen) {
+    struct serve *s = ctx;
+    return export_session_text(s->db, room_session_id(s->room), format, out, err, errlen);
+}
+
+/* --prober remote started with sudo: nothing here needs a privilege, so
+ * become the invoking user keeping no capability (--keep-root: stay). */
+static int drop_all(struct serve *s) {
+    const char *sudo_uid = getenv("SUDO_UID");
+    if (geteuid() != 0 || s->o.keep_root || !sudo_uid || !*sudo_uid || !strcmp(sudo_uid, "0")) return FV_EXIT_OK;
+    char err[256];
+    int uid = probe_priv_drop_keep(NULL, 0, err, sizeof err);
+    if (uid < 0) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        return FV_EXIT_PERM;
+    }
+    printf("Dropped root: now uid %d, keeping no capability (the laptop measures).\n", uid);
+    return FV_EXIT_OK;
 }
 
 /* ---- console backend: the hub ---- */
@@ -437,9 +491,18 @@ int cmd_serve(int argc, char **argv) {
             return FV_EXIT_USAGE;
         }
         int dl = deck_load_string(row.deck_json, "stored deck", &s.deck, err, sizeof err);
+        if (dl == 0 && (strcmp(row.target, SERVE_REMOTE_TARGET) == 0) != (s.o.prober_remote != 0)) {
+            fprintf(stderr, "fragvote serve: session %lld %s; resume it %s --prober remote\n", s.o.resume,
+                    s.o.prober_remote ? "measured on this host" : "was measured by a remote laptop",
+                    s.o.prober_remote ? "without" : "with");
+            db_session_row_free(&row);
+            deck_free(&s.deck);
+            db_close(s.db);
+            return FV_EXIT_USAGE;
+        }
         if (dl == 0) {
             snprintf(s.deck.title, sizeof s.deck.title, "%s", row.title);
-            if (!s.o.target && row.target[0] && strcmp(row.target, "lab")) {
+            if (!s.o.prober_remote && !s.o.target && row.target[0] && strcmp(row.target, "lab")) {
                 snprintf(s.resume_target, sizeof s.resume_target, "%s", row.target);
                 s.o.target = s.resume_target;
             }
@@ -457,7 +520,11 @@ int cmd_serve(int argc, char **argv) {
     }
     if (s.o.title) snprintf(s.deck.title, sizeof s.deck.title, "%s", s.o.title);
     if (s.o.target) deck_set_target(&s.deck, s.o.target);
-    int pick = cli_engine_pick("serve", s.o.observer ? s.o.observer : s.deck.observer, s.deck.target, &s.engine);
+    int remote = s.o.prober_remote; /* the laptop measures: no engine here at all */
+    int pick = remote ? FV_EXIT_OK
+                      : cli_engine_pick("serve", s.o.observer ? s.o.observer : s.deck.observer, s.deck.target,
+                                        &s.engine);
+    if (remote) snprintf(s.engine.target, sizeof s.engine.target, "%s", SERVE_REMOTE_TARGET);
     if (pick != FV_EXIT_OK) {
         deck_free(&s.deck);
         db_close(s.db);
@@ -475,8 +542,9 @@ int cmd_serve(int argc, char **argv) {
     }
 
     char *labjs = NULL;
-    code = cli_engine_up("serve", &s.engine, s.o.witness ? s.o.witness : s.deck.witness, s.o.witness_key,
-                         s.o.keep_root);
+    code = remote ? drop_all(&s)
+                  : cli_engine_up("serve", &s.engine, s.o.witness ? s.o.witness : s.deck.witness, s.o.witness_key,
+                                  s.o.keep_root);
     if (code != FV_EXIT_OK) goto cleanup;
     if (s.engine.use_lab) labjs = lab_json(&s.engine.lab);
     if (s.stop) goto cleanup;
@@ -500,9 +568,14 @@ int cmd_serve(int argc, char **argv) {
         .deliver = deliver,
         .ctx = &s,
     };
-    cli_engine_opts(&s.engine, s.o.keep_pmtu_cache || s.deck.keep_pmtu_cache, &wc.opts);
-    s.worker = worker_new(&wc, err, sizeof err);
-    if (!s.worker) {
+    if (!remote) cli_engine_opts(&s.engine, s.o.keep_pmtu_cache || s.deck.keep_pmtu_cache, &wc.opts);
+    if (remote)
+        printf("Prober: remote. No probe runs here: the presenter's laptop connects with\n"
+               "      fragvote present URL --secret SECRET and measures on its own network;\n"
+               "      the room votes meanwhile, measurements wait for it.\n");
+    else
+        s.worker = worker_new(&wc, err, sizeof err);
+    if (!remote && !s.worker) {
         fprintf(stderr, "fragvote serve: %s\n", err);
         code = FV_EXIT_FAIL;
         goto cleanup;
@@ -512,6 +585,7 @@ int cmd_serve(int argc, char **argv) {
                             .secret = s.o.secret, .live_split = s.o.live_split, .leaderboard = s.o.leaderboard, .http_rate = s.o.http_rate,
                             .voter_rate = s.o.voter_rate, .trust_proxy = &s.o.trust_proxy, .use_poll = s.o.poll,
                             .tls_cert = s.o.tls_cert, .tls_key = s.o.tls_key,
+                            .prober_remote = remote, .on_note = on_note, .export_session = on_export,
                             .ctx = &s};
     struct hub *h = hub_new(&hc, s.room, err, sizeof err);
     if (!h) {
@@ -527,13 +601,13 @@ int cmd_serve(int argc, char **argv) {
     s.hub = h;
     int stop_now = s.stop;
     room_set_prefetch(s.room, !s.o.no_prefetch);
-    room_set_prober(s.room, &(struct prober){worker_prober_ask, s.worker});
+    if (!remote) room_set_prober(s.room, &(struct prober){worker_prober_ask, s.worker}); /* remote: the hub's */
     pthread_mutex_unlock(&s.lock);
     if (stop_now) goto cleanup;
 
     s.con = (struct console){
         .be = {be_post, be_status, &s},
-        .view = {s.deck.title, hub_join_url(h), room_code(s.room), hub_secret(h), s.engine.target, !s.o.no_qr,
+        .view = {room_title(s.room), hub_join_url(h), room_code(s.room), hub_secret(h), s.engine.target, !s.o.no_qr,
                  console_page_url(hub_join_url(h), "screen/", s.screen_url, sizeof s.screen_url) ? NULL : s.screen_url,
                  console_page_url(hub_join_url(h), "presenter/", s.presenter_url, sizeof s.presenter_url) ? NULL
                                                                                                     : s.presenter_url},

@@ -1,0 +1,195 @@
+/* The real `fragvote serve --prober remote` (issue 17), hub side, as any
+ * user: no lab, no privilege. A scripted laptop (a websocket client that
+ * speaks docs/PROTOCOL.md "The remote prober" with a canned observation)
+ * connects with its own one-question deck, which the hub adopts; a phone
+ * votes; the laptop measures, the reveal shows its answer, the talk ends;
+ * the laptop downloads the export over its connection (refused before the
+ * end), and it equals `fragvote export` run on the hub's database. The
+ * console prints the prober's connect and disconnect; no namespace of the
+ * test's lab prefix ever appears; SIGTERM ends serve with 0. */
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "e2e/serve_proc.h"
+#include "fv_roles.h"
+#include "probe_json.h"
+
+#define SECRET "remote-e2e-secret"
+#define ROOM "RMTE2E"
+#define T_MS 5000
+#define DECK "{\"title\":\"laptop deck\",\"target\":\"lab\",\"tests\":[{\"proto\":\"udp4\",\"mode\":\"do\"," \
+             "\"size\":1400,\"ask\":[\"sent\"]}]}"
+
+static const char *bin;
+static pid_t serve_pid = -1;
+static char outpath[300], dbpath[300];
+
+static void cleanup(void) {
+    if (serve_pid > 0) {
+        kill(serve_pid, SIGKILL);
+        waitpid(serve_pid, NULL, 0);
+        serve_pid = -1;
+    }
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    char *buf = calloc(1, 1 << 20);
+    if (buf) buf[fread(buf, 1, (1 << 20) - 1, f)] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* Waits until serve's console output holds needle (up to T_MS). */
+static int console_says(const char *needle) {
+    for (int t = 0; t < T_MS; t += 50) {
+        char *o = slurp(outpath);
+        int found = o && strstr(o, needle);
+        free(o);
+        if (found) return 1;
+        usleep(50000);
+    }
+    char *o = slurp(outpath);
+    fprintf(stderr, "the console never said \"%s\":\n%s\n", needle, o ? o : "");
+    free(o);
+    return 0;
+}
+
+static json_t *recv_t(struct wsc *w, const char *a, const char *b) {
+    for (;;) {
+        char *s = NULL;
+        if (wsc_recv(w, &s, T_MS) <= 0) return NULL;
+        json_t *o = json_loads(s, 0, NULL);
+        free(s);
+        const char *t = json_string_value(json_object_get(o, "t"));
+        if (t && (!strcmp(t, a) || (b && !strcmp(t, b)))) return o;
+        json_decref(o);
+    }
+}
+
+static void test_a_talk_with_a_remote_prober(void) {
+    char err[256];
+    snprintf(outpath, sizeof outpath, "%s/serve.out", check_tmpdir());
+    snprintf(dbpath, sizeof dbpath, "%s/hub.db", check_tmpdir());
+    serve_pid = fork();
+    REQUIRE(serve_pid >= 0);
+    if (serve_pid == 0) {
+        int in = open("/dev/null", O_RDONLY), out = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(out, 2);
+        execl(bin, bin, "serve", "--prober", "remote", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
+              "--secret", SECRET, "--room", ROOM, "--no-qr", (char *)NULL);
+        _exit(127);
+    }
+    int port = serve_proc_port(outpath, &serve_pid, 20000);
+    REQUIRE(port > 0 && serve_proc_listening(port, &serve_pid, 20000) == 0);
+    CHECK(console_says("Prober: remote"));
+
+    struct wsc *lap = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
+    REQUIRE(lap);
+    REQUIRE(wsc_send_json(lap, "{s:s, s:i, s:o, s:s, s:s, s:s}", "t", "prober", "v", 1, "deck",
+                          json_loads(DECK, 0, NULL), "host", "e2e-laptop", "observer", "raw", "target", "lab") == 0);
+    json_t *ok = recv_t(lap, "prober_ok", "error");
+    REQUIRE(ok);
+    CHECK_STR(json_string_value(json_object_get(ok, "t")), "prober_ok");
+    CHECK_STR(json_string_value(json_object_get(ok, "deck")), "adopted");
+    long long session = json_integer_value(json_object_get(ok, "session"));
+    json_decref(ok);
+    CHECK(console_says("prober connected from 127.0.0.1 (e2e-laptop, observer raw, target lab); deck adopted"));
+
+    struct wsc *phone = fvr_phone("127.0.0.1", port, ROOM, 1, NULL, T_MS, NULL, err, sizeof err);
+    /* the presenter's page drives the quiz (the laptop's own cmds work too, see test_hub_prober) */
+    struct wsc *page = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
+    REQUIRE(phone && page);
+    REQUIRE(fvr_cmd(page, "open", T_MS, err, sizeof err) == 0);
+    json_t *m = recv_t(lap, "measure", NULL);
+    REQUIRE(m);
+    CHECK_INT(fvr_vote(phone, 1, 0, 1, T_MS, NULL), 0);
+    REQUIRE(fvr_cmd(page, "close", T_MS, err, sizeof err) == 0);
+    REQUIRE(fvr_cmd(page, "measure", T_MS, err, sizeof err) == 0);
+    struct probe_result r;
+    memset(&r, 0, sizeof r);
+    r.spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
+    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "E2E-why: it left the laptop"};
+    r.df = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "DF=1"};
+    r.fragmented = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "one packet"};
+    r.fragmenter = PROBE_FRAG_NONE;
+    snprintf(r.observer, sizeof r.observer, "raw");
+    snprintf(r.evidence, sizeof r.evidence, "E2E-evidence: DF=1 on the laptop's wire");
+    r.quoted_len = r.quoted_df = r.quoted_mf = r.quoted_offset = r.quoted_frag_hdr = -1;
+    r.icmp_type = r.icmp_code = r.dev_mtu = r.path_mtu_before = -1;
+    r.egress_packets = r.egress_fragments = r.egress_first_len = -1;
+    r.w_raw = r.w_ttl = r.w_df = r.w_bytes = r.w_fragments = r.w_frag_max = r.w_frag_min = -1;
+    r.w_segments = r.w_seg_max = -1;
+    REQUIRE(wsc_send_json(lap, "{s:s, s:O, s:O, s:o}", "t", "result", "epoch", json_object_get(m, "epoch"), "rid",
+                          json_object_get(m, "rid"), "observation", probe_result_to_json(&r)) == 0);
+    json_t *a = recv_t(lap, "result_ok", "error");
+    CHECK(a && !strcmp(json_string_value(json_object_get(a, "t")), "result_ok"));
+    json_decref(a);
+    json_decref(m);
+    /* the export is the presenter's only after the end */
+    REQUIRE(wsc_send_json(lap, "{s:s, s:s}", "t", "export", "format", "json") == 0);
+    json_t *e = recv_t(lap, "export_ok", "error");
+    CHECK(e != NULL);
+    if (e) CHECK_STR(json_string_value(json_object_get(e, "code")), "not_ended");
+    json_decref(e);
+    CHECK(!strstr(wsc_transcript(phone), "E2E-"));
+    REQUIRE(fvr_cmd(page, "reveal", T_MS, err, sizeof err) == 0);
+    REQUIRE(fvr_cmd(page, "next", T_MS, err, sizeof err) == 0);
+    json_t *fin = fvr_final_state(phone, T_MS);
+    CHECK(fin != NULL);
+    json_decref(fin);
+    CHECK_CONTAINS(wsc_transcript(phone), "E2E-why: it left the laptop");
+    REQUIRE(wsc_send_json(lap, "{s:s, s:s}", "t", "export", "format", "json") == 0);
+    e = recv_t(lap, "export_ok", "error");
+    REQUIRE(e);
+    CHECK_STR(json_string_value(json_object_get(e, "t")), "export_ok");
+    CHECK_INT(json_integer_value(json_object_get(e, "session")), session);
+    const char *data = json_string_value(json_object_get(e, "data"));
+    char cmd[900];
+    snprintf(cmd, sizeof cmd, "'%s' export %lld --format json --db '%s' > '%s/cli.json'", bin, session, dbpath,
+             check_tmpdir());
+    CHECK_INT(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/cli.json", check_tmpdir());
+    char *cli = slurp(cmd);
+    CHECK(data && cli && !strcmp(data, cli));
+    CHECK_CONTAINS(data, "E2E-evidence");
+    free(cli);
+    json_decref(e);
+
+    wsc_close(lap, 1000);
+    CHECK(console_says("prober at 127.0.0.1 disconnected"));
+    wsc_close(phone, 1000);
+    wsc_close(page, 1000);
+    kill(serve_pid, SIGTERM);
+    int status = -1;
+    waitpid(serve_pid, &status, 0);
+    serve_pid = -1;
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* serve built no lab: no namespace of this test's prefix */
+    const char *prefix = getenv("FRAGVOTE_LAB_PREFIX");
+    FILE *p = popen("ip netns list 2>/dev/null", "r");
+    char line[256];
+    while (p && prefix && fgets(line, sizeof line, p)) CHECK(strncmp(line, prefix, strlen(prefix)) != 0);
+    if (p) pclose(p);
+}
+
+int main(void) {
+    bin = getenv("FRAGVOTE_BIN");
+    if (!bin) SKIP_ALL("FRAGVOTE_BIN not set");
+    static char prefix[32];
+    snprintf(prefix, sizeof prefix, "fvrm%d", (int)(getpid() % 100000));
+    setenv("FRAGVOTE_LAB_PREFIX", prefix, 1);
+    atexit(cleanup);
+    RUN(test_a_talk_with_a_remote_prober);
+    return check_summary_and_clean();
+}
