@@ -75,31 +75,92 @@ static json_t *recv_t(struct wsc *w, const char *a, const char *b) {
     }
 }
 
-static void test_a_talk_with_a_remote_prober(void) {
-    char err[256];
-    snprintf(outpath, sizeof outpath, "%s/serve.out", check_tmpdir());
-    snprintf(dbpath, sizeof dbpath, "%s/hub.db", check_tmpdir());
+/* Starts `serve --prober remote` on dbpath (resume > 0: --resume that
+ * session, else a new one in room ROOM); returns its port, or -1. */
+static int serve_remote(const char *name, long long resume) {
+    snprintf(outpath, sizeof outpath, "%s/%s.out", check_tmpdir(), name);
+    char id[24];
+    snprintf(id, sizeof id, "%lld", resume);
     serve_pid = fork();
-    REQUIRE(serve_pid >= 0);
+    if (serve_pid < 0) return -1;
     if (serve_pid == 0) {
         int in = open("/dev/null", O_RDONLY), out = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(in, 0);
         dup2(out, 1);
         dup2(out, 2);
-        execl(bin, bin, "serve", "--prober", "remote", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
-              "--secret", SECRET, "--room", ROOM, "--no-qr", (char *)NULL);
+        if (resume > 0)
+            execl(bin, bin, "serve", "--prober", "remote", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
+                  "--secret", SECRET, "--resume", id, "--no-qr", (char *)NULL);
+        else
+            execl(bin, bin, "serve", "--prober", "remote", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
+                  "--secret", SECRET, "--room", ROOM, "--no-qr", (char *)NULL);
         _exit(127);
     }
     int port = serve_proc_port(outpath, &serve_pid, 20000);
-    REQUIRE(port > 0 && serve_proc_listening(port, &serve_pid, 20000) == 0);
+    return port > 0 && serve_proc_listening(port, &serve_pid, 20000) == 0 ? port : -1;
+}
+
+/* The laptop: presenter, then prober with DECK; returns the connection and
+ * the prober_ok (or error) in *ok. */
+static struct wsc *laptop(int port, json_t **ok) {
+    char err[256];
+    struct wsc *lap = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
+    if (!lap) return NULL;
+    if (wsc_send_json(lap, "{s:s, s:i, s:o, s:s, s:s, s:s, s:s}", "t", "prober", "v", 1, "deck",
+                      json_loads(DECK, 0, NULL), "host", "e2e-laptop", "observer", "raw", "target", "lab", "instance",
+                      "e2e") < 0) {
+        wsc_free(lap);
+        return NULL;
+    }
+    *ok = recv_t(lap, "prober_ok", "error");
+    return lap;
+}
+
+/* The canned observation of DECK's one test, its texts tagged. */
+static json_t *observation(const char *tag) {
+    struct probe_result r;
+    memset(&r, 0, sizeof r);
+    r.spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
+    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, ""};
+    snprintf(r.sent.why, sizeof r.sent.why, "%s-why: it left the laptop", tag);
+    r.df = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "DF=1"};
+    r.fragmented = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "one packet"};
+    r.fragmenter = PROBE_FRAG_NONE;
+    snprintf(r.observer, sizeof r.observer, "raw");
+    snprintf(r.evidence, sizeof r.evidence, "%s-evidence: DF=1 on the laptop's wire", tag);
+    r.quoted_len = r.quoted_df = r.quoted_mf = r.quoted_offset = r.quoted_frag_hdr = -1;
+    r.icmp_type = r.icmp_code = r.dev_mtu = r.path_mtu_before = -1;
+    r.egress_packets = r.egress_fragments = r.egress_first_len = -1;
+    r.w_raw = r.w_ttl = r.w_df = r.w_bytes = r.w_fragments = r.w_frag_max = r.w_frag_min = -1;
+    r.w_segments = r.w_seg_max = -1;
+    return probe_result_to_json(&r);
+}
+
+/* Answers measure m with the observation tagged tag; returns the hub's answer's type or code. */
+static const char *answer(struct wsc *lap, json_t *m, const char *epoch, const char *tag) {
+    static char got[32];
+    snprintf(got, sizeof got, "(nothing)");
+    if (wsc_send_json(lap, "{s:s, s:s, s:O, s:o}", "t", "result", "epoch",
+                      epoch ? epoch : json_string_value(json_object_get(m, "epoch")), "rid",
+                      json_object_get(m, "rid"), "observation", observation(tag)) < 0)
+        return got;
+    json_t *a = recv_t(lap, "result_ok", "error");
+    const char *c = json_string_value(json_object_get(a, "code"));
+    snprintf(got, sizeof got, "%s", c ? c : json_string_value(json_object_get(a, "t")));
+    json_decref(a);
+    return got;
+}
+
+static void test_a_talk_with_a_remote_prober(void) {
+    char err[256];
+    snprintf(dbpath, sizeof dbpath, "%s/hub.db", check_tmpdir());
+    int port = serve_remote("serve", 0);
+    REQUIRE(port > 0);
     CHECK(console_says("Prober: remote"));
 
-    struct wsc *lap = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
-    REQUIRE(lap);
-    REQUIRE(wsc_send_json(lap, "{s:s, s:i, s:o, s:s, s:s, s:s}", "t", "prober", "v", 1, "deck",
-                          json_loads(DECK, 0, NULL), "host", "e2e-laptop", "observer", "raw", "target", "lab") == 0);
-    json_t *ok = recv_t(lap, "prober_ok", "error");
-    REQUIRE(ok);
+    json_t *ok = NULL;
+    struct wsc *lap = laptop(port, &ok);
+    REQUIRE(lap && ok);
     CHECK_STR(json_string_value(json_object_get(ok, "t")), "prober_ok");
     CHECK_STR(json_string_value(json_object_get(ok, "deck")), "adopted");
     long long session = json_integer_value(json_object_get(ok, "session"));
@@ -116,25 +177,7 @@ static void test_a_talk_with_a_remote_prober(void) {
     CHECK_INT(fvr_vote(phone, 1, 0, 1, T_MS, NULL), 0);
     REQUIRE(fvr_cmd(page, "close", T_MS, err, sizeof err) == 0);
     REQUIRE(fvr_cmd(page, "measure", T_MS, err, sizeof err) == 0);
-    struct probe_result r;
-    memset(&r, 0, sizeof r);
-    r.spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "E2E-why: it left the laptop"};
-    r.df = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "DF=1"};
-    r.fragmented = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "one packet"};
-    r.fragmenter = PROBE_FRAG_NONE;
-    snprintf(r.observer, sizeof r.observer, "raw");
-    snprintf(r.evidence, sizeof r.evidence, "E2E-evidence: DF=1 on the laptop's wire");
-    r.quoted_len = r.quoted_df = r.quoted_mf = r.quoted_offset = r.quoted_frag_hdr = -1;
-    r.icmp_type = r.icmp_code = r.dev_mtu = r.path_mtu_before = -1;
-    r.egress_packets = r.egress_fragments = r.egress_first_len = -1;
-    r.w_raw = r.w_ttl = r.w_df = r.w_bytes = r.w_fragments = r.w_frag_max = r.w_frag_min = -1;
-    r.w_segments = r.w_seg_max = -1;
-    REQUIRE(wsc_send_json(lap, "{s:s, s:O, s:O, s:o}", "t", "result", "epoch", json_object_get(m, "epoch"), "rid",
-                          json_object_get(m, "rid"), "observation", probe_result_to_json(&r)) == 0);
-    json_t *a = recv_t(lap, "result_ok", "error");
-    CHECK(a && !strcmp(json_string_value(json_object_get(a, "t")), "result_ok"));
-    json_decref(a);
+    CHECK_STR(answer(lap, m, NULL, "E2E"), "result_ok");
     json_decref(m);
     /* the export is the presenter's only after the end */
     REQUIRE(wsc_send_json(lap, "{s:s, s:s}", "t", "export", "format", "json") == 0);
@@ -183,6 +226,87 @@ static void test_a_talk_with_a_remote_prober(void) {
     if (p) pclose(p);
 }
 
+/* The hub crashes (SIGKILL) while the room votes and the laptop has not
+ * answered the prefetch; `serve --prober remote --resume ID` continues the
+ * session: the laptop reconnects (a new epoch: the old rid's answer is
+ * refused), the ask is there again, the question is measured and revealed.
+ * Resuming a hosted session without --prober remote is refused. */
+static void test_resume_continues_with_the_laptop(void) {
+    char err[256];
+    snprintf(dbpath, sizeof dbpath, "%s/resume.db", check_tmpdir());
+    int port = serve_remote("before", 0);
+    REQUIRE(port > 0);
+    json_t *ok = NULL;
+    struct wsc *lap = laptop(port, &ok);
+    REQUIRE(lap && ok);
+    long long session = json_integer_value(json_object_get(ok, "session"));
+    json_t *epoch1 = json_incref(json_object_get(ok, "epoch"));
+    json_decref(ok);
+    struct wsc *page = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
+    struct wsc *phone = fvr_phone("127.0.0.1", port, ROOM, 1, NULL, T_MS, NULL, err, sizeof err);
+    REQUIRE(page && phone);
+    REQUIRE(fvr_cmd(page, "open", T_MS, err, sizeof err) == 0);
+    json_t *m1 = recv_t(lap, "measure", NULL);
+    REQUIRE(m1);
+    CHECK_INT(fvr_vote(phone, 1, 0, 1, T_MS, NULL), 0);
+    kill(serve_pid, SIGKILL);
+    waitpid(serve_pid, NULL, 0);
+    serve_pid = -1;
+    wsc_free(lap);
+    wsc_free(page);
+    wsc_free(phone);
+
+    /* a hosted session resumes only hosted */
+    char cmd[900];
+    snprintf(cmd, sizeof cmd, "'%s' serve --db '%s' --resume %lld --port 0 --no-qr </dev/null >'%s/local.out' 2>&1",
+             bin, dbpath, session, check_tmpdir());
+    int st = system(cmd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    snprintf(cmd, sizeof cmd, "%s/local.out", check_tmpdir());
+    char *o = slurp(cmd);
+    CHECK_CONTAINS(o, "was measured by a remote laptop; resume it with --prober remote");
+    free(o);
+
+    port = serve_remote("after", session);
+    REQUIRE(port > 0);
+    lap = laptop(port, &ok);
+    REQUIRE(lap && ok);
+    CHECK_STR(json_string_value(json_object_get(ok, "t")), "prober_ok");
+    CHECK_STR(json_string_value(json_object_get(ok, "deck")), "kept");
+    CHECK_INT(json_integer_value(json_object_get(ok, "session")), session);
+    CHECK(!json_equal(json_object_get(ok, "epoch"), epoch1));
+    CHECK_INT(json_integer_value(json_object_get(ok, "pending")), 1); /* the question still votes: asked again */
+    json_decref(ok);
+    json_t *m2 = recv_t(lap, "measure", NULL);
+    REQUIRE(m2);
+    CHECK_STR(answer(lap, m1, json_string_value(epoch1), "OLDEPOCH"), "unknown_rid");
+    CHECK_STR(answer(lap, m2, NULL, "RESUMED"), "result_ok");
+    page = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
+    REQUIRE(page);
+    REQUIRE(fvr_cmd(page, "close", T_MS, err, sizeof err) == 0);
+    REQUIRE(fvr_cmd(page, "measure", T_MS, err, sizeof err) == 0);
+    REQUIRE(fvr_cmd(page, "reveal", T_MS, err, sizeof err) == 0);
+    snprintf(cmd, sizeof cmd, "'%s' export %lld --format json --db '%s'", bin, session, dbpath);
+    FILE *p = popen(cmd, "r");
+    char *out = calloc(1, 1 << 16);
+    if (p && out) out[fread(out, 1, (1 << 16) - 1, p)] = 0;
+    if (p) pclose(p);
+    CHECK_CONTAINS(out, "RESUMED-evidence");
+    CHECK(out && !strstr(out, "OLDEPOCH"));
+    CHECK_CONTAINS(out, "\"total\": 1"); /* the vote from before the crash */
+    free(out);
+    json_decref(m1);
+    json_decref(m2);
+    json_decref(epoch1);
+    wsc_close(lap, 1000);
+    wsc_close(page, 1000);
+    kill(serve_pid, SIGTERM);
+    int status = -1;
+    waitpid(serve_pid, &status, 0);
+    serve_pid = -1;
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void) {
     bin = getenv("FRAGVOTE_BIN");
     if (!bin) SKIP_ALL("FRAGVOTE_BIN not set");
@@ -191,5 +315,6 @@ int main(void) {
     setenv("FRAGVOTE_LAB_PREFIX", prefix, 1);
     atexit(cleanup);
     RUN(test_a_talk_with_a_remote_prober);
+    RUN(test_resume_continues_with_the_laptop);
     return check_summary_and_clean();
 }
