@@ -56,6 +56,10 @@ int db_session_end(struct db *db, int64_t session_id, char *err, size_t errlen);
  * questions. */
 int db_session_redeck(struct db *db, int64_t session_id, const char *title, const char *deck_json, char *err,
                       size_t errlen);
+/* The host and observer that measure the session: a remote prober's, as it
+ * says when it connects (serve --prober remote). */
+int db_session_set_prober(struct db *db, int64_t session_id, const char *host, const char *observer, char *err,
+                          size_t errlen);
 /* Sets the session's token key (hex; a session made before keys had none).
  * Read it back with db_hub_token_key (db_hub.h). */
 int db_session_set_token_key(struct db *db, int64_t session_id, const char *key_hex, char *err, size_t errlen);

@@ -292,6 +292,12 @@ int db_session_redeck(struct db *db, int64_t session_id, const char *title, cons
                       "removing the session's old questions");
 }
 
+int db_session_set_prober(struct db *db, int64_t session_id, const char *host, const char *observer, char *err,
+                          size_t errlen) {
+    return exec_bound(db, "UPDATE sessions SET host = ?, observer = ? WHERE id = ?", session_id, host, observer, err,
+                      errlen, "storing the prober's host and observer");
+}
+
 int db_session_end(struct db *db, int64_t session_id, char *err, size_t errlen) {
     sqlite3_bind_double(db->session_end, 1, db_now());
     sqlite3_bind_int64(db->session_end, 2, session_id);

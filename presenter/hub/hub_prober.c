@@ -171,6 +171,8 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
         }
         gone->prober = 0;
     }
+    if (m->prober_host[0] && room_prober_facts(h->room, m->prober_host, m->prober_observer, err, sizeof err))
+        hub_status_update(h, err); /* the session's description only: the prober is taken all the same */
     h->prober = c;
     c->prober = 1;
     snprintf(h->prober_instance, sizeof h->prober_instance, "%s", m->prober_instance);

@@ -910,3 +910,7 @@ fail:
     quiz_free(nq);
     return -1;
 }
+
+int room_prober_facts(struct room *r, const char *host, const char *observer, char *err, size_t errlen) {
+    return db_session_set_prober(r->db, r->session_id, host, observer, err, errlen);
+}

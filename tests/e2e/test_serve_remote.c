@@ -206,6 +206,8 @@ static void test_a_talk_with_a_remote_prober(void) {
     char *cli = slurp(cmd);
     CHECK(data && cli && !strcmp(data, cli));
     CHECK_CONTAINS(data, "E2E-evidence");
+    CHECK_CONTAINS(data, "\"host\": \"e2e-laptop\""); /* the measuring machine is the laptop */
+    CHECK_CONTAINS(data, "\"observer\": \"raw\"");
     free(cli);
     json_decref(e);
 
