@@ -319,6 +319,10 @@ int wsc_send_json(struct wsc *w, const char *fmt, ...) {
 }
 
 json_t *wsc_recv_type(struct wsc *w, const char *type, int timeout_ms) {
+    return wsc_recv_types(w, type, NULL, timeout_ms);
+}
+
+json_t *wsc_recv_types(struct wsc *w, const char *type, const char *or_type, int timeout_ms) {
     long long deadline = mono_ms() + timeout_ms;
     for (;;) {
         long left = (long)(deadline - mono_ms());
@@ -329,7 +333,7 @@ json_t *wsc_recv_type(struct wsc *w, const char *type, int timeout_ms) {
         json_t *o = json_loads(m, 0, NULL);
         free(m);
         const char *t = json_string_value(json_object_get(o, "t"));
-        if (t && !strcmp(t, type)) return o;
+        if (t && (!strcmp(t, type) || (or_type && !strcmp(t, or_type)))) return o;
         json_decref(o);
     }
 }

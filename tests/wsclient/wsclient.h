@@ -52,6 +52,9 @@ int wsc_send_json(struct wsc *w, const char *fmt, ...);
  * in the transcript); returns it (caller json_decref's) or NULL on
  * timeout/close. */
 json_t *wsc_recv_type(struct wsc *w, const char *type, int timeout_ms);
+/* The same for either of two types (or_type NULL: only type): an answer
+ * that may be the one hoped for or an error. */
+json_t *wsc_recv_types(struct wsc *w, const char *type, const char *or_type, int timeout_ms);
 
 /* Pure: parses one frame header at buf. Returns the header length and fills
  * *op, *fin, *masked, *payload_len, or 0 when more bytes are needed, -1 when
