@@ -13,12 +13,7 @@
 
 void hub_export(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
     char err[256];
-    if (!hub_conn_presenter_view(c)) {
-        hub_conn_error(c, -1, "forbidden",
-                       c->role == HUB_PRESENTER ? "send the presenter secret first (auth)"
-                                                : "only the presenter can download the session's export");
-        return;
-    }
+    if (hub_conn_forbidden(c, "only the presenter can download the session's export")) return;
     if (!h->cfg.export_session) {
         hub_conn_error(c, -1, "not_available", "this hub has no export; run fragvote export on its host");
         return;

@@ -236,6 +236,9 @@ void hub_fanout_remove(struct hub_conn *c);     /* c leaves the fan-out list (cl
 void hub_fanout_pump(struct hub *h);            /* the next HUB_FANOUT_CHUNK deferred connections: writeable */
 void hub_conn_send_own(struct hub_conn *c, char *json);    /* a one-off message; takes json */
 void hub_conn_error(struct hub_conn *c, long long id, const char *code, const char *message); /* id -1: none */
+/* 0 when c is an authed presenter; else answers error forbidden (phones and
+ * screens: why_not_audience; a presenter: "send the secret first") and 1. */
+int hub_conn_forbidden(struct hub_conn *c, const char *why_not_audience);
 void hub_conn_kill(struct hub_conn *c, int code, const char *reason); /* close at next writeable */
 
 /* hub_batch.c: the group commit */

@@ -99,12 +99,7 @@ static int send_pending(struct hub *h, struct hub_conn *c, int count_only) {
 
 void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
     char err[512], who[INET6_ADDRSTRLEN], old[INET6_ADDRSTRLEN];
-    if (!hub_conn_presenter_view(c)) {
-        hub_conn_error(c, -1, "forbidden",
-                       c->role == HUB_PRESENTER ? "send the presenter secret first (auth)"
-                                                : "only the presenter's laptop can be the prober");
-        return;
-    }
+    if (hub_conn_forbidden(c, "only the presenter's laptop can be the prober")) return;
     if (!h->cfg.prober_remote) {
         hub_conn_error(c, -1, "not_remote",
                        "this hub measures on its own host (serve --prober local); start it with --prober remote "

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_probe.h"
 #include "e2e/serve_proc.h"
 #include "fv_roles.h"
 #include "probe_json.h"
@@ -63,16 +64,15 @@ static int console_says(const char *needle) {
     return 0;
 }
 
-static json_t *recv_t(struct wsc *w, const char *a, const char *b) {
-    for (;;) {
-        char *s = NULL;
-        if (wsc_recv(w, &s, T_MS) <= 0) return NULL;
-        json_t *o = json_loads(s, 0, NULL);
-        free(s);
-        const char *t = json_string_value(json_object_get(o, "t"));
-        if (t && (!strcmp(t, a) || (b && !strcmp(t, b)))) return o;
-        json_decref(o);
-    }
+static json_t *recv_t(struct wsc *w, const char *a, const char *b) { return wsc_recv_types(w, a, b, T_MS); }
+
+/* SIGTERM to serve (a talk's normal end); its exit status, -1 if it died. */
+static int serve_stop(void) {
+    int status = -1;
+    kill(serve_pid, SIGTERM);
+    waitpid(serve_pid, &status, 0);
+    serve_pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* Starts `serve --prober remote` on dbpath (resume > 0: --resume that
@@ -118,21 +118,11 @@ static struct wsc *laptop(int port, json_t **ok) {
 
 /* The canned observation of DECK's one test, its texts tagged. */
 static json_t *observation(const char *tag) {
-    struct probe_result r;
-    memset(&r, 0, sizeof r);
+    char evidence[96];
+    snprintf(evidence, sizeof evidence, "%s-evidence: DF=1 on the laptop's wire", tag);
+    struct probe_result r = check_probe_result(PROBE_ANS_YES, PROBE_ANS_YES, PROBE_ANS_NO, evidence);
     r.spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, ""};
     snprintf(r.sent.why, sizeof r.sent.why, "%s-why: it left the laptop", tag);
-    r.df = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "DF=1"};
-    r.fragmented = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "one packet"};
-    r.fragmenter = PROBE_FRAG_NONE;
-    snprintf(r.observer, sizeof r.observer, "raw");
-    snprintf(r.evidence, sizeof r.evidence, "%s-evidence: DF=1 on the laptop's wire", tag);
-    r.quoted_len = r.quoted_df = r.quoted_mf = r.quoted_offset = r.quoted_frag_hdr = -1;
-    r.icmp_type = r.icmp_code = r.dev_mtu = r.path_mtu_before = -1;
-    r.egress_packets = r.egress_fragments = r.egress_first_len = -1;
-    r.w_raw = r.w_ttl = r.w_df = r.w_bytes = r.w_fragments = r.w_frag_max = r.w_frag_min = -1;
-    r.w_segments = r.w_seg_max = -1;
     return probe_result_to_json(&r);
 }
 
@@ -215,11 +205,7 @@ static void test_a_talk_with_a_remote_prober(void) {
     CHECK(console_says("prober at 127.0.0.1 disconnected"));
     wsc_close(phone, 1000);
     wsc_close(page, 1000);
-    kill(serve_pid, SIGTERM);
-    int status = -1;
-    waitpid(serve_pid, &status, 0);
-    serve_pid = -1;
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_INT(serve_stop(), 0);
     /* serve built no lab: no namespace of this test's prefix */
     const char *prefix = getenv("FRAGVOTE_LAB_PREFIX");
     FILE *p = popen("ip netns list 2>/dev/null", "r");
@@ -302,11 +288,7 @@ static void test_resume_continues_with_the_laptop(void) {
     json_decref(epoch1);
     wsc_close(lap, 1000);
     wsc_close(page, 1000);
-    kill(serve_pid, SIGTERM);
-    int status = -1;
-    waitpid(serve_pid, &status, 0);
-    serve_pid = -1;
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_INT(serve_stop(), 0);
 }
 
 int main(void) {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_probe.h"
 #include "fv_roles.h"
 #include "hubfix.h"
 #include "probe_json.h"
@@ -52,15 +53,7 @@ static json_t *say_prober_as(struct wsc *w, const struct deck *d, int take_over,
     if (wsc_send_json(w, "{s:s, s:i, s:o, s:b, s:s, s:s, s:s}", "t", "prober", "v", 1, "deck", dj, "take_over",
                       take_over, "host", "laptop", "observer", "raw", "instance", instance) < 0)
         return NULL;
-    for (;;) {
-        char *s = NULL;
-        if (wsc_recv(w, &s, T_MS) <= 0) return NULL;
-        json_t *o = json_loads(s, 0, NULL);
-        free(s);
-        const char *t = json_string_value(json_object_get(o, "t"));
-        if (t && (!strcmp(t, "prober_ok") || !strcmp(t, "error"))) return o;
-        json_decref(o);
-    }
+    return wsc_recv_types(w, "prober_ok", "error", T_MS);
 }
 
 static json_t *say_prober(struct wsc *w, const struct deck *d, int take_over) {
@@ -91,26 +84,16 @@ static const char *code_of(json_t *o) {
  * no; every text carries tag, so a leak is a plain substring. */
 static json_t *observation(json_t *measure, const char *tag) {
     json_t *sp = json_object_get(measure, "spec");
-    struct probe_result r;
-    memset(&r, 0, sizeof r);
+    char evidence[64];
+    snprintf(evidence, sizeof evidence, "%s-evidence", tag);
+    struct probe_result r = check_probe_result(PROBE_ANS_YES, PROBE_ANS_YES, PROBE_ANS_NO, evidence);
     probe_proto_parse(json_string_value(json_object_get(sp, "proto")), &r.spec.proto);
     probe_mode_parse(json_string_value(json_object_get(sp, "mode")), &r.spec.mode);
     r.spec.size = (int)json_integer_value(json_object_get(sp, "size"));
     r.spec.ttl = 2;
-    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, ""};
-    r.df = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, ""};
-    r.fragmented = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_OBSERVED, ""};
     snprintf(r.sent.why, sizeof r.sent.why, "%s-why-sent", tag);
     snprintf(r.df.why, sizeof r.df.why, "%s-why-df", tag);
     snprintf(r.fragmented.why, sizeof r.fragmented.why, "%s-why-frag", tag);
-    snprintf(r.evidence, sizeof r.evidence, "%s-evidence", tag);
-    snprintf(r.observer, sizeof r.observer, "raw");
-    r.fragmenter = PROBE_FRAG_NONE;
-    r.quoted_len = r.quoted_df = r.quoted_mf = r.quoted_offset = r.quoted_frag_hdr = -1;
-    r.icmp_type = r.icmp_code = r.dev_mtu = r.path_mtu_before = -1;
-    r.egress_packets = r.egress_fragments = r.egress_first_len = -1;
-    r.w_raw = r.w_ttl = r.w_df = r.w_bytes = r.w_fragments = r.w_frag_max = r.w_frag_min = -1;
-    r.w_segments = r.w_seg_max = -1;
     return probe_result_to_json(&r);
 }
 
@@ -122,15 +105,7 @@ static json_t *send_result(struct wsc *w, json_t *measure, long long rid, const 
     if (wsc_send_json(w, "{s:s, s:s, s:I, s:o}", "t", "result", "epoch", epoch, "rid", (json_int_t)rid,
                       "observation", obs) < 0)
         return NULL;
-    for (;;) {
-        char *s = NULL;
-        if (wsc_recv(w, &s, T_MS) <= 0) return NULL;
-        json_t *o = json_loads(s, 0, NULL);
-        free(s);
-        const char *t = json_string_value(json_object_get(o, "t"));
-        if (t && (!strcmp(t, "result_ok") || !strcmp(t, "error"))) return o;
-        json_decref(o);
-    }
+    return wsc_recv_types(w, "result_ok", "error", T_MS);
 }
 
 static int no_leak(struct wsc *w, const char *tag) {
