@@ -159,6 +159,7 @@ int probe_result_from_json(json_t *o, struct probe_result *r, char *err, size_t 
     rd_int(&c, icmp, "type", 0, 255, -1, &r->icmp_type);
     rd_int(&c, icmp, "code", 0, 255, -1, &r->icmp_code);
     rd_int(&c, icmp, "mtu", 0, 1 << 20, 0, &r->icmp_mtu);
+    if (icmp && (r->icmp_type < 0 || r->icmp_code < 0)) fail(&c, "icmp", "needs both type and code");
     rd_str(&c, o, "hop", 0, r->hop, sizeof r->hop);
     rd_str(&c, o, "hop_name", 0, r->hop_name, sizeof r->hop_name);
     json_t *eg = rd_obj(&c, o, "egress");

@@ -133,6 +133,7 @@ static void test_hostile_observations_are_refused_by_name(void) {
         {"quote", "[1]", "quote"},
         {"quote.df", "2", "df"},
         {"icmp.type", "-1", "type"},
+        {"icmp.code", NULL, "icmp"},
         {"kernel_mtu", "\"1280\"", "kernel_mtu"},
         {"elapsed_ms", "\"fast\"", "elapsed_ms"},
         {"elapsed_ms", "-1", "elapsed_ms"},
