@@ -235,7 +235,7 @@ static int close_now(struct lws *wsi, enum lws_close_status code, const char *wh
  * deck and the probe's observations (HUB_PROBER_MSG_MAX), everyone else
  * HUB_MSG_MAX. */
 static size_t msg_max(const struct hub_conn *c) {
-    return hub_conn_presenter_view(c) ? HUB_PROBER_MSG_MAX : HUB_MSG_MAX;
+    return (hub_conn_viewer(c) == ROOM_VIEWER_PRESENTER) ? HUB_PROBER_MSG_MAX : HUB_MSG_MAX;
 }
 
 /* The rate cap: one token per received frame (HUB_MSG_RATE, burst
@@ -430,7 +430,8 @@ static void keepalive_sweep(lws_sorted_usec_list_t *sul) {
         next = c->next;
         unsigned long long got = rx_bytes(c);
         if (got > c->rx_bytes) {
-            int laptop = hub_conn_presenter_view(c); /* its deck and observations: a budget of their own */
+            /* the laptop: its deck and observations have a budget of their own */
+            int laptop = hub_conn_viewer(c) == ROOM_VIEWER_PRESENTER;
             double rate = laptop ? HUB_PROBER_BYTES_PER_S : HUB_MSG_BYTES_PER_S;
             double burst = laptop ? HUB_PROBER_BYTES_BURST : HUB_MSG_BYTES_BURST;
             c->byte_tokens += (double)(now - c->bytes_ms) * rate / 1000.0;

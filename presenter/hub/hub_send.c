@@ -104,7 +104,7 @@ void hub_conn_error(struct hub_conn *c, long long id, const char *code, const ch
 }
 
 int hub_conn_forbidden(struct hub_conn *c, const char *why_not_audience) {
-    if (hub_conn_presenter_view(c)) return 0;
+    if (hub_conn_viewer(c) == ROOM_VIEWER_PRESENTER) return 0;
     hub_conn_error(c, -1, "forbidden",
                    c->role == HUB_PRESENTER ? "send the presenter secret first (auth)" : why_not_audience);
     return 1;
