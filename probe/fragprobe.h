@@ -783,7 +783,7 @@ int probe_path_split(int total, int max, int v6, struct probe_path_pieces *out);
  * events' lines with what shows each, in brackets). Returns the rows written
  * (at most max; p->nnodes when it fits). */
 struct probe_path_row {
-    char hop[8];
+    char hop[12];                 /* "0".."N" or "…": room for any int, so no build warns of truncation */
     char name[40];
     char addr[48];
     char mtu[12];
