@@ -14,6 +14,7 @@ struct ask {
     enum ask_state state;
     long long rid;
     char epoch[PRESENT_EPOCH_MAX];   /* the hub process that asked */
+    uint64_t wid;                    /* the worker's id of its probe run (slot + sequence) */
     char *observation;               /* ASK_DONE: probe_observation_json() text */
     unsigned long sent_gen;          /* the connection it was last sent on (0: never) */
 };
@@ -23,10 +24,8 @@ struct present_prober {
     struct worker *worker;
     pthread_mutex_t mu;
     struct ask asks[PRESENT_KEEP_MAX];
-    /* The worker answers measure requests one at a time in the order they
-     * were queued: the asks of the requests it has, oldest first. */
-    struct ask *fifo[WORKER_QUEUE_MAX];
-    int fhead, fcount;
+    uint64_t seq;                    /* the worker ids' sequence */
+    int queued;                      /* asks the worker has and has not answered */
     int ready;
     char epoch[PRESENT_EPOCH_MAX];   /* the current connection's hub process */
     unsigned long gen;               /* connections on which the hub said prober_ok */
@@ -76,18 +75,14 @@ static void finish_locked(struct present_prober *p, struct ask *a, const struct 
     send_locked(p, a);
 }
 
-/* On the worker thread: the result of the oldest ask (the worker answers in order). */
-static void deliver(void *ctx, uint64_t rid, const struct probe_result *r) {
-    (void)rid;
+/* On the worker thread: the result of the run with worker id wid (its slot in the low bits). */
+static void deliver(void *ctx, uint64_t wid, const struct probe_result *r) {
     struct present_prober *p = ctx;
     pthread_mutex_lock(&p->mu);
-    if (p->fcount) {
-        struct ask *a = p->fifo[p->fhead];
-        p->fhead = (p->fhead + 1) % WORKER_QUEUE_MAX;
-        p->fcount--;
-        if (a->state == ASK_MEASURING) finish_locked(p, a, r);
-        else if (a->state == ASK_ORPHAN) forget(a); /* its hub process is gone: nobody waits for it */
-    }
+    struct ask *a = &p->asks[wid % PRESENT_KEEP_MAX];
+    if (p->queued) p->queued--;
+    if (a->wid == wid && a->state == ASK_MEASURING) finish_locked(p, a, r);
+    else if (a->wid == wid && a->state == ASK_ORPHAN) forget(a); /* its hub process is gone: nobody waits */
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -172,7 +167,7 @@ int present_prober_measure(struct present_prober *p, const struct present_frame 
     } else if (f->has_spec && !spec_agrees(&f->spec_seen, &d->tests[f->test].spec)) {
         snprintf(whybuf, sizeof whybuf, "test %d of the laptop's deck is not the hub's", f->test + 1);
         why = whybuf;
-    } else if (p->fcount == WORKER_QUEUE_MAX) {
+    } else if (p->queued == WORKER_QUEUE_MAX) {
         why = "the probe worker's queue is full";
     }
     if (a) {
@@ -195,7 +190,8 @@ int present_prober_measure(struct present_prober *p, const struct present_frame 
     }
     a->state = ASK_MEASURING;
     /* A rerun too: every ask probes (what to ask, and when, is the hub's room's). */
-    if (worker_ask(p->worker, (uint64_t)f->rid, &d->tests[f->test].spec) < 0) {
+    a->wid = ++p->seq * PRESENT_KEEP_MAX + (uint64_t)(a - p->asks);
+    if (worker_ask(p->worker, a->wid, &d->tests[f->test].spec) < 0) {
         struct probe_result r;
         prober_result_unknown(&d->tests[f->test].spec, "the probe worker's queue is full", &r);
         finish_locked(p, a, &r);
@@ -203,8 +199,7 @@ int present_prober_measure(struct present_prober *p, const struct present_frame 
         pthread_mutex_unlock(&p->mu);
         return -1;
     }
-    p->fifo[(p->fhead + p->fcount) % WORKER_QUEUE_MAX] = a;
-    p->fcount++;
+    p->queued++;
     pthread_mutex_unlock(&p->mu);
     return 0;
 }
