@@ -146,7 +146,7 @@ static int read_version(struct db *db, int *version, char *err, size_t errlen) {
 }
 
 static int migrate(struct db *db, char *err, size_t errlen) {
-    int version, latest = db_schema_latest();
+    int version = 0, latest = db_schema_latest();
     if (read_version(db, &version, err, errlen)) return -1;
     if (version > latest) {
         db_seterr(err, errlen,
@@ -156,9 +156,12 @@ static int migrate(struct db *db, char *err, size_t errlen) {
         return -1;
     }
     for (int v = version + 1; v <= latest; v++) {
-        const char *body;
-        size_t len;
-        find_migration(v, &body, &len);
+        const char *body = NULL;
+        size_t len = 0;
+        if (!find_migration(v, &body, &len)) {
+            db_seterr(err, errlen, "schema migration to version %d is missing from this build", v);
+            return -1;
+        }
         char *sql = malloc(len + 64);
         if (!sql) {
             db_seterr(err, errlen, "out of memory migrating %s", db->c.path);

@@ -141,8 +141,10 @@ static int pieces_text(const struct probe_path_pieces *p, char *buf, size_t len)
 /* ---- topology ---- */
 static void node_set(struct probe_path_node *n, const char *name, const char *addr, enum probe_path_role role) {
     memset(n, 0, sizeof *n);
-    snprintf(n->name, sizeof n->name, "%s", name);
-    snprintf(n->addr, sizeof n->addr, "%s", addr ? addr : "");
+    /* Longer names and addresses are cut to the node's fields (%.*s says so to gcc's
+     * -Wformat-truncation, which inlining at -O2 turns on). */
+    snprintf(n->name, sizeof n->name, "%.*s", (int)sizeof n->name - 1, name);
+    snprintf(n->addr, sizeof n->addr, "%.*s", (int)sizeof n->addr - 1, addr ? addr : "");
     n->role = role;
 }
 

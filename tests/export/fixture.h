@@ -170,6 +170,8 @@ static inline int64_t fx_record(struct db *db, const char *title, int64_t qids[F
 /* Runs "$FRAGVOTE_BIN args" with stdout into a malloc'd string (*out, caller
  * frees) and stderr into *errout (may be NULL); returns the exit status, or -1. */
 static inline int fx_run(const char *args, char **out, char **errout) {
+    *out = NULL;
+    if (errout) *errout = NULL;
     const char *bin = getenv("FRAGVOTE_BIN");
     if (!bin) { fprintf(stderr, "FRAGVOTE_BIN not set\n"); return -1; }
     char errfile[256], cmd[4096];
