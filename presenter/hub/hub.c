@@ -117,11 +117,11 @@ long long hub_closes_in_ms(const struct hub *h) {
 }
 
 /* Waits for the batch in flight, as long as the room's own writes would
- * wait for a database another process holds (DB_BUSY_LIVE_MS): the loop
+ * wait for a database another process holds (ROOM_BUSY_LIVE_MS): the loop
  * never stalls longer than before the store had its thread. 0 idle, -1
  * with err (the action is refused; the presenter tries again). */
 static int store_idle(struct hub *h, enum room_action a, char *err, size_t errlen) {
-    if (!hub_batch_complete(h, DB_BUSY_LIVE_MS)) return 0;
+    if (!hub_batch_complete(h, ROOM_BUSY_LIVE_MS)) return 0;
     fv_fail(err, errlen, "the database is busy (votes are waiting for it); try %s again", room_action_name(a));
     hub_status_update(h, err);
     return -1;

@@ -19,7 +19,7 @@ static char *dump(json_t *o) {
 
 static json_t *question_json(const struct quiz_qinfo *i) {
     return json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:s, s:i}", "pos", i->position, "test", i->test_index, "kind",
-                     db_qkind_name(i->kind), "state", quiz_state_name(i->state), "measuring", i->measuring, "text",
+                     quiz_kind_name(i->kind), "state", quiz_state_name(i->state), "measuring", i->measuring, "text",
                      i->text, "summary", i->summary, "round", i->round);
 }
 
@@ -99,7 +99,7 @@ char *hub_msg_state(struct hub *h, enum room_viewer who) {
     for (int p = 0; p < n; p++) {
         struct quiz_qinfo i;
         quiz_get(q, p, &i);
-        json_t *e = json_pack("{s:i, s:i, s:s, s:s}", "pos", p, "test", i.test_index, "kind", db_qkind_name(i.kind),
+        json_t *e = json_pack("{s:i, s:i, s:s, s:s}", "pos", p, "test", i.test_index, "kind", quiz_kind_name(i.kind),
                               "state", quiz_state_name(i.state));
         json_t *r = reveal_json(q, p);
         if (r) {

@@ -36,12 +36,9 @@ static void *store_main(void *arg) {
         /* The wait for a lock another process holds happens here, not on the
          * loop: as long as HUB_STORE_BUSY_MS, then the batch is refused. The
          * loop writes to the database only while no batch is in flight, with
-         * the live timeout (DB_BUSY_LIVE_MS) that is set back afterwards. */
-        struct db *db = room_db(h->room);
-        db_set_busy_timeout(db, HUB_STORE_BUSY_MS);
+         * the live timeout (ROOM_BUSY_LIVE_MS) the room sets back afterwards. */
         char err[256] = "";
-        int rc = room_write_run(h->room, s->w, s->n, err, sizeof err);
-        db_set_busy_timeout(db, DB_BUSY_LIVE_MS);
+        int rc = room_write_run(h->room, s->w, s->n, HUB_STORE_BUSY_MS, err, sizeof err);
         pthread_mutex_lock(&s->mu);
         s->rc = rc;
         snprintf(s->err, sizeof s->err, "%s", err);

@@ -27,6 +27,8 @@ _Static_assert(FV_NAMES_N(state_names) == QUIZ_SKIPPED + 1, "a name for each enu
 
 FV_NAMES_DEFINE(quiz_state, enum quiz_state, state_names) /* quiz_state_name, quiz_state_parse */
 
+const char *quiz_kind_name(enum db_qkind k) { return db_qkind_name(k); }
+
 struct quiz *quiz_new(const struct deck *d, char *err, size_t errlen) {
     struct quiz *q = calloc(1, sizeof *q);
     if (!q) {

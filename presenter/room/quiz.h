@@ -32,6 +32,9 @@ enum quiz_state { QUIZ_PENDING, QUIZ_VOTING, QUIZ_CLOSED, QUIZ_MEASURED, QUIZ_RE
 /* "pending" "voting" "closed" "measured" "revealed" "skipped" (the db's names). */
 const char *quiz_state_name(enum quiz_state s);
 int quiz_state_parse(const char *name, enum quiz_state *out);
+/* A question's kind as the wire and the store spell it: "sent" "df"
+ * "fragmented" (db_qkind_name; the transport names kinds through the room). */
+const char *quiz_kind_name(enum db_qkind k);
 
 /* What anyone may know about a question at any time (no truth in here). */
 struct quiz_qinfo {

@@ -800,7 +800,8 @@ int room_write_plan(struct room *r, struct room_write *w, int voter, const char 
     return 0;
 }
 
-int room_write_run(struct room *r, struct room_write *w, int n, char *err, size_t errlen) {
+/* room_write_run's transaction. */
+static int write_run(struct room *r, struct room_write *w, int n, char *err, size_t errlen) {
     if (db_begin(r->db, err, errlen)) return -1;
     for (int i = 0; i < n; i++) {
         struct room_write *x = &w[i];
@@ -818,6 +819,13 @@ int room_write_run(struct room *r, struct room_write *w, int n, char *err, size_
         return -1;
     }
     return 0;
+}
+
+int room_write_run(struct room *r, struct room_write *w, int n, int wait_ms, char *err, size_t errlen) {
+    db_set_busy_timeout(r->db, wait_ms);
+    int rc = write_run(r, w, n, err, errlen);
+    db_set_busy_timeout(r->db, ROOM_BUSY_LIVE_MS);
+    return rc;
 }
 
 int room_write_apply(struct room *r, struct room_write *w, int n, char *err, size_t errlen) {

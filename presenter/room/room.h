@@ -27,6 +27,8 @@
 #define ROOM_TOKEN_KEY_BYTES 32    /* the room's token key (random, stored with the session) */
 #define ROOM_VOTERS_MAX 200000     /* voters remembered per session */
 #define ROOM_ASKS_MAX 64           /* measurements asked of the prober and not answered yet */
+#define ROOM_BUSY_LIVE_MS DB_BUSY_LIVE_MS /* the room's own writes wait this long for a database another
+                                    * process holds (the live timeout its owner sets on the store) */
 
 struct room_info {
     const char *title;             /* NULL: the deck's title */
@@ -158,8 +160,9 @@ int room_batch_commit(struct room *r, char *err, size_t errlen);
  *                       (question open, token issued, room not full) and
  *                       fills w with what to write;
  *   room_write_run()    store thread: one transaction with every planned
- *                       write; touches nothing of the room but its database
- *                       and session id (both fixed);
+ *                       write, waiting up to wait_ms for a database another
+ *                       process holds; touches nothing of the room but its
+ *                       database and session id (both fixed);
  *   room_write_apply()  hub's thread, after run committed: new voters and the
  *                       votes into memory and the quiz's counts.
  * Between plan and apply the hub's thread must not change the quiz or write
@@ -177,9 +180,11 @@ struct room_write {
  * planned in this batch so far (the room's cap counts them). */
 int room_write_plan(struct room *r, struct room_write *w, int voter, const char *token, int pos, int yes,
                     int new_in_batch, char *err, size_t errlen);
-/* Returns 0 committed (each w->result says what became of it), -1 nothing
- * stored (rolled back, err). */
-int room_write_run(struct room *r, struct room_write *w, int n, char *err, size_t errlen);
+/* Waits up to wait_ms for a lock another process holds (the database's
+ * busy timeout, set back to ROOM_BUSY_LIVE_MS afterwards). Returns 0
+ * committed (each w->result says what became of it), -1 nothing stored
+ * (rolled back, err). */
+int room_write_run(struct room *r, struct room_write *w, int n, int wait_ms, char *err, size_t errlen);
 /* After a committed run: sets w->voter of new voters, counts the stored
  * votes. Returns 0, or -1 when memory ran out adding a voter (err). */
 int room_write_apply(struct room *r, struct room_write *w, int n, char *err, size_t errlen);

@@ -3,7 +3,8 @@
 # Two kinds of evidence, both from the build:
 #  - undefined symbols of each built library (nm -u): only the hub library
 #    (presenter/hub) and the laptop's link to a hosted hub
-#    (presenter/present/present_link.c) reference lws_; probe/ references nothing of the store
+#    (presenter/present/present_link.c) reference lws_; the hub references
+#    nothing of the store (db_, sqlite3_: it goes through the room); probe/ references nothing of the store
 #    (db_, sqlite3_) or of lws; score/ references nothing of the store, the
 #    probe, jansson, lws or the presenter;
 #  - link lines: cmake/layers.cmake links each library alone, whole archive,
@@ -49,6 +50,9 @@ for lib in $presenter_libs; do
   none "$(basename "$lib" .a)_references_no_lws" "$(undef "presenter/$lib" ' U lws_' | grep -v ':present_link\.c\.o:')"
 done
 check present_link_references_lws test -n "$(undef presenter/present/libfragpresent.a ' U lws_' | grep ':present_link\.c\.o:')"
+# The hub reaches the store only through the room (room_write_run's wait,
+# quiz_kind_name): no symbol of the store or of SQLite in fraghub.
+none hub_references_no_store "$(undef presenter/hub/libfraghub.a ' U (db_|sqlite3_)')"
 none probe_references_no_store "$(undef probe/libfragprobe.a ' U (db_|sqlite3_|lws_)')"
 none db_references_no_lws "$(undef db/libfragdb.a ' U lws_')"
 none score_references_only_libc "$(undef score/libfragscore.a ' U (db_|sqlite3_|lws_|json_|probe_|quiz_|room_|hub_)')"
