@@ -411,17 +411,23 @@ int64_t db_question_add(struct db *db, int64_t session_id, int position, int tes
     return sqlite3_last_insert_rowid(db->c.h);
 }
 
-int db_question_set_state(struct db *db, int64_t question_id, const char *state, char *err, size_t errlen) {
-    sqlite3_stmt *st = db->question_state;
-    bind_text(st, 1, state);
-    sqlite3_bind_double(st, 2, db_now());
-    sqlite3_bind_int64(st, 3, question_id);
-    if (step_done(db, st, err, errlen, "changing a question's state")) return -1;
+/* Runs st, an UPDATE of one question: -1 unless it changed exactly that one. */
+static int question_update(struct db *db, sqlite3_stmt *st, int64_t question_id, const char *what, char *err,
+                           size_t errlen) {
+    if (step_done(db, st, err, errlen, what)) return -1;
     if (sqlite3_changes(db->c.h) != 1) {
         db_seterr(err, errlen, "no question %lld", (long long)question_id);
         return -1;
     }
     return 0;
+}
+
+int db_question_set_state(struct db *db, int64_t question_id, const char *state, char *err, size_t errlen) {
+    sqlite3_stmt *st = db->question_state;
+    bind_text(st, 1, state);
+    sqlite3_bind_double(st, 2, db_now());
+    sqlite3_bind_int64(st, 3, question_id);
+    return question_update(db, st, question_id, "changing a question's state", err, errlen);
 }
 
 int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char *err, size_t errlen) {
