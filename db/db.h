@@ -95,6 +95,9 @@ int64_t db_question_add(struct db *db, int64_t session_id, int position, int tes
  * "revealed", "skipped"); stamps opened_at/closed_at/revealed_at on the first
  * entry to voting/closed/revealed. */
 int db_question_set_state(struct db *db, int64_t question_id, const char *state, char *err, size_t errlen);
+/* Whether a measurement of the question is in flight (asked, not answered):
+ * serve --resume asks again for those. */
+int db_question_set_measuring(struct db *db, int64_t question_id, int measuring, char *err, size_t errlen);
 
 /* Opens the second round of a closed question (re-vote, docs/SCORING.md):
  * in one transaction (a savepoint, so also inside a caller's) the question

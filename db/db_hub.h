@@ -10,10 +10,11 @@
 
 #include "db.h"
 
-/* Questions of the session, by position. */
+/* Questions of the session, by position (measuring: 1 if a measurement
+ * was asked for and had not come back, db_question_set_measuring). */
 int db_hub_questions_each(struct db *db, int64_t session_id,
-                          int (*fn)(int64_t id, int position, const char *state, void *arg), void *arg, char *err,
-                          size_t errlen);
+                          int (*fn)(int64_t id, int position, const char *state, int measuring, void *arg), void *arg,
+                          char *err, size_t errlen);
 /* The newest live measurement of each measured question (observation: the
  * probe's result as stored, JSON text). */
 int db_hub_truths_each(struct db *db, int64_t session_id,

@@ -170,3 +170,10 @@ CREATE INDEX round_votes_voter ON round_votes(voter_id);
 -- sessions made before it: resuming one gives it a key (its voters are still
 -- found by their stored token hash).
 ALTER TABLE sessions ADD COLUMN token_key TEXT;
+
+-- migration: 5
+-- A question whose measurement was asked for and has not come back (1), so
+-- `serve --resume` asks its prober again after a crash instead of leaving
+-- the presenter to press m (the state stays closed, or measured/revealed
+-- for a re-run).
+ALTER TABLE questions ADD COLUMN measuring INTEGER NOT NULL DEFAULT 0 CHECK (measuring IN (0, 1));

@@ -30,6 +30,7 @@ extern const char db_schema_sql[];
                       "closed_at = CASE WHEN ?1 = 'closed' THEN coalesce(closed_at, ?2) ELSE closed_at END, " \
                       "revealed_at = CASE WHEN ?1 = 'revealed' THEN coalesce(revealed_at, ?2) ELSE revealed_at END " \
                       "WHERE id = ?3")                                                                \
+    X(question_measuring, "UPDATE questions SET measuring = ? WHERE id = ?")                           \
     X(voter_find, "SELECT id FROM voters WHERE session_id = ? AND token_hash = ?")                    \
     X(voter_insert, "INSERT INTO voters(session_id, token_hash, joined_at) VALUES (?,?,?)")           \
     X(vote_upsert, "INSERT INTO votes(question_id, voter_id, answer, voted_at) "                      \
@@ -428,6 +429,13 @@ int db_question_set_state(struct db *db, int64_t question_id, const char *state,
     sqlite3_bind_double(st, 2, db_now());
     sqlite3_bind_int64(st, 3, question_id);
     return question_update(db, st, question_id, "changing a question's state", err, errlen);
+}
+
+int db_question_set_measuring(struct db *db, int64_t question_id, int measuring, char *err, size_t errlen) {
+    sqlite3_stmt *st = db->question_measuring;
+    sqlite3_bind_int(st, 1, measuring ? 1 : 0);
+    sqlite3_bind_int64(st, 2, question_id);
+    return question_update(db, st, question_id, "marking a question's measurement", err, errlen);
 }
 
 int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char *err, size_t errlen) {

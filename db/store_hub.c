@@ -7,7 +7,7 @@
 enum row_kind { ROW_QUESTION, ROW_TRUTH, ROW_VOTER, ROW_VOTE, ROW_FIRST_ROUND, ROW_KEY };
 
 static const char *const row_sql[] = {
-    [ROW_QUESTION] = "SELECT id, position, state FROM questions WHERE session_id = ? ORDER BY position",
+    [ROW_QUESTION] = "SELECT id, position, state, measuring FROM questions WHERE session_id = ? ORDER BY position",
     [ROW_TRUTH] = "SELECT m.question_id, m.answer, m.basis, m.evidence, m.observation FROM measurements m "
                   "JOIN measurement_sets s ON s.id = m.set_id JOIN questions q ON q.id = m.question_id "
                   "WHERE q.session_id = ?1 AND s.kind = 'live' AND m.id = (SELECT max(m2.id) FROM measurements m2 "
@@ -42,8 +42,8 @@ static int each(struct db *db, int64_t session_id, enum row_kind kind, void *fn,
         int stop = 0;
         switch (kind) {
         case ROW_QUESTION:
-            stop = ((int (*)(int64_t, int, const char *, void *))fn)(sqlite3_column_int64(st, 0),
-                                                                    sqlite3_column_int(st, 1), col(st, 2), arg);
+            stop = ((int (*)(int64_t, int, const char *, int, void *))fn)(
+                sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1), col(st, 2), sqlite3_column_int(st, 3), arg);
             break;
         case ROW_TRUTH:
             stop = ((int (*)(int64_t, const char *, const char *, const char *, const char *, void *))fn)(
@@ -77,7 +77,7 @@ out:
     return rc;
 }
 
-int db_hub_questions_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int, const char *, void *),
+int db_hub_questions_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int, const char *, int, void *),
                           void *arg, char *err, size_t errlen) {
     return each(db, session_id, ROW_QUESTION, (void *)fn, arg, err, errlen);
 }

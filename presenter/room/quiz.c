@@ -330,6 +330,14 @@ int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, co
     return 0;
 }
 
+int quiz_restore_measuring(struct quiz *q, int pos) {
+    if (pos < 0 || pos >= q->n) return -1;
+    struct quiz_qinfo *i = &q->q[pos].info;
+    if (i->state != QUIZ_CLOSED && i->state != QUIZ_MEASURED && i->state != QUIZ_REVEALED) return -1;
+    i->measuring = 1;
+    return 0;
+}
+
 int quiz_restore_path(struct quiz *q, int pos, const struct probe_path *p) {
     if (pos < 0 || pos >= q->n) return -1;
     q->test_path[q->q[pos].info.test_index] = *p;

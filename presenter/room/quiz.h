@@ -141,6 +141,10 @@ void quiz_vote_apply(struct quiz *q, int pos, int old, int yes);
  * truth may be NULL (not measured). */
 int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, const struct quiz_truth *truth);
 void quiz_restore_cursor(struct quiz *q, int cursor, int ended);
+/* Question pos is being measured again: its measurement was in flight when
+ * the room stopped (room resume asks the prober anew). Refused (-1) unless
+ * it is closed, measured or revealed. */
+int quiz_restore_measuring(struct quiz *q, int pos);
 /* The path stored with the measurement of question pos's test (room resume). */
 int quiz_restore_path(struct quiz *q, int pos, const struct probe_path *p);
 /* Question pos is in its second round with the first round's tally as stored. */

@@ -53,6 +53,8 @@ struct room {
     int nq;
     int64_t qid[QUIZ_QUESTIONS_MAX];
     enum quiz_state saved_state[QUIZ_QUESTIONS_MAX]; /* as last written to the db */
+    unsigned char saved_measuring[QUIZ_QUESTIONS_MAX]; /* likewise: a measurement asked, not answered */
+    unsigned char reask[QUIZ_QUESTIONS_MAX]; /* resumed with a measurement in flight: ask the next prober again */
     int saved_cursor;
     /* measurements */
     struct prober prober;
@@ -331,7 +333,7 @@ static int position_of(struct room *r, int64_t qid) {
     return -1;
 }
 
-static int resume_question(int64_t id, int position, const char *state, void *arg) {
+static int resume_question(int64_t id, int position, const char *state, int measuring, void *arg) {
     struct room_resume_ctx *c = arg;
     enum quiz_state s;
     if (position < 0 || position >= c->r->nq || quiz_state_parse(state, &s)) {
@@ -341,6 +343,8 @@ static int resume_question(int64_t id, int position, const char *state, void *ar
     }
     c->r->qid[position] = id;
     c->r->saved_state[position] = s;
+    c->r->saved_measuring[position] = measuring ? 1 : 0;
+    c->r->reask[position] = measuring && (s == QUIZ_CLOSED || s == QUIZ_MEASURED || s == QUIZ_REVEALED);
     return 0;
 }
 
@@ -445,7 +449,9 @@ struct room *room_resume(struct db *db, int64_t session_id, const struct deck *d
     if (db_hub_voters_each(db, session_id, resume_voter, &c, err, errlen) || c.bad) goto fail;
     if (db_hub_votes_each(db, session_id, resume_vote, &c, err, errlen) || c.bad) goto fail;
     if (db_hub_first_rounds_each(db, session_id, resume_first_round, &c, err, errlen) || c.bad) goto fail;
-    /* A question left "voting" by a crash is still open: phones may go on voting. */
+    /* A question left "voting" by a crash is still open: phones may go on
+     * voting. One left measuring is asked again once a prober is set
+     * (room_set_prober): the answer in flight died with the old process. */
     quiz_restore_cursor(r->quiz, cursor, ended);
     r->saved_cursor = cursor;
     return r;
@@ -485,6 +491,16 @@ static int persist(struct room *r, char *err, size_t errlen) {
         }
         r->saved_state[p] = qi.state;
     }
+    for (int p = 0; p < r->nq; p++) {
+        struct quiz_qinfo qi;
+        quiz_get(r->quiz, p, &qi);
+        if (!qi.measuring == !r->saved_measuring[p]) continue;
+        if (db_question_set_measuring(r->db, r->qid[p], qi.measuring, err, errlen)) {
+            rc = -1;
+            continue;
+        }
+        r->saved_measuring[p] = qi.measuring ? 1 : 0;
+    }
     int cur = quiz_cursor(r->quiz);
     if (cur != r->saved_cursor) {
         if (db_session_set_cursor(r->db, r->session_id, cur, err, errlen))
@@ -512,10 +528,12 @@ static int store_measurement(struct room *r, int pos, const struct probe_result 
 /* ---- measurements: the prober seam (prober.h) ---- */
 
 static void prefetch(struct room *r);
+static void reask_resumed(struct room *r);
 
 void room_set_prober(struct room *r, const struct prober *p) {
     r->has_prober = p && p->ask;
     if (r->has_prober) r->prober = *p;
+    reask_resumed(r);
     prefetch(r);
 }
 
@@ -600,6 +618,21 @@ static int take_result(struct room *r, struct room_test_probe *tp, const struct 
     return rc;
 }
 
+/* Asks for question pos's test (pos waits): QUIZ_MEASURE_PROBE; if nobody
+ * will answer, an honest "unknown" at once (0, -1 if it could not be taken). */
+static int ask_or_unknown(struct room *r, int pos, int rerun, char *err, size_t errlen) {
+    if (ask(r, pos, pos, rerun) == 0) return QUIZ_MEASURE_PROBE;
+    struct quiz_qinfo qi;
+    quiz_get(r->quiz, pos, &qi);
+    struct room_test_probe *tp = &r->tp[qi.test_index];
+    struct probe_result u;
+    prober_result_unknown(&quiz_test(r->quiz, pos)->spec,
+                          r->nasks == ROOM_ASKS_MAX ? "too many measurements in flight" : "the prober refused it", &u);
+    if (tp->nwaiting < 3) tp->waiting[tp->nwaiting++] = pos;
+    tp->rid = 0;
+    return take_result(r, tp, &u, err, errlen) ? -1 : 0;
+}
+
 /* ROOM_MEASURE / ROOM_RERUN: a held result at once (0), else the answer of
  * an ask (QUIZ_MEASURE_PROBE). */
 static int measure(struct room *r, int rerun, char *err, size_t errlen) {
@@ -616,14 +649,22 @@ static int measure(struct room *r, int rerun, char *err, size_t errlen) {
         return QUIZ_MEASURE_PROBE;
     }
     if (!rerun && tp->have) return apply_result(r, pos, &tp->res, err, errlen) ? -1 : 0;
-    if (ask(r, pos, pos, rerun) == 0) return QUIZ_MEASURE_PROBE;
-    /* Nobody will answer: an honest "unknown" now. */
-    struct probe_result u;
-    prober_result_unknown(&quiz_test(r->quiz, pos)->spec,
-                          r->nasks == ROOM_ASKS_MAX ? "too many measurements in flight" : "the prober refused it", &u);
-    if (tp->nwaiting < 3) tp->waiting[tp->nwaiting++] = pos;
-    tp->rid = 0;
-    return take_result(r, tp, &u, err, errlen) ? -1 : 0;
+    return ask_or_unknown(r, pos, rerun, err, errlen);
+}
+
+/* A resumed room's questions that were measuring when the old process
+ * stopped: measuring again, their test asked afresh (a re-run for a
+ * question measured or revealed already), once there is a prober. */
+static void reask_resumed(struct room *r) {
+    if (!r->has_prober) return;
+    for (int p = 0; p < r->nq; p++) {
+        if (!r->reask[p]) continue;
+        r->reask[p] = 0;
+        struct quiz_qinfo qi;
+        if (quiz_get(r->quiz, p, &qi) || quiz_restore_measuring(r->quiz, p)) continue;
+        char err[256];
+        ask_or_unknown(r, p, qi.state != QUIZ_CLOSED, err, sizeof err); /* an unknown could not be stored: as a measure */
+    }
 }
 
 int room_prober_result(struct room *r, uint64_t rid, const struct probe_result *res, char *err, size_t errlen) {
@@ -907,6 +948,7 @@ int room_deck_adopt(struct room *r, const struct deck *d, int *adopted, char *er
     for (int p = 0; p < r->nq; p++) {
         r->qid[p] = qid[p];
         r->saved_state[p] = QUIZ_PENDING;
+        r->saved_measuring[p] = r->reask[p] = 0;
     }
     r->saved_cursor = 0;
     memset(r->tp, 0, sizeof r->tp); /* nothing asked yet (nothing has happened), but never keep a stale result */

@@ -6,7 +6,9 @@
  * the laptop downloads the export over its connection (refused before the
  * end), and it equals `fragvote export` run on the hub's database. The
  * console prints the prober's connect and disconnect; no namespace of the
- * test's lab prefix ever appears; SIGTERM ends serve with 0. */
+ * test's lab prefix ever appears; SIGTERM ends serve with 0. SIGKILLed and
+ * resumed, the hub asks the laptop again for what was asked before the
+ * crash: a question's prefetch, and a measure that was waiting. */
 #include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
@@ -214,6 +216,66 @@ static void test_a_talk_with_a_remote_prober(void) {
     if (p) pclose(p);
 }
 
+/* A new hosted session on dbpath in which the laptop (answering nothing)
+ * gets the prefetch *m1 when voting opens, a phone votes yes and, with
+ * then_measure, the presenter closes and measures; then the hub is
+ * SIGKILLed. Returns the session (its first epoch in *epoch), or -1. */
+static long long crash_mid_question(const char *name, int then_measure, json_t **m1, json_t **epoch) {
+    char err[256];
+    int port = serve_remote(name, 0);
+    if (port <= 0) return -1;
+    json_t *ok = NULL;
+    struct wsc *lap = laptop(port, &ok);
+    if (!lap || !ok) return -1;
+    long long session = json_integer_value(json_object_get(ok, "session"));
+    *epoch = json_incref(json_object_get(ok, "epoch"));
+    json_decref(ok);
+    struct wsc *page = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
+    struct wsc *phone = fvr_phone("127.0.0.1", port, ROOM, 1, NULL, T_MS, NULL, err, sizeof err);
+    int bad = !page || !phone || fvr_cmd(page, "open", T_MS, err, sizeof err) != 0;
+    *m1 = bad ? NULL : recv_t(lap, "measure", NULL);
+    bad = bad || !*m1;
+    if (!bad) CHECK_INT(fvr_vote(phone, 1, 0, 1, T_MS, NULL), 0);
+    if (!bad && then_measure) /* the measure waits for the prefetch's answer */
+        bad = fvr_cmd(page, "close", T_MS, err, sizeof err) != 0 || fvr_cmd(page, "measure", T_MS, err, sizeof err) != 0;
+    kill(serve_pid, SIGKILL);
+    waitpid(serve_pid, NULL, 0);
+    serve_pid = -1;
+    wsc_free(lap);
+    wsc_free(page);
+    wsc_free(phone);
+    return bad ? -1 : session;
+}
+
+/* `serve --prober remote --resume session` and the laptop connecting to
+ * it: the same session and deck, a new epoch, one ask pending (the laptop,
+ * or NULL; the port in *port). */
+static struct wsc *resumed_laptop(const char *name, long long session, json_t *epoch1, int *port) {
+    *port = serve_remote(name, session);
+    if (*port <= 0) return NULL;
+    json_t *ok = NULL;
+    struct wsc *lap = laptop(*port, &ok);
+    if (!lap || !ok) return NULL;
+    CHECK_STR(json_string_value(json_object_get(ok, "t")), "prober_ok");
+    CHECK_STR(json_string_value(json_object_get(ok, "deck")), "kept");
+    CHECK_INT(json_integer_value(json_object_get(ok, "session")), session);
+    CHECK(!json_equal(json_object_get(ok, "epoch"), epoch1));
+    CHECK_INT(json_integer_value(json_object_get(ok, "pending")), 1);
+    json_decref(ok);
+    return lap;
+}
+
+/* `fragvote export` of session in JSON from the hub's database (to free). */
+static char *export_json(long long session) {
+    char cmd[900];
+    snprintf(cmd, sizeof cmd, "'%s' export %lld --format json --db '%s'", bin, session, dbpath);
+    FILE *p = popen(cmd, "r");
+    char *out = calloc(1, 1 << 16);
+    if (p && out) out[fread(out, 1, (1 << 16) - 1, p)] = 0;
+    if (p) pclose(p);
+    return out;
+}
+
 /* The hub crashes (SIGKILL) while the room votes and the laptop has not
  * answered the prefetch; `serve --prober remote --resume ID` continues the
  * session: the laptop reconnects (a new epoch: the old rid's answer is
@@ -222,27 +284,9 @@ static void test_a_talk_with_a_remote_prober(void) {
 static void test_resume_continues_with_the_laptop(void) {
     char err[256];
     snprintf(dbpath, sizeof dbpath, "%s/resume.db", check_tmpdir());
-    int port = serve_remote("before", 0);
-    REQUIRE(port > 0);
-    json_t *ok = NULL;
-    struct wsc *lap = laptop(port, &ok);
-    REQUIRE(lap && ok);
-    long long session = json_integer_value(json_object_get(ok, "session"));
-    json_t *epoch1 = json_incref(json_object_get(ok, "epoch"));
-    json_decref(ok);
-    struct wsc *page = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
-    struct wsc *phone = fvr_phone("127.0.0.1", port, ROOM, 1, NULL, T_MS, NULL, err, sizeof err);
-    REQUIRE(page && phone);
-    REQUIRE(fvr_cmd(page, "open", T_MS, err, sizeof err) == 0);
-    json_t *m1 = recv_t(lap, "measure", NULL);
-    REQUIRE(m1);
-    CHECK_INT(fvr_vote(phone, 1, 0, 1, T_MS, NULL), 0);
-    kill(serve_pid, SIGKILL);
-    waitpid(serve_pid, NULL, 0);
-    serve_pid = -1;
-    wsc_free(lap);
-    wsc_free(page);
-    wsc_free(phone);
+    json_t *m1 = NULL, *epoch1 = NULL;
+    long long session = crash_mid_question("before", 0, &m1, &epoch1);
+    REQUIRE(session > 0);
 
     /* a hosted session resumes only hosted */
     char cmd[900];
@@ -255,30 +299,19 @@ static void test_resume_continues_with_the_laptop(void) {
     CHECK_CONTAINS(o, "was measured by a remote laptop; resume it with --prober remote");
     free(o);
 
-    port = serve_remote("after", session);
-    REQUIRE(port > 0);
-    lap = laptop(port, &ok);
-    REQUIRE(lap && ok);
-    CHECK_STR(json_string_value(json_object_get(ok, "t")), "prober_ok");
-    CHECK_STR(json_string_value(json_object_get(ok, "deck")), "kept");
-    CHECK_INT(json_integer_value(json_object_get(ok, "session")), session);
-    CHECK(!json_equal(json_object_get(ok, "epoch"), epoch1));
-    CHECK_INT(json_integer_value(json_object_get(ok, "pending")), 1); /* the question still votes: asked again */
-    json_decref(ok);
+    int port = -1;
+    struct wsc *lap = resumed_laptop("after", session, epoch1, &port); /* the question still votes: asked again */
+    REQUIRE(lap);
     json_t *m2 = recv_t(lap, "measure", NULL);
     REQUIRE(m2);
     CHECK_STR(answer(lap, m1, json_string_value(epoch1), "OLDEPOCH"), "unknown_rid");
     CHECK_STR(answer(lap, m2, NULL, "RESUMED"), "result_ok");
-    page = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
+    struct wsc *page = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
     REQUIRE(page);
     REQUIRE(fvr_cmd(page, "close", T_MS, err, sizeof err) == 0);
     REQUIRE(fvr_cmd(page, "measure", T_MS, err, sizeof err) == 0);
     REQUIRE(fvr_cmd(page, "reveal", T_MS, err, sizeof err) == 0);
-    snprintf(cmd, sizeof cmd, "'%s' export %lld --format json --db '%s'", bin, session, dbpath);
-    FILE *p = popen(cmd, "r");
-    char *out = calloc(1, 1 << 16);
-    if (p && out) out[fread(out, 1, (1 << 16) - 1, p)] = 0;
-    if (p) pclose(p);
+    char *out = export_json(session);
     CHECK_CONTAINS(out, "RESUMED-evidence");
     CHECK(out && !strstr(out, "OLDEPOCH"));
     CHECK_CONTAINS(out, "\"total\": 1"); /* the vote from before the crash */
@@ -286,6 +319,40 @@ static void test_resume_continues_with_the_laptop(void) {
     json_decref(m1);
     json_decref(m2);
     json_decref(epoch1);
+    wsc_close(lap, 1000);
+    wsc_close(page, 1000);
+    CHECK_INT(serve_stop(), 0);
+}
+
+/* The hub crashes while a measure the presenter asked for waits for the
+ * laptop (the prefetch's answer never came); after `--resume` the laptop is
+ * asked again at once and its answer measures the question: the presenter
+ * reveals without pressing m again. */
+static void test_resume_asks_again_for_the_measure_in_flight(void) {
+    char err[256];
+    snprintf(dbpath, sizeof dbpath, "%s/inflight.db", check_tmpdir());
+    json_t *m1 = NULL, *epoch1 = NULL;
+    long long session = crash_mid_question("inflight-before", 1, &m1, &epoch1);
+    json_decref(m1);
+    REQUIRE(session > 0);
+
+    int port = -1;
+    struct wsc *lap = resumed_laptop("inflight-after", session, epoch1, &port); /* the measure, asked again */
+    REQUIRE(lap);
+    json_t *m2 = recv_t(lap, "measure", NULL);
+    REQUIRE(m2);
+    CHECK_STR(answer(lap, m2, NULL, "INFLIGHT"), "result_ok");
+    json_decref(m2);
+    struct wsc *page = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
+    REQUIRE(page);
+    int rc = fvr_cmd(page, "reveal", T_MS, err, sizeof err); /* measured: no m pressed after the crash */
+    if (rc) fprintf(stderr, "  reveal: %s\n", err);
+    CHECK_INT(rc, 0);
+    char *out = export_json(session);
+    CHECK_CONTAINS(out, "INFLIGHT-evidence");
+    json_decref(epoch1);
+    CHECK_CONTAINS(out, "\"total\": 1"); /* the vote from before the crash */
+    free(out);
     wsc_close(lap, 1000);
     wsc_close(page, 1000);
     CHECK_INT(serve_stop(), 0);
@@ -300,5 +367,6 @@ int main(void) {
     atexit(cleanup);
     RUN(test_a_talk_with_a_remote_prober);
     RUN(test_resume_continues_with_the_laptop);
+    RUN(test_resume_asks_again_for_the_measure_in_flight);
     return check_summary_and_clean();
 }

@@ -1,7 +1,8 @@
 /* The room's side of the prober seam (prober.h) on a real SQLite file:
  * request ids, the one cache of results (a prefetch held until measure, a
  * result reused by the test's other questions, a rerun asking afresh), the
- * pending list a reconnecting prober reads, and the results refused. */
+ * pending list a reconnecting prober reads, the results refused, and a
+ * resumed room asking again for what was in flight when it stopped. */
 #include <stdio.h>
 #include <string.h>
 
@@ -261,6 +262,56 @@ static void test_a_refused_ask_is_answered_unknown_at_once(void) {
     close_room();
 }
 
+/* The room stops (a crash: freed without an answer) while a measure, then a
+ * rerun, waits for its answer; the room resumed from the same file asks its
+ * new prober again as soon as it has one (serve --resume: the local worker
+ * or the remote prober), and the answer lands as a measure's would. */
+static void test_a_resumed_room_asks_again_for_the_measurement_in_flight(void) {
+    char err[256];
+    open_room("resume.db", 1);
+    int64_t sid = room_session_id(room);
+    CHECK_INT(act(ROOM_OPEN), 0);
+    CHECK_INT(act(ROOM_CLOSE), 0);
+    CHECK_INT(act(ROOM_MEASURE), QUIZ_MEASURE_PROBE); /* waits for the prefetch in flight */
+    CHECK_INT(count("SELECT measuring FROM questions WHERE position = 0"), 1);
+    room_free(room);
+    for (int round = 0; round < 2; round++) { /* a measure, then a rerun of the revealed question */
+        room = room_resume(db, sid, &deck, err, sizeof err);
+        REQUIRE(room);
+        struct quiz_qinfo qi;
+        quiz_get(room_quiz(room), 0, &qi);
+        CHECK_INT(qi.measuring, 0); /* nobody to ask yet */
+        memset(&rec, 0, sizeof rec);
+        room_set_prober(room, &(struct prober){rec_ask, &rec});
+        REQUIRE(rec.n == 1);
+        CHECK_INT(rec.a[0].position, 0);
+        CHECK_INT(rec.a[0].test_index, 0);
+        CHECK_INT(rec.a[0].rerun, round);
+        quiz_get(room_quiz(room), 0, &qi);
+        CHECK_INT(qi.measuring, 1);
+        CHECK_INT(state(0), round ? QUIZ_REVEALED : QUIZ_CLOSED);
+        struct probe_result res = answer(&rec.a[0], round ? "rerun after resume" : "measured after resume");
+        CHECK_INT(room_prober_result(room, rec.a[0].rid, &res, err, sizeof err), 0);
+        CHECK_INT(state(0), round ? QUIZ_REVEALED : QUIZ_MEASURED);
+        CHECK_INT(measurements(), round + 1);
+        CHECK_INT(count("SELECT measuring FROM questions WHERE position = 0"), 0);
+        if (round) break;
+        CHECK_INT(act(ROOM_REVEAL), 0); /* no m pressed again */
+        CHECK_INT(act(ROOM_RERUN), QUIZ_MEASURE_PROBE);
+        CHECK_INT(count("SELECT measuring FROM questions WHERE position = 0"), 1);
+        room_free(room);
+    }
+    CHECK_INT(count("SELECT count(*) FROM measurements WHERE evidence = 'rerun after resume'"), 1);
+    /* Nothing in flight: a resumed room asks nothing. */
+    room_free(room);
+    room = room_resume(db, sid, &deck, err, sizeof err);
+    REQUIRE(room);
+    memset(&rec, 0, sizeof rec);
+    room_set_prober(room, &(struct prober){rec_ask, &rec});
+    CHECK_INT(rec.n, 0);
+    close_room();
+}
+
 int main(void) {
     char err[256];
     if (deck_load_string(deck_json, "prober deck", &deck, err, sizeof err)) return fprintf(stderr, "deck: %s\n", err), 1;
@@ -270,6 +321,7 @@ int main(void) {
     RUN(test_rerun_asks_afresh_and_a_superseded_answer_is_dropped);
     RUN(test_pending_lists_unanswered_asks_oldest_first_without_a_prober);
     RUN(test_a_refused_ask_is_answered_unknown_at_once);
+    RUN(test_a_resumed_room_asks_again_for_the_measurement_in_flight);
     deck_free(&deck);
     return check_summary();
 }
