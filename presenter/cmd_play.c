@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_engine_args.h"
 #include "console.h"
 #include "console_ask.h"
 #include "deck.h"
@@ -42,8 +43,9 @@ static void on_signal(int sig) {
 }
 
 struct play_opts {
-    const char *deck, *target, *observer, *db;
-    int keep_pmtu_cache, no_prefetch;
+    const char *deck, *db;
+    struct cli_engine_args engine; /* --target, --observer, --keep-pmtu-cache */
+    int no_prefetch;
 };
 
 struct play {
@@ -101,38 +103,22 @@ static void usage(FILE *out) {
 }
 
 static int parse_opts(int argc, char **argv, struct play_opts *o) {
-    enum { O_DECK = 256, O_TARGET, O_OBSERVER, O_DB, O_KEEP, O_NOPRE };
+    enum { O_DECK = 256, O_DB, O_NOPRE };
     static const struct option longopts[] = {
-        {"deck", required_argument, NULL, O_DECK},     {"target", required_argument, NULL, O_TARGET},
-        {"observer", required_argument, NULL, O_OBSERVER}, {"db", required_argument, NULL, O_DB},
-        {"keep-pmtu-cache", no_argument, NULL, O_KEEP}, {"no-prefetch", no_argument, NULL, O_NOPRE},
-        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
-    memset(o, 0, sizeof *o);
-    o->db = EXPORT_DEFAULT_DB;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        {"deck", required_argument, NULL, O_DECK}, {"db", required_argument, NULL, O_DB},
+        {"no-prefetch", no_argument, NULL, O_NOPRE}, CLI_ENGINE_ARGS_TARGET,
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    *o = (struct play_opts){.db = EXPORT_DEFAULT_DB};
+    cli_opt_begin();
+    for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
         switch (c) {
         case O_DECK: o->deck = optarg; break;
-        case O_TARGET: o->target = optarg; break;
-        case O_OBSERVER: o->observer = optarg; break;
         case O_DB: o->db = optarg; break;
-        case O_KEEP: o->keep_pmtu_cache = 1; break;
         case O_NOPRE: o->no_prefetch = 1; break;
-        case 'h': return 1;
-        case ':': fprintf(stderr, "fragvote play: %s needs a value\n", argv[optind - 1]); return -1;
-        default: fprintf(stderr, "fragvote play: unknown option '%s'\n", argv[optind - 1]); return -1;
+        default: return cli_opt_other("play", c, argv);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "fragvote play: unexpected argument '%s'\n", argv[optind]);
-        return -1;
-    }
-    if (o->target && strlen(o->target) >= sizeof(((struct probe_spec *)0)->host)) {
-        fprintf(stderr, "fragvote play: --target is too long\n");
-        return -1;
-    }
+    if (cli_opt_no_args("play", argc, argv) || cli_engine_args_check("play", &o->engine)) return -1;
     return 0;
 }
 
@@ -307,7 +293,7 @@ static int play_game(struct play *p) {
 
 static int setup_target(struct play *p) {
     char err[1024];
-    const char *obs_name = p->o.observer ? p->o.observer : p->deck.observer;
+    const char *obs_name = p->o.engine.observer ? p->o.engine.observer : p->deck.observer;
     enum probe_observer_kind obs;
     if (probe_observer_parse(obs_name, &obs) < 0) {
         fprintf(stderr, "fragvote play: --observer wants auto, raw or recverr, not '%s'\n", obs_name);
@@ -338,7 +324,7 @@ static int setup_target(struct play *p) {
         }
         p->labjs = replay_lab_json(&p->lab);
     }
-    int flush = !(p->o.keep_pmtu_cache || p->deck.keep_pmtu_cache);
+    int flush = !(p->o.engine.keep_pmtu_cache || p->deck.keep_pmtu_cache);
     if (flush && !probe_priv_has(CAP_NET_ADMIN)) {
         flush = 0;
         printf("Note: without CAP_NET_ADMIN the PMTU cache is not flushed before each test.\n");
@@ -394,7 +380,7 @@ int cmd_play(int argc, char **argv) {
         fprintf(stderr, "fragvote play: %s\n", err);
         return FV_EXIT_USAGE;
     }
-    if (p.o.target) deck_set_target(&p.deck, p.o.target);
+    if (p.o.engine.target) deck_set_target(&p.deck, p.o.engine.target);
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
     play_stop = 0;

@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "cli_engine.h"
+#include "cli_engine_args.h"
 #include "cli_signals.h"
 #include "console.h"
 #include "deck.h"
@@ -38,8 +39,9 @@
 #define PRESENT_HELLO_MAX_TEXT "65536"
 
 struct present_opts {
-    const char *url, *secret, *deck, *target, *observer, *witness, *witness_key, *script, *ca;
-    int keep_pmtu_cache, no_qr, keep_root, take_over;
+    const char *url, *secret, *deck, *script, *ca;
+    struct cli_engine_args engine;     /* --target ... --keep-root: as serve's */
+    int no_qr, take_over;
     int timer_s;
     const char *export_file[PRESENT_EXPORTS_MAX], *export_format[PRESENT_EXPORTS_MAX];
     int nexports;
@@ -120,47 +122,30 @@ static void usage(FILE *out) {
 }
 
 static int parse_opts(int argc, char **argv, struct present_opts *o) {
-    enum { O_SECRET = 256, O_DECK, O_TARGET, O_OBSERVER, O_WITNESS, O_WITNESSKEY, O_NOWITNESS, O_KEEP, O_CA,
-           O_TAKEOVER, O_SCRIPT, O_TIMER, O_NOQR, O_KEEPROOT, O_EXPORT };
+    enum { O_SECRET = 256, O_DECK, O_CA, O_TAKEOVER, O_SCRIPT, O_TIMER, O_NOQR, O_EXPORT };
     static const struct option longopts[] = {
         {"secret", required_argument, NULL, O_SECRET},     {"deck", required_argument, NULL, O_DECK},
-        {"target", required_argument, NULL, O_TARGET},     {"observer", required_argument, NULL, O_OBSERVER},
-        {"witness", required_argument, NULL, O_WITNESS},   {"witness-key", required_argument, NULL, O_WITNESSKEY},
-        {"no-witness", no_argument, NULL, O_NOWITNESS},    {"keep-pmtu-cache", no_argument, NULL, O_KEEP},
+        CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT,
         {"ca", required_argument, NULL, O_CA},             {"take-over", no_argument, NULL, O_TAKEOVER},
         {"script", required_argument, NULL, O_SCRIPT},     {"timer", required_argument, NULL, O_TIMER},
-        {"no-qr", no_argument, NULL, O_NOQR},              {"keep-root", no_argument, NULL, O_KEEPROOT},
-        {"export", required_argument, NULL, O_EXPORT},
+        {"no-qr", no_argument, NULL, O_NOQR},              {"export", required_argument, NULL, O_EXPORT},
         {"help", no_argument, NULL, 'h'},                  {NULL, 0, NULL, 0}};
-    memset(o, 0, sizeof *o);
-    o->timer_s = CONSOLE_TIMER_S_DEFAULT;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        long num;
+    *o = (struct present_opts){.timer_s = CONSOLE_TIMER_S_DEFAULT};
+    cli_opt_begin();
+    for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
         switch (c) {
+        case O_TIMER: {
+            long num;
+            if (cli_opt_range("present", "timer", optarg, 1, HUB_COUNTDOWN_MAX_S, "seconds", &num)) return -1;
+            o->timer_s = (int)num;
+            break;
+        }
         case O_SECRET: o->secret = optarg; break;
         case O_DECK: o->deck = optarg; break;
-        case O_TARGET: o->target = optarg; break;
-        case O_OBSERVER: o->observer = optarg; break;
-        case O_WITNESS: o->witness = optarg; break;
-        case O_WITNESSKEY: o->witness_key = optarg; break;
-        case O_NOWITNESS: o->witness = "none"; break;
-        case O_KEEP: o->keep_pmtu_cache = 1; break;
         case O_CA: o->ca = optarg; break;
         case O_TAKEOVER: o->take_over = 1; break;
         case O_SCRIPT: o->script = optarg; break;
         case O_NOQR: o->no_qr = 1; break;
-        case O_KEEPROOT: o->keep_root = 1; break;
-        case O_TIMER:
-            if (cli_parse_long(optarg, 1, HUB_COUNTDOWN_MAX_S, &num)) {
-                fprintf(stderr, "fragvote present: --timer wants 1..%d seconds, not '%s'\n", HUB_COUNTDOWN_MAX_S,
-                        optarg);
-                return -1;
-            }
-            o->timer_s = (int)num;
-            break;
         case O_EXPORT: {
             const char *dot = strrchr(optarg, '.');
             const char *fmt = !dot ? NULL : !strcmp(dot, ".json") ? "json" : !strcmp(dot, ".csv") ? "csv"
@@ -178,16 +163,11 @@ static int parse_opts(int argc, char **argv, struct present_opts *o) {
             o->export_format[o->nexports++] = fmt;
             break;
         }
-        case 'h': return 1;
-        case ':': fprintf(stderr, "fragvote present: %s needs a value\n", argv[optind - 1]); return -1;
-        default: fprintf(stderr, "fragvote present: unknown option '%s'\n", argv[optind - 1]); return -1;
+        default: return cli_opt_other("present", c, argv);
         }
     }
     if (optind < argc) o->url = argv[optind++];
-    if (optind < argc) {
-        fprintf(stderr, "fragvote present: unexpected argument '%s'\n", argv[optind]);
-        return -1;
-    }
+    if (cli_opt_no_args("present", argc, argv)) return -1;
     if (!o->url) {
         fprintf(stderr, "fragvote present: the hub's URL is missing (e.g. wss://vote.example.org/)\n");
         return -1;
@@ -197,11 +177,7 @@ static int parse_opts(int argc, char **argv, struct present_opts *o) {
         fprintf(stderr, "fragvote present: --secret (or $" PRESENT_SECRET_ENV ") is needed: the hub's presenter secret\n");
         return -1;
     }
-    if (o->target && strlen(o->target) >= sizeof(((struct probe_spec *)0)->host)) {
-        fprintf(stderr, "fragvote present: --target is too long\n");
-        return -1;
-    }
-    return 0;
+    return cli_engine_args_check("present", &o->engine);
 }
 
 /* ---- the link's side: frames in, frames out (on the loop's thread) ---- */
@@ -500,11 +476,12 @@ static int engine_up(struct present *s) {
         fprintf(stderr, "fragvote present: %s\n", err);
         return FV_EXIT_USAGE;
     }
-    if (s->o.target) deck_set_target(&s->deck, s->o.target);
-    int code = cli_engine_pick("present", s->o.observer ? s->o.observer : s->deck.observer, s->deck.target, &s->engine);
+    const struct cli_engine_args *a = &s->o.engine;
+    if (a->target) deck_set_target(&s->deck, a->target);
+    int code = cli_engine_pick("present", a->observer ? a->observer : s->deck.observer, s->deck.target, &s->engine);
     if (code != FV_EXIT_OK) return code;
-    return cli_engine_up("present", &s->engine, s->o.witness ? s->o.witness : s->deck.witness, s->o.witness_key,
-                         s->o.keep_root);
+    return cli_engine_up("present", &s->engine, a->witness ? a->witness : s->deck.witness, a->witness_key,
+                         a->keep_root);
 }
 
 /* ---- the end ---- */
@@ -570,7 +547,7 @@ int cmd_present(int argc, char **argv) {
     int code = engine_up(&s);
     if (code != FV_EXIT_OK || s.stop) goto cleanup;
     struct present_prober_config pc = {.deck = &s.deck, .send = link_send, .ctx = &s};
-    cli_engine_opts(&s.engine, s.o.keep_pmtu_cache || s.deck.keep_pmtu_cache, &pc.opts);
+    cli_engine_opts(&s.engine, s.o.engine.keep_pmtu_cache || s.deck.keep_pmtu_cache, &pc.opts);
     host_name(&s);
     struct present_link_config lc = {.url = s.url, .ca_file = s.o.ca, .on_up = on_up, .on_frame = on_frame,
                                      .on_down = on_down, .ctx = &s};

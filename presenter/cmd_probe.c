@@ -11,6 +11,7 @@
 #include "deck.h"
 #include "fragprobe.h"
 #include "probe_json.h"
+#include "cli_engine_args.h"
 #include "witness_cli.h"
 
 #define PROBE_JOBS_MAX 8 /* deck tests run at once at most */
@@ -325,7 +326,7 @@ int cmd_probe(int argc, char **argv) {
     probe_lab_config_default(&cfg);
     const char *deck = NULL;
     int json = 0, jobs = 1, flush = 0, no_flush = 0, observer_given = 0;
-    const char *witness = NULL, *witness_key = NULL;
+    struct cli_engine_args wa = {0}; /* --witness, --witness-key, --no-witness: as serve's */
     static const struct option lo[] = {
         {"proto", required_argument, NULL, 'p'}, {"mode", required_argument, NULL, 'f'},
         {"size", required_argument, NULL, 's'},  {"ttl", required_argument, NULL, 't'},
@@ -333,8 +334,7 @@ int cmd_probe(int argc, char **argv) {
         {"deck", required_argument, NULL, 'd'},  {"observer", required_argument, NULL, 'o'},
         {"timeout", required_argument, NULL, 'T'}, {"flush", no_argument, NULL, 'F'},
         {"no-flush", no_argument, NULL, 'N'},    {"jobs", required_argument, NULL, 'J'},
-        {"prefix", required_argument, NULL, 'P'}, {"witness", required_argument, NULL, 'W'},
-        {"witness-key", required_argument, NULL, 'K'}, {"no-witness", no_argument, NULL, 'X'},
+        {"prefix", required_argument, NULL, 'P'}, CLI_ENGINE_ARGS_WITNESS,
         {NULL, 0, NULL, 0},
     };
     optind = 1;
@@ -342,6 +342,7 @@ int cmd_probe(int argc, char **argv) {
     int c, li;
     char *end;
     while ((li = -1, c = getopt_long(argc, argv, "p:f:s:a:", lo, &li)) != -1) {
+        if (cli_engine_arg(&wa, c, optarg)) continue;
         switch (c) {
         case 'p':
             if (probe_proto_parse(optarg, &spec.proto) < 0) goto usage_bad;
@@ -384,9 +385,6 @@ int cmd_probe(int argc, char **argv) {
             jobs = (int)j;
             break;
         }
-        case 'W': witness = optarg; break;
-        case 'K': witness_key = optarg; break;
-        case 'X': witness = "none"; break;
         case 'P':
             if (strlen(optarg) > PROBE_LAB_PREFIX_MAX) goto usage_bad;
             snprintf(cfg.prefix, sizeof cfg.prefix, "%s", optarg);
@@ -401,6 +399,7 @@ int cmd_probe(int argc, char **argv) {
         fprintf(stderr, "fragvote probe: unexpected argument '%s'\n", argv[optind]);
         return FV_EXIT_USAGE;
     }
+    const char *witness = wa.witness, *witness_key = wa.witness_key;
     char err[1024];
     if (!deck && probe_spec_check(&spec, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote probe: %s\n", err);

@@ -8,9 +8,6 @@
  * signal thread turns SIGINT/SIGTERM/SIGHUP into hub_stop(). Every exit path
  * after the lab came up goes through the one cleanup at the end, which
  * removes the lab. */
-#include <errno.h>
-#include <limits.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -29,31 +26,14 @@
 #include "deck.h"
 #include "export.h"
 #include "hub.h"
-#include "hub_proxy.h"
-#include "leaderboard.h"
 #include "probe_json.h"
 #include "room.h"
+#include "serve_opts.h"
 #include "score.h"
-#include "witness_cli.h"
 #include "worker.h"
 
-#define SERVE_PORT_DEFAULT 8080
-#define SERVE_DB_DEFAULT "fragvote.db"
 #define SERVE_REMOTE_TARGET "remote"   /* the session's target with --prober remote (resume checks it) */
-#define SERVE_HTTP_RATE_MAX 1000000
 
-struct serve_opts {
-    const char *target, *deck, *db, *bind, *title, *observer, *public_url, *script, *secret, *room;
-    const char *tls_cert, *tls_key;
-    const char *witness, *witness_key;  /* issue 19: --witness, --witness-key */
-    int port, live_split, keep_pmtu_cache, no_prefetch, no_qr, libev, poll, keep_root, leaderboard;
-    int prober_remote;             /* --prober remote: no probe here, the laptop measures (hub_prober.c) */
-    int timer_s;                   /* the console's 't' key: voting timer in seconds */
-    int http_rate;                 /* hub_config.http_rate: 0 default, -1 no cap */
-    int voter_rate;                /* hub_config.voter_rate: 0 default, -1 no cap */
-    struct hub_proxy trust_proxy;  /* --trust-proxy (n 0: X-Forwarded-For is never read) */
-    long long resume;              /* session id to continue, 0 = a new session */
-};
 
 /* Everything one run holds; one instance, on main's stack. */
 struct serve {
@@ -83,238 +63,6 @@ struct serve {
     unsigned long cache_tally;
     struct console_status cache;
 };
-
-static void usage(FILE *out) {
-    fprintf(out,
-            "Usage: fragvote serve [OPTIONS]\n"
-            "\n"
-            "Runs a live quiz: phones vote on the join URL, the laptop sends each test\n"
-            "packet for real, the projector shows the truth, SQLite records everything.\n"
-            "\n"
-            "Options:\n"
-            "  --deck FILE          deck to play (default: the built-in fragquiz deck)\n"
-            "  --prober WHERE       local (default): measure on this host; remote: a hosted hub\n"
-            "                       that runs no probe: the presenter's laptop connects with\n"
-            "                       `fragvote present URL` and measures there (docs/SERVE.md)\n"
-            "  --target HOST        probe this host instead of the deck's target; \"lab\"\n"
-            "                       (the default) builds the namespace lab and removes it on exit\n"
-            "  --db FILE            database file (default: ./" SERVE_DB_DEFAULT ")\n"
-            "  --port N             HTTP/websocket port (default: %d; 0 = any free port)\n"
-            "  --bind ADDR          listen on this address only (default: all addresses)\n"
-            "  --public-url URL     join URL to show (reverse proxy, DNS name)\n"
-            "  --title TEXT         session title (default: the deck's)\n"
-            "  --observer MODE      auto, raw or recverr (default: the deck's, else auto)\n"
-            "  --witness W          far-end witness: HOST:PORT of `fragvote witness` (the\n"
-            "                       target's host), \"lab\" (one in the lab's dst; the default\n"
-            "                       with the lab) or \"none\" (default: the deck's \"witness\")\n"
-            "  --witness-key HEX    its key (32 hex digits; also $" WITNESS_CLI_KEY_ENV ")\n"
-            "  --no-witness         the near end only\n"
-            "  --live-split         show the yes/no split to the room while it votes\n"
-            "  --leaderboard        phones may pick a nickname (optional, at most %d bytes,\n"
-            "                       control characters dropped, kept in memory only); the\n"
-            "                       final screen shows the top %d by personal score\n"
-            "  --keep-pmtu-cache    do not flush the PMTU cache before each test\n"
-            "  --no-prefetch        do not start probing while the room votes\n"
-            "  --timer SECONDS      voting timer of the console's t key (1..%d, default %d):\n"
-            "                       voting closes by itself when it runs out\n"
-            "  --http-rate N        page requests per second per phone address (default %d,\n"
-            "                       burst 5x; beyond: 429). 0: no cap, e.g. behind a reverse\n"
-            "                       proxy on another host, where every phone has its address\n"
-            "  --voter-rate N       new voters per second per phone address after a burst of\n"
-            "                       %d (default %d; beyond: the first vote is refused busy).\n"
-            "                       0: no cap (reverse proxy on another host, huge NAT)\n"
-            "  --trust-proxy ADDR   a reverse proxy in front of serve (IPv4/IPv6 address or\n"
-            "                       network ADDR/BITS; a comma list or repeated, at most %d):\n"
-            "                       the per-address limits (--http-rate, --voter-rate, wrong\n"
-            "                       secrets) read the address from X-Forwarded-For when a\n"
-            "                       request comes from ADDR, never otherwise (docs/DEPLOY.md)\n"
-            "  --script FILE        read console commands from FILE (rehearsal, tests)\n"
-            "  --resume ID          continue session ID after a crash or restart (same deck,\n"
-            "                       room code, votes and measurements)\n"
-            "  --secret TEXT        presenter secret (default: random)\n"
-            "  --room CODE          room code (default: random)\n"
-            "  --no-qr              do not draw the QR code in the terminal\n"
-            "  --poll               use lws's poll() loop instead of the libev (epoll) event\n"
-            "                       loop, which is the default when its plugin is installed\n"
-            "  --libev              the default event loop (kept for old scripts)\n"
-            "  --tls-cert FILE      serve HTTPS/WSS with this PEM certificate (with --tls-key);\n"
-            "                       phones then get a secure context (clipboard, Web Share)\n"
-            "  --tls-key FILE       the certificate's PEM private key\n"
-            "  --keep-root          started with sudo: do not drop to the invoking user\n"
-            "                       (by default serve drops root once the lab is up, keeping\n"
-            "                       only the capabilities the probe needs)\n"
-            "  -h, --help           show this help\n"
-            "\n"
-            "Console keys: o open, t open with the --timer countdown, c close, v re-vote (a\n"
-            "second round after close; the final round is scored), m measure, r reveal,\n"
-            "n/space next, e re-run, s skip, b back, p show the presenter secret (it is\n"
-            "never on the screen otherwise), q quit. Without a terminal, the same words\n"
-            "one per line on stdin, \"open SECONDS\" for a timed open, \"secret\" to print\n"
-            "the secret (see docs/DECKS.md for the script commands).\n"
-            "\n"
-            "The lab needs root (CAP_SYS_ADMIN + CAP_NET_ADMIN); its namespaces are named\n"
-            "from $" PROBE_LAB_PREFIX_ENV " (default \"" PROBE_LAB_PREFIX_DEFAULT "\").\n"
-            "\n"
-            "Exit codes: 0 ok, 1 failed (incl. a failed script), 2 usage, 3 missing\n"
-            "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
-            SERVE_PORT_DEFAULT, LEADERBOARD_NICK_MAX, LEADERBOARD_TOP, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT,
-            HUB_HTTP_RATE, HUB_VOTER_BURST,
-            HUB_VOTER_RATE, HUB_PROXY_MAX);
-}
-
-/* A per-second cap given to --NAME (optarg): 0..SERVE_HTTP_RATE_MAX, 0 for
- * no cap, which hub_config spells -1 (its 0 is the default). 0 and *out,
- * or -1 after saying why. */
-static int rate_opt(const char *name, const char *what, int *out) {
-    long num;
-    if (cli_parse_long(optarg, 0, SERVE_HTTP_RATE_MAX, &num)) {
-        fprintf(stderr, "fragvote serve: --%s wants 0..%d %s per second (0: no cap), not '%s'\n", name,
-                SERVE_HTTP_RATE_MAX, what, optarg);
-        return -1;
-    }
-    *out = num ? (int)num : -1;
-    return 0;
-}
-
-static int parse_opts(int argc, char **argv, struct serve_opts *o) {
-    enum { O_TARGET = 256, O_DECK, O_DB, O_PORT, O_BIND, O_TITLE, O_OBSERVER, O_LIVE, O_KEEP, O_PUBURL, O_SCRIPT,
-           O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_LIBEV, O_RESUME, O_KEEPROOT, O_TLSCERT, O_TLSKEY, O_POLL,
-           O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD, O_WITNESS, O_WITNESSKEY, O_NOWITNESS, O_VOTERRATE,
-           O_PROBER };
-    static const struct option longopts[] = {
-        {"target", required_argument, NULL, O_TARGET}, {"deck", required_argument, NULL, O_DECK},
-        {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
-        {"bind", required_argument, NULL, O_BIND},     {"title", required_argument, NULL, O_TITLE},
-        {"observer", required_argument, NULL, O_OBSERVER}, {"live-split", no_argument, NULL, O_LIVE},
-        {"witness", required_argument, NULL, O_WITNESS}, {"witness-key", required_argument, NULL, O_WITNESSKEY},
-        {"no-witness", no_argument, NULL, O_NOWITNESS},
-        {"keep-pmtu-cache", no_argument, NULL, O_KEEP}, {"public-url", required_argument, NULL, O_PUBURL},
-        {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
-        {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
-        {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV}, {"poll", no_argument, NULL, O_POLL},
-        {"resume", required_argument, NULL, O_RESUME}, {"keep-root", no_argument, NULL, O_KEEPROOT},
-        {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
-        {"timer", required_argument, NULL, O_TIMER}, {"http-rate", required_argument, NULL, O_HTTPRATE},
-        {"trust-proxy", required_argument, NULL, O_TRUSTPROXY},
-        {"leaderboard", no_argument, NULL, O_LEADERBOARD},
-        {"voter-rate", required_argument, NULL, O_VOTERRATE}, {"prober", required_argument, NULL, O_PROBER},
-        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
-    memset(o, 0, sizeof *o);
-    o->port = SERVE_PORT_DEFAULT;
-    o->db = SERVE_DB_DEFAULT;
-    o->timer_s = CONSOLE_TIMER_S_DEFAULT;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        long num;
-        switch (c) {
-        case O_TARGET: o->target = optarg; break;
-        case O_DECK: o->deck = optarg; break;
-        case O_DB: o->db = optarg; break;
-        case O_PORT:
-            if (cli_parse_long(optarg, 0, 65535, &num)) {
-                fprintf(stderr, "fragvote serve: --port wants 0..65535, not '%s'\n", optarg);
-                return -1;
-            }
-            o->port = (int)num;
-            break;
-        case O_TIMER:
-            if (cli_parse_long(optarg, 1, HUB_COUNTDOWN_MAX_S, &num)) {
-                fprintf(stderr, "fragvote serve: --timer wants 1..%d seconds, not '%s'\n", HUB_COUNTDOWN_MAX_S,
-                        optarg);
-                return -1;
-            }
-            o->timer_s = (int)num;
-            break;
-        case O_HTTPRATE:
-            if (rate_opt("http-rate", "requests", &o->http_rate)) return -1;
-            break;
-        case O_VOTERRATE:
-            if (rate_opt("voter-rate", "new voters", &o->voter_rate)) return -1;
-            break;
-        case O_TRUSTPROXY: {
-            char perr[160];
-            if (hub_proxy_add(&o->trust_proxy, optarg, perr, sizeof perr)) {
-                fprintf(stderr, "fragvote serve: %s\n", perr);
-                return -1;
-            }
-            break;
-        }
-        case O_PROBER:
-            if (strcmp(optarg, "local") && strcmp(optarg, "remote")) {
-                fprintf(stderr, "fragvote serve: --prober wants local or remote, not '%s'\n", optarg);
-                return -1;
-            }
-            o->prober_remote = !strcmp(optarg, "remote");
-            break;
-        case O_BIND: o->bind = optarg; break;
-        case O_TITLE: o->title = optarg; break;
-        case O_OBSERVER: o->observer = optarg; break;
-        case O_WITNESS: o->witness = optarg; break;
-        case O_WITNESSKEY: o->witness_key = optarg; break;
-        case O_NOWITNESS: o->witness = "none"; break;
-        case O_LIVE: o->live_split = 1; break;
-        case O_LEADERBOARD: o->leaderboard = 1; break;
-        case O_KEEP: o->keep_pmtu_cache = 1; break;
-        case O_PUBURL: o->public_url = optarg; break;
-        case O_SCRIPT: o->script = optarg; break;
-        case O_SECRET: o->secret = optarg; break;
-        case O_ROOM: o->room = optarg; break;
-        case O_NOPRE: o->no_prefetch = 1; break;
-        case O_NOQR: o->no_qr = 1; break;
-        case O_LIBEV: o->libev = 1; break;
-        case O_POLL: o->poll = 1; break;
-        case O_KEEPROOT: o->keep_root = 1; break;
-        case O_TLSCERT: o->tls_cert = optarg; break;
-        case O_TLSKEY: o->tls_key = optarg; break;
-        case O_RESUME:
-            if (cli_parse_long(optarg, 1, LONG_MAX, &num)) {
-                fprintf(stderr, "fragvote serve: --resume wants a session id (see fragvote sessions), not '%s'\n",
-                        optarg);
-                return -1;
-            }
-            o->resume = num;
-            break;
-        case 'h': return 1;
-        case ':': fprintf(stderr, "fragvote serve: %s needs a value\n", argv[optind - 1]); return -1;
-        default: fprintf(stderr, "fragvote serve: unknown option '%s'\n", argv[optind - 1]); return -1;
-        }
-    }
-    if (!o->tls_cert != !o->tls_key) {
-        fprintf(stderr, "fragvote serve: --tls-cert and --tls-key go together\n");
-        return -1;
-    }
-    if (optind < argc) {
-        fprintf(stderr, "fragvote serve: unexpected argument '%s'\n", argv[optind]);
-        return -1;
-    }
-    if (o->resume && (o->deck || o->title || o->room)) {
-        fprintf(stderr, "fragvote serve: --resume continues a session with its own deck, title and room; "
-                        "drop --deck, --title and --room\n");
-        return -1;
-    }
-    if (o->prober_remote && (o->target || o->observer || o->witness || o->witness_key || o->keep_pmtu_cache)) {
-        fprintf(stderr, "fragvote serve: with --prober remote the laptop measures: --target, --observer, --witness, "
-                        "--witness-key, --no-witness and --keep-pmtu-cache are options of fragvote present there\n");
-        return -1;
-    }
-    if (o->title && strlen(o->title) >= DECK_TEXT_MAX) {
-        fprintf(stderr, "fragvote serve: --title is longer than %d bytes\n", DECK_TEXT_MAX - 1);
-        return -1;
-    }
-    if (o->target && strlen(o->target) >= sizeof(((struct probe_spec *)0)->host)) {
-        fprintf(stderr, "fragvote serve: --target is too long\n");
-        return -1;
-    }
-    if (o->room) {
-        if (strlen(o->room) != ROOM_CODE_LEN || strspn(o->room, ROOM_CODE_ALPHABET) != ROOM_CODE_LEN) {
-            fprintf(stderr, "fragvote serve: --room wants %d characters of %s\n", ROOM_CODE_LEN, ROOM_CODE_ALPHABET);
-            return -1;
-        }
-    }
-    return 0;
-}
 
 /* ---- session facts ---- */
 
@@ -370,7 +118,7 @@ static int on_export(void *ctx, const char *format, char **out, char *err, size_
  * become the invoking user keeping no capability (--keep-root: stay). */
 static int drop_all(struct serve *s) {
     const char *sudo_uid = getenv("SUDO_UID");
-    if (geteuid() != 0 || s->o.keep_root || !sudo_uid || !*sudo_uid || !strcmp(sudo_uid, "0")) return FV_EXIT_OK;
+    if (geteuid() != 0 || s->o.engine.keep_root || !sudo_uid || !*sudo_uid || !strcmp(sudo_uid, "0")) return FV_EXIT_OK;
     char err[256];
     int uid = probe_priv_drop_keep(NULL, 0, err, sizeof err);
     if (uid < 0) {
@@ -475,7 +223,7 @@ static void on_signal(void *ctx, int sig) {
 int cmd_serve(int argc, char **argv) {
     static struct serve s; /* large (deck); one per process */
     memset(&s, 0, sizeof s);
-    int rc = cli_opts_end(parse_opts(argc, argv, &s.o), "serve", usage);
+    int rc = serve_opts_read(argc, argv, &s.o);
     if (rc >= 0) return rc;
     char err[1024] = "";
     int code = FV_EXIT_OK;
@@ -502,9 +250,9 @@ int cmd_serve(int argc, char **argv) {
         }
         if (dl == 0) {
             snprintf(s.deck.title, sizeof s.deck.title, "%s", row.title);
-            if (!s.o.prober_remote && !s.o.target && row.target[0] && strcmp(row.target, "lab")) {
+            if (!s.o.prober_remote && !s.o.engine.target && row.target[0] && strcmp(row.target, "lab")) {
                 snprintf(s.resume_target, sizeof s.resume_target, "%s", row.target);
-                s.o.target = s.resume_target;
+                s.o.engine.target = s.resume_target;
             }
         }
         db_session_row_free(&row);
@@ -519,10 +267,11 @@ int cmd_serve(int argc, char **argv) {
         return FV_EXIT_USAGE;
     }
     if (s.o.title) snprintf(s.deck.title, sizeof s.deck.title, "%s", s.o.title);
-    if (s.o.target) deck_set_target(&s.deck, s.o.target);
+    const struct cli_engine_args *ea = &s.o.engine;
+    if (ea->target) deck_set_target(&s.deck, ea->target);
     int remote = s.o.prober_remote; /* the laptop measures: no engine here at all */
     int pick = remote ? FV_EXIT_OK
-                      : cli_engine_pick("serve", s.o.observer ? s.o.observer : s.deck.observer, s.deck.target,
+                      : cli_engine_pick("serve", ea->observer ? ea->observer : s.deck.observer, s.deck.target,
                                         &s.engine);
     if (remote) snprintf(s.engine.target, sizeof s.engine.target, "%s", SERVE_REMOTE_TARGET);
     if (pick != FV_EXIT_OK) {
@@ -543,8 +292,8 @@ int cmd_serve(int argc, char **argv) {
 
     char *labjs = NULL;
     code = remote ? drop_all(&s)
-                  : cli_engine_up("serve", &s.engine, s.o.witness ? s.o.witness : s.deck.witness, s.o.witness_key,
-                                  s.o.keep_root);
+                  : cli_engine_up("serve", &s.engine, ea->witness ? ea->witness : s.deck.witness, ea->witness_key,
+                                  ea->keep_root);
     if (code != FV_EXIT_OK) goto cleanup;
     if (s.engine.use_lab) labjs = lab_json(&s.engine.lab);
     if (s.stop) goto cleanup;
@@ -568,7 +317,7 @@ int cmd_serve(int argc, char **argv) {
         .deliver = deliver,
         .ctx = &s,
     };
-    if (!remote) cli_engine_opts(&s.engine, s.o.keep_pmtu_cache || s.deck.keep_pmtu_cache, &wc.opts);
+    if (!remote) cli_engine_opts(&s.engine, ea->keep_pmtu_cache || s.deck.keep_pmtu_cache, &wc.opts);
     if (remote)
         printf("Prober: remote. No probe runs here: the presenter's laptop connects with\n"
                "      fragvote present URL --secret SECRET and measures on its own network;\n"

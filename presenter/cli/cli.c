@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,3 +59,28 @@ int cli_opts_end(int rc, const char *cmd, void (*usage)(FILE *out)) {
     return -1;
 }
 
+
+void cli_opt_begin(void) {
+    optind = 1;
+    opterr = 0;
+}
+
+int cli_opt_other(const char *cmd, int c, char **argv) {
+    if (c == 'h') return 1;
+    if (c == ':') fprintf(stderr, "fragvote %s: %s needs a value\n", cmd, argv[optind - 1]);
+    else fprintf(stderr, "fragvote %s: unknown option '%s'\n", cmd, argv[optind - 1]);
+    return -1;
+}
+
+int cli_opt_no_args(const char *cmd, int argc, char **argv) {
+    if (optind >= argc) return 0;
+    fprintf(stderr, "fragvote %s: unexpected argument '%s'\n", cmd, argv[optind]);
+    return -1;
+}
+
+int cli_opt_range(const char *cmd, const char *name, const char *arg, long lo, long hi, const char *unit, long *out) {
+    if (!cli_parse_long(arg, lo, hi, out)) return 0;
+    fprintf(stderr, "fragvote %s: --%s wants %ld..%ld%s%s, not '%s'\n", cmd, name, lo, hi, unit ? " " : "",
+            unit ? unit : "", arg);
+    return -1;
+}

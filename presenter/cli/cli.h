@@ -59,6 +59,21 @@ int cli_parse_long(const char *s, long lo, long hi, long *out);
 int cli_wants_help(int argc, char **argv);
 /* cli_wants_help, and if so usage(stdout): 1; else 0. */
 int cli_help(int argc, char **argv, void (*usage)(FILE *out));
+/* Before a subcommand's getopt_long loop: it starts over at argv[1], and
+ * getopt itself prints nothing (cli_opt_other says what was wrong). */
+void cli_opt_begin(void);
+/* The end of a getopt_long switch (optstring ":h", opterr 0) for what no
+ * case took: 'h' (-h, --help): 1; ':' (a value missing): "fragvote CMD:
+ * OPT needs a value" on stderr and -1; anything else: "fragvote CMD:
+ * unknown option 'OPT'" and -1. */
+int cli_opt_other(const char *cmd, int c, char **argv);
+/* After getopt_long: 0 when no argument is left (from optind on), else
+ * "fragvote CMD: unexpected argument 'ARG'" on stderr and -1. */
+int cli_opt_no_args(const char *cmd, int argc, char **argv);
+/* The value of --NAME (arg) as a whole number in lo..hi: 0 and *out, or -1
+ * after "fragvote CMD: --NAME wants LO..HI[ UNIT], not 'ARG'" on stderr
+ * (unit NULL: none). */
+int cli_opt_range(const char *cmd, const char *name, const char *arg, long lo, long hi, const char *unit, long *out);
 /* What a subcommand does with its option parser's result rc: 1 (--help):
  * usage on stdout, FV_EXIT_OK; -1 (the parser said why on stderr): "Try
  * 'fragvote CMD --help'." and FV_EXIT_USAGE; 0: -1, go on. */

@@ -1,0 +1,222 @@
+/* fragvote serve's options and --help (serve_opts.h). */
+#include "serve_opts.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "console.h"
+#include "deck.h"
+#include "hub.h"
+#include "leaderboard.h"
+#include "room.h"
+#include "witness_cli.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "Usage: fragvote serve [OPTIONS]\n"
+            "\n"
+            "Runs a live quiz: phones vote on the join URL, the laptop sends each test\n"
+            "packet for real, the projector shows the truth, SQLite records everything.\n"
+            "\n"
+            "Options:\n"
+            "  --deck FILE          deck to play (default: the built-in fragquiz deck)\n"
+            "  --prober WHERE       local (default): measure on this host; remote: a hosted hub\n"
+            "                       that runs no probe: the presenter's laptop connects with\n"
+            "                       `fragvote present URL` and measures there (docs/SERVE.md)\n"
+            "  --target HOST        probe this host instead of the deck's target; \"lab\"\n"
+            "                       (the default) builds the namespace lab and removes it on exit\n"
+            "  --db FILE            database file (default: ./" SERVE_DB_DEFAULT ")\n"
+            "  --port N             HTTP/websocket port (default: %d; 0 = any free port)\n"
+            "  --bind ADDR          listen on this address only (default: all addresses)\n"
+            "  --public-url URL     join URL to show (reverse proxy, DNS name)\n"
+            "  --title TEXT         session title (default: the deck's)\n"
+            "  --observer MODE      auto, raw or recverr (default: the deck's, else auto)\n"
+            "  --witness W          far-end witness: HOST:PORT of `fragvote witness` (the\n"
+            "                       target's host), \"lab\" (one in the lab's dst; the default\n"
+            "                       with the lab) or \"none\" (default: the deck's \"witness\")\n"
+            "  --witness-key HEX    its key (32 hex digits; also $" WITNESS_CLI_KEY_ENV ")\n"
+            "  --no-witness         the near end only\n"
+            "  --live-split         show the yes/no split to the room while it votes\n"
+            "  --leaderboard        phones may pick a nickname (optional, at most %d bytes,\n"
+            "                       control characters dropped, kept in memory only); the\n"
+            "                       final screen shows the top %d by personal score\n"
+            "  --keep-pmtu-cache    do not flush the PMTU cache before each test\n"
+            "  --no-prefetch        do not start probing while the room votes\n"
+            "  --timer SECONDS      voting timer of the console's t key (1..%d, default %d):\n"
+            "                       voting closes by itself when it runs out\n"
+            "  --http-rate N        page requests per second per phone address (default %d,\n"
+            "                       burst 5x; beyond: 429). 0: no cap, e.g. behind a reverse\n"
+            "                       proxy on another host, where every phone has its address\n"
+            "  --voter-rate N       new voters per second per phone address after a burst of\n"
+            "                       %d (default %d; beyond: the first vote is refused busy).\n"
+            "                       0: no cap (reverse proxy on another host, huge NAT)\n"
+            "  --trust-proxy ADDR   a reverse proxy in front of serve (IPv4/IPv6 address or\n"
+            "                       network ADDR/BITS; a comma list or repeated, at most %d):\n"
+            "                       the per-address limits (--http-rate, --voter-rate, wrong\n"
+            "                       secrets) read the address from X-Forwarded-For when a\n"
+            "                       request comes from ADDR, never otherwise (docs/DEPLOY.md)\n"
+            "  --script FILE        read console commands from FILE (rehearsal, tests)\n"
+            "  --resume ID          continue session ID after a crash or restart (same deck,\n"
+            "                       room code, votes and measurements)\n"
+            "  --secret TEXT        presenter secret (default: random)\n"
+            "  --room CODE          room code (default: random)\n"
+            "  --no-qr              do not draw the QR code in the terminal\n"
+            "  --poll               use lws's poll() loop instead of the libev (epoll) event\n"
+            "                       loop, which is the default when its plugin is installed\n"
+            "  --libev              the default event loop (kept for old scripts)\n"
+            "  --tls-cert FILE      serve HTTPS/WSS with this PEM certificate (with --tls-key);\n"
+            "                       phones then get a secure context (clipboard, Web Share)\n"
+            "  --tls-key FILE       the certificate's PEM private key\n"
+            "  --keep-root          started with sudo: do not drop to the invoking user\n"
+            "                       (by default serve drops root once the lab is up, keeping\n"
+            "                       only the capabilities the probe needs)\n"
+            "  -h, --help           show this help\n"
+            "\n"
+            "Console keys: o open, t open with the --timer countdown, c close, v re-vote (a\n"
+            "second round after close; the final round is scored), m measure, r reveal,\n"
+            "n/space next, e re-run, s skip, b back, p show the presenter secret (it is\n"
+            "never on the screen otherwise), q quit. Without a terminal, the same words\n"
+            "one per line on stdin, \"open SECONDS\" for a timed open, \"secret\" to print\n"
+            "the secret (see docs/DECKS.md for the script commands).\n"
+            "\n"
+            "The lab needs root (CAP_SYS_ADMIN + CAP_NET_ADMIN); its namespaces are named\n"
+            "from $" PROBE_LAB_PREFIX_ENV " (default \"" PROBE_LAB_PREFIX_DEFAULT "\").\n"
+            "\n"
+            "Exit codes: 0 ok, 1 failed (incl. a failed script), 2 usage, 3 missing\n"
+            "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
+            SERVE_PORT_DEFAULT, LEADERBOARD_NICK_MAX, LEADERBOARD_TOP, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT,
+            HUB_HTTP_RATE, HUB_VOTER_BURST,
+            HUB_VOTER_RATE, HUB_PROXY_MAX);
+}
+
+/* A per-second cap given to --NAME (optarg): 0..SERVE_HTTP_RATE_MAX, 0 for
+ * no cap, which hub_config spells -1 (its 0 is the default). 0 and *out,
+ * or -1 after saying why. */
+static int rate_arg(const char *name, const char *what, int *out) {
+    long num;
+    if (cli_parse_long(optarg, 0, SERVE_HTTP_RATE_MAX, &num)) {
+        fprintf(stderr, "fragvote serve: --%s wants 0..%d %s per second (0: no cap), not '%s'\n", name,
+                SERVE_HTTP_RATE_MAX, what, optarg);
+        return -1;
+    }
+    *out = num ? (int)num : -1;
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct serve_opts *o) {
+    enum { O_DECK = 256, O_DB, O_PORT, O_BIND, O_TITLE, O_LIVE, O_PUBURL, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE,
+           O_NOQR, O_LIBEV, O_RESUME, O_TLSCERT, O_TLSKEY, O_POLL, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD,
+           O_VOTERRATE, O_PROBER };
+    static const struct option longopts[] = {
+        CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT,
+        {"deck", required_argument, NULL, O_DECK},
+        {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
+        {"bind", required_argument, NULL, O_BIND},     {"title", required_argument, NULL, O_TITLE},
+        {"live-split", no_argument, NULL, O_LIVE},     {"public-url", required_argument, NULL, O_PUBURL},
+        {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
+        {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
+        {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV}, {"poll", no_argument, NULL, O_POLL},
+        {"resume", required_argument, NULL, O_RESUME},
+        {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
+        {"timer", required_argument, NULL, O_TIMER}, {"http-rate", required_argument, NULL, O_HTTPRATE},
+        {"trust-proxy", required_argument, NULL, O_TRUSTPROXY},
+        {"leaderboard", no_argument, NULL, O_LEADERBOARD},
+        {"voter-rate", required_argument, NULL, O_VOTERRATE}, {"prober", required_argument, NULL, O_PROBER},
+        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
+    *o = (struct serve_opts){.port = SERVE_PORT_DEFAULT, .db = SERVE_DB_DEFAULT, .timer_s = CONSOLE_TIMER_S_DEFAULT};
+    cli_opt_begin();
+    for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
+        long num;
+        switch (c) {
+        case O_DECK: o->deck = optarg; break;
+        case O_DB: o->db = optarg; break;
+        case O_PORT:
+            if (cli_opt_range("serve", "port", optarg, 0, 65535, NULL, &num)) return -1;
+            o->port = (int)num;
+            break;
+        case O_TIMER:
+            if (cli_opt_range("serve", "timer", optarg, 1, HUB_COUNTDOWN_MAX_S, "seconds", &num)) return -1;
+            o->timer_s = (int)num;
+            break;
+        case O_HTTPRATE:
+            if (rate_arg("http-rate", "requests", &o->http_rate)) return -1;
+            break;
+        case O_VOTERRATE:
+            if (rate_arg("voter-rate", "new voters", &o->voter_rate)) return -1;
+            break;
+        case O_TRUSTPROXY: {
+            char perr[160];
+            if (hub_proxy_add(&o->trust_proxy, optarg, perr, sizeof perr)) {
+                fprintf(stderr, "fragvote serve: %s\n", perr);
+                return -1;
+            }
+            break;
+        }
+        case O_PROBER:
+            if (strcmp(optarg, "local") && strcmp(optarg, "remote")) {
+                fprintf(stderr, "fragvote serve: --prober wants local or remote, not '%s'\n", optarg);
+                return -1;
+            }
+            o->prober_remote = !strcmp(optarg, "remote");
+            break;
+        case O_BIND: o->bind = optarg; break;
+        case O_TITLE: o->title = optarg; break;
+        case O_LIVE: o->live_split = 1; break;
+        case O_LEADERBOARD: o->leaderboard = 1; break;
+        case O_PUBURL: o->public_url = optarg; break;
+        case O_SCRIPT: o->script = optarg; break;
+        case O_SECRET: o->secret = optarg; break;
+        case O_ROOM: o->room = optarg; break;
+        case O_NOPRE: o->no_prefetch = 1; break;
+        case O_NOQR: o->no_qr = 1; break;
+        case O_LIBEV: o->libev = 1; break;
+        case O_POLL: o->poll = 1; break;
+        case O_TLSCERT: o->tls_cert = optarg; break;
+        case O_TLSKEY: o->tls_key = optarg; break;
+        case O_RESUME:
+            if (cli_parse_long(optarg, 1, LONG_MAX, &num)) {
+                fprintf(stderr, "fragvote serve: --resume wants a session id (see fragvote sessions), not '%s'\n",
+                        optarg);
+                return -1;
+            }
+            o->resume = num;
+            break;
+        default: return cli_opt_other("serve", c, argv);
+        }
+    }
+    if (!o->tls_cert != !o->tls_key) {
+        fprintf(stderr, "fragvote serve: --tls-cert and --tls-key go together\n");
+        return -1;
+    }
+    if (cli_opt_no_args("serve", argc, argv)) return -1;
+    if (o->resume && (o->deck || o->title || o->room)) {
+        fprintf(stderr, "fragvote serve: --resume continues a session with its own deck, title and room; "
+                        "drop --deck, --title and --room\n");
+        return -1;
+    }
+    const struct cli_engine_args *e = &o->engine;
+    if (o->prober_remote && (e->target || e->observer || e->witness || e->witness_key || e->keep_pmtu_cache)) {
+        fprintf(stderr, "fragvote serve: with --prober remote the laptop measures: --target, --observer, --witness, "
+                        "--witness-key, --no-witness and --keep-pmtu-cache are options of fragvote present there\n");
+        return -1;
+    }
+    if (o->title && strlen(o->title) >= DECK_TEXT_MAX) {
+        fprintf(stderr, "fragvote serve: --title is longer than %d bytes\n", DECK_TEXT_MAX - 1);
+        return -1;
+    }
+    if (cli_engine_args_check("serve", e)) return -1;
+    if (o->room) {
+        if (strlen(o->room) != ROOM_CODE_LEN || strspn(o->room, ROOM_CODE_ALPHABET) != ROOM_CODE_LEN) {
+            fprintf(stderr, "fragvote serve: --room wants %d characters of %s\n", ROOM_CODE_LEN, ROOM_CODE_ALPHABET);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int serve_opts_read(int argc, char **argv, struct serve_opts *o) {
+    return cli_opts_end(parse(argc, argv, o), "serve", usage);
+}

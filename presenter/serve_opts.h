@@ -1,0 +1,35 @@
+/* fragvote serve's command line: its options (struct serve_opts), their
+ * parser with every check that needs nothing but the command line, and
+ * --help. cmd_serve.c wires what they say together. */
+#ifndef FRAGVOTE_SERVE_OPTS_H
+#define FRAGVOTE_SERVE_OPTS_H
+
+#include <stdio.h>
+
+#include "cli_engine_args.h"
+#include "hub_proxy.h"
+
+#define SERVE_PORT_DEFAULT 8080
+#define SERVE_DB_DEFAULT "fragvote.db"
+#define SERVE_HTTP_RATE_MAX 1000000
+
+struct serve_opts {
+    const char *deck, *db, *bind, *title, *public_url, *script, *secret, *room;
+    const char *tls_cert, *tls_key;
+    struct cli_engine_args engine; /* --target, --observer, --witness..., --keep-pmtu-cache, --keep-root */
+    int port, live_split, no_prefetch, no_qr, libev, poll, leaderboard;
+    int prober_remote;             /* --prober remote: no probe here, the laptop measures (hub_prober.c) */
+    int timer_s;                   /* the console's 't' key: voting timer in seconds */
+    int http_rate;                 /* hub_config.http_rate: 0 default, -1 no cap */
+    int voter_rate;                /* hub_config.voter_rate: 0 default, -1 no cap */
+    struct hub_proxy trust_proxy;  /* --trust-proxy (n 0: X-Forwarded-For is never read) */
+    long long resume;              /* session id to continue, 0 = a new session */
+};
+
+/* Reads serve's command line into *o (its strings point into argv): -1
+ * when serve goes on; else the exit code it ends with: FV_EXIT_OK after
+ * --help on stdout, FV_EXIT_USAGE after "fragvote serve: why" and the hint
+ * on stderr. */
+int serve_opts_read(int argc, char **argv, struct serve_opts *o);
+
+#endif
