@@ -58,6 +58,7 @@
                                         * a step): 19,990 phones each get the newest count within 0.8 s */
 #define HUB_ROTATION_MS 10             /* the phones' rotation takes a step this often while a round runs */
 #define HUB_PHONE_TALLY_HZ 10          /* ... and a round over the room takes at least 1 / this many s */
+#define HUB_SWEEP_STEP_MS 10           /* the keepalive sweep visits a slice of the connections this often */
 #define HUB_STORE_BUSY_MS 5000        /* the store thread waits this long for a database another process
                                         * holds locked, then the batch is refused (error "storage") */
 #define HUB_BATCH_MS 5                 /* group commit: collect votes this long, then one transaction */

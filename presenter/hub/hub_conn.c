@@ -267,6 +267,7 @@ static unsigned long long rx_bytes(struct hub_conn *c) {
 static void conn_unlink(struct hub *h, struct hub_conn *c) {
     hub_fanout_remove(c);
     if (h->rot_next == c) h->rot_next = c->next;
+    if (h->sweep_next == c) h->sweep_next = c->next;
     if (c->prev) c->prev->next = c->next;
     else if (h->conns == c) h->conns = c->next;
     if (c->next) c->next->prev = c->prev;
@@ -423,11 +424,22 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
  * pong and never calls us. */
 static void keepalive_sweep(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_of_timer(sul, HUB_T_SWEEP);
-    hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, h->ping_ms / 2 < 1000 ? h->ping_ms / 2 : 1000);
+    /* One round visits every connection once per period; the round goes in
+     * steps of a slice each, from a cursor (h->sweep_next, moved on by
+     * conn_unlink), so 20,000 TCP_INFO reads never stop the loop in one
+     * burst of ~100 ms (acks and tallies wait behind such a burst). */
+    long long period = h->ping_ms / 2 < 1000 ? h->ping_ms / 2 : 1000;
+    int total = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
+    long long steps = period / HUB_SWEEP_STEP_MS;
+    if (steps > total) steps = total;
+    if (steps < 1) steps = 1;
+    int slice = (int)((total + steps - 1) / steps);
+    hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, period / steps);
+    if (!h->sweep_next) h->sweep_next = h->conns; /* a new round */
     long long now = hub_now_ms();
     struct hub_conn *next;
-    for (struct hub_conn *c = h->conns; c; c = next) {
-        next = c->next;
+    for (struct hub_conn *c = h->sweep_next; c && slice-- > 0; c = next) {
+        next = h->sweep_next = c->next;
         unsigned long long got = rx_bytes(c);
         if (got > c->rx_bytes) {
             /* the laptop: its deck and observations have a budget of their own */

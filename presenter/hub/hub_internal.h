@@ -139,6 +139,7 @@ struct hub {
 
     /* connections */
     struct hub_conn *conns;
+    struct hub_conn *sweep_next;   /* the keepalive sweep's cursor (NULL: the next step starts a round) */
     atomic_int n_role[HUB_NROLES]; /* open websockets per role; hub_snapshot reads them live */
     struct hub_online newcomers;   /* tokens welcomed on an open connection that have not voted */
     unsigned long tokens_minted;   /* fresh tokens issued by hello */
