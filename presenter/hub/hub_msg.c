@@ -135,6 +135,10 @@ char *hub_msg_tally(struct hub *h, enum room_viewer who) {
         json_object_set_new(o, "yes", json_integer(ci.yes));
         json_object_set_new(o, "no", json_integer(ci.no));
     }
+    if (o && v.hub_counts) {
+        json_object_set_new(o, "screens", json_integer(h->n_role[HUB_SCREEN]));
+        json_object_set_new(o, "presenters", json_integer(h->n_role[HUB_PRESENTER]));
+    }
     return dump(o);
 }
 

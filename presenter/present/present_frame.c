@@ -220,6 +220,9 @@ int present_frame_tally(const char *text, size_t len, struct console_status *st,
     st->hub.connections = online;
     st->hub.voters = joined; /* the console's "Voters": everyone who joined (the hub counts them) */
     st->hub.newcomers = 0;
+    int screens, presenters; /* the presenter's tally only (older hubs: absent, shown as 0) */
+    st->hub.screens = get_int(o, "screens", &screens) || screens < 0 ? 0 : screens;
+    st->hub.presenters = get_int(o, "presenters", &presenters) || presenters < 0 ? 0 : presenters;
     if (q == st->hub.cursor) {
         int yes, no;
         if (!get_int(o, "yes", &yes) && !get_int(o, "no", &no)) {

@@ -71,7 +71,9 @@ int present_frame_parse(const char *text, size_t len, struct present_frame *out,
  * malformed; st is left as it was). Pure. */
 int present_frame_state(const char *text, size_t len, struct console_status *st, char *err, size_t errlen);
 /* A `tally` frame into st: phones online, joined, the votes (and the split)
- * of the current question when the tally is about it. Returns 0 or -1 (err). Pure. */
+ * of the current question when the tally is about it; the screens and
+ * presenters connected (a presenter's tally; 0 when absent). Returns 0 or
+ * -1 (err). Pure. */
 int present_frame_tally(const char *text, size_t len, struct console_status *st, char *err, size_t errlen);
 
 /* Builders: malloc'd compact JSON text (caller frees), NULL on out of memory. */

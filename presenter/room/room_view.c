@@ -14,6 +14,7 @@ void room_view(const struct room *r, enum room_viewer who, const struct room_vie
         counted = ci.state == QUIZ_CLOSED || ci.state == QUIZ_MEASURED || ci.state == QUIZ_REVEALED;
     out->split = presenter || counted || o->live_split;
     out->notes = presenter;
+    out->hub_counts = presenter; /* the console's line, for a laptop that runs it remotely */
     /* Every question: for the presenter always; for the others once the quiz
      * has ended (the final scoreboard, the phone's share grid): before that
      * the state stays small, it goes to every phone on every change. */

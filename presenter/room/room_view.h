@@ -29,6 +29,7 @@ struct room_view {
     int league;                    /* the league line of the collective score (with the list) */
     int nicknames;                 /* the phone page may offer a nickname ("nicknames": true) */
     int leaderboard;               /* the final top list of nicknames */
+    int hub_counts;                /* the screens and presenters connected (tally's "screens", "presenters") */
 };
 
 /* What who may see of room r now. */

@@ -626,6 +626,51 @@ static void test_presenter_without_auth_sees_what_a_screen_sees(void) {
     stop();
 }
 
+/* Waits for a tally on w that counts screens and presenters as given. */
+static int tally_counts(struct wsc *w, int screens, int presenters) {
+    json_t *t;
+    while ((t = wsc_recv_type(w, "tally", T_MS))) {
+        int ok = json_integer_value(json_object_get(t, "screens")) == screens &&
+                 json_integer_value(json_object_get(t, "presenters")) == presenters;
+        json_decref(t);
+        if (ok) return 1;
+    }
+    fprintf(stderr, "no tally counted %d screens and %d presenters\n", screens, presenters);
+    return 0;
+}
+
+/* The presenter's tally carries the screens and presenters connected (the
+ * console line of a laptop that runs `fragvote present` is made from it);
+ * no phone, screen or unauthed presenter is told. */
+static void test_the_presenters_tally_counts_screens_and_presenters(void) {
+    REQUIRE(start(0, 0) == 0);
+    struct wsc *p = presenter();
+    REQUIRE(p);
+    struct wsc *s1 = connect_as("fragvote-screen"), *s2 = connect_as("fragvote-screen");
+    struct wsc *lurker = connect_as("fragvote-presenter");
+    struct wsc *w = phone(NULL, NULL, NULL);
+    REQUIRE(s1 && s2 && lurker && w);
+    CHECK(tally_counts(p, 2, 2)); /* the lurker is a presenter connection too, as on serve's console */
+    wsc_close(s2, 1000);
+    CHECK(tally_counts(p, 1, 2));
+    char err[256];
+    REQUIRE(cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(vote(w, 1, 0, 1, NULL) == 0);
+    usleep(300000);
+    json_t *x;
+    for (struct wsc **c = (struct wsc *[]){s1, lurker, w, NULL}; *c; c++) {
+        while ((x = wsc_recv_type(*c, "never", 300))) json_decref(x);
+        CHECK_CONTAINS(wsc_transcript(*c), "\"tally\"");
+        CHECK(!strstr(wsc_transcript(*c), "\"screens\""));
+        CHECK(!strstr(wsc_transcript(*c), "\"presenters\""));
+    }
+    wsc_close(s1, 1000);
+    wsc_close(lurker, 1000);
+    wsc_close(w, 1000);
+    wsc_close(p, 1000);
+    stop();
+}
+
 /* Sends one raw message on w; returns the first ack or error that comes back
  * (caller json_decref's), NULL if none. */
 static json_t *answer_to(struct wsc *w, const char *raw) {
@@ -1443,6 +1488,7 @@ int main(void) {
     RUN(test_each_reveal_shows_only_its_own_fact);
     RUN(test_presenter_actions_need_the_secret);
     RUN(test_presenter_without_auth_sees_what_a_screen_sees);
+    RUN(test_the_presenters_tally_counts_screens_and_presenters);
     RUN(test_vote_ids_in_the_safe_range_are_echoed_others_refused);
     RUN(test_open_with_zero_seconds_is_refused);
     RUN(test_oversized_malformed_binary_and_flooding_clients_are_cut_alone);

@@ -149,6 +149,18 @@ static void test_tally_counts_the_current_question_only(void) {
     CHECK_INT(st.hub.current.yes, 100);
     CHECK_INT(st.hub.tally_version, 57);
     CHECK_INT(st.hub.closes_in_ms, 12400);
+    CHECK_INT(st.hub.screens, 0); /* a tally without the counts (not the presenter's, or an older hub) */
+    CHECK_INT(st.hub.presenters, 0);
+    const char *tp = "{\"t\":\"tally\",\"ver\":57,\"q\":3,\"online\":180,\"joined\":212,\"votes\":143,"
+                     "\"screens\":2,\"presenters\":3}";
+    REQUIRE(present_frame_tally(tp, strlen(tp), &st, err, sizeof err) == 0);
+    CHECK_INT(st.hub.screens, 2);
+    CHECK_INT(st.hub.presenters, 3);
+    const char *neg = "{\"t\":\"tally\",\"q\":3,\"online\":1,\"joined\":1,\"votes\":0,\"screens\":-4,"
+                      "\"presenters\":\"many\"}";
+    REQUIRE(present_frame_tally(neg, strlen(neg), &st, err, sizeof err) == 0);
+    CHECK_INT(st.hub.screens, 0);
+    CHECK_INT(st.hub.presenters, 0);
     st.hub.cursor = 4; /* a tally about another question changes no votes */
     const char *t2 = "{\"t\":\"tally\",\"ver\":58,\"q\":3,\"online\":1,\"joined\":2,\"votes\":3,\"yes\":1,\"no\":2}";
     REQUIRE(present_frame_tally(t2, strlen(t2), &st, err, sizeof err) == 0);

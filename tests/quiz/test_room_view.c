@@ -38,6 +38,7 @@ static void check_views(struct room *r, enum step s) {
                 CHECK_INT(v.questions, presenter || s == S_ENDED); /* the list only at the end */
                 CHECK_INT(v.league, presenter || s == S_ENDED);
                 CHECK_INT(v.nicknames, lb);
+                CHECK_INT(v.hub_counts, presenter); /* screens and presenters connected: the presenter's tally */
                 CHECK_INT(v.leaderboard, lb && s == S_ENDED); /* the top list: the final screen only */
             }
 }
