@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static void fv_vseterr(char *err, size_t errlen, const char *fmt, va_list ap) {
     if (err && errlen) vsnprintf(err, errlen, fmt, ap);
@@ -21,4 +22,10 @@ int fv_fail(char *err, size_t errlen, const char *fmt, ...) {
     fv_vseterr(err, errlen, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+void *fv_zalloc(size_t size, char *err, size_t errlen) {
+    void *p = calloc(1, size);
+    if (!p) fv_seterr(err, errlen, "out of memory");
+    return p;
 }

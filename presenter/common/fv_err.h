@@ -11,4 +11,8 @@ void fv_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((fo
 /* fv_seterr, then -1: `return fv_fail(err, errlen, "why %d", n);`. */
 int fv_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* calloc(1, size), or NULL with "out of memory" in err: the caller owns
+ * (and frees) what it returns. */
+void *fv_zalloc(size_t size, char *err, size_t errlen);
+
 #endif

@@ -7,6 +7,8 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "fv_err.h"
+#include "fv_queue.h"
 #include "present_frame.h"
 #include "present_link.h"
 
@@ -29,13 +31,17 @@ struct present_link {
     double last_rx_ms;
     char *rx;
     size_t rxlen;
-    /* shared with other threads, under mu */
+    /* shared with other threads: frames to send (open while a connection is
+     * up: nothing waits for a later one), and under mu the rest */
+    struct fv_queue *sendq;       /* struct frame */
     pthread_mutex_t mu;
-    int up, stop, drop;
+    int stop, drop;
     char drop_why[128];
-    unsigned char *sendq[PRESENT_SENDQ_MAX]; /* each LWS_PRE + text, length in sendlen */
-    size_t sendlen[PRESENT_SENDQ_MAX];
-    int qhead, qcount;
+};
+
+struct frame {
+    unsigned char *buf;           /* LWS_PRE + text */
+    size_t len;                   /* of the text */
 };
 
 static double now_ms(void) {
@@ -116,42 +122,24 @@ int present_backoff_ms(int attempt, uint32_t rnd) {
     return (int)(ms * (0.5 + (double)rnd / 4294967296.0));
 }
 
-/* ---- the send queue (any thread, under mu) ---- */
+/* ---- the send queue (any thread) ---- */
 
-static void sendq_clear_locked(struct present_link *l) {
-    while (l->qcount) {
-        free(l->sendq[l->qhead]);
-        l->qhead = (l->qhead + 1) % PRESENT_SENDQ_MAX;
-        l->qcount--;
-    }
-}
+static void frame_drop(void *item) { free(((struct frame *)item)->buf); }
 
 int present_link_send(struct present_link *l, const char *text) {
-    size_t len = strlen(text);
-    unsigned char *buf = malloc(LWS_PRE + len);
-    if (!buf) return -1;
-    memcpy(buf + LWS_PRE, text, len);
-    pthread_mutex_lock(&l->mu);
-    if (!l->up || l->qcount == PRESENT_SENDQ_MAX) {
-        pthread_mutex_unlock(&l->mu);
-        free(buf);
+    struct frame f = {.len = strlen(text)};
+    f.buf = malloc(LWS_PRE + f.len);
+    if (!f.buf) return -1;
+    memcpy(f.buf + LWS_PRE, text, f.len);
+    if (fv_queue_push(l->sendq, &f)) { /* no connection, or full */
+        free(f.buf);
         return -1;
     }
-    int i = (l->qhead + l->qcount) % PRESENT_SENDQ_MAX;
-    l->sendq[i] = buf;
-    l->sendlen[i] = len;
-    l->qcount++;
-    pthread_mutex_unlock(&l->mu);
     lws_cancel_service(l->ctx);
     return 0;
 }
 
-int present_link_up(struct present_link *l) {
-    pthread_mutex_lock(&l->mu);
-    int up = l->up;
-    pthread_mutex_unlock(&l->mu);
-    return up;
-}
+int present_link_up(struct present_link *l) { return fv_queue_is_open(l->sendq); }
 
 void present_link_drop(struct present_link *l, const char *why) {
     pthread_mutex_lock(&l->mu);
@@ -178,10 +166,9 @@ static void link_gone(struct present_link *l, const char *why) {
     /* A connection that lived a while starts the backoff afresh; one the hub
      * ends at once (a refusal) keeps doubling it, so nobody is hammered. */
     if (l->state == LINK_UP && now_ms() - l->up_since_ms >= PRESENT_BACKOFF_MAX_MS) l->attempt = 0;
+    fv_queue_close(l->sendq, 1);
     pthread_mutex_lock(&l->mu);
-    l->up = 0;
     l->drop = 0;
-    sendq_clear_locked(l);
     int stop = l->stop;
     pthread_mutex_unlock(&l->mu);
     l->wsi = NULL;
@@ -245,7 +232,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     switch (reason) {
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
         pthread_mutex_lock(&l->mu);
-        int drop = l->drop, pending = l->qcount;
+        int drop = l->drop, pending = fv_queue_count(l->sendq);
         char why[128];
         snprintf(why, sizeof why, "%s", l->drop_why);
         pthread_mutex_unlock(&l->mu);
@@ -258,9 +245,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         l->state = LINK_UP;
         l->last_rx_ms = l->up_since_ms = now_ms();
         pthread_mutex_lock(&l->mu);
-        l->up = 1;
         l->drop = 0;
         pthread_mutex_unlock(&l->mu);
+        fv_queue_open(l->sendq);
         lws_sul_schedule(l->ctx, 0, &l->sul_ping, ping_tick, (lws_usec_t)PRESENT_PING_MS * 1000);
         if (l->cfg.on_up) l->cfg.on_up(l->cfg.ctx);
         break;
@@ -305,26 +292,16 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     }
     case LWS_CALLBACK_CLIENT_WRITEABLE: {
         if (wsi != l->wsi) return -1;
-        pthread_mutex_lock(&l->mu);
-        unsigned char *buf = NULL;
-        size_t blen = 0;
-        if (l->qcount) {
-            buf = l->sendq[l->qhead];
-            blen = l->sendlen[l->qhead];
-            l->qhead = (l->qhead + 1) % PRESENT_SENDQ_MAX;
-            l->qcount--;
-        }
-        int more = l->qcount;
-        pthread_mutex_unlock(&l->mu);
-        if (buf) {
-            int n = lws_write(wsi, buf + LWS_PRE, blen, LWS_WRITE_TEXT);
-            free(buf);
-            if (n < (int)blen) {
+        struct frame f;
+        if (fv_queue_pop(l->sendq, &f)) {
+            int n = lws_write(wsi, f.buf + LWS_PRE, f.len, LWS_WRITE_TEXT);
+            free(f.buf);
+            if (n < (int)f.len) {
                 link_kill(l, "writing to the hub failed");
                 return -1;
             }
         }
-        if (more) lws_callback_on_writable(wsi);
+        if (fv_queue_count(l->sendq)) lws_callback_on_writable(wsi);
         break;
     }
     default: break;
@@ -333,12 +310,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 }
 
 struct present_link *present_link_new(const struct present_link_config *cfg, char *err, size_t errlen) {
-    struct present_link *l = calloc(1, sizeof *l);
-    if (!l) {
-        snprintf(err, errlen, "out of memory");
+    struct present_link *l = fv_zalloc(sizeof *l, err, errlen);
+    if (!l) return NULL;
+    l->cfg = *cfg;
+    l->sendq = fv_queue_new(sizeof(struct frame), PRESENT_SENDQ_MAX, frame_drop, err, errlen);
+    if (!l->sendq) {
+        free(l);
         return NULL;
     }
-    l->cfg = *cfg;
+    fv_queue_close(l->sendq, 1); /* until a connection is up */
     pthread_mutex_init(&l->mu, NULL);
     int dflt = cfg->url.port == (cfg->url.tls ? 443 : 80);
     int v6 = strchr(cfg->url.host, ':') != NULL;
@@ -366,6 +346,7 @@ struct present_link *present_link_new(const struct present_link_config *cfg, cha
     if (!l->ctx) {
         snprintf(err, errlen, "cannot create the websocket client context%s", cfg->ca_file ? " (is --ca a PEM file?)" : "");
         pthread_mutex_destroy(&l->mu);
+        fv_queue_free(l->sendq);
         free(l);
         return NULL;
     }
@@ -388,9 +369,7 @@ int present_link_run(struct present_link *l) {
 void present_link_free(struct present_link *l) {
     if (!l) return;
     lws_context_destroy(l->ctx);
-    pthread_mutex_lock(&l->mu);
-    sendq_clear_locked(l);
-    pthread_mutex_unlock(&l->mu);
+    fv_queue_free(l->sendq);
     free(l->rx);
     pthread_mutex_destroy(&l->mu);
     free(l);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fv_err.h"
 #include "present_prober.h"
 #include "probe_json.h"
 
@@ -87,11 +88,8 @@ static void deliver(void *ctx, uint64_t wid, const struct probe_result *r) {
 }
 
 struct present_prober *present_prober_new(const struct present_prober_config *cfg, char *err, size_t errlen) {
-    struct present_prober *p = calloc(1, sizeof *p);
-    if (!p) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
+    struct present_prober *p = fv_zalloc(sizeof *p, err, errlen);
+    if (!p) return NULL;
     p->cfg = *cfg;
     pthread_mutex_init(&p->mu, NULL);
     struct worker_config wc = {.opts = cfg->opts, .deliver = deliver, .ctx = p};

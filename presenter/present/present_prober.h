@@ -35,8 +35,9 @@ struct present_prober_config {
 
 struct present_prober;
 
+/* The prober with its probe worker thread: present_prober_free() stops the
+ * worker (after the run in progress) and frees it. */
 struct present_prober *present_prober_new(const struct present_prober_config *cfg, char *err, size_t errlen);
-void present_prober_free(struct present_prober *p);
 
 /* The hub said prober_ok on the current connection, with its epoch: results
  * kept from that epoch are sent now; those of another epoch (the hub
@@ -57,5 +58,7 @@ struct present_prober_counts {
     int kept;                        /* results measured and not yet acknowledged */
 };
 void present_prober_counts(struct present_prober *p, struct present_prober_counts *out);
+
+void present_prober_free(struct present_prober *p);
 
 #endif
