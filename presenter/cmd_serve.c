@@ -10,7 +10,6 @@
  * removes the lab. */
 #include <jansson.h>
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +28,6 @@
 #include "probe_json.h"
 #include "room.h"
 #include "serve_opts.h"
-#include "score.h"
 #include "worker.h"
 
 #define SERVE_REMOTE_TARGET "remote"   /* the session's target with --prober remote (resume checks it) */
@@ -55,13 +53,6 @@ struct serve {
     int con_started;
     char host[256], kernel[320], resume_target[256];
     char screen_url[600], presenter_url[600]; /* the console shows them beside the join URL */
-    /* The console thread's own read-only view of the store, for a revealed
-     * question's result (struct db belongs to the hub's thread). */
-    sqlite3 *ro;
-    sqlite3_stmt *ro_result;
-    int cache_cursor, cache_state;
-    unsigned long cache_tally;
-    struct console_status cache;
 };
 
 /* ---- session facts ---- */
@@ -140,55 +131,14 @@ static int be_post(void *ctx, enum hub_cmd_kind k, int seconds) {
     return hub_post(s->hub, &cmd);
 }
 
+/* The console's status: the hub's snapshot, and the revealed question's
+ * result as the room holds it (the same numbers the screen shows). */
 static void be_status(void *ctx, struct console_status *out) {
     struct serve *s = ctx;
     memset(out, 0, sizeof *out);
     hub_snapshot(s->hub, &out->hub);
     out->measure_requests = out->hub.measure_asks;
-    if (out->hub.ended || out->hub.current.state != QUIZ_REVEALED || !s->ro_result) return;
-    /* Read the store only when the revealed question or its tally changed. */
-    if (s->cache_cursor != out->hub.cursor || s->cache_state != QUIZ_REVEALED ||
-        s->cache_tally != out->hub.tally_version || !s->cache.revealed) {
-        sqlite3_stmt *st = s->ro_result;
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, room_session_id(s->room));
-        sqlite3_bind_int(st, 2, out->hub.cursor);
-        s->cache.revealed = 0;
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            snprintf(s->cache.truth, sizeof s->cache.truth, "%s", (const char *)sqlite3_column_text(st, 0));
-            int yes = sqlite3_column_int(st, 1), no = sqlite3_column_int(st, 2);
-            enum score_truth truth = score_truth_parse(s->cache.truth);
-            snprintf(s->cache.majority, sizeof s->cache.majority, "%s", score_majority_name(score_majority(yes, no)));
-            s->cache.correct = score_correct(yes, no, truth);
-            s->cache.correct_votes = score_correct_votes(yes, no, truth);
-            s->cache.revealed = s->cache.truth[0] != 0;
-        }
-        sqlite3_reset(st); /* end the read transaction: never hold the file */
-        s->cache_cursor = out->hub.cursor;
-        s->cache_state = QUIZ_REVEALED;
-        s->cache_tally = out->hub.tally_version;
-    }
-    out->revealed = s->cache.revealed;
-    memcpy(out->truth, s->cache.truth, sizeof out->truth);
-    memcpy(out->majority, s->cache.majority, sizeof out->majority);
-    out->correct = s->cache.correct;
-    out->correct_votes = s->cache.correct_votes;
-}
-
-/* Opens the console's read-only view; without it the console simply shows
- * no results (the screen still does). */
-static void ro_open(struct serve *s) {
-    if (sqlite3_open_v2(s->o.db, &s->ro, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->ro,
-                           "SELECT coalesce(qs.truth, ''), qs.yes, qs.no FROM questions q JOIN question_score qs "
-                           "ON qs.question_id = q.id WHERE q.session_id = ? AND q.position = ?",
-                           -1, &s->ro_result, NULL) != SQLITE_OK) {
-        fprintf(stderr, "fragvote serve: console: cannot read %s: %s (results are shown on the screen only)\n",
-                s->o.db, s->ro ? sqlite3_errmsg(s->ro) : "out of memory");
-        sqlite3_finalize(s->ro_result);
-        s->ro_result = NULL;
-    }
-    sqlite3_busy_timeout(s->ro, 200);
+    console_status_result(out);
 }
 
 static void *console_main(void *arg) {
@@ -364,7 +314,6 @@ int cmd_serve(int argc, char **argv) {
         .timer_s = s.o.timer_s,
         .stop = (volatile int *)&s.stop,
     };
-    ro_open(&s);
     if (pthread_create(&s.con_thread, NULL, console_main, &s) == 0) s.con_started = 1;
     else fprintf(stderr, "fragvote serve: cannot start the console thread; use the presenter page\n");
 
@@ -389,8 +338,6 @@ cleanup:
                runs, hits);
     }
     worker_free(s.worker);
-    sqlite3_finalize(s.ro_result);
-    sqlite3_close(s.ro);
     if (s.room) {
         if (room_end(s.room, err, sizeof err) < 0) fprintf(stderr, "fragvote serve: %s\n", err);
         cli_summary_print(stdout, s.db, room_session_id(s.room), "serve");

@@ -89,6 +89,12 @@ struct console_status {
     char link[192];
 };
 
+/* Fills st's result (revealed, truth, majority, correct, correct_votes) from
+ * st->hub, a hub in this process: the current question's final-round votes
+ * and, once it is revealed, its truth; unrevealed (or the talk ended):
+ * revealed 0. A backend's status callback calls it after hub_snapshot. */
+void console_status_result(struct console_status *st);
+
 /* Where actions go and where status comes from. */
 struct console_backend {
     /* seconds: HUB_CMD_OPEN's voting timer (hub_cmd.seconds), 0 none.

@@ -25,6 +25,7 @@ struct hub_status {
     int port;
     int cursor, nquestions, ended;
     struct quiz_qinfo current;         /* the question at the cursor */
+    char truth[8];                     /* its truth once revealed ("yes", "no", "unknown": quiz_truth), else "" */
     int connections;                   /* audience websockets open now */
     int screens, presenters;           /* other websockets open now */
     int voters;                        /* voters known in this session (tokens that have voted) */

@@ -52,6 +52,8 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->nquestions = quiz_count(q);
     s->ended = quiz_ended(q);
     quiz_get(q, s->cursor, &s->current);
+    struct quiz_truth t;
+    snprintf(s->truth, sizeof s->truth, "%s", quiz_truth(q, s->cursor, &t) ? "" : probe_answer_name(t.answer));
     s->connections = h->n_role[HUB_AUDIENCE];
     s->screens = h->n_role[HUB_SCREEN];
     s->presenters = h->n_role[HUB_PRESENTER];

@@ -569,6 +569,44 @@ static void test_page_urls_beside_the_join_url(void) {
     CHECK(console_page_url("http://192.0.2.1:8080/?room=K7QX2M", "presenter/", u, 10) < 0);
 }
 
+/* A hub in this process: the result line comes from the room's revealed
+ * truth and final-round votes in the snapshot, scored by score/'s rule, and
+ * never before the reveal. */
+static void test_result_from_the_hubs_snapshot(void) {
+    struct console_status st;
+    memset(&st, 0, sizeof st);
+    st.hub.current.state = QUIZ_MEASURED;
+    st.hub.current.yes = 7;
+    st.hub.current.no = 3;
+    console_status_result(&st);
+    CHECK_INT(st.revealed, 0); /* measured: the truth is the room's, not the console's */
+    st.hub.current.state = QUIZ_REVEALED;
+    snprintf(st.hub.truth, sizeof st.hub.truth, "no");
+    console_status_result(&st);
+    CHECK_INT(st.revealed, 1);
+    CHECK_STR(st.truth, "no");
+    CHECK_STR(st.majority, "yes");
+    CHECK(st.correct == 0);
+    CHECK_INT(st.correct_votes, 3);
+    st.hub.current.yes = st.hub.current.no = 5; /* a tie */
+    snprintf(st.hub.truth, sizeof st.hub.truth, "yes");
+    console_status_result(&st);
+    CHECK_STR(st.majority, "tie");
+    CHECK(st.correct == 0.5);
+    CHECK_INT(st.correct_votes, 5);
+    st.hub.current.yes = st.hub.current.no = 0; /* no votes, unknown truth: unscored */
+    snprintf(st.hub.truth, sizeof st.hub.truth, "unknown");
+    console_status_result(&st);
+    CHECK_INT(st.revealed, 1);
+    CHECK_STR(st.truth, "unknown");
+    CHECK_STR(st.majority, "");
+    CHECK(st.correct < 0);
+    CHECK_INT(st.correct_votes, -1);
+    st.hub.ended = 1; /* the final screen shows no question's result */
+    console_status_result(&st);
+    CHECK_INT(st.revealed, 0);
+}
+
 int main(void) {
     RUN(test_parse_actions);
     RUN(test_parse_open_with_a_voting_timer);
@@ -587,5 +625,6 @@ int main(void) {
     RUN(test_render_shows_what_the_speaker_needs);
     RUN(test_render_fits_the_terminal);
     RUN(test_page_urls_beside_the_join_url);
+    RUN(test_result_from_the_hubs_snapshot);
     return check_summary();
 }

@@ -6,7 +6,8 @@
 #    (presenter/present/present_link.c) reference lws_; the hub references
 #    nothing of the store (db_, sqlite3_: it goes through the room); probe/ references nothing of the store
 #    (db_, sqlite3_) or of lws; score/ references nothing of the store, the
-#    probe, jansson, lws or the presenter;
+#    probe, jansson, lws or the presenter; the subcommands (libfragcommands.a)
+#    run no SQL of their own (sqlite3_);
 #  - link lines: cmake/layers.cmake links each library alone, whole archive,
 #    into build/layers/link_alone_<lib> with --no-as-needed, so the program's
 #    NEEDED entries are the shared libraries the library's own link line
@@ -55,6 +56,9 @@ check present_link_references_lws test -n "$(undef presenter/present/libfragpres
 none hub_references_no_store "$(undef presenter/hub/libfraghub.a ' U (db_|sqlite3_)')"
 none probe_references_no_store "$(undef probe/libfragprobe.a ' U (db_|sqlite3_|lws_)')"
 none db_references_no_lws "$(undef db/libfragdb.a ' U lws_')"
+# The subcommands run no SQL of their own: the store is db/'s (serve's console
+# reads a revealed result from the room, console/console_result.c).
+none commands_reference_no_sqlite "$(undef presenter/libfragcommands.a ' U sqlite3_')"
 none score_references_only_libc "$(undef score/libfragscore.a ' U (db_|sqlite3_|lws_|json_|probe_|quiz_|room_|hub_)')"
 
 # Link lines.
