@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The shipped systemd unit (deploy/systemd/fragvote@.service) and its example
 # environment file: `systemd-analyze verify` accepts the unit without a
-# warning, and the unit's own ExecStart line, with the example file's values
-# (port 0 and target made local), runs as an unprivileged user with no
-# capabilities and no new privileges, as DynamicUser= would: serve starts
-# with the public join URL, 50 phones vote and are acked, SIGTERM ends it
-# with exit 0, and the database in the state directory is the user's alone.
+# warning, the unit is the hosted mode (serve --prober remote, no --target),
+# and the unit's own ExecStart line, with the example file's values (port 0),
+# runs as an unprivileged user with no capabilities and no new privileges, as
+# DynamicUser= would: serve starts with the public join URL and no probe
+# engine, 50 phones vote and are acked, a laptop (`fragvote present` with the
+# env file's secret, measuring 127.0.0.1) connects as the prober and its
+# measurement is stored and revealed, SIGTERM ends serve with exit 0, and the
+# database in the state directory is the user's alone.
 # Loopback only. The unit itself is not started (no systemd as PID 1 here).
 set -u
 bin=${FRAGVOTE_BIN:?run through ctest}
@@ -38,9 +41,12 @@ fi
 # replaced, ${VARS} from the example environment file.
 cmd=$(sed -n '/^ExecStart=/,/[^\\]$/p' "$unit" | sed 's/\\$//' | tr -d '\n' | sed 's/^ExecStart=//')
 check execstart_found test -n "$cmd"
+check unit_is_the_hosted_hub grep -q -- "--prober remote" <<<"$cmd"
+check unit_has_no_target eval '! grep -q -- "--target" <<<"$cmd"'
+check env_file_has_no_target eval '! grep -q "FRAGVOTE_TARGET" "$envf"'
 . "$(dirname "$0")/nginx_fixture.sh"   # listen_port
 mkdir -p "$tmp/state/room1"
-sed -e "s/^FRAGVOTE_PORT=.*/FRAGVOTE_PORT=0/" -e "s/^FRAGVOTE_TARGET=.*/FRAGVOTE_TARGET=127.0.0.1/" "$envf" >"$tmp/room1.env"
+sed -e "s/^FRAGVOTE_PORT=.*/FRAGVOTE_PORT=0/" "$envf" >"$tmp/room1.env"
 set -a; . "$tmp/room1.env"; set +a
 cmd=${cmd//%i/room1}
 cmd=${cmd//\/var\/lib\/fragvote/$tmp/state}
@@ -64,10 +70,21 @@ for _ in $(seq 1 100); do
 done
 check starts_unprivileged test -n "$port" || { cat "$tmp/serve.out"; exit 1; }
 check join_url_is_the_public_one grep -q '^Join: https://vote.example.org/' "$tmp/serve.out"
+check no_probe_on_the_hub grep -q '^Prober: remote' "$tmp/serve.out"
 "$load" --port "$port" --secret "$FRAGVOTE_SECRET" --db "$tmp/state/room1/fragvote.db" --phones 50 --window-ms 500 \
   >"$tmp/load.out" 2>&1; rc=$?
 tail -2 "$tmp/load.out"
 check phones_vote_and_are_acked test "$rc" -eq 0
+# The presenter's laptop: the closed question measured on its side, revealed.
+printf 'measure\nwait-measured 20000\nreveal\nquit\n' >"$tmp/talk.txt"
+FRAGVOTE_SECRET=$FRAGVOTE_SECRET timeout 60 "$bin" present "ws://127.0.0.1:$port/" --target 127.0.0.1 \
+  --script "$tmp/talk.txt" </dev/null >"$tmp/present.out" 2>&1; rc=$?
+grep -a -v '[█▀▄]' "$tmp/present.out" | tail -6
+check laptop_measures_and_reveals test "$rc" -eq 0
+check hub_saw_the_laptop grep -q 'prober connected from 127.0.0.1' "$tmp/serve.out"
+"$bin" export 1 --format json --db "$tmp/state/room1/fragvote.db" >"$tmp/export.json" 2>&1
+check measurement_stored_by_the_hub grep -q '"measured_at": "2' "$tmp/export.json"
+check question_revealed grep -q '"state": "revealed"' "$tmp/export.json"
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
 check sigterm_exits_0 test "$rc" -eq 0
 check database_in_the_state_dir test -s "$tmp/state/room1/fragvote.db"
