@@ -7,7 +7,10 @@
 #include <stdatomic.h>
 
 #include "hub.h"
+#include "hub_action.h"
+#include "hub_ev.h"
 #include "hub_guard.h"
+#include "hub_http.h"
 #include "hub_online.h"
 #include "leaderboard.h"
 #include "hub_parse.h"
@@ -107,25 +110,18 @@ struct hub_op {
 struct hub {
     struct hub_config cfg;
     char secret[HUB_SECRET_MAX];
-    char web_root[4096];
     char join_url[512];
-    char *qr_svg;
-    size_t qr_len;
+    struct hub_http http;          /* the pages, /qr.svg (hub_http.c) */
     struct room *room;
     struct lws_context *ctx;
     struct lws_vhost *vhost;
     int port;
-    struct lws_http_mount mounts[4];
     struct lws_protocols protocols[5];
     lws_retry_bo_t no_validity;    /* all zero: lws keeps no per-connection validity timer */
     int ping_ms, idle_ms;          /* keepalive, see HUB_PING_S / HUB_IDLE_S */
-    long long close_due;           /* voting timer: monotonic ms when question close_pos closes, 0: none */
-    int close_pos;
+    struct hub_actions act;        /* the voting timer (hub_action.c) */
     atomic_int stop;
-    void *ev_lib;                  /* dlopen'd libev when the libev event loop is used */
-    void *ev_loop;                 /* our (foreign to lws) libev loop, or NULL: lws's poll loop */
-    int (*ev_run)(void *, int);    /* libev's ev_run, looked up once */
-    void *foreign_loops[1];
+    struct hub_ev ev;              /* libev's loop, or ev.loop NULL: lws's poll loop (hub_ev.c) */
     int running;
 
     /* descriptors (hub_fd.c) */
@@ -173,7 +169,6 @@ struct hub {
     atomic_ulong phone_tallies;    /* tallies written to phones (hub_status.phone_tallies) */
     struct hub_msg *state[ROOM_VIEWERS]; /* the newest state, one per viewer (hub_msg_state) */
     unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */
-    unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the SVG ready for lws_write */
     struct hub_guard *guard;       /* per-address throttles: secret guesses, HTTP requests */
     struct hub_proxy proxy;        /* trusted reverse proxies (cfg.trust_proxy's copy; n 0: none) */
     struct leaderboard *board;     /* nicknames, only with cfg.leaderboard (else NULL) */
@@ -183,10 +178,6 @@ struct hub {
     lws_sorted_usec_list_t timer[HUB_TIMERS];
     int flushed;                   /* hub_run's quit flush is over (HUB_T_FLUSH) */
     long long flush_hard;          /* ... and ends by this monotonic ms whatever is still going out */
-    void *kick;                    /* libev: our ev_timer that wakes the loop for the earliest deadline */
-    lws_usec_t kick_at;            /* when it is armed to fire */
-    void (*ev_timer_start)(void *, void *), (*ev_timer_stop)(void *, void *); /* libev's, looked up once */
-    void (*ev_now_update)(void *);
 
     /* the remote prober (hub_prober.c, cfg.prober_remote) */
     struct hub_conn *prober;       /* the connection that is the room's prober now, NULL: none */
@@ -203,9 +194,6 @@ struct hub {
     long long status_close_due;    /* under lock: close_due while it applies to the current question, else 0 */
 };
 
-/* Milliseconds until the voting timer closes the current question, or -1. */
-long long hub_closes_in_ms(const struct hub *h);
-
 /* hub.c: the engine room (lws thread unless said otherwise) */
 long long hub_mono_ms(void);                    /* precise monotonic ms (deadlines) */
 long long hub_now_ms(void);                     /* cheap monotonic ms (rate caps), any thread */
@@ -214,6 +202,9 @@ long long hub_now_ms(void);                     /* cheap monotonic ms (rate caps
 void hub_timer_in(struct hub *h, enum hub_timer_id t, sul_cb_t cb, long long ms);
 int hub_timer_armed(const struct hub *h, enum hub_timer_id t);
 void hub_loop_wake(struct hub *h);              /* end the loop's current wait (work for loop_turn) */
+/* Another thread called lws_cancel_service (hub_post, hub_stop, the store
+ * thread's commit): the hand-overs, on the loop's thread. */
+void hub_loop_woken(struct hub *h);
 void hub_timer_cancel(struct hub *h, enum hub_timer_id t);
 #define hub_of_timer(sul, t) lws_container_of(sul, struct hub, timer[t])
 /* hub_tally.c: broadcasts (lws thread) */
@@ -225,8 +216,6 @@ int hub_build_views(struct hub *h, char *(*build)(struct hub *, enum room_viewer
 void hub_drop_views(struct hub_msg *cur[]);
 /* hub.c again */
 void hub_status_update(struct hub *h, const char *refused); /* refresh the snapshot, tell serve */
-/* A presenter action (seconds: voting timer for ROOM_OPEN, 0 none); 0 or -1 with err. */
-int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t errlen);
 
 /* hub_send.c: the wire side, sending */
 struct hub_msg *hub_msg_new(char *json);        /* takes (frees) json; one reference */

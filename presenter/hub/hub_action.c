@@ -1,0 +1,100 @@
+/* Presenter actions (hub_action.h): the quiz's moves from the presenter
+ * page (hub_conn.c:on_cmd), the console and the probe worker (posted,
+ * hub.c:hub_post), and the voting timer that closes a question by itself. */
+#include <stdio.h>
+
+#include "fv_err.h"
+#include "hub_internal.h"
+
+long long hub_closes_in_ms(const struct hub *h) {
+    struct quiz *q = room_quiz(h->room);
+    struct quiz_qinfo ci;
+    if (!h->act.close_due || quiz_get(q, quiz_cursor(q), &ci) || ci.state != QUIZ_VOTING || ci.position != h->act.close_pos)
+        return -1;
+    long long left = h->act.close_due - hub_mono_ms();
+    return left > 0 ? left : 0;
+}
+
+/* Waits for the batch in flight, as long as the room's own writes would
+ * wait for a database another process holds (ROOM_BUSY_LIVE_MS): the loop
+ * never stalls longer than before the store had its thread. 0 idle, -1
+ * with err (the action is refused; the presenter tries again). */
+static int store_idle(struct hub *h, enum room_action a, char *err, size_t errlen) {
+    if (!hub_batch_complete(h, ROOM_BUSY_LIVE_MS)) return 0;
+    fv_fail(err, errlen, "the database is busy (votes are waiting for it); try %s again", room_action_name(a));
+    hub_status_update(h, err);
+    return -1;
+}
+
+/* The voting timer ran out: the question closes (once the batch in
+ * flight is answered), unless it was closed or left meanwhile. */
+static void close_tick(lws_sorted_usec_list_t *sul) {
+    struct hub *h = hub_of_timer(sul, HUB_T_CLOSE);
+    if (!h->act.close_due) return;
+    if (h->store_busy) { /* the timer closes once the batch in flight is answered */
+        h->act.close_due = hub_mono_ms() + HUB_BATCH_MS;
+        hub_timer_in(h, HUB_T_CLOSE, close_tick, HUB_BATCH_MS);
+        return;
+    }
+    char err[256];
+    int still_open = hub_closes_in_ms(h) >= 0;
+    h->act.close_due = 0;
+    if (still_open) hub_act(h, ROOM_CLOSE, 0, err, sizeof err);
+}
+
+/* seconds: with ROOM_OPEN, close voting by itself after that long (0: never). */
+int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t errlen) {
+    if (a == ROOM_OPEN && (seconds < 0 || seconds > HUB_COUNTDOWN_MAX_S)) {
+        fv_fail(err, errlen, "a voting timer runs 1..%d seconds", HUB_COUNTDOWN_MAX_S);
+        hub_status_update(h, err);
+        return -1;
+    }
+    /* The quiz changes and the room writes: no batch may be in flight (first
+     * round votes still collected are judged before a second round opens). */
+    if (store_idle(h, a, err, errlen)) return -1;
+    if ((a == ROOM_MEASURE || a == ROOM_RERUN) && !room_has_prober(h->room)) {
+        fv_fail(err, errlen, "no probe is configured: this hub cannot measure");
+        hub_status_update(h, err);
+        return -1;
+    }
+    if (a == ROOM_REVOTE && h->nops) {
+        hub_batch_flush(h);
+        if (store_idle(h, a, err, errlen)) return -1;
+    }
+    int rc = room_act(h->room, a, err, errlen);
+    if (rc >= 0) {
+        h->act.close_due = 0; /* any move ends a running timer ... */
+        hub_timer_cancel(h, HUB_T_CLOSE);
+        if (a == ROOM_OPEN && seconds > 0) { /* ... and open may start one */
+            h->act.close_due = hub_mono_ms() + 1000LL * seconds;
+            h->act.close_pos = quiz_cursor(room_quiz(h->room));
+            hub_timer_in(h, HUB_T_CLOSE, close_tick, 1000LL * seconds);
+        }
+    }
+    hub_state_changed(h);
+    if (rc < 0) hub_status_update(h, err);
+    return rc < 0 ? -1 : 0;
+}
+
+static const enum room_action cmd_action[] = {
+    [HUB_CMD_OPEN] = ROOM_OPEN, [HUB_CMD_CLOSE] = ROOM_CLOSE, [HUB_CMD_MEASURE] = ROOM_MEASURE,
+    [HUB_CMD_REVEAL] = ROOM_REVEAL, [HUB_CMD_NEXT] = ROOM_NEXT, [HUB_CMD_BACK] = ROOM_BACK,
+    [HUB_CMD_SKIP] = ROOM_SKIP, [HUB_CMD_RERUN] = ROOM_RERUN, [HUB_CMD_REVOTE] = ROOM_REVOTE,
+};
+
+void hub_action_posted(struct hub *h, const struct hub_cmd *c) {
+    char err[256];
+    switch (c->kind) {
+    case HUB_CMD_MEASURED:
+        hub_batch_quiesce(h);
+        if (room_prober_result(h->room, c->rid, &c->result, err, sizeof err)) {
+            hub_state_changed(h);
+            hub_status_update(h, err);
+        } else {
+            hub_state_changed(h);
+        }
+        break;
+    default:
+        if ((unsigned)c->kind <= HUB_CMD_REVOTE) hub_act(h, cmd_action[c->kind], c->seconds, err, sizeof err);
+    }
+}

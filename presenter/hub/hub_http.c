@@ -1,0 +1,239 @@
+/* The hub's HTTP side (hub_http.h): the pages and /qr.svg, every HTTP
+ * request's throttle and checks, the headers of every answer. The
+ * websocket upgrades are hub_conn.c's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "datadir.h"
+#include "fv_err.h"
+#include "hub_internal.h"
+
+static const struct lws_protocol_vhost_options csp_header = {
+    NULL, NULL, "content-security-policy:",
+    "default-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; style-src 'self'; script-src 'self'"};
+const struct lws_protocol_vhost_options hub_http_headers = {&csp_header, NULL, "x-content-type-options:",
+                                                                  "nosniff"};
+
+/* Answers an HTTP request with status, one extra header (name with its
+ * colon, or NULL), "Connection: close" and a small HTML body; the caller
+ * then closes the connection. */
+static void http_answer_close(struct lws *wsi, unsigned status, const char *hname, const char *hvalue,
+                              const char *body) {
+    size_t blen = strlen(body);
+    unsigned char buf[LWS_PRE + 1536], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - blen - 1;
+    char clen[16];
+    int n = snprintf(clen, sizeof clen, "%zu", blen);
+    if (blen > 1024 || lws_add_http_header_status(wsi, status, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE, (const unsigned char *)"text/html", 9, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, (const unsigned char *)clen, n, &p, end) ||
+        (hname && lws_add_http_header_by_name(wsi, (const unsigned char *)hname, (const unsigned char *)hvalue,
+                                              (int)strlen(hvalue), &p, end)) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5, &p, end) ||
+        lws_finalize_http_header(wsi, &p, end))
+        return;
+    memcpy(p, body, blen);
+    p += blen;
+    lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP);
+}
+
+/* Refuses an HTTP request over HUB_HTTP_RATE: 429 with Retry-After, and
+ * the caller closes the connection (a keep-alive flood has to reconnect).
+ * The page retries by itself, for phones behind a crowded NAT. */
+static void http_refuse(struct lws *wsi) {
+    http_answer_close(wsi, 429, "retry-after:", "1",
+                      "<!doctype html><meta http-equiv=\"refresh\" content=\"2\"><title>busy</title>"
+                      "<p>Too many requests from your network; this page retries in 2 seconds.</p>\n");
+}
+
+#define HUB_HTTP_ALLOW "GET, HEAD"
+static const char http_405_body[] = "<!doctype html><title>405</title><p>Only GET and HEAD are served here.</p>\n";
+
+/* The pages are read, never written: only GET and HEAD are served, and no
+ * request carries a body (so there is no body to wait for). Returns 0 when
+ * the request may go on, else 1 after answering 405 or 413 (the caller
+ * closes the connection). */
+static int http_method_check(struct lws *wsi) {
+    if (!lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) && !lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI)) {
+        http_answer_close(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, "allow:", HUB_HTTP_ALLOW, http_405_body);
+        return 1;
+    }
+    char cl[24] = "";
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) ||
+        (lws_hdr_copy(wsi, cl, sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0 && strcmp(cl, "0"))) {
+        http_answer_close(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, NULL, NULL,
+                          "<!doctype html><title>413</title><p>Requests here carry no body.</p>\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* A CONNECT request: lws turns the connection into a raw socket after its
+ * headers (a proxy tunnel) and would hold it open for ever. It is answered
+ * 405 on a raw write and closed. */
+static int http_connect_refuse(struct lws *wsi) {
+    static const char head[] = "HTTP/1.1 405 Method Not Allowed\r\nallow: " HUB_HTTP_ALLOW
+                               "\r\ncontent-type: text/html\r\nconnection: close\r\ncontent-length: ";
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "%s%zu\r\n\r\n%s", head, sizeof http_405_body - 1, http_405_body);
+    unsigned char buf[LWS_PRE + sizeof msg];
+    memcpy(buf + LWS_PRE, msg, (size_t)n);
+    lws_write(wsi, buf + LWS_PRE, (size_t)n, LWS_WRITE_RAW);
+    return -1;
+}
+
+/* The projector's and the presenter's pages, each a directory of its own
+ * ("/screen/") so the phone page's URL stays "/". They are callback mounts,
+ * not file mounts: for a file mount asked without its slash ("/screen") lws
+ * answers 301 to "http://" + the request's Host header + "/screen/", so
+ * anyone could make the server send a browser to a host of their choosing. */
+static const struct {
+    const char *mount, *file;
+} hub_pages[] = {{"/screen", "screen.html"}, {"/presenter", "presenter.html"}};
+
+/* Answers a request under a page's mount: the bare mount redirects to the
+ * path with its slash and no host (the browser keeps the one it asked; the
+ * pages load "/style.css" and the scripts from the root anyway), the mount
+ * with its slash is the page, anything else below it 404. Returns what
+ * LWS_CALLBACK_HTTP returns. */
+static int http_page(const struct hub_http *x, struct lws *wsi, const char *uri) {
+    for (size_t i = 0; i < sizeof hub_pages / sizeof hub_pages[0]; i++) {
+        size_t n = strlen(hub_pages[i].mount);
+        if (strncmp(uri, hub_pages[i].mount, n)) continue;
+        if (!uri[n]) {
+            char loc[32];
+            int len = snprintf(loc, sizeof loc, "%s/", hub_pages[i].mount);
+            unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf;
+            if (lws_add_http_header_status(wsi, HTTP_STATUS_MOVED_PERMANENTLY, &p, end) ||
+                lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION, (const unsigned char *)loc, len, &p, end) ||
+                lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, (const unsigned char *)"0", 1, &p, end) ||
+                lws_finalize_write_http_header(wsi, start, &p, end))
+                return 1;
+            return lws_http_transaction_completed(wsi) ? -1 : 0;
+        }
+        if (!strcmp(uri + n, "/")) {
+            char path[sizeof x->web_root + 32];
+            snprintf(path, sizeof path, "%s/%s", x->web_root, hub_pages[i].file);
+            int rc = lws_serve_http_file(wsi, path, "text/html", NULL, 0);
+            if (rc < 0 || (rc > 0 && lws_http_transaction_completed(wsi))) return -1;
+            return 0;
+        }
+        break;
+    }
+    if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL)) return -1;
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
+    struct hub *h = lws_context_user(lws_get_context(wsi));
+    switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+        /* Every accepted TCP connection, before lws adopts it (wsi is the
+         * listening socket's): beyond the descriptor ceiling it is closed. */
+        return h ? hub_fd_filter(h, (int)(intptr_t)in) : 0;
+    case LWS_CALLBACK_FILTER_HTTP_CONNECTION: {
+        /* Every HTTP request (each one on a keep-alive connection too), before
+         * lws looks for its mount; websocket upgrades do not come here. */
+        struct hub_peer peer;
+        if (!h) break;
+        hub_proxy_peer(&h->proxy, wsi, &peer);
+        if (hub_guard_http_take(h->guard, &peer, hub_now_ms())) {
+            http_refuse(wsi);
+            return 1;
+        }
+        return http_method_check(wsi);
+    }
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        /* A websocket upgrade that names no subprotocol of ours lands on
+         * this one (lws's default): it would be outside HUB_CONN_MAX and the
+         * keepalive sweep. Every client of ours names its role. */
+        return 1;
+    case LWS_CALLBACK_RAW_ADOPT: /* the raw socket lws made of a CONNECT */
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, HUB_HTTP_IDLE_S);
+        lws_callback_on_writable(wsi);
+        return 0;
+    case LWS_CALLBACK_RAW_WRITEABLE: return http_connect_refuse(wsi);
+    case LWS_CALLBACK_RAW_RX:
+    case LWS_CALLBACK_RAW_CLOSE: return 0;
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+        if (h) hub_loop_woken(h);
+        return 0;
+    case LWS_CALLBACK_HTTP: {
+        /* The callback mounts arrive here: the pages', and /qr.svg. */
+        if (!h) return 1;
+        if (!in || strcmp((const char *)in, "/qr.svg")) return http_page(&h->http, wsi, in ? (const char *)in : "");
+        unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+        if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "image/svg+xml", h->http.qr_len, &p, end) ||
+            lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                        (const unsigned char *)"no-store", 8, &p, end) ||
+            lws_finalize_write_http_header(wsi, start, &p, end))
+            return 1;
+        lws_callback_on_writable(wsi);
+        return 0;
+    }
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        if (!h || !h->http.qr_http) break;
+        if (lws_write(wsi, h->http.qr_http + LWS_PRE, h->http.qr_len, LWS_WRITE_HTTP_FINAL) != (int)h->http.qr_len) return 1;
+        if (lws_http_transaction_completed(wsi)) return -1;
+        return 0;
+    default: break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+int hub_http_init(struct hub_http *x, const char *web_root, char *err, size_t errlen) {
+    if (web_root && web_root[0])
+        snprintf(x->web_root, sizeof x->web_root, "%s", web_root);
+    else {
+        char derr[256];
+        if (datadir_path("web", x->web_root, sizeof x->web_root, derr, sizeof derr)) {
+            fv_fail(err, errlen, "%s: cannot locate the web pages; pass a web root", derr);
+            return -1;
+        }
+    }
+    char probe_path[sizeof x->web_root + 16];
+    snprintf(probe_path, sizeof probe_path, "%s/index.html", x->web_root);
+    if (access(probe_path, R_OK)) {
+        fv_fail(err, errlen, "web pages not found: %s is missing (install fragvote or pass a web root)", probe_path);
+        return -1;
+    }
+    struct lws_http_mount *m = x->mounts;
+    m[0] = (struct lws_http_mount){.mountpoint = "/qr.svg", .origin = "http", .origin_protocol = LWSMPRO_CALLBACK,
+                                   .mountpoint_len = 7};
+    for (int i = 0; i < 2; i++) /* see hub_pages */
+        m[1 + i] = (struct lws_http_mount){.mountpoint = hub_pages[i].mount, .origin = "http",
+                                           .origin_protocol = LWSMPRO_CALLBACK,
+                                           .mountpoint_len = (unsigned char)strlen(hub_pages[i].mount)};
+    m[3] = (struct lws_http_mount){.mountpoint = "/", .origin = x->web_root, .def = "index.html",
+                                   .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 1, .cache_revalidate = 1,
+                                   .cache_max_age = HUB_STATIC_MAX_AGE_S, .cache_reusable = 1};
+    /* lws answers with "cache-control: must-revalidate, private, max-age=N" and
+     * an ETag (size and mtime of the file), and If-None-Match with 304: a
+     * reload costs the page's one conditional request, its scripts and style
+     * come from the phone's cache (docs/SERVE.md, "Caching"). */
+    m[0].mount_next = &m[1];
+    m[1].mount_next = &m[2];
+    m[2].mount_next = &m[3];
+    return 0;
+}
+
+int hub_http_qr(struct hub_http *x, const char *join_url, char *err, size_t errlen) {
+    char *svg = hub_qr_svg(join_url, err, errlen);
+    if (!svg) return -1;
+    x->qr_len = strlen(svg);
+    x->qr_http = malloc(LWS_PRE + x->qr_len);
+    if (!x->qr_http) {
+        free(svg);
+        fv_fail(err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy(x->qr_http + LWS_PRE, svg, x->qr_len);
+    free(svg);
+    return 0;
+}
+
+void hub_http_free(struct hub_http *x) {
+    free(x->qr_http);
+    x->qr_http = NULL;
+}

@@ -1,0 +1,30 @@
+/* The hub's HTTP side (hub_http.c): the pages (static files, the screen's
+ * and the presenter's page, /qr.svg), the headers every answer carries, the
+ * per-address request throttle and what is refused (methods, bodies,
+ * CONNECT). Internal to presenter/hub. */
+#ifndef FRAGVOTE_HUB_HTTP_H
+#define FRAGVOTE_HUB_HTTP_H
+
+#include <libwebsockets.h>
+#include <stddef.h>
+
+struct hub_http {
+    char web_root[4096];           /* the pages' directory */
+    struct lws_http_mount mounts[4]; /* /qr.svg, /screen, /presenter (callbacks), / (files) */
+    unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the join URL's QR code as SVG, ready for lws_write */
+    size_t qr_len;
+};
+
+/* The headers of every answer (content-security-policy, nosniff): lws's info.headers. */
+extern const struct lws_protocol_vhost_options hub_http_headers;
+
+/* Locates the pages (web_root, or NULL/"": next to the binary) and mounts
+ * them. 0, or -1 with err. */
+int hub_http_init(struct hub_http *x, const char *web_root, char *err, size_t errlen);
+/* /qr.svg's body: the QR code of join_url. 0, or -1 with err. */
+int hub_http_qr(struct hub_http *x, const char *join_url, char *err, size_t errlen);
+void hub_http_free(struct hub_http *x);
+/* The "http" protocol's callback (lws's context user is the struct hub). */
+int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
+
+#endif
