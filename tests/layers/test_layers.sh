@@ -7,12 +7,16 @@
 #    nothing of the store (db_, sqlite3_: it goes through the room); probe/ references nothing of the store
 #    (db_, sqlite3_) or of lws; score/ references nothing of the store, the
 #    probe, jansson, lws or the presenter; the subcommands (libfragcommands.a)
-#    run no SQL of their own (sqlite3_);
+#    run no SQL of their own (sqlite3_); the local prober (presenter/prober)
+#    and the seam it implements (presenter/seam) reference nothing of the
+#    store or the room (db_, sqlite3_, room_, quiz_) or of lws;
 #  - link lines: cmake/layers.cmake links each library alone, whole archive,
 #    into build/layers/link_alone_<lib> with --no-as-needed, so the program's
 #    NEEDED entries are the shared libraries the library's own link line
 #    carries. The room, the console (and every part below the hub) carry no
-#    libwebsockets; probe/ carries no sqlite3; score/ only libc.
+#    libwebsockets; probe/, the seam and the local prober carry no sqlite3
+#    or jansson (nothing of the store, not even through the room); score/
+#    only libc.
 # A positive control (the hub does reference and link lws) shows the checks
 # see symbols and link lines at all.
 # Inside probe/, the same facts per file (nm on libfragprobe.a's members):
@@ -35,7 +39,7 @@ none() { # none NAME TEXT: TEXT must be empty; else it is shown
 }
 
 presenter_libs="common/libfragcommon.a measure/libfragmeasure.a deck/libfragdeck.a room/libfragroom.a
-  prober/libfragprober.a hub/libfraghub.a console/libfragconsole.a export/libfragexport.a
+  seam/libfragseam.a prober/libfragprober.a hub/libfraghub.a console/libfragconsole.a export/libfragexport.a
   replay/libfragreplay.a cli/libfragcli.a present/libfragpresent.a libfragcommands.a"
 for lib in $presenter_libs; do
   check "built_$(basename "$lib" .a)" test -s "$build/presenter/$lib"
@@ -55,6 +59,9 @@ check present_link_references_lws test -n "$(undef presenter/present/libfragpres
 # quiz_kind_name): no symbol of the store or of SQLite in fraghub.
 none hub_references_no_store "$(undef presenter/hub/libfraghub.a ' U (db_|sqlite3_)')"
 none probe_references_no_store "$(undef probe/libfragprobe.a ' U (db_|sqlite3_|lws_)')"
+for lib in prober/libfragprober.a seam/libfragseam.a; do
+  none "$(basename "$lib" .a)_references_no_store_or_room" "$(undef "presenter/$lib" ' U (db_|sqlite3_|room_|quiz_|lws_)')"
+done
 none db_references_no_lws "$(undef db/libfragdb.a ' U lws_')"
 # The subcommands run no SQL of their own: the store is db/'s (serve's console
 # reads a revealed result from the room, console/console_result.c).
@@ -62,15 +69,18 @@ none commands_reference_no_sqlite "$(undef presenter/libfragcommands.a ' U sqlit
 none score_references_only_libc "$(undef score/libfragscore.a ' U (db_|sqlite3_|lws_|json_|probe_|quiz_|room_|hub_)')"
 
 # Link lines.
-for lib in fragscore fragprobe fragdb fragcommon fragmeasure fragdeck fragroom fragprober fraghub fragconsole \
+for lib in fragscore fragprobe fragdb fragcommon fragmeasure fragdeck fragseam fragroom fragprober fraghub fragconsole \
            fragexport fragreplay fragcli fragpresent fragcommands; do
   check "linked_alone_$lib" test -n "$(needed $lib)"
 done
 check hub_links_lws test -n "$(needed fraghub | grep libwebsockets)"
-for lib in fragcommon fragmeasure fragdeck fragroom fragprober fragconsole fragexport fragcli fragdb fragprobe; do
+for lib in fragcommon fragmeasure fragdeck fragseam fragroom fragprober fragconsole fragexport fragcli fragdb fragprobe; do
   none "${lib}_links_no_lws" "$(needed $lib | grep libwebsockets)"
 done
 none probe_links_no_store "$(needed fragprobe | grep -E 'sqlite|jansson|websockets')"
+for lib in fragseam fragprober; do # the local prober reaches the store neither itself nor through the room
+  none "${lib}_links_no_store" "$(needed $lib | grep -E 'sqlite|jansson|websockets')"
+done
 none score_links_only_libc "$(needed fragscore | grep -vE '^(libc|libm|libasan|libubsan|libgcc_s|libstdc\+\+|ld-linux)[.-]')"
 
 # ---- probe/, file by file ----
