@@ -176,9 +176,8 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     }
     h->cfg = *cfg;
     h->room = room;
-    h->listen_fd = h->reserve_fd = -1;
     pthread_mutex_init(&h->lock, NULL);
-    hub_fd_init(h, cfg->conn_max);
+    hub_fd_init(&h->fd, cfg->conn_max);
     if (hub_guard_init(h->guard)) {
         fv_fail(err, errlen, "getrandom failed seeding the hub's address tables");
         goto fail;
@@ -258,7 +257,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     }
     h->vhost = lws_get_vhost_by_name(h->ctx, "default");
     h->port = h->vhost ? lws_get_vhost_listen_port(h->vhost) : cfg->port;
-    hub_fd_listening(h);
+    hub_fd_listening(&h->fd, h->port);
 
     char warn[256];
     hub_join_url_make(cfg->public_url, tls, h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
@@ -291,7 +290,7 @@ static int loop_turn(struct hub *h, int wait) {
         hub_ev_turn(&h->ev, wait);
     else
         rc = lws_service(h->ctx, wait ? 0 : -1) < 0 ? -1 : 0;
-    hub_fd_shed(h); /* an accept that failed for want of a descriptor: drain the queue */
+    hub_fd_shed(&h->fd); /* an accept that failed for want of a descriptor: drain the queue */
     return rc;
 }
 
@@ -335,7 +334,7 @@ void hub_free(struct hub *h) {
         lws_context_destroy(h->ctx);
     }
     hub_ev_close(&h->ev);
-    hub_fd_close(h);
+    hub_fd_close(&h->fd);
     hub_drop_views(h->tally);
     hub_drop_views(h->state);
     hub_http_free(&h->http);
@@ -354,8 +353,8 @@ void hub_free(struct hub *h) {
 }
 
 int hub_port(const struct hub *h) { return h->port; }
-int hub_conn_cap(const struct hub *h) { return h->conn_cap; }
-long hub_open_files(const struct hub *h) { return h->nofile; }
+int hub_conn_cap(const struct hub *h) { return h->fd.conn_cap; }
+long hub_open_files(const struct hub *h) { return h->fd.nofile; }
 int hub_event_loop_is_libev(const struct hub *h) { return h->ev.loop != NULL; }
 const char *hub_join_url(const struct hub *h) { return h->join_url; }
 const char *hub_secret(const struct hub *h) { return h->secret; }

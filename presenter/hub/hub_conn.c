@@ -287,7 +287,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         int total = h->n_role[0] + h->n_role[1] + h->n_role[2];
-        return total >= h->conn_cap ? 1 : 0;
+        return total >= h->fd.conn_cap ? 1 : 0;
     }
     case LWS_CALLBACK_ESTABLISHED: {
         memset(c, 0, sizeof *c);

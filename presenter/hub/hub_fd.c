@@ -32,7 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hub_internal.h"
+#include "hub.h"
+#include "hub_clock.h"
+#include "hub_fd.h"
 
 #define HUB_SHED_MAX 4096 /* connections accepted and closed per loop turn at most */
 
@@ -47,16 +49,16 @@ static struct {
     unsigned long dropped;
 } lwslog = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0};
 
-void hub_fd_init(struct hub *h, int conn_max) {
+void hub_fd_init(struct hub_fd *f, int conn_max) {
     struct rlimit rl;
-    h->listen_fd = h->reserve_fd = -1;
-    h->nofile = 1024;
+    f->listen_fd = f->reserve_fd = -1;
+    f->nofile = 1024;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
         if (rl.rlim_cur < rl.rlim_max) { /* the hard limit is ours to take */
             rl.rlim_cur = rl.rlim_max;
             if (setrlimit(RLIMIT_NOFILE, &rl)) getrlimit(RLIMIT_NOFILE, &rl);
         }
-        h->nofile = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX / 2 ? INT_MAX / 2 : (long)rl.rlim_cur;
+        f->nofile = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX / 2 ? INT_MAX / 2 : (long)rl.rlim_cur;
     }
     /* The descriptors open now (stdio, the database, the worker's, lws's
      * own once it runs) are about as many as the lowest free number. */
@@ -64,77 +66,77 @@ void hub_fd_init(struct hub *h, int conn_max) {
     if (base >= 0) close(base);
     else base = 16;
     base += 4; /* lws: the listening socket, its cancel pipe, libev's epoll and eventfd */
-    long ceiling = h->nofile - HUB_FD_SPARE;
+    long ceiling = f->nofile - HUB_FD_SPARE;
     if (ceiling < base + 2) ceiling = base + 2;
-    h->fd_budget = (int)ceiling;
+    f->fd_budget = (int)ceiling;
     long cap = ceiling - HUB_FD_HTTP_ROOM - base;
     int want = conn_max > 0 ? conn_max : HUB_CONN_MAX;
-    h->conn_cap = cap < want ? (int)(cap > 1 ? cap : 1) : want;
+    f->conn_cap = cap < want ? (int)(cap > 1 ? cap : 1) : want;
 }
 
 /* Finds lws's listening socket on our port and opens the reserve. */
-void hub_fd_listening(struct hub *h) {
-    for (int fd = 0; fd < 1024 && fd < h->nofile; fd++) {
+void hub_fd_listening(struct hub_fd *f, int port) {
+    for (int fd = 0; fd < 1024 && fd < f->nofile; fd++) {
         int on = 0;
         socklen_t ol = sizeof on;
         struct sockaddr_storage ss;
         socklen_t sl = sizeof ss;
         if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &ol) || !on) continue;
         if (getsockname(fd, (struct sockaddr *)&ss, &sl)) continue;
-        int port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
+        int got = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
                    : ss.ss_family == AF_INET ? ntohs(((struct sockaddr_in *)&ss)->sin_port)
                                              : -1;
-        if (port != h->port) continue;
-        h->listen_fd = fd;
+        if (got != port) continue;
+        f->listen_fd = fd;
         int fl = fcntl(fd, F_GETFL);
         if (fl >= 0 && !(fl & O_NONBLOCK)) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
         break;
     }
-    h->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    f->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-void hub_fd_close(struct hub *h) {
-    if (h->reserve_fd >= 0) close(h->reserve_fd);
-    h->reserve_fd = -1;
+void hub_fd_close(struct hub_fd *f) {
+    if (f->reserve_fd >= 0) close(f->reserve_fd);
+    f->reserve_fd = -1;
 }
 
 /* Reports the connections refused since the last report, at most once per
  * HUB_LOG_INTERVAL_S. */
-static void shed_report(struct hub *h) {
+static void shed_report(struct hub_fd *f) {
     long long now = hub_mono_ms();
-    if (!h->shed || now - h->shed_report_ms < HUB_LOG_INTERVAL_S * 1000LL) return;
+    if (!f->shed || now - f->shed_report_ms < HUB_LOG_INTERVAL_S * 1000LL) return;
     fprintf(stderr,
             "fragvote serve: out of file descriptors (open-files limit %ld): %lu connections refused in the "
             "last %d s; raise the limit (ulimit -n) if these are real phones\n",
-            h->nofile, h->shed, HUB_LOG_INTERVAL_S);
-    h->shed = 0;
-    h->shed_report_ms = now;
+            f->nofile, f->shed, HUB_LOG_INTERVAL_S);
+    f->shed = 0;
+    f->shed_report_ms = now;
 }
 
 /* LWS_CALLBACK_FILTER_NETWORK_CONNECTION: 1 to refuse the accepted fd. */
-int hub_fd_filter(struct hub *h, int fd) {
-    if (fd < h->fd_budget) return 0;
-    h->shed++;
-    shed_report(h);
+int hub_fd_filter(struct hub_fd *f, int fd) {
+    if (fd < f->fd_budget) return 0;
+    f->shed++;
+    shed_report(f);
     return 1;
 }
 
-void hub_fd_shed(struct hub *h) {
+void hub_fd_shed(struct hub_fd *f) {
     if (!atomic_exchange(&accept_failed, 0)) {
-        shed_report(h);
+        shed_report(f);
         return;
     }
-    if (h->listen_fd < 0) return;
-    if (h->reserve_fd >= 0) close(h->reserve_fd);
-    h->reserve_fd = -1;
+    if (f->listen_fd < 0) return;
+    if (f->reserve_fd >= 0) close(f->reserve_fd);
+    f->reserve_fd = -1;
     for (int i = 0; i < HUB_SHED_MAX; i++) {
-        int fd = accept4(h->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd = accept4(f->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) break;
         close(fd);
-        h->shed++;
+        f->shed++;
     }
-    h->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    shed_report(h);
+    f->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    shed_report(f);
 }
 
 static long long log_now_ms(void) {

@@ -131,7 +131,7 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
         /* Every accepted TCP connection, before lws adopts it (wsi is the
          * listening socket's): beyond the descriptor ceiling it is closed. */
-        return h ? hub_fd_filter(h, (int)(intptr_t)in) : 0;
+        return h ? hub_fd_filter(&h->fd, (int)(intptr_t)in) : 0;
     case LWS_CALLBACK_FILTER_HTTP_CONNECTION: {
         /* Every HTTP request (each one on a keep-alive connection too), before
          * lws looks for its mount; websocket upgrades do not come here. */

@@ -8,7 +8,9 @@
 
 #include "hub.h"
 #include "hub_action.h"
+#include "hub_clock.h"
 #include "hub_ev.h"
+#include "hub_fd.h"
 #include "hub_guard.h"
 #include "hub_http.h"
 #include "hub_online.h"
@@ -124,14 +126,7 @@ struct hub {
     struct hub_ev ev;              /* libev's loop, or ev.loop NULL: lws's poll loop (hub_ev.c) */
     int running;
 
-    /* descriptors (hub_fd.c) */
-    long nofile;                   /* RLIMIT_NOFILE soft limit after raising it to the hard one */
-    int fd_budget;                 /* lws's own descriptors at most (its accept stops there) */
-    int conn_cap;                  /* websockets at most */
-    int listen_fd;                 /* lws's listening socket, -1: not found */
-    int reserve_fd;                /* kept open to accept-and-close at EMFILE, -1: none */
-    unsigned long shed;            /* connections accepted and closed at once since the last report */
-    long long shed_report_ms;      /* when the shedding was last reported */
+    struct hub_fd fd;              /* the open-files budget (hub_fd.c) */
 
     /* connections */
     struct hub_conn *conns;
@@ -195,8 +190,6 @@ struct hub {
 };
 
 /* hub.c: the engine room (lws thread unless said otherwise) */
-long long hub_mono_ms(void);                    /* precise monotonic ms (deadlines) */
-long long hub_now_ms(void);                     /* cheap monotonic ms (rate caps), any thread */
 /* Deadlines (lws thread only): cb runs on the loop in ms milliseconds (0:
  * at its next turn); arming an armed one moves it. */
 void hub_timer_in(struct hub *h, enum hub_timer_id t, sul_cb_t cb, long long ms);
@@ -256,13 +249,6 @@ void hub_prober_closed(struct hub *h, struct hub_conn *c); /* c is closing */
 /* hub_export.c: a session's export over the presenter connection */
 void hub_export(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m);
 
-/* hub_fd.c: the open-files budget (see HUB_FD_SPARE) */
-void hub_fd_init(struct hub *h, int conn_max); /* raises the limit, derives fd_budget and conn_cap */
-void hub_fd_listening(struct hub *h);           /* after lws listens: finds its socket, opens the reserve */
-int hub_fd_filter(struct hub *h, int fd);       /* an accepted socket: 1 to refuse it (fd at the ceiling) */
-void hub_fd_shed(struct hub *h);                /* after a loop turn: at EMFILE, accept-and-close the queue */
-void hub_fd_close(struct hub *h);
-void hub_fd_lws_log(int level, const char *line); /* lws's log emitter: rate-limited, notices EMFILE */
 
 /* hub_store.c: the store thread */
 int hub_store_start(struct hub *h, char *err, size_t errlen);
