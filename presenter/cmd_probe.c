@@ -94,18 +94,8 @@ static void print_fact(const struct probe_result *r, const char *q, const struct
 /* The path as a tracepath-like hop table (issue 20): hop, node, address,
  * the MTU of the link leaving it, what was seen there [and what shows it]. */
 static void print_path(const struct probe_path *p) {
-    struct probe_path_row rows[PROBE_PATH_NODES_MAX];
-    int n = p->v ? probe_path_rows(p, rows, PROBE_PATH_NODES_MAX) : 0;
-    if (!n) return;
-    int wn = 4, wa = 7;
-    for (int i = 0; i < n; i++) {
-        if ((int)strlen(rows[i].name) > wn) wn = (int)strlen(rows[i].name);
-        if ((int)strlen(rows[i].addr) > wa) wa = (int)strlen(rows[i].addr);
-    }
-    printf("  path\n    %3s  %-*s  %-*s  %5s  %s\n", "hop", wn, "node", wa, "address", "mtu", "seen there");
-    for (int i = 0; i < n; i++)
-        printf("    %3s  %-*s  %-*s  %5s  %s\n", rows[i].hop, wn, rows[i].name, wa, rows[i].addr[0] ? rows[i].addr : "?",
-               rows[i].mtu, rows[i].seen);
+    static char text[PROBE_PATH_TEXT_MAX];
+    if (probe_path_text(p, "    ", text, sizeof text)) printf("  path\n%s", text);
 }
 
 static void print_result(const struct probe_result *r) {

@@ -790,6 +790,13 @@ struct probe_path_row {
     char seen[400];
 };
 int probe_path_rows(const struct probe_path *p, struct probe_path_row *rows, int max);
+/* The same table as aligned text, as `fragvote probe` and `fragvote replay`
+ * print it: a header line ("hop  node  address  mtu  seen there") and one
+ * line per row, each starting with indent, into buf (cut to len; a path of
+ * PROBE_PATH_NODES_MAX rows fits PROBE_PATH_TEXT_MAX). Returns the rows, 0
+ * (buf "") when p has no path. Pure. */
+#define PROBE_PATH_TEXT_MAX ((PROBE_PATH_NODES_MAX + 1) * (int)(sizeof(struct probe_path_row) + 24))
+int probe_path_text(const struct probe_path *p, const char *indent, char *buf, size_t len);
 /* ==== end of section "path" ==== */
 
 #endif

@@ -52,3 +52,25 @@ int probe_path_rows(const struct probe_path *p, struct probe_path_row *rows, int
     }
     return n;
 }
+
+int probe_path_text(const struct probe_path *p, const char *indent, char *buf, size_t len) {
+    struct probe_path_row rows[PROBE_PATH_NODES_MAX];
+    int n = p->v ? probe_path_rows(p, rows, PROBE_PATH_NODES_MAX) : 0;
+    if (len) buf[0] = 0;
+    if (!n) return 0;
+    int wn = 4, wa = 7;
+    for (int i = 0; i < n; i++) {
+        if ((int)strlen(rows[i].name) > wn) wn = (int)strlen(rows[i].name);
+        if ((int)strlen(rows[i].addr) > wa) wa = (int)strlen(rows[i].addr);
+    }
+    size_t at = 0;
+    for (int i = -1; i < n && at < len; i++) {
+        int w = i < 0 ? snprintf(buf + at, len - at, "%s%3s  %-*s  %-*s  %5s  %s\n", indent, "hop", wn, "node", wa,
+                                 "address", "mtu", "seen there")
+                      : snprintf(buf + at, len - at, "%s%3s  %-*s  %-*s  %5s  %s\n", indent, rows[i].hop, wn,
+                                 rows[i].name, wa, rows[i].addr[0] ? rows[i].addr : "?", rows[i].mtu, rows[i].seen);
+        if (w < 0) break;
+        at += (size_t)w;
+    }
+    return n;
+}
