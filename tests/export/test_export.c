@@ -16,6 +16,7 @@
 #include "deck.h"
 #include "export.h"
 #include "export/fixture.h"
+#include "export/fixture_paths.h"
 #include "probe_json.h"
 #include "report.h"
 #include "room.h"
@@ -717,44 +718,6 @@ static void test_fmt_double_round_trips(void) {
 
 /* ---- issue 20: each test's path picture ---- */
 
-/* A measured, revealed question whose observation is r's (with its path). */
-static int64_t path_question(struct db *db, int64_t sid_, int64_t live, int pos, int test, enum db_qkind k,
-                             const struct probe_result *r) {
-    char err[256];
-    int64_t q = fx_question(db, sid_, pos, test, "{\"proto\":\"udp4\",\"mode\":\"dont\",\"size\":1400,\"ttl\":2}", k,
-                            "path question");
-    char *obs = r ? probe_observation_json(r) : NULL;
-    int bad = q < 0 || db_question_set_state(db, q, "voting", err, sizeof err) ||
-              db_question_set_state(db, q, "closed", err, sizeof err) ||
-              db_measurement_add(db, live, q, "yes", "observed", "evidence", obs ? obs : "{\"quoted_len\":1400}", "raw",
-                                 err, sizeof err) < 0 ||
-              db_question_set_state(db, q, "measured", err, sizeof err) ||
-              db_question_set_state(db, q, "revealed", err, sizeof err);
-    free(obs);
-    if (bad) fprintf(stderr, "path fixture: %s\n", err);
-    return bad ? -1 : q;
-}
-
-/* Test 1: r1 fragments (two questions share it); test 2: r1 drops it with
- * Frag Needed; test 3: a row from before issue 20 (no path). */
-static int64_t record_paths(const char *file) {
-    char err[256];
-    struct db *db = db_open(file, err, sizeof err);
-    if (!db) return -1;
-    struct db_session_info info = {.title = "paths", .deck_json = "{\"title\":\"paths\"}", .host = "laptop",
-                                   .kernel = "Linux", .observer = "raw", .target = "lab", .room = "P4THS2"};
-    int64_t s_ = db_session_create(db, &info, err, sizeof err), live = s_ < 0 ? -1 : db_session_live_set(db, s_, err, sizeof err);
-    struct probe_result frag = check_probe_result(1, 0, 1, "r1 fragmented it"), fn = frag;
-    check_path_fragmented_by_r1(&frag);
-    check_path_dropped_at_r1(&fn);
-    int bad = live < 0 || path_question(db, s_, live, 0, 0, DB_Q_SENT, &frag) < 0 ||
-              path_question(db, s_, live, 1, 0, DB_Q_FRAGMENTED, &frag) < 0 ||
-              path_question(db, s_, live, 2, 1, DB_Q_DF, &fn) < 0 || path_question(db, s_, live, 3, 2, DB_Q_SENT, NULL) < 0 ||
-              db_session_end(db, s_, err, sizeof err);
-    db_close(db);
-    return bad ? -1 : s_;
-}
-
 static int count(const char *hay, const char *needle) {
     int n = 0;
     for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
@@ -763,11 +726,8 @@ static int count(const char *hay, const char *needle) {
 
 static void test_each_tests_path_is_tabled_and_drawn(void) {
     char file[256], args[600], *out, *errs;
-    snprintf(file, sizeof file, "%s", fx_path("paths.db"));
-    int64_t id = record_paths(file);
+    int64_t id = fx_paths_run("export", "--format markdown", file, sizeof file, &out, &errs);
     REQUIRE(id > 0);
-    snprintf(args, sizeof args, "export %lld --format markdown --db '%s'", (long long)id, file);
-    REQUIRE(fx_run(args, &out, &errs) == 0);
     CHECK_CONTAINS(out, "\n## Paths\n");
     CHECK_CONTAINS(out, "### Test 1: ");
     CHECK_CONTAINS(out, "### Test 2: ");
