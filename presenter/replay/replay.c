@@ -1,9 +1,12 @@
 /* The terminal timeline of a recorded session (see replay.h). */
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "export.h"
 #include "export_text.h"
+#include "path_json.h"
 #include "replay.h"
 #include "revote.h"
 
@@ -21,6 +24,23 @@ static void offset(char *buf, size_t len, double start, double t) {
 static void pct(char *buf, size_t len, double v) {
     if (v < 0) snprintf(buf, len, "—");
     else snprintf(buf, len, "%.0f%%", v * 100);
+}
+
+/* The path stored with the question's live measurement (issue 20) as the hop
+ * table `fragvote probe` prints; nothing for a row without one (stored
+ * before issue 20, or unreadable). */
+static void print_path(FILE *out, const struct db_report_measure *m) {
+    if (!m->observation_json) return;
+    struct probe_path *p = malloc(sizeof *p); /* large: not on the stack */
+    char *text = malloc(PROBE_PATH_TEXT_MAX);
+    json_t *o = json_loads(m->observation_json, 0, NULL);
+    char err[160];
+    if (p && text && path_json_read(json_object_get(o, "path"), p, err, sizeof err) == 1 &&
+        probe_path_text(p, "      ", text, PROBE_PATH_TEXT_MAX))
+        fprintf(out, "    path\n%s", text);
+    json_decref(o);
+    free(text);
+    free(p);
 }
 
 static void print_question(FILE *out, const struct db_report_session *s, const struct db_report_question *q) {
@@ -42,6 +62,7 @@ static void print_question(FILE *out, const struct db_report_session *s, const s
         fprintf(out, "    truth     %s (%s, %s observer)\n", q->live.answer, q->live.basis,
                 *q->live.observer ? q->live.observer : "?");
         fprintf(out, "    evidence  %s\n", *q->live.evidence ? q->live.evidence : "(none recorded)");
+        print_path(out, &q->live);
     } else {
         fprintf(out, "    truth     not measured\n");
     }

@@ -15,7 +15,9 @@
 
 /* Writes the timeline of s to out. Lines a script may rely on (docs/EXPORT.md
  * "Replay"): "Q<n>  ..." starts a question; then
- *   "    votes     yes <Y> · no <N> ..." and "    truth     <yes|no|unknown|not measured> ..." */
+ *   "    votes     yes <Y> · no <N> ..." and "    truth     <yes|no|unknown|not measured> ...";
+ * a measured question with a stored path then has "    path" and its hop
+ * table (probe_path_text), each line indented six spaces. */
 void replay_print(FILE *out, const struct db_report_session *s);
 
 /* ---- remeasure: what changed and why (presenter/replay/replay_diff.c, pure) ---- */

@@ -1,7 +1,8 @@
 /* fragvote replay on a real SQLite file recorded through the db_* API: the
  * terminal timeline shows exactly the stored tallies, truths and evidence
  * (compared with the hand-worked numbers of export/fixture.h and with the
- * store's own db_question_score). */
+ * store's own db_question_score), and each question's stored path as the
+ * hop table `fragvote probe` prints (export/fixture_paths.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "check.h"
 #include "db.h"
 #include "export/fixture.h"
+#include "export/fixture_paths.h"
 
 static char dbfile[256];
 static int64_t sid;
@@ -123,6 +125,45 @@ static void test_replay_follows_the_store(void) {
     free(errs);
 }
 
+/* The block of question n (from "Q<n>  " to the next question), malloc'd. */
+static char *question_block(const char *out, int n) {
+    char mark[16];
+    snprintf(mark, sizeof mark, "\nQ%d  ", n);
+    const char *a = strstr(out, mark);
+    if (!a) return NULL;
+    const char *b = strstr(a + 1, "\nQ");
+    size_t len = b ? (size_t)(b - a) : strlen(a);
+    char *blk = malloc(len + 1);
+    if (blk) memcpy(blk, a, len), blk[len] = 0;
+    return blk;
+}
+
+/* Issue 20's gap: each measured question shows its test's stored path as a
+ * hop table; a measurement stored before paths shows none. */
+static void test_replay_prints_each_questions_path(void) {
+    char file[256], *out, *errs;
+    REQUIRE(fx_paths_run("replay", "", file, sizeof file, &out, &errs) > 0);
+    static const char *const header = "\n    path\n      hop  node  address         mtu  seen there\n";
+    static const char *const src = "\n        0  src   192.0.2.1      1500  sent 1400 bytes whole, DF=0 [capture]\n";
+    char *q1 = question_block(out, 1), *q2 = question_block(out, 2), *q3 = question_block(out, 3),
+         *q4 = question_block(out, 4);
+    REQUIRE(q1 && q2 && q3 && q4);
+    for (char **q = (char *[]){q1, q2, NULL}; *q; q++) { /* the test's two questions, each with the path */
+        CHECK_CONTAINS(*q, header);
+        CHECK_CONTAINS(*q, src);
+        CHECK_CONTAINS(*q, "\n        1  r1    192.0.2.2      1280  fragmented into 2 pieces: 1276 + 144 "
+                           "(next link MTU 1280) [icmp]\n");
+        CHECK_CONTAINS(*q, "\n        3  dst   203.0.113.2          ");
+    }
+    CHECK_CONTAINS(q3, header);
+    CHECK_CONTAINS(q3, "\n        1  r1    192.0.2.2      1280  dropped: Frag Needed, MTU 1280 [icmp]\n");
+    CHECK(!strstr(q4, "    path\n")); /* no path stored: none printed */
+    CHECK_CONTAINS(q4, "    truth     yes");
+    free(q1), free(q2), free(q3), free(q4);
+    free(out);
+    free(errs);
+}
+
 static void test_replay_misuse(void) {
     static const struct fx_misuse misuse[] = {
         {"replay", 2, "give a session id"}, {"replay 77", 1, "no session 77"}, {"replay 1 --bogus", 2, NULL}};
@@ -147,5 +188,6 @@ int main(void) {
     RUN(test_replay_reproduces_tallies_and_truth);
     RUN(test_replay_follows_the_store);
     RUN(test_replay_misuse);
+    RUN(test_replay_prints_each_questions_path);
     return check_summary_and_clean();
 }
