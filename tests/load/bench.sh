@@ -17,6 +17,9 @@
 #        REJOIN=1 adds the reconnect storm after the vote (fv_load --rejoin; REJOIN_SPREAD_MS=0 by
 #        default: all at once) and a last column "rejoin s / p99 ms" (mass close -> all phones
 #        welcomed again / per-phone close->welcome p99); without it the table is unchanged
+#        INFLIGHT=N caps the handshakes (and the storm's page loads) in flight (fv_load --inflight; default
+#        256). A process may hold 20,000 descriptors on the reference machine, both ends alike: 19,900
+#        websockets leave the pages ~50 at the end of a full-size storm, so run STORM at 19,900 with INFLIGHT=32
 #        STORM=1 makes the connect phase a join storm (fv_load --storm: each phone loads the phone page
 #        and its resources over HTTP with keep-alive, then joins), STORM=close the same with one
 #        connection per request; adds a last column "storm pages/s · page p99 ms · QR→welcome p99 ms ·
@@ -108,7 +111,7 @@ for n in "${SIZES[@]}"; do
     # Bounded: connect within 180 s, idle hold, window, 30 s to drain (+ the storm: 180 s, spread, 30 s).
     "${pin_gen[@]}" timeout $((240 + idle + WINDOW_MS / 1000 + rejoin_s)) "$LOAD" --port "$port" --secret "$SECRET" \
         --db "$d/room.db" --phones "$n" --window-ms "$WINDOW_MS" --idle "$idle" --drain-ms 30000 --connect-timeout 180 \
-        "${rejoin_args[@]}" "${storm_args[@]}" --server-pid "$SERVE_PID" --json "$d/run.json" --csv "$d/votes.csv" -v >"$d/load.out" \
+        ${INFLIGHT:+--inflight "$INFLIGHT"} "${rejoin_args[@]}" "${storm_args[@]}" --server-pid "$SERVE_PID" --json "$d/run.json" --csv "$d/votes.csv" -v >"$d/load.out" \
         2>"$d/load.err"
     rc=$?
     stop_all
