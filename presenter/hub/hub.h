@@ -57,6 +57,8 @@
                                         * status); screens also get one after every commit that stored something */
 #define HUB_AUDIENCE_SENDS_PER_S 25000 /* tally sends per second to phones, in steps of HUB_ROTATION_MS (250
                                         * a step): 19,990 phones each get the newest count within 0.8 s */
+#define HUB_AUDIENCE_IDLE_SENDS_PER_S 5000 /* ... at most this many while no question is open (the lobby: 19,900
+                                        * phones see who is online within 4 s; rooms up to 5,000 within 1 s) */
 #define HUB_ROTATION_MS 10             /* the phones' rotation takes a step this often while a round runs */
 #define HUB_PHONE_TALLY_HZ 10          /* ... and a round over the room takes at least 1 / this many s */
 #define HUB_SWEEP_STEP_MS 10           /* the keepalive sweep visits a slice of the connections this often */

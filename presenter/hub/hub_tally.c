@@ -22,6 +22,13 @@ void hub_tally_schedule(struct hub *h) {
  * a phone still gets at most HUB_PHONE_TALLY_HZ tallies a second. */
 static void audience_step(struct hub *h) {
     int rate = h->cfg.audience_tallies_per_s > 0 ? h->cfg.audience_tallies_per_s : HUB_AUDIENCE_SENDS_PER_S;
+    /* No question open: the count is only who is online. A slower pace
+     * leaves the loop to a room joining all at once (every join changes
+     * that count, so the rotation would otherwise never rest). */
+    struct quiz *q = room_quiz(h->room);
+    struct quiz_qinfo ci;
+    if (rate > HUB_AUDIENCE_IDLE_SENDS_PER_S && (quiz_get(q, quiz_cursor(q), &ci) || ci.state != QUIZ_VOTING))
+        rate = HUB_AUDIENCE_IDLE_SENDS_PER_S;
     long long sends = (long long)rate * HUB_ROTATION_MS / 1000;
     int total = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
     /* visits owed so far, fractions carried (a room of 5 visits one connection every 20 ms) */
