@@ -8,12 +8,10 @@
  * signal thread turns SIGINT/SIGTERM/SIGHUP into hub_stop(). Every exit path
  * after the lab came up goes through the one cleanup at the end, which
  * removes the lab. */
-#include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,7 +23,7 @@
 #include "deck.h"
 #include "export.h"
 #include "hub.h"
-#include "probe_json.h"
+#include "replay.h"
 #include "room.h"
 #include "serve_opts.h"
 #include "worker.h"
@@ -55,21 +53,54 @@ struct serve {
     char screen_url[600], presenter_url[600]; /* the console shows them beside the join URL */
 };
 
-/* ---- session facts ---- */
+/* ---- the deck ---- */
 
-/* The lab topology as stored with the session (probe_json's form). */
-static char *lab_json(const struct probe_lab *lab) {
-    json_t *o = probe_lab_to_json(lab);
-    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(o);
-    return s;
-}
-
-static void host_facts(struct serve *s) {
-    if (gethostname(s->host, sizeof s->host) < 0) snprintf(s->host, sizeof s->host, "unknown");
-    s->host[sizeof s->host - 1] = 0;
-    struct utsname u;
-    if (uname(&u) == 0) snprintf(s->kernel, sizeof s->kernel, "%s %s", u.sysname, u.release);
+/* The deck of this run: a resumed session's own (its deck, title and target;
+ * hosted the same way, --prober) or --deck's or the built-in one; then
+ * --title and --target. FV_EXIT_OK, or the exit code after saying why (the
+ * store a resume opened is closed again). */
+static int load_deck(struct serve *s) {
+    char err[1024] = "";
+    if (s->o.resume) {
+        int orc = cli_store_open("serve", s->o.db, &s->db);
+        if (orc) return orc;
+        struct db_session_row row;
+        if (db_session_get(s->db, s->o.resume, &row, err, sizeof err) < 0) {
+            fprintf(stderr, "fragvote serve: cannot resume session %lld: %s\n", s->o.resume, err);
+            db_close(s->db);
+            return FV_EXIT_USAGE;
+        }
+        int dl = deck_load_string(row.deck_json, "stored deck", &s->deck, err, sizeof err);
+        if (dl == 0 && (strcmp(row.target, SERVE_REMOTE_TARGET) == 0) != (s->o.prober_remote != 0)) {
+            fprintf(stderr, "fragvote serve: session %lld %s; resume it %s --prober remote\n", s->o.resume,
+                    s->o.prober_remote ? "measured on this host" : "was measured by a remote laptop",
+                    s->o.prober_remote ? "without" : "with");
+            db_session_row_free(&row);
+            deck_free(&s->deck);
+            db_close(s->db);
+            return FV_EXIT_USAGE;
+        }
+        if (dl == 0) {
+            snprintf(s->deck.title, sizeof s->deck.title, "%s", row.title);
+            if (!s->o.prober_remote && !s->o.engine.target && row.target[0] && strcmp(row.target, "lab")) {
+                snprintf(s->resume_target, sizeof s->resume_target, "%s", row.target);
+                s->o.engine.target = s->resume_target;
+            }
+        }
+        db_session_row_free(&row);
+        if (dl < 0) {
+            fprintf(stderr, "fragvote serve: session %lld: %s\n", s->o.resume, err);
+            db_close(s->db);
+            return FV_EXIT_DB;
+        }
+    } else if (s->o.deck ? deck_load_file(s->o.deck, &s->deck, err, sizeof err)
+                        : deck_load_builtin(&s->deck, err, sizeof err)) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        return FV_EXIT_USAGE;
+    }
+    if (s->o.title) snprintf(s->deck.title, sizeof s->deck.title, "%s", s->o.title);
+    if (s->o.engine.target) deck_set_target(&s->deck, s->o.engine.target);
+    return FV_EXIT_OK;
 }
 
 /* ---- the local prober's results (on the worker thread) ---- */
@@ -103,21 +134,6 @@ static void on_note(void *ctx, const char *line) {
 static int on_export(void *ctx, const char *format, char **out, char *err, size_t errlen) {
     struct serve *s = ctx;
     return export_session_text(s->db, room_session_id(s->room), format, out, err, errlen);
-}
-
-/* --prober remote started with sudo: nothing here needs a privilege, so
- * become the invoking user keeping no capability (--keep-root: stay). */
-static int drop_all(struct serve *s) {
-    const char *sudo_uid = getenv("SUDO_UID");
-    if (geteuid() != 0 || s->o.engine.keep_root || !sudo_uid || !*sudo_uid || !strcmp(sudo_uid, "0")) return FV_EXIT_OK;
-    char err[256];
-    int uid = probe_priv_drop_keep(NULL, 0, err, sizeof err);
-    if (uid < 0) {
-        fprintf(stderr, "fragvote serve: %s\n", err);
-        return FV_EXIT_PERM;
-    }
-    printf("Dropped root: now uid %d, keeping no capability (the laptop measures).\n", uid);
-    return FV_EXIT_OK;
 }
 
 /* ---- console backend: the hub ---- */
@@ -176,49 +192,9 @@ int cmd_serve(int argc, char **argv) {
     int rc = serve_opts_read(argc, argv, &s.o);
     if (rc >= 0) return rc;
     char err[1024] = "";
-    int code = FV_EXIT_OK;
-
-    /* The deck, with command-line overrides; when resuming, the session's. */
-    if (s.o.resume) {
-        int orc = cli_store_open("serve", s.o.db, &s.db);
-        if (orc) return orc;
-        struct db_session_row row;
-        if (db_session_get(s.db, s.o.resume, &row, err, sizeof err) < 0) {
-            fprintf(stderr, "fragvote serve: cannot resume session %lld: %s\n", s.o.resume, err);
-            db_close(s.db);
-            return FV_EXIT_USAGE;
-        }
-        int dl = deck_load_string(row.deck_json, "stored deck", &s.deck, err, sizeof err);
-        if (dl == 0 && (strcmp(row.target, SERVE_REMOTE_TARGET) == 0) != (s.o.prober_remote != 0)) {
-            fprintf(stderr, "fragvote serve: session %lld %s; resume it %s --prober remote\n", s.o.resume,
-                    s.o.prober_remote ? "measured on this host" : "was measured by a remote laptop",
-                    s.o.prober_remote ? "without" : "with");
-            db_session_row_free(&row);
-            deck_free(&s.deck);
-            db_close(s.db);
-            return FV_EXIT_USAGE;
-        }
-        if (dl == 0) {
-            snprintf(s.deck.title, sizeof s.deck.title, "%s", row.title);
-            if (!s.o.prober_remote && !s.o.engine.target && row.target[0] && strcmp(row.target, "lab")) {
-                snprintf(s.resume_target, sizeof s.resume_target, "%s", row.target);
-                s.o.engine.target = s.resume_target;
-            }
-        }
-        db_session_row_free(&row);
-        if (dl < 0) {
-            fprintf(stderr, "fragvote serve: session %lld: %s\n", s.o.resume, err);
-            db_close(s.db);
-            return FV_EXIT_DB;
-        }
-    } else if (s.o.deck ? deck_load_file(s.o.deck, &s.deck, err, sizeof err)
-                        : deck_load_builtin(&s.deck, err, sizeof err)) {
-        fprintf(stderr, "fragvote serve: %s\n", err);
-        return FV_EXIT_USAGE;
-    }
-    if (s.o.title) snprintf(s.deck.title, sizeof s.deck.title, "%s", s.o.title);
+    int code = load_deck(&s);
+    if (code != FV_EXIT_OK) return code;
     const struct cli_engine_args *ea = &s.o.engine;
-    if (ea->target) deck_set_target(&s.deck, ea->target);
     int remote = s.o.prober_remote; /* the laptop measures: no engine here at all */
     int pick = remote ? FV_EXIT_OK
                       : cli_engine_pick("serve", ea->observer ? ea->observer : s.deck.observer, s.deck.target,
@@ -229,7 +205,7 @@ int cmd_serve(int argc, char **argv) {
         db_close(s.db);
         return pick;
     }
-    host_facts(&s);
+    replay_host_facts(s.host, sizeof s.host, s.kernel, sizeof s.kernel);
 
     /* Signals go to one thread from here on, so every path reaches cleanup. */
     pthread_mutex_init(&s.lock, NULL);
@@ -241,11 +217,11 @@ int cmd_serve(int argc, char **argv) {
     }
 
     char *labjs = NULL;
-    code = remote ? drop_all(&s)
+    code = remote ? cli_engine_drop_all("serve", ea->keep_root)
                   : cli_engine_up("serve", &s.engine, ea->witness ? ea->witness : s.deck.witness, ea->witness_key,
                                   ea->keep_root);
     if (code != FV_EXIT_OK) goto cleanup;
-    if (s.engine.use_lab) labjs = lab_json(&s.engine.lab);
+    if (s.engine.use_lab) labjs = replay_lab_json(&s.engine.lab);
     if (s.stop) goto cleanup;
 
     if (!s.db && (code = cli_store_open("serve", s.o.db, &s.db)) != FV_EXIT_OK) goto cleanup;

@@ -33,6 +33,13 @@ int cli_engine_pick(const char *cmd, const char *observer, const char *target, s
     return FV_EXIT_OK;
 }
 
+/* Started with sudo by a user (not a root shell, CI) and not --keep-root:
+ * there is an invoking user to become. */
+static int sudo_drop_due(int keep_root) {
+    const char *sudo_uid = getenv("SUDO_UID");
+    return geteuid() == 0 && !keep_root && sudo_uid && *sudo_uid && strcmp(sudo_uid, "0");
+}
+
 /* Started with sudo: the lab is up, so become the invoking user before any
  * file is created (it then belongs to them) and before any network client
  * is served. What the probe still needs stays: CAP_NET_RAW (raw observer
@@ -43,8 +50,7 @@ int cli_engine_pick(const char *cmd, const char *observer, const char *target, s
  * to and nothing is dropped; docs/PRIVILEGES.md has setcap as the
  * alternative. keep_root (--keep-root) skips the drop. */
 static int drop_privileges(const struct cli_engine *e, int keep_root, char *err, size_t errlen) {
-    const char *sudo_uid = getenv("SUDO_UID");
-    if (geteuid() != 0 || keep_root || !sudo_uid || !*sudo_uid || !strcmp(sudo_uid, "0")) return 0;
+    if (!sudo_drop_due(keep_root)) return 0;
     int caps[4], n = 0;
     caps[n++] = CAP_NET_RAW;
     caps[n++] = CAP_NET_ADMIN;
@@ -87,6 +93,18 @@ int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, co
         fprintf(stderr, "fragvote %s: %s\n", cmd, err);
         return FV_EXIT_PERM;
     }
+    return FV_EXIT_OK;
+}
+
+int cli_engine_drop_all(const char *cmd, int keep_root) {
+    if (!sudo_drop_due(keep_root)) return FV_EXIT_OK;
+    char err[256];
+    int uid = probe_priv_drop_keep(NULL, 0, err, sizeof err);
+    if (uid < 0) {
+        fprintf(stderr, "fragvote %s: %s\n", cmd, err);
+        return FV_EXIT_PERM;
+    }
+    printf("Dropped root: now uid %d, keeping no capability (the laptop measures).\n", uid);
     return FV_EXIT_OK;
 }
 
