@@ -5,6 +5,8 @@
 
 #include "fv_err.h"
 #include "hub_internal.h"
+#include "hub_batch.h"
+#include "hub_tally.h"
 
 long long hub_closes_in_ms(const struct hub *h) {
     struct quiz *q = room_quiz(h->room);

@@ -8,6 +8,11 @@
 #include <string.h>
 
 #include "hub_internal.h"
+#include "hub_batch.h"
+#include "hub_msg.h"
+#include "hub_send.h"
+#include "hub_store.h"
+#include "hub_tally.h"
 #include "leaderboard.h"
 
 /* The group commit, in two halves around the store thread (hub_store.c):

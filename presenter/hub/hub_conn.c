@@ -13,6 +13,13 @@
 #include <sys/socket.h>
 
 #include "hub_internal.h"
+#include "hub_batch.h"
+#include "hub_conn.h"
+#include "hub_export.h"
+#include "hub_msg.h"
+#include "hub_prober.h"
+#include "hub_send.h"
+#include "hub_tally.h"
 #include "leaderboard.h"
 #include "hub_parse.h"
 

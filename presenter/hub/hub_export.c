@@ -9,6 +9,9 @@
 #include <stdlib.h>
 
 #include "hub_internal.h"
+#include "hub_batch.h"
+#include "hub_export.h"
+#include "hub_send.h"
 #include "hub_parse.h"
 
 void hub_export(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {

@@ -96,19 +96,6 @@ static inline enum room_viewer hub_conn_viewer(const struct hub_conn *c) {
                                    : ROOM_VIEWER_GUEST;
 }
 
-enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE };
-struct hub_op {
-    enum hub_op_kind kind;
-    struct hub_conn *conn;         /* NULL once it closed */
-    long long id;                  /* vote: the phone's id (0..HUB_ID_MAX), -1 none */
-    int pos, yes;
-    int voter;                     /* vote: the voter index, -1 while its token has none (the batch makes it) */
-    char token[ROOM_TOKEN_HEX + 1];
-    int result;                    /* after the batch: voter index / 0 ok / 1 refused / -1 error */
-    int wi;                        /* vote: its write in hub.writes, -1 none (refused before) */
-    char err[160];
-};
-
 struct hub {
     struct hub_config cfg;
     char secret[HUB_SECRET_MAX];
@@ -200,71 +187,6 @@ void hub_loop_wake(struct hub *h);              /* end the loop's current wait (
 void hub_loop_woken(struct hub *h);
 void hub_timer_cancel(struct hub *h, enum hub_timer_id t);
 #define hub_of_timer(sul, t) lws_container_of(sul, struct hub, timer[t])
-/* hub_tally.c: broadcasts (lws thread) */
-void hub_tally_schedule(struct hub *h);         /* a tally broadcast soon */
-void hub_tally_now(struct hub *h);              /* a commit changed the counts: screens' tally now */
-void hub_state_changed(struct hub *h);          /* new state messages to everyone, a tally soon */
-/* One message per viewer from build (cur[] replaced only when all were built): 0 or -1. */
-int hub_build_views(struct hub *h, char *(*build)(struct hub *, enum room_viewer), struct hub_msg *cur[]);
-void hub_drop_views(struct hub_msg *cur[]);
-/* hub.c again */
 void hub_status_update(struct hub *h, const char *refused); /* refresh the snapshot, tell serve */
-
-/* hub_send.c: the wire side, sending */
-struct hub_msg *hub_msg_new(char *json);        /* takes (frees) json; one reference */
-void hub_msg_unref(struct hub_msg *m);
-void hub_conn_send(struct hub_conn *c, struct hub_msg *m); /* queues m (own reference) */
-void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m); /* queues m; writeable in a later fan-out chunk */
-void hub_fanout_remove(struct hub_conn *c);     /* c leaves the fan-out list (closing, or written now) */
-void hub_fanout_pump(struct hub *h);            /* the next HUB_FANOUT_CHUNK deferred connections: writeable */
-void hub_conn_send_own(struct hub_conn *c, char *json);    /* a one-off message; takes json */
-void hub_conn_error(struct hub_conn *c, long long id, const char *code, const char *message); /* id -1: none */
-/* 0 when c is an authed presenter; else answers error forbidden (phones and
- * screens: why_not_audience; a presenter: "send the secret first") and 1. */
-int hub_conn_forbidden(struct hub_conn *c, const char *why_not_audience);
-void hub_conn_kill(struct hub_conn *c, int code, const char *reason); /* close at next writeable */
-
-/* hub_batch.c: the group commit */
-/* A join or vote of c for the next batch (zeroed but for kind and conn;
- * arms HUB_T_BATCH), or NULL out of memory. */
-struct hub_op *hub_batch_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind);
-void hub_batch_forget(struct hub *h, const struct hub_conn *c); /* c closed: its ops answer no one */
-void hub_batch_flush(struct hub *h);            /* group commit: plan the batch, hand it to the store thread */
-/* The store thread's commit done? Then the acks. wait_ms: how long to wait
- * for it (0 not at all, -1 as long as it takes). 0 when no batch is in
- * flight any more, -1 when one still is. */
-int hub_batch_complete(struct hub *h, int wait_ms);
-int hub_batch_quiesce(struct hub *h);           /* no batch in flight on return (before the loop writes itself) */
-
-/* hub_conn.c: the wire side, receiving */
-void hub_keepalive_start(struct hub *h);        /* the keepalive sweep every second (HUB_T_SWEEP) */
-int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
-
-/* hub_prober.c: the remote prober (docs/PROTOCOL.md "The remote prober") */
-int hub_prober_init(struct hub *h, char *err, size_t errlen); /* the epoch; the room's prober when remote */
-void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m);
-void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m, size_t len);
-void hub_prober_closed(struct hub *h, struct hub_conn *c); /* c is closing */
-
-/* hub_export.c: a session's export over the presenter connection */
-void hub_export(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m);
-
-
-/* hub_store.c: the store thread */
-int hub_store_start(struct hub *h, char *err, size_t errlen);
-void hub_store_stop(struct hub *h);
-void hub_store_submit(struct hub *h, struct room_write *w, int n); /* w is the thread's until done */
-/* 0 committed, -1 rolled back (err), 1 still running after wait_ms (0: do
- * not wait, -1: as long as it takes). */
-int hub_store_result(struct hub *h, int wait_ms, char *err, size_t errlen);
-
-/* hub_msg.c */
-/* What who may see of the state and the tally: room_view decides. */
-char *hub_msg_state(struct hub *h, enum room_viewer who);
-char *hub_msg_tally(struct hub *h, enum room_viewer who);
-char *hub_msg_welcome(struct hub *h, int voter, const char *token);
-char *hub_msg_ack(long long id, int pos, int yes);                     /* id -1: no "id" */
-char *hub_msg_error(long long id, const char *code, const char *message); /* id -1: no "id" */
-char *hub_msg_simple(const char *type, const char *key, const char *value);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hub_internal.h"
+#include "hub_msg.h"
 #include "leaderboard.h"
 #include "path_json.h"
 #include "league.h"

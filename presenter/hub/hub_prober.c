@@ -15,6 +15,10 @@
 #include <sys/random.h>
 
 #include "hub_internal.h"
+#include "hub_batch.h"
+#include "hub_prober.h"
+#include "hub_send.h"
+#include "hub_tally.h"
 #include "hub_parse.h"
 #include "probe_json.h"
 #include "prober.h"

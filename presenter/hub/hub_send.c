@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "hub_internal.h"
+#include "hub_msg.h"
+#include "hub_send.h"
 
 /* Wraps a malloc'd JSON string (freed here) in a message with one reference. */
 struct hub_msg *hub_msg_new(char *json) {

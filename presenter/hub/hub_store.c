@@ -11,6 +11,7 @@
 #include "fv_err.h"
 #include "fv_qthread.h"
 #include "hub_internal.h"
+#include "hub_store.h"
 
 struct store_job {
     struct room_write *w;          /* the loop's array, the thread's until done */

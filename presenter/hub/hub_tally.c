@@ -5,6 +5,9 @@
  * state change fanned out to phones in chunks (hub_send.c). Runs on the
  * lws thread. */
 #include "hub_internal.h"
+#include "hub_msg.h"
+#include "hub_send.h"
+#include "hub_tally.h"
 
 static void tally_tick(lws_sorted_usec_list_t *sul);
 

@@ -18,6 +18,7 @@
 #include "deck.h"
 #include "hub.h"
 #include "hub_internal.h"
+#include "hub_msg.h"
 #include "hub_parse.h"
 #include "leaderboard.h"
 #include "probe_json.h"

@@ -1,0 +1,17 @@
+/* The hub's messages as JSON text (hub_msg.c); the caller owns the text. Internal to presenter/hub. */
+#ifndef FRAGVOTE_HUB_MSG_H
+#define FRAGVOTE_HUB_MSG_H
+
+#include "room_view.h"
+
+struct hub;
+
+/* What who may see of the state and the tally: room_view decides. */
+char *hub_msg_state(struct hub *h, enum room_viewer who);
+char *hub_msg_tally(struct hub *h, enum room_viewer who);
+char *hub_msg_welcome(struct hub *h, int voter, const char *token);
+char *hub_msg_ack(long long id, int pos, int yes);                     /* id -1: no "id" */
+char *hub_msg_error(long long id, const char *code, const char *message); /* id -1: no "id" */
+char *hub_msg_simple(const char *type, const char *key, const char *value);
+
+#endif

@@ -1,0 +1,22 @@
+/* The wire side, sending (hub_send.c): send queues, shared messages, the fan-out. Internal to presenter/hub. */
+#ifndef FRAGVOTE_HUB_SEND_H
+#define FRAGVOTE_HUB_SEND_H
+
+struct hub;
+struct hub_conn;
+struct hub_msg;
+
+struct hub_msg *hub_msg_new(char *json);        /* takes (frees) json; one reference */
+void hub_msg_unref(struct hub_msg *m);
+void hub_conn_send(struct hub_conn *c, struct hub_msg *m); /* queues m (own reference) */
+void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m); /* queues m; writeable in a later fan-out chunk */
+void hub_fanout_remove(struct hub_conn *c);     /* c leaves the fan-out list (closing, or written now) */
+void hub_fanout_pump(struct hub *h);            /* the next HUB_FANOUT_CHUNK deferred connections: writeable */
+void hub_conn_send_own(struct hub_conn *c, char *json);    /* a one-off message; takes json */
+void hub_conn_error(struct hub_conn *c, long long id, const char *code, const char *message); /* id -1: none */
+/* 0 when c is an authed presenter; else answers error forbidden (phones and
+ * screens: why_not_audience; a presenter: "send the secret first") and 1. */
+int hub_conn_forbidden(struct hub_conn *c, const char *why_not_audience);
+void hub_conn_kill(struct hub_conn *c, int code, const char *reason); /* close at next writeable */
+
+#endif
