@@ -142,6 +142,10 @@
       fvText('evidence', rv.evidence || rv.why || '');
       fvText('shift', rv.shift ? 'Re-vote: ' + rv.shift : '');
     }
+    /* the projector's picture (after revealbox is shown: path.js measures its
+     * lines); a narrow presenter page gets the phone's one-hop-per-row layout */
+    var width = fvEl('revealbox').clientWidth;
+    fvPath.show(fvEl('path'), rv && rv.path, width && width < 520 ? 'tall' : 'wide');
     fvText('collective', s.scored ? 'Room score so far: ' + Math.round(s.collective * 100) + '% over ' + fvCount(s.scored, 'question') : 'Room score: nothing scored yet');
     fvShow('finalbox', !!s.ended);
     if (s.ended) {

@@ -1,7 +1,8 @@
 /* The path picture (issue 20) as the room sees it: decks whose tests end the
  * seven ways the picture must draw, measured for real on three namespace
  * labs, each played by `fragvote serve` (console on stdin) with projectors at
- * 1920x1080 and 1024x768 and one phone (360x740) in a real Chromium.
+ * 1920x1080 and 1024x768, one phone (360x740) and the presenter page at the
+ * lectern (1280x800, unlocked) in a real Chromium.
  *
  *   lab 1, serve's own (1500/1280/1500): fragmented by r1, dropped with Frag
  *          Needed at r1, EMSGSIZE at the host, fragmented by the host
@@ -13,7 +14,8 @@
  * After every reveal: the picture is there and draws its question's view
  * only (no word of a sibling still to reveal, on the page or on the wire);
  * after a test's last question the full picture with the labels of its case;
- * no SVG text outside its box on either projector or the phone; the page
+ * no SVG text outside its box on either projector, the phone or the
+ * presenter page (which draws the same picture as the projector); the page
  * within the projector's screenful; the phone's verdict first and on its
  * screen; axe-core clean on projector and phone, light and dark.
  * Screenshots path-<case>-{screen,screen768,phone}.png; with
@@ -29,6 +31,8 @@ const {
 } = require('./lib');
 
 const PROJECTORS = [{ width: 1920, height: 1080 }, { width: 1024, height: 768 }];
+const LECTERN = { width: 1280, height: 800 };   /* the presenter page on the speaker's laptop */
+const SECRET = 'path-scenario-secret';
 /* the picture's type on a projector, as a share of its height: the median
  * label (19 px at 768, 27 px at 1080) and the smallest (a shrunk tag) */
 const LEGIBLE = { median: 0.025, min: 0.016 };
@@ -94,6 +98,7 @@ async function picture(page) {
     }
     const box = svg.getBoundingClientRect();
     out.box = { x: box.x, y: box.y, w: box.width, h: box.height };
+    out.layout = svg.classList.contains('fvp-wide') ? 'fvp-wide' : 'fvp-tall';
     /* each label's type size on the screen, in px */
     const k = box.width / svg.viewBox.baseVal.width;
     out.px = [...svg.querySelectorAll('text')].map((t) => parseFloat(t.getAttribute('font-size')) * k).sort((x, y) => x - y);
@@ -124,7 +129,8 @@ async function playLab(browser, lab, setAbort) {
   const deckFile = path.join(ART, `deck-lab${lab.n}.json`);
   fs.writeFileSync(deckFile, JSON.stringify(deck, null, 1));
   labUp(lab);
-  const serve = startServe(['--deck', deckFile, '--db', path.join(ART, `fragvote-lab${lab.n}.db`)], { FRAGVOTE_LAB_PREFIX: lab.prefix });
+  const serve = startServe(['--deck', deckFile, '--db', path.join(ART, `fragvote-lab${lab.n}.db`), '--secret', SECRET],
+    { FRAGVOTE_LAB_PREFIX: lab.prefix });
   const contexts = [];
   setAbort(async () => { await browser.close().catch(() => {}); await stopServe(serve); });
   const { con } = serve;
@@ -149,6 +155,12 @@ async function playLab(browser, lab, setAbort) {
     watch(phone, 'phone');
     await phone.goto(joinUrl);
     await until('phone joined', async () => !(await hidden(phone, '#play')));
+    const deskCtx = await browser.newContext({ viewport: LECTERN, locale: 'en-US' });
+    contexts.push(deskCtx);
+    const desk = await deskCtx.newPage();
+    watch(desk, 'presenter');
+    await desk.goto(origin + '/presenter/#secret=' + SECRET);
+    await until('presenter page unlocked', async () => !(await hidden(desk, '#panel')));
     await waitText(screen, '#online', '1');
 
     const states = () => parsed(since).filter((f) => f.who === 'screen1920' && f.m && f.m.t === 'state').map((f) => f.m);
@@ -183,6 +195,7 @@ async function playLab(browser, lab, setAbort) {
       await con.cmd('measure', PROBE_MS);
       await until(`Q${pos + 1} measured`, () => states().some((m) => m.q.pos === pos && m.q.state === 'measured'), PROBE_MS);
       check(!(await picture(screen)), `${name} Q${pos + 1} (${st.q.kind}): no picture before the reveal`);
+      check(!(await picture(desk)), `${name} Q${pos + 1} (${st.q.kind}): no picture on the presenter page before the reveal`);
       await con.cmd('reveal');
       const rst = await until(`Q${pos + 1} reveal frame`, () => states().reverse().find((m) => m.reveal && m.q.pos === pos));
       const rv = rst.reveal;
@@ -206,14 +219,17 @@ async function playLab(browser, lab, setAbort) {
         check(bad.length === 0, `${name} Q${pos + 1}: the ${rv.path.view} view carries nothing of the questions still to reveal`,
           `${bad.join(', ')}: ${JSON.stringify(rv.path).slice(0, 400)}`);
       }
-      for (const p of [...projectors, phone]) {
-        const who = p === phone ? 'phone' : `projector ${p.viewportSize().width}x${p.viewportSize().height}`;
+      let projectorLayout = null;
+      for (const p of [...projectors, phone, desk]) {
+        const who = p === phone ? 'phone' : p === desk ? 'presenter page' : `projector ${p.viewportSize().width}x${p.viewportSize().height}`;
         const pic = await until(`${who}: the picture of Q${pos + 1}`, async () => { const x = await picture(p); return x && x.view === rv.path.view && x; });
         checkEq(pic.role, 'img', `${name} Q${pos + 1} ${who}: the picture is an image with a name`);
         check(pic.title.length > 20, `${name} Q${pos + 1} ${who}: the picture has a text alternative`, pic.title);
         check(pic.texts > 4, `${name} Q${pos + 1} ${who}: the picture has its labels`, String(pic.texts));
         check(pic.overflow.length === 0, `${name} Q${pos + 1} ${who}: no text of the picture outside its box`, pic.overflow.join('; '));
-        if (p !== phone) {
+        if (p === projectors[0]) projectorLayout = pic.layout;
+        if (p === desk) checkEq(pic.layout, projectorLayout, `${name} Q${pos + 1} ${who}: the projector's layout of the picture`);
+        if (p !== phone && p !== desk) {
           /* read from the back of the room: most labels at least as big as the page's own text */
           const h = p.viewportSize().height, med = pic.px[pic.px.length >> 1], min = pic.px[0];
           check(med >= LEGIBLE.median * h && min >= LEGIBLE.min * h, `${name} Q${pos + 1} ${who}: the picture's type is big ` +
@@ -241,6 +257,7 @@ async function playLab(browser, lab, setAbort) {
         await shot(phone, `path-${name}-phone`, '#revealcard');
         await axe(projectors[1], `screen (${name})`);
         await axe(phone, `phone (${name})`);
+        await axe(desk, `presenter page (${name})`);
       }
       await con.cmd('next');
     }
