@@ -5,6 +5,7 @@
  * pages (hub_http.c), presenter actions and the voting timer (hub_action.c),
  * broadcasts (hub_tally.c), the wire side (hub_conn.c, hub_send.c), the
  * group commit (hub_batch.c, hub_store.c). */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +234,12 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     info.retry_and_idle_policy = &h->no_validity;
     info.user = h;
     info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE * 0;
+    /* lws 4.1.6 built with IPv6 listens on the IPv6 any-address (every
+     * address, v4-mapped included) when iface is an IPv4 address: --bind
+     * 127.0.0.1 answered on the host's public address too. An IPv4 socket
+     * binds it as asked. */
+    struct in_addr v4;
+    if (info.iface && inet_pton(AF_INET, info.iface, &v4) == 1) info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
     info.fd_limit_per_thread = 0; /* lws sizes its tables from the open-files limit (a smaller value here
                                    * would make it look descriptors up by a linear search) */
     info.timeout_secs_ah_idle = HUB_HTTP_HEADERS_S;

@@ -4,9 +4,10 @@
 # warning, the unit is the hosted mode (serve --prober remote, no --target),
 # and the unit's own ExecStart line, with the example file's values (port 0),
 # runs as an unprivileged user with no capabilities and no new privileges, as
-# DynamicUser= would: serve starts with the public join URL and no probe
-# engine, 50 phones vote and are acked, a laptop (`fragvote present` with the
-# env file's secret, measuring 127.0.0.1) connects as the prober and its
+# DynamicUser= would: serve starts, listening on 127.0.0.1 only, with the
+# public join URL and no probe engine, 50 phones vote and are acked, a laptop
+# (`fragvote present` with the env file's secret, measuring 127.0.0.1)
+# connects as the prober and its
 # measurement is stored and revealed, SIGTERM ends serve with exit 0, and the
 # database in the state directory is the user's alone.
 # Loopback only. The unit itself is not started (no systemd as PID 1 here).
@@ -69,6 +70,10 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 check starts_unprivileged test -n "$port" || { cat "$tmp/serve.out"; exit 1; }
+# --bind 127.0.0.1: nginx on this host reaches it, nothing else does (another
+# loopback address stands for the VM's public one).
+check reachable_on_127_0_0_1 timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port"
+check not_reachable_on_other_addresses eval '! timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.2/$port" 2>/dev/null'
 check join_url_is_the_public_one grep -q '^Join: https://vote.example.org/' "$tmp/serve.out"
 check no_probe_on_the_hub grep -q '^Prober: remote' "$tmp/serve.out"
 "$load" --port "$port" --secret "$FRAGVOTE_SECRET" --db "$tmp/state/room1/fragvote.db" --phones 50 --window-ms 500 \
