@@ -120,6 +120,25 @@ static inline int check_read_full(int fd, void *buf, size_t n) {
     return 0;
 }
 
+/* The whole file at path, malloc'd and NUL-terminated (*len bytes); NULL if unreadable. */
+static inline char *check_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0, k;
+    char *buf = malloc(cap + 1);
+    while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += k;
+        if (n == cap) {
+            char *b = realloc(buf, 2 * cap + 1);
+            if (!b) { free(buf); buf = NULL; break; }
+            buf = b, cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf) buf[n] = 0, *len = n;
+    return buf;
+}
+
 /* A fresh temporary directory for this test's files (owned by the caller, not removed). */
 static inline const char *check_tmpdir(void) {
     static char dir[64];

@@ -8,10 +8,13 @@
 
 #include "datadir.h"
 #include "fv_err.h"
+#include "hub_gzip.h"
 #include "hub_internal.h"
 
+/* Every answer may differ by Accept-Encoding (hub_gzip.c): caches must key on it. */
+static const struct lws_protocol_vhost_options vary_header = {NULL, NULL, "vary:", "Accept-Encoding"};
 static const struct lws_protocol_vhost_options csp_header = {
-    NULL, NULL, "content-security-policy:",
+    &vary_header, NULL, "content-security-policy:",
     "default-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; style-src 'self'; script-src 'self'"};
 const struct lws_protocol_vhost_options hub_http_headers = {&csp_header, NULL, "x-content-type-options:",
                                                                   "nosniff"};
@@ -183,6 +186,10 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
 }
 
 int hub_http_init(struct hub_http *x, const char *web_root, char *err, size_t errlen) {
+    if (!(x->gzip = hub_gzip_new())) {
+        fv_fail(err, errlen, "out of memory starting the hub");
+        return -1;
+    }
     if (web_root && web_root[0])
         snprintf(x->web_root, sizeof x->web_root, "%s", web_root);
     else {
@@ -236,4 +243,8 @@ int hub_http_qr(struct hub_http *x, const char *join_url, char *err, size_t errl
 void hub_http_free(struct hub_http *x) {
     free(x->qr_http);
     x->qr_http = NULL;
+    hub_gzip_free(x->gzip);
+    x->gzip = NULL;
 }
+
+const struct lws_plat_file_ops *hub_http_fops(const struct hub_http *x) { return hub_gzip_fops(x->gzip); }

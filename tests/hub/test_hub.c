@@ -1353,6 +1353,94 @@ static void test_static_files_carry_validators_and_a_reload_is_304(void) {
     stop();
 }
 
+/* The body after the headers of r (n bytes in all), gunzipped by gzip(1)
+ * into a malloc'd buffer (*outlen bytes); NULL if it is not gzip. */
+static char *gunzip_body(const char *r, size_t n, size_t *outlen) {
+    const char *body = strstr(r, "\r\n\r\n");
+    if (!body) return NULL;
+    body += 4;
+    char path[512], cmd[600];
+    snprintf(path, sizeof path, "%s/body.gz", check_tmpdir());
+    FILE *f = fopen(path, "wb");
+    if (!f) return NULL;
+    fwrite(body, 1, n - (size_t)(body - r), f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "gzip -dc '%s' 2>/dev/null", path);
+    FILE *p = popen(cmd, "r");
+    if (!p) return NULL;
+    size_t cap = 1 << 20, got = 0;
+    char *out = malloc(cap);
+    size_t k;
+    while (out && got < cap && (k = fread(out + got, 1, cap - got, p)) > 0) got += k;
+    int st = pclose(p);
+    if (st != 0) return free(out), NULL;
+    *outlen = got;
+    return out;
+}
+
+/* The text files go in gzip to a client that says it takes it (a phone
+ * page of ~62 KB is ~20 KB then), unchanged when inflated; the gzip answer
+ * has a validator of its own (a 304 for it, never the plain file's), and
+ * every answer says it varies by Accept-Encoding. */
+static void test_text_files_go_gzip_to_clients_that_take_it(void) {
+    REQUIRE(start(0, 0) == 0);
+    const char *paths[] = {"/", "/style.css", "/common.js", "/phone.js", "/path.js"};
+    const char *files[] = {"index.html", "style.css", "common.js", "phone.js", "path.js"};
+    size_t plain_all = 0, gz_all = 0;
+    for (int i = 0; i < 5; i++) {
+        char req[512], etag_plain[128] = "", etag_gz[128] = "", enc[64] = "", vary[64] = "", file[1024];
+        snprintf(file, sizeof file, "%s/%s", hubfix_web_root(), files[i]);
+        size_t flen = 0;
+        char *disk = check_read_file(file, &flen);
+        REQUIRE(disk);
+        size_t n = 0;
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", paths[i]);
+        char *r = http_raw(req, &n);
+        REQUIRE(r);
+        CHECK(!strncmp(r, "HTTP/1.1 200", 12));
+        CHECK(header_value(r, "content-encoding", enc, sizeof enc) != 0); /* none asked: plain */
+        CHECK(header_value(r, "etag", etag_plain, sizeof etag_plain) == 0);
+        const char *body = strstr(r, "\r\n\r\n");
+        CHECK(body && n - (size_t)(body + 4 - r) == flen && !memcmp(body + 4, disk, flen));
+        plain_all += n;
+        free(r);
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip, deflate, br\r\nConnection: close\r\n\r\n",
+                 paths[i]);
+        r = http_raw(req, &n);
+        REQUIRE(r);
+        CHECK(!strncmp(r, "HTTP/1.1 200", 12));
+        CHECK(header_value(r, "content-encoding", enc, sizeof enc) == 0 && !strcmp(enc, "gzip"));
+        CHECK(header_value(r, "vary", vary, sizeof vary) == 0 && strcasestr(vary, "accept-encoding"));
+        CHECK(header_value(r, "etag", etag_gz, sizeof etag_gz) == 0 && strcmp(etag_gz, etag_plain));
+        size_t ulen = 0;
+        char *u = gunzip_body(r, n, &ulen);
+        CHECK(u && ulen == flen && !memcmp(u, disk, flen));
+        printf("%s: %zu bytes plain, %zu in gzip\n", paths[i], flen, n - (size_t)(strstr(r, "\r\n\r\n") + 4 - r));
+        gz_all += n;
+        free(u);
+        free(r);
+        /* a reload with the gzip validator: 304; the plain one asked with gzip: the gzip file */
+        snprintf(req, sizeof req,
+                 "GET %s HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nIf-None-Match: %s\r\nConnection: close\r\n\r\n",
+                 paths[i], etag_gz);
+        r = http_raw(req, NULL);
+        REQUIRE(r);
+        CHECK(!strncmp(r, "HTTP/1.1 304", 12));
+        free(r);
+        snprintf(req, sizeof req,
+                 "GET %s HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nIf-None-Match: %s\r\nConnection: close\r\n\r\n",
+                 paths[i], etag_plain);
+        r = http_raw(req, NULL);
+        REQUIRE(r);
+        CHECK(!strncmp(r, "HTTP/1.1 200", 12) && header_value(r, "content-encoding", enc, sizeof enc) == 0);
+        free(r);
+        free(disk);
+    }
+    printf("the phone page and its files: %zu bytes plain, %zu in gzip (headers included)\n", plain_all, gz_all);
+    CHECK(gz_all * 2 < plain_all);
+    stop();
+}
+
 static void test_qr_endpoint_returns_an_svg_encoding_the_join_url(void) {
     REQUIRE(start(0, 0) == 0);
     if (system("command -v zbarimg >/dev/null 2>&1") != 0) {
@@ -1504,6 +1592,7 @@ int main(void) {
     RUN(test_resume_restores_states_voters_and_votes);
     RUN(test_pages_are_served_and_carry_no_truth);
     RUN(test_static_files_carry_validators_and_a_reload_is_304);
+    RUN(test_text_files_go_gzip_to_clients_that_take_it);
     RUN(test_qr_endpoint_returns_an_svg_encoding_the_join_url);
     RUN(test_join_url_uses_the_default_route_interface);
     RUN(test_tls_serves_pages_and_qr_over_https);

@@ -183,6 +183,11 @@ int load_html_resources(const char *html, size_t len, char out[][LOAD_PATH_MAX],
  * the body runs to the close: body_len -1), -1 when malformed. */
 int load_http_response(const char *buf, size_t len, int *status, size_t *header_len, long long *body_len,
                        int *keep_alive);
+/* Whether the response headers buf[0..header_len) say "Content-Encoding: gzip". */
+int load_http_gzip(const char *buf, size_t header_len);
+/* The gzip bytes in[0..n) inflated into a malloc'd, NUL-terminated buffer of
+ * at most cap bytes (*outlen); NULL if not gzip, truncated or larger. */
+char *load_gunzip(const void *in, size_t n, size_t cap, size_t *outlen);
 
 /* 1 if s is a numeric IPv4 address inside 127.0.0.0/8. */
 int load_is_loopback4(const char *s);

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdint.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static size_t skip_ws(const char *b, size_t i, size_t n) {
     while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r')) i++;
@@ -323,4 +325,38 @@ int load_http_response(const char *buf, size_t len, int *status, size_t *header_
         return 0;
     }
     return len >= *header_len + (size_t)*body_len ? 1 : 0;
+}
+
+int load_http_gzip(const char *buf, size_t header_len) {
+    for (const char *nl = memchr(buf, '\n', header_len); nl && nl + 1 < buf + header_len;) {
+        const char *h = nl + 1;
+        nl = memchr(h, '\n', (size_t)(buf + header_len - h));
+        if (!nl) break;
+        size_t hl = (size_t)(nl - h);
+        if (hl > 17 && !strncasecmp(h, "content-encoding:", 17)) {
+            const char *v = h + 17;
+            while (v < nl && *v == ' ') v++;
+            return nl - v >= 4 && !strncasecmp(v, "gzip", 4);
+        }
+    }
+    return 0;
+}
+
+char *load_gunzip(const void *in, size_t n, size_t cap, size_t *outlen) {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK) return NULL; /* gzip only */
+    char *out = malloc(cap + 1);
+    int rc = Z_DATA_ERROR;
+    if (out) {
+        z.next_in = (Bytef *)(uintptr_t)in, z.avail_in = (uInt)n;
+        z.next_out = (Bytef *)out, z.avail_out = (uInt)cap;
+        rc = inflate(&z, Z_FINISH);
+    }
+    size_t got = z.total_out;
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END) return free(out), NULL;
+    out[got] = 0;
+    *outlen = got;
+    return out;
 }

@@ -112,7 +112,10 @@ static const char *req_path(const struct slot *sl) { return sl->req == 0 ? "/" :
 static void prepare_request(struct load_storm *s, struct slot *sl) {
     const struct load_config *cfg = s->r->cfg;
     int n = snprintf(sl->out, sizeof sl->out,
-                     "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: fv_load\r\nAccept: */*\r\n%s\r\n", req_path(sl),
+                     /* what a phone's browser says it takes (Chromium: gzip, deflate, br) */
+                     "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: fv_load\r\nAccept: */*\r\n"
+                     "Accept-Encoding: gzip, deflate, br\r\n%s\r\n",
+                     req_path(sl),
                      cfg->host, cfg->port, cfg->storm_keepalive ? "" : "Connection: close\r\n");
     sl->out_len = (size_t)n;
     sl->out_off = 0;
@@ -169,7 +172,17 @@ static void response_done(struct load_storm *s, struct slot *sl, int status, siz
         return;
     }
     if (sl->req == 0) {
-        sl->nres = load_html_resources(sl->buf + hl, sl->len - hl, sl->res, LOAD_PAGE_RES_MAX);
+        /* the page as the browser reads it: inflated if it came in gzip */
+        size_t ulen = 0;
+        char *u = load_http_gzip(sl->buf, hl) ? load_gunzip(sl->buf + hl, sl->len - hl, LOAD_HTTP_RESP_MAX, &ulen) : NULL;
+        if (load_http_gzip(sl->buf, hl) && !u) {
+            storm_fail(s, "phone %d: the page says gzip but does not inflate", sl->phone);
+            phone_done(s, sl, 0);
+            return;
+        }
+        sl->nres = u ? load_html_resources(u, ulen, sl->res, LOAD_PAGE_RES_MAX)
+                     : load_html_resources(sl->buf + hl, sl->len - hl, sl->res, LOAD_PAGE_RES_MAX);
+        free(u);
         if (!sl->nres) storm_fail(s, "phone %d: the page names no resource (not the phone page?)", sl->phone);
     }
     if (++sl->req > sl->nres) {

@@ -157,6 +157,26 @@ static void test_html_resources(void) {
     CHECK_INT(load_html_resources("", 0, out, 8), 0);
 }
 
+static void test_gzip_page(void) {
+    static const char gz[] = "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xb3\xc9\xc9\xcc\xcb\x56\xc8\x28\x4a\x4d\xb3\x55\xd2\x2f"
+                             "\xd6\x4b\x2e\x2e\x56\xb2\xb3\x29\x4e\x2e\xca\x2c\x28\x51\x28\x2e\x4a\x06\x0a\x26\xea\x65\x81"
+                             "\xc4\xf4\x21\x82\x76\x00\x67\xe0\x3a\x16\x31\x00\x00\x00";
+    static const char want[] = "<link href=\"/s.css\"><script src=\"/a.js\"></script>";
+    size_t n = 0;
+    char *u = load_gunzip(gz, sizeof gz - 1, 4096, &n);
+    CHECK(u && n == sizeof want - 1 && !strcmp(u, want));
+    free(u);
+    CHECK(load_gunzip(gz, sizeof gz - 10, 4096, &n) == NULL); /* truncated */
+    CHECK(load_gunzip(gz, sizeof gz - 1, 10, &n) == NULL);    /* larger than the cap */
+    CHECK(load_gunzip("plain text", 10, 4096, &n) == NULL);   /* not gzip */
+    static const char h1[] = "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 61\r\n\r\n";
+    static const char h2[] = "HTTP/1.1 200 OK\r\ncontent-encoding:  GZIP\r\n\r\n";
+    static const char h3[] = "HTTP/1.1 200 OK\r\nContent-Length: 61\r\nx-encoding: gzip\r\n\r\n";
+    CHECK_INT(load_http_gzip(h1, sizeof h1 - 1), 1);
+    CHECK_INT(load_http_gzip(h2, sizeof h2 - 1), 1);
+    CHECK_INT(load_http_gzip(h3, sizeof h3 - 1), 0);
+}
+
 static void test_http_response_framing(void) {
     int st, ka;
     size_t hl;
@@ -199,5 +219,6 @@ int main(void) {
     RUN(test_first_tally_counting_a_vote);
     RUN(test_html_resources);
     RUN(test_http_response_framing);
+    RUN(test_gzip_page);
     return check_summary();
 }
