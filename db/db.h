@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qkind.h"
+
 /* The schema version this build writes (the last "-- migration: N" in schema.sql). */
 int db_schema_latest(void);
 
@@ -84,12 +86,10 @@ int db_session_each(struct db *db, int (*fn)(const struct db_session_row *row, v
                     char *err, size_t errlen);
 
 /* ---- questions ---- */
-enum db_qkind { DB_Q_SENT, DB_Q_DF, DB_Q_FRAGMENTED };
-const char *db_qkind_name(enum db_qkind k);      /* "sent" / "df" / "fragmented" */
-int db_qkind_parse(const char *name, enum db_qkind *out);
-
+/* A question's kind (sent, df, fragmented) is qkind.h's enum qkind; its
+ * stored name is qkind_name's. */
 int64_t db_question_add(struct db *db, int64_t session_id, int position, int test_index,
-                        const char *spec_json, enum db_qkind kind, const char *text,
+                        const char *spec_json, enum qkind kind, const char *text,
                         char *err, size_t errlen);
 /* Records a state change ("pending", "voting", "closed", "measured",
  * "revealed", "skipped"); stamps opened_at/closed_at/revealed_at on the first

@@ -384,29 +384,15 @@ int db_session_get(struct db *db, int64_t session_id, struct db_session_row *out
     return -1;
 }
 
-static const char *const qkind_names[] = {"sent", "df", "fragmented"};
-#define DB_NQKINDS (sizeof qkind_names / sizeof *qkind_names)
-_Static_assert(DB_NQKINDS == DB_Q_FRAGMENTED + 1, "a name for each enum db_qkind");
-
-const char *db_qkind_name(enum db_qkind k) { return (unsigned)k < DB_NQKINDS ? qkind_names[k] : "?"; }
-
-int db_qkind_parse(const char *name, enum db_qkind *out) {
-    for (size_t i = 0; i < DB_NQKINDS; i++)
-        if (!strcmp(name, qkind_names[i])) {
-            *out = (enum db_qkind)i;
-            return 0;
-        }
-    return -1;
-}
 
 int64_t db_question_add(struct db *db, int64_t session_id, int position, int test_index, const char *spec_json,
-                        enum db_qkind kind, const char *text, char *err, size_t errlen) {
+                        enum qkind kind, const char *text, char *err, size_t errlen) {
     sqlite3_stmt *st = db->question_insert;
     sqlite3_bind_int64(st, 1, session_id);
     sqlite3_bind_int(st, 2, position);
     sqlite3_bind_int(st, 3, test_index);
     bind_text(st, 4, spec_json);
-    bind_text(st, 5, db_qkind_name(kind));
+    bind_text(st, 5, qkind_name(kind));
     bind_text(st, 6, text);
     if (step_done(db, st, err, errlen, "adding a question")) return -1;
     return sqlite3_last_insert_rowid(db->c.h);

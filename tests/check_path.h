@@ -66,7 +66,7 @@ static inline void check_path_dropped_at_r1(struct probe_result *r) {
 }
 
 /* The first field of `path` (a reveal's "path" object) that would answer a
- * question whose kind is in open_kinds (bits 1 << DB_Q_*), or NULL when none
+ * question whose kind is in open_kinds (bits 1 << QKIND_*), or NULL when none
  * does. sent?: whether anything left (sent.left, sent.error, a refused or
  * arrived event); DF?: the DF bit (sent.df, any ICMP, quote or text: a Frag
  * Needed tells DF=1); fragmented?: pieces anywhere, events that cut, passed,
@@ -74,8 +74,8 @@ static inline void check_path_dropped_at_r1(struct probe_result *r) {
 static inline const char *check_path_leak(json_t *path, unsigned open_kinds) {
     if (!path) return NULL;
     json_t *sent = json_object_get(path, "sent");
-    int s = open_kinds & (1u << DB_Q_SENT), d = open_kinds & (1u << DB_Q_DF),
-        f = open_kinds & (1u << DB_Q_FRAGMENTED);
+    int s = open_kinds & (1u << QKIND_SENT), d = open_kinds & (1u << QKIND_DF),
+        f = open_kinds & (1u << QKIND_FRAGMENTED);
     if (s && json_object_get(sent, "left")) return "sent.left";
     if (s && json_object_get(sent, "error")) return "sent.error";
     if (d && json_object_get(sent, "df")) return "sent.df";

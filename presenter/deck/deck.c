@@ -282,9 +282,9 @@ static int load_test(struct deck_ctx *c, json_t *jt, int idx, const struct deck 
     json_t *ask = json_object_get(jt, "ask");
     if (!ask) {
         /* Ask what makes sense: there is no DF bit in IPv6. */
-        t->ask[DB_Q_SENT] = 1;
-        t->ask[DB_Q_DF] = !v6;
-        t->ask[DB_Q_FRAGMENTED] = 1;
+        t->ask[QKIND_SENT] = 1;
+        t->ask[QKIND_DF] = !v6;
+        t->ask[QKIND_FRAGMENTED] = 1;
         return 0;
     }
     path[n].key = "ask";
@@ -295,11 +295,11 @@ static int load_test(struct deck_ctx *c, json_t *jt, int idx, const struct deck 
     json_array_foreach(ask, k, q) {
         path[n + 1].key = NULL;
         path[n + 1].index = (int)k;
-        enum db_qkind kind;
-        if (!json_is_string(q) || db_qkind_parse(json_string_value(q), &kind) < 0)
+        enum qkind kind;
+        if (!json_is_string(q) || qkind_parse(json_string_value(q), &kind) < 0)
             return fail_at(c, path, n + 2, 0, "unknown question (expected \"sent\", \"df\" or \"fragmented\")");
-        if (t->ask[kind]) return fail_at(c, path, n + 2, 0, "question \"%s\" asked twice", db_qkind_name(kind));
-        if (kind == DB_Q_DF && v6)
+        if (t->ask[kind]) return fail_at(c, path, n + 2, 0, "question \"%s\" asked twice", qkind_name(kind));
+        if (kind == QKIND_DF && v6)
             return fail_at(c, path, n + 2, 0, "IPv6 has no DF bit: a \"df\" question makes no sense for %s",
                            probe_proto_name(t->spec.proto));
         t->ask[kind] = 1;
@@ -452,21 +452,21 @@ int deck_question_count(const struct deck *d) {
     return n;
 }
 
-int deck_question_at(const struct deck *d, int position, int *test_index, enum db_qkind *kind) {
+int deck_question_at(const struct deck *d, int position, int *test_index, enum qkind *kind) {
     int n = 0;
     for (int i = 0; i < d->ntests; i++)
         for (int k = 0; k < 3; k++) {
             if (!d->tests[i].ask[k]) continue;
             if (n++ == position) {
                 *test_index = i;
-                *kind = (enum db_qkind)k;
+                *kind = (enum qkind)k;
                 return 0;
             }
         }
     return -1;
 }
 
-int deck_question_position(const struct deck *d, int test_index, enum db_qkind kind) {
+int deck_question_position(const struct deck *d, int test_index, enum qkind kind) {
     if (test_index < 0 || test_index >= d->ntests || (unsigned)kind > 2 || !d->tests[test_index].ask[kind]) return -1;
     int n = 0;
     for (int i = 0; i < d->ntests; i++)
@@ -517,11 +517,11 @@ static void mode_words(const struct probe_spec *s, char *buf, size_t buflen) {
     snprintf(buf, buflen, "%s_PMTUDISC_%s", probe_proto_is_v6(s->proto) ? "IPV6" : "IP", up);
 }
 
-void deck_question_text(const struct deck_test *t, enum db_qkind kind, char *buf, size_t buflen) {
+void deck_question_text(const struct deck_test *t, enum qkind kind, char *buf, size_t buflen) {
     char mode[40];
     mode_words(&t->spec, mode, sizeof mode);
-    const char *q = kind == DB_Q_SENT ? "is it sent?"
-                    : kind == DB_Q_DF ? "is the DF bit set on the wire?"
+    const char *q = kind == QKIND_SENT ? "is it sent?"
+                    : kind == QKIND_DF ? "is the DF bit set on the wire?"
                                       : "is it fragmented on the way?";
     snprintf(buf, buflen, "A %d-byte %s packet, %s: %s", t->spec.size, proto_words(t->spec.proto), mode, q);
 }

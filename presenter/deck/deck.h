@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "db.h"
 #include "fragprobe.h"
+#include "qkind.h"
 
 #define DECK_FILE_MAX (256 * 1024) /* bytes: a deck file larger than this is refused */
 #define DECK_TESTS_MAX 64          /* tests per deck */
@@ -19,7 +19,7 @@
 
 struct deck_test {
     struct probe_spec spec;         /* host/port from the deck's target unless the test overrides */
-    int ask[3];                     /* indexed by enum db_qkind: ask this question? */
+    int ask[QKIND_N];               /* indexed by enum qkind: ask this question? */
     char notes[DECK_TEXT_MAX];      /* speaker notes, "" if none */
 };
 
@@ -52,9 +52,9 @@ void deck_set_target(struct deck *d, const char *target);
  * test, its asked kinds in the order sent, df, fragmented. */
 int deck_question_count(const struct deck *d);
 /* Maps a question position to its test and kind; returns 0, or -1 if out of range. */
-int deck_question_at(const struct deck *d, int position, int *test_index, enum db_qkind *kind);
+int deck_question_at(const struct deck *d, int position, int *test_index, enum qkind *kind);
 /* The position of (test_index, kind), or -1 if that question is not asked. */
-int deck_question_position(const struct deck *d, int test_index, enum db_qkind kind);
+int deck_question_position(const struct deck *d, int test_index, enum qkind kind);
 
 /* The test spec as JSON text for the store (probe_spec_to_json), e.g.
  * {"proto":"udp4","mode":"do","size":1400,"ttl":0,"host":"","port":0}.
@@ -63,7 +63,7 @@ int deck_spec_json(const struct probe_spec *s, char *buf, size_t buflen);
 
 /* The question as the room reads it, e.g. "A 1400-byte UDP/IPv4 packet,
  * IP_PMTUDISC_DO: is it sent?" Writes into buf (NUL-terminated). */
-void deck_question_text(const struct deck_test *t, enum db_qkind kind, char *buf, size_t buflen);
+void deck_question_text(const struct deck_test *t, enum qkind kind, char *buf, size_t buflen);
 /* The test spelled out for the phone, e.g. "udp4 · IP_PMTUDISC_DO · 1400 bytes · TTL 2". */
 void deck_test_summary(const struct deck_test *t, char *buf, size_t buflen);
 

@@ -165,7 +165,7 @@ int present_frame_state(const char *text, size_t len, struct console_status *st,
     if (strcmp(json_string_value(json_object_get(o, "t")), "state") || get_int(o, "cursor", &n.hub.cursor) ||
         get_int(o, "n", &n.hub.nquestions) || !json_is_boolean(json_object_get(o, "ended")) || !json_is_object(q) ||
         get_int(q, "pos", &c->position) || get_int(q, "test", &c->test_index) || !kind ||
-        db_qkind_parse(kind, &c->kind) || !state || quiz_state_parse(state, &c->state)) {
+        qkind_parse(kind, &c->kind) || !state || quiz_state_parse(state, &c->state)) {
         snprintf(err, errlen, "state frame with a missing or malformed field");
         json_decref(o);
         return -1;

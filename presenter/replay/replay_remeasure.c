@@ -120,8 +120,8 @@ int64_t replay_remeasure(struct db *db, const struct db_report_session *s, const
             id = db_measurement_add(db, set, q->id, "unknown", "unknown", why[t] ? why[t] : "the test could not run",
                                     "{}", "none", err, errlen);
         } else {
-            enum db_qkind kind;
-            if (db_qkind_parse(q->kind, &kind)) kind = DB_Q_SENT;
+            enum qkind kind;
+            if (qkind_parse(q->kind, &kind)) kind = QKIND_SENT;
             struct quiz_truth tr;
             quiz_truth_from_probe(&res[t], kind, &tr);
             char *obs = probe_observation_json(&res[t]);

@@ -27,7 +27,7 @@ _Static_assert(FV_NAMES_N(state_names) == QUIZ_SKIPPED + 1, "a name for each enu
 
 FV_NAMES_DEFINE(quiz_state, enum quiz_state, state_names) /* quiz_state_name, quiz_state_parse */
 
-const char *quiz_kind_name(enum db_qkind k) { return db_qkind_name(k); }
+const char *quiz_kind_name(enum qkind k) { return qkind_name(k); }
 
 struct quiz *quiz_new(const struct deck *d, char *err, size_t errlen) {
     struct quiz *q = calloc(1, sizeof *q);
@@ -43,10 +43,10 @@ struct quiz *quiz_new(const struct deck *d, char *err, size_t errlen) {
             struct quiz_qinfo *i = &q->q[q->n].info;
             i->position = q->n;
             i->test_index = t;
-            i->kind = (enum db_qkind)k;
+            i->kind = (enum qkind)k;
             i->state = QUIZ_PENDING;
             i->round = 1;
-            deck_question_text(&d->tests[t], (enum db_qkind)k, i->text, sizeof i->text);
+            deck_question_text(&d->tests[t], (enum qkind)k, i->text, sizeof i->text);
             deck_test_summary(&d->tests[t], i->summary, sizeof i->summary);
             q->n++;
         }
@@ -107,9 +107,9 @@ int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out) {
  * fact that may be shown. Everything else goes: ICMP messages, quotes, MTUs
  * learned from ICMP, how far it got, the text lines (a Frag Needed tells DF,
  * a Time Exceeded quote tells fragments). */
-static void path_view(struct probe_path *p, enum db_qkind kind, unsigned allowed) {
-    int sent = allowed & (1u << DB_Q_SENT), df = allowed & (1u << DB_Q_DF), frag = allowed & (1u << DB_Q_FRAGMENTED);
-    snprintf(p->view, sizeof p->view, "%s", allowed ? db_qkind_name(kind) : "topology");
+static void path_view(struct probe_path *p, enum qkind kind, unsigned allowed) {
+    int sent = allowed & (1u << QKIND_SENT), df = allowed & (1u << QKIND_DF), frag = allowed & (1u << QKIND_FRAGMENTED);
+    snprintf(p->view, sizeof p->view, "%s", allowed ? qkind_name(kind) : "topology");
     p->shown = (sent ? PROBE_PATH_SHOW_LEFT | PROBE_PATH_SHOW_ERROR : 0u) | (df ? PROBE_PATH_SHOW_DF : 0u) |
                (frag ? PROBE_PATH_SHOW_PIECES : 0u);
     for (int i = 0; i + 1 < p->nnodes; i++)
@@ -178,8 +178,8 @@ int quiz_close(struct quiz *q, char *err, size_t errlen) {
     return 0;
 }
 
-void quiz_truth_from_probe(const struct probe_result *r, enum db_qkind kind, struct quiz_truth *out) {
-    const struct probe_fact *f = kind == DB_Q_SENT ? &r->sent : kind == DB_Q_DF ? &r->df : &r->fragmented;
+void quiz_truth_from_probe(const struct probe_result *r, enum qkind kind, struct quiz_truth *out) {
+    const struct probe_fact *f = kind == QKIND_SENT ? &r->sent : kind == QKIND_DF ? &r->df : &r->fragmented;
     memset(out, 0, sizeof *out);
     out->answer = f->answer;
     out->basis = f->basis;
@@ -230,7 +230,7 @@ int quiz_reveal(struct quiz *q, char *err, size_t errlen) {
     if (x->info.state != QUIZ_MEASURED)
         return refuse(x, "reveal", x->info.state == QUIZ_CLOSED ? "measure first" : NULL, err, errlen);
     x->info.state = QUIZ_REVEALED;
-    if (x->info.kind == DB_Q_SENT && x->truth.answer == PROBE_ANS_NO) {
+    if (x->info.kind == QKIND_SENT && x->truth.answer == PROBE_ANS_NO) {
         /* Not sent: no DF bit, no fragments to ask about. */
         for (int i = 0; i < q->n; i++)
             if (q->q[i].info.test_index == x->info.test_index && q->q[i].info.state == QUIZ_PENDING)

@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
 #include "deck.h"
 #include "fragprobe.h"
+#include "qkind.h"
 #include "score.h"
 
 #define QUIZ_QUESTIONS_MAX (DECK_TESTS_MAX * 3)
@@ -33,14 +33,14 @@ enum quiz_state { QUIZ_PENDING, QUIZ_VOTING, QUIZ_CLOSED, QUIZ_MEASURED, QUIZ_RE
 const char *quiz_state_name(enum quiz_state s);
 int quiz_state_parse(const char *name, enum quiz_state *out);
 /* A question's kind as the wire and the store spell it: "sent" "df"
- * "fragmented" (db_qkind_name; the transport names kinds through the room). */
-const char *quiz_kind_name(enum db_qkind k);
+ * "fragmented" (qkind_name; the transport names kinds through the room). */
+const char *quiz_kind_name(enum qkind k);
 
 /* What anyone may know about a question at any time (no truth in here). */
 struct quiz_qinfo {
     int position;                 /* 0-based */
     int test_index;               /* index into the deck's tests */
-    enum db_qkind kind;
+    enum qkind kind;
     enum quiz_state state;
     int measuring;                /* a measurement was asked for and has not arrived */
     int yes, no;                  /* committed votes (of the final round) */
@@ -151,7 +151,7 @@ int quiz_restore_path(struct quiz *q, int pos, const struct probe_path *p);
 int quiz_restore_round(struct quiz *q, int pos, int first_yes, int first_no);
 
 /* The truth a probe result gives for a kind of question. */
-void quiz_truth_from_probe(const struct probe_result *r, enum db_qkind kind, struct quiz_truth *out);
+void quiz_truth_from_probe(const struct probe_result *r, enum qkind kind, struct quiz_truth *out);
 
 /* Collective score over revealed questions with votes and a known truth:
  * mean of 1 (majority right), 0 (wrong), 0.5 (tie); -1 if none scored. */

@@ -16,6 +16,10 @@
 #include "probe_json.h"
 #include "prober.h"
 
+/* room.h keeps the store out of its includers' reach, so it spells the live
+ * busy timeout itself; it is the store's. */
+_Static_assert(ROOM_BUSY_LIVE_MS == DB_BUSY_LIVE_MS, "the room's live busy timeout is db.h's DB_BUSY_LIVE_MS");
+
 struct room_voter {
     int64_t id;                 /* voters.id */
     char hash[65];              /* SHA-256 of the token, as stored */
@@ -350,9 +354,9 @@ static int resume_question(int64_t id, int position, const char *state, int meas
 
 /* The question's own fact's why from the stored observation (either shape,
  * probe_json.h), and the test's path where the row has one (issue 20). */
-static void stored_why(const char *observation, enum db_qkind kind, char *why, size_t len, struct probe_path *path) {
+static void stored_why(const char *observation, enum qkind kind, char *why, size_t len, struct probe_path *path) {
     json_t *o = json_loads(observation, 0, NULL);
-    const char *w = json_string_value(json_object_get(json_object_get(o, db_qkind_name(kind)), "why"));
+    const char *w = json_string_value(json_object_get(json_object_get(o, qkind_name(kind)), "why"));
     snprintf(why, len, "%s", w ? w : "");
     char err[160];
     if (path_json_read(json_object_get(o, "path"), path, err, sizeof err) < 0) path->v = 0; /* drawn as none */

@@ -14,7 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db.h"
 #include "deck.h"
 #include "prober.h"
 #include "quiz.h"
@@ -27,8 +26,9 @@
 #define ROOM_TOKEN_KEY_BYTES 32    /* the room's token key (random, stored with the session) */
 #define ROOM_VOTERS_MAX 200000     /* voters remembered per session */
 #define ROOM_ASKS_MAX 64           /* measurements asked of the prober and not answered yet */
-#define ROOM_BUSY_LIVE_MS DB_BUSY_LIVE_MS /* the room's own writes wait this long for a database another
-                                    * process holds (the live timeout its owner sets on the store) */
+#define ROOM_BUSY_LIVE_MS 200      /* the room's own writes wait this long for a database another
+                                    * process holds (the live timeout its owner sets on the store;
+                                    * room.c asserts it is db.h's DB_BUSY_LIVE_MS) */
 
 struct room_info {
     const char *title;             /* NULL: the deck's title */
@@ -37,6 +37,8 @@ struct room_info {
 };
 
 struct room;
+struct db; /* the store (db.h), only by pointer: the room links it PRIVATE, so a part above the room
+            * (the hub) is compiled without the store in reach */
 
 /* Starts a new session for deck d in db (the room keeps db, not d). Caller
  * owns the result; release with room_free() (which does not close db). */

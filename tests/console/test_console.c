@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "console.h"
+#include "db.h"
 #include "deck.h"
 #include "room.h"
 

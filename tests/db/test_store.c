@@ -59,7 +59,7 @@ static void test_vote_changed_twice_counts_once(void) {
     struct db *db = fresh("change.db");
     REQUIRE(db);
     int64_t s = session(db);
-    int64_t q = db_question_add(db, s, 0, 0, "{}", DB_Q_SENT, "sent?", err, sizeof err);
+    int64_t q = db_question_add(db, s, 0, 0, "{}", QKIND_SENT, "sent?", err, sizeof err);
     REQUIRE(q > 0);
     REQUIRE(db_question_set_state(db, q, "voting", err, sizeof err) == 0);
     int64_t v = db_voter_join(db, s, "token-1", err, sizeof err);
@@ -80,7 +80,7 @@ static void test_votes_refused_unless_voting(void) {
     struct db *db = fresh("closed.db");
     REQUIRE(db);
     int64_t s = session(db);
-    int64_t q = db_question_add(db, s, 0, 0, "{}", DB_Q_DF, "df?", err, sizeof err);
+    int64_t q = db_question_add(db, s, 0, 0, "{}", QKIND_DF, "df?", err, sizeof err);
     int64_t v = db_voter_join(db, s, "tok", err, sizeof err);
     CHECK_INT(db_vote_put(db, q, v, 1, err, sizeof err), DB_VOTE_REFUSED); /* still pending */
     CHECK_CONTAINS(err, "pending");
@@ -99,7 +99,7 @@ static void test_voter_of_another_session_is_refused(void) {
     struct db *db = fresh("cross.db");
     REQUIRE(db);
     int64_t s1 = session(db), s2 = session(db);
-    int64_t q = db_question_add(db, s1, 0, 0, "{}", DB_Q_SENT, "?", err, sizeof err);
+    int64_t q = db_question_add(db, s1, 0, 0, "{}", QKIND_SENT, "?", err, sizeof err);
     db_question_set_state(db, q, "voting", err, sizeof err);
     int64_t v2 = db_voter_join(db, s2, "tok", err, sizeof err);
     CHECK_INT(db_vote_put(db, q, v2, 1, err, sizeof err), DB_VOTE_REFUSED);
@@ -125,7 +125,7 @@ static void test_scores_on_hand_computed_example(void) {
     REQUIRE(set > 0);
     int64_t q[5];
     for (int i = 0; i < 5; i++) {
-        q[i] = db_question_add(db, s, i, i, "{}", DB_Q_SENT, "?", err, sizeof err);
+        q[i] = db_question_add(db, s, i, i, "{}", QKIND_SENT, "?", err, sizeof err);
         REQUIRE(q[i] > 0);
         db_question_set_state(db, q[i], "voting", err, sizeof err);
     }
@@ -192,7 +192,7 @@ static void test_group_commit_rollback_loses_uncommitted_votes_only(void) {
     struct db *db = fresh("batch.db");
     REQUIRE(db);
     int64_t s = session(db);
-    int64_t q = db_question_add(db, s, 0, 0, "{}", DB_Q_SENT, "?", err, sizeof err);
+    int64_t q = db_question_add(db, s, 0, 0, "{}", QKIND_SENT, "?", err, sizeof err);
     db_question_set_state(db, q, "voting", err, sizeof err);
     int64_t v1 = db_voter_join(db, s, "1", err, sizeof err), v2 = db_voter_join(db, s, "2", err, sizeof err);
     REQUIRE(db_begin(db, err, sizeof err) == 0);
@@ -210,7 +210,7 @@ static void test_question_timestamps_are_stamped_once(void) {
     struct db *db = fresh("stamps.db");
     REQUIRE(db);
     int64_t s = session(db);
-    int64_t q = db_question_add(db, s, 0, 0, "{}", DB_Q_SENT, "?", err, sizeof err);
+    int64_t q = db_question_add(db, s, 0, 0, "{}", QKIND_SENT, "?", err, sizeof err);
     CHECK(db_question_set_state(db, q, "voting", err, sizeof err) == 0);
     CHECK(db_question_set_state(db, q, "closed", err, sizeof err) == 0);
     CHECK(db_question_set_state(db, q, "revealed", err, sizeof err) == 0);

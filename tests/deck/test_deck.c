@@ -27,16 +27,16 @@ static void test_minimal_deck_loads_with_defaults(void) {
     CHECK_STR(d.observer, "auto");
     CHECK_INT(d.keep_pmtu_cache, 0);
     /* Default questions on IPv4: all three. */
-    CHECK(d.tests[0].ask[DB_Q_SENT] && d.tests[0].ask[DB_Q_DF] && d.tests[0].ask[DB_Q_FRAGMENTED]);
+    CHECK(d.tests[0].ask[QKIND_SENT] && d.tests[0].ask[QKIND_DF] && d.tests[0].ask[QKIND_FRAGMENTED]);
     CHECK(d.json && strstr(d.json, "\"udp4\""));
 }
 
 static void test_ipv6_default_questions_skip_df(void) {
     REQUIRE(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"udp6\",\"size\":1400},{\"proto\":\"tcp6\",\"size\":1400}]}") == 0);
     for (int i = 0; i < 2; i++) {
-        CHECK(d.tests[i].ask[DB_Q_SENT]);
-        CHECK(!d.tests[i].ask[DB_Q_DF]);
-        CHECK(d.tests[i].ask[DB_Q_FRAGMENTED]);
+        CHECK(d.tests[i].ask[QKIND_SENT]);
+        CHECK(!d.tests[i].ask[QKIND_DF]);
+        CHECK(d.tests[i].ask[QKIND_FRAGMENTED]);
     }
     CHECK_INT(deck_question_count(&d), 4);
 }
@@ -49,9 +49,9 @@ static void test_icmp_tests_load_ask_like_their_family_and_read_as_pings(void) {
     CHECK_INT(d.tests[1].spec.port, 77); /* the echo identifier */
     CHECK_INT(deck_question_count(&d), 5); /* icmp6: no DF question */
     char q[256];
-    deck_question_text(&d.tests[0], DB_Q_DF, q, sizeof q);
+    deck_question_text(&d.tests[0], QKIND_DF, q, sizeof q);
     CHECK_STR(q, "A 1400-byte ping (ICMP echo/IPv4) packet, IP_PMTUDISC_DO: is the DF bit set on the wire?");
-    deck_question_text(&d.tests[1], DB_Q_SENT, q, sizeof q);
+    deck_question_text(&d.tests[1], QKIND_SENT, q, sizeof q);
     CHECK_CONTAINS(q, "ping (ICMPv6 echo/IPv6)");
     CHECK(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"icmp6\",\"size\":1400,\"ask\":[\"df\"]}]}") < 0);
     CHECK_CONTAINS(err, "makes no sense for icmp6");
@@ -212,7 +212,7 @@ static void test_builtin_deck_is_the_14_test_quiz(void) {
     int seen[PROBE_PROTO_COUNT] = {0};
     for (int i = 0; i < d.ntests; i++) {
         seen[d.tests[i].spec.proto]++;
-        if (probe_proto_is_v6(d.tests[i].spec.proto)) CHECK(!d.tests[i].ask[DB_Q_DF]);
+        if (probe_proto_is_v6(d.tests[i].spec.proto)) CHECK(!d.tests[i].ask[QKIND_DF]);
         CHECK(d.tests[i].notes[0]);
     }
     for (int p = 0; p < 4; p++) CHECK(seen[p] > 0);
@@ -250,16 +250,16 @@ static void test_question_positions_round_trip(void) {
                  "{\"proto\":\"udp6\",\"size\":1400},{\"proto\":\"tcp4\",\"size\":1400,\"ask\":[\"fragmented\"]}]}") == 0);
     CHECK_INT(deck_question_count(&d), 6);
     int ti;
-    enum db_qkind k;
+    enum qkind k;
     CHECK(deck_question_at(&d, 3, &ti, &k) == 0);
     CHECK_INT(ti, 1);
-    CHECK_INT(k, DB_Q_SENT);
+    CHECK_INT(k, QKIND_SENT);
     CHECK(deck_question_at(&d, 5, &ti, &k) == 0);
     CHECK_INT(ti, 2);
-    CHECK_INT(k, DB_Q_FRAGMENTED);
+    CHECK_INT(k, QKIND_FRAGMENTED);
     CHECK(deck_question_at(&d, 6, &ti, &k) < 0);
-    CHECK_INT(deck_question_position(&d, 1, DB_Q_FRAGMENTED), 4);
-    CHECK_INT(deck_question_position(&d, 1, DB_Q_DF), -1);
+    CHECK_INT(deck_question_position(&d, 1, QKIND_FRAGMENTED), 4);
+    CHECK_INT(deck_question_position(&d, 1, QKIND_DF), -1);
     for (int p = 0; p < 6; p++) {
         CHECK(deck_question_at(&d, p, &ti, &k) == 0);
         CHECK_INT(deck_question_position(&d, ti, k), p);
@@ -270,9 +270,9 @@ static void test_texts(void) {
     REQUIRE(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ttl\":2},"
                  "{\"proto\":\"tcp6\",\"size\":1500}]}") == 0);
     char buf[256];
-    deck_question_text(&d.tests[0], DB_Q_SENT, buf, sizeof buf);
+    deck_question_text(&d.tests[0], QKIND_SENT, buf, sizeof buf);
     CHECK_STR(buf, "A 1400-byte UDP/IPv4 packet, IP_PMTUDISC_DO: is it sent?");
-    deck_question_text(&d.tests[1], DB_Q_FRAGMENTED, buf, sizeof buf);
+    deck_question_text(&d.tests[1], QKIND_FRAGMENTED, buf, sizeof buf);
     CHECK_STR(buf, "A 1500-byte TCP/IPv6 packet, default socket options: is it fragmented on the way?");
     deck_test_summary(&d.tests[0], buf, sizeof buf);
     CHECK_STR(buf, "udp4 \xc2\xb7 IP_PMTUDISC_DO \xc2\xb7 1400 bytes \xc2\xb7 TTL 2");

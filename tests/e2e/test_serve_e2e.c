@@ -219,7 +219,7 @@ static void console_open_times(const char *log, double *at) {
 /* ---- the probe alone ---- */
 
 struct truth {
-    char a[3][8];        /* by enum db_qkind: "yes" / "no" / "unknown" */
+    char a[3][8];        /* by enum qkind: "yes" / "no" / "unknown" */
     char fragmenter[16]; /* "none" "host" "router" "unknown" */
 };
 
@@ -451,20 +451,20 @@ static void test_serve_runs_the_whole_deck_with_50_phones(void) {
     while (sqlite3_step(s) == SQLITE_ROW) {
         int64_t qid = sqlite3_column_int64(s, 0);
         int pos = sqlite3_column_int(s, 1), ti = sqlite3_column_int(s, 2);
-        enum db_qkind kind;
-        REQUIRE(db_qkind_parse((const char *)sqlite3_column_text(s, 3), &kind) == 0);
+        enum qkind kind;
+        REQUIRE(qkind_parse((const char *)sqlite3_column_text(s, 3), &kind) == 0);
         const char *state = (const char *)sqlite3_column_text(s, 4);
         nq++;
         const char *want = truth[ti].a[kind];
-        if (kind == DB_Q_SENT && !strcmp(want, "no")) not_sent[ti] = 1;
-        if (kind != DB_Q_SENT && not_sent[ti]) {
+        if (kind == QKIND_SENT && !strcmp(want, "no")) not_sent[ti] = 1;
+        if (kind != QKIND_SENT && not_sent[ti]) {
             /* Not sent: nothing more to ask about this test. */
             CHECK_STR(state, "skipped");
             skipped++;
             continue;
         }
         if (strcmp(state, "revealed")) {
-            fprintf(stderr, "question %d (test %d %s) is %s\n", pos, ti, db_qkind_name(kind), state);
+            fprintf(stderr, "question %d (test %d %s) is %s\n", pos, ti, qkind_name(kind), state);
             CHECK(0);
             continue;
         }
@@ -477,7 +477,7 @@ static void test_serve_runs_the_whole_deck_with_50_phones(void) {
         if (strcmp(measured, want))
             fprintf(stderr, "question %d: test %d (%s %s %d) %s: serve measured %s, probe alone says %s\n", pos, ti,
                     probe_proto_name(deck.tests[ti].spec.proto), probe_mode_name(deck.tests[ti].spec.mode),
-                    deck.tests[ti].spec.size, db_qkind_name(kind), measured, want);
+                    deck.tests[ti].spec.size, qkind_name(kind), measured, want);
         CHECK_STR(measured, want);
         json_t *obs = json_loads((const char *)sqlite3_column_text(sm, 1), 0, NULL);
         CHECK_STR(json_string_value(json_object_get(obs, "fragmenter")), truth[ti].fragmenter);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "db.h"
 #include "room.h"
 #include "worker.h"
 
@@ -119,7 +120,7 @@ static void test_behind_a_room_a_prefetch_answers_the_measure_with_one_run(void)
     snprintf(d.title, sizeof d.title, "worker deck");
     d.ntests = 1;
     d.tests[0].spec = spec(PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    d.tests[0].ask[DB_Q_SENT] = d.tests[0].ask[DB_Q_DF] = 1;
+    d.tests[0].ask[QKIND_SENT] = d.tests[0].ask[QKIND_DF] = 1;
     struct db *db = db_open(path, err, sizeof err);
     REQUIRE(db);
     struct room *r = room_create(db, &d, NULL, err, sizeof err);

@@ -58,7 +58,7 @@ static const int fx_dist[4] __attribute__((unused)) = {1, 2, 2, 0};
 #define FX_EVIDENCE_Q1 "sent whole: DF=1, 1400 bytes fit the 1500 link"
 #define FX_EVIDENCE_Q2 "DF=1 seen in the quote of r1's Frag Needed" /* the remeasure set says otherwise */
 
-static inline int64_t fx_question(struct db *db, int64_t sid, int pos, int test, const char *spec, enum db_qkind k,
+static inline int64_t fx_question(struct db *db, int64_t sid, int pos, int test, const char *spec, enum qkind k,
                            const char *text) {
     char err[256];
     int64_t q = db_question_add(db, sid, pos, test, spec, k, text, err, sizeof err);
@@ -115,15 +115,15 @@ static inline int64_t fx_record(struct db *db, const char *title, int64_t qids[F
         }
         fx_last_voters[i] = voters[i];
     }
-    qids[0] = fx_question(db, sid, 0, 0, "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ttl\":2}", DB_Q_SENT,
+    qids[0] = fx_question(db, sid, 0, 0, "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ttl\":2}", QKIND_SENT,
                           "A 1400-byte UDP/IPv4 packet, IP_PMTUDISC_DO: is it sent?");
-    qids[1] = fx_question(db, sid, 1, 1, "{\"proto\":\"udp4\",\"mode\":\"want\",\"size\":1400}", DB_Q_DF,
+    qids[1] = fx_question(db, sid, 1, 1, "{\"proto\":\"udp4\",\"mode\":\"want\",\"size\":1400}", QKIND_DF,
                           "A 1400-byte UDP/IPv4 packet, IP_PMTUDISC_WANT: is DF set?");
-    qids[2] = fx_question(db, sid, 2, 1, "{\"proto\":\"udp4\",\"mode\":\"want\",\"size\":1400}", DB_Q_FRAGMENTED,
+    qids[2] = fx_question(db, sid, 2, 1, "{\"proto\":\"udp4\",\"mode\":\"want\",\"size\":1400}", QKIND_FRAGMENTED,
                           "A 1400-byte UDP/IPv4 packet, IP_PMTUDISC_WANT: is it fragmented?");
-    qids[3] = fx_question(db, sid, 3, 2, "{\"proto\":\"udp6\",\"mode\":\"dont\",\"size\":3000}", DB_Q_FRAGMENTED,
+    qids[3] = fx_question(db, sid, 3, 2, "{\"proto\":\"udp6\",\"mode\":\"dont\",\"size\":3000}", QKIND_FRAGMENTED,
                           "A 3000-byte UDP/IPv6 packet, IPV6_PMTUDISC_DONT: is it fragmented, \"really\"?");
-    qids[4] = fx_question(db, sid, 4, 3, "{\"proto\":\"tcp4\",\"mode\":\"probe\",\"size\":1452}", DB_Q_SENT,
+    qids[4] = fx_question(db, sid, 4, 3, "{\"proto\":\"tcp4\",\"mode\":\"probe\",\"size\":1452}", QKIND_SENT,
                           "A 1452-byte TCP/IPv4 segment, IP_PMTUDISC_PROBE: is it sent?");
     for (int i = 0; i < FX_NQ; i++)
         if (qids[i] < 0) return -1;

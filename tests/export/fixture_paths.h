@@ -15,7 +15,7 @@
 
 /* A measured, revealed question whose observation is r's (with its path). */
 static inline int64_t fx_path_question(struct db *db, int64_t sid_, int64_t live, int pos, int test,
-                                       enum db_qkind k, const struct probe_result *r) {
+                                       enum qkind k, const struct probe_result *r) {
     char err[256];
     int64_t q = fx_question(db, sid_, pos, test, "{\"proto\":\"udp4\",\"mode\":\"dont\",\"size\":1400,\"ttl\":2}", k,
                             "path question");
@@ -43,9 +43,9 @@ static inline int64_t fx_record_paths(const char *file) {
     struct probe_result frag = check_probe_result(1, 0, 1, "r1 fragmented it"), fn = frag;
     check_path_fragmented_by_r1(&frag);
     check_path_dropped_at_r1(&fn);
-    int bad = live < 0 || fx_path_question(db, s_, live, 0, 0, DB_Q_SENT, &frag) < 0 ||
-              fx_path_question(db, s_, live, 1, 0, DB_Q_FRAGMENTED, &frag) < 0 ||
-              fx_path_question(db, s_, live, 2, 1, DB_Q_DF, &fn) < 0 || fx_path_question(db, s_, live, 3, 2, DB_Q_SENT, NULL) < 0 ||
+    int bad = live < 0 || fx_path_question(db, s_, live, 0, 0, QKIND_SENT, &frag) < 0 ||
+              fx_path_question(db, s_, live, 1, 0, QKIND_FRAGMENTED, &frag) < 0 ||
+              fx_path_question(db, s_, live, 2, 1, QKIND_DF, &fn) < 0 || fx_path_question(db, s_, live, 3, 2, QKIND_SENT, NULL) < 0 ||
               db_session_end(db, s_, err, sizeof err);
     db_close(db);
     return bad ? -1 : s_;

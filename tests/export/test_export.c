@@ -544,7 +544,7 @@ static void test_distribution_equals_the_voter_score_view(void) {
     int yes_votes[NQ] = {0}, no_votes[NQ] = {0};
     int64_t q[NQ];
     for (int i = 0; i < NQ; i++) {
-        q[i] = db_question_add(db, rs, i, i, "{}", (enum db_qkind)(i % 3), "random question", err, sizeof err);
+        q[i] = db_question_add(db, rs, i, i, "{}", (enum qkind)(i % 3), "random question", err, sizeof err);
         REQUIRE(q[i] > 0);
         REQUIRE(db_question_set_state(db, q[i], "voting", err, sizeof err) == 0);
         for (int v = 0; v < NV; v++) {

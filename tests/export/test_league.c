@@ -44,7 +44,7 @@ static int64_t room(struct db *db, const char *title, int nq, int right, int vot
         if ((v[i] = db_voter_join(db, sid, tok, err, sizeof err)) < 0) return -1;
     }
     for (int p = 0; p < nq; p++) {
-        int64_t q = db_question_add(db, sid, p, p, "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400}", DB_Q_SENT,
+        int64_t q = db_question_add(db, sid, p, p, "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400}", QKIND_SENT,
                                     "sent?", err, sizeof err);
         if (q < 0 || db_question_set_state(db, q, "voting", err, sizeof err)) return -1;
         for (int i = 0; i < voters; i++)

@@ -63,9 +63,9 @@ static void make_deck(struct deck *d) {
     snprintf(d->title, sizeof d->title, "hub test deck");
     d->ntests = 2;
     d->tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    d->tests[0].ask[DB_Q_SENT] = d->tests[0].ask[DB_Q_DF] = d->tests[0].ask[DB_Q_FRAGMENTED] = 1;
+    d->tests[0].ask[QKIND_SENT] = d->tests[0].ask[QKIND_DF] = d->tests[0].ask[QKIND_FRAGMENTED] = 1;
     d->tests[1].spec = (struct probe_spec){.proto = PROBE_UDP6, .mode = PROBE_MODE_WANT, .size = 3000, .ttl = 2};
-    d->tests[1].ask[DB_Q_SENT] = 1;
+    d->tests[1].ask[QKIND_SENT] = 1;
 }
 
 static int start(int live_split, int64_t resume_session) {

@@ -60,7 +60,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     snprintf(d.title, sizeof d.title, "crowd");
     d.ntests = 1;
     d.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    d.tests[0].ask[DB_Q_SENT] = 1;
+    d.tests[0].ask[QKIND_SENT] = 1;
     room = room_create(db, &d, &(struct room_info){.code = "CROWD1"}, err, sizeof err);
     REQUIRE(room);
     /* Phones' tallies at 2 per phone per second: the rotation visits n/5

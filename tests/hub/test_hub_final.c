@@ -25,7 +25,7 @@ static int start(void) {
     snprintf(D.title, sizeof D.title, "final screen test");
     D.ntests = 1;
     D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[DB_Q_DF] = D.tests[0].ask[DB_Q_FRAGMENTED] = 1;
+    D.tests[0].ask[QKIND_DF] = D.tests[0].ask[QKIND_FRAGMENTED] = 1;
     snprintf(path, sizeof path, "%s/final.db", check_tmpdir());
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET,
                              .use_poll = 1};

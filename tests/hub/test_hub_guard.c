@@ -49,7 +49,7 @@ static int start(void) {
     snprintf(F.deck.title, sizeof F.deck.title, "guard test deck");
     F.deck.ntests = 1;
     F.deck.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    F.deck.tests[0].ask[DB_Q_SENT] = 1;
+    F.deck.tests[0].ask[QKIND_SENT] = 1;
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = SECRET, .use_poll = 1, .http_rate = http_rate};
     if (hubfix_start(&F.fx, path, &F.deck, "GUARD1", 0, &cfg, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;
     return 0;

@@ -65,7 +65,7 @@ static int start(int leaderboard) {
     snprintf(D.title, sizeof D.title, "leaderboard test");
     D.ntests = 1;
     D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[DB_Q_DF] = D.tests[0].ask[DB_Q_FRAGMENTED] = 1; /* truths: yes, no */
+    D.tests[0].ask[QKIND_DF] = D.tests[0].ask[QKIND_FRAGMENTED] = 1; /* truths: yes, no */
     snprintf(path, sizeof path, "%s/board-%d.db", check_tmpdir(), ++files);
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1,
                              .leaderboard = leaderboard};

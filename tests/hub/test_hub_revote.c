@@ -33,7 +33,7 @@ static int start(int64_t resume) {
     snprintf(D.title, sizeof D.title, "re-vote test");
     D.ntests = 1;
     D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[DB_Q_DF] = D.tests[0].ask[DB_Q_FRAGMENTED] = 1;
+    D.tests[0].ask[QKIND_DF] = D.tests[0].ask[QKIND_FRAGMENTED] = 1;
     static int files;
     if (!resume) snprintf(dbpath, sizeof dbpath, "%s/revote-%d.db", check_tmpdir(), ++files); /* session 1 in each */
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET,

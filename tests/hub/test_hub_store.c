@@ -38,7 +38,7 @@ static void test_a_locked_database_holds_up_only_the_votes_waiting_for_it(void) 
     snprintf(D.title, sizeof D.title, "store test");
     D.ntests = 1;
     D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[DB_Q_DF] = 1;
+    D.tests[0].ask[QKIND_DF] = 1;
     snprintf(dbpath, sizeof dbpath, "%s/store.db", check_tmpdir());
     int libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV");
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = SECRET, .use_poll = !libev};

@@ -16,7 +16,9 @@
 #    carries. The room, the console (and every part below the hub) carry no
 #    libwebsockets; probe/, the seam and the local prober carry no sqlite3
 #    or jansson (nothing of the store, not even through the room); score/
-#    only libc.
+#    and qkind/ only libc;
+#  - include closures: the compiler's depfiles of the hub's objects name no
+#    header of db/ and no sqlite3.h.
 # A positive control (the hub does reference and link lws) shows the checks
 # see symbols and link lines at all.
 # Inside probe/, the same facts per file (nm on libfragprobe.a's members):
@@ -44,7 +46,7 @@ presenter_libs="common/libfragcommon.a measure/libfragmeasure.a deck/libfragdeck
 for lib in $presenter_libs; do
   check "built_$(basename "$lib" .a)" test -s "$build/presenter/$lib"
 done
-for lib in probe/libfragprobe.a score/libfragscore.a db/libfragdb.a; do
+for lib in probe/libfragprobe.a score/libfragscore.a qkind/libfragqkind.a db/libfragdb.a; do
   check "built_$(basename "$lib" .a)" test -s "$build/$lib"
 done
 
@@ -63,13 +65,23 @@ for lib in prober/libfragprober.a seam/libfragseam.a; do
   none "$(basename "$lib" .a)_references_no_store_or_room" "$(undef "presenter/$lib" ' U (db_|sqlite3_|room_|quiz_|lws_)')"
 done
 none db_references_no_lws "$(undef db/libfragdb.a ' U lws_')"
+# Not even in reach: no hub object is compiled with a header of db/ (db.h,
+# ...) or sqlite3.h in its include closure, as the compiler's depfiles of the
+# build (CMake's <object>.d) list it. The room links the store PRIVATE and
+# room.h, quiz.h, deck.h name no db.h (enum qkind is qkind/'s).
+hubdeps=$(find "$build/presenter/hub" -name '*.c.o.d' 2>/dev/null)
+check hub_depfiles_read test -n "$hubdeps"
+none hub_compiles_without_store \
+  "$( [ -z "$hubdeps" ] || grep -oE '(^|[[:space:]/])(db/[A-Za-z0-9_]+\.h|sqlite3\.h)' $hubdeps | sed 's|^.*/presenter/hub/||' | sort -u)"
 # The subcommands run no SQL of their own: the store is db/'s (serve's console
 # reads a revealed result from the room, console/console_result.c).
 none commands_reference_no_sqlite "$(undef presenter/libfragcommands.a ' U sqlite3_')"
 none score_references_only_libc "$(undef score/libfragscore.a ' U (db_|sqlite3_|lws_|json_|probe_|quiz_|room_|hub_)')"
+# qkind/: the kinds' names, strcmp and nothing else (the sanitizers' hooks aside).
+none qkind_references_only_strcmp "$(undef qkind/libfragqkind.a ' U ' | grep -Ev ' U (strcmp|__stack_chk_fail|__(asan|ubsan|sanitizer)_.*)$')"
 
 # Link lines.
-for lib in fragscore fragprobe fragdb fragcommon fragmeasure fragdeck fragseam fragroom fragprober fraghub fragconsole \
+for lib in fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragseam fragroom fragprober fraghub fragconsole \
            fragexport fragreplay fragcli fragpresent fragcommands; do
   check "linked_alone_$lib" test -n "$(needed $lib)"
 done
@@ -81,7 +93,9 @@ none probe_links_no_store "$(needed fragprobe | grep -E 'sqlite|jansson|websocke
 for lib in fragseam fragprober; do # the local prober reaches the store neither itself nor through the room
   none "${lib}_links_no_store" "$(needed $lib | grep -E 'sqlite|jansson|websockets')"
 done
-none score_links_only_libc "$(needed fragscore | grep -vE '^(libc|libm|libasan|libubsan|libgcc_s|libstdc\+\+|ld-linux)[.-]')"
+for lib in fragscore fragqkind; do
+  none "${lib#frag}_links_only_libc" "$(needed $lib | grep -vE '^(libc|libm|libasan|libubsan|libgcc_s|libstdc\+\+|ld-linux)[.-]')"
+done
 
 # ---- probe/, file by file ----
 plib="$build/probe/libfragprobe.a"

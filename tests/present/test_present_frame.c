@@ -100,7 +100,7 @@ static void test_state_fills_the_console_status(void) {
     CHECK_INT(st.hub.nquestions, 12);
     CHECK_INT(st.hub.ended, 0);
     CHECK_INT(st.hub.current.state, QUIZ_REVEALED);
-    CHECK_INT(st.hub.current.kind, DB_Q_DF);
+    CHECK_INT(st.hub.current.kind, QKIND_DF);
     CHECK_INT(st.hub.current.yes, 10);
     CHECK_INT(st.hub.current.no, 4);
     CHECK_INT(st.hub.current.round, 2);

@@ -16,7 +16,7 @@ static void make_deck(struct deck *d) {
     d->tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
     d->tests[0].ask[0] = d->tests[0].ask[1] = d->tests[0].ask[2] = 1;
     d->tests[1].spec = (struct probe_spec){.proto = PROBE_TCP6, .mode = PROBE_MODE_WANT, .size = 3000, .ttl = 2};
-    d->tests[1].ask[DB_Q_SENT] = d->tests[1].ask[DB_Q_FRAGMENTED] = 1;
+    d->tests[1].ask[QKIND_SENT] = d->tests[1].ask[QKIND_FRAGMENTED] = 1;
     d->tests[2].spec = (struct probe_spec){.proto = PROBE_UDP6, .mode = PROBE_MODE_DONT, .size = 500, .ttl = 2};
 }
 
@@ -39,7 +39,7 @@ static void test_questions_follow_deck_order_and_ask_lists(void) {
     CHECK_INT(quiz_count(q), 5);
     struct quiz_qinfo i;
     int want_test[] = {0, 0, 0, 1, 1};
-    enum db_qkind want_kind[] = {DB_Q_SENT, DB_Q_DF, DB_Q_FRAGMENTED, DB_Q_SENT, DB_Q_FRAGMENTED};
+    enum qkind want_kind[] = {QKIND_SENT, QKIND_DF, QKIND_FRAGMENTED, QKIND_SENT, QKIND_FRAGMENTED};
     for (int p = 0; p < 5; p++) {
         REQUIRE(quiz_get(q, p, &i) == 0);
         CHECK_INT(i.position, p);
@@ -201,8 +201,8 @@ static void test_a_reveals_path_shows_only_its_own_fact(void) {
     }
     /* the leak check itself fails on a full picture while DF? is open */
     json_t *full = path_of(q, 0);
-    CHECK(check_path_leak(full, 1u << DB_Q_DF) != NULL);
-    CHECK(check_path_leak(full, 1u << DB_Q_FRAGMENTED) != NULL);
+    CHECK(check_path_leak(full, 1u << QKIND_DF) != NULL);
+    CHECK(check_path_leak(full, 1u << QKIND_FRAGMENTED) != NULL);
     json_decref(full);
     quiz_free(q);
 }
@@ -220,8 +220,8 @@ static void test_out_of_order_reveal_draws_only_the_topology(void) {
     json_t *p = path_of(q, 2);
     REQUIRE(p);
     CHECK_STR(json_string_value(json_object_get(p, "view")), "topology");
-    CHECK(check_path_leak(p, 1u << DB_Q_SENT | 1u << DB_Q_DF) == NULL);
-    CHECK(check_path_leak(p, 1u << DB_Q_FRAGMENTED) == NULL); /* not even its own fact */
+    CHECK(check_path_leak(p, 1u << QKIND_SENT | 1u << QKIND_DF) == NULL);
+    CHECK(check_path_leak(p, 1u << QKIND_FRAGMENTED) == NULL); /* not even its own fact */
     CHECK_INT(json_array_size(json_object_get(p, "events")), 0);
     json_decref(p);
     CHECK_INT(quiz_back(q, err, sizeof err), 0);
@@ -229,7 +229,7 @@ static void test_out_of_order_reveal_draws_only_the_topology(void) {
     reveal_current(q, &r);
     p = path_of(q, 0);
     CHECK_STR(json_string_value(json_object_get(p, "view")), "sent");
-    CHECK(check_path_leak(p, 1u << DB_Q_DF) == NULL);
+    CHECK(check_path_leak(p, 1u << QKIND_DF) == NULL);
     json_decref(p);
     CHECK_INT(quiz_next(q, err, sizeof err), 0);
     reveal_current(q, &r);

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "check_probe.h"
+#include "db.h"
 #include "room.h"
 
 static struct deck deck;
@@ -15,9 +16,9 @@ static void make_deck(struct deck *d) {
     snprintf(d->title, sizeof d->title, "room deck");
     d->ntests = 2;
     d->tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    d->tests[0].ask[DB_Q_SENT] = d->tests[0].ask[DB_Q_DF] = 1;
+    d->tests[0].ask[QKIND_SENT] = d->tests[0].ask[QKIND_DF] = 1;
     d->tests[1].spec = (struct probe_spec){.proto = PROBE_TCP4, .mode = PROBE_MODE_WANT, .size = 2000, .ttl = 2};
-    d->tests[1].ask[DB_Q_FRAGMENTED] = 1;
+    d->tests[1].ask[QKIND_FRAGMENTED] = 1;
 }
 
 static const char *dbfile(const char *name) {
@@ -297,7 +298,7 @@ static void test_resume_needs_the_same_deck(void) {
     room_act(r, ROOM_OPEN, err, sizeof err);
     room_free(r);
     struct deck other = deck;
-    other.tests[1].ask[DB_Q_SENT] = 1; /* one question more */
+    other.tests[1].ask[QKIND_SENT] = 1; /* one question more */
     err[0] = 0;
     CHECK(room_resume(db, sid, &other, err, sizeof err) == NULL);
     CHECK_CONTAINS(err, "not the same deck");
@@ -328,7 +329,7 @@ static void test_a_probers_deck_is_adopted_until_the_session_starts(void) {
     other.json = "{\"title\":\"the laptop's deck\"}";
     other.ntests = 3;
     other.tests[2].spec = (struct probe_spec){.proto = PROBE_UDP6, .mode = PROBE_MODE_DONT, .size = 1500, .ttl = 2};
-    other.tests[2].ask[DB_Q_SENT] = 1;
+    other.tests[2].ask[QKIND_SENT] = 1;
     int adopted = -1;
     REQUIRE(room_deck_adopt(r, &other, &adopted, err, sizeof err) == 0);
     CHECK_INT(adopted, 1);

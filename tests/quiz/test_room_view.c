@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "check_probe.h"
+#include "db.h"
 #include "room_view.h"
 
 static struct deck deck;
@@ -82,7 +83,7 @@ int main(void) {
     snprintf(deck.title, sizeof deck.title, "view deck");
     deck.ntests = 1;
     deck.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    deck.tests[0].ask[DB_Q_SENT] = deck.tests[0].ask[DB_Q_DF] = 1;
+    deck.tests[0].ask[QKIND_SENT] = deck.tests[0].ask[QKIND_DF] = 1;
     snprintf(deck.tests[0].notes, sizeof deck.tests[0].notes, "speaker notes");
     RUN(test_what_each_viewer_may_see_in_each_state);
     return check_summary_and_clean();

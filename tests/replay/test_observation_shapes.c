@@ -35,7 +35,7 @@ static void make_deck(struct deck *d) {
     memset(d, 0, sizeof *d);
     snprintf(d->title, sizeof d->title, "shapes");
     for (d->ntests = 0; d->ntests < 2; d->ntests++) d->tests[d->ntests].spec = specs[d->ntests];
-    d->tests[0].ask[DB_Q_SENT] = d->tests[0].ask[DB_Q_DF] = d->tests[1].ask[DB_Q_FRAGMENTED] = 1;
+    d->tests[0].ask[QKIND_SENT] = d->tests[0].ask[QKIND_DF] = d->tests[1].ask[QKIND_FRAGMENTED] = 1;
 }
 
 static struct probe_result result(int cached_pmtu, enum probe_fragmenter fr, const char *why) {

@@ -61,7 +61,7 @@ static int gen_session(struct db *db, struct db_report *rep, int n) {
     }
     struct gen_q q[QMAX];
     for (int p = 0; p < nq; p++) {
-        q[p].id = db_question_add(db, sid, p, p, "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400}", DB_Q_SENT,
+        q[p].id = db_question_add(db, sid, p, p, "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400}", QKIND_SENT,
                                   "sent?", err, sizeof err);
         if (q[p].id < 0 || db_question_set_state(db, q[p].id, "voting", err, sizeof err)) return -1;
         int rounds = rnd(4) == 0 ? 2 : 1;
