@@ -336,21 +336,21 @@ int hub_run(struct hub *h) {
     /* Votes still in the batch are committed (and acked) before we go, and
      * for a short while the loop keeps running so what was queued -- those
      * acks, the final "ended" state after a quit -- reaches the phones. */
-    if (h->nops) hub_batch_flush(h);
+    if (hub_batch_pending(h)) hub_batch_flush(h);
     h->flush_hard = hub_mono_ms() + HUB_QUIT_FLUSH_MAX_MS;
     hub_timer_in(h, HUB_T_FLUSH, flush_tick, HUB_QUIT_FLUSH_MS);
 
     while (rc == 0 && !h->flushed) rc = loop_turn(h, 1);
     /* whatever is still collected or in flight is committed before we return */
     hub_batch_quiesce(h);
-    if (h->nops) hub_batch_flush(h);
+    if (hub_batch_pending(h)) hub_batch_flush(h);
     hub_batch_quiesce(h);
     return rc;
 }
 
 void hub_free(struct hub *h) {
     if (!h) return;
-    if (h->store && h->store_busy) hub_batch_quiesce(h);
+    if (h->store && hub_batch_busy(h)) hub_batch_quiesce(h);
     hub_store_stop(h); /* it calls lws_cancel_service: before the context goes */
     if (h->ctx) {
         for (int t = 0; t < HUB_TIMERS; t++) hub_timer_cancel(h, (enum hub_timer_id)t);
@@ -361,9 +361,7 @@ void hub_free(struct hub *h) {
     hub_drop_views(h->tally);
     hub_drop_views(h->state);
     hub_http_free(&h->http);
-    free(h->ops);
-    free(h->job);
-    free(h->writes);
+    hub_batch_free(h);
     hub_voters_free(&h->voters);
     hub_online_free(&h->newcomers);
     free(h->posted);

@@ -33,7 +33,7 @@ static int store_idle(struct hub *h, enum room_action a, char *err, size_t errle
 static void close_tick(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_of_timer(sul, HUB_T_CLOSE);
     if (!h->act.close_due) return;
-    if (h->store_busy) { /* the timer closes once the batch in flight is answered */
+    if (hub_batch_busy(h)) { /* the timer closes once the batch in flight is answered */
         h->act.close_due = hub_mono_ms() + HUB_BATCH_MS;
         hub_timer_in(h, HUB_T_CLOSE, close_tick, HUB_BATCH_MS);
         return;
@@ -59,7 +59,7 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
         hub_status_update(h, err);
         return -1;
     }
-    if (a == ROOM_REVOTE && h->nops) {
+    if (a == ROOM_REVOTE && hub_batch_pending(h)) {
         hub_batch_flush(h);
         if (store_idle(h, a, err, errlen)) return -1;
     }

@@ -27,24 +27,25 @@ static void batch_finish(struct hub *h, int ok, const char *why);
 static void batch_due(lws_sorted_usec_list_t *sul) { hub_batch_flush(hub_of_timer(sul, HUB_T_BATCH)); }
 
 void hub_batch_flush(struct hub *h) {
+    struct hub_batch *b = &h->batch;
     hub_timer_cancel(h, HUB_T_BATCH);
-    if (!h->nops || h->store_busy) return; /* in flight: hub_batch_complete flushes again */
-    struct hub_op *t = h->job; /* the batch moves aside; new ops collect in the other array */
-    int tcap = h->capjob;
-    h->job = h->ops, h->capjob = h->capops, h->njob = h->nops;
-    h->ops = t, h->capops = tcap, h->nops = 0;
-    if (h->njob > h->capwrites) {
-        struct room_write *w = realloc(h->writes, sizeof *w * (size_t)h->capjob);
+    if (!b->nops || b->store_busy) return; /* in flight: hub_batch_complete flushes again */
+    struct hub_op *t = b->job; /* the batch moves aside; new ops collect in the other array */
+    int tcap = b->capjob;
+    b->job = b->ops, b->capjob = b->capops, b->njob = b->nops;
+    b->ops = t, b->capops = tcap, b->nops = 0;
+    if (b->njob > b->capwrites) {
+        struct room_write *w = realloc(b->writes, sizeof *w * (size_t)b->capjob);
         if (!w) {
             batch_finish(h, 0, "out of memory for the batch");
             return;
         }
-        h->writes = w;
-        h->capwrites = h->capjob;
+        b->writes = w;
+        b->capwrites = b->capjob;
     }
     int nw = 0, nnew = 0;
-    for (int i = 0; i < h->njob; i++) {
-        struct hub_op *op = &h->job[i];
+    for (int i = 0; i < b->njob; i++) {
+        struct hub_op *op = &b->job[i];
         op->err[0] = 0;
         op->wi = -1;
         if (op->kind == HUB_OP_JOIN) {
@@ -55,7 +56,7 @@ void hub_batch_flush(struct hub *h) {
         /* A token's first vote creates its voter, in the same transaction as
          * the vote: acked together after the COMMIT, or neither exists. */
         if (op->voter < 0) op->voter = room_voter_find(h->room, op->token);
-        if (room_write_plan(h->room, &h->writes[nw], op->voter, op->token, op->pos, op->yes, nnew, op->err,
+        if (room_write_plan(h->room, &b->writes[nw], op->voter, op->token, op->pos, op->yes, nnew, op->err,
                             sizeof op->err)) {
             op->result = 1;
             continue;
@@ -67,31 +68,32 @@ void hub_batch_flush(struct hub *h) {
         batch_finish(h, 1, "");
         return;
     }
-    h->nwrites = nw;
-    h->store_busy = 1;
-    hub_store_submit(h, h->writes, nw);
+    b->nwrites = nw;
+    b->store_busy = 1;
+    hub_store_submit(h, b->writes, nw);
 }
 
 int hub_batch_complete(struct hub *h, int wait_ms) {
-    if (!h->store_busy) return 0;
+    struct hub_batch *b = &h->batch;
+    if (!b->store_busy) return 0;
     char err[256] = "";
     int rc = hub_store_result(h, wait_ms, err, sizeof err);
     if (rc > 0) return -1; /* still running */
-    h->store_busy = 0;
+    b->store_busy = 0;
     if (rc == 0) {
         char aerr[256];
-        if (room_write_apply(h->room, h->writes, h->nwrites, aerr, sizeof aerr)) hub_status_update(h, aerr);
-        for (int i = 0; i < h->njob; i++) {
-            struct hub_op *op = &h->job[i];
+        if (room_write_apply(h->room, b->writes, b->nwrites, aerr, sizeof aerr)) hub_status_update(h, aerr);
+        for (int i = 0; i < b->njob; i++) {
+            struct hub_op *op = &b->job[i];
             if (op->wi < 0) continue;
-            struct room_write *w = &h->writes[op->wi];
+            struct room_write *w = &b->writes[op->wi];
             op->result = w->result;
             if (w->result == 0) op->voter = w->voter;
             else snprintf(op->err, sizeof op->err, "%s", w->err);
         }
     }
     batch_finish(h, rc == 0, err);
-    if (h->nops) hub_timer_in(h, HUB_T_BATCH, batch_due, 0); /* what came meanwhile: its batch now */
+    if (b->nops) hub_timer_in(h, HUB_T_BATCH, batch_due, 0); /* what came meanwhile: its batch now */
     return 0;
 }
 
@@ -99,16 +101,28 @@ int hub_batch_complete(struct hub *h, int wait_ms) {
  * the quiz or write to the database itself). */
 int hub_batch_quiesce(struct hub *h) { return hub_batch_complete(h, -1); }
 
+int hub_batch_pending(const struct hub *h) { return h->batch.nops > 0; }
+int hub_batch_busy(const struct hub *h) { return h->batch.store_busy; }
+
+void hub_batch_free(struct hub *h) {
+    struct hub_batch *b = &h->batch;
+    free(b->ops);
+    free(b->job);
+    free(b->writes);
+    memset(b, 0, sizeof *b);
+}
+
 static void batch_finish(struct hub *h, int ok, const char *err) {
+    struct hub_batch *b = &h->batch;
     if (ok) {
         pthread_mutex_lock(&h->lock);
         h->status.commits++;
-        h->status.ops_committed += (unsigned long)h->njob;
+        h->status.ops_committed += (unsigned long)b->njob;
         pthread_mutex_unlock(&h->lock);
     }
     int changed = 0; /* joins and votes the commit stored */
-    for (int i = 0; i < h->njob; i++) {
-        struct hub_op *op = &h->job[i];
+    for (int i = 0; i < b->njob; i++) {
+        struct hub_op *op = &b->job[i];
         struct hub_conn *c = op->conn;
         if (ok && (op->kind == HUB_OP_JOIN ? op->result >= 0 : op->result == 0)) changed++;
         if (c) c->joining = 0;
@@ -139,25 +153,26 @@ static void batch_finish(struct hub *h, int ok, const char *err) {
         }
     }
     if (!ok) hub_status_update(h, err);
-    h->njob = 0;
+    b->njob = 0;
     if (changed) hub_tally_now(h);
     else hub_tally_schedule(h);
 }
 
 struct hub_op *hub_batch_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind) {
-    if (h->nops == h->capops) {
-        int cap = h->capops ? h->capops * 2 : 256;
-        struct hub_op *o = realloc(h->ops, sizeof *o * (size_t)cap);
+    struct hub_batch *b = &h->batch;
+    if (b->nops == b->capops) {
+        int cap = b->capops ? b->capops * 2 : 256;
+        struct hub_op *o = realloc(b->ops, sizeof *o * (size_t)cap);
         if (!o) return NULL;
-        h->ops = o;
-        h->capops = cap;
+        b->ops = o;
+        b->capops = cap;
     }
-    struct hub_op *op = &h->ops[h->nops++];
+    struct hub_op *op = &b->ops[b->nops++];
     memset(op, 0, sizeof *op);
     op->kind = kind;
     op->conn = c;
     op->id = -1;
-    if (h->nops >= HUB_BATCH_MAX)
+    if (b->nops >= HUB_BATCH_MAX)
         hub_timer_in(h, HUB_T_BATCH, batch_due, 0);
     else if (!hub_timer_armed(h, HUB_T_BATCH))
         hub_timer_in(h, HUB_T_BATCH, batch_due, HUB_BATCH_MS);
@@ -166,8 +181,9 @@ struct hub_op *hub_batch_add(struct hub *h, struct hub_conn *c, enum hub_op_kind
 
 /* c closed: ops of it still collected or in flight are answered to no one. */
 void hub_batch_forget(struct hub *h, const struct hub_conn *c) {
-    for (int i = 0; i < h->nops; i++)
-        if (h->ops[i].conn == c) h->ops[i].conn = NULL;
-    for (int i = 0; i < h->njob; i++) /* the batch in flight */
-        if (h->job[i].conn == c) h->job[i].conn = NULL;
+    struct hub_batch *b = &h->batch;
+    for (int i = 0; i < b->nops; i++)
+        if (b->ops[i].conn == c) b->ops[i].conn = NULL;
+    for (int i = 0; i < b->njob; i++) /* the batch in flight */
+        if (b->job[i].conn == c) b->job[i].conn = NULL;
 }

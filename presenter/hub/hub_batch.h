@@ -16,8 +16,22 @@ struct hub_op {
     int voter;                     /* vote: the voter index, -1 while its token has none (the batch makes it) */
     char token[ROOM_TOKEN_HEX + 1];
     int result;                    /* after the batch: voter index / 0 ok / 1 refused / -1 error */
-    int wi;                        /* vote: its write in hub.writes, -1 none (refused before) */
+    int wi;                        /* vote: its write in hub_batch.writes, -1 none (refused before) */
     char err[160];
+};
+
+/* The group commit's state, embedded in struct hub (h->batch) and read or
+ * written only by hub_batch.c; other files ask hub_batch_pending and
+ * hub_batch_busy. Two arrays of ops swap: one collects the next batch while
+ * the other is in flight. */
+struct hub_batch {
+    struct hub_op *ops;            /* collecting for the next batch */
+    int nops, capops;
+    struct hub_op *job;            /* the batch in flight (or being answered) */
+    int njob, capjob;
+    struct room_write *writes;     /* its writes, the store thread's while store_busy */
+    int nwrites, capwrites;
+    int store_busy;                /* a batch is with the store thread */
 };
 
 /* A join or vote of c for the next batch (zeroed but for kind and conn;
@@ -30,5 +44,9 @@ void hub_batch_flush(struct hub *h);            /* group commit: plan the batch,
  * flight any more, -1 when one still is. */
 int hub_batch_complete(struct hub *h, int wait_ms);
 int hub_batch_quiesce(struct hub *h);           /* no batch in flight on return (before the loop writes itself) */
+
+int hub_batch_pending(const struct hub *h);  /* joins or votes are collected for the next batch */
+int hub_batch_busy(const struct hub *h);     /* a batch is with the store thread */
+void hub_batch_free(struct hub *h);          /* hub_free: the arrays (no batch in flight any more) */
 
 #endif

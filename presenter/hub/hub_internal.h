@@ -8,6 +8,7 @@
 
 #include "hub.h"
 #include "hub_action.h"
+#include "hub_batch.h"
 #include "hub_clock.h"
 #include "hub_ev.h"
 #include "hub_fd.h"
@@ -125,15 +126,8 @@ struct hub {
     struct hub_voters voters;      /* per voter index its open connections (a phone back after a
                                     * wifi blip, or a second tab, while the old one lingers; hub_online.h) */
 
-    /* group commit */
-    struct hub_op *ops;            /* collecting for the next batch */
-    int nops, capops;
-    struct hub_op *job;            /* the batch in flight (or being answered) */
-    int njob, capjob;
-    struct room_write *writes;     /* its writes, the store thread's while store_busy */
-    int nwrites, capwrites;
-    int store_busy;                /* a batch is with the store thread */
-    struct hub_store *store;       /* hub_store.c */
+    struct hub_batch batch;        /* the group commit (hub_batch.c) */
+    struct hub_store *store;       /* its store thread (hub_store.c) */
 
     /* broadcast */
     struct hub_conn *fo_head, *fo_tail; /* phones with a queued state, not yet made writeable (FIFO) */
