@@ -64,7 +64,7 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->newcomers = (int)h->newcomers.used;
     s->tokens_minted = h->tokens_minted;
     s->voters_refused = h->voters_refused;
-    s->tally_version = h->tally_version;
+    s->tally_version = hub_tally_version(h);
     s->collective = quiz_collective(q, NULL);
     unsigned long hits;
     room_measure_counts(h->room, &s->measure_asks, &hits);
@@ -84,7 +84,7 @@ void hub_snapshot(struct hub *h, struct hub_status *out) {
     *out = h->status;
     out->closes_in_ms = closes_in(h->status_close_due);
     pthread_mutex_unlock(&h->lock);
-    out->phone_tallies = atomic_load(&h->phone_tallies);
+    out->phone_tallies = hub_tally_phone_count(h);
     /* counts that change with every connection: live, not as of the last tick */
     out->connections = atomic_load(&h->n_role[HUB_AUDIENCE]);
     out->screens = atomic_load(&h->n_role[HUB_SCREEN]);
@@ -286,7 +286,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     hub_join_url_make(cfg->public_url, tls, h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
                       sizeof warn);
     if (hub_http_qr(&h->http, h->join_url, err, errlen)) goto fail;
-    if (hub_build_views(h, hub_msg_state, h->state)) {
+    if (hub_tally_start(h)) {
         fv_fail(err, errlen, "out of memory");
         goto fail;
     }
@@ -322,7 +322,7 @@ static int loop_turn(struct hub *h, int wait) {
  * HUB_QUIT_FLUSH_MAX_MS, looked at every HUB_ROTATION_MS. */
 static void flush_tick(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_of_timer(sul, HUB_T_FLUSH);
-    if (h->fo_head && hub_mono_ms() < h->flush_hard)
+    if (hub_fanout_busy(h) && hub_mono_ms() < h->flush_hard)
         hub_timer_in(h, HUB_T_FLUSH, flush_tick, HUB_ROTATION_MS);
     else {
         h->flushed = 1;
@@ -358,8 +358,7 @@ void hub_free(struct hub *h) {
     }
     hub_ev_close(&h->ev);
     hub_fd_close(&h->fd);
-    hub_drop_views(h->tally);
-    hub_drop_views(h->state);
+    hub_tally_free(h);
     hub_http_free(&h->http);
     hub_batch_free(h);
     hub_voters_free(&h->voters);

@@ -39,7 +39,7 @@ static int secret_ok(const char *want, const char *got) {
 
 static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
     if (c->role != HUB_AUDIENCE) {
-        hub_conn_send(c, h->state[hub_conn_viewer(c)]);
+        hub_conn_send(c, hub_tally_state(h, hub_conn_viewer(c)));
         return;
     }
     if (m->has_room && m->room[0] && strcasecmp(m->room, room_code(h->room))) {
@@ -136,8 +136,8 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
     if (m->has_secret && secret_ok(h->secret, m->secret)) {
         c->authed = 1;
         hub_conn_send_own(c, hub_msg_simple("auth_ok", NULL, NULL));
-        hub_conn_send(c, h->state[hub_conn_viewer(c)]);
-        if (h->tally[0]) hub_tally_now(h); /* a new version, now with the split (versions never repeat) */
+        hub_conn_send(c, hub_tally_state(h, hub_conn_viewer(c)));
+        if (hub_tally_built(h)) hub_tally_now(h); /* a new version, now with the split (versions never repeat) */
         return;
     }
     hub_guard_secret_failed(h->guard, &c->peer, t);
@@ -273,18 +273,12 @@ static unsigned long long rx_bytes(struct hub_conn *c) {
 
 static void conn_unlink(struct hub *h, struct hub_conn *c) {
     hub_fanout_remove(c);
-    if (h->rot_next == c) h->rot_next = c->next;
+    hub_tally_forget(h, c);
     if (h->sweep_next == c) h->sweep_next = c->next;
     if (c->prev) c->prev->next = c->next;
     else if (h->conns == c) h->conns = c->next;
     if (c->next) c->next->prev = c->prev;
     c->prev = c->next = NULL;
-}
-
-/* Whether c has not yet been sent the newest tally meant for its kind. */
-static int tally_pending(const struct hub *h, const struct hub_conn *c) {
-    if (c->role == HUB_AUDIENCE && !c->tally_turn) return 0;
-    return h->tally[0] && c->tally_sent < h->tally_version;
 }
 
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
@@ -312,7 +306,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (h->conns) h->conns->prev = c;
         h->conns = c;
         h->n_role[c->role]++;
-        hub_conn_send(c, h->state[hub_conn_viewer(c)]);
+        hub_conn_send(c, hub_tally_state(h, hub_conn_viewer(c)));
         hub_tally_schedule(h);
         break;
     }
@@ -373,7 +367,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             ping[LWS_PRE] = 'k';
             c->want_ping = 0;
             if (lws_write(wsi, ping + LWS_PRE, 1, LWS_WRITE_PING) < 0) return -1;
-            if (c->qlen || tally_pending(h, c)) lws_callback_on_writable(wsi);
+            if (c->qlen || hub_tally_pending(h, c)) lws_callback_on_writable(wsi);
             break;
         }
         /* One write per writeable (lws keeps what the kernel did not take
@@ -402,17 +396,12 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 c->qlen--;
                 hub_msg_unref(m);
             }
-        } else if (tally_pending(h, c)) {
-            struct hub_msg *m = h->tally[hub_conn_viewer(c)];
-            c->tally_sent = h->tally_version;
-            if (c->role == HUB_AUDIENCE) {
-                c->tally_turn = 0;
-                atomic_fetch_add_explicit(&h->phone_tallies, 1, memory_order_relaxed);
-            }
+        } else if (hub_tally_pending(h, c)) {
+            struct hub_msg *m = hub_tally_take(h, c);
             n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
         }
         if (n < 0) return -1;
-        if (c->qlen || tally_pending(h, c)) lws_callback_on_writable(wsi);
+        if (c->qlen || hub_tally_pending(h, c)) lws_callback_on_writable(wsi);
         break;
     }
     default: break;

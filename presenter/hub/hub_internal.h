@@ -18,6 +18,8 @@
 #include "leaderboard.h"
 #include "hub_parse.h"
 #include "hub_proxy.h"
+#include "hub_send.h"
+#include "hub_tally.h"
 #include "room_view.h"
 
 #define HUB_PROTOCOL_VERSION 1
@@ -130,20 +132,8 @@ struct hub {
     struct hub_store *store;       /* its store thread (hub_store.c) */
 
     /* broadcast */
-    struct hub_conn *fo_head, *fo_tail; /* phones with a queued state, not yet made writeable (FIFO) */
-    unsigned long tally_version;
-    int tally_dirty;
-    int status_stale;              /* a tally was built since the last hub_status_update of the tick */
-    struct hub_msg *tally[ROOM_VIEWERS]; /* the newest tally, one per viewer (hub_msg_tally) */
-    /* Phones get the tally in a rotation: every HUB_ROTATION_MS it visits
-     * the next connections and makes the phones among them that are behind
-     * writeable, HUB_AUDIENCE_SENDS_PER_S * HUB_ROTATION_MS / 1000 at most
-     * (never all at once; see audience_step). */
-    struct hub_conn *rot_next;     /* next connection the rotation visits (NULL: the list's head) */
-    int rot_left;                  /* connections still to visit since the last tally change */
-    double rot_credit;             /* visits the rotation may still make (HUB_PHONE_TALLY_HZ rounds a second) */
-    atomic_ulong phone_tallies;    /* tallies written to phones (hub_status.phone_tallies) */
-    struct hub_msg *state[ROOM_VIEWERS]; /* the newest state, one per viewer (hub_msg_state) */
+    struct hub_fanout fanout;      /* a state change's fan-out to phones (hub_send.c) */
+    struct hub_broadcast bcast;    /* state and tally messages, the phones' rotation (hub_tally.c) */
     unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */
     struct hub_guard *guard;       /* per-address throttles: secret guesses, HTTP requests */
     struct hub_proxy proxy;        /* trusted reverse proxies (cfg.trust_proxy's copy; n 0: none) */

@@ -41,9 +41,9 @@ void hub_fanout_remove(struct hub_conn *c) {
     struct hub *h = c->hub;
     if (!c->deferred) return;
     if (c->fo_prev) c->fo_prev->fo_next = c->fo_next;
-    else h->fo_head = c->fo_next;
+    else h->fanout.head = c->fo_next;
     if (c->fo_next) c->fo_next->fo_prev = c->fo_prev;
-    else h->fo_tail = c->fo_prev;
+    else h->fanout.tail = c->fo_prev;
     c->fo_prev = c->fo_next = NULL;
     c->deferred = 0;
 }
@@ -53,12 +53,14 @@ void hub_fanout_remove(struct hub_conn *c) {
  * and votes from the phones that got it first would wait behind the rest.
  * The loop calls this between iterations: one chunk at a time. */
 void hub_fanout_pump(struct hub *h) {
-    for (int i = 0; i < HUB_FANOUT_CHUNK && h->fo_head; i++) {
-        struct hub_conn *c = h->fo_head;
+    for (int i = 0; i < HUB_FANOUT_CHUNK && h->fanout.head; i++) {
+        struct hub_conn *c = h->fanout.head;
         hub_fanout_remove(c);
         lws_callback_on_writable(c->wsi);
     }
 }
+
+int hub_fanout_busy(const struct hub *h) { return h->fanout.head != NULL; }
 
 static int enqueue(struct hub_conn *c, struct hub_msg *m) {
     if (!m || c->close_code) return -1;
@@ -85,13 +87,13 @@ void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m) {
     struct hub *h = c->hub;
     c->deferred = 1;
     c->fo_next = NULL;
-    c->fo_prev = h->fo_tail;
-    if (h->fo_tail) h->fo_tail->fo_next = c;
+    c->fo_prev = h->fanout.tail;
+    if (h->fanout.tail) h->fanout.tail->fo_next = c;
     else {
-        h->fo_head = c;
+        h->fanout.head = c;
         hub_loop_wake(h); /* a deadline's callback may have begun it: the pump runs between turns */
     }
-    h->fo_tail = c;
+    h->fanout.tail = c;
 }
 
 /* Sends a one-off message built from json (freed). */

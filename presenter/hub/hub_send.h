@@ -6,12 +6,20 @@ struct hub;
 struct hub_conn;
 struct hub_msg;
 
+/* The fan-out list, embedded in struct hub (h->fanout) and read or written
+ * only by hub_send.c: phones with a queued state, not yet made writeable
+ * (FIFO, linked through hub_conn.fo_prev/fo_next). */
+struct hub_fanout {
+    struct hub_conn *head, *tail;
+};
+
 struct hub_msg *hub_msg_new(char *json);        /* takes (frees) json; one reference */
 void hub_msg_unref(struct hub_msg *m);
 void hub_conn_send(struct hub_conn *c, struct hub_msg *m); /* queues m (own reference) */
 void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m); /* queues m; writeable in a later fan-out chunk */
 void hub_fanout_remove(struct hub_conn *c);     /* c leaves the fan-out list (closing, or written now) */
 void hub_fanout_pump(struct hub *h);            /* the next HUB_FANOUT_CHUNK deferred connections: writeable */
+int hub_fanout_busy(const struct hub *h);       /* a state change is still being fanned out */
 void hub_conn_send_own(struct hub_conn *c, char *json);    /* a one-off message; takes json */
 void hub_conn_error(struct hub_conn *c, long long id, const char *code, const char *message); /* id -1: none */
 /* 0 when c is an authed presenter; else answers error forbidden (phones and

@@ -12,7 +12,7 @@
 static void tally_tick(lws_sorted_usec_list_t *sul);
 
 void hub_tally_schedule(struct hub *h) {
-    h->tally_dirty = 1;
+    h->bcast.tally_dirty = 1;
     if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, 1000 / HUB_TALLY_HZ);
 }
 
@@ -35,21 +35,21 @@ static void audience_step(struct hub *h) {
     long long sends = (long long)rate * HUB_ROTATION_MS / 1000;
     int total = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
     /* visits owed so far, fractions carried (a room of 5 visits one connection every 20 ms) */
-    h->rot_credit += (double)total * HUB_ROTATION_MS * HUB_PHONE_TALLY_HZ / 1000.0;
-    if (h->rot_credit > total) h->rot_credit = total;
-    long long visits = (long long)h->rot_credit;
-    h->rot_credit -= (double)visits;
+    h->bcast.rot_credit += (double)total * HUB_ROTATION_MS * HUB_PHONE_TALLY_HZ / 1000.0;
+    if (h->bcast.rot_credit > total) h->bcast.rot_credit = total;
+    long long visits = (long long)h->bcast.rot_credit;
+    h->bcast.rot_credit -= (double)visits;
     if (sends < 1) sends = 1;
-    while (sends > 0 && visits > 0 && h->rot_left > 0) {
-        struct hub_conn *c = h->rot_next ? h->rot_next : h->conns;
+    while (sends > 0 && visits > 0 && h->bcast.rot_left > 0) {
+        struct hub_conn *c = h->bcast.rot_next ? h->bcast.rot_next : h->conns;
         if (!c) {
-            h->rot_left = 0;
+            h->bcast.rot_left = 0;
             break;
         }
-        h->rot_next = c->next;
-        h->rot_left--;
+        h->bcast.rot_next = c->next;
+        h->bcast.rot_left--;
         visits--;
-        if (c->role != HUB_AUDIENCE || c->tally_sent >= h->tally_version || c->close_code) continue;
+        if (c->role != HUB_AUDIENCE || c->tally_sent >= h->bcast.tally_version || c->close_code) continue;
         sends--;
         c->tally_turn = 1;
         lws_callback_on_writable(c->wsi);
@@ -59,7 +59,7 @@ static void audience_step(struct hub *h) {
 static void rotation_tick(lws_sorted_usec_list_t *sul);
 
 static void rotation_schedule(struct hub *h) {
-    if (hub_timer_armed(h, HUB_T_ROTATION) || h->rot_left <= 0) return;
+    if (hub_timer_armed(h, HUB_T_ROTATION) || h->bcast.rot_left <= 0) return;
     hub_timer_in(h, HUB_T_ROTATION, rotation_tick, HUB_ROTATION_MS);
 }
 
@@ -67,7 +67,7 @@ static void rotation_schedule(struct hub *h) {
  * being fanned out (phones need the question more than a count). */
 static void rotation_tick(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_of_timer(sul, HUB_T_ROTATION);
-    if (!h->fo_head) audience_step(h);
+    if (!hub_fanout_busy(h)) audience_step(h);
     rotation_schedule(h);
 }
 
@@ -93,11 +93,11 @@ void hub_drop_views(struct hub_msg *cur[]) {
  * screens and presenters are made writeable now, phones are visited by the
  * rotation (every connection once more after this change). */
 static void tally_build(struct hub *h) {
-    h->tally_dirty = 0;
-    h->tally_version++; /* the messages carry it */
-    if (hub_build_views(h, hub_msg_tally, h->tally)) return;
-    h->status_stale = 1;
-    h->rot_left = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
+    h->bcast.tally_dirty = 0;
+    h->bcast.tally_version++; /* the messages carry it */
+    if (hub_build_views(h, hub_msg_tally, h->bcast.tally)) return;
+    h->bcast.status_stale = 1;
+    h->bcast.rot_left = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
     rotation_schedule(h);
     lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
     lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_PRESENTER]);
@@ -117,23 +117,61 @@ void hub_tally_now(struct hub *h) {
  * console. The phones' rotation runs on its own deadline (rotation_tick). */
 static void tally_tick(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_of_timer(sul, HUB_T_TALLY);
-    if (h->tally_dirty) tally_build(h);
-    if (h->status_stale) { /* the console and hub_snapshot follow at the tick's pace */
-        h->status_stale = 0;
+    if (h->bcast.tally_dirty) tally_build(h);
+    if (h->bcast.status_stale) { /* the console and hub_snapshot follow at the tick's pace */
+        h->bcast.status_stale = 0;
         hub_status_update(h, NULL);
     }
 }
 
 /* The quiz changed: new state messages to everyone, a tally soon. */
 void hub_state_changed(struct hub *h) {
-    if (hub_build_views(h, hub_msg_state, h->state) == 0) {
+    if (hub_build_views(h, hub_msg_state, h->bcast.state) == 0) {
         for (struct hub_conn *c = h->conns; c; c = c->next) {
             if (c->role == HUB_AUDIENCE)
-                hub_conn_send_later(c, h->state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
+                hub_conn_send_later(c, h->bcast.state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
             else
-                hub_conn_send(c, h->state[hub_conn_viewer(c)]);
+                hub_conn_send(c, h->bcast.state[hub_conn_viewer(c)]);
         }
     }
     hub_tally_schedule(h);
     hub_status_update(h, NULL);
+}
+
+int hub_tally_start(struct hub *h) { return hub_build_views(h, hub_msg_state, h->bcast.state); }
+
+void hub_tally_free(struct hub *h) {
+    hub_drop_views(h->bcast.tally);
+    hub_drop_views(h->bcast.state);
+}
+
+struct hub_msg *hub_tally_state(const struct hub *h, enum room_viewer v) { return h->bcast.state[v]; }
+int hub_tally_built(const struct hub *h) { return h->bcast.tally[0] != NULL; }
+unsigned long hub_tally_version(const struct hub *h) { return h->bcast.tally_version; }
+
+unsigned long hub_tally_phone_count(const struct hub *h) {
+    return atomic_load(&((struct hub *)h)->bcast.phone_tallies);
+}
+
+/* c leaves the connection list: the rotation goes on from the next one. */
+void hub_tally_forget(struct hub *h, const struct hub_conn *c) {
+    if (h->bcast.rot_next == c) h->bcast.rot_next = c->next;
+}
+
+/* Whether c has not yet been sent the newest tally meant for its kind
+ * (a phone only once the rotation reached it). */
+int hub_tally_pending(const struct hub *h, const struct hub_conn *c) {
+    if (c->role == HUB_AUDIENCE && !c->tally_turn) return 0;
+    return h->bcast.tally[0] && c->tally_sent < h->bcast.tally_version;
+}
+
+/* c is writeable and owed the newest tally (hub_tally_pending): that
+ * message, counted as sent. */
+struct hub_msg *hub_tally_take(struct hub *h, struct hub_conn *c) {
+    c->tally_sent = h->bcast.tally_version;
+    if (c->role == HUB_AUDIENCE) {
+        c->tally_turn = 0;
+        atomic_fetch_add_explicit(&h->bcast.phone_tallies, 1, memory_order_relaxed);
+    }
+    return h->bcast.tally[hub_conn_viewer(c)];
 }
