@@ -17,6 +17,7 @@
 #include "hub_online.h"
 #include "leaderboard.h"
 #include "hub_parse.h"
+#include "hub_prober.h"
 #include "hub_proxy.h"
 #include "hub_send.h"
 #include "hub_tally.h"
@@ -64,7 +65,7 @@ struct hub_conn {
                                     * yet): given to the voter the first vote makes, "" none */
     int nick_sets;                 /* nicknames picked on this connection before that */
     int authed;                    /* presenter: secret accepted */
-    int prober;                    /* the room's remote prober (hub_prober.c; at most one: hub.prober) */
+    int prober;                    /* the room's remote prober (hub_prober.c; at most one: hub.remote.conn) */
     int bad_secrets;
     struct hub_msg *q[HUB_CONN_QUEUE];
     unsigned char qhead, qlen;
@@ -145,11 +146,7 @@ struct hub {
     int flushed;                   /* hub_run's quit flush is over (HUB_T_FLUSH) */
     long long flush_hard;          /* ... and ends by this monotonic ms whatever is still going out */
 
-    /* the remote prober (hub_prober.c, cfg.prober_remote) */
-    struct hub_conn *prober;       /* the connection that is the room's prober now, NULL: none */
-    char epoch[17];                /* this process's epoch (16 hex digits): rids restart with it */
-    char prober_instance[HUB_PARSE_STR_MAX + 1]; /* the current prober's "instance", "" none */
-    unsigned long prober_sent, prober_results; /* measure frames sent, results accepted */
+    struct hub_remote remote;      /* the remote prober (hub_prober.c, cfg.prober_remote) */
 
     /* from other threads */
     pthread_mutex_t lock;

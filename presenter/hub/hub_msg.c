@@ -84,7 +84,7 @@ char *hub_msg_state(struct hub *h, enum room_viewer who) {
     if (v.split) json_object_set_new(o, "split", json_pack("{s:i, s:i}", "yes", ci.yes, "no", ci.no));
     /* serve --prober remote: whether the laptop that measures is connected (the presenter only) */
     if (who == ROOM_VIEWER_PRESENTER && h->cfg.prober_remote)
-        json_object_set_new(o, "prober", json_boolean(h->prober != NULL));
+        json_object_set_new(o, "prober", json_boolean(hub_prober_connected(h)));
     const struct deck_test *dt = v.notes ? quiz_test(q, cur) : NULL;
     if (dt && dt->notes[0]) json_object_set_new(json_object_get(o, "q"), "notes", json_string(dt->notes));
     json_t *rv = reveal_json(q, cur);

@@ -45,7 +45,7 @@ static void note(struct hub *h, const char *fmt, ...) {
     pthread_mutex_lock(&h->lock);
     snprintf(h->status.prober_line, sizeof h->status.prober_line, "%s", line);
     h->status.prober_events++;
-    h->status.prober = h->prober ? 1 : 0;
+    h->status.prober = h->remote.conn ? 1 : 0;
     pthread_mutex_unlock(&h->lock);
     if (h->cfg.on_note) h->cfg.on_note(h->cfg.ctx, line);
     if (!atomic_load(&h->stop)) hub_status_update(h, NULL); /* not while the context is being destroyed */
@@ -66,17 +66,17 @@ static void prober_error(struct hub_conn *c, long long rid, const char *code, co
 
 static void send_measure(struct hub *h, struct hub_conn *c, const struct prober_ask *a) {
     json_t *o = json_pack("{s:s, s:i, s:s, s:I, s:i, s:i, s:b, s:o}", "t", "measure", "v", HUB_PROTOCOL_VERSION,
-                          "epoch", h->epoch, "rid", (json_int_t)a->rid, "test", a->test_index, "q", a->position,
+                          "epoch", h->remote.epoch, "rid", (json_int_t)a->rid, "test", a->test_index, "q", a->position,
                           "rerun", a->rerun, "spec", probe_spec_to_json(a->spec));
     hub_conn_send_own(c, dump(o));
-    h->prober_sent++;
+    h->remote.sent++;
 }
 
 /* The room's prober seam: an ask goes to the prober now, or waits in the
  * room until one connects (room_prober_pending finds it then). */
 static int remote_ask(void *ctx, const struct prober_ask *a) {
     struct hub *h = ctx;
-    if (h->prober) send_measure(h, h->prober, a);
+    if (h->remote.conn) send_measure(h, h->remote.conn, a);
     return 0;
 }
 
@@ -86,7 +86,7 @@ int hub_prober_init(struct hub *h, char *err, size_t errlen) {
         snprintf(err, errlen, "getrandom failed making the hub's epoch");
         return -1;
     }
-    for (size_t i = 0; i < sizeof b; i++) snprintf(h->epoch + 2 * i, 3, "%02x", b[i]);
+    for (size_t i = 0; i < sizeof b; i++) snprintf(h->remote.epoch + 2 * i, 3, "%02x", b[i]);
     h->status.prober = h->cfg.prober_remote ? 0 : -1;
     if (h->cfg.prober_remote) room_set_prober(h->room, &(struct prober){remote_ask, h});
     return 0;
@@ -113,9 +113,9 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
     peer_text(c, who, sizeof who);
     /* The same laptop again (its instance): a reconnect after a cut link
      * while its old connection lingers (TCP has not noticed yet). */
-    int same = h->prober && h->prober != c && m->prober_instance[0] && !strcmp(h->prober_instance, m->prober_instance);
-    if (h->prober && h->prober != c && !m->take_over && !same) {
-        peer_text(h->prober, old, sizeof old);
+    int same = h->remote.conn && h->remote.conn != c && m->prober_instance[0] && !strcmp(h->remote.instance, m->prober_instance);
+    if (h->remote.conn && h->remote.conn != c && !m->take_over && !same) {
+        peer_text(h->remote.conn, old, sizeof old);
         snprintf(err, sizeof err,
                  "another prober (%s) is connected to this room; send \"take_over\": true to replace it", old);
         hub_conn_error(c, -1, "prober_busy", err);
@@ -154,8 +154,8 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
     }
     const char *verb = "connected";  /* the console's line says how it became the prober */
     char how[160] = "";
-    if (h->prober && h->prober != c) {
-        struct hub_conn *gone = h->prober;
+    if (h->remote.conn && h->remote.conn != c) {
+        struct hub_conn *gone = h->remote.conn;
         peer_text(gone, old, sizeof old);
         if (same) {
             hub_conn_kill(gone, LWS_CLOSE_STATUS_GOINGAWAY, "the same laptop connected again");
@@ -172,13 +172,13 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
     }
     if (m->prober_host[0] && room_prober_facts(h->room, m->prober_host, m->prober_observer, err, sizeof err))
         hub_status_update(h, err); /* the session's description only: the prober is taken all the same */
-    h->prober = c;
+    h->remote.conn = c;
     c->prober = 1;
-    snprintf(h->prober_instance, sizeof h->prober_instance, "%s", m->prober_instance);
+    snprintf(h->remote.instance, sizeof h->remote.instance, "%s", m->prober_instance);
     int n = send_pending(h, c, 1);
     hub_conn_send_own(c, dump(json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i}", "t", "prober_ok", "v",
                                         HUB_PROTOCOL_VERSION, "session", (json_int_t)room_session_id(h->room), "room",
-                                        room_code(h->room), "epoch", h->epoch, "deck", adopted ? "adopted" : "kept",
+                                        room_code(h->room), "epoch", h->remote.epoch, "deck", adopted ? "adopted" : "kept",
                                         "pending", n)));
     send_pending(h, c, 0);
     char desc[3 * HUB_PARSE_STR_MAX + 64] = "";
@@ -194,7 +194,7 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
 void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m, size_t len) {
     char err[512];
     long long rid = m->rid;
-    if (!c->prober || c != h->prober) {
+    if (!c->prober || c != h->remote.conn) {
         prober_error(c, rid, "forbidden", "only the room's prober sends results (say prober first)");
         return;
     }
@@ -207,9 +207,9 @@ void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_clien
         prober_error(c, -1, "bad_result", "\"rid\" must be the integer of the measure it answers");
         return;
     }
-    if (!m->has_epoch || strcmp(m->epoch, h->epoch)) {
+    if (!m->has_epoch || strcmp(m->epoch, h->remote.epoch)) {
         snprintf(err, sizeof err, "rid %lld was asked by an earlier hub process (this one's epoch is %s): "
-                 "measure the asks sent after prober_ok", rid, h->epoch);
+                 "measure the asks sent after prober_ok", rid, h->remote.epoch);
         prober_error(c, rid, "unknown_rid", err);
         return;
     }
@@ -238,18 +238,20 @@ void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_clien
         hub_status_update(h, err);
         return;
     }
-    h->prober_results++;
+    h->remote.results++;
     hub_conn_send_own(c, dump(json_pack("{s:s, s:I}", "t", "result_ok", "rid", (json_int_t)rid)));
     hub_state_changed(h);
 }
 
 void hub_prober_closed(struct hub *h, struct hub_conn *c) {
-    if (!c->prober || h->prober != c) return;
+    if (!c->prober || h->remote.conn != c) return;
     char who[INET6_ADDRSTRLEN];
     peer_text(c, who, sizeof who);
-    h->prober = NULL;
+    h->remote.conn = NULL;
     c->prober = 0;
     note(h, "prober at %s disconnected; the room keeps voting, measurements wait for it (%d waiting)", who,
          send_pending(h, c, 1));
     if (!atomic_load(&h->stop)) hub_state_changed(h); /* presenters see "prober": false */
 }
+
+int hub_prober_connected(const struct hub *h) { return h->remote.conn != NULL; }
