@@ -244,11 +244,6 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
                                    * would make it look descriptors up by a linear search) */
     info.timeout_secs_ah_idle = HUB_HTTP_HEADERS_S;
     info.keepalive_timeout = HUB_HTTP_IDLE_S;
-    /* lws serves a static file in pieces of this buffer (4 KB by default):
-     * the phone page's ~62 KB then took ~20 writes, each with its own
-     * writeable turn of the loop and two epoll_ctl. One buffer per service
-     * thread, so the size costs nothing per connection. */
-    info.pt_serv_buf_size = HUB_HTTP_SERVE_BUF;
     int tls = cfg->tls_cert && cfg->tls_cert[0] && cfg->tls_key && cfg->tls_key[0];
     if (tls) {
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
