@@ -37,9 +37,9 @@
 #define HUB_FD_SPARE 48                /* descriptors never used for connections: the database, the lab and
                                         * probe sockets, page files being sent, stdio; lws stops accepting
                                         * when its own reach the open-files limit minus this ... */
+#define HUB_FD_HTTP_ROOM 16            /* ... and websockets stop this many earlier, so pages still load */
 #define HUB_GZIP_FILES 32              /* static files kept in gzip in memory at most (hub_gzip.c) ... */
 #define HUB_GZIP_FILE_MAX 1048576      /* ... each of at most this many bytes; others are sent plain */
-#define HUB_FD_HTTP_ROOM 16            /* ... and websockets stop this many earlier, so pages still load */
 #define HUB_HTTP_HEADERS_S 10          /* a request's headers must be complete this long after it began */
 #define HUB_HTTP_IDLE_S 5              /* a keep-alive HTTP connection waits this long for its next request */
 #define HUB_FIRST_FRAME_S 10           /* a websocket must send a frame (a message, or the pong to the ping
