@@ -61,7 +61,9 @@ function fvConnect(protocol, handlers) {
 }
 
 /* A countdown shown in element `id`: fed with messages carrying
- * closes_in_ms (state, tally), it ticks locally until zero. fmt(seconds)
+ * closes_in_ms (state, tally), it ticks locally until zero; a state or
+ * tally without it stops it (a tally built before Close may still reach a
+ * phone after the closed state: the next one must not leave it counting). fmt(seconds)
  * makes the text (default "closes in N s"); onTick(seconds or 0) lets a page
  * restyle itself (the projector's banner). stop() clears it at once: a page
  * that lost the server must not keep counting a deadline it cannot know. */
@@ -79,8 +81,8 @@ function fvCountdown(id, fmt, onTick) {
     if (typeof m.closes_in_ms === 'number') {
       deadline = Date.now() + m.closes_in_ms;
       if (!timer) timer = setInterval(tick, 250);
-    } else if (m.t === 'state') {
-      deadline = 0;
+    } else if (m.t === 'state' || m.t === 'tally') {
+      deadline = 0; /* every message of a running timer carries it: none means none */
     }
     tick();
   }
