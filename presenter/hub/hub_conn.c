@@ -281,14 +281,17 @@ static void conn_unlink(struct hub *h, struct hub_conn *c) {
     c->prev = c->next = NULL;
 }
 
+int hub_conn_total(const struct hub *h) {
+    return h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
+}
+
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
     const struct lws_protocols *proto = lws_get_protocol(wsi);
     struct hub *h = proto ? proto->user : NULL;
     struct hub_conn *c = user;
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
-        int total = h->n_role[0] + h->n_role[1] + h->n_role[2];
-        return total >= h->fd.conn_cap ? 1 : 0;
+        return hub_conn_total(h) >= h->fd.conn_cap ? 1 : 0;
     }
     case LWS_CALLBACK_ESTABLISHED: {
         memset(c, 0, sizeof *c);
@@ -425,7 +428,7 @@ static void keepalive_sweep(lws_sorted_usec_list_t *sul) {
      * conn_unlink), so 20,000 TCP_INFO reads never stop the loop in one
      * burst of ~100 ms (acks and tallies wait behind such a burst). */
     long long period = h->ping_ms / 2 < 1000 ? h->ping_ms / 2 : 1000;
-    int total = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
+    int total = hub_conn_total(h);
     long long steps = period / HUB_SWEEP_STEP_MS;
     if (steps > total) steps = total;
     if (steps < 1) steps = 1;

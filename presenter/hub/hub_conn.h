@@ -6,6 +6,7 @@
 
 struct hub;
 
+int hub_conn_total(const struct hub *h);        /* open websockets of every role */
 void hub_keepalive_start(struct hub *h);        /* the keepalive sweep every second (HUB_T_SWEEP) */
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 

@@ -4,6 +4,7 @@
  * made writeable at once, phones visited by a rotation (HUB_T_ROTATION), a
  * state change fanned out to phones in chunks (hub_send.c). Runs on the
  * lws thread. */
+#include "hub_conn.h"
 #include "hub_internal.h"
 #include "hub_msg.h"
 #include "hub_send.h"
@@ -33,7 +34,7 @@ static void audience_step(struct hub *h) {
     if (rate > HUB_AUDIENCE_IDLE_SENDS_PER_S && (quiz_get(q, quiz_cursor(q), &ci) || ci.state != QUIZ_VOTING))
         rate = HUB_AUDIENCE_IDLE_SENDS_PER_S;
     long long sends = (long long)rate * HUB_ROTATION_MS / 1000;
-    int total = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
+    int total = hub_conn_total(h);
     /* visits owed so far, fractions carried (a room of 5 visits one connection every 20 ms) */
     h->bcast.rot_credit += (double)total * HUB_ROTATION_MS * HUB_PHONE_TALLY_HZ / 1000.0;
     if (h->bcast.rot_credit > total) h->bcast.rot_credit = total;
@@ -97,7 +98,7 @@ static void tally_build(struct hub *h) {
     h->bcast.tally_version++; /* the messages carry it */
     if (hub_build_views(h, hub_msg_tally, h->bcast.tally)) return;
     h->bcast.status_stale = 1;
-    h->bcast.rot_left = h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
+    h->bcast.rot_left = hub_conn_total(h);
     rotation_schedule(h);
     lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
     lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_PRESENTER]);
