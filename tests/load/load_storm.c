@@ -174,8 +174,9 @@ static void response_done(struct load_storm *s, struct slot *sl, int status, siz
     if (sl->req == 0) {
         /* the page as the browser reads it: inflated if it came in gzip */
         size_t ulen = 0;
-        char *u = load_http_gzip(sl->buf, hl) ? load_gunzip(sl->buf + hl, sl->len - hl, LOAD_HTTP_RESP_MAX, &ulen) : NULL;
-        if (load_http_gzip(sl->buf, hl) && !u) {
+        int gz = load_http_gzip(sl->buf, hl);
+        char *u = gz ? load_gunzip(sl->buf + hl, sl->len - hl, LOAD_HTTP_RESP_MAX, &ulen) : NULL;
+        if (gz && !u) {
             storm_fail(s, "phone %d: the page says gzip but does not inflate", sl->phone);
             phone_done(s, sl, 0);
             return;
