@@ -43,12 +43,8 @@ static void cleanup(void) {
 }
 
 static char *slurp(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 20);
-    if (buf) buf[fread(buf, 1, (1 << 20) - 1, f)] = 0;
-    fclose(f);
-    return buf;
+    size_t n;
+    return check_read_file(path, &n);
 }
 
 /* Waits until serve's console output holds needle (up to T_MS). */
