@@ -118,8 +118,8 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
         peer_text(h->remote.conn, old, sizeof old);
         snprintf(err, sizeof err,
                  "another prober (%s) is connected to this room; send \"take_over\": true to replace it", old);
-        hub_conn_error(c, -1, "prober_busy", err);
         note(h, "prober from %s refused: the prober at %s is connected (no take_over)", who, old);
+        hub_conn_error(c, -1, "prober_busy", err); /* after the note: its reader may look at the status at once */
         return;
     }
     if (!m->deck_json) {
