@@ -346,6 +346,9 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->wsi = NULL;
         hub_tally_schedule(h);
         break;
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+        c->closing_ms = hub_now_ms(); /* lws answers it; nothing more is written to c */
+        break;
     case LWS_CALLBACK_RECEIVE_PONG:
         if (c->close_code) break; /* being cut: ignored */
         c->last_rx_ms = hub_now_ms();
@@ -369,12 +372,19 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return cut(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, why);
         }
         int final = lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi);
-        if (final && !c->rx) return on_message(h, c, in, len);
+        if (final && !c->rx) {
+            c->in_rx = 1;
+            int rc = on_message(h, c, in, len);
+            c->in_rx = 0;
+            return rc;
+        }
         if (!c->rx && !(c->rx = malloc(max))) return -1;
         memcpy(c->rx + c->rxlen, in, len);
         c->rxlen += len;
         if (!final) break;
+        c->in_rx = 1;
         int rc = on_message(h, c, (const char *)c->rx, c->rxlen);
+        c->in_rx = 0;
         free(c->rx);
         c->rx = NULL;
         c->rxlen = 0;

@@ -84,6 +84,7 @@ struct hub_conn {
     unsigned char *rx;             /* message being reassembled (only when fragmented) */
     size_t rxlen;
     int close_code;                /* != 0: close at the next writeable */
+    int in_rx;                     /* its message is being handled (hub_send.c writes to it only at a writeable then) */
     long long closing_ms;          /* != 0: our close frame handed to lws then (it sends it at a writeable) */
     char close_reason[64];
     struct hub_conn *prev, *next;  /* all open connections */

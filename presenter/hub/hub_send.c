@@ -74,8 +74,30 @@ static int enqueue(struct hub_conn *c, struct hub_msg *m) {
     return 0;
 }
 
-/* Queues m for c (takes a reference of its own). */
+/* Writes m to c now instead of at a writeable (asking for one costs two
+ * epoll_ctl calls and a loop turn per message: ~10 % of the server's CPU
+ * while 19,900 phones vote). Only when nothing of c waits before m (its
+ * queue empty, lws holding no unsent bytes of it), c is open (closing
+ * neither way) and has spoken (the upgrade's answer is out), m is one
+ * frame, and c's own message is not being handled: a reply written from
+ * inside c's receive callback made lws 4.1.6 lose the close frame of a
+ * flooder cut right after (test_hub's flooder saw a reset, every run), so
+ * replies to c's messages (pong, errors) still go at its writeable. lws keeps what the kernel does not take and sends that first at
+ * the next writeable, as it does for a write in the callback. 1 if written
+ * (or the socket failed: it is killed), 0 if m must be queued. */
+int hub_conn_write_now(struct hub_conn *c, struct hub_msg *m) {
+    if (!m || c->qlen || c->in_rx || c->close_code || c->closing_ms || !c->heard || m->len > HUB_TX_CHUNK ||
+        lws_partial_buffered(c->wsi))
+        return 0;
+    if (lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT) < 0)
+        lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+    return 1;
+}
+
+/* Sends m to c: written now if it can be (hub_conn_write_now), else queued
+ * (a reference of its own) for c's next writeable. */
 void hub_conn_send(struct hub_conn *c, struct hub_msg *m) {
+    if (hub_conn_write_now(c, m)) return;
     if (enqueue(c, m)) return;
     hub_fanout_remove(c); /* writeable now: what was deferred goes first */
     lws_callback_on_writable(c->wsi);

@@ -19,11 +19,14 @@ void hub_tally_schedule(struct hub *h) {
 
 /* One rotation step (every HUB_ROTATION_MS while a round runs): the next
  * connections in the list; phones among them that have not had the newest
- * tally are made writeable. At most HUB_AUDIENCE_SENDS_PER_S *
- * HUB_ROTATION_MS / 1000 sends per step (250), so the acks of votes never
+ * tally get it (written now when nothing of theirs waits, else at their
+ * writeable). At most HUB_AUDIENCE_SENDS_PER_S sends a second, about
+ * HUB_ROTATION_MS / 1000 of that per step (250), so the acks of votes never
  * wait behind more than that many tally writes; and a round over every
  * connection takes at least 1 / HUB_PHONE_TALLY_HZ s, so in a small room
- * a phone still gets at most HUB_PHONE_TALLY_HZ tallies a second. */
+ * a phone still gets at most HUB_PHONE_TALLY_HZ tallies a second. Both
+ * follow the time since the last step, not the number of steps: a step
+ * that runs late (the loop busy, or its own writes) does not slow them. */
 static void audience_step(struct hub *h) {
     int rate = h->cfg.audience_tallies_per_s > 0 ? h->cfg.audience_tallies_per_s : HUB_AUDIENCE_SENDS_PER_S;
     /* No question open: the count is only who is online. A slower pace
@@ -33,10 +36,14 @@ static void audience_step(struct hub *h) {
     struct quiz_qinfo ci;
     if (rate > HUB_AUDIENCE_IDLE_SENDS_PER_S && (quiz_get(q, quiz_cursor(q), &ci) || ci.state != QUIZ_VOTING))
         rate = HUB_AUDIENCE_IDLE_SENDS_PER_S;
-    long long sends = (long long)rate * HUB_ROTATION_MS / 1000;
+    long long now = hub_now_ms(), dt = now - h->bcast.rot_ms;
+    if (dt > 2 * HUB_ROTATION_MS) dt = 2 * HUB_ROTATION_MS; /* the first step of a round, or a stall: no catching up */
+    if (dt < 1) dt = 1;
+    h->bcast.rot_ms = now;
+    long long sends = (long long)rate * dt / 1000;
     int total = hub_conn_total(h);
     /* visits owed so far, fractions carried (a room of 5 visits one connection every 20 ms) */
-    h->bcast.rot_credit += (double)total * HUB_ROTATION_MS * HUB_PHONE_TALLY_HZ / 1000.0;
+    h->bcast.rot_credit += (double)total * (double)dt * HUB_PHONE_TALLY_HZ / 1000.0;
     if (h->bcast.rot_credit > total) h->bcast.rot_credit = total;
     long long visits = (long long)h->bcast.rot_credit;
     h->bcast.rot_credit -= (double)visits;
@@ -53,7 +60,8 @@ static void audience_step(struct hub *h) {
         if (c->role != HUB_AUDIENCE || c->tally_sent >= h->bcast.tally_version || c->close_code) continue;
         sends--;
         c->tally_turn = 1;
-        lws_callback_on_writable(c->wsi);
+        if (hub_conn_write_now(c, h->bcast.tally[hub_conn_viewer(c)])) hub_tally_take(h, c);
+        else lws_callback_on_writable(c->wsi);
     }
 }
 

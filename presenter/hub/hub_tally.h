@@ -19,12 +19,13 @@ struct hub_broadcast {
     int tally_dirty;
     int status_stale;              /* a tally was built since the last hub_status_update of the tick */
     /* Phones get the tally in a rotation: every HUB_ROTATION_MS it visits
-     * the next connections and makes the phones among them that are behind
-     * writeable, HUB_AUDIENCE_SENDS_PER_S * HUB_ROTATION_MS / 1000 at most
-     * (never all at once; see audience_step). */
+     * the next connections and writes the newest tally to the phones among
+     * them that are behind, HUB_AUDIENCE_SENDS_PER_S * HUB_ROTATION_MS / 1000
+     * at most (never all at once; see audience_step). */
     struct hub_conn *rot_next;     /* next connection the rotation visits (NULL: the list's head) */
     int rot_left;                  /* connections still to visit since the last tally change */
     double rot_credit;             /* visits the rotation may still make (HUB_PHONE_TALLY_HZ rounds a second) */
+    long long rot_ms;              /* when the last step ran (its visits and sends follow the time since) */
     atomic_ulong phone_tallies;    /* tallies written to phones (hub_status.phone_tallies); read by any thread */
 };
 
