@@ -233,6 +233,13 @@ static int cut(struct hub_conn *c, enum lws_close_status code, const char *why) 
 static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_t len) {
     struct hub_client_msg m;
     char why[96];
+    /* A client that sends on while its queue is (all but) full outruns its
+     * own replies: cut as the rate cap cuts ("too many messages"), before its
+     * reply could overflow the queue. "too slow" stays the reason for a client
+     * that does not read what everyone gets (hub_send.c). Which of the two a
+     * flooder met first used to depend on how many of its frames one read
+     * held (the sanitizer build read more, and got "too slow"). */
+    if (c->qlen >= HUB_CONN_QUEUE - 1) return cut(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
     if (hub_parse_client(text, len, HUB_COUNTDOWN_MAX_S, &m, why, sizeof why) < 0) {
         return cut(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, why);
     }

@@ -825,14 +825,7 @@ static void test_oversized_malformed_binary_and_flooding_clients_are_cut_alone(v
     while (wsc_recv(flood, &m, T_MS) > 0) free(m);
     CHECK(wsc_closed(flood));
     CHECK_INT(wsc_close_code(flood), 1008);
-    /* Two limits cut a flooder that never reads, whichever it reaches first:
-     * the rate cap at its 41st frame ("too many messages"), or its queue of
-     * HUB_CONN_QUEUE (32) messages unsent when the loop reads that many pings
-     * before the socket's next writeable ("too slow: messages piled up"; the sanitizer
-     * build, slower, reads them in bigger batches). Both are the policy close. */
-    const char *why = wsc_close_reason(flood);
-    CHECK(strstr(why, "too many") || strstr(why, "too slow"));
-    printf("  flooder cut: %d \"%s\"\n", wsc_close_code(flood), why);
+    CHECK_CONTAINS(wsc_close_reason(flood), "too many");
     wsc_free(flood);
 
     CHECK(still_served(good, 2));
