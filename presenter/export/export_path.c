@@ -145,6 +145,13 @@ static double column_x(int i, double step) {
     return x < 20 ? 20 : x;
 }
 
+/* Characters of bold text of `size` px that fit in `width` px (DejaVu Sans
+ * Bold averages ~0.62 em a character; 0.66 leaves a margin). */
+static int bold_cols(double width, int size) {
+    int c = (int)(width / (size * 0.66));
+    return c < 8 ? 8 : c;
+}
+
 int export_path_svg_height(const struct db_report_session *s) { return EXPORT_PATH_SVG_H * export_path_count(s); }
 
 /* One test's drawing in a W x EXPORT_PATH_SVG_H band at y. */
@@ -166,7 +173,10 @@ static void svg_one(FILE *out, const struct probe_path *p, int t, const char *te
         fprintf(out, "<g class=\"link\" data-link=\"%d\"><line x1=\"%.0f\" y1=\"%d\" x2=\"%.0f\" y2=\"%d\" stroke=\"#000\" "
                      "stroke-width=\"4\"%s/>",
                 i, a, BOX_Y + BOX_H / 2, b, BOX_Y + BOX_H / 2,
-                p->node[i].role == PROBE_PATH_GAP || p->node[i + 1].role == PROBE_PATH_GAP ? " stroke-dasharray=\"12 8\"" : "");
+                p->node[i].role == PROBE_PATH_GAP || p->node[i + 1].role == PROBE_PATH_GAP ||
+                        (p->reached >= 0 && i >= p->reached) /* the packet never went there */
+                    ? " stroke-dasharray=\"12 8\""
+                    : "");
         char mtu[24];
         if (p->link[i].mtu > 0) snprintf(mtu, sizeof mtu, "MTU %d", p->link[i].mtu);
         else snprintf(mtu, sizeof mtu, "MTU ?");
@@ -177,14 +187,21 @@ static void svg_one(FILE *out, const struct probe_path *p, int t, const char *te
     for (int i = 0; i < n; i++) {
         const struct probe_path_node *nd = &p->node[i];
         double x = X0 + i * step;
-        double bw = step > 0 && step < BOX_W + 20 ? step - 20 : BOX_W;
+        const char *label = i == 0 && !strcmp(nd->name, "src") ? "src (laptop)" : nd->name;
+        /* the box as wide as its name (within its step); the name smaller if even that is too narrow */
+        double room = step > 0 ? step - 20 : W - 2 * X0;
+        int lsize = size + 8;
+        double bw = strlen(label) * lsize * 0.66 + 24;
+        if (bw < BOX_W) bw = BOX_W;
+        if (bw > room) bw = room;
+        while (lsize > size && (double)strlen(label) * lsize * 0.66 > bw - 16) lsize--;
         fprintf(out, "<g class=\"node\" data-node=\"%d\" data-role=\"%s\"><rect x=\"%.0f\" y=\"%d\" width=\"%.0f\" "
                      "height=\"%d\" fill=\"#ffffff\" stroke=\"#000\" stroke-width=\"%d\"%s/>",
                 i, probe_path_role_name(nd->role), x - bw / 2, BOX_Y, bw, BOX_H, nd->role == PROBE_PATH_ROUTER ? 3 : 5,
                 nd->role == PROBE_PATH_GAP ? " stroke-dasharray=\"10 6\"" : "");
         fprintf(out, "<text x=\"%.0f\" y=\"%d\" font-size=\"%d\" font-weight=\"bold\" text-anchor=\"middle\">", x,
-                BOX_Y + 45, size + 8);
-        export_xml_text(out, i == 0 && !strcmp(nd->name, "src") ? "src (laptop)" : nd->name);
+                BOX_Y + 45, lsize);
+        export_xml_text(out, label);
         fprintf(out, "</text><text x=\"%.0f\" y=\"%d\" font-size=\"%d\" text-anchor=\"middle\">", x, BOX_Y + 80,
                 size);
         export_xml_text(out, nd->addr[0] ? nd->addr : nd->role == PROBE_PATH_GAP ? "" : "?");
@@ -199,7 +216,9 @@ static void svg_one(FILE *out, const struct probe_path *p, int t, const char *te
     else if (p->sent.n > 1) snprintf(sent, sizeof sent, "left: %d bytes%s in %d pieces", p->bytes, df, p->sent.n);
     else snprintf(sent, sizeof sent, "left: %d bytes%s, whole", p->bytes, df);
     fprintf(out, "<text class=\"sent\" font-size=\"%d\" font-weight=\"bold\">", size);
-    wrapped(out, sent, column_x(0, step), ly[0], size, cols, 2);
+    /* bold, and its column ends where the next node's begins */
+    wrapped(out, sent, column_x(0, step), ly[0], size,
+            bold_cols(n > 1 ? column_x(1, step) - column_x(0, step) - 12 : W - 40, size), 2);
     fputs("</text>\n", out);
     ly[0] += size * 2.6;
     for (int e = 0; e < p->nevents; e++) {

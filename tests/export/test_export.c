@@ -762,8 +762,35 @@ static void test_each_tests_path_is_tabled_and_drawn(void) {
     CHECK_CONTAINS(svg, "data-what=\"dropped\"");
     CHECK_CONTAINS(svg, "data-what=\"fragmented\" data-pieces=\"1276 144\"");
     CHECK_CONTAINS(svg, "Frag Needed, MTU 1280");
-    CHECK_CONTAINS(svg, "left: 1400 bytes, DF=0, whole");
-    CHECK_CONTAINS(svg, "left: 1400 bytes, DF=1, whole");
+    /* the words, wherever a line was wrapped (each line is a <tspan>) */
+    char *words = strdup(svg);
+    REQUIRE(words);
+    for (char *w = words; (w = strstr(w, "</tspan><tspan"));) {
+        char *end = strchr(w, '>');
+        end = end ? strchr(end + 1, '>') : NULL;
+        if (!end) break;
+        *w = ' ';
+        memmove(w + 1, end + 1, strlen(end + 1) + 1);
+    }
+    CHECK_CONTAINS(words, "left: 1400 bytes, DF=0, whole");
+    CHECK_CONTAINS(words, "left: 1400 bytes, DF=1, whole");
+    free(words);
+    /* links the packet never reached are dashed: after r2 where TTL 2 expired
+     * (test 1), after r1 where it was dropped (test 2); the others solid */
+    const char *t2 = strstr(svg, "<g class=\"path\" data-test=\"2\"");
+    REQUIRE(t2);
+    for (int t = 0; t < 2; t++) {
+        const char *from = t ? t2 : strstr(svg, "<g class=\"path\" data-test=\"1\"");
+        for (int l = 0; l < 3; l++) {
+            char key[40];
+            snprintf(key, sizeof key, "data-link=\"%d\"", l);
+            const char *g = strstr(from, key);
+            REQUIRE(g && (t || g < t2));
+            const char *gend = strstr(g, "</g>");
+            int dashed = gend && strstr(g, "stroke-dasharray") && strstr(g, "stroke-dasharray") < gend;
+            CHECK_INT(dashed, t == 0 ? l >= 2 : l >= 1);
+        }
+    }
     /* black on white (shapes and words carry the meaning), large type, nothing external */
     const char *band = strstr(svg, "<g class=\"path\"");
     REQUIRE(band);
