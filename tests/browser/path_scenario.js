@@ -17,7 +17,7 @@
  * no SVG text outside its box on either projector, the phone or the
  * presenter page (which draws the same picture as the projector); the page
  * within the projector's screenful; the phone's verdict first and on its
- * screen; axe-core clean on projector and phone, light and dark.
+ * screen; axe-core clean on projector (1920 and 1024 wide) and phone, light and dark.
  * Screenshots path-<case>-{screen,screen768,phone}.png; with
  * FRAGVOTE_UPDATE_SCREENSHOTS=1 they go to docs/screenshots (README).
  * Run by test_browser_path.sh (through test_browser.sh). */
@@ -255,6 +255,7 @@ async function playLab(browser, lab, setAbort) {
         await shot(projectors[0], `path-${name}-screen`);
         await shot(projectors[1], `path-${name}-screen768`);
         await shot(phone, `path-${name}-phone`, '#revealcard');
+        await axe(projectors[0], `screen 1920 (${name})`);
         await axe(projectors[1], `screen (${name})`);
         await axe(phone, `phone (${name})`);
         await axe(desk, `presenter page (${name})`);
