@@ -214,7 +214,7 @@ static void on_nick(struct hub *h, struct hub_conn *c, const struct hub_client_m
  * the callback. */
 static int close_now(struct hub_conn *c, enum lws_close_status code, const char *why) {
     lws_close_reason(c->wsi, code, (unsigned char *)why, strlen(why));
-    c->closing_ms = hub_now_ms();
+    c->closing = 1;
     return -1;
 }
 
@@ -243,6 +243,7 @@ static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_
     if (hub_parse_client(text, len, HUB_COUNTDOWN_MAX_S, &m, why, sizeof why) < 0) {
         return cut(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, why);
     }
+    c->in_rx = 1; /* its replies wait for its writeable (hub_conn_write_now) */
     switch (m.type) {
     case HUB_C_HELLO: on_hello(h, c, &m); break;
     case HUB_C_VOTE: on_vote(h, c, &m); break;
@@ -255,10 +256,10 @@ static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_
     case HUB_C_PING: hub_conn_send_own(c, hub_msg_simple("pong", NULL, NULL)); break;
     default: hub_conn_error(c, -1, "unknown_type", "unknown message type"); break;
     }
+    c->in_rx = 0;
     hub_client_msg_free(&m);
     return 0;
 }
-
 
 /* The longest message c may send: the authed presenter's laptop sends its
  * deck and the probe's observations (HUB_PROBER_MSG_MAX), everyone else
@@ -354,7 +355,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         hub_tally_schedule(h);
         break;
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-        c->closing_ms = hub_now_ms(); /* lws answers it; nothing more is written to c */
+        c->closing = 1; /* lws answers it; nothing more is written to c */
         break;
     case LWS_CALLBACK_RECEIVE_PONG:
         if (c->close_code) break; /* being cut: ignored */
@@ -379,19 +380,12 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return cut(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, why);
         }
         int final = lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi);
-        if (final && !c->rx) {
-            c->in_rx = 1;
-            int rc = on_message(h, c, in, len);
-            c->in_rx = 0;
-            return rc;
-        }
+        if (final && !c->rx) return on_message(h, c, in, len);
         if (!c->rx && !(c->rx = malloc(max))) return -1;
         memcpy(c->rx + c->rxlen, in, len);
         c->rxlen += len;
         if (!final) break;
-        c->in_rx = 1;
         int rc = on_message(h, c, (const char *)c->rx, c->rxlen);
-        c->in_rx = 0;
         free(c->rx);
         c->rx = NULL;
         c->rxlen = 0;

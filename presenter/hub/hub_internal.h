@@ -85,7 +85,7 @@ struct hub_conn {
     size_t rxlen;
     int close_code;                /* != 0: close at the next writeable */
     int in_rx;                     /* its message is being handled (hub_send.c writes to it only at a writeable then) */
-    long long closing_ms;          /* != 0: our close frame handed to lws then (it sends it at a writeable) */
+    int closing;                   /* our close frame handed to lws, or the peer's close came: nothing more is written */
     char close_reason[64];
     struct hub_conn *prev, *next;  /* all open connections */
     int deferred;                  /* in the fan-out list: has queued messages, writeable not yet asked */

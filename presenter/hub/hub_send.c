@@ -82,11 +82,12 @@ static int enqueue(struct hub_conn *c, struct hub_msg *m) {
  * frame, and c's own message is not being handled: a reply written from
  * inside c's receive callback made lws 4.1.6 lose the close frame of a
  * flooder cut right after (test_hub's flooder saw a reset, every run), so
- * replies to c's messages (pong, errors) still go at its writeable. lws keeps what the kernel does not take and sends that first at
- * the next writeable, as it does for a write in the callback. 1 if written
- * (or the socket failed: it is killed), 0 if m must be queued. */
+ * replies to c's messages (pong, errors) still go at its writeable. lws
+ * keeps what the kernel does not take and sends that first at the next
+ * writeable, as it does for a write in the callback. 1 if written (or the
+ * socket failed: it is killed), 0 if m must be queued. */
 int hub_conn_write_now(struct hub_conn *c, struct hub_msg *m) {
-    if (!m || c->qlen || c->in_rx || c->close_code || c->closing_ms || !c->heard || m->len > HUB_TX_CHUNK ||
+    if (!m || c->qlen || c->in_rx || c->close_code || c->closing || !c->heard || m->len > HUB_TX_CHUNK ||
         lws_partial_buffered(c->wsi))
         return 0;
     if (lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT) < 0)
