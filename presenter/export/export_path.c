@@ -145,10 +145,13 @@ static double column_x(int i, double step) {
     return x < 20 ? 20 : x;
 }
 
-/* Characters of bold text of `size` px that fit in `width` px (DejaVu Sans
+/* Width in px of `chars` characters of bold text of `size` px (DejaVu Sans
  * Bold averages ~0.62 em a character; 0.66 leaves a margin). */
+static double bold_px(size_t chars, int size) { return (double)chars * size * 0.66; }
+
+/* Characters of bold text of `size` px that fit in `width` px. */
 static int bold_cols(double width, int size) {
-    int c = (int)(width / (size * 0.66));
+    int c = (int)(width / bold_px(1, size));
     return c < 8 ? 8 : c;
 }
 
@@ -191,10 +194,11 @@ static void svg_one(FILE *out, const struct probe_path *p, int t, const char *te
         /* the box as wide as its name (within its step); the name smaller if even that is too narrow */
         double room = step > 0 ? step - 20 : W - 2 * X0;
         int lsize = size + 8;
-        double bw = strlen(label) * lsize * 0.66 + 24;
+        size_t len = strlen(label);
+        double bw = bold_px(len, lsize) + 24;
         if (bw < BOX_W) bw = BOX_W;
         if (bw > room) bw = room;
-        while (lsize > size && (double)strlen(label) * lsize * 0.66 > bw - 16) lsize--;
+        while (lsize > size && bold_px(len, lsize) > bw - 16) lsize--;
         fprintf(out, "<g class=\"node\" data-node=\"%d\" data-role=\"%s\"><rect x=\"%.0f\" y=\"%d\" width=\"%.0f\" "
                      "height=\"%d\" fill=\"#ffffff\" stroke=\"#000\" stroke-width=\"%d\"%s/>",
                 i, probe_path_role_name(nd->role), x - bw / 2, BOX_Y, bw, BOX_H, nd->role == PROBE_PATH_ROUTER ? 3 : 5,
