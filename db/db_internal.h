@@ -43,6 +43,10 @@ void db_sql_close(void *owner, const struct db_sql_stmt *defs, size_t n);
 /* "WHAT failed in PATH: SQLite's message" into err; returns -1. */
 int db_sql_fail(const struct db_sql_conn *c, char *err, size_t errlen, const char *what);
 
+/* The store's connection, and where it keeps its checkpointer (ckpt.c). */
+struct db_sql_conn *db_conn(struct db *db);
+struct db_ckpt **db_ckpt_slot(struct db *db);
+
 /* Column i as a malloc'd string of at most max bytes (longer is cut); NULL
  * for SQL NULL, and out of memory. */
 char *db_sql_text_dup(sqlite3_stmt *st, int i, size_t max);

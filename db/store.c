@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "db_ckpt.h"
 #include "db_internal.h"
 #include "score.h"
 
@@ -64,6 +65,7 @@ extern const char db_schema_sql[];
 struct db {
     struct db_sql_conn c; /* first: db_sql_open/db_sql_close */
     DB_STATEMENTS(DB_SQL_MEMBER)
+    struct db_ckpt *ckpt; /* the checkpointer thread, if started (ckpt.c) */
 };
 #define DB_SQL_OWNER struct db
 static const struct db_sql_stmt db_statements[] = {DB_STATEMENTS(DB_SQL_ENTRY)};
@@ -208,7 +210,13 @@ struct db *db_open(const char *path, char *err, size_t errlen) {
                        db_statements, DB_SQL_N(db_statements), "statement", err, errlen);
 }
 
-void db_close(struct db *db) { db_sql_close(db, db_statements, DB_SQL_N(db_statements)); }
+void db_close(struct db *db) {
+    if (db) db_ckpt_stop(db);
+    db_sql_close(db, db_statements, DB_SQL_N(db_statements));
+}
+
+struct db_sql_conn *db_conn(struct db *db) { return &db->c; }
+struct db_ckpt **db_ckpt_slot(struct db *db) { return &db->ckpt; }
 
 int db_version(struct db *db) {
     int v = -1;

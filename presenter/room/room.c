@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "db_ckpt.h"
 #include "db_hub.h"
 #include "fv_err.h"
 #include "fv_names.h"
@@ -871,6 +872,10 @@ int room_write_run(struct room *r, struct room_write *w, int n, int wait_ms, cha
     int rc = write_run(r, w, n, err, errlen);
     db_set_busy_timeout(r->db, ROOM_BUSY_LIVE_MS);
     return rc;
+}
+
+int room_write_checkpoints_apart(struct room *r, char *err, size_t errlen) {
+    return db_ckpt_start(r->db, err, errlen);
 }
 
 int room_write_apply(struct room *r, struct room_write *w, int n, char *err, size_t errlen) {

@@ -5,6 +5,8 @@
 
 #include "check.h"
 #include "db.h"
+#include "db_ckpt.h"
+#include "db_internal.h"
 
 static char err[512];
 
@@ -330,6 +332,71 @@ static void test_hmac_sha256_rfc4231(void) {
     CHECK_STR(h, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
+static int pragma_int(sqlite3 *h, const char *sql) {
+    sqlite3_stmt *st = NULL;
+    int v = -1;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static long long file_size(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) ? -1 : (long long)sb.st_size;
+}
+
+/* With the checkpointer the store's commits only append to the log: the
+ * writer's automatic checkpoint is off, and the log still reaches the
+ * database file -- by the thread, on its own connection. */
+static void test_checkpoints_run_on_their_own_thread(void) {
+    struct db *db = fresh("ckpt.db");
+    REQUIRE(db);
+    sqlite3 *w = db_conn(db)->h;
+    CHECK_INT(pragma_int(w, "PRAGMA wal_autocheckpoint"), DB_CKPT_FRAMES); /* SQLite's own, before */
+    int64_t s = session(db);
+    int64_t q = db_question_add(db, s, 0, 0, "{}", QKIND_SENT, "?", err, sizeof err);
+    REQUIRE(q > 0);
+    REQUIRE(db_question_set_state(db, q, "voting", err, sizeof err) == 0);
+    long long before = file_size(path_in_tmp("ckpt.db"));
+    REQUIRE(db_ckpt_start(db, err, sizeof err) == 0);
+    REQUIRE(db_ckpt_start(db, err, sizeof err) == 0); /* again: a no-op */
+    CHECK_INT(pragma_int(w, "PRAGMA wal_autocheckpoint"), 0); /* the commits no longer checkpoint */
+    /* ~40 batches of 250 new voters and their votes: several thousand log
+     * pages, each batch one transaction as the hub's group commit. */
+    unsigned long done = 0;
+    char why[256];
+    int voters = 0;
+    for (int b = 0; b < 40; b++) {
+        REQUIRE(db_begin(db, err, sizeof err) == 0);
+        for (int i = 0; i < 250; i++, voters++) {
+            char token[64];
+            snprintf(token, sizeof token, "token-%08d-%032d", voters, voters * 7919);
+            int64_t v = db_voter_join(db, s, token, err, sizeof err);
+            REQUIRE(v > 0);
+            CHECK_INT(db_vote_put(db, q, v, voters % 2, err, sizeof err), DB_VOTE_OK);
+        }
+        REQUIRE(db_commit(db, err, sizeof err) == 0);
+    }
+    for (int i = 0; i < 500 && done == 0; i++) { /* a checkpoint takes milliseconds; 5 s at most */
+        CHECK_INT(db_ckpt_status(db, &done, why, sizeof why), 1);
+        if (!done) usleep(10000);
+    }
+    CHECK(done >= 1);
+    CHECK_STR(why, "");
+    long long after = file_size(path_in_tmp("ckpt.db"));
+    if (after <= before + 1000000) fprintf(stderr, "database file %lld -> %lld bytes\n", before, after);
+    CHECK(after > before + 1000000); /* the votes reached the file, not only the log */
+    db_ckpt_stop(db);
+    CHECK_INT(db_ckpt_status(db, &done, why, sizeof why), 0);
+    CHECK_INT(pragma_int(w, "PRAGMA wal_autocheckpoint"), DB_CKPT_FRAMES); /* SQLite's own again */
+    db_close(db);
+    db = db_open(path_in_tmp("ckpt.db"), err, sizeof err);
+    REQUIRE(db);
+    CHECK_INT(pragma_int(db_conn(db)->h, "SELECT count(*) FROM votes"), voters);
+    db_close(db);
+}
+
 int main(void) {
     RUN(test_fresh_file_is_created_at_latest_schema);
     RUN(test_reopen_keeps_data);
@@ -338,6 +405,7 @@ int main(void) {
     RUN(test_voter_of_another_session_is_refused);
     RUN(test_scores_on_hand_computed_example);
     RUN(test_group_commit_rollback_loses_uncommitted_votes_only);
+    RUN(test_checkpoints_run_on_their_own_thread);
     RUN(test_question_timestamps_are_stamped_once);
     RUN(test_corrupt_file_gives_clear_error);
     RUN(test_newer_schema_is_refused);
