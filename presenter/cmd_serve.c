@@ -318,7 +318,15 @@ cleanup:
         if (room_end(s.room, err, sizeof err) < 0) fprintf(stderr, "fragvote serve: %s\n", err);
         cli_summary_print(stdout, s.db, room_session_id(s.room), "serve");
     }
-    if (s.hub) hub_free(s.hub);
+    if (s.hub) {
+        struct hub_status st;
+        hub_snapshot(s.hub, &st);
+        if (st.acks)
+            printf("Votes acked: %lu; from the hub reading a vote to writing its ack (its COMMIT included): "
+                   "p50 %.1f ms, p99 %.1f ms, max %.1f ms.\n",
+                   st.acks, st.ack_p50_ms, st.ack_p99_ms, st.ack_max_ms);
+        hub_free(s.hub);
+    }
     room_free(s.room);
     db_close(s.db);
     cli_engine_down("serve", &s.engine);

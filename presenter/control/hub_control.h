@@ -44,6 +44,8 @@ struct hub_status {
                                         * 1: a remote prober is connected */
     unsigned long prober_events;       /* remote prober lines so far (prober_line changes with it) */
     char prober_line[256];             /* the newest: "prober connected from ...", "... disconnected ..." */
+    unsigned long acks;                /* votes acked so far, and from the hub reading each to writing its */
+    double ack_p50_ms, ack_p99_ms, ack_max_ms; /* ack (its COMMIT included), as of the last tick; -1: none yet */
     long long closes_in_ms;            /* a voting timer runs on the current question: ms until it
                                         * closes voting by itself (>= 1, counted at hub_snapshot);
                                         * 0: no timer runs */

@@ -70,6 +70,10 @@ void hub_status_update(struct hub *h, const char *refused) {
     room_measure_counts(h->room, &s->measure_asks, &hits);
     h->status_close_due = hub_closes_in_ms(h) >= 0 ? h->act.close_due : 0;
     s->closes_in_ms = closes_in(h->status_close_due);
+    s->acks = h->acklat.n;
+    s->ack_p50_ms = hub_acklat_ms(&h->acklat, 0.5);
+    s->ack_p99_ms = hub_acklat_ms(&h->acklat, 0.99);
+    s->ack_max_ms = hub_acklat_ms(&h->acklat, 1);
     if (refused) {
         snprintf(s->last_error, sizeof s->last_error, "%s", refused);
         s->refused_total++;
@@ -340,6 +344,7 @@ int hub_run(struct hub *h) {
     hub_batch_quiesce(h);
     if (hub_batch_pending(h)) hub_batch_flush(h);
     hub_batch_quiesce(h);
+    hub_status_update(h, NULL); /* hub_snapshot: as the loop ended, every ack counted */
     return rc;
 }
 

@@ -148,6 +148,7 @@ static void batch_finish(struct hub *h, int ok, const char *err) {
                 if (h->board && c->nick[0]) leaderboard_set(h->board, c->voter, c->nick, kept, nerr, sizeof nerr);
             }
             hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes));
+            hub_acklat_add(&h->acklat, op->read_us);
         } else {
             hub_conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "vote not stored");
         }
@@ -172,6 +173,7 @@ struct hub_op *hub_batch_add(struct hub *h, struct hub_conn *c, enum hub_op_kind
     op->kind = kind;
     op->conn = c;
     op->id = -1;
+    op->read_us = hub_acklat_now_us();
     if (b->nops >= HUB_BATCH_MAX)
         hub_timer_in(h, HUB_T_BATCH, batch_due, 0);
     else if (!hub_timer_armed(h, HUB_T_BATCH))

@@ -8,6 +8,7 @@
 
 #include "hub.h"
 #include "hub_action.h"
+#include "hub_acklat.h"
 #include "hub_batch.h"
 #include "hub_clock.h"
 #include "hub_ev.h"
@@ -132,6 +133,7 @@ struct hub {
                                     * wifi blip, or a second tab, while the old one lingers; hub_online.h) */
 
     struct hub_batch batch;        /* the group commit (hub_batch.c) */
+    struct hub_acklat acklat;      /* vote read -> ack written (hub_acklat.c) */
     struct hub_store *store;       /* its store thread (hub_store.c) */
 
     /* broadcast */

@@ -258,6 +258,13 @@ static void test_vote_is_acked_only_after_commit_and_can_change(void) {
     WAIT_STATUS(st, st.current.no == 1 && st.current.yes == 0);
     CHECK_INT(st.current.yes, 0);
     CHECK_INT(st.current.no, 1);
+    /* both acks timed, from reading the vote to writing its ack: at least
+     * the batch's collection window and the COMMIT */
+    WAIT_STATUS(st, st.acks == 2);
+    CHECK_INT(st.acks, 2);
+    CHECK(st.ack_p50_ms >= 1.0);
+    CHECK(st.ack_p50_ms <= st.ack_p99_ms && st.ack_p99_ms <= st.ack_max_ms);
+    CHECK(st.ack_max_ms < 5000);
     wsc_close(w, 1000);
     wsc_close(p, 1000);
     stop();

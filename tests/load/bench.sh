@@ -74,8 +74,8 @@ else
     rev="not a git checkout ($(cat "$SRC/REV" 2>/dev/null || echo unknown))"
 fi
 echo "# $(date -u +%FT%TZ) $(uname -sr), $(nproc) CPUs, open files $(ulimit -n), source $rev; raw output in $OUT"
-echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | tally p50/p90/p99/max ms | screen per vote p50/p99/max ms | presenter per vote p99 ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | generator CPU s | open/close cmd ms | tallies rx (connect/vote) |$rejoin_col$storm_col"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|$rejoin_sep$storm_sep"
+echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | hub ack p50/p99/max ms | tally p50/p90/p99/max ms | screen per vote p50/p99/max ms | presenter per vote p99 ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | generator CPU s | open/close cmd ms | tallies rx (connect/vote) |$rejoin_col$storm_col"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|$rejoin_sep$storm_sep"
 failed=0
 for n in "${SIZES[@]}"; do
     d=$OUT/$n
@@ -123,10 +123,12 @@ for n in "${SIZES[@]}"; do
         echo "| $n | $loadavg | fv_load exit $rc: $(tail -c 200 "$d/load.err") |"
         continue
     fi
-    jq -r --arg n "$n" --arg la "$loadavg" --arg idle "$idle" --arg rejoin "$REJOIN" --arg storm "$STORM" '
+    # the server's own view of the same acks: from reading a vote to writing its ack (serve prints it as it ends)
+    huback=$(sed -n 's/^Votes acked: .*: p50 \([0-9.]*\) ms, p99 \([0-9.]*\) ms, max \([0-9.]*\) ms\..*/\1 \/ \2 \/ \3/p' "$d/serve.out")
+    jq -r --arg n "$n" --arg la "$loadavg" --arg huback "${huback:-–}" --arg idle "$idle" --arg rejoin "$REJOIN" --arg storm "$STORM" '
         def f: . * 10 | round / 10;
         def lat: "\(.p50|f) / \(.p90|f) / \(.p99|f) / \(.max|f)";
-        "| \($n)\(if ($idle|tonumber) > 0 then " (idle \($idle) s)" else "" end) | \($la) | \(.joined) | \(.acked) | \(.errors) | \(.db_votes) | \(.ack_ms|lat) | \(.tally_ms|lat) | \(.screen_ms.p50|f) / \(.screen_ms.p99|f) / \(.screen_ms.max|f) | \(.presenter_ms.p99|f) | \(.screen_last_ms|f) | \(.srv_base.rss_kb) → \(.srv_joined.rss_kb) | \(.kb_per_conn*100|round/100) | \((.srv_joined.cpu_s - .srv_base.cpu_s)*100|round/100) / \((.srv_end.cpu_s - .srv_idle.cpu_s)*100|round/100) | \(.gen_cpu_s) | \(.open_ms|f) / \(.close_ms|f) | \(.rx_tally[0]) / \(.rx_tally[1]) |\(if $rejoin != "1" then "" elif .rejoin == null then " – |" else " \(.rejoin.total_s * 100 | round / 100) / \(.rejoin.welcome_ms.p99|f) |" end)\(if $storm == "0" then "" elif .storm == null then " – |" else " \(.storm.pages_s|round) · \(.storm.page_ms.p99|f) · \(.storm.welcome_ms.p99|f) · \(.storm.all_joined_s * 100 | round / 100) |" end)\(if .passed then "" else " **FAILED: \(.verdict)**" end)"
+        "| \($n)\(if ($idle|tonumber) > 0 then " (idle \($idle) s)" else "" end) | \($la) | \(.joined) | \(.acked) | \(.errors) | \(.db_votes) | \(.ack_ms|lat) | \($huback) | \(.tally_ms|lat) | \(.screen_ms.p50|f) / \(.screen_ms.p99|f) / \(.screen_ms.max|f) | \(.presenter_ms.p99|f) | \(.screen_last_ms|f) | \(.srv_base.rss_kb) → \(.srv_joined.rss_kb) | \(.kb_per_conn*100|round/100) | \((.srv_joined.cpu_s - .srv_base.cpu_s)*100|round/100) / \((.srv_end.cpu_s - .srv_idle.cpu_s)*100|round/100) | \(.gen_cpu_s) | \(.open_ms|f) / \(.close_ms|f) | \(.rx_tally[0]) / \(.rx_tally[1]) |\(if $rejoin != "1" then "" elif .rejoin == null then " – |" else " \(.rejoin.total_s * 100 | round / 100) / \(.rejoin.welcome_ms.p99|f) |" end)\(if $storm == "0" then "" elif .storm == null then " – |" else " \(.storm.pages_s|round) · \(.storm.page_ms.p99|f) · \(.storm.welcome_ms.p99|f) · \(.storm.all_joined_s * 100 | round / 100) |" end)\(if .passed then "" else " **FAILED: \(.verdict)**" end)"
     ' "$d/run.json"
     sleep 2 # let the sockets of this run leave the machine before the next one
 done

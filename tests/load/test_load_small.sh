@@ -150,5 +150,9 @@ kill -TERM "$SERVE_PID"
 wait "$SERVE_PID"; src=$?
 SERVE_PID=
 check "serve ends cleanly on SIGTERM" test "$src" = 0 -o "$src" = 143
+# the server's own view of the acks, printed as it ends (bench.sh's "hub ack" column)
+grep "^Votes acked:" "$TMP/serve.out"
+acks=$(sed -n 's/^Votes acked: \([0-9]*\); .* p50 [0-9.]* ms, p99 [0-9.]* ms, max [0-9.]* ms\.$/\1/p' "$TMP/serve.out")
+check "serve reports how long its acks took, for at least the $PHONES votes" test "${acks:-0}" -ge "$PHONES"
 [ "$fails" = 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $((fails > 0))
