@@ -306,6 +306,9 @@ fail:
  * fan-out writeable. wait: block until something happens (else return at
  * once). Returns -1 when lws's own loop fails. */
 static int loop_turn(struct hub *h, int wait) {
+    /* A batch the store finished meanwhile is answered, and the next one
+     * handed over, before this turn's chunk of a fan-out (250 writes). */
+    if (hub_batch_busy(h) && hub_batch_complete(h, 0) == 0 && hub_batch_pending(h)) hub_batch_flush(h);
     hub_fanout_pump(h);
     int rc = 0;
     if (h->ev.loop)
