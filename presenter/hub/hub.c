@@ -30,6 +30,13 @@ long long hub_mono_ms(void) {
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Monotonic microseconds, precise (how long an ack took, hub_acklat.c). */
+long long hub_mono_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* Monotonic milliseconds, cheap (rate caps, throttles). */
 long long hub_now_ms(void) {
     struct timespec ts;

@@ -1,16 +1,9 @@
 /* The vote-to-ack latency histogram (see hub_acklat.h). */
-#include <time.h>
-
 #include "hub_acklat.h"
-
-long long hub_acklat_now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
+#include "hub_clock.h"
 
 void hub_acklat_add(struct hub_acklat *a, long long read_us) {
-    long long us = hub_acklat_now_us() - read_us;
+    long long us = hub_mono_us() - read_us;
     if (us < 0) us = 0;
     long long i = us / HUB_ACKLAT_STEP_US;
     a->bucket[i < HUB_ACKLAT_BUCKETS ? i : HUB_ACKLAT_BUCKETS - 1]++;
