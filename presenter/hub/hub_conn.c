@@ -344,11 +344,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (c->voter >= 0) hub_voters_remove(&h->voters, c->voter);
         else if (c->token[0]) hub_online_remove(&h->newcomers, c->token);
         hub_batch_forget(h, c);
-        while (c->qlen) {
-            hub_msg_unref(c->q[c->qhead]);
-            c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
-            c->qlen--;
-        }
+        while (c->qlen) hub_msg_unref(hub_conn_dequeue(c));
         free(c->rx);
         c->rx = NULL;
         c->wsi = NULL;
@@ -421,12 +417,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                 c->q_off += (unsigned)chunk;
                 done = c->q_off == m->len;
             }
-            if (done) {
-                c->q_off = 0;
-                c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
-                c->qlen--;
-                hub_msg_unref(m);
-            }
+            if (done) hub_msg_unref(hub_conn_dequeue(c));
         } else if (hub_tally_pending(h, c)) {
             struct hub_msg *m = hub_tally_take(h, c);
             n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);

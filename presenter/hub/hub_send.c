@@ -74,8 +74,7 @@ void hub_fanout_pump(struct hub *h) {
          * rule): a writeable costs two epoll_ctl calls and a turn more. */
         struct hub_msg *m = c->qlen == 1 && !c->q_off ? c->q[c->qhead] : NULL;
         if (m && write_now_ok(c, m)) {
-            c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
-            c->qlen = 0;
+            hub_conn_dequeue(c);
             if (write_msg(c, m) == 0 && hub_tally_pending(h, c)) lws_callback_on_writable(c->wsi);
             hub_msg_unref(m);
         } else
@@ -122,6 +121,14 @@ void hub_conn_send(struct hub_conn *c, struct hub_msg *m) {
     if (enqueue(c, m)) return;
     hub_fanout_remove(c); /* writeable now: what was deferred goes first */
     lws_callback_on_writable(c->wsi);
+}
+
+struct hub_msg *hub_conn_dequeue(struct hub_conn *c) {
+    struct hub_msg *m = c->q[c->qhead];
+    c->qhead = (c->qhead + 1) % HUB_CONN_QUEUE;
+    c->qlen--;
+    c->q_off = 0;
+    return m;
 }
 
 /* Queues m for c; the connection is made writeable by hub_fanout_pump. */

@@ -18,6 +18,8 @@ void hub_msg_unref(struct hub_msg *m);
 void hub_conn_send(struct hub_conn *c, struct hub_msg *m); /* writes m now, or queues it (own reference) */
 int hub_conn_write_now(struct hub_conn *c, struct hub_msg *m); /* 1: written now; 0: must wait (see hub_send.c) */
 void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m); /* queues m; writeable in a later fan-out chunk */
+struct hub_msg *hub_conn_dequeue(struct hub_conn *c); /* the head of c's queue, removed (c->qlen > 0); the
+                                                       * caller unrefs it */
 void hub_fanout_remove(struct hub_conn *c);     /* c leaves the fan-out list (closing, or written now) */
 void hub_fanout_pump(struct hub *h);            /* the next HUB_FANOUT_CHUNK deferred connections: writeable */
 int hub_fanout_busy(const struct hub *h);       /* a state change is still being fanned out */
