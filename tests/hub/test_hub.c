@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "db_ckpt.h"
 #include "check.h"
 #include "check_path.h"
 #include "check_probe.h"
 #include "db.h"
+#include "db_ckpt.h"
 #include "fv_roles.h"
 #include "hub.h"
 #include "hubfix.h"
@@ -259,10 +259,10 @@ static void test_vote_is_acked_only_after_commit_and_can_change(void) {
     WAIT_STATUS(st, st.current.no == 1 && st.current.yes == 0);
     CHECK_INT(st.current.yes, 0);
     CHECK_INT(st.current.no, 1);
-    /* both acks timed, from reading the vote to writing its ack: at least
-     * the batch's collection window and the COMMIT */
     /* the hub's store keeps the WAL's checkpoints off its commits (db/ckpt.c) */
     CHECK_INT(db_ckpt_status(F.fx.db, NULL, NULL, 0), 1);
+    /* both acks timed, from reading the vote to writing its ack: at least
+     * the batch's collection window and the COMMIT */
     WAIT_STATUS(st, st.acks == 2);
     CHECK_INT(st.acks, 2);
     CHECK(st.ack_p50_ms >= 1.0);
