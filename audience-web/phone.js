@@ -5,6 +5,7 @@
   var nickSent = false; /* the nickname lives in the server's memory only: sent again after each welcome */
   var token = readToken(), room = (fvParam('room') || store('get', ROOM_KEY) || '').toUpperCase();
   var state = null, votes = [], pending = null, nextId = 1, joined = false, conn = null;
+  var lastTally = null; /* the count line's tally, for the count an ack brings */
   var countdown = fvCountdown('countdown');
 
   function store(op, k, v) {
@@ -195,6 +196,11 @@
     return ok;
   }
 
+  function showTally(m) {
+    fvText('tally', fvCount(m.online, 'phone') + ' online · ' + fvCount(m.votes, 'vote') +
+      ('yes' in m ? ' · yes ' + m.yes + ' / no ' + m.no : ''));
+  }
+
   conn = fvConnect('fragvote-audience', {
     status: function (s, why) {
       var e = fvEl('conn');
@@ -202,7 +208,7 @@
       /* short: the banner below says the rest once joined */
       e.textContent = online ? 'online' : s === 'connecting' ? 'connecting…' : joined ? 'offline' : 'offline — reconnecting' + (why ? ' (' + why + ')' : '');
       e.className = online ? '' : 'offline';
-      if (!online) { pending = null; countdown.stop(); fvText('tally', ''); } /* counts that can no longer be true */
+      if (!online) { pending = null; countdown.stop(); lastTally = null; fvText('tally', ''); } /* counts that can no longer be true */
       render();
     },
     open: hello,
@@ -223,7 +229,7 @@
         break;
       case 'state':
         countdown(m);
-        if (state && state.q.pos !== m.q.pos) { pending = null; tappedOffline = false; skipNote = fvSkipped(state, m); fvText('tally', ''); }
+        if (state && state.q.pos !== m.q.pos) { pending = null; tappedOffline = false; skipNote = fvSkipped(state, m); lastTally = null; fvText('tally', ''); }
         /* A re-vote: everyone votes again, the first round's vote is kept apart. */
         if (state && state.q.pos === m.q.pos && m.q.round === 2 && state.q.round !== 2) { votes[m.q.pos] = -1; pending = null; }
         state = m;
@@ -238,13 +244,18 @@
       case 'ack':
         votes[m.q] = m.yes ? 1 : 0;
         if (pending && pending.id === m.id) pending = null;
+        /* the ack carries the count with this vote in it: shown now, not at the next tally */
+        if (lastTally && lastTally.q === m.q && m.votes > lastTally.votes && !('yes' in lastTally)) {
+          lastTally.votes = m.votes;
+          showTally(lastTally);
+        }
         render();
         break;
       case 'tally':
         countdown(m);
         if (state && m.q !== state.q.pos) break; /* still about the previous question */
-        fvText('tally', fvCount(m.online, 'phone') + ' online · ' + fvCount(m.votes, 'vote') +
-          ('yes' in m ? ' · yes ' + m.yes + ' / no ' + m.no : ''));
+        lastTally = m;
+        showTally(m);
         break;
       case 'error':
         if (pending && m.id === pending.id) pending = null;

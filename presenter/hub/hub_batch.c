@@ -147,7 +147,9 @@ static void batch_finish(struct hub *h, int ok, const char *err) {
                 char kept[LEADERBOARD_NICK_MAX + 1], nerr[128];
                 if (h->board && c->nick[0]) leaderboard_set(h->board, c->voter, c->nick, kept, nerr, sizeof nerr);
             }
-            hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes));
+            /* the count with this vote in it: the phone shows it at once, and
+             * fv_load knows which screen tally is the first to include it */
+            hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes, quiz_votes(room_quiz(h->room), op->pos)));
             hub_acklat_add(&h->acklat, op->read_us);
         } else {
             hub_conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "vote not stored");

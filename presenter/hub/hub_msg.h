@@ -10,7 +10,8 @@ struct hub;
 char *hub_msg_state(struct hub *h, enum room_viewer who);
 char *hub_msg_tally(struct hub *h, enum room_viewer who);
 char *hub_msg_welcome(struct hub *h, int voter, const char *token);
-char *hub_msg_ack(long long id, int pos, int yes);                     /* id -1: no "id" */
+/* A stored vote's answer; votes: question pos's count with it (quiz_votes). */
+char *hub_msg_ack(long long id, int pos, int yes, int votes);          /* id -1: no "id" */
 char *hub_msg_error(long long id, const char *code, const char *message); /* id -1: no "id" */
 char *hub_msg_simple(const char *type, const char *key, const char *value);
 

@@ -70,6 +70,11 @@ int quiz_get(const struct quiz *q, int pos, struct quiz_qinfo *out) {
     return 0;
 }
 
+int quiz_votes(const struct quiz *q, int pos) {
+    if (pos < 0 || pos >= q->n) return -1;
+    return q->q[pos].info.yes + q->q[pos].info.no;
+}
+
 const struct deck_test *quiz_test(const struct quiz *q, int pos) {
     if (pos < 0 || pos >= q->n) return NULL;
     return &q->tests[q->q[pos].info.test_index];

@@ -71,6 +71,9 @@ int quiz_cursor(const struct quiz *q);
 int quiz_ended(const struct quiz *q);      /* "next" went past the last question */
 /* Fills *out for question pos; returns 0, or -1 if pos is out of range. */
 int quiz_get(const struct quiz *q, int pos, struct quiz_qinfo *out);
+/* Question pos's committed votes (yes + no, of the final round), the count
+ * every tally and ack carries; -1 if pos is out of range. */
+int quiz_votes(const struct quiz *q, int pos);
 /* The deck test behind question pos (owned by the quiz), NULL if out of range. */
 const struct deck_test *quiz_test(const struct quiz *q, int pos);
 /* What the reveal of question pos may show, copied to *out: returns 0, or

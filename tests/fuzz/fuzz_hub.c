@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (room_batch_commit(room, err, sizeof err)) abort();
                 if (r == 0) {
                     if (room_voter_vote(room, v, (int)q) != m->yes) abort();
-                    check_reply(hub_msg_ack(id, (int)q, m->yes));
+                    check_reply(hub_msg_ack(id, (int)q, m->yes, quiz_votes(room_quiz(room), (int)q)));
                 }
             } else {
                 check_reply(hub_msg_error(id, "refused", err));

@@ -83,8 +83,11 @@ function makePage(file, search, shared) {
   });
   const winListeners = {};
   const sockets = [];
+  /* after: functions run with each message once the page has handled it */
   class TrackedWebSocket extends WebSocket {
-    constructor(url, proto) { super(url, proto); sockets.push(this); }
+    constructor(url, proto) { super(url, proto); this.after = []; sockets.push(this); }
+    get onmessage() { return super.onmessage; }
+    set onmessage(fn) { super.onmessage = (ev) => { fn(ev); this.after.forEach((f) => f(JSON.parse(ev.data))); }; }
   }
   const store = (m) => ({ getItem: (k) => (k in m ? m[k] : null), setItem: (k, v) => { m[k] = String(v); } });
   const sandbox = {
@@ -179,9 +182,18 @@ function presenter() {
   pres.close();
   const p = await presenter();
   check(await until(() => !phone.el('yes').disabled), 'Yes enabled while voting');
+  /* The ack carries the count with the vote in it: the count line says so as
+   * the ack is handled, before any tally that counts it arrives. */
+  let lineAtAck = null, tallyCountedFirst = false;
+  phone.sockets[phone.sockets.length - 1].after.push((m) => {
+    if (m.t === 'tally' && m.votes >= 1 && lineAtAck === null) tallyCountedFirst = true;
+    if (m.t === 'ack' && lineAtAck === null) lineAtAck = phone.el('tally').textContent;
+  });
   phone.el('yes').click();
   check(/sending/.test(phone.el('ack').textContent), '"sending…" until the ack');
   check(await until(() => /vote counted ✓ \(yes\)/.test(phone.el('ack').textContent)), '"vote counted ✓" after the ack');
+  check(!tallyCountedFirst && /· 1 vote$/.test(lineAtAck || ''),
+    'phone: the count line counts the vote as the ack arrives (' + lineAtAck + ')');
   check(phone.el('yes').classList.contains('chosen'), 'Yes marked as chosen');
   check(await until(() => screen.el('votes').textContent === '1'), 'screen counts the vote');
   check(screen.el('bars').hidden, 'no bars on the screen while voting');
