@@ -161,6 +161,8 @@ static int write_json(const char *path, const struct load_config *cfg, const str
     json_lat(f, "tally_ms", &r->tally);
     json_lat(f, "screen_ms", &r->screen);
     json_lat(f, "presenter_ms", &r->presenter);
+    json_lat(f, "screen_sent_ms", &r->screen_sent);
+    fprintf(f, "\"screen_exact\":%d,", r->screen_exact);
     json_lat(f, "send_lag_ms", &r->send_lag);
     json_lat(f, "open_seen_ms", &r->open_seen);
     fprintf(f, "\"gen_cpu_vote_s\":%.2f,", r->gen_cpu_vote_s);
@@ -273,7 +275,8 @@ int main(int argc, char **argv) {
            r.connected, r.joined, r.connect_s, r.voted, r.acked, r.refused, r.tallied, r.errors, r.idle_drops);
     print_lat(stdout, "vote->ack", &r.ack);
     print_lat(stdout, "vote->tally", &r.tally);
-    print_lat(stdout, "vote->screen", &r.screen);
+    print_lat(stdout, r.screen_exact ? "vote->screen" : "vote->screen (acks without a count: every vote sent before the ack)", &r.screen);
+    print_lat(stdout, "vote->screen counting every vote sent before the ack", &r.screen_sent);
     print_lat(stdout, "vote->presenter", &r.presenter);
     if (r.storm.ran) {
         printf("join storm (%s): %d pages in, %d failed, %.1f pages/s, %lld requests (%lld x 304), %lld bytes; "

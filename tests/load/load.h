@@ -111,7 +111,11 @@ struct load_result {
     long long db_votes;                /* votes in SQLite for that question (-1: not checked) */
     long long db_voters;
     struct load_lat ack, tally;        /* vote -> ack, vote -> first tally including it */
-    struct load_lat screen, presenter; /* vote -> the first screen / presenter tally including it */
+    struct load_lat screen, presenter; /* vote -> the first screen / presenter tally including it: votes >=
+                                        * its ack's count (exact), or need_votes where the ack said none */
+    struct load_lat screen_sent;       /* vote -> the first screen tally counting every vote sent before its ack
+                                        * arrived (the measure before acks carried the count; >= screen) */
+    int screen_exact;                  /* every ack carried its count (else screen fell back to need_votes) */
     double screen_last_ms;             /* last vote sent -> screen tally counting every ack (-1: never) */
     double connect_s, vote_s;          /* duration of the connect phase and open -> last ack */
     double open_ms, close_ms;          /* presenter command -> its cmd_ok (-1: never) */

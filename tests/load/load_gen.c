@@ -168,6 +168,7 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
         c->t_ack = load_now_ms();
         r->t_last_ack = c->t_ack;
         c->need_votes = r->votes_sent - r->res->refused;
+        if (load_json_int(m, len, "votes", &c->ack_votes) < 0) c->ack_votes = -1;
         r->res->acked++;
     } else if (IS("state")) on_state(r, c, m, len);
     else if (IS("welcome")) {
@@ -594,14 +595,18 @@ static int write_csv(struct lrun *r, const char *path) {
     return fclose(f);
 }
 
-/* Per acked vote: sent -> the first tally on that log that counts it. */
-static void screen_lat(struct lrun *r, const double *t, const long long *votes, int n, struct load_lat *out) {
+/* Per acked vote: sent -> the first tally on that log that counts it. The
+ * ack's count says exactly which that is (exact); without it, or with
+ * exact 0, the first that counts every vote sent before the ack arrived
+ * (an upper bound: it waits for the commits of votes still in flight). */
+static void screen_lat(struct lrun *r, const double *t, const long long *votes, int n, int exact, struct load_lat *out) {
     double *v = malloc(sizeof(double) * (size_t)(r->n + 1));
     size_t nv = 0;
     for (int i = 0; v && i < r->n; i++) {
         const struct conn *c = &r->c[i];
         if (!c->acked) continue;
-        int k = load_first_tally(t, votes, n, c->t_sent, c->need_votes);
+        long long need = exact && c->ack_votes >= 0 ? c->ack_votes : c->need_votes;
+        int k = load_first_tally(t, votes, n, c->t_sent, need);
         if (k < n) v[nv++] = t[k] - c->t_sent;
     }
     load_lat_summarize(v, nv, out);
@@ -631,8 +636,12 @@ static void summarize(struct lrun *r) {
     free(ack);
     free(tal);
     free(lag);
-    screen_lat(r, r->sc_t, r->sc_votes, r->sc_n, &res->screen);
-    screen_lat(r, r->pr_t, r->pr_votes, r->pr_n, &res->presenter);
+    res->screen_exact = 1;
+    for (int i = 0; i < r->n; i++)
+        if (r->c[i].acked && r->c[i].ack_votes < 0) res->screen_exact = 0;
+    screen_lat(r, r->sc_t, r->sc_votes, r->sc_n, 1, &res->screen);
+    screen_lat(r, r->pr_t, r->pr_votes, r->pr_n, 1, &res->presenter);
+    screen_lat(r, r->sc_t, r->sc_votes, r->sc_n, 0, &res->screen_sent);
     res->screen_last_ms = -1;
     for (int i = 0; i < r->sc_n; i++)
         if (res->acked && r->sc_votes[i] >= res->acked) {

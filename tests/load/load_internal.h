@@ -39,7 +39,9 @@ struct conn {
     double rj_at;                    /* planned reconnect, ms after the mass close */
     double t_rj_closed, t_rj_welcome; /* monotonic ms: old socket gone, welcomed again */
     double t_http0, t_page, t_welcome; /* --storm: page load begun, page and resources in; first welcome */
-    long long need_votes;            /* a tally with votes >= this certainly includes the vote */
+    long long need_votes;            /* a tally with votes >= this certainly includes the vote: every vote
+                                      * sent before its ack arrived (the phone's count, and the old screen measure) */
+    long long ack_votes;             /* the ack's "votes": the count once this vote was stored (-1: not said) */
     long long last_ver;
     char *rx;                        /* reassembly of a fragmented message */
     size_t rxlen;

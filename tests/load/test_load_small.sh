@@ -86,6 +86,10 @@ check "SQLite knows every voter" test "$(J .db_voters)" = "$PHONES"
 check "the screen showed every vote" jqe '.screen_last_ms >= 0'
 check "latencies measured for every vote" jqe ".ack_ms.n == $PHONES and .tally_ms.n == $PHONES and .ack_ms.max > 0"
 check "the screen and the presenter counted every vote" jqe ".screen_ms.n == $PHONES and .presenter_ms.n == $PHONES"
+# each ack carries the count with its vote (the exact screen measure); the
+# bound that waits for every vote sent before the ack can only be later
+check "every ack carried its count; the screen's exact latency is within the bound" \
+    jqe ".screen_exact == 1 and .screen_sent_ms.n == $PHONES and .screen_ms.p99 <= .screen_sent_ms.p99 and .screen_ms.max <= .screen_sent_ms.max"
 check "server sampled from /proc" jqe '.srv_joined.ok == 1 and .srv_end.rss_kb > 0'
 # Independent of fv_load: count the rows ourselves.
 q=$(J .question)
