@@ -161,9 +161,16 @@ void hub_stop(struct hub *h) {
     lws_cancel_service(h->ctx);
 }
 
+/* A batch the store finished is answered and what collected meanwhile is
+ * handed over at once: by the batch's zero-delay deadline it would wait
+ * for the rest of the turn (a fan-out chunk, the reads) and the next one. */
+static void next_batch(struct hub *h) {
+    if (hub_batch_busy(h) && hub_batch_complete(h, 0) == 0 && hub_batch_pending(h)) hub_batch_flush(h);
+}
+
 /* The hand-overs of other threads (hub_internal.h). */
 void hub_loop_woken(struct hub *h) {
-    hub_batch_complete(h, 0); /* the store thread's batch is done? */
+    next_batch(h); /* the store thread's batch is done? */
     drain_posted(h);
 }
 
@@ -315,7 +322,7 @@ fail:
 static int loop_turn(struct hub *h, int wait) {
     /* A batch the store finished meanwhile is answered, and the next one
      * handed over, before this turn's chunk of a fan-out (250 writes). */
-    if (hub_batch_busy(h) && hub_batch_complete(h, 0) == 0 && hub_batch_pending(h)) hub_batch_flush(h);
+    next_batch(h);
     hub_fanout_pump(h);
     int rc = 0;
     if (h->ev.loop)
