@@ -220,6 +220,7 @@ static void body_lines(struct cr_text *t, const struct console_view *v, const st
         cr_add(t, "Collective score so far: %.0f%%", h->collective * 100.0);
     else
         cr_add(t, "Collective score so far: -");
+    if (h->last_warning[0]) cr_add(t, "Warning: %s", h->last_warning);
     if (h->last_error[0] && !v->hide_refused) cr_add(t, "Last refused: %s", h->last_error);
 }
 

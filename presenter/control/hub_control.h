@@ -39,6 +39,10 @@ struct hub_status {
     unsigned long phone_tallies;       /* tally messages written to phones so far */
     char last_error[256];              /* the last refused command and why, "" if none */
     unsigned long refused_total;       /* commands refused so far (last_error changes with it) */
+    char last_warning[256];            /* the hub's own last trouble that refused nothing: the join URL
+                                        * on loopback, the checkpointer not started, a stored voter not
+                                        * added to memory, the prober's facts not stored; "" if none */
+    unsigned long warnings_total;      /* warnings so far (last_warning changes with it) */
     unsigned long measure_asks;        /* measure and rerun actions the room took (room_measure_counts) */
     int prober;                        /* -1: the probe runs here (--prober local); 0: remote, none connected;
                                         * 1: a remote prober is connected */

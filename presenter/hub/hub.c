@@ -90,6 +90,17 @@ void hub_status_update(struct hub *h, const char *refused) {
     if (h->cfg.on_event) h->cfg.on_event(h->cfg.ctx, &copy);
 }
 
+/* Trouble of the hub's own that refused no command: its own slot (the
+ * console shows it as a warning, and a scripted command is not taken as
+ * refused by it). */
+void hub_status_warn(struct hub *h, const char *why) {
+    pthread_mutex_lock(&h->lock);
+    snprintf(h->status.last_warning, sizeof h->status.last_warning, "%s", why);
+    h->status.warnings_total++;
+    pthread_mutex_unlock(&h->lock);
+    hub_status_update(h, NULL);
+}
+
 void hub_snapshot(struct hub *h, struct hub_status *out) {
     pthread_mutex_lock(&h->lock);
     *out = h->status;
@@ -309,7 +320,8 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     }
     hub_keepalive_start(h);
     if (hub_store_start(h, err, errlen) || hub_prober_init(h, err, errlen)) goto fail;
-    hub_status_update(h, warn[0] ? warn : NULL);
+    if (warn[0]) hub_status_warn(h, warn);
+    else hub_status_update(h, NULL);
     return h;
 fail:
     hub_free(h);

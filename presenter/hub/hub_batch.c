@@ -82,7 +82,7 @@ int hub_batch_complete(struct hub *h, int wait_ms) {
     b->store_busy = 0;
     if (rc == 0) {
         char aerr[256];
-        if (room_write_apply(h->room, b->writes, b->nwrites, aerr, sizeof aerr)) hub_status_update(h, aerr);
+        if (room_write_apply(h->room, b->writes, b->nwrites, aerr, sizeof aerr)) hub_status_warn(h, aerr);
         for (int i = 0; i < b->njob; i++) {
             struct hub_op *op = &b->job[i];
             if (op->wi < 0) continue;

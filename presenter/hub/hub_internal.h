@@ -173,5 +173,6 @@ void hub_loop_woken(struct hub *h);
 void hub_timer_cancel(struct hub *h, enum hub_timer_id t);
 #define hub_of_timer(sul, t) lws_container_of(sul, struct hub, timer[t])
 void hub_status_update(struct hub *h, const char *refused); /* refresh the snapshot, tell serve */
+void hub_status_warn(struct hub *h, const char *why);        /* a warning (struct hub_status last_warning), then the same */
 
 #endif

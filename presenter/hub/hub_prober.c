@@ -171,7 +171,7 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
         gone->prober = 0;
     }
     if (m->prober_host[0] && room_prober_facts(h->room, m->prober_host, m->prober_observer, err, sizeof err))
-        hub_status_update(h, err); /* the session's description only: the prober is taken all the same */
+        hub_status_warn(h, err); /* the session's description only: the prober is taken all the same */
     h->remote.conn = c;
     c->prober = 1;
     snprintf(h->remote.instance, sizeof h->remote.instance, "%s", m->prober_instance);

@@ -57,7 +57,7 @@ int hub_store_start(struct hub *h, char *err, size_t errlen) {
     /* Checkpoints of the log go on a thread of their own too: inside a
      * commit they would hold its votes' acks 8-15 ms every ~25 batches. */
     char cerr[256];
-    if (room_write_checkpoints_apart(h->room, cerr, sizeof cerr)) hub_status_update(h, cerr);
+    if (room_write_checkpoints_apart(h->room, cerr, sizeof cerr)) hub_status_warn(h, cerr);
     return 0;
 }
 
