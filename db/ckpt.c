@@ -68,9 +68,7 @@ int db_ckpt_start(struct db *db, char *err, size_t errlen) {
         sqlite3_exec(k->h, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) != SQLITE_OK) {
         db_seterr(err, errlen, "cannot open %s for the checkpointer: %s", db_path(db),
                   k->h ? sqlite3_errmsg(k->h) : "out of memory");
-        sqlite3_close(k->h);
-        free(k);
-        return -1;
+        goto fail;
     }
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);
@@ -79,13 +77,15 @@ int db_ckpt_start(struct db *db, char *err, size_t errlen) {
         db_seterr(err, errlen, "cannot start the checkpointer thread");
         pthread_mutex_destroy(&k->mu);
         pthread_cond_destroy(&k->cv);
-        sqlite3_close(k->h);
-        free(k);
-        return -1;
+        goto fail;
     }
     sqlite3_wal_hook(k->writer, wal_hook, k); /* replaces SQLite's automatic checkpoint */
     *slot = k;
     return 0;
+fail:
+    sqlite3_close(k->h);
+    free(k);
+    return -1;
 }
 
 void db_ckpt_stop(struct db *db) {
