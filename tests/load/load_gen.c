@@ -96,15 +96,16 @@ static int write_vote(struct lrun *r, struct conn *c) {
     return 0;
 }
 
-/* c's vote is due: written at once when nothing of c waits (lws holds no
- * unsent bytes of it, no hello or command queued), as the hub writes its
- * acks; else at c's writeable. Asking for a writeable costs two epoll_ctl
- * calls and a loop turn per vote, the generator's own time, which lands in
- * every latency it measures. */
+/* c's vote is due: written at once when lws holds no unsent bytes of c (a
+ * joined phone has nothing else queued: its hello went out before the
+ * welcome, and only the screen and the presenter use c->out), as the hub
+ * writes its acks; else at c's writeable. Asking for a writeable costs two
+ * epoll_ctl calls and a loop turn per vote, the generator's own time, which
+ * lands in every latency it measures. */
 static void phone_vote_now(struct lrun *r, struct conn *c) {
     if (c->voted || c->vote_due || c->st != C_JOINED) return;
     c->vote_due = 1;
-    if (!lws_partial_buffered(c->wsi) && !c->hello_due && !c->out[0]) write_vote(r, c);
+    if (!lws_partial_buffered(c->wsi)) write_vote(r, c);
     else lws_callback_on_writable(c->wsi);
 }
 
