@@ -116,6 +116,11 @@ void db_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msgl
 void db_token_hash(const char *token, char out[65]);
 /* Finds or creates the voter with this token in the session; returns its id. */
 int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char *err, size_t errlen);
+/* The id of the session's voter with this token hash (db_token_hash), 0
+ * if none, -1 on error. */
+int64_t db_voter_find(struct db *db, int64_t session_id, const char *token_hash, char *err, size_t errlen);
+/* Adds a voter with this token hash; returns its id, or -1. */
+int64_t db_voter_add(struct db *db, int64_t session_id, const char *token_hash, char *err, size_t errlen);
 
 enum db_vote_result { DB_VOTE_OK = 0, DB_VOTE_REFUSED = 1, DB_VOTE_ERROR = -1 };
 /* Records (or changes) a voter's vote. REFUSED (with a reason in err) when

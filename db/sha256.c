@@ -1,7 +1,6 @@
 /* SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104): voter tokens are stored
  * as hashes and authenticated with a per-session key (presenter/room/room.c). */
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "db.h"
@@ -104,5 +103,7 @@ void db_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msgl
 void db_token_hash(const char *token, char out[65]) {
     unsigned char h[32];
     db_sha256(token, strlen(token), h);
-    for (int k = 0; k < 32; k++) snprintf(out + 2 * k, 3, "%02x", h[k]);
+    static const char hex[] = "0123456789abcdef";
+    for (int k = 0; k < 32; k++) out[2 * k] = hex[h[k] >> 4], out[2 * k + 1] = hex[h[k] & 15];
+    out[64] = 0;
 }

@@ -432,23 +432,31 @@ int db_question_set_measuring(struct db *db, int64_t question_id, int measuring,
     return question_update(db, st, question_id, "marking a question's measurement", err, errlen);
 }
 
-int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char *err, size_t errlen) {
-    char hash[65];
-    db_token_hash(token, hash);
+int64_t db_voter_find(struct db *db, int64_t session_id, const char *token_hash, char *err, size_t errlen) {
     sqlite3_stmt *st = db->voter_find;
     sqlite3_bind_int64(st, 1, session_id);
-    bind_text(st, 2, hash);
+    bind_text(st, 2, token_hash);
     int rc = sqlite3_step(st);
     int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return db_sql_fail(&db->c, err, errlen, "finding a voter");
-    if (id) return id;
-    st = db->voter_insert;
+    return id;
+}
+
+int64_t db_voter_add(struct db *db, int64_t session_id, const char *token_hash, char *err, size_t errlen) {
+    sqlite3_stmt *st = db->voter_insert;
     sqlite3_bind_int64(st, 1, session_id);
-    bind_text(st, 2, hash);
+    bind_text(st, 2, token_hash);
     sqlite3_bind_double(st, 3, db_now());
     if (step_done(db, st, err, errlen, "adding a voter")) return -1;
     return sqlite3_last_insert_rowid(db->c.h);
+}
+
+int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char *err, size_t errlen) {
+    char hash[65];
+    db_token_hash(token, hash);
+    int64_t id = db_voter_find(db, session_id, hash, err, errlen);
+    return id ? id : db_voter_add(db, session_id, hash, err, errlen);
 }
 
 enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t voter_id, int yes, char *err,

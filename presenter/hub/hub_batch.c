@@ -55,13 +55,12 @@ void hub_batch_flush(struct hub *h) {
         }
         /* A token's first vote creates its voter, in the same transaction as
          * the vote: acked together after the COMMIT, or neither exists. */
-        if (op->voter < 0) op->voter = room_voter_find(h->room, op->token);
-        if (room_write_plan(h->room, &b->writes[nw], op->voter, op->token, op->pos, op->yes, nnew, op->err,
-                            sizeof op->err)) {
+        struct room_write *w = &b->writes[nw];
+        if (room_write_plan(h->room, w, op->voter, op->token, op->pos, op->yes, nnew, op->err, sizeof op->err)) {
             op->result = 1;
             continue;
         }
-        nnew += op->voter < 0;
+        nnew += w->voter < 0;
         op->wi = nw++;
     }
     if (!nw) {

@@ -830,12 +830,15 @@ int room_write_plan(struct room *r, struct room_write *w, int voter, const char 
     memset(w, 0, sizeof *w);
     w->pos = pos;
     w->yes = yes ? 1 : 0;
+    if (voter < 0 && token) { /* hashed once: the store and room_write_apply use w->hash */
+        db_token_hash(token, w->hash);
+        voter = find_hash(r, w->hash);
+    }
     w->voter = voter;
     if (voter < 0) {
         if (!token || !room_token_issued(r, token)) return fv_fail(err, errlen, "not a voter token of this room"), 1;
         if (r->nvoters + new_in_batch >= ROOM_VOTERS_MAX)
             return fv_fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX), 1;
-        snprintf(w->token, sizeof w->token, "%s", token);
     } else if (voter >= r->nvoters) {
         return fv_fail(err, errlen, "unknown voter"), 1;
     } else {
@@ -853,7 +856,9 @@ static int write_run(struct room *r, struct room_write *w, int n, char *err, siz
         struct room_write *x = &w[i];
         x->err[0] = 0;
         x->new_id = x->voter_id;
-        if (!x->new_id && (x->new_id = db_voter_join(r->db, r->session_id, x->token, x->err, sizeof x->err)) < 0) {
+        if (!x->new_id && (x->new_id = db_voter_find(r->db, r->session_id, x->hash, x->err, sizeof x->err)) == 0)
+            x->new_id = db_voter_add(r->db, r->session_id, x->hash, x->err, sizeof x->err);
+        if (x->new_id < 0) {
             x->result = -1;
             continue;
         }
@@ -884,9 +889,7 @@ int room_write_apply(struct room *r, struct room_write *w, int n, char *err, siz
         struct room_write *x = &w[i];
         if (x->result) continue;
         if (x->voter < 0) {
-            char hash[65];
-            db_token_hash(x->token, hash);
-            if ((x->voter = find_hash(r, hash)) < 0 && (x->voter = add_voter(r, x->new_id, hash)) < 0) {
+            if ((x->voter = find_hash(r, x->hash)) < 0 && (x->voter = add_voter(r, x->new_id, x->hash)) < 0) {
                 x->result = -1;
                 rc = fv_fail(err, errlen, "out of memory adding a voter (the vote is stored)");
                 continue;

@@ -173,13 +173,15 @@ struct room_write {
     int voter;                     /* room voter index; -1: the token's first vote (a new voter) */
     int pos, yes;
     int64_t qid, voter_id;         /* voter_id 0 when new */
-    char token[ROOM_TOKEN_HEX + 1];
+    char hash[65];                 /* a new voter's token hash (db_token_hash), computed once by the plan */
     int result;                    /* after run: 0 stored, 1 refused (err), -1 database error */
     int64_t new_id;                /* after run: the voter's id */
     char err[160];
 };
-/* Returns 0 (w filled), or 1 refused with err. new_in_batch: new voters
- * planned in this batch so far (the room's cap counts them). */
+/* Returns 0 (w filled), or 1 refused with err. voter: the room's index of
+ * the voter, or -1 to look token up (a voter the room does not know is
+ * new: w->voter stays -1). new_in_batch: new voters planned in this batch
+ * so far (the room's cap counts them). */
 int room_write_plan(struct room *r, struct room_write *w, int voter, const char *token, int pos, int yes,
                     int new_in_batch, char *err, size_t errlen);
 /* Waits up to wait_ms for a lock another process holds (the database's
