@@ -114,12 +114,16 @@ void db_sha256(const void *data, size_t len, unsigned char out[32]);
 void db_hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msglen, unsigned char out[32]);
 /* Hex SHA-256 of a token, as stored (out: 65 bytes). */
 void db_token_hash(const char *token, char out[65]);
-/* Finds or creates the voter with this token in the session; returns its id. */
+/* Finds or creates the voter with this token in the session; returns its
+ * id. For tools and tests: the lookup reads every voter of the session (no
+ * index by token since schema 6; the room keeps tokens in memory). */
 int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char *err, size_t errlen);
 /* The id of the session's voter with this token hash (db_token_hash), 0
- * if none, -1 on error. */
+ * if none, -1 on error. Reads every voter of the session. */
 int64_t db_voter_find(struct db *db, int64_t session_id, const char *token_hash, char *err, size_t errlen);
-/* Adds a voter with this token hash; returns its id, or -1. */
+/* Adds a voter with this token hash; returns its id, or -1. The caller
+ * keeps a token to one voter per session (the room does, in memory): the
+ * table does not check it. */
 int64_t db_voter_add(struct db *db, int64_t session_id, const char *token_hash, char *err, size_t errlen);
 
 enum db_vote_result { DB_VOTE_OK = 0, DB_VOTE_REFUSED = 1, DB_VOTE_ERROR = -1 };

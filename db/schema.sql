@@ -177,3 +177,37 @@ ALTER TABLE sessions ADD COLUMN token_key TEXT;
 -- the presenter to press m (the state stays closed, or measured/revealed
 -- for a re-run).
 ALTER TABLE questions ADD COLUMN measuring INTEGER NOT NULL DEFAULT 0 CHECK (measuring IN (0, 1));
+
+-- migration: 6
+-- The voters' token index goes (issue 22). UNIQUE (session_id, token_hash)
+-- was a B-tree keyed by a random hash: every new voter's INSERT dirtied a
+-- page of it of its own, so a commit of 70 first votes wrote ~70 index
+-- pages to the log. Storing 19,900 first votes in commits of 70 took 26 us
+-- a vote with it and 9 us without (tests/bench/bench_store, BENCHMARKS.md).
+-- A token is one voter per session by the room's rule instead: the room
+-- keeps every voter's token hash in memory (loaded by `serve --resume`),
+-- asks it before a vote creates a voter, and a batch carrying the same new
+-- token twice creates it once (room_write_run). Nothing looks a voter up
+-- by token in SQL any more; voters_session finds a session's voters, and
+-- its entries only append (ids grow). db_open runs this with foreign keys
+-- off (the rebuild must not cascade into the votes) and checks them after.
+DROP VIEW voter_score;
+CREATE TABLE voters_new (
+  id          INTEGER PRIMARY KEY,
+  session_id  INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  token_hash  TEXT NOT NULL,            -- SHA-256 (hex) of the phone's random token; no IP is stored
+  joined_at   REAL NOT NULL
+);
+INSERT INTO voters_new(id, session_id, token_hash, joined_at)
+  SELECT id, session_id, token_hash, joined_at FROM voters;
+DROP TABLE voters;
+ALTER TABLE voters_new RENAME TO voters;
+CREATE INDEX voters_session ON voters(session_id);
+CREATE VIEW voter_score AS
+  SELECT vr.id AS voter_id, vr.session_id,
+         count(qt.truth) AS scored,
+         coalesce(sum(CASE WHEN (v.answer = 1) = (qt.truth = 'yes') THEN 1 ELSE 0 END), 0) AS correct
+    FROM voters vr
+    LEFT JOIN votes v ON v.voter_id = vr.id
+    LEFT JOIN question_truth qt ON qt.question_id = v.question_id AND qt.truth IN ('yes', 'no')
+   GROUP BY vr.id;

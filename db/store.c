@@ -148,6 +148,25 @@ static int read_version(struct db *db, int *version, char *err, size_t errlen) {
     return 0;
 }
 
+/* Migrations run with foreign keys off (store_setup turns them on after):
+ * a table rebuilt the way SQLite's ALTER TABLE documentation says (new
+ * table, copy, drop, rename; migration 6) must not cascade its DROP into
+ * the rows that refer to it. So each migration ends by checking that every
+ * reference still holds. 0, or -1 with err (the migration is rolled back). */
+static int foreign_keys_hold(struct db *db, const char *what, char *err, size_t errlen) {
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db->c.h, "PRAGMA foreign_key_check", -1, &st, NULL) != SQLITE_OK)
+        return db_sql_fail(&db->c, err, errlen, what);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        db_seterr(err, errlen, "%s: a row of %s refers to a missing row of %s", what,
+                  (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 2));
+    else if (rc != SQLITE_DONE)
+        db_sql_fail(&db->c, err, errlen, what);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 static int migrate(struct db *db, char *err, size_t errlen) {
     int version = 0, latest = db_schema_latest();
     if (read_version(db, &version, err, errlen)) return -1;
@@ -176,6 +195,7 @@ static int migrate(struct db *db, char *err, size_t errlen) {
         snprintf(what, sizeof what, "schema migration to version %d", v);
         int rc = exec(db, "BEGIN IMMEDIATE", err, errlen, what);
         if (!rc) rc = exec(db, sql, err, errlen, what);
+        if (!rc) rc = foreign_keys_hold(db, what, err, errlen);
         if (!rc) rc = exec(db, "COMMIT", err, errlen, what);
         free(sql);
         if (rc) {
@@ -199,8 +219,9 @@ static int store_setup(void *owner, char *err, size_t errlen) {
      * fragvote (the kill -9 case); a power loss may lose the last commits.
      * See docs/SCORING.md "Durability". */
     if (exec(db, "PRAGMA journal_mode=WAL", err, errlen, "opening the database (is it a fragvote database?)") ||
-        exec(db, "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON", err, errlen, "configuring the database") ||
-        migrate(db, err, errlen))
+        exec(db, "PRAGMA synchronous=NORMAL", err, errlen, "configuring the database") ||
+        migrate(db, err, errlen) || /* foreign keys still off: see foreign_keys_hold */
+        exec(db, "PRAGMA foreign_keys=ON", err, errlen, "configuring the database"))
         return -1;
     return 0;
 }

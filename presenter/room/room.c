@@ -171,10 +171,15 @@ static int make_code(char out[ROOM_CODE_LEN + 1], char *err, size_t errlen) {
 
 /* ---- voter table ---- */
 
-static unsigned hash_bucket(const struct room *r, const char *hash) {
+/* A token hash's first 8 hex digits: random, so a table index as it is. */
+static unsigned hash_prefix(const char *hash) {
     unsigned h = 0;
     for (int i = 0; i < 8; i++) h = h * 16 + (unsigned)(hash[i] <= '9' ? hash[i] - '0' : hash[i] - 'a' + 10);
-    return h & (unsigned)(r->nbuckets - 1);
+    return h;
+}
+
+static unsigned hash_bucket(const struct room *r, const char *hash) {
+    return hash_prefix(hash) & (unsigned)(r->nbuckets - 1);
 }
 
 static int find_hash(const struct room *r, const char *hash) {
@@ -769,7 +774,7 @@ int room_batch_join(struct room *r, const char *token, char *err, size_t errlen)
     int i = find_hash(r, hash);
     if (i >= 0) return i;
     if (r->nvoters >= ROOM_VOTERS_MAX) return fv_fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX);
-    int64_t id = db_voter_join(r->db, r->session_id, token, err, errlen);
+    int64_t id = db_voter_add(r->db, r->session_id, hash, err, errlen); /* the room knows every voter */
     if (id < 0) return -1;
     i = add_voter(r, id, hash);
     if (i < 0) return fv_fail(err, errlen, "out of memory adding a voter");
@@ -849,15 +854,51 @@ int room_write_plan(struct room *r, struct room_write *w, int voter, const char 
     return 0;
 }
 
+/* A batch may carry a new voter's first vote twice (the phone changed it
+ * within the batch, or two tabs share the token), and the voters table
+ * does not keep tokens unique (schema 6): the room does. first[i] is the
+ * earliest write of the batch with w[i]'s hash, i itself for the first,
+ * -1 for a known voter. An open-addressing table over the batch: linear,
+ * not a comparison of every pair. 0, or -1 (out of memory). */
+static int link_new_voters(const struct room_write *w, int n, int *first) {
+    unsigned size = 16;
+    while (size < 2u * (unsigned)n) size *= 2;
+    int *slot = malloc(sizeof *slot * size);
+    if (!slot) return -1;
+    for (unsigned s = 0; s < size; s++) slot[s] = -1;
+    for (int i = 0; i < n; i++) {
+        first[i] = -1;
+        if (w[i].voter_id) continue;
+        unsigned s = hash_prefix(w[i].hash) & (size - 1);
+        while (slot[s] >= 0 && strcmp(w[slot[s]].hash, w[i].hash)) s = (s + 1) & (size - 1);
+        if (slot[s] < 0) slot[s] = i;
+        first[i] = slot[s];
+    }
+    free(slot);
+    return 0;
+}
+
 /* room_write_run's transaction. */
 static int write_run(struct room *r, struct room_write *w, int n, char *err, size_t errlen) {
-    if (db_begin(r->db, err, errlen)) return -1;
+    int *first = malloc(sizeof *first * (size_t)(n > 0 ? n : 1));
+    if (!first || link_new_voters(w, n, first)) {
+        free(first);
+        return fv_fail(err, errlen, "out of memory planning the batch's new voters");
+    }
+    if (db_begin(r->db, err, errlen)) {
+        free(first);
+        return -1;
+    }
     for (int i = 0; i < n; i++) {
         struct room_write *x = &w[i];
         x->err[0] = 0;
         x->new_id = x->voter_id;
-        if (!x->new_id && (x->new_id = db_voter_find(r->db, r->session_id, x->hash, x->err, sizeof x->err)) == 0)
+        if (first[i] == i) {
             x->new_id = db_voter_add(r->db, r->session_id, x->hash, x->err, sizeof x->err);
+        } else if (first[i] >= 0) { /* the same new voter as an earlier write of this batch */
+            x->new_id = w[first[i]].new_id;
+            if (x->new_id < 0) snprintf(x->err, sizeof x->err, "%s", w[first[i]].err);
+        }
         if (x->new_id < 0) {
             x->result = -1;
             continue;
@@ -865,6 +906,7 @@ static int write_run(struct room *r, struct room_write *w, int n, char *err, siz
         enum db_vote_result v = db_vote_put(r->db, x->qid, x->new_id, x->yes, x->err, sizeof x->err);
         x->result = v == DB_VOTE_OK ? 0 : v == DB_VOTE_REFUSED ? 1 : -1;
     }
+    free(first);
     if (db_commit(r->db, err, errlen)) {
         db_rollback(r->db);
         return -1;
@@ -887,14 +929,17 @@ int room_write_apply(struct room *r, struct room_write *w, int n, char *err, siz
     int rc = 0;
     for (int i = 0; i < n; i++) {
         struct room_write *x = &w[i];
-        if (x->result) continue;
-        if (x->voter < 0) {
+        /* A new voter is in memory once its row is committed, even if its
+         * vote was refused: the room is what keeps a token to one voter. */
+        if (x->voter < 0 && x->new_id > 0) {
             if ((x->voter = find_hash(r, x->hash)) < 0 && (x->voter = add_voter(r, x->new_id, x->hash)) < 0) {
+                rc = fv_fail(err, errlen, "out of memory adding a voter (%s)",
+                             x->result ? "it is stored" : "the vote is stored");
                 x->result = -1;
-                rc = fv_fail(err, errlen, "out of memory adding a voter (the vote is stored)");
                 continue;
             }
         }
+        if (x->result) continue;
         signed char *cur = &r->voters[x->voter].votes[x->pos];
         if (*cur == x->yes) continue;
         quiz_vote_apply(r->quiz, x->pos, *cur, x->yes);

@@ -125,6 +125,69 @@ static void test_v1_file_is_migrated_and_read(void) {
     free(errs);
 }
 
+/* The v1 file brought to version 5 by migrations 2-5 as they are written,
+ * with a first round kept for question 1 (migration 3's round_votes). */
+static int make_v5_file(const char *path) {
+    if (make_v1_file(path)) return -1;
+    for (int v = 2; v <= 5; v++) {
+        char *m = migration_text(v);
+        if (!m) return -1;
+        int rc = raw_exec(path, m);
+        free(m);
+        if (rc) return -1;
+    }
+    return raw_exec(path, "UPDATE schema_version SET version = 5;"
+                          "INSERT INTO round_votes(question_id, voter_id, round, answer, voted_at)"
+                          "  VALUES (1, 3, 1, 1, 1700000065.0);");
+}
+
+/* Migration 6 rebuilds the voters table without its index by token hash
+ * (a new voter's INSERT no longer dirties a random index page): every
+ * voter keeps its id and hash, and no vote of either round goes with the
+ * old table (foreign keys are off during migrations: with them on, the
+ * DROP would cascade into votes and round_votes). */
+static void test_v5_file_keeps_every_voter_and_vote_through_the_rebuild(void) {
+    const char *path = fx_path("v5.db");
+    REQUIRE(make_v5_file(path) == 0);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'voters'"), 1);
+    char args[512], *out, *errs;
+    snprintf(args, sizeof args, "sessions --db '%s'", path);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    CHECK_STR(errs, "");
+    CHECK_CONTAINS(out, "Talk of last year");
+    free(out);
+    free(errs);
+    CHECK_INT(raw_int(path, "SELECT version FROM schema_version"), db_schema_latest());
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM voters"), 3);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM voters WHERE (id, token_hash) IN (VALUES (1, 'aa'), (2, 'bb'), (3, 'cc'))"), 3);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM votes"), 6);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM round_votes"), 1);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+    /* one index on voters now, by session; the view over it still reads */
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'voters'"), 1);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'voters_session'"), 1);
+    CHECK_INT(raw_int(path, "SELECT sum(correct) FROM voter_score"), 2);
+}
+
+/* A migration that would leave a reference dangling is rolled back: a
+ * vote of a voter that is not there (written around fragvote, with the
+ * foreign keys off) stops migration 6, which says so, and the file stays
+ * at version 5 as it was. */
+static void test_a_migration_leaving_a_reference_dangling_is_rolled_back(void) {
+    const char *path = fx_path("dangling.db");
+    REQUIRE(make_v5_file(path) == 0);
+    REQUIRE(raw_exec(path, "INSERT INTO votes(question_id, voter_id, answer, voted_at) VALUES (2, 99, 1, 1700000213.0);") == 0);
+    char args[512], *out, *errs;
+    snprintf(args, sizeof args, "sessions --db '%s'", path);
+    CHECK_INT(fx_run(args, &out, &errs), 7);
+    CHECK_CONTAINS(errs, "migration to version 6: a row of votes refers to a missing row of voters");
+    free(out);
+    free(errs);
+    CHECK_INT(raw_int(path, "SELECT version FROM schema_version"), 5);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_autoindex_voters_1'"), 1);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM votes"), 7);
+}
+
 /* Version 0: an SQLite file fragvote never wrote to (no schema_version). */
 static void test_version0_file_is_migrated(void) {
     const char *path = fx_path("v0.db");
@@ -188,6 +251,8 @@ static void test_newer_file_is_refused_by_every_read_command(void) {
 
 int main(void) {
     RUN(test_v1_file_is_migrated_and_read);
+    RUN(test_v5_file_keeps_every_voter_and_vote_through_the_rebuild);
+    RUN(test_a_migration_leaving_a_reference_dangling_is_rolled_back);
     RUN(test_version0_file_is_migrated);
     RUN(test_failed_migration_leaves_file_unchanged);
     RUN(test_newer_file_is_refused_by_every_read_command);

@@ -287,6 +287,66 @@ static void test_a_vote_counts_only_on_the_current_open_question(void) {
     db_close(db);
 }
 
+/* The voters table no longer keeps a token to one voter (schema 6: no
+ * index by token hash); the room does. A batch carrying a new token's
+ * first vote twice, or twice alongside other new voters, stores one voter;
+ * the next batch finds it in memory; a new voter whose vote the SQL
+ * refused is still known to the room, so its next vote adds no second row. */
+static void test_a_new_token_is_one_voter_within_and_across_batches(void) {
+    char err[256], a[ROOM_TOKEN_HEX + 1], b[ROOM_TOKEN_HEX + 1], c[ROOM_TOKEN_HEX + 1];
+    const char *path = dbfile("onevoter.db");
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    REQUIRE(r);
+    REQUIRE(room_token_new(r, a, err, sizeof err) == 0);
+    REQUIRE(room_token_new(r, b, err, sizeof err) == 0);
+    REQUIRE(room_token_new(r, c, err, sizeof err) == 0);
+    REQUIRE(room_act(r, ROOM_OPEN, err, sizeof err) == 0);
+    struct room_write w[5];
+    const char *tok[5] = {a, b, a, c, a}; /* a voted, changed its mind, changed it back */
+    const int yes[5] = {1, 1, 0, 0, 1};
+    for (int i = 0; i < 5; i++) REQUIRE(room_write_plan(r, &w[i], -1, tok[i], 0, yes[i], i, err, sizeof err) == 0);
+    REQUIRE(room_write_run(r, w, 5, 1000, err, sizeof err) == 0);
+    for (int i = 0; i < 5; i++) CHECK_INT(w[i].result, 0);
+    CHECK(w[0].new_id > 0);
+    CHECK(w[2].new_id == w[0].new_id && w[4].new_id == w[0].new_id);
+    CHECK(w[1].new_id != w[0].new_id && w[3].new_id != w[0].new_id && w[1].new_id != w[3].new_id);
+    REQUIRE(room_write_apply(r, w, 5, err, sizeof err) == 0);
+    CHECK_INT(room_voter_count(r), 3);
+    CHECK_STR(query(path, "SELECT count(*) FROM voters"), "3");
+    CHECK_STR(query(path, "SELECT count(*) FROM votes"), "3");
+    CHECK_STR(query(path, "SELECT answer FROM votes WHERE voter_id = (SELECT min(id) FROM voters)"), "1");
+    CHECK_INT(room_voter_vote(r, room_voter_find(r, a), 0), 1);
+
+    /* the next batch: a is known (its index, not a new row) */
+    REQUIRE(room_write_plan(r, &w[0], -1, a, 0, 0, 0, err, sizeof err) == 0);
+    CHECK_INT(w[0].voter, room_voter_find(r, a));
+    REQUIRE(room_write_run(r, w, 1, 1000, err, sizeof err) == 0);
+    REQUIRE(room_write_apply(r, w, 1, err, sizeof err) == 0);
+    CHECK_STR(query(path, "SELECT count(*) FROM voters"), "3");
+
+    /* a new voter whose vote the SQL refuses (the question closed between
+     * the plan and the commit): its row is committed, and the room knows it */
+    char d[ROOM_TOKEN_HEX + 1];
+    REQUIRE(room_token_new(r, d, err, sizeof err) == 0);
+    REQUIRE(room_write_plan(r, &w[0], -1, d, 0, 1, 0, err, sizeof err) == 0);
+    REQUIRE(db_question_set_state(db, w[0].qid, "closed", err, sizeof err) == 0);
+    REQUIRE(room_write_run(r, w, 1, 1000, err, sizeof err) == 0);
+    CHECK_INT(w[0].result, 1);
+    REQUIRE(room_write_apply(r, w, 1, err, sizeof err) == 0);
+    CHECK(room_voter_find(r, d) >= 0);
+    CHECK_INT(room_voter_count(r), 4);
+    REQUIRE(db_question_set_state(db, w[0].qid, "voting", err, sizeof err) == 0);
+    REQUIRE(room_write_plan(r, &w[0], -1, d, 0, 1, 0, err, sizeof err) == 0);
+    CHECK_INT(w[0].voter, room_voter_find(r, d));
+    REQUIRE(room_write_run(r, w, 1, 1000, err, sizeof err) == 0);
+    CHECK_INT(w[0].result, 0);
+    CHECK_STR(query(path, "SELECT count(*) FROM voters"), "4");
+    room_free(r);
+    db_close(db);
+}
+
 static void test_resume_needs_the_same_deck(void) {
     char err[256];
     const char *path = dbfile("resume.db");
@@ -372,6 +432,7 @@ int main(void) {
     RUN(test_reused_measurement_is_stored_for_each_question);
     RUN(test_batches_commit_joins_and_votes_together);
     RUN(test_a_vote_counts_only_on_the_current_open_question);
+    RUN(test_a_new_token_is_one_voter_within_and_across_batches);
     RUN(test_resume_needs_the_same_deck);
     RUN(test_a_probers_deck_is_adopted_until_the_session_starts);
     return check_summary();
