@@ -38,6 +38,8 @@
                                         * probe sockets, page files being sent, stdio; lws stops accepting
                                         * when its own reach the open-files limit minus this ... */
 #define HUB_FD_HTTP_ROOM 16            /* ... and websockets stop this many earlier, so pages still load */
+#define HUB_NOFILE_MAX 65536           /* the open-files soft limit serve sets itself: the hard limit, at most
+                                        * this (lws 4.1.6 scans a table this long at every close) */
 #define HUB_GZIP_FILES 32              /* static files kept in gzip in memory at most (hub_gzip.c) ... */
 #define HUB_GZIP_FILE_MAX 1048576      /* ... each of at most this many bytes; others are sent plain */
 #define HUB_HTTP_HEADERS_S 10          /* a request's headers must be complete this long after it began */

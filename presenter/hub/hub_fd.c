@@ -49,13 +49,18 @@ static struct {
     unsigned long dropped;
 } lwslog = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0};
 
+unsigned long long hub_fd_nofile_target(unsigned long long hard) {
+    return hard < HUB_NOFILE_MAX ? hard : HUB_NOFILE_MAX;
+}
+
 void hub_fd_init(struct hub_fd *f, int conn_max) {
     struct rlimit rl;
     f->listen_fd = f->reserve_fd = -1;
     f->nofile = 1024;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-        if (rl.rlim_cur < rl.rlim_max) { /* the hard limit is ours to take */
-            rl.rlim_cur = rl.rlim_max;
+        rlim_t want = (rlim_t)hub_fd_nofile_target(rl.rlim_max); /* raised or lowered */
+        if (rl.rlim_cur != want) {
+            rl.rlim_cur = want;
             if (setrlimit(RLIMIT_NOFILE, &rl)) getrlimit(RLIMIT_NOFILE, &rl);
         }
         f->nofile = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX / 2 ? INT_MAX / 2 : (long)rl.rlim_cur;

@@ -712,11 +712,17 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
     r->presenter->role = R_PRESENTER;
     for (int i = 0; i < cfg->sources; i++) snprintf(r->src[i], sizeof r->src[i], "127.0.0.%d", i + 2);
 
-    /* Every phone is one socket: the soft open-files limit must allow them all. */
+    /* Every phone is one socket: the soft open-files limit must allow them
+     * all. The hard limit, but at most LOAD_NOFILE_MAX: lws sizes its
+     * descriptor table from the soft limit and reads all of it at every
+     * close (as the hub does, hub_fd_nofile_target). */
     struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        rlim_t want = rl.rlim_max < LOAD_NOFILE_MAX ? rl.rlim_max : LOAD_NOFILE_MAX;
+        if (rl.rlim_cur != want) {
+            rl.rlim_cur = want;
+            setrlimit(RLIMIT_NOFILE, &rl);
+        }
     }
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (rlim_t)r->n + 64 > rl.rlim_cur) {
         snprintf(err, errlen, "%d phones need %d open files; the limit is %llu", r->n, r->n + 64,

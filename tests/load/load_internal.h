@@ -13,6 +13,7 @@
 #define LOAD_OUT_MAX 512             /* one outgoing message */
 #define LOAD_TOKEN_MAX 64            /* a voter token from welcome (the hub's are 32 hex digits) */
 #define LOAD_ROOM_MAX 16             /* the room code from welcome */
+#define LOAD_NOFILE_MAX 65536        /* the soft open-files limit fv_load sets itself, at most (see hub.h HUB_NOFILE_MAX) */
 
 enum load_role { R_PHONE, R_SCREEN, R_PRESENTER };
 enum load_cstate { C_NONE, C_CONNECTING, C_OPEN, C_JOINED, C_GONE };
