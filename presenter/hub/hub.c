@@ -302,10 +302,6 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
              info.iface ? info.iface : "all addresses", cfg->port, tls ? " with TLS" : "");
         goto fail;
     }
-    /* The text files in gzip to clients that take it. lws 4.1.6 puts
-     * info.fops after its own and picks one only by a path signature
-     * (".zip/"), so ours replace the head of the list instead. */
-    lws_set_fops(h->ctx, hub_http_fops(&h->http));
     h->vhost = lws_get_vhost_by_name(h->ctx, "default");
     h->port = h->vhost ? lws_get_vhost_listen_port(h->vhost) : cfg->port;
     hub_fd_listening(&h->fd, h->port);

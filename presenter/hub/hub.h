@@ -40,8 +40,8 @@
 #define HUB_FD_HTTP_ROOM 16            /* ... and websockets stop this many earlier, so pages still load */
 #define HUB_NOFILE_MAX 65536           /* the open-files soft limit serve sets itself: the hard limit, at most
                                         * this (lws 4.1.6 scans a table this long at every close) */
-#define HUB_GZIP_FILES 32              /* static files kept in gzip in memory at most (hub_gzip.c) ... */
-#define HUB_GZIP_FILE_MAX 1048576      /* ... each of at most this many bytes; others are sent plain */
+#define HUB_STATIC_FILES 32            /* files of the web root kept in memory (hub_static.c) at most ... */
+#define HUB_STATIC_FILE_MAX 1048576    /* ... each of at most this many bytes; a larger or further one is 404 */
 #define HUB_HTTP_HEADERS_S 10          /* a request's headers must be complete this long after it began */
 #define HUB_HTTP_IDLE_S 5              /* a keep-alive HTTP connection waits this long for its next request */
 #define HUB_FIRST_FRAME_S 10           /* a websocket must send a frame (a message, or the pong to the ping

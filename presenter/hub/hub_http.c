@@ -8,10 +8,10 @@
 
 #include "datadir.h"
 #include "fv_err.h"
-#include "hub_gzip.h"
 #include "hub_internal.h"
+#include "hub_static.h"
 
-/* Every answer may differ by Accept-Encoding (hub_gzip.c): caches must key on it. */
+/* Every answer may differ by Accept-Encoding (hub_static.c): caches must key on it. */
 static const struct lws_protocol_vhost_options vary_header = {NULL, NULL, "vary:", "Accept-Encoding"};
 static const struct lws_protocol_vhost_options csp_header = {
     &vary_header, NULL, "content-security-policy:",
@@ -95,6 +95,15 @@ static const struct {
     const char *mount, *file;
 } hub_pages[] = {{"/screen", "screen.html"}, {"/presenter", "presenter.html"}};
 
+/* Whether uri is a page's mount ("/screen") or below it ("/screen/..."). */
+static int http_under_page(const char *uri) {
+    for (size_t i = 0; i < sizeof hub_pages / sizeof hub_pages[0]; i++) {
+        size_t n = strlen(hub_pages[i].mount);
+        if (!strncmp(uri, hub_pages[i].mount, n) && (uri[n] == '/' || !uri[n])) return 1;
+    }
+    return 0;
+}
+
 /* Answers a request under a page's mount: the bare mount redirects to the
  * path with its slash and no host (the browser keeps the one it asked; the
  * pages load "/style.css" and the scripts from the root anyway), the mount
@@ -115,13 +124,7 @@ static int http_page(const struct hub_http *x, struct lws *wsi, const char *uri)
                 return 1;
             return lws_http_transaction_completed(wsi) ? -1 : 0;
         }
-        if (!strcmp(uri + n, "/")) {
-            char path[sizeof x->web_root + 32];
-            snprintf(path, sizeof path, "%s/%s", x->web_root, hub_pages[i].file);
-            int rc = lws_serve_http_file(wsi, path, "text/html", NULL, 0);
-            if (rc < 0 || (rc > 0 && lws_http_transaction_completed(wsi))) return -1;
-            return 0;
-        }
+        if (!strcmp(uri + n, "/")) return hub_static_answer(x->files, wsi, hub_pages[i].file, 0);
         break;
     }
     if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL)) return -1;
@@ -163,9 +166,11 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
         if (h) hub_loop_woken(h);
         return 0;
     case LWS_CALLBACK_HTTP: {
-        /* The callback mounts arrive here: the pages', and /qr.svg. */
+        /* Every mount is a callback: /qr.svg, the pages', the web root's files. */
         if (!h) return 1;
-        if (!in || strcmp((const char *)in, "/qr.svg")) return http_page(&h->http, wsi, in ? (const char *)in : "");
+        const char *uri = in ? (const char *)in : "";
+        if (http_under_page(uri)) return http_page(&h->http, wsi, uri);
+        if (strcmp(uri, "/qr.svg")) return hub_static_answer(h->http.files, wsi, uri, 1);
         unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
         if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "image/svg+xml", h->http.qr_len, &p, end) ||
             lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
@@ -186,10 +191,6 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
 }
 
 int hub_http_init(struct hub_http *x, const char *web_root, char *err, size_t errlen) {
-    if (!(x->gzip = hub_gzip_new())) {
-        fv_fail(err, errlen, "out of memory starting the hub");
-        return -1;
-    }
     if (web_root && web_root[0])
         snprintf(x->web_root, sizeof x->web_root, "%s", web_root);
     else {
@@ -205,6 +206,10 @@ int hub_http_init(struct hub_http *x, const char *web_root, char *err, size_t er
         fv_fail(err, errlen, "web pages not found: %s is missing (install fragvote or pass a web root)", probe_path);
         return -1;
     }
+    if (!(x->files = hub_static_new(x->web_root))) {
+        fv_fail(err, errlen, "out of memory starting the hub");
+        return -1;
+    }
     struct lws_http_mount *m = x->mounts;
     m[0] = (struct lws_http_mount){.mountpoint = "/qr.svg", .origin = "http", .origin_protocol = LWSMPRO_CALLBACK,
                                    .mountpoint_len = 7};
@@ -212,13 +217,12 @@ int hub_http_init(struct hub_http *x, const char *web_root, char *err, size_t er
         m[1 + i] = (struct lws_http_mount){.mountpoint = hub_pages[i].mount, .origin = "http",
                                            .origin_protocol = LWSMPRO_CALLBACK,
                                            .mountpoint_len = (unsigned char)strlen(hub_pages[i].mount)};
-    m[3] = (struct lws_http_mount){.mountpoint = "/", .origin = x->web_root, .def = "index.html",
-                                   .origin_protocol = LWSMPRO_FILE, .mountpoint_len = 1, .cache_revalidate = 1,
-                                   .cache_max_age = HUB_STATIC_MAX_AGE_S, .cache_reusable = 1};
-    /* lws answers with "cache-control: must-revalidate, private, max-age=N" and
-     * an ETag (size and mtime of the file), and If-None-Match with 304: a
-     * reload costs the page's one conditional request, its scripts and style
-     * come from the phone's cache (docs/SERVE.md, "Caching"). */
+    /* The web root's files: hub_static.c answers with "cache-control:
+     * must-revalidate, private, max-age=N" and an ETag, and If-None-Match
+     * with 304: a reload costs the page's one conditional request, its
+     * scripts and style come from the phone's cache (docs/SERVE.md, "Caching"). */
+    m[3] = (struct lws_http_mount){.mountpoint = "/", .origin = "http", .origin_protocol = LWSMPRO_CALLBACK,
+                                   .mountpoint_len = 1};
     m[0].mount_next = &m[1];
     m[1].mount_next = &m[2];
     m[2].mount_next = &m[3];
@@ -243,8 +247,6 @@ int hub_http_qr(struct hub_http *x, const char *join_url, char *err, size_t errl
 void hub_http_free(struct hub_http *x) {
     free(x->qr_http);
     x->qr_http = NULL;
-    hub_gzip_free(x->gzip);
-    x->gzip = NULL;
+    hub_static_free(x->files);
+    x->files = NULL;
 }
-
-const struct lws_plat_file_ops *hub_http_fops(const struct hub_http *x) { return hub_gzip_fops(x->gzip); }

@@ -10,16 +10,14 @@
 
 struct hub_http {
     char web_root[4096];           /* the pages' directory */
-    struct lws_http_mount mounts[4]; /* /qr.svg, /screen, /presenter (callbacks), / (files) */
+    struct lws_http_mount mounts[4]; /* /qr.svg, /screen, /presenter, / (all callbacks) */
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the join URL's QR code as SVG, ready for lws_write */
     size_t qr_len;
-    struct hub_gzip *gzip;         /* the static files in gzip for clients that take it (hub_gzip.c) */
+    struct hub_static *files;      /* the web root's files, answered from memory (hub_static.c) */
 };
 
 /* The headers of every answer (content-security-policy, nosniff): lws's info.headers. */
 extern const struct lws_protocol_vhost_options hub_http_headers;
-/* The file operations for lws (info.fops): gzip copies of the text files. */
-const struct lws_plat_file_ops *hub_http_fops(const struct hub_http *x);
 
 /* Locates the pages (web_root, or NULL/"": next to the binary) and mounts
  * them. 0, or -1 with err. */

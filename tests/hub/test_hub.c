@@ -1374,6 +1374,54 @@ static void test_static_files_carry_validators_and_a_reload_is_304(void) {
     stop();
 }
 
+/* The web root's files are answered from memory (hub_static.c): HEAD gets
+ * the headers a GET would (its length, no body); only names of files in
+ * the root itself are served (a path with a directory, a dot file, a name
+ * that climbs out: 404); the projector's and presenter's pages are
+ * no-store without a validator. */
+static void test_static_files_from_memory_head_names_and_no_store_pages(void) {
+    REQUIRE(start(0, 0) == 0);
+    char req[512], v[128];
+    size_t n = 0, head_n = 0;
+    snprintf(req, sizeof req, "GET /phone.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    char *r = http_raw(req, &n);
+    REQUIRE(r);
+    char clen[32] = "";
+    CHECK(header_value(r, "content-length", clen, sizeof clen) == 0);
+    const char *body = strstr(r, "\r\n\r\n");
+    CHECK(body && (size_t)atol(clen) == n - (size_t)(body + 4 - r));
+    free(r);
+    snprintf(req, sizeof req, "HEAD /phone.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    r = http_raw(req, &head_n);
+    REQUIRE(r);
+    CHECK(!strncmp(r, "HTTP/1.1 200", 12));
+    CHECK(header_value(r, "content-length", v, sizeof v) == 0 && !strcmp(v, clen));
+    body = strstr(r, "\r\n\r\n");
+    CHECK(body && body[4] == 0);
+    free(r);
+    const char *bad[] = {"/../hub/test_hub.c", "/%2e%2e/etc/passwd", "/.hidden", "/sub/phone.js", "/nope.js"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", bad[i]);
+        r = http_raw(req, NULL);
+        REQUIRE(r);
+        if (strncmp(r, "HTTP/1.1 404", 12)) fprintf(stderr, "GET %s: %.60s\n", bad[i], r);
+        CHECK(!strncmp(r, "HTTP/1.1 404", 12));
+        free(r);
+    }
+    const char *pages[] = {"/screen/", "/presenter/"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", pages[i]);
+        r = http_raw(req, NULL);
+        REQUIRE(r);
+        CHECK(!strncmp(r, "HTTP/1.1 200", 12));
+        CHECK(header_value(r, "cache-control", v, sizeof v) == 0 && !strcmp(v, "no-store"));
+        CHECK(header_value(r, "etag", v, sizeof v) != 0);
+        CHECK(strstr(r, "<!doctype html>") != NULL);
+        free(r);
+    }
+    stop();
+}
+
 /* The body after the headers of r (n bytes in all), gunzipped by gzip(1)
  * into a malloc'd buffer (*outlen bytes); NULL if it is not gzip. */
 static char *gunzip_body(const char *r, size_t n, size_t *outlen) {
@@ -1622,6 +1670,7 @@ int main(void) {
     RUN(test_resume_restores_states_voters_and_votes);
     RUN(test_pages_are_served_and_carry_no_truth);
     RUN(test_static_files_carry_validators_and_a_reload_is_304);
+    RUN(test_static_files_from_memory_head_names_and_no_store_pages);
     RUN(test_text_files_go_gzip_to_clients_that_take_it);
     RUN(test_qr_endpoint_returns_an_svg_encoding_the_join_url);
     RUN(test_join_url_uses_the_default_route_interface);

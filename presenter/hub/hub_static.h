@@ -1,0 +1,21 @@
+/* The static files (hub_static.c): the pages, their scripts and style,
+ * kept in memory (plain, and in gzip for clients that take it) and each
+ * answered in one write, headers and body together. */
+#ifndef FRAGVOTE_HUB_STATIC_H
+#define FRAGVOTE_HUB_STATIC_H
+
+#include <libwebsockets.h>
+
+struct hub_static;
+
+struct hub_static *hub_static_new(const char *root); /* NULL: out of memory */
+/* Answers the request on wsi for path ("/" is index.html) from the root:
+ * 200 with the file, 304 when If-None-Match names its validator, headers
+ * only for HEAD, 404 for a name that is not a file of the root. cacheable
+ * 0: "cache-control: no-store" and no validator (the projector's and the
+ * presenter's pages). Returns what LWS_CALLBACK_HTTP returns (0 keep
+ * going, -1 close). */
+int hub_static_answer(struct hub_static *s, struct lws *wsi, const char *path, int cacheable);
+void hub_static_free(struct hub_static *s);
+
+#endif
