@@ -896,8 +896,9 @@ static int write_run(struct room *r, struct room_write *w, int n, char *err, siz
         if (first[i] == i) {
             x->new_id = db_voter_add(r->db, r->session_id, x->hash, x->err, sizeof x->err);
         } else if (first[i] >= 0) { /* the same new voter as an earlier write of this batch */
-            x->new_id = w[first[i]].new_id;
-            if (x->new_id < 0) snprintf(x->err, sizeof x->err, "%s", w[first[i]].err);
+            const struct room_write *f = &w[first[i]];
+            x->new_id = f->new_id;
+            if (x->new_id < 0) memcpy(x->err, f->err, sizeof x->err); /* f is earlier in w: never x */
         }
         if (x->new_id < 0) {
             x->result = -1;
