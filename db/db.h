@@ -118,9 +118,6 @@ void db_token_hash(const char *token, char out[65]);
  * id. For tools and tests: the lookup reads every voter of the session (no
  * index by token since schema 6; the room keeps tokens in memory). */
 int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char *err, size_t errlen);
-/* The id of the session's voter with this token hash (db_token_hash), 0
- * if none, -1 on error. Reads every voter of the session. */
-int64_t db_voter_find(struct db *db, int64_t session_id, const char *token_hash, char *err, size_t errlen);
 /* Adds a voter with this token hash; returns its id, or -1. The caller
  * keeps a token to one voter per session (the room does, in memory): the
  * table does not check it. */

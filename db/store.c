@@ -453,7 +453,9 @@ int db_question_set_measuring(struct db *db, int64_t question_id, int measuring,
     return question_update(db, st, question_id, "marking a question's measurement", err, errlen);
 }
 
-int64_t db_voter_find(struct db *db, int64_t session_id, const char *token_hash, char *err, size_t errlen) {
+/* The id of the session's voter with this token hash, 0 if none, -1 on
+ * error. Reads every voter of the session (no index by token since schema 6). */
+static int64_t voter_find(struct db *db, int64_t session_id, const char *token_hash, char *err, size_t errlen) {
     sqlite3_stmt *st = db->voter_find;
     sqlite3_bind_int64(st, 1, session_id);
     bind_text(st, 2, token_hash);
@@ -476,7 +478,7 @@ int64_t db_voter_add(struct db *db, int64_t session_id, const char *token_hash, 
 int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char *err, size_t errlen) {
     char hash[65];
     db_token_hash(token, hash);
-    int64_t id = db_voter_find(db, session_id, hash, err, errlen);
+    int64_t id = voter_find(db, session_id, hash, err, errlen);
     return id ? id : db_voter_add(db, session_id, hash, err, errlen);
 }
 

@@ -95,38 +95,35 @@ static const struct {
     const char *mount, *file;
 } hub_pages[] = {{"/screen", "screen.html"}, {"/presenter", "presenter.html"}};
 
-/* Whether uri is a page's mount ("/screen") or below it ("/screen/..."). */
-static int http_under_page(const char *uri) {
+/* The page whose mount uri is ("/screen") or is below ("/screen/..."):
+ * its index in hub_pages, or -1. */
+static int http_page_of(const char *uri) {
     for (size_t i = 0; i < sizeof hub_pages / sizeof hub_pages[0]; i++) {
         size_t n = strlen(hub_pages[i].mount);
-        if (!strncmp(uri, hub_pages[i].mount, n) && (uri[n] == '/' || !uri[n])) return 1;
+        if (!strncmp(uri, hub_pages[i].mount, n) && (uri[n] == '/' || !uri[n])) return (int)i;
     }
-    return 0;
+    return -1;
 }
 
-/* Answers a request under a page's mount: the bare mount redirects to the
+/* Answers a request under page i's mount: the bare mount redirects to the
  * path with its slash and no host (the browser keeps the one it asked; the
  * pages load "/style.css" and the scripts from the root anyway), the mount
  * with its slash is the page, anything else below it 404. Returns what
  * LWS_CALLBACK_HTTP returns. */
-static int http_page(const struct hub_http *x, struct lws *wsi, const char *uri) {
-    for (size_t i = 0; i < sizeof hub_pages / sizeof hub_pages[0]; i++) {
-        size_t n = strlen(hub_pages[i].mount);
-        if (strncmp(uri, hub_pages[i].mount, n)) continue;
-        if (!uri[n]) {
-            char loc[32];
-            int len = snprintf(loc, sizeof loc, "%s/", hub_pages[i].mount);
-            unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf;
-            if (lws_add_http_header_status(wsi, HTTP_STATUS_MOVED_PERMANENTLY, &p, end) ||
-                lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION, (const unsigned char *)loc, len, &p, end) ||
-                lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, (const unsigned char *)"0", 1, &p, end) ||
-                lws_finalize_write_http_header(wsi, start, &p, end))
-                return 1;
-            return lws_http_transaction_completed(wsi) ? -1 : 0;
-        }
-        if (!strcmp(uri + n, "/")) return hub_static_answer(x->files, wsi, hub_pages[i].file, 0);
-        break;
+static int http_page(const struct hub_http *x, struct lws *wsi, const char *uri, int i) {
+    const char *rest = uri + strlen(hub_pages[i].mount);
+    if (!rest[0]) {
+        char loc[32];
+        int len = snprintf(loc, sizeof loc, "%s/", hub_pages[i].mount);
+        unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf;
+        if (lws_add_http_header_status(wsi, HTTP_STATUS_MOVED_PERMANENTLY, &p, end) ||
+            lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION, (const unsigned char *)loc, len, &p, end) ||
+            lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, (const unsigned char *)"0", 1, &p, end) ||
+            lws_finalize_write_http_header(wsi, start, &p, end))
+            return 1;
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
     }
+    if (!strcmp(rest, "/")) return hub_static_answer(x->files, wsi, hub_pages[i].file, 0);
     if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL)) return -1;
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
@@ -169,7 +166,8 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
         /* Every mount is a callback: /qr.svg, the pages', the web root's files. */
         if (!h) return 1;
         const char *uri = in ? (const char *)in : "";
-        if (http_under_page(uri)) return http_page(&h->http, wsi, uri);
+        int page = http_page_of(uri);
+        if (page >= 0) return http_page(&h->http, wsi, uri, page);
         if (strcmp(uri, "/qr.svg")) return hub_static_answer(h->http.files, wsi, uri, 1);
         unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
         if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "image/svg+xml", h->http.qr_len, &p, end) ||
