@@ -271,9 +271,10 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     if (info.iface && inet_pton(AF_INET, info.iface, &v4) == 1) info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
     info.fd_limit_per_thread = 0; /* lws sizes its tables from the open-files limit (a smaller value here
                                    * would make it look descriptors up by a linear search) */
-    /* The buffer lws serves a file through, one chunk a send: at its 4 KB
-     * default a 4.5 KB script went out as headers, 4,087 bytes and the
-     * rest, three sends where two do (issue 22's join storm). */
+    /* lws sends an HTTP write in pieces of its service buffer: at the 4 KB
+     * default hub_static.c's one write of a 4.5 KB script went out as two
+     * sends, of path.js as six (strace); at 32 KB every file of the web root
+     * goes in one (issue 22's join storm). */
     info.pt_serv_buf_size = HUB_SERV_BUF;
     info.timeout_secs_ah_idle = HUB_HTTP_HEADERS_S;
     info.keepalive_timeout = HUB_HTTP_IDLE_S;
