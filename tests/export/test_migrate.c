@@ -58,16 +58,25 @@ static char *migration_text(int n) {
     return out;
 }
 
+/* Runs "-- migration: v" of the source tree's schema.sql on the file at
+ * path, as written (the version row is the caller's). 0, or -1. */
+static int apply_migration(const char *path, int v) {
+    char *m = migration_text(v);
+    if (!m) {
+        fprintf(stderr, "cannot read migration %d from $FRAGVOTE_SRC/db/schema.sql\n", v);
+        return -1;
+    }
+    int rc = raw_exec(path, m);
+    free(m);
+    return rc;
+}
+
 /* A file exactly as a version-1 fragvote wrote it: migration 1 applied, then
  * one session recorded with plain SQL (two questions, three voters):
  *   Q1 truth yes, votes Y Y N -> right ; Q2 truth yes, votes N N N -> wrong
  *   collective 0.5 ; vote accuracy (2 + 0) / 6 */
 static int make_v1_file(const char *path) {
-    char *m1 = migration_text(1);
-    if (!m1) { fprintf(stderr, "cannot read migration 1 from $FRAGVOTE_SRC/db/schema.sql\n"); return -1; }
-    int rc = raw_exec(path, m1);
-    free(m1);
-    if (rc) return -1;
+    if (apply_migration(path, 1)) return -1;
     return raw_exec(path,
         "UPDATE schema_version SET version = 1;"
         "INSERT INTO sessions(id, title, deck, host, kernel, observer, target, started_at, ended_at)"
@@ -129,13 +138,8 @@ static void test_v1_file_is_migrated_and_read(void) {
  * with a first round kept for question 1 (migration 3's round_votes). */
 static int make_v5_file(const char *path) {
     if (make_v1_file(path)) return -1;
-    for (int v = 2; v <= 5; v++) {
-        char *m = migration_text(v);
-        if (!m) return -1;
-        int rc = raw_exec(path, m);
-        free(m);
-        if (rc) return -1;
-    }
+    for (int v = 2; v <= 5; v++)
+        if (apply_migration(path, v)) return -1;
     return raw_exec(path, "UPDATE schema_version SET version = 5;"
                           "INSERT INTO round_votes(question_id, voter_id, round, answer, voted_at)"
                           "  VALUES (1, 3, 1, 1, 1700000065.0);");
