@@ -95,6 +95,11 @@ static const struct {
     const char *mount, *file;
 } hub_pages[] = {{"/screen", "screen.html"}, {"/presenter", "presenter.html"}};
 
+/* The scripts each page loads, in one request each (hub_static.c's joins):
+ * the names their <script src> give. */
+static const char *const hub_joins[] = {"common,path,phone.js", "common,path,screen.js", "common,path,presenter.js",
+                                        NULL};
+
 /* The page whose mount uri is ("/screen") or is below ("/screen/..."):
  * its index in hub_pages, or -1. */
 static int http_page_of(const char *uri) {
@@ -204,7 +209,7 @@ int hub_http_init(struct hub_http *x, const char *web_root, char *err, size_t er
         fv_fail(err, errlen, "web pages not found: %s is missing (install fragvote or pass a web root)", probe_path);
         return -1;
     }
-    if (!(x->files = hub_static_new(x->web_root))) {
+    if (!(x->files = hub_static_new(x->web_root, hub_joins))) {
         fv_fail(err, errlen, "out of memory starting the hub");
         return -1;
     }

@@ -2,11 +2,26 @@
  * the presenter's pages. Each file of the root (flat: no subdirectories)
  * of at most HUB_STATIC_FILE_MAX bytes is read into memory the first time
  * it is asked for, with a gzip copy when it is text and gzip is smaller,
- * and read again when its size or mtime changed (one stat per request).
+ * and read again when its size or mtime changed (one stat per request, per
+ * part for a join).
  * A request is answered in one write, headers and body together: lws's
  * own file serving sent the headers, then asked for a writeable (two
  * epoll_ctl calls and a loop turn) to send the body, for each of the phone
- * page's five files in a join storm of 19,900 phones (issue 22).
+ * page's files in a join storm of 19,900 phones (issue 22).
+ *
+ * A script's name may join several of the root's: "common,path,phone.js"
+ * is common.js, path.js and phone.js one after the other (each followed by
+ * a line ";", so that no part's last statement runs on into the next), at
+ * most HUB_STATIC_JOIN_MAX parts, and only the joins the hub lists (the
+ * pages' own: any other name with a comma is 404, so that requests for
+ * ever new combinations can neither fill the table of files nor make the
+ * loop read and gzip the same bytes again and again). Each page loads
+ * its scripts so, in one
+ * request instead of three: per phone in a join storm, two requests fewer
+ * on keep-alive, or two connections fewer where a browser opens one per
+ * resource. The parts stay files of their own; the join is read again
+ * when any of them changed, and its size and mtime for the ETag are the
+ * joined bytes' and the newest part's.
  *
  * Each answer carries "cache-control: must-revalidate, private,
  * max-age=HUB_STATIC_MAX_AGE_S" and an ETag of the bytes sent (their
@@ -27,14 +42,18 @@
 
 struct st_file {
     char *name;
-    off_t size;                      /* the file's, when read */
-    time_t mtime;
+    off_t size;                      /* the file's (a join's: its parts' sizes summed), when read */
+    time_t mtime;                    /* the file's (a join's: its newest part's) */
     unsigned char *plain, *gz;       /* gz NULL: not text, or no smaller */
-    size_t gz_len;
+    size_t len, gz_len;
 };
+
+#define ST_JOIN_CH ','                 /* between the parts of a joined script's name */
+#define ST_JOIN_SEP "\n;\n"           /* after each part of a join */
 
 struct hub_static {
     char root[4096];
+    const char *const *joins;        /* the joins it serves (NULL-terminated) */
     struct st_file f[HUB_STATIC_FILES];
     int n;
     unsigned char *buf;              /* LWS_PRE + headers + body of the answer being written */
@@ -78,29 +97,80 @@ static unsigned char *st_gzip(const unsigned char *in, size_t len, size_t *outle
     return out;
 }
 
-/* The whole file (malloc'd), or NULL. */
-static unsigned char *st_read(const char *path, off_t size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    unsigned char *b = malloc((size_t)size + 1);
-    size_t got = b ? fread(b, 1, (size_t)size, f) : 0;
-    fclose(f);
-    if (!b || got != (size_t)size) return free(b), NULL;
-    return b;
+/* A name the root may serve: one path component of letters, digits, '.',
+ * '-' and '_', not starting with a dot; with join 1, ',' may also
+ * separate parts that are such names themselves (none empty). */
+static int st_name_ok(const char *name, int join) {
+    if (!name[0] || name[0] == '.' || name[0] == ST_JOIN_CH || strlen(name) > 200) return 0;
+    for (const char *c = name; *c; c++) {
+        if (join && *c == ST_JOIN_CH && c[1] && c[1] != ST_JOIN_CH && c[1] != '.') continue;
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+              *c == '-' || *c == '_'))
+            return 0;
+    }
+    return 1;
 }
 
-/* The file named name, read or read again if it changed; NULL: not a
- * servable file (missing, not regular, too large, unreadable, no room). */
+static int st_join_listed(const struct hub_static *s, const char *name) {
+    for (const char *const *j = s->joins; j && *j; j++)
+        if (!strcmp(*j, name)) return 1;
+    return 0;
+}
+
+/* The files name stands for: itself, or a join's parts ("a,b.js": a.js and
+ * b.js), each as the root's path. Returns their number, 0 for a name that
+ * is not servable (a join not in s->joins, of more than HUB_STATIC_JOIN_MAX
+ * parts, or of anything but scripts). */
+static int st_parts(const struct hub_static *s, const char *name, char path[][sizeof s->root + 256]) {
+    const char *ext = strrchr(name, '.');
+    if (!strchr(name, ST_JOIN_CH)) {
+        if (!st_name_ok(name, 0)) return 0;
+        return snprintf(path[0], sizeof path[0], "%s/%s", s->root, name) < (int)sizeof path[0];
+    }
+    if (!ext || strcmp(ext, ".js") || !st_name_ok(name, 1) || !st_join_listed(s, name)) return 0;
+    int n = 0;
+    for (const char *p = name; p < ext;) {
+        const char *sep = strchr(p, ST_JOIN_CH);
+        size_t l = (size_t)((sep && sep < ext ? sep : ext) - p);
+        if (n == HUB_STATIC_JOIN_MAX ||
+            snprintf(path[n++], sizeof path[0], "%s/%.*s.js", s->root, (int)l, p) >= (int)sizeof path[0])
+            return 0;
+        p += l + 1;
+    }
+    return n;
+}
+
+/* Appends the file at path, of size bytes, to b; 0, or -1. */
+static int st_read(const char *path, off_t size, unsigned char *b) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t got = fread(b, 1, (size_t)size, f);
+    fclose(f);
+    return got == (size_t)size ? 0 : -1;
+}
+
+/* The file (or join) named name, read or read again if it (a part of it)
+ * changed; NULL: not a servable file (missing, not regular, too large,
+ * unreadable, no room). */
 static struct st_file *st_file(struct hub_static *s, const char *name, int type) {
-    char path[sizeof s->root + 256];
+    char path[HUB_STATIC_JOIN_MAX][sizeof s->root + 256];
     struct stat st;
-    if (snprintf(path, sizeof path, "%s/%s", s->root, name) >= (int)sizeof path || stat(path, &st) ||
-        !S_ISREG(st.st_mode) || st.st_size > HUB_STATIC_FILE_MAX)
-        return NULL;
+    int n = st_parts(s, name, path);
+    if (!n) return NULL;
+    off_t size = 0, part[HUB_STATIC_JOIN_MAX];
+    time_t mtime = 0;
+    for (int i = 0; i < n; i++) {
+        if (stat(path[i], &st) || !S_ISREG(st.st_mode) || st.st_size > HUB_STATIC_FILE_MAX) return NULL;
+        part[i] = st.st_size;
+        size += st.st_size;
+        if (st.st_mtime > mtime) mtime = st.st_mtime;
+    }
+    size_t len = (size_t)size + (n > 1 ? (size_t)n * strlen(ST_JOIN_SEP) : 0);
+    if (len > HUB_STATIC_FILE_MAX) return NULL;
     struct st_file *f = NULL;
     for (int i = 0; i < s->n && !f; i++)
         if (!strcmp(s->f[i].name, name)) f = &s->f[i];
-    if (f && f->plain && f->size == st.st_size && f->mtime == st.st_mtime) return f;
+    if (f && f->plain && f->size == size && f->mtime == mtime) return f;
     if (!f) {
         if (s->n == HUB_STATIC_FILES) return NULL;
         char *nm = strdup(name);
@@ -111,23 +181,19 @@ static struct st_file *st_file(struct hub_static *s, const char *name, int type)
     }
     free(f->plain), free(f->gz);
     f->gz = NULL;
-    f->plain = st_read(path, st.st_size);
+    f->plain = malloc(len + 1);
+    size_t at = 0;
+    for (int i = 0; f->plain && i < n; i++) {
+        if (st_read(path[i], part[i], f->plain + at)) return free(f->plain), f->plain = NULL, NULL;
+        at += (size_t)part[i];
+        if (n > 1) memcpy(f->plain + at, ST_JOIN_SEP, strlen(ST_JOIN_SEP)), at += strlen(ST_JOIN_SEP);
+    }
     if (!f->plain) return NULL;
-    f->size = st.st_size;
-    f->mtime = st.st_mtime;
-    if (st_types[type].text) f->gz = st_gzip(f->plain, (size_t)f->size, &f->gz_len);
+    f->size = size;
+    f->len = len;
+    f->mtime = mtime;
+    if (st_types[type].text) f->gz = st_gzip(f->plain, len, &f->gz_len);
     return f;
-}
-
-/* A name the root may serve: one path component of letters, digits, '.',
- * '-' and '_', not starting with a dot. */
-static int st_name_ok(const char *name) {
-    if (!name[0] || name[0] == '.' || strlen(name) > 200) return 0;
-    for (const char *c = name; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
-              *c == '-' || *c == '_'))
-            return 0;
-    return 1;
 }
 
 /* Whether the request's If-None-Match names etag (a list, or "*"). */
@@ -145,7 +211,7 @@ static int st_accepts_gzip(struct lws *wsi) {
 int hub_static_answer(struct hub_static *s, struct lws *wsi, const char *path, int cacheable) {
     const char *name = path[0] == '/' ? path + 1 : path;
     if (!name[0]) name = "index.html";
-    int type = st_name_ok(name) ? st_type(name) : -1;
+    int type = st_type(name);
     struct st_file *f = type >= 0 ? st_file(s, name, type) : NULL;
     if (!f) {
         if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL)) return -1;
@@ -153,7 +219,7 @@ int hub_static_answer(struct hub_static *s, struct lws *wsi, const char *path, i
     }
     int gz = f->gz && st_accepts_gzip(wsi);
     const unsigned char *body = gz ? f->gz : f->plain;
-    size_t blen = gz ? f->gz_len : (size_t)f->size;
+    size_t blen = gz ? f->gz_len : f->len;
     char etag[48], clen[24], cc[64];
     snprintf(etag, sizeof etag, "\"%zx-%llx\"", blen, (unsigned long long)f->mtime);
     int not_modified = cacheable && st_not_modified(wsi, etag);
@@ -187,9 +253,11 @@ int hub_static_answer(struct hub_static *s, struct lws *wsi, const char *path, i
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
-struct hub_static *hub_static_new(const char *root) {
+struct hub_static *hub_static_new(const char *root, const char *const *joins) {
     struct hub_static *s = calloc(1, sizeof *s);
-    if (s) snprintf(s->root, sizeof s->root, "%s", root);
+    if (!s) return NULL;
+    snprintf(s->root, sizeof s->root, "%s", root);
+    s->joins = joins;
     return s;
 }
 

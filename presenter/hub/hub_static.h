@@ -8,7 +8,9 @@
 
 struct hub_static;
 
-struct hub_static *hub_static_new(const char *root); /* NULL: out of memory */
+/* joins: the joined scripts' names it serves ("common,path,phone.js"),
+ * NULL-terminated, kept (not copied); NULL: none. NULL: out of memory. */
+struct hub_static *hub_static_new(const char *root, const char *const *joins);
 /* Answers the request on wsi for path ("/" is index.html) from the root:
  * 200 with the file, 304 when If-None-Match names its validator, headers
  * only for HEAD, 404 for a name that is not a file of the root. cacheable

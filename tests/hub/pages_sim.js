@@ -1,5 +1,6 @@
-// Runs the real audience pages (common.js + phone.js / screen.js) in Node
-// against the real hub, with a minimal DOM built from the real HTML files:
+// Runs the real audience pages (their scripts as the hub serves them, one
+// join per page: /common,path,phone.js ...) in Node against the real hub,
+// with a minimal DOM built from the real HTML files:
 // every id the scripts use must exist in the page. Drives the quiz as the
 // presenter over its own websocket. Exit 0 when every check holds.
 //   node [--experimental-websocket] pages_sim.js PORT SECRET WEBROOT
@@ -8,6 +9,7 @@
 // which has none, Debian's node-ws: the same browser API (onopen, onmessage ...).
 const WebSocket = typeof globalThis.WebSocket === 'function' ? globalThis.WebSocket : require('ws');
 const fs = require('fs');
+const http = require('http');
 const vm = require('vm');
 const [port, secret, webroot] = process.argv.slice(2);
 const MARKER = 'EVIDENCE-pages-7c1d';   /* the test's evidence (test_hub_pages.c) */
@@ -52,7 +54,20 @@ function makeElement(doc, id, tag) {
   return el;
 }
 
-function makePage(file, search, shared) {
+/* The body of GET path from the hub, as a browser gets it (a page's
+ * scripts come as one join, "/common,path,phone.js": hub_static.c). */
+function getText(path) {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port: port, path: path }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error('GET ' + path + ': ' + res.statusCode))));
+    }).on('error', reject);
+  });
+}
+
+async function makePage(file, search, shared) {
   const html = fs.readFileSync(webroot + '/' + file, 'utf8');
   const doc = { _selection: '', copied: null, visibilityState: 'visible', _cookie: shared.cookie };
   const byId = {};
@@ -100,8 +115,8 @@ function makePage(file, search, shared) {
   };
   sandbox.window = sandbox;
   vm.createContext(sandbox);
-  for (const m of html.matchAll(/<script src="\/([^"]+)"><\/script>/g))
-    vm.runInContext(fs.readFileSync(webroot + '/' + m[1], 'utf8'), sandbox, { filename: m[1] });
+  for (const m of html.matchAll(/<script src="(\/[^"]+)"><\/script>/g))
+    vm.runInContext(await getText(m[1]), sandbox, { filename: m[1] });
   return {
     el: (id) => byId[id], doc, sockets, cmdButtons,
     fireWindow: (t) => (winListeners[t] || []).forEach((fn) => fn({})),
@@ -138,8 +153,8 @@ function presenter() {
 
 (async () => {
   const shared = { cookie: {}, local: {} };
-  const phone = makePage('index.html', '?room=TEST42', shared);
-  const screen = makePage('screen.html', '', { cookie: {}, local: {} });
+  const phone = await makePage('index.html', '?room=TEST42', shared);
+  const screen = await makePage('screen.html', '', { cookie: {}, local: {} });
   check(await until(() => /^[0-9a-f]{32}$/.test(shared.cookie.fragvote_token || '')), 'phone joined: token in the cookie');
   check(shared.local.fragvote_token === shared.cookie.fragvote_token, 'token in localStorage too');
   const token = shared.cookie.fragvote_token;
@@ -155,7 +170,7 @@ function presenter() {
   check(screen.el('qr').tagName === 'img', 'screen has the QR image');
 
   // The presenter page: a wrong secret is refused, the right one unlocks the controls.
-  const pres = makePage('presenter.html', '', { cookie: {}, local: {}, hash: '#secret=wrong' });
+  const pres = await makePage('presenter.html', '', { cookie: {}, local: {}, hash: '#secret=wrong' });
   check(await until(() => /wrong presenter secret/.test(pres.el('error').textContent)), 'presenter page: wrong secret refused');
   check(pres.el('panel').hidden, 'presenter page: controls stay locked');
   await sleep(1100); /* the room-wide throttle on bad secrets */
@@ -213,7 +228,7 @@ function presenter() {
   // A reload: a fresh page with the same cookie and storage.
   phone.close();
   phone.sockets.length = 99; // stop counting the old page
-  const reloaded = makePage('index.html', '', shared);
+  const reloaded = await makePage('index.html', '', shared);
   check(await until(() => /vote counted ✓ \(yes\)/.test(reloaded.el('ack').textContent)), 'reload resumes the voter and shows the vote');
   check(shared.cookie.fragvote_token === token, 'same token after reload');
 

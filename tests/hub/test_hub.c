@@ -47,8 +47,9 @@ static struct fx F;
 static int db_counter;
 static int keepalive_s; /* 0: defaults; else ping after it, close after 2x */
 static int conn_max;    /* 0: default cap */
-static int big_deck;
-static const char *tls_cert, *tls_key; /* set: serve HTTPS/WSS */    /* 1: the largest deck allowed (DECK_TESTS_MAX tests x 3 questions) */
+static int big_deck;    /* 1: the largest deck allowed (DECK_TESTS_MAX tests x 3 questions) */
+static const char *tls_cert, *tls_key; /* set: serve HTTPS/WSS */
+static const char *web_root;           /* NULL: the source's audience-web */
 
 static int measure_hook(void *ctx, const struct prober_ask *a) {
     struct fx *f = ctx;
@@ -89,7 +90,7 @@ static int start(int live_split, int64_t resume_session) {
                              .live_split = live_split,
                              .public_url = "http://192.0.2.10:8080/", .use_poll = !libev,
                              .ping_s = keepalive_s, .idle_s = 2 * keepalive_s, .conn_max = conn_max,
-                             .tls_cert = tls_cert, .tls_key = tls_key};
+                             .tls_cert = tls_cert, .tls_key = tls_key, .web_root = web_root};
     if (hubfix_start_probed(&F.fx, F.dbpath, &F.deck, "TEST42", resume_session, &cfg,
                             &(struct prober){measure_hook, &F}, err, sizeof err))
         return fprintf(stderr, "%s\n", err), -1;
@@ -1447,6 +1448,125 @@ static char *gunzip_body(const char *r, size_t n, size_t *outlen) {
     return out;
 }
 
+
+/* The bytes of the web root's files parts[0..n-1] joined as hub_static.c
+ * joins a script ("\n;\n" after each); malloc'd, *len bytes; NULL if one
+ * is missing. */
+static char *joined_parts(const char *root, const char *const *parts, int n, size_t *len) {
+    size_t cap = 1 << 20, at = 0;
+    char *out = malloc(cap), file[2048];
+    for (int i = 0; out && i < n; i++) {
+        size_t flen = 0;
+        snprintf(file, sizeof file, "%s/%s", root, parts[i]);
+        char *b = check_read_file(file, &flen);
+        if (!b || at + flen + 3 > cap) return free(b), free(out), NULL;
+        memcpy(out + at, b, flen);
+        memcpy(out + at + flen, "\n;\n", 3);
+        at += flen + 3;
+        free(b);
+    }
+    *len = at;
+    return out;
+}
+
+/* The first <script src="..."> of the page at path after from (NULL: none). */
+static const char *next_script(const char *from, char *src, size_t srclen) {
+    const char *p = strstr(from, "<script src=\"");
+    if (!p) return NULL;
+    p += strlen("<script src=\"");
+    size_t n = strcspn(p, "\"");
+    snprintf(src, srclen, "%.*s", (int)n, p);
+    return p + n;
+}
+
+/* Each page loads its scripts in one request (issue 22's join storm: the
+ * phone page is three requests, not five): its one <script> names a join
+ * ("/common,path,phone.js") whose body is the parts' bytes one after the
+ * other, each followed by a line ";", in plain and in gzip, with an ETag
+ * and a 304 for it. Only the pages' joins are served: another order,
+ * another choice of parts, a part that is not a script or a name that
+ * climbs out are 404. A part that changes on disk changes the join. */
+static void test_each_page_loads_its_scripts_in_one_join(void) {
+    char root[1024], cmd[2400];
+    snprintf(root, sizeof root, "%s/web", check_tmpdir());
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s'", root, hubfix_web_root(), root);
+    REQUIRE(system(cmd) == 0);
+    web_root = root;
+    REQUIRE(start(0, 0) == 0);
+    const char *pages[] = {"/", "/screen/", "/presenter/"};
+    const char *own[] = {"phone.js", "screen.js", "presenter.js"};
+    for (int i = 0; i < 3; i++) {
+        char req[512], src[256], want_src[64], etag[128] = "", type[64] = "";
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", pages[i]);
+        char *page = http_raw(req, NULL);
+        REQUIRE(page);
+        const char *at = next_script(page, src, sizeof src);
+        snprintf(want_src, sizeof want_src, "/common,path,%s", own[i]);
+        CHECK(at && !strcmp(src, want_src));
+        CHECK(at && !next_script(at, src, sizeof src)); /* the only one */
+        free(page);
+        const char *parts[] = {"common.js", "path.js", own[i]};
+        size_t want_len = 0, n = 0;
+        char *want = joined_parts(root, parts, 3, &want_len);
+        REQUIRE(want);
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", want_src);
+        char *r = http_raw(req, &n);
+        REQUIRE(r);
+        CHECK(!strncmp(r, "HTTP/1.1 200", 12));
+        CHECK(header_value(r, "content-type", type, sizeof type) == 0 && !strcmp(type, "text/javascript"));
+        CHECK(header_value(r, "etag", etag, sizeof etag) == 0 && etag[0]);
+        const char *body = strstr(r, "\r\n\r\n");
+        CHECK(body && n - (size_t)(body + 4 - r) == want_len && !memcmp(body + 4, want, want_len));
+        free(r);
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n",
+                 want_src);
+        r = http_raw(req, &n);
+        REQUIRE(r);
+        size_t glen = 0;
+        char *g = gunzip_body(r, n, &glen);
+        CHECK(g && glen == want_len && !memcmp(g, want, want_len));
+        free(g), free(r);
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nIf-None-Match: %s\r\nConnection: close\r\n\r\n",
+                 want_src, etag);
+        r = http_raw(req, NULL);
+        REQUIRE(r);
+        CHECK(!strncmp(r, "HTTP/1.1 304", 12));
+        free(r);
+        free(want);
+    }
+    const char *bad[] = {"/path,common,phone.js", "/common,phone.js",       "/common,path,nope.js",
+                         "/common,,path,phone.js", "/,common,path,phone.js", "/common,path,phone.css",
+                         "/common,path,..%2fphone.js", "/common,path,.phone.js"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char req[512];
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", bad[i]);
+        char *r = http_raw(req, NULL);
+        REQUIRE(r);
+        if (strncmp(r, "HTTP/1.1 404", 12)) fprintf(stderr, "GET %s: %.60s\n", bad[i], r);
+        CHECK(!strncmp(r, "HTTP/1.1 404", 12));
+        free(r);
+    }
+    /* a part grows: the join is read again (new bytes, new ETag) */
+    char file[1100], etag_before[128] = "", etag_after[128] = "";
+    const char *req = "GET /common,path,phone.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    char *r = http_raw(req, NULL);
+    REQUIRE(r);
+    CHECK(header_value(r, "etag", etag_before, sizeof etag_before) == 0);
+    free(r);
+    snprintf(file, sizeof file, "%s/path.js", root);
+    FILE *f = fopen(file, "a");
+    REQUIRE(f);
+    fputs("/* changed on disk */\n", f);
+    fclose(f);
+    r = http_raw(req, NULL);
+    REQUIRE(r);
+    CHECK(header_value(r, "etag", etag_after, sizeof etag_after) == 0 && strcmp(etag_before, etag_after));
+    CHECK(strstr(r, "/* changed on disk */\n\n;\n") != NULL);
+    free(r);
+    stop();
+    web_root = NULL;
+}
+
 /* The text files go in gzip to a client that says it takes it (a phone
  * page of ~62 KB is ~20 KB then), unchanged when inflated; the gzip answer
  * has a validator of its own (a 304 for it, never the plain file's), and
@@ -1672,6 +1792,7 @@ int main(void) {
     RUN(test_static_files_carry_validators_and_a_reload_is_304);
     RUN(test_static_files_from_memory_head_names_and_no_store_pages);
     RUN(test_text_files_go_gzip_to_clients_that_take_it);
+    RUN(test_each_page_loads_its_scripts_in_one_join);
     RUN(test_qr_endpoint_returns_an_svg_encoding_the_join_url);
     RUN(test_join_url_uses_the_default_route_interface);
     RUN(test_tls_serves_pages_and_qr_over_https);
