@@ -42,6 +42,7 @@
                                         * this (lws 4.1.6 scans a table this long at every close) */
 #define HUB_STATIC_FILES 32            /* files of the web root kept in memory (hub_static.c) at most ... */
 #define HUB_STATIC_FILE_MAX 1048576    /* ... each of at most this many bytes; a larger or further one is 404 */
+#define HUB_STATIC_RECHECK_MS 1000     /* a file kept in memory is looked at on disk again at most this often */
 #define HUB_STATIC_JOIN_MAX 8          /* parts of a joined script ("common,path,phone.js") at most */
 #define HUB_HTTP_HEADERS_S 10          /* a request's headers must be complete this long after it began */
 #define HUB_HTTP_IDLE_S 5              /* a keep-alive HTTP connection waits this long for its next request */

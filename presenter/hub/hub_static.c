@@ -2,8 +2,9 @@
  * the presenter's pages. Each file of the root (flat: no subdirectories)
  * of at most HUB_STATIC_FILE_MAX bytes is read into memory the first time
  * it is asked for, with a gzip copy when it is text and gzip is smaller,
- * and read again when its size or mtime changed (one stat per request, per
- * part for a join).
+ * and read again when its size or mtime changed, which is looked at (a
+ * stat, one per part for a join) at most every HUB_STATIC_RECHECK_MS: not
+ * for each of the ~60,000 requests of a join storm.
  * A request is answered in one write, headers and body together: lws's
  * own file serving sent the headers, then asked for a writeable (two
  * epoll_ctl calls and a loop turn) to send the body, for each of the phone
@@ -39,11 +40,13 @@
 #include <zlib.h>
 
 #include "hub.h"
+#include "hub_clock.h"
 
 struct st_file {
     char *name;
     off_t size;                      /* the file's (a join's: its parts' sizes summed), when read */
     time_t mtime;                    /* the file's (a join's: its newest part's) */
+    long long checked_ms;            /* hub_now_ms() of the last stat */
     unsigned char *plain, *gz;       /* gz NULL: not text, or no smaller */
     size_t len, gz_len;
 };
@@ -155,6 +158,11 @@ static int st_read(const char *path, off_t size, unsigned char *b) {
 static struct st_file *st_file(struct hub_static *s, const char *name, int type) {
     char path[HUB_STATIC_JOIN_MAX][sizeof s->root + 256];
     struct stat st;
+    struct st_file *f = NULL;
+    for (int i = 0; i < s->n && !f; i++)
+        if (!strcmp(s->f[i].name, name)) f = &s->f[i];
+    long long now = hub_now_ms();
+    if (f && f->plain && now - f->checked_ms < HUB_STATIC_RECHECK_MS) return f;
     int n = st_parts(s, name, path);
     if (!n) return NULL;
     off_t size = 0, part[HUB_STATIC_JOIN_MAX];
@@ -167,10 +175,10 @@ static struct st_file *st_file(struct hub_static *s, const char *name, int type)
     }
     size_t len = (size_t)size + (n > 1 ? (size_t)n * strlen(ST_JOIN_SEP) : 0);
     if (len > HUB_STATIC_FILE_MAX) return NULL;
-    struct st_file *f = NULL;
-    for (int i = 0; i < s->n && !f; i++)
-        if (!strcmp(s->f[i].name, name)) f = &s->f[i];
-    if (f && f->plain && f->size == size && f->mtime == mtime) return f;
+    if (f && f->plain && f->size == size && f->mtime == mtime) {
+        f->checked_ms = now;
+        return f;
+    }
     if (!f) {
         if (s->n == HUB_STATIC_FILES) return NULL;
         char *nm = strdup(name);
@@ -192,6 +200,7 @@ static struct st_file *st_file(struct hub_static *s, const char *name, int type)
     f->size = size;
     f->len = len;
     f->mtime = mtime;
+    f->checked_ms = now;
     if (st_types[type].text) f->gz = st_gzip(f->plain, len, &f->gz_len);
     return f;
 }

@@ -1546,7 +1546,8 @@ static void test_each_page_loads_its_scripts_in_one_join(void) {
         CHECK(!strncmp(r, "HTTP/1.1 404", 12));
         free(r);
     }
-    /* a part grows: the join is read again (new bytes, new ETag) */
+    /* a part grows: the join is read again (new bytes, new ETag) once the
+     * hub looks at the disk again (at most every HUB_STATIC_RECHECK_MS) */
     char file[1100], etag_before[128] = "", etag_after[128] = "";
     const char *req = "GET /common,path,phone.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     char *r = http_raw(req, NULL);
@@ -1558,6 +1559,7 @@ static void test_each_page_loads_its_scripts_in_one_join(void) {
     REQUIRE(f);
     fputs("/* changed on disk */\n", f);
     fclose(f);
+    usleep((HUB_STATIC_RECHECK_MS + 100) * 1000);
     r = http_raw(req, NULL);
     REQUIRE(r);
     CHECK(header_value(r, "etag", etag_after, sizeof etag_after) == 0 && strcmp(etag_before, etag_after));
