@@ -16,13 +16,12 @@
  * most HUB_STATIC_JOIN_MAX parts, and only the joins the hub lists (the
  * pages' own: any other name with a comma is 404, so that requests for
  * ever new combinations can neither fill the table of files nor make the
- * loop read and gzip the same bytes again and again). Each page loads
- * its scripts so, in one
- * request instead of three: per phone in a join storm, two requests fewer
- * on keep-alive, or two connections fewer where a browser opens one per
- * resource. The parts stay files of their own; the join is read again
- * when any of them changed, and its size and mtime for the ETag are the
- * joined bytes' and the newest part's.
+ * loop read and gzip the same bytes again and again). Each page loads its
+ * scripts so, in one request instead of three: per phone in a join storm,
+ * two requests fewer on keep-alive, or two connections fewer where a
+ * browser opens one per resource. The parts stay files of their own; the
+ * join is read again when any of them changed, and its size and mtime for
+ * the ETag are the joined bytes' and the newest part's.
  *
  * Each answer carries "cache-control: must-revalidate, private,
  * max-age=HUB_STATIC_MAX_AGE_S" and an ETag of the bytes sent (their
