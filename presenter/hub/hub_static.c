@@ -100,16 +100,13 @@ static unsigned char *st_gzip(const unsigned char *in, size_t len, size_t *outle
 }
 
 /* A name the root may serve: one path component of letters, digits, '.',
- * '-' and '_', not starting with a dot; with join 1, ',' may also
- * separate parts that are such names themselves (none empty). */
-static int st_name_ok(const char *name, int join) {
-    if (!name[0] || name[0] == '.' || name[0] == ST_JOIN_CH || strlen(name) > 200) return 0;
-    for (const char *c = name; *c; c++) {
-        if (join && *c == ST_JOIN_CH && c[1] && c[1] != ST_JOIN_CH && c[1] != '.') continue;
+ * '-' and '_', not starting with a dot. */
+static int st_name_ok(const char *name) {
+    if (!name[0] || name[0] == '.' || strlen(name) > 200) return 0;
+    for (const char *c = name; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
               *c == '-' || *c == '_'))
             return 0;
-    }
     return 1;
 }
 
@@ -122,14 +119,15 @@ static int st_join_listed(const struct hub_static *s, const char *name) {
 /* The files name stands for: itself, or a join's parts ("a,b.js": a.js and
  * b.js), each as the root's path. Returns their number, 0 for a name that
  * is not servable (a join not in s->joins, of more than HUB_STATIC_JOIN_MAX
- * parts, or of anything but scripts). */
+ * parts, or of anything but scripts). A join is served only as listed, so
+ * its name is the hub's own, not the request's. */
 static int st_parts(const struct hub_static *s, const char *name, char path[][sizeof s->root + 256]) {
     const char *ext = strrchr(name, '.');
     if (!strchr(name, ST_JOIN_CH)) {
-        if (!st_name_ok(name, 0)) return 0;
+        if (!st_name_ok(name)) return 0;
         return snprintf(path[0], sizeof path[0], "%s/%s", s->root, name) < (int)sizeof path[0];
     }
-    if (!ext || strcmp(ext, ".js") || !st_name_ok(name, 1) || !st_join_listed(s, name)) return 0;
+    if (!ext || strcmp(ext, ".js") || !st_join_listed(s, name)) return 0;
     int n = 0;
     for (const char *p = name; p < ext;) {
         const char *sep = strchr(p, ST_JOIN_CH);
