@@ -170,7 +170,9 @@ static struct st_file *st_file(struct hub_static *s, const char *name, int type)
         size += st.st_size;
         if (st.st_mtime > mtime) mtime = st.st_mtime;
     }
-    size_t len = (size_t)size + (n > 1 ? (size_t)n * strlen(ST_JOIN_SEP) : 0);
+    /* the separator after each part of a join; a plain file has none */
+    size_t sep = n > 1 ? strlen(ST_JOIN_SEP) : 0;
+    size_t len = (size_t)size + (size_t)n * sep;
     if (len > HUB_STATIC_FILE_MAX) return NULL;
     if (f && f->plain && f->size == size && f->mtime == mtime) {
         f->checked_ms = now;
@@ -186,12 +188,13 @@ static struct st_file *st_file(struct hub_static *s, const char *name, int type)
     }
     free(f->plain), free(f->gz);
     f->gz = NULL;
-    f->plain = malloc(len + 1);
+    f->plain = malloc(len + 1); /* + 1: an empty file is not malloc(0), which may give NULL */
     size_t at = 0;
     for (int i = 0; f->plain && i < n; i++) {
         if (st_read(path[i], part[i], f->plain + at)) return free(f->plain), f->plain = NULL, NULL;
         at += (size_t)part[i];
-        if (n > 1) memcpy(f->plain + at, ST_JOIN_SEP, strlen(ST_JOIN_SEP)), at += strlen(ST_JOIN_SEP);
+        memcpy(f->plain + at, ST_JOIN_SEP, sep);
+        at += sep;
     }
     if (!f->plain) return NULL;
     f->size = size;

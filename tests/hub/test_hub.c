@@ -1448,7 +1448,6 @@ static char *gunzip_body(const char *r, size_t n, size_t *outlen) {
     return out;
 }
 
-
 /* The bytes of the web root's files parts[0..n-1] joined as hub_static.c
  * joins a script ("\n;\n" after each); malloc'd, *len bytes; NULL if one
  * is missing. */
@@ -1469,7 +1468,8 @@ static char *joined_parts(const char *root, const char *const *parts, int n, siz
     return out;
 }
 
-/* The first <script src="..."> of the page at path after from (NULL: none). */
+/* The first <script src="..."> in the text from: its src copied to src; the
+ * text after it, or NULL when there is none. */
 static const char *next_script(const char *from, char *src, size_t srclen) {
     const char *p = strstr(from, "<script src=\"");
     if (!p) return NULL;
