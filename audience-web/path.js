@@ -134,6 +134,14 @@ var fvPath = (function () {
       icon = 'silent'; cls = 'warn';
       lines.push({ t: 'no answer', head: true }, { t: 'nothing known' }, { t: 'from here on' });
       break;
+    case 'other':
+      /* an ICMP answer about another packet of the test (a later TCP segment): not this one's fate */
+      icon = 'silent'; cls = 'info';
+      lines.push({ t: 'another packet', head: true });
+      if (has(ev, 'icmp')) lines.push({ t: ICMP[ev.icmp] || ev.icmp });
+      if ((l = quoteLine(ev.quote))) lines = lines.concat(l);
+      lines.push({ t: '(not this one)' });
+      break;
     default:
       return null; /* a kind this page does not know: drawn as nothing rather than guessed */
     }

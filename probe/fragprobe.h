@@ -80,7 +80,8 @@ enum probe_path_role { PROBE_PATH_HOST, PROBE_PATH_ROUTER, PROBE_PATH_TARGET, PR
 enum probe_path_mtu_from { PROBE_PATH_MTU_NONE, PROBE_PATH_MTU_LAB, PROBE_PATH_MTU_DEVICE, PROBE_PATH_MTU_ICMP };
 enum probe_path_what {
     PROBE_PATH_REFUSED, PROBE_PATH_FRAGMENTED, PROBE_PATH_REASSEMBLED, PROBE_PATH_PASSED,
-    PROBE_PATH_DROPPED, PROBE_PATH_EXPIRED, PROBE_PATH_ARRIVED, PROBE_PATH_SILENT
+    PROBE_PATH_DROPPED, PROBE_PATH_EXPIRED, PROBE_PATH_ARRIVED, PROBE_PATH_SILENT,
+    PROBE_PATH_OTHER               /* an answer about another packet of the test (issue 34): shown, not this packet's fate */
 };
 enum probe_path_seen {
     PROBE_PATH_SEEN_CAPTURE, PROBE_PATH_SEEN_ICMP, PROBE_PATH_SEEN_WITNESS, PROBE_PATH_SEEN_KERNEL,
@@ -96,7 +97,7 @@ enum probe_path_icmp {
     PROBE_PATH_ICMP_ECHO_REPLY
 };
 /* The JSON spellings: "host" "router" "target" "gap"; null "lab" "device"
- * "icmp"; "refused" "fragmented" ...; "capture" "icmp" "witness" "kernel"
+ * "icmp"; "refused" "fragmented" ... "silent" "other"; "capture" "icmp" "witness" "kernel"
  * "topology" "inference"; null "capture" "quote" "witness" "rule"; null
  * "frag_needed" "packet_too_big" "time_exceeded" "port_unreachable"
  * "unreachable" "echo_reply". Parse returns 0, or -1 for an unknown name. */
@@ -214,6 +215,11 @@ struct probe_result {
     /* Added by issue 20. */
     int echo_replies;             /* ICMP tests: Echo Replies from the target, -1 not looked for */
     struct probe_path path;       /* hop by hop (probe_run builds it last); v 0 = none */
+    /* Added by issue 34: an ICMP answer about another packet of the test (a
+     * later TCP segment, a resend, another datagram): shown, never the answer. */
+    int other_answers;            /* how many came back */
+    char other_hop[64];           /* the address of the first one's hop, "" none */
+    char other_quote[128];        /* what it quoted: "another segment (seq +2896, 104 bytes)" */
 };
 
 /* ==== section "probe" (issue 11): running tests, observers, decoders, TTL discovery, the lab ====
@@ -263,6 +269,9 @@ struct probe_quote {
                                     the identifier and the sequence number */
     int64_t tcp_seq;             /* -1 when not in the quote */
     int quoted_bytes;            /* bytes of the original packet present */
+    /* Issue 34: what ties a quote to one packet of the test. */
+    int udp_check;               /* UDP: the checksum it carries, -1 when not in the quote */
+    int tcp_hdr_len;             /* TCP: its header length (data offset), -1 when not in the quote */
 };
 struct probe_icmp {
     int family;

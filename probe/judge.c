@@ -59,12 +59,26 @@ static void hop_label(const struct probe_result *r, char *buf, size_t len) {
     else snprintf(buf, len, "%s", r->hop);
 }
 
-/* The answer that speaks about the packet as a whole: the first that quotes
- * the whole packet or its first fragment. */
-static const struct probe_icmp *primary_answer(const struct probe_observation *obs) {
-    for (int i = 0; i < obs->nanswers; i++)
-        if (obs->answers[i].q.frag_offset == 0 && obs->answers[i].kind != PROBE_ICMP_OTHER) return &obs->answers[i];
-    return obs->nanswers ? &obs->answers[0] : NULL;
+/* The answer that speaks about the packet as a whole: of the answers about
+ * the packet the question is about (issue 34), the first that quotes it whole
+ * or its first fragment. An answer about another packet of the test is
+ * counted and the first one described in r->other_*, never used. */
+static const struct probe_icmp *primary_answer(const struct probe_sendinfo *si, const struct probe_observation *obs,
+                                               struct probe_result *r) {
+    const struct probe_icmp *whole = NULL, *any = NULL;
+    for (int i = 0; i < obs->nanswers; i++) {
+        const struct probe_icmp *a = &obs->answers[i];
+        char what[sizeof r->other_quote];
+        if (probe_quote_about(si, &obs->pkt, &a->q, what, sizeof what) != PROBE_ABOUT_THIS) {
+            if (r->other_answers++) continue;
+            addr_str(a->family, a->from, r->other_hop, sizeof r->other_hop);
+            snprintf(r->other_quote, sizeof r->other_quote, "%s", what);
+            continue;
+        }
+        if (!any) any = a;
+        if (!whole && a->q.frag_offset == 0 && a->kind != PROBE_ICMP_OTHER) whole = a;
+    }
+    return whole ? whole : any;
 }
 
 static int from_target(const struct probe_sendinfo *si, const struct probe_icmp *p) {
@@ -77,7 +91,9 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
                  const struct probe_path_topology *topo, struct probe_result *r) {
     const struct probe_spec *s = &r->spec;
     int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
-    const struct probe_icmp *p = primary_answer(obs);
+    r->other_answers = 0;
+    r->other_hop[0] = r->other_quote[0] = '\0';
+    const struct probe_icmp *p = primary_answer(si, obs, r);
     char hop[96] = "";
     r->answers = obs->nanswers + obs->answers_dropped;
     r->egress_packets = obs->egress_packets;
@@ -228,6 +244,10 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "only the target answered (Echo Reply), and it reassembles before answering: with DF=0 a router "
              "on the way may have fragmented it%s", host == 0 ? " (the host did not)" : "");
+    } else if (r->other_answers) {
+        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+             "no ICMP answer quoted this packet at TTL %d, only another one%s: what the routers did to it is not "
+             "visible", si->ttl, host == 0 ? " (the host did not fragment it)" : "");
     } else {
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "no ICMP answer at TTL %d%s: what the routers did is not visible", si->ttl,
@@ -280,5 +300,14 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
                  v6 ? "" : p->q.df ? " with DF=1" : " with DF=0");
     } else {
         snprintf(e, el, "%s", r->fragmented.why);
+    }
+    if (r->other_answers) {
+        int node = topo ? probe_path_topology_node_of(topo, r->other_hop) : -1;
+        char who[96];
+        if (node >= 0) snprintf(who, sizeof who, "%.15s (%s)", topo->node[node].name, r->other_hop);
+        else snprintf(who, sizeof who, "%s", r->other_hop);
+        size_t k = strlen(r->evidence);
+        snprintf(r->evidence + k, sizeof r->evidence - k, "; %s answered with %s: not this packet", who,
+                 r->other_quote);
     }
 }

@@ -13,6 +13,7 @@ void probe_observation_init(struct probe_observation *obs) {
     obs->egress_df = obs->egress_first_len = obs->egress_max_len = -1;
     obs->frag_creates = -1;
     obs->echo_replies = -1;
+    probe_packet_seen_init(&obs->pkt);
 }
 
 void *probe_observer_state_new(size_t size, const char *name, char *err, size_t errlen) {

@@ -33,12 +33,28 @@ struct probe_sendinfo {
     int sent;                        /* 1 send()/write() succeeded, 0 refused (send_errno) */
     int send_errno;
     int64_t tcp_seq0;                /* first data sequence number (TCP), -1 unknown */
+    int udp_check;                   /* UDP: the checksum the datagram carries (issue 34), -1 unknown */
+    int udp_check_partial;           /* the same before a device completes it (a local answer quotes that) */
     /* Issue 19: with a witness the probe header starts the payload, and the
      * observers end their wait when the report is readable on fd. */
     const uint8_t *witness_key;      /* NULL: no witness */
     uint8_t witness_nonce[PROBE_WITNESS_NONCE_BYTES];
     struct timespec t_sent;
 };
+
+/* The packet a test's question is about, as it left the host (issue 34;
+ * docs/PROBE.md, "Which packet an answer is about"): TCP its first data
+ * segment, UDP the datagram, ICMP the echo request. The raw observer's tap
+ * fills it; -1 / 0 where unseen. */
+#define PROBE_PACKET_IDS_MAX 8
+struct probe_packet_seen {
+    int64_t tcp_seq;                 /* TCP: the first data segment's sequence number */
+    int len;                         /* TCP: its IP length */
+    int nids;                        /* the IP IDs (IPv6: fragment IDs) it left with: a TCP */
+    int64_t ids[PROBE_PACKET_IDS_MAX]; /* resend of it has its own; a fragment carries its packet's */
+};
+void probe_packet_seen_init(struct probe_packet_seen *p);
+void probe_packet_seen_add_id(struct probe_packet_seen *p, int64_t id);
 
 /* What an observer saw. -1 = this observer cannot see it. */
 struct probe_observation {
@@ -50,6 +66,7 @@ struct probe_observation {
     int64_t frag_creates;            /* FragCreates / Ip6FragCreates delta around the send */
     int echo_replies;                /* ICMP tests: Echo Replies from the target to our request,
                                         -1 when not looked for */
+    struct probe_packet_seen pkt;    /* the packet the question is about */
     int nanswers;                    /* kept in answers[] */
     int answers_dropped;             /* matched but not kept (array full) */
     struct probe_icmp answers[PROBE_ANSWERS_MAX];
@@ -101,6 +118,15 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
 /* The judge's rule (ip(7)): 1 when the kernel fragments this UDP datagram
  * itself, given the device's and the route's MTU. Pure. */
 int probe_judge_host_frags(const struct probe_spec *s, int dev_mtu, int path_mtu);
+
+/* Which packet of the test a quote is about (probe/quote_about.c, pure): an
+ * observer keeps every answer of the test's flow (probe_answer_matches); the
+ * judges answer only from those about the packet the question is about. */
+enum probe_about { PROBE_ABOUT_OTHER = 0, PROBE_ABOUT_THIS = 1, PROBE_ABOUT_UNSURE = 2 };
+/* THIS, OTHER (what it is goes into what, e.g. "another segment (seq +2896,
+ * 104 bytes)"), or UNSURE when nothing ties it to either (what says why). */
+enum probe_about probe_quote_about(const struct probe_sendinfo *si, const struct probe_packet_seen *pkt,
+                                   const struct probe_quote *q, char *what, size_t len);
 
 /* True when answer a quotes a packet of this test (addresses, ports / IP ID). */
 int probe_answer_matches(const struct probe_sendinfo *si, const struct probe_quote *q,

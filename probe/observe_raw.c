@@ -80,6 +80,24 @@ static void remember_id(struct raw_state *s, int64_t id) {
     if (s->nids < RAW_IDS_MAX) s->ids[s->nids++] = id;
 }
 
+/* A packet of this test leaving: is it the packet the question is about
+ * (issue 34)? TCP: the first data segment and its resends of the same
+ * length; UDP and ICMP: the datagram and its fragments. */
+static void packet_seen(const struct probe_sendinfo *si, const struct probe_quote *q, struct probe_packet_seen *pkt) {
+    if (si->l4 != IPPROTO_TCP) {
+        if (si->family == AF_INET || probe_quote_is_fragment(q)) probe_packet_seen_add_id(pkt, q->id);
+        return;
+    }
+    if (q->l4 != IPPROTO_TCP || q->tcp_seq < 0 || q->tcp_hdr_len < 0) return;
+    int data = q->total_len - (si->family == AF_INET6 ? 40 : 20) - q->tcp_hdr_len;
+    if (pkt->tcp_seq < 0 && data > 0) {
+        pkt->tcp_seq = q->tcp_seq;
+        pkt->len = q->total_len;
+    }
+    if (q->tcp_seq == pkt->tcp_seq && q->total_len == pkt->len && si->family == AF_INET)
+        probe_packet_seen_add_id(pkt, q->id);
+}
+
 /* Drains what left the host; counts this test's packets. */
 static void tap_drain(struct raw_state *s, const struct probe_sendinfo *si, struct probe_observation *obs) {
     if (s->tap_fd < 0) return;
@@ -95,6 +113,7 @@ static void tap_drain(struct raw_state *s, const struct probe_sendinfo *si, stru
         int rc = s->family == AF_INET6 ? probe_parse_quote6(s->buf, len, &q) : probe_parse_quote4(s->buf, len, &q);
         if (rc != PROBE_PARSE_OK || !probe_answer_matches(si, &q, s->ids, s->nids)) continue;
         if (q.l4 >= 0 && (probe_quote_is_fragment(&q) || si->family == AF_INET)) remember_id(s, q.id);
+        packet_seen(si, &q, &obs->pkt);
         if (obs->egress_packets < 0) obs->egress_packets = obs->egress_fragments = 0;
         if (obs->egress_first_len < 0) {
             obs->egress_first_len = q.total_len;

@@ -99,6 +99,7 @@ static int recverr_to_icmp(const struct probe_errq *e, const struct probe_sendin
     q->total_len = q->ttl = q->df = q->mf = q->frag_offset = q->frag_hdr = -1;
     q->id = -1;
     q->tcp_seq = -1;
+    q->udp_check = q->tcp_hdr_len = -1;
     q->l4 = si->l4;
     q->sport = si->sport;
     q->dport = si->dport;

@@ -22,10 +22,12 @@ static void quote_init(struct probe_quote *q, int family, size_t len) {
     q->id = -1;
     q->l4 = q->sport = q->dport = -1;
     q->tcp_seq = -1;
+    q->udp_check = q->tcp_hdr_len = -1;
     q->quoted_bytes = len > 0x7fffffff ? 0x7fffffff : (int)len;
 }
 
-/* The transport header's ports (and TCP sequence) at p, as far as len shows;
+/* The transport header's ports (TCP: sequence and header length; UDP:
+ * checksum) at p, as far as len shows;
  * for an ICMP echo request its identifier and sequence in sport/dport. */
 static void quote_l4(struct probe_quote *q, int l4, const uint8_t *p, size_t len) {
     q->l4 = l4;
@@ -43,6 +45,8 @@ static void quote_l4(struct probe_quote *q, int l4, const uint8_t *p, size_t len
         q->dport = (int)rd16(p + 2);
     }
     if (l4 == IPPROTO_TCP && len >= 8) q->tcp_seq = rd32(p + 4);
+    if (l4 == IPPROTO_TCP && len >= 13) q->tcp_hdr_len = (p[12] >> 4) * 4;
+    if (l4 == IPPROTO_UDP && len >= 8) q->udp_check = (int)rd16(p + 6);
 }
 
 int probe_parse_quote4(const uint8_t *buf, size_t len, struct probe_quote *out) {

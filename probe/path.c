@@ -18,14 +18,14 @@
 static const char *const role_names[] = {"host", "router", "target", "gap"};
 static const char *const mtu_from_names[] = {NULL, "lab", "device", "icmp"};
 static const char *const what_names[] = {"refused", "fragmented", "reassembled", "passed",
-                                         "dropped", "expired",    "arrived",     "silent"};
+                                         "dropped", "expired",    "arrived",     "silent", "other"};
 static const char *const seen_names[] = {"capture", "icmp", "witness", "kernel", "topology", "inference"};
 static const char *const pieces_from_names[] = {NULL, "capture", "quote", "witness", "rule"};
 static const char *const icmp_names[] = {NULL,          "frag_needed", "packet_too_big", "time_exceeded",
                                          "port_unreachable", "unreachable", "echo_reply"};
 _Static_assert(NAMES_LEN(role_names) == PROBE_PATH_GAP + 1, "a name for each role");
 _Static_assert(NAMES_LEN(mtu_from_names) == PROBE_PATH_MTU_ICMP + 1, "a name for each mtu_from");
-_Static_assert(NAMES_LEN(what_names) == PROBE_PATH_SILENT + 1, "a name for each what");
+_Static_assert(NAMES_LEN(what_names) == PROBE_PATH_OTHER + 1, "a name for each what");
 _Static_assert(NAMES_LEN(seen_names) == PROBE_PATH_SEEN_INFERENCE + 1, "a name for each seen_by");
 _Static_assert(NAMES_LEN(pieces_from_names) == PROBE_PATH_PIECES_RULE + 1, "a name for each pieces_from");
 _Static_assert(NAMES_LEN(icmp_names) == PROBE_PATH_ICMP_ECHO_REPLY + 1, "a name for each icmp");
@@ -247,8 +247,29 @@ static struct probe_path_event *event(struct build *b, int node, enum probe_path
     e->q_len = e->q_df = e->q_mf = e->q_offset = e->q_frag_hdr = -1;
     e->ttl = e->df = -1;
     e->shown = PROBE_PATH_EV_ALL;
-    if (seen != PROBE_PATH_SEEN_INFERENCE && seen != PROBE_PATH_SEEN_TOPOLOGY && node > p->reached) p->reached = node;
+    if (seen != PROBE_PATH_SEEN_INFERENCE && seen != PROBE_PATH_SEEN_TOPOLOGY && what != PROBE_PATH_OTHER &&
+        node > p->reached)
+        p->reached = node;
     return e;
+}
+
+/* An ICMP answer about another packet of the test (issue 34), at its node
+ * in path order: shown as such, never as this packet's fate. */
+static void other_event(struct build *b) {
+    const struct probe_result *r = b->r;
+    struct probe_path *p = b->p;
+    int node = -1;
+    for (int i = 1; r->other_answers > 0 && r->other_hop[0] && i < p->nnodes; i++)
+        if (!strcmp(p->node[i].addr, r->other_hop)) node = i;
+    if (node < 0) return;
+    int at = 0;
+    while (at < p->nevents && p->ev[at].node <= node) at++;
+    struct probe_path_event *e = event(b, node, PROBE_PATH_OTHER, PROBE_PATH_SEEN_ICMP);
+    if (!e) return;
+    struct probe_path_event moved = *e;
+    memmove(&p->ev[at + 1], &p->ev[at], (size_t)(p->nevents - 1 - at) * sizeof *e);
+    p->ev[at] = moved;
+    snprintf(p->ev[at].text, sizeof p->ev[at].text, "answered with %.100s: not this packet", r->other_quote);
 }
 
 static enum probe_path_icmp icmp_kind(const struct probe_result *r, int from_target) {
@@ -539,5 +560,6 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
         else etext(e, "passed the %d pieces unchanged", next.n);
         cur = next;
     }
+    other_event(&b);
     *out = p;
 }

@@ -91,6 +91,7 @@ int probe_send_open(const struct probe_spec *spec, const struct sockaddr_storage
     si->l4 = tcp ? IPPROTO_TCP : icmp ? (v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP) : IPPROTO_UDP;
     si->ttl = ttl;
     si->tcp_seq0 = -1;
+    si->udp_check = si->udp_check_partial = -1;
     si->remote = *dst;
     if (icmp) { /* ICMP has no ports: a raw socket would take one for a protocol number */
         probe_sockaddr_set_port(&si->remote, 0);
@@ -201,6 +202,8 @@ int probe_send_payload(struct probe_sendinfo *si, int *kernel_mtu) {
         memcpy(wp.nonce, si->witness_nonce, sizeof wp.nonce);
         probe_witness_probe_encode(si->witness_key, &wp, (uint8_t *)buf, n);
     }
+    /* What ties a router's quote to this datagram (issue 34). */
+    if (si->l4 == IPPROTO_UDP) si->udp_check = probe_udp_checksum(si, (const uint8_t *)buf, n, &si->udp_check_partial);
     clock_gettime(CLOCK_MONOTONIC, &si->t_sent);
     ssize_t w = send(si->fd, buf, n, MSG_NOSIGNAL);
     free(buf);

@@ -34,4 +34,9 @@ int probe_icmp_socket(int v6, int want_raw, int ident, struct probe_sendinfo *si
 void probe_icmp_echo_build(uint8_t *buf, size_t len, int v6, int raw, int ident, int seq);
 /* Pure: the Internet checksum (RFC 1071) of len bytes. */
 uint16_t probe_icmp_checksum(const uint8_t *p, size_t len);
+/* Pure: the checksum a UDP datagram from si->local to si->remote (their
+ * ports) with this payload carries on the wire (a sum of 0 goes as 0xffff);
+ * *partial gets what its checksum field holds while the device is still to
+ * complete it (checksum offload, loopback): the pseudo header's sum alone. */
+int probe_udp_checksum(const struct probe_sendinfo *si, const uint8_t *payload, size_t len, int *partial);
 #endif

@@ -25,12 +25,37 @@
  * in this process (tests run concurrently), different across processes. */
 static atomic_uint icmp_counter;
 
-uint16_t probe_icmp_checksum(const uint8_t *p, size_t len) {
-    uint32_t sum = 0;
-    for (size_t i = 0; i + 1 < len; i += 2) sum += (uint32_t)p[i] << 8 | p[i + 1];
+/* RFC 1071's sum of len bytes added to sum (len even but for the last part). */
+static uint32_t inet_sum(const uint8_t *p, size_t len, uint32_t sum) {
+    for (size_t i = 0; i + 1 < len; i += 2) {
+        sum += (uint32_t)p[i] << 8 | p[i + 1];
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
     if (len & 1) sum += (uint32_t)p[len - 1] << 8;
+    return sum;
+}
+static uint16_t inet_fold(uint32_t sum) {
     while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
     return (uint16_t)~sum;
+}
+
+uint16_t probe_icmp_checksum(const uint8_t *p, size_t len) { return inet_fold(inet_sum(p, len, 0)); }
+
+int probe_udp_checksum(const struct probe_sendinfo *si, const uint8_t *payload, size_t len, int *partial) {
+    int v6 = si->family == AF_INET6;
+    size_t alen = v6 ? 16 : 4, ulen = len + 8;
+    uint8_t pseudo[40], hdr[8];
+    memcpy(pseudo, probe_sockaddr_addr(&si->local), alen);
+    memcpy(pseudo + alen, probe_sockaddr_addr(&si->remote), alen);
+    uint32_t sum = inet_sum(pseudo, 2 * alen, 0);
+    sum += IPPROTO_UDP + (uint32_t)(ulen & 0xffff) + (uint32_t)(ulen >> 16); /* both pseudo headers' protocol and length */
+    *partial = (uint16_t)~inet_fold(sum); /* what a checksum left to the device holds meanwhile */
+    hdr[0] = (uint8_t)(si->sport >> 8), hdr[1] = (uint8_t)si->sport;
+    hdr[2] = (uint8_t)(si->dport >> 8), hdr[3] = (uint8_t)si->dport;
+    hdr[4] = (uint8_t)(ulen >> 8), hdr[5] = (uint8_t)ulen, hdr[6] = hdr[7] = 0;
+    sum = inet_sum(hdr, sizeof hdr, sum);
+    uint16_t c = inet_fold(inet_sum(payload, len, sum));
+    return c ? c : 0xffff;
 }
 
 void probe_icmp_echo_build(uint8_t *buf, size_t len, int v6, int raw, int ident, int seq) {

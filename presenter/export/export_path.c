@@ -136,6 +136,10 @@ static void shape(FILE *out, enum probe_path_what w, const struct probe_path_pie
                     x + i * (n > 1 ? 24.0 / n + 2 : 0), y, n > 1 ? 24 / n : 22);
         break;
     }
+    case PROBE_PATH_OTHER: /* another packet's answer: a dashed circle, its text says which */
+        fprintf(out, "<circle cx=\"%.0f\" cy=\"%.0f\" r=\"10\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\" "
+                     "stroke-dasharray=\"3 3\"/>", x + 10, y + 10);
+        break;
     }
 }
 

@@ -118,7 +118,7 @@ upward=$(awk -v ranks="$ranks" 'BEGIN { n = split(ranks, r, " "); for (i = 1; i 
 none probe_calls_go_down "$upward"
 # The pure judges: only libc string/format functions, the sanitizers' and
 # fortify's hooks, and symbols of the judges themselves or spec.c's names.
-pure='judge|observe_recverr_judge|witness_merge|path_topology|spec'
+pure='judge|observe_recverr_judge|witness_merge|path_topology|spec|quote_about'
 libc='snprintf|vsnprintf|strcmp|strncmp|strcasecmp|strncasecmp|strlen|strchr|memchr|strerror|inet_ntop|memcpy|memset|memcmp|memmove'
 hooks='__stack_chk_fail|__(snprintf|vsnprintf|memcpy|memset|memmove)_chk|__(asan|ubsan|sanitizer)_.*'
 impure=$(awk -v pure="^($pure)\$" 'NR == FNR { def[$2] = $1; next } $1 ~ pure && !(($2 in def) && def[$2] ~ pure) { print $1 ": " $2 }' \

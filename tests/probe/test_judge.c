@@ -51,7 +51,11 @@ static void answer(struct probe_observation *obs, enum probe_icmp_kind kind, con
     a->q.mf = mf;
     a->q.frag_offset = off;
     a->q.frag_hdr = len < 0 ? -1 : 0;
-    a->q.l4 = 17;
+    a->q.l4 = 17;          /* the test's flow (setup's si): its ports, no checksum quoted */
+    a->q.sport = 40000;
+    a->q.dport = 33434;
+    a->q.id = a->q.tcp_seq = -1;
+    a->q.udp_check = a->q.tcp_hdr_len = -1;
 }
 
 /* The egress tap saw one whole packet of len bytes leave with this DF. */
@@ -294,6 +298,44 @@ static void test_echo_reply_means_sent_and_only_df_or_ipv6_rules_out_routers(voi
 }
 
 /* The canned path is what probe_run hands the judges in the lab. */
+/* Issue 34's case: tcp4 probe 3000 leaves as 1500 + 1500 + 104; the first
+ * segment (DF=0) was fragmented past r1 and the fragments dropped; the only
+ * Time Exceeded quotes the last, 104-byte segment. It is shown, never the
+ * answer. A quote of the first segment's first fragment is the answer. */
+static void test_a_quote_of_another_tcp_segment_is_not_the_answer(void) {
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+    setup(&r, &si, &obs, PROBE_TCP4, PROBE_MODE_PROBE, 3000);
+    left_whole(&obs, 1500, 0);
+    obs.pkt.tcp_seq = 1000;
+    obs.pkt.len = 1500;
+    probe_packet_seen_add_id(&obs.pkt, 7);
+    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 104, 0, 0, 0, 0);
+    obs.answers[0].q.l4 = 6;
+    obs.answers[0].q.id = 9;
+    obs.answers[0].q.tcp_seq = 1000 + 2896;
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_UNKNOWN);
+    CHECK_INT(r.quoted_len, -1);              /* the quote is not this packet's */
+    CHECK_INT(r.other_answers, 1);
+    CHECK_STR(r.other_hop, "198.51.100.2");
+    CHECK_CONTAINS(r.fragmented.why, "no ICMP answer quoted this packet");
+    CHECK_CONTAINS(r.evidence, "r2 (198.51.100.2) answered with a quote of another segment (seq +2896, 104 bytes)");
+    CHECK(!strstr(r.evidence, "went whole"));
+
+    /* The same test where r2 quoted the first segment's first fragment. */
+    obs.answers[0].q.total_len = 1276;
+    obs.answers[0].q.mf = 1;
+    obs.answers[0].q.id = 7;
+    obs.answers[0].q.tcp_seq = 1000;
+    probe_judge(&si, &obs, &lab, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
+    CHECK_INT(r.other_answers, 0);
+}
+
 static void test_canned_path_is_the_labs_topology(void) {
     struct probe_lab_config cfg;
     struct probe_lab planned;
@@ -337,5 +379,6 @@ int main(void) {
     RUN(test_silence_is_unknown);
     RUN(test_ipv6_df_is_inferred_yes);
     RUN(test_echo_reply_means_sent_and_only_df_or_ipv6_rules_out_routers);
+    RUN(test_a_quote_of_another_tcp_segment_is_not_the_answer);
     return check_summary();
 }
