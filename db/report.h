@@ -29,7 +29,7 @@ void db_report_close(struct db_report *r);
 struct db_report_measure {
     int measured;              /* 0: no measurement in that set */
     char answer[8];            /* "yes" / "no" / "unknown" */
-    char basis[12];            /* "observed" / "inferred" / "unknown" */
+    char basis[12];            /* "observed" / "inferred" / "unknown" / "rule" */
     char observer[16];
     double measured_at;
     char *evidence;            /* owned */

@@ -211,3 +211,56 @@ CREATE VIEW voter_score AS
     LEFT JOIN votes v ON v.voter_id = vr.id
     LEFT JOIN question_truth qt ON qt.question_id = v.question_id AND qt.truth IN ('yes', 'no')
    GROUP BY vr.id;
+
+-- migration: 7
+-- A truth may be decided by a stated rule of IP (issue 34): basis 'rule'
+-- ("DF=1 and it left whole: no router fragments it"; "no router fragments
+-- IPv6"), beside 'observed', 'inferred' and 'unknown'. SQLite changes a
+-- CHECK only by rebuilding the table; the views over it go and come back
+-- unchanged (a rename would refuse views naming a missing one). db_open
+-- runs this with foreign keys off and checks them after.
+DROP VIEW voter_score;
+DROP VIEW question_score;
+DROP VIEW question_truth;
+CREATE TABLE measurements_new (
+  id          INTEGER PRIMARY KEY,
+  set_id      INTEGER NOT NULL REFERENCES measurement_sets(id) ON DELETE CASCADE,
+  question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+  answer      TEXT NOT NULL CHECK (answer IN ('yes', 'no', 'unknown')),
+  basis       TEXT NOT NULL DEFAULT 'observed' CHECK (basis IN ('observed', 'inferred', 'unknown', 'rule')),
+  evidence    TEXT NOT NULL,            -- one human line: why this answer
+  observation TEXT NOT NULL,            -- the probe's raw observation (JSON text)
+  observer    TEXT NOT NULL,            -- raw | recverr
+  measured_at REAL NOT NULL
+);
+INSERT INTO measurements_new(id, set_id, question_id, answer, basis, evidence, observation, observer, measured_at)
+  SELECT id, set_id, question_id, answer, basis, evidence, observation, observer, measured_at FROM measurements;
+DROP TABLE measurements;
+ALTER TABLE measurements_new RENAME TO measurements;
+CREATE INDEX measurements_question ON measurements(question_id, id);
+CREATE VIEW question_truth AS
+  SELECT q.id AS question_id, q.session_id, lm.answer AS truth
+    FROM questions q
+    LEFT JOIN (SELECT m.question_id, m.answer, max(m.id) AS newest
+                 FROM measurements m JOIN measurement_sets s ON s.id = m.set_id
+                WHERE s.kind = 'live' GROUP BY m.question_id) lm ON lm.question_id = q.id;
+CREATE VIEW question_score AS
+  SELECT t.question_id, t.session_id, t.yes, t.no, t.yes + t.no AS total, t.truth,
+         CASE WHEN t.yes + t.no = 0 THEN NULL
+              WHEN t.yes > t.no THEN 'yes' WHEN t.no > t.yes THEN 'no' ELSE 'tie' END AS majority,
+         CASE WHEN t.yes + t.no = 0 OR t.truth IS NULL OR t.truth = 'unknown' THEN NULL
+              WHEN t.yes = t.no THEN 0.5
+              WHEN (t.yes > t.no) = (t.truth = 'yes') THEN 1.0 ELSE 0.0 END AS correct,
+         CASE WHEN t.truth = 'yes' THEN t.yes WHEN t.truth = 'no' THEN t.no END AS correct_votes
+    FROM (SELECT qt.question_id, qt.session_id, qt.truth,
+                 (SELECT count(*) FROM votes v WHERE v.question_id = qt.question_id AND v.answer = 1) AS yes,
+                 (SELECT count(*) FROM votes v WHERE v.question_id = qt.question_id AND v.answer = 0) AS no
+            FROM question_truth qt) t;
+CREATE VIEW voter_score AS
+  SELECT vr.id AS voter_id, vr.session_id,
+         count(qt.truth) AS scored,
+         coalesce(sum(CASE WHEN (v.answer = 1) = (qt.truth = 'yes') THEN 1 ELSE 0 END), 0) AS correct
+    FROM voters vr
+    LEFT JOIN votes v ON v.voter_id = vr.id
+    LEFT JOIN question_truth qt ON qt.question_id = v.question_id AND qt.truth IN ('yes', 'no')
+   GROUP BY vr.id;

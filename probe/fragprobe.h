@@ -57,11 +57,15 @@ static inline int probe_proto_is_icmp(enum probe_proto p) { return p == PROBE_IC
 
 /* ---- answers ---- */
 enum probe_answer { PROBE_ANS_UNKNOWN = -1, PROBE_ANS_NO = 0, PROBE_ANS_YES = 1 };
-enum probe_basis { PROBE_BASIS_OBSERVED, PROBE_BASIS_INFERRED, PROBE_BASIS_UNKNOWN };
+/* RULE (issue 34): a rule of IP decides it from what was observed of the
+ * other facts (DF=1 seen leaving whole: no router fragments it; IPv6: no
+ * router fragments it), where nothing observed the fact itself. */
+enum probe_basis { PROBE_BASIS_OBSERVED, PROBE_BASIS_INFERRED, PROBE_BASIS_UNKNOWN, PROBE_BASIS_RULE };
 enum probe_fragmenter { PROBE_FRAG_NONE, PROBE_FRAG_HOST, PROBE_FRAG_ROUTER, PROBE_FRAG_UNKNOWN };
 
 const char *probe_answer_name(enum probe_answer a);     /* "yes" / "no" / "unknown" */
-const char *probe_basis_name(enum probe_basis b);       /* "observed" / "inferred" / "unknown" */
+const char *probe_basis_name(enum probe_basis b);       /* "observed" / "inferred" / "unknown" / "rule" */
+int probe_basis_parse(const char *name, enum probe_basis *out); /* 0, or -1 for another name */
 const char *probe_fragmenter_name(enum probe_fragmenter f); /* "none" "host" "router" "unknown" */
 
 struct probe_fact {

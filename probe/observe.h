@@ -115,6 +115,12 @@ extern const struct probe_observer probe_observer_recverr; /* observe_recverr.c:
 void probe_judge(const struct probe_sendinfo *si, const struct probe_observation *obs,
                  const struct probe_path_topology *topo, struct probe_result *r);
 
+/* The rules of IP where nothing observed "fragmented?" (probe/rules.c,
+ * issue 34): DF=1 or IPv6 and seen leaving whole gives "no" with basis
+ * rule; a silent witness adds "dropped on the way". Runs after the witness
+ * merge. Pure. */
+void probe_rules_apply(struct probe_result *r);
+
 /* The judge's rule (ip(7)): 1 when the kernel fragments this UDP datagram
  * itself, given the device's and the route's MTU. Pure. */
 int probe_judge_host_frags(const struct probe_spec *s, int dev_mtu, int path_mtu);

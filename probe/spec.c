@@ -54,8 +54,19 @@ const char *probe_answer_name(enum probe_answer a) {
     return a == PROBE_ANS_YES ? "yes" : a == PROBE_ANS_NO ? "no" : "unknown";
 }
 
+static const char *const basis_names[] = {"observed", "inferred", "unknown", "rule"};
+
 const char *probe_basis_name(enum probe_basis b) {
-    return b == PROBE_BASIS_OBSERVED ? "observed" : b == PROBE_BASIS_INFERRED ? "inferred" : "unknown";
+    return b >= PROBE_BASIS_OBSERVED && b <= PROBE_BASIS_RULE ? basis_names[b] : "unknown";
+}
+
+int probe_basis_parse(const char *name, enum probe_basis *out) {
+    for (int i = 0; name && i <= (int)PROBE_BASIS_RULE; i++)
+        if (!strcmp(name, basis_names[i])) {
+            *out = (enum probe_basis)i;
+            return 0;
+        }
+    return -1;
 }
 
 const char *probe_fragmenter_name(enum probe_fragmenter f) {

@@ -82,10 +82,7 @@ static void rd_fact(struct rd *c, json_t *root, const char *key, unsigned bit, s
     else if (a && !strcmp(a, "no")) f->answer = PROBE_ANS_NO;
     else if (a && !strcmp(a, "unknown")) f->answer = PROBE_ANS_UNKNOWN;
     else fail(c, key, "has no answer yes/no/unknown");
-    if (b && !strcmp(b, "observed")) f->basis = PROBE_BASIS_OBSERVED;
-    else if (b && !strcmp(b, "inferred")) f->basis = PROBE_BASIS_INFERRED;
-    else if (b && !strcmp(b, "unknown")) f->basis = PROBE_BASIS_UNKNOWN;
-    else fail(c, key, "has no basis observed/inferred/unknown");
+    if (probe_basis_parse(b, &f->basis) < 0) fail(c, key, "has no basis observed/inferred/unknown/rule");
     rd_str(c, o, "why", 1, f->why, sizeof f->why);
     json_t *at = json_object_get(o, "observed_at");
     if (at && !(json_is_string(at) && !strcmp(json_string_value(at), "far end")))

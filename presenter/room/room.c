@@ -381,8 +381,7 @@ static int resume_truth(int64_t qid, const char *answer, const char *basis, cons
     struct probe_path path;
     stored_why(observation, qi.kind, t.why, sizeof t.why, &path);
     t.answer = !strcmp(answer, "yes") ? PROBE_ANS_YES : !strcmp(answer, "no") ? PROBE_ANS_NO : PROBE_ANS_UNKNOWN;
-    t.basis = !strcmp(basis, "observed") ? PROBE_BASIS_OBSERVED
-              : !strcmp(basis, "inferred") ? PROBE_BASIS_INFERRED : PROBE_BASIS_UNKNOWN;
+    if (probe_basis_parse(basis, &t.basis) < 0) t.basis = PROBE_BASIS_UNKNOWN;
     snprintf(t.evidence, sizeof t.evidence, "%s", evidence);
     quiz_restore(c->r->quiz, p, c->r->saved_state[p], 0, 0, &t);
     if (path.v) quiz_restore_path(c->r->quiz, p, &path);

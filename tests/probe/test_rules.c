@@ -1,0 +1,115 @@
+/* The rules of IP where nothing observed "fragmented?" (issue 34), on
+ * canned results as the judge leaves them behind a PMTUD black hole: seen
+ * leaving whole, no ICMP answer, the witness (if asked) silent. */
+#include "check.h"
+#include "fragprobe.h"
+#include "observe.h"
+
+/* Sent, seen leaving whole with this DF (observed), nothing came back. */
+static void black_hole(struct probe_result *r, enum probe_proto p, int df) {
+    memset(r, 0, sizeof *r);
+    r->spec.proto = p;
+    r->spec.size = 1400;
+    probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "it was seen leaving the host");
+    if (probe_proto_is_v6(p))
+        probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_INFERRED, "IPv6 has no DF bit");
+    else
+        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "DF=%d", df);
+    probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "no ICMP answer at TTL 2");
+    r->fragmenter = PROBE_FRAG_UNKNOWN;
+    r->egress_packets = 1;
+    r->egress_fragments = 0;
+    r->egress_first_len = 1400;
+    snprintf(r->evidence, sizeof r->evidence, "no ICMP answer at TTL 2");
+}
+
+static void silent_witness(struct probe_result *r) {
+    snprintf(r->witness, sizeof r->witness, "203.0.113.2:33435");
+    r->witness_silent = 1;
+    snprintf(r->witness_note, sizeof r->witness_note, "the witness did not answer within 1000 ms");
+}
+
+static void test_df_set_and_whole_at_egress_means_no_router_fragments_it(void) {
+    struct probe_result r;
+    black_hole(&r, PROBE_UDP4, 1);
+    probe_rules_apply(&r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_RULE);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_NONE);
+    CHECK_STR(r.fragmented.why, "it left the host whole and with DF=1 no router may fragment it");
+    CHECK_STR(probe_basis_name(r.fragmented.basis), "rule");
+    CHECK_CONTAINS(r.evidence, "(rule)");
+}
+
+static void test_ipv6_whole_at_egress_means_no_router_fragments_it(void) {
+    struct probe_result r;
+    black_hole(&r, PROBE_TCP6, 1);
+    snprintf(r.evidence, sizeof r.evidence, "TCP: first segment 1400 bytes; no ICMP answer at TTL 2");
+    probe_rules_apply(&r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_RULE);
+    CHECK_CONTAINS(r.fragmented.why, "no router fragments IPv6");
+    CHECK_CONTAINS(r.evidence, "TCP: first segment 1400 bytes; it left the host whole"); /* the judge's prefix stays */
+}
+
+static void test_whole_and_unseen_by_the_witness_is_dropped_not_host_fragmented(void) {
+    struct probe_result r;
+    black_hole(&r, PROBE_UDP4, 0);
+    silent_witness(&r);
+    probe_rules_apply(&r);
+    /* DF=0: a router may have cut it before the drop, so no answer -- but the rule says what it can. */
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_UNKNOWN);
+    CHECK_CONTAINS(r.fragmented.why, "dropped on the way, not fragmented by the host");
+    CHECK_CONTAINS(r.evidence, "[the witness did not answer within 1000 ms]");
+    /* With DF=1 the first rule answers, and says it was dropped. */
+    black_hole(&r, PROBE_UDP4, 1);
+    silent_witness(&r);
+    probe_rules_apply(&r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_RULE);
+    CHECK_CONTAINS(r.fragmented.why, "the witness did not see it: dropped on the way");
+}
+
+static void test_rules_never_override_an_observation_nor_guess_past_the_wire(void) {
+    struct probe_result r;
+    /* DF=0 and nothing else: no rule applies. */
+    black_hole(&r, PROBE_UDP4, 0);
+    probe_rules_apply(&r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_STR(r.fragmented.why, "no ICMP answer at TTL 2");
+    /* DF=1 only inferred (nothing seen on the wire): the rule needs it observed. */
+    black_hole(&r, PROBE_UDP4, 1);
+    r.df.basis = PROBE_BASIS_INFERRED;
+    probe_rules_apply(&r);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
+    /* The departure unseen (no tap): nothing is known of the host's part. */
+    black_hole(&r, PROBE_UDP6, 1);
+    r.egress_packets = r.egress_fragments = -1;
+    probe_rules_apply(&r);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
+    /* An observed answer stays. */
+    black_hole(&r, PROBE_UDP4, 1);
+    probe_fact_set(&r.fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "quoted a fragment");
+    probe_rules_apply(&r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+}
+
+static void test_basis_names_round_trip(void) {
+    for (int b = PROBE_BASIS_OBSERVED; b <= PROBE_BASIS_RULE; b++) {
+        enum probe_basis out;
+        CHECK_INT(probe_basis_parse(probe_basis_name((enum probe_basis)b), &out), 0);
+        CHECK_INT(out, b);
+    }
+    enum probe_basis out;
+    CHECK_INT(probe_basis_parse("guessed", &out), -1);
+}
+
+int main(void) {
+    RUN(test_df_set_and_whole_at_egress_means_no_router_fragments_it);
+    RUN(test_ipv6_whole_at_egress_means_no_router_fragments_it);
+    RUN(test_whole_and_unseen_by_the_witness_is_dropped_not_host_fragmented);
+    RUN(test_rules_never_override_an_observation_nor_guess_past_the_wire);
+    RUN(test_basis_names_round_trip);
+    return check_summary();
+}
