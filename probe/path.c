@@ -321,6 +321,9 @@ static void build_sent(struct build *b) {
         if (r->egress_fragments > 0) probe_path_split(r->spec.size, r->egress_first_len, b->v6, &p->sent);
         else pieces_one(&p->sent, r->egress_first_len, PROBE_PATH_PIECES_CAPTURE);
         p->sent.from = PROBE_PATH_PIECES_CAPTURE;
+        /* One count: IP's split by the first piece must give the pieces the
+         * capture counted, else their sizes are not known. */
+        if (r->egress_fragments > 0 && p->sent.n != r->egress_fragments) p->sent.n = -1;
     } else if (p->left == 1 && r->fragmenter == PROBE_FRAG_HOST) {
         int mtu = r->path_mtu_before > 0 ? r->path_mtu_before : r->dev_mtu;
         if (mtu > 0) probe_path_split(r->spec.size, mtu, b->v6, &p->sent);
@@ -343,7 +346,24 @@ static void build_sent(struct build *b) {
     }
 }
 
-/* The witness's pieces on arrival, -1 n when it could not tell. */
+/* Whether the witness's report agrees with the model: the pieces that left
+ * the host, cut by the links on the way (one model, one count, issue 34):
+ * its count (exact with its packet tap), largest and smallest piece. TCP:
+ * it reports segments, not IP pieces, so it confirms nothing here. */
+static int witness_agrees(const struct probe_result *r, const struct probe_path_pieces *model) {
+    if (probe_proto_is_tcp(r->spec.proto) || model->n < 1) return 0;
+    if (r->w_fragments == 0) return model->n == 1;
+    if (r->w_frag_max <= 0 || model->n < 2) return 0;
+    if (r->w_fragments > 0 && r->w_fragments != model->n) return 0;
+    int lo = model->len[0];
+    for (int i = 0; i < pieces_listed(model); i++)
+        if (model->len[i] < lo) lo = model->len[i];
+    return pieces_max(model) == r->w_frag_max && (r->w_frag_min <= 0 || r->w_frag_min == lo);
+}
+
+/* The pieces on arrival from the witness alone (no model, or one it
+ * contradicts): whole, or IP's split by its largest piece when that gives
+ * its count; n -1 when it could not tell or the split would be a guess. */
 static void witness_pieces(const struct probe_result *r, int v6, struct probe_path_pieces *out) {
     memset(out, 0, sizeof *out);
     out->n = -1;
@@ -352,6 +372,54 @@ static void witness_pieces(const struct probe_result *r, int v6, struct probe_pa
     else if (r->w_frag_max > 0) probe_path_split(r->spec.size, r->w_frag_max, v6, out);
     else return;
     out->from = PROBE_PATH_PIECES_WITNESS;
+    if (r->w_fragments > 0 && out->n != r->w_fragments) out->n = -1;
+}
+
+/* The target's event when the witness reported: the model's pieces when
+ * the witness agrees with them, else its own. Returns 1 when it confirmed
+ * the model. */
+static int witness_arrival(struct build *b, int node, const struct probe_path_pieces *cur, int known) {
+    const struct probe_result *r = b->r;
+    struct probe_path_event *e = event(b, node, PROBE_PATH_ARRIVED, PROBE_PATH_SEEN_WITNESS);
+    if (!e) return 0;
+    int agrees = known && witness_agrees(r, cur);
+    if (agrees) {
+        e->pieces = *cur;
+        e->pieces.from = PROBE_PATH_PIECES_WITNESS;
+    } else {
+        witness_pieces(r, b->v6, &e->pieces);
+    }
+    e->ttl = r->w_ttl;
+    e->df = r->w_df;
+    char ttl[24] = "";
+    if (r->w_ttl >= 0) snprintf(ttl, sizeof ttl, ", TTL %d", r->w_ttl);
+    if (e->pieces.n > 1) {
+        char pt[80];
+        pieces_text(&e->pieces, pt, sizeof pt);
+        etext(e, "arrived in %d fragments: %s%s", e->pieces.n, pt, ttl);
+    } else if (e->pieces.n == 1) {
+        etext(e, "arrived whole (%d bytes)%s", e->pieces.len[0], ttl);
+    } else if (r->w_fragments > 0 || r->w_frag_max > 0) {
+        char n[16] = "";
+        if (r->w_fragments > 0) snprintf(n, sizeof n, "%d ", r->w_fragments);
+        etext(e, "arrived in %sfragments, largest %d bytes%s", n, r->w_frag_max, ttl);
+    } else {
+        etext(e, "arrived (the witness reported it)%s", ttl);
+    }
+    return agrees;
+}
+
+/* The routers' events the witness's report speaks for: when it confirmed
+ * the model, pieces equal to what arrived are the witness's; when it did
+ * not, what the routers on the way did is the model's inference. */
+static void witness_seen(struct probe_path *p, int target, int agrees) {
+    const struct probe_path_event *arrived = &p->ev[p->nevents - 1];
+    for (int i = 0; i + 1 < p->nevents; i++) {
+        struct probe_path_event *e = &p->ev[i];
+        if (e->node >= target || e->seen_by != PROBE_PATH_SEEN_WITNESS) continue;
+        if (!agrees) e->seen_by = PROBE_PATH_SEEN_INFERENCE;
+        else if (pieces_equal(&e->pieces, &arrived->pieces)) e->pieces.from = PROBE_PATH_PIECES_WITNESS;
+    }
 }
 
 static void text_pieces(struct probe_path_event *e, const char *what, int mtu) {
@@ -437,8 +505,6 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
     int hop = node_of_hop(&p, r);
     int target = p.nnodes - 1;
     int heard = r->witness[0] && r->witness_heard;
-    struct probe_path_pieces wp;
-    witness_pieces(r, b.v6, &wp);
     int silent_at = hop < 0 && !heard && r->echo_replies <= 0 ? node_at_ttl(&p, r->spec.ttl) : -1;
     int known = p.sent.n > 0; /* cur is what travels */
     struct probe_path_pieces cur = p.sent;
@@ -467,22 +533,8 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
         }
         if (i == target) {
             if (heard) {
-                struct probe_path_event *e = event(&b, i, PROBE_PATH_ARRIVED, PROBE_PATH_SEEN_WITNESS);
-                if (!e) break;
-                e->pieces = wp.n >= 0 ? wp : known ? cur : wp;
-                e->ttl = r->w_ttl;
-                e->df = r->w_df;
-                char ttl[24] = "";
-                if (r->w_ttl >= 0) snprintf(ttl, sizeof ttl, ", TTL %d", r->w_ttl);
-                if (e->pieces.n > 1) {
-                    char pt[80];
-                    pieces_text(&e->pieces, pt, sizeof pt);
-                    etext(e, "arrived in %d fragments: %s%s", e->pieces.n, pt, ttl);
-                } else if (e->pieces.n == 1) {
-                    etext(e, "arrived whole (%d bytes)%s", e->pieces.len[0], ttl);
-                } else {
-                    etext(e, "arrived (the witness reported it)%s", ttl);
-                }
+                int before = p.nevents, agrees = witness_arrival(&b, i, &cur, known);
+                if (p.nevents > before) witness_seen(&p, target, agrees);
             } else if (r->echo_replies > 0) {
                 struct probe_path_event *e = event(&b, i, PROBE_PATH_ARRIVED, PROBE_PATH_SEEN_ICMP);
                 if (!e) break;
@@ -547,11 +599,12 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
         }
         struct probe_path_pieces next = cur;
         if (big) refragment(&cur, m, &next);
+        /* With a witness: seen by it if its report agrees with the model at
+         * the target (witness_arrival), else relabelled inference there. */
         enum probe_path_seen seen = PROBE_PATH_SEEN_INFERENCE;
         if (hop > i && r->quoted_len > 0) seen = PROBE_PATH_SEEN_ICMP;
-        else if (heard && wp.n >= 0) seen = PROBE_PATH_SEEN_WITNESS;
+        else if (heard && !probe_proto_is_tcp(r->spec.proto)) seen = PROBE_PATH_SEEN_WITNESS;
         if (seen == PROBE_PATH_SEEN_ICMP && next.len[0] == r->quoted_len) next.from = PROBE_PATH_PIECES_QUOTE;
-        else if (seen == PROBE_PATH_SEEN_WITNESS && pieces_equal(&next, &wp)) next.from = PROBE_PATH_PIECES_WITNESS;
         struct probe_path_event *e = event(&b, i, big ? PROBE_PATH_FRAGMENTED : PROBE_PATH_PASSED, seen);
         if (!e) break;
         e->pieces = next;

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "check_lab.h"
 #include "fragprobe.h"
+#include "path_json.h"
 #include "pcap_truth.h"
 #include "truth_lab.h"
 
@@ -201,9 +202,116 @@ static void test_behind_a_black_hole_the_rules_answer(void) {
     lab_stop();
 }
 
+/* The IP lengths of a test's packets on one link within [t0, t1), sorted:
+ * its first fragments / whole packets (by port) and the later fragments
+ * with their IDs. Returns how many. */
+static int flow_lens(const struct truth_cap *c, double t0, double t1, int v6, int port, int *lens, int max) {
+    long long ids[64];
+    int nids = 0, n = 0;
+    for (int i = 0; i < c->n; i++) {
+        const struct truth_pkt *k = &c->p[i];
+        if (k->ts < t0 || k->ts >= t1 || k->v6 != v6) continue;
+        int mine = k->l4 == 17 && k->dport == port;
+        if (mine && k->id >= 0 && nids < 64) ids[nids++] = k->id;
+        for (int j = 0; !mine && k->l4 < 0 && j < nids; j++) mine = ids[j] == k->id;
+        if (mine && n < max) lens[n++] = k->len;
+    }
+    for (int i = 1; i < n; i++) /* insertion sort: a handful of pieces */
+        for (int j = i; j > 0 && lens[j - 1] > lens[j]; j--) {
+            int x = lens[j];
+            lens[j] = lens[j - 1];
+            lens[j - 1] = x;
+        }
+    return n;
+}
+
+/* The pieces a path event lists, sorted, into lens; their count (-1 unknown). */
+static int event_lens(const struct probe_path_pieces *pc, int *lens) {
+    if (pc->n < 0 || pc->n > PROBE_PATH_PIECES_MAX) return -1;
+    for (int i = 0; i < pc->n; i++) lens[i] = pc->len[i];
+    for (int i = 1; i < pc->n; i++)
+        for (int j = i; j > 0 && lens[j - 1] > lens[j]; j--) {
+            int x = lens[j];
+            lens[j] = lens[j - 1];
+            lens[j - 1] = x;
+        }
+    return pc->n;
+}
+
+static void check_same_pieces(const char *where, const struct probe_path_pieces *pc, const int *wire, int nwire) {
+    int lens[PROBE_PATH_PIECES_MAX], n = event_lens(pc, lens);
+    printf("    %-12s picture %d piece(s), wire %d\n", where, n, nwire);
+    CHECK_INT(n, nwire);
+    for (int i = 0; n == nwire && i < n; i++) CHECK_INT(lens[i], wire[i]);
+}
+
+/* The last event at node whose pieces are listed (what left that node). */
+static const struct probe_path_pieces *pieces_after(const struct probe_path *p, int node) {
+    const struct probe_path_pieces *pc = NULL;
+    for (int i = 0; i < p->nevents; i++)
+        if (p->ev[i].node == node && p->ev[i].pieces.n >= 0) pc = &p->ev[i].pieces;
+    return pc;
+}
+
+/* One picture, one count: the lab's 2000-byte udp4 test with the witness
+ * (the host cuts it in 2, r1 cuts the first again: 3 arrive) and 3000 on
+ * 1500,1400,1280 (both routers cut). What left the host, what each router
+ * passed on, what arrived, the evidence's count and the witness's all
+ * equal the capture on each link. The picture used to show 2 arriving
+ * (1276 + 744: the witness's largest piece split again) where 3 did. */
+static void test_one_picture_one_count(void) {
+    const char *mtus[2] = {NULL, "1500,1400,1280"};
+    const int sizes[2] = {2000, 3000};
+    char err[1024];
+    for (int c = 0; c < 2; c++) {
+        struct probe_lab lab;
+        REQUIRE(lab_start(mtus[c], c ? 'o' : 'p', &lab) == 0);
+        REQUIRE(dumps_start(&lab) == 0);
+        struct probe_run_opts opts = {.observer = PROBE_OBS_RAW, .lab = &lab, .witness = &wit.target};
+        struct probe_spec spec = {.proto = PROBE_UDP4, .mode = PROBE_MODE_DEFAULT, .size = sizes[c]};
+        struct probe_result r;
+        probe_lab_flush_pmtu(&lab, err, sizeof err);
+        double t0 = truth_now();
+        REQUIRE(probe_run(&opts, &spec, &r, err, sizeof err) == 0);
+        double t1 = truth_now() + 1;
+        static struct truth_cap cap[3];
+        REQUIRE(dumps_read(cap) == 0);
+        int wire[3][PROBE_PATH_PIECES_MAX], nw[3];
+        for (int k = 0; k < 3; k++) nw[k] = flow_lens(&cap[k], t0, t1, 0, r.spec.port, wire[k], PROBE_PATH_PIECES_MAX);
+        char text[PROBE_PATH_TEXT_MAX];
+        probe_path_text(&r.path, "    ", text, sizeof text);
+        printf("  udp4 %d on %s: %s\n%s", sizes[c], mtus[c] ? mtus[c] : "the default lab", r.evidence, text);
+        REQUIRE(r.witness_heard == 1);
+        check_same_pieces("left src", &r.path.sent, wire[0], nw[0]);
+        for (int node = 1; node <= 2; node++) {
+            const struct probe_path_pieces *pc = pieces_after(&r.path, node);
+            REQUIRE(pc != NULL);
+            check_same_pieces(node == 1 ? "left r1" : "left r2", pc, wire[node], nw[node]);
+        }
+        const struct probe_path_pieces *arrived = pieces_after(&r.path, 3);
+        REQUIRE(arrived != NULL);
+        check_same_pieces("arrived", arrived, wire[2], nw[2]);
+        CHECK_INT(r.w_fragments, nw[2]);
+        char said[48];
+        snprintf(said, sizeof said, "in %d fragments", nw[2]);
+        CHECK_CONTAINS(r.evidence, said);
+        CHECK_INT(r.egress_fragments, nw[0]);
+        /* replay prints the stored path: the same table after the JSON a session stores. */
+        static struct probe_path back;
+        json_t *o = path_json_from(&r.path);
+        REQUIRE(o && path_json_read(o, &back, err, sizeof err) == 1);
+        json_decref(o);
+        char again[PROBE_PATH_TEXT_MAX];
+        probe_path_text(&back, "    ", again, sizeof again);
+        CHECK_STR(again, text);
+        lab_stop();
+    }
+}
+
 int main(void) {
     check_root_begin("needs root: network namespaces, raw sockets, tcpdump, nft", "tcpdump nft ip", cleanup);
     RUN(test_a_quote_of_another_segment_never_answers_for_the_first);
     RUN(test_behind_a_black_hole_the_rules_answer);
+    RUN(test_one_picture_one_count);
     return check_summary_and_clean();
 }

@@ -247,19 +247,25 @@ static void test_ttl_expired_before_bottleneck(void) {
     CHECK_INT(p.reached, 2);
 }
 
+/* The lab's witness in dst reported: with its packet tap (raw), the count
+ * of pieces, the largest and the smallest. */
+static void witness_saw(struct probe_result *r, int raw, int fragments, int frag_max, int frag_min) {
+    snprintf(r->witness, sizeof r->witness, "203.0.113.2:33435");
+    r->witness_heard = 1;
+    r->w_raw = raw;
+    r->w_fragments = fragments;
+    r->w_frag_max = frag_max;
+    r->w_frag_min = frag_min;
+}
+
 /* 8. With the far-end witness (TTL 64): r1 fragmented, dst got 2 pieces. */
 static void test_witness_arrival(void) {
     plan(NULL, 0);
     struct probe_result r;
     sent_case(&r, PROBE_MODE_DONT, 1400, 64, 1, 0, 1400, 0);
-    snprintf(r.witness, sizeof r.witness, "203.0.113.2:33435");
-    r.witness_heard = 1;
-    r.w_raw = 1;
+    witness_saw(&r, 1, 2, 1276, 144);
     r.w_ttl = 62;
     r.w_df = 0;
-    r.w_fragments = 2;
-    r.w_frag_max = 1276;
-    r.w_frag_min = 144;
     struct probe_path p;
     build(&r, &p);
     REQUIRE(p.nevents == 3);
@@ -282,6 +288,47 @@ static void test_witness_arrival(void) {
     CHECK_INT(p.ev[0].what, PROBE_PATH_PASSED);
     CHECK_INT(p.ev[2].what, PROBE_PATH_ARRIVED);
     PIECES(&p.ev[2].pieces, 1200);
+}
+
+/* 9. One model, one count (issue 34): the host cut 2000 bytes in 2 (1500 +
+ * 520), r1 cut the first again: 3 pieces arrive, which the witness counts.
+ * The arrival is the model's pieces, not the witness's largest one split
+ * again (that gave 1276 + 744). A witness whose report disagrees with the
+ * model shows its own and leaves the routers' part to inference. */
+static void test_witness_arrival_is_the_models_pieces(void) {
+    plan(NULL, 0);
+    struct probe_result r;
+    sent_case(&r, PROBE_MODE_DEFAULT, 2000, 64, 2, 2, 1500, 0);
+    witness_saw(&r, 1, 3, 1276, 244);
+    struct probe_path p;
+    build(&r, &p);
+    REQUIRE(p.nevents == 4);
+    PIECES(&p.sent, 1500, 520);
+    EV(&p.ev[1], 1, PROBE_PATH_FRAGMENTED, PROBE_PATH_SEEN_WITNESS);
+    PIECES(&p.ev[1].pieces, 1276, 244, 520);
+    EV(&p.ev[2], 2, PROBE_PATH_PASSED, PROBE_PATH_SEEN_WITNESS);
+    PIECES(&p.ev[2].pieces, 1276, 244, 520);
+    EV(&p.ev[3], 3, PROBE_PATH_ARRIVED, PROBE_PATH_SEEN_WITNESS);
+    PIECES(&p.ev[3].pieces, 1276, 244, 520);
+    CHECK_INT(p.ev[3].pieces.from, PROBE_PATH_PIECES_WITNESS);
+    CHECK_STR(p.ev[3].text, "arrived in 3 fragments: 1276 + 244 + 520");
+    /* The unprivileged witness (largest piece only) agrees too. */
+    witness_saw(&r, 0, -1, 1276, -1);
+    build(&r, &p);
+    PIECES(&p.ev[3].pieces, 1276, 244, 520);
+    /* A report the model cannot give (4 pieces): its own count, no sizes
+     * guessed, and what r1 and r2 did is the model's inference. */
+    witness_saw(&r, 1, 4, 1276, 100);
+    build(&r, &p);
+    REQUIRE(p.nevents == 4);
+    CHECK_INT(p.ev[3].pieces.n, -1);
+    CHECK_STR(p.ev[3].text, "arrived in 4 fragments, largest 1276 bytes");
+    CHECK_INT(p.ev[1].seen_by, PROBE_PATH_SEEN_INFERENCE);
+    CHECK_INT(p.ev[2].seen_by, PROBE_PATH_SEEN_INFERENCE);
+    /* The capture's count and IP's split disagree: the sizes are not known. */
+    r.egress_fragments = 3;
+    build(&r, &p);
+    CHECK_INT(p.sent.n, -1);
 }
 
 /* IPv6: the lab's v6 addresses, PTB from r1, each host piece carries an
@@ -412,6 +459,7 @@ int main(void) {
     RUN(test_icmp_silent_hop);
     RUN(test_ttl_expired_before_bottleneck);
     RUN(test_witness_arrival);
+    RUN(test_witness_arrival_is_the_models_pieces);
     RUN(test_ipv6);
     RUN(test_real_path_discovery);
     RUN(test_names_round_trip);
