@@ -35,6 +35,8 @@ struct probe_sendinfo {
     int64_t tcp_seq0;                /* first data sequence number (TCP), -1 unknown */
     int udp_check;                   /* UDP: the checksum the datagram carries (issue 34), -1 unknown */
     int udp_check_partial;           /* the same before a device completes it (a local answer quotes that) */
+    int route_mtu;                   /* IP_MTU when connected: a longer TCP packet at the tap is a GSO
+                                        one the device cuts into segments, -1 unknown */
     /* Issue 19: with a witness the probe header starts the payload, and the
      * observers end their wait when the report is readable on fd. */
     const uint8_t *witness_key;      /* NULL: no witness */

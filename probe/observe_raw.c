@@ -92,9 +92,11 @@ static void packet_seen(const struct probe_sendinfo *si, const struct probe_quot
     int data = q->total_len - (si->family == AF_INET6 ? 40 : 20) - q->tcp_hdr_len;
     if (pkt->tcp_seq < 0 && data > 0) {
         pkt->tcp_seq = q->tcp_seq;
-        pkt->len = q->total_len;
+        /* Longer than the route allows: a GSO packet the device cuts into
+         * segments; the first one's length on the wire is not seen here. */
+        pkt->len = si->route_mtu > 0 && q->total_len > si->route_mtu ? -1 : q->total_len;
     }
-    if (q->tcp_seq == pkt->tcp_seq && q->total_len == pkt->len && si->family == AF_INET)
+    if (q->tcp_seq == pkt->tcp_seq && (q->total_len == pkt->len || pkt->len < 0) && si->family == AF_INET)
         probe_packet_seen_add_id(pkt, q->id);
 }
 

@@ -163,6 +163,7 @@ int probe_send_open(const struct probe_spec *spec, const struct sockaddr_storage
         si->sport = probe_sockaddr_port(&si->local); /* a ping socket's port is its echo identifier */
     }
     rt->path_mtu = probe_route_mtu(fd, v6);
+    si->route_mtu = rt->path_mtu;
     rt->dev_mtu = device_mtu(&si->local);
     return 0;
 fail_errno:;

@@ -90,6 +90,9 @@ static void test_the_first_segment_whole_or_its_first_fragment_is_this_packet(vo
     char what[128];
     size_t n = time_exceeded(b, 1500, 7, 0, IPPROTO_TCP, SEQ0);
     CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_THIS);
+    pkt.len = -1; /* a GSO packet at the tap: the first segment's wire length unseen, its sequence number ties */
+    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_THIS);
+    pkt.len = 1500;
     n = time_exceeded(b, 1276, 7, 0x2000, IPPROTO_TCP, SEQ0); /* MF, offset 0 */
     CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_THIS);
     n = time_exceeded(b, 244, 7, 0x2000 | 157, IPPROTO_TCP, 0); /* a later fragment of it: its ID */
