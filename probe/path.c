@@ -542,7 +542,9 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
                 etext(e, "arrived: the target answered (Echo Reply)");
             } else if (silent_at == i || silent_at < 0) {
                 struct probe_path_event *e = event(&b, i, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
-                if (e) etext(e, "no answer from the target");
+                /* A silent witness: dropped somewhere on the way (rules.c, rule c). */
+                if (e && r->witness_silent) etext(e, "the witness did not see it: dropped on the way");
+                else if (e) etext(e, "no answer from the target");
             }
             break;
         }

@@ -288,6 +288,13 @@ static void test_witness_arrival(void) {
     CHECK_INT(p.ev[0].what, PROBE_PATH_PASSED);
     CHECK_INT(p.ev[2].what, PROBE_PATH_ARRIVED);
     PIECES(&p.ev[2].pieces, 1200);
+    /* A silent witness: the target's event says it was lost on the way. */
+    r.witness_heard = 0;
+    r.witness_silent = 1;
+    build(&r, &p);
+    REQUIRE(p.nevents >= 1);
+    EV(&p.ev[p.nevents - 1], 3, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
+    CHECK_STR(p.ev[p.nevents - 1].text, "the witness did not see it: dropped on the way");
 }
 
 /* 9. One model, one count (issue 34): the host cut 2000 bytes in 2 (1500 +
