@@ -173,6 +173,40 @@ static void test_v5_file_keeps_every_voter_and_vote_through_the_rebuild(void) {
     CHECK_INT(raw_int(path, "SELECT sum(correct) FROM voter_score"), 2);
 }
 
+/* Migration 7 (issue 34) rebuilds the measurements table so its basis may
+ * be 'rule': every measurement keeps its id and fields, the score views
+ * read as before, and a truth decided by a rule is stored and replayed. */
+static void test_v6_file_keeps_every_measurement_and_takes_a_rule(void) {
+    const char *path = fx_path("v6.db");
+    REQUIRE(make_v5_file(path) == 0);
+    REQUIRE(apply_migration(path, 6) == 0);
+    REQUIRE(raw_exec(path, "UPDATE schema_version SET version = 6;") == 0);
+    CHECK(raw_exec(path, "INSERT INTO measurements(set_id, question_id, answer, basis, evidence, observation, observer,"
+                         " measured_at) VALUES (1, 1, 'no', 'rule', 'e', '{}', 'raw', 1.0);") != 0); /* not yet */
+    char args[512], *out, *errs;
+    snprintf(args, sizeof args, "sessions --db '%s'", path);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    CHECK_STR(errs, "");
+    free(out);
+    free(errs);
+    CHECK_INT(raw_int(path, "SELECT version FROM schema_version"), db_schema_latest());
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM measurements WHERE (id, question_id, answer, basis) IN"
+                            " (VALUES (1, 1, 'yes', 'observed'), (2, 2, 'yes', 'observed'))"), 2);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+    CHECK_INT(raw_int(path, "SELECT sum(correct) FROM voter_score"), 2);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM question_score WHERE correct IS NOT NULL"), 2);
+    /* A rule's truth is stored, scored and replayed as such. */
+    REQUIRE(raw_exec(path, "INSERT INTO measurements(set_id, question_id, answer, basis, evidence, observation, observer,"
+                           " measured_at) VALUES (1, 2, 'no', 'rule', 'it left the host whole and with DF=1 no router"
+                           " may fragment it (rule)', '{}', 'raw', 1700000236.0);") == 0);
+    snprintf(args, sizeof args, "replay 1 --db '%s'", path);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    CHECK_CONTAINS(out, "truth     no (rule, raw observer)");
+    free(out);
+    free(errs);
+    CHECK_INT(raw_int(path, "SELECT sum(correct) FROM voter_score"), 5); /* question 2's truth is now no: 3 more right */
+}
+
 /* A migration that would leave a reference dangling is rolled back: a
  * vote of a voter that is not there (written around fragvote, with the
  * foreign keys off) stops migration 6, which says so, and the file stays
@@ -256,6 +290,7 @@ static void test_newer_file_is_refused_by_every_read_command(void) {
 int main(void) {
     RUN(test_v1_file_is_migrated_and_read);
     RUN(test_v5_file_keeps_every_voter_and_vote_through_the_rebuild);
+    RUN(test_v6_file_keeps_every_measurement_and_takes_a_rule);
     RUN(test_a_migration_leaving_a_reference_dangling_is_rolled_back);
     RUN(test_version0_file_is_migrated);
     RUN(test_failed_migration_leaves_file_unchanged);
