@@ -17,6 +17,11 @@ while read -r pkg; do
 done <"$src/scripts/apt-packages.txt"
 fv_tmp run
 
+# A fresh VM or container is root without sudo: the README's first command
+# must run there as it is (run.sh starts itself through sudo only as a user).
+first=$(awk '/^```sh$/ { f = 1; next } f { print; exit }' "$src/README.md")
+check "the README's first command is ./scripts/run.sh, without sudo ($first)" test "$first" = ./scripts/run.sh
+
 t0=$(date +%s)
 out=$(FRAGVOTE_BUILD_DIR=$tmp/b bash "$src/scripts/run.sh" --version 2>&1)
 rc=$?
