@@ -54,7 +54,9 @@ static void usage(FILE *out) {
             "  --bind ADDR         with --serve: listen on this address only\n"
             "  --public-url URL    with --serve: base URL to show (reverse proxy, DNS name)\n"
             "  --secret TEXT       with --serve: presenter secret (default: random)\n"
-            "  --libev             with --serve: use the libev event loop (epoll)\n"
+            "  --poll              with --serve: use lws's poll() loop instead of the libev\n"
+            "                      (epoll) event loop, the default when its plugin is installed\n"
+            "  --libev             with --serve: the default event loop (kept for old scripts)\n"
             "  -h, --help          show this help\n"
             "\n"
             "Exit codes: 0 ok, 1 no such session or the remeasure failed, 2 usage error,\n"
@@ -67,7 +69,7 @@ struct replay_args {
     const char *db, *id, *target, *lab_prefix, *lab_mtus, *observer;
     int remeasure, keep, timeout_ms;
     const char *bind, *public_url, *secret;
-    int serve, port, libev;
+    int serve, port, libev, poll;
 };
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -116,6 +118,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a) {
             a->serve = 1;
         } else if (!strcmp(o, "--libev")) {
             a->libev = 1;
+        } else if (!strcmp(o, "--poll")) {
+            a->poll = 1;
         } else if (o[0] == '-' && o[1]) {
             return usage_error("unknown option '%s'", o);
         } else if (a->id) {
@@ -126,8 +130,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a) {
     }
     if (!a->remeasure && (a->target || a->lab_prefix || a->lab_mtus || a->observer || a->keep || a->timeout_ms))
         return usage_error("%s", "--target, --lab-*, --observer, --keep-pmtu-cache and --timeout go with --remeasure");
-    if (!a->serve && (a->bind || a->public_url || a->secret || a->libev || a->port != REPLAY_PORT_DEFAULT))
-        return usage_error("%s", "--port, --bind, --public-url, --secret and --libev go with --serve");
+    if (!a->serve && (a->bind || a->public_url || a->secret || a->libev || a->poll || a->port != REPLAY_PORT_DEFAULT))
+        return usage_error("%s", "--port, --bind, --public-url, --secret, --libev and --poll go with --serve");
     if (a->serve && a->remeasure) return usage_error("%s", "--serve or --remeasure, not both");
     if (a->lab_prefix && strlen(a->lab_prefix) > PROBE_LAB_PREFIX_MAX)
         return usage_error("--lab-prefix '%s' is too long", a->lab_prefix);
@@ -253,7 +257,7 @@ int cmd_replay(int argc, char **argv) {
             rc = remeasure(db, r, &s, &a);
         } else if (a.serve) {
             struct replay_serve_opts so = {.bind_addr = a.bind, .port = a.port, .public_url = a.public_url,
-                                           .secret = a.secret, .use_libev = a.libev, .in_fd = 0, .out = stdout};
+                                           .secret = a.secret, .use_poll = a.poll, .in_fd = 0, .out = stdout};
             if (replay_serve(db, r, id, &so, err, sizeof err)) {
                 fprintf(stderr, "fragvote replay: %s\n", err);
                 rc = FV_EXIT_FAIL;

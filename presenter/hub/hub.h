@@ -86,7 +86,6 @@ struct hub_config {
     const char *secret;                /* presenter secret; NULL: a random one (hub_secret) */
     int live_split;                    /* 1: show the yes/no split while voting */
     const char *tls_cert, *tls_key;    /* both set: HTTPS/WSS */
-    int use_libev;                     /* kept for callers; libev is the default now (see use_poll) */
     int use_poll;                      /* 1: lws's poll() loop. 0: the libev event-lib plugin (epoll),
                                         * falling back to poll when it is missing. Measured with 8,000
                                         * phones joining and voting: poll 67 CPU-s, libev 5.9 CPU-s */

@@ -77,7 +77,7 @@ struct replay_serve_opts {
     const char *bind_addr;         /* NULL: all addresses */
     int port;                      /* 0: any free port (printed) */
     const char *web_root, *public_url, *secret; /* as in struct hub_config; NULL: defaults */
-    int use_libev;
+    int use_poll;                  /* 1: lws's poll() loop; 0: libev (epoll), as in struct hub_config */
     int in_fd;                     /* commands: next / back / quit (n b q), one per line; -1: none */
     FILE *out;                     /* the URLs and messages (NULL: stdout) */
 };

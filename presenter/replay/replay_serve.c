@@ -158,7 +158,7 @@ int replay_serve(struct db *db, struct db_report *r, int64_t session_id, const s
     quiz_restore_cursor(room_quiz(room), 0, 0);
 
     struct hub_config cfg = {.bind_addr = o->bind_addr, .port = o->port, .web_root = o->web_root,
-                             .public_url = o->public_url, .secret = o->secret, .use_libev = o->use_libev};
+                             .public_url = o->public_url, .secret = o->secret, .use_poll = o->use_poll};
     if (!(s.hub = hub_new(&cfg, room, err, errlen))) goto out;
     s.in_fd = o->in_fd;
     s.out = o->out ? o->out : stdout;
@@ -173,10 +173,12 @@ int replay_serve(struct db *db, struct db_report *r, int64_t session_id, const s
             "Replaying session %lld: %s\n"
             "  read-only: the projector shows a private copy; %s is not written\n"
             "  port %d\n"
+            "  event loop %s\n"
             "  projector  %s/screen\n"
             "  presenter  %s/presenter#secret=%s\n"
             "  commands   next (n), back (b), quit (q), one per line; Ctrl-C quits\n",
-            (long long)session_id, row.title, db_path(db), hub_port(s.hub), base, base, hub_secret(s.hub));
+            (long long)session_id, row.title, db_path(db), hub_port(s.hub),
+            hub_event_loop_is_libev(s.hub) ? "libev (epoll)" : "poll", base, base, hub_secret(s.hub));
     fflush(s.out);
 
     if (pthread_create(&sig_thread, NULL, signal_main, &s)) {

@@ -103,7 +103,8 @@ struct child {
     size_t n;
 };
 
-static int spawn(struct child *c, const char *tmpdir) {
+/* loop: NULL, "--libev" or "--poll" (the event loop option given to replay). */
+static int spawn_loop(struct child *c, const char *tmpdir, const char *loop) {
     int pin[2], pout[2];
     if (pipe(pin) || pipe(pout)) return -1;
     c->n = 0;
@@ -118,7 +119,7 @@ static int spawn(struct child *c, const char *tmpdir) {
         char id[32];
         snprintf(id, sizeof id, "%lld", (long long)session);
         execl(getenv("FRAGVOTE_BIN"), "fragvote", "replay", id, "--serve", "--port", "0", "--bind", "127.0.0.1",
-              "--secret", "replay-secret", "--db", dbfile, (char *)NULL);
+              "--secret", "replay-secret", "--db", dbfile, loop, (char *)NULL);
         _exit(127);
     }
     close(pin[0]);
@@ -127,6 +128,8 @@ static int spawn(struct child *c, const char *tmpdir) {
     c->out = pout[0];
     return 0;
 }
+
+static int spawn(struct child *c, const char *tmpdir) { return spawn_loop(c, tmpdir, NULL); }
 
 /* Reads the child's stdout until it contains needle; returns 0 or -1 on timeout/EOF. */
 static int wait_output(struct child *c, const char *needle, int timeout_ms) {
@@ -276,11 +279,31 @@ static void test_sigterm_ends_the_replay_cleanly(void) {
     CHECK_INT(leftover_copies(tmp), 0);
 }
 
+/* --poll and --libev switch the served replay's loop, and it says which it runs
+ * (the hub reads hub_config.use_poll; libev is the default when installed, as
+ * the hub tests' _libev variants assume). */
+static void test_event_loop_option(void) {
+    const char *tmp = check_tmpdir();
+    const char *opt[] = {"--poll", "--libev", NULL};
+    const char *want[] = {"  event loop poll\n", "  event loop libev (epoll)\n", "  event loop libev (epoll)\n"};
+    for (int i = 0; i < 3; i++) {
+        struct child c;
+        REQUIRE(spawn_loop(&c, tmp, opt[i]) == 0);
+        CHECK(wait_output(&c, "commands", T_MS) == 0);
+        CHECK_CONTAINS(c.buf, want[i]);
+        CHECK(write(c.in, "quit\n", 5) == 5);
+        CHECK_INT(child_exit(&c, T_MS), 0);
+    }
+}
+
 static void test_serve_misuse(void) {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "'%s' replay 1 --port 9 --db '%s' 2>/dev/null", getenv("FRAGVOTE_BIN"), dbfile);
     int st = system(cmd);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2); /* --port without --serve */
+    snprintf(cmd, sizeof cmd, "'%s' replay 1 --poll --db '%s' 2>/dev/null", getenv("FRAGVOTE_BIN"), dbfile);
+    st = system(cmd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2); /* --poll without --serve */
     snprintf(cmd, sizeof cmd, "'%s' replay 1 --serve --port 70000 --db '%s' 2>/dev/null", getenv("FRAGVOTE_BIN"),
              dbfile);
     st = system(cmd);
@@ -297,6 +320,7 @@ int main(void) {
     if (record()) return 1;
     RUN(test_screen_steps_through_the_stored_session);
     RUN(test_sigterm_ends_the_replay_cleanly);
+    RUN(test_event_loop_option);
     RUN(test_serve_misuse);
     return check_summary_and_clean();
 }
