@@ -349,7 +349,7 @@ static int setup_target(struct play *p) {
 
 static int setup_room(struct play *p) {
     char err[1024];
-    replay_host_facts(p->host, sizeof p->host, p->kernel, sizeof p->kernel);
+    cli_host_facts(p->host, sizeof p->host, p->kernel, sizeof p->kernel);
     int orc = cli_store_open("play", p->o.db, &p->db);
     if (orc) return orc;
     struct room_info info = {.title = p->deck.title, .host = p->host, .kernel = p->kernel, .observer = p->observer,

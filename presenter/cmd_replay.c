@@ -147,7 +147,7 @@ static int remeasure(struct db *db, struct db_report *r, struct db_report_sessio
     o.keep_pmtu_cache = a->keep;
     if (a->observer && probe_observer_parse(a->observer, &o.observer) < 0)
         return usage_error("unknown observer '%s' (auto, raw, recverr)", a->observer);
-    replay_host_facts(host, sizeof host, kernel, sizeof kernel);
+    cli_host_facts(host, sizeof host, kernel, sizeof kernel);
     o.host = host;
     o.kernel = kernel;
     const char *target = a->target ? a->target : *s->row.target ? s->row.target : "lab";

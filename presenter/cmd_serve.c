@@ -205,7 +205,7 @@ int cmd_serve(int argc, char **argv) {
         db_close(s.db);
         return pick;
     }
-    replay_host_facts(s.host, sizeof s.host, s.kernel, sizeof s.kernel);
+    cli_host_facts(s.host, sizeof s.host, s.kernel, sizeof s.kernel);
 
     /* Signals go to one thread from here on, so every path reaches cleanup. */
     pthread_mutex_init(&s.lock, NULL);

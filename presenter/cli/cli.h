@@ -50,6 +50,10 @@ struct db_report;
 int cli_store_open(const char *cmd, const char *path, struct db **db);
 int cli_store_read(const char *cmd, const char *path, struct db **db, struct db_report **r);
 
+/* This machine's host name (gethostname) and kernel ("uname -sr"; "unknown"
+ * when either fails), as a session records them (cli_host.c). */
+void cli_host_facts(char *host, size_t hostlen, char *kernel, size_t kernellen);
+
 /* Prints "fragvote CMD: not implemented yet" on stderr; returns FV_EXIT_USAGE. */
 int cli_not_implemented(const char *cmd);
 /* A whole decimal number in lo..hi (no trailing text, no overflow): 0 and

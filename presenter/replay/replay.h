@@ -67,8 +67,6 @@ int replay_print_remeasure(FILE *out, struct db_report *r, const struct db_repor
 int replay_spec_from_json(const char *spec_json, struct probe_spec *out, char *err, size_t errlen);
 /* The lab topology as JSON text, as serve stores it (malloc'd, caller frees). */
 char *replay_lab_json(const struct probe_lab *lab);
-/* gethostname() and "uname -sr" of this machine. */
-void replay_host_facts(char *host, size_t hostlen, char *kernel, size_t kernellen);
 
 
 /* ---- read-only projector replay (presenter/replay/replay_serve.c) ---- */

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "quiz.h"
@@ -16,13 +15,6 @@
 #include "replay.h"
 #include "fv_err.h"
 
-void replay_host_facts(char *host, size_t hostlen, char *kernel, size_t kernellen) {
-    if (gethostname(host, hostlen) < 0) snprintf(host, hostlen, "unknown");
-    host[hostlen - 1] = '\0';
-    struct utsname u;
-    if (uname(&u) == 0) snprintf(kernel, kernellen, "%s %s", u.sysname, u.release);
-    else snprintf(kernel, kernellen, "unknown");
-}
 
 char *replay_lab_json(const struct probe_lab *lab) {
     json_t *o = probe_lab_to_json(lab);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cli.h"
 #include "db.h"
 #include "deck.h"
 #include "export/fixture.h"
@@ -113,7 +114,7 @@ static int record(const struct probe_lab *lab) {
     }
     char *labjs = replay_lab_json(lab);
     char host[256], kernel[320];
-    replay_host_facts(host, sizeof host, kernel, sizeof kernel);
+    cli_host_facts(host, sizeof host, kernel, sizeof kernel);
     struct db *db = db_open(dbfile, err, sizeof err);
     struct room_info info = {.code = "REMEAS", .host = host, .kernel = kernel, .observer = "raw", .target = "lab",
                              .lab_json = labjs};
