@@ -1,6 +1,24 @@
-/* Internal to libfragprobe: the observer plug-in interface and what the
- * sender tells observers. See the comment at the top of section "probe" in
- * fragprobe.h for the order of calls. */
+/* Internal to libfragprobe: the observer plug-in interface, what the sender
+ * tells observers, and the judges that turn it into the facts.
+ *
+ * How an observer plugs in: probe_run() resolves the target, creates the
+ * sending socket, then drives one struct probe_observer chosen by
+ * probe_run_opts.observer:
+ *   open()    before anything is sent (raw: ICMP socket + egress tap;
+ *             recverr: counters before),
+ *   arm(fd)   on the sending socket before the send (recverr: IP_RECVERR),
+ *   collect() after the send, until a decisive answer or the deadline,
+ *             filling a struct probe_observation (ICMP answers as
+ *             struct probe_icmp, quote fields -1 where unseen; what left
+ *             the host, -1 where unseen),
+ *   close().
+ * The judges (probe_judge and its refinements) alone turn spec + send
+ * outcome + observation into the three facts; an observer never writes
+ * answers itself, so both observers are judged by the same rules.
+ * PROBE_OBS_AUTO = raw when the process has CAP_NET_RAW, else recverr. A new
+ * observer: implement the ops in probe/observe_<name>*.c as `const struct
+ * probe_observer probe_observer_<name>` and list it in probe/run.c
+ * (observer_for). */
 #ifndef FRAGPROBE_OBSERVE_H
 #define FRAGPROBE_OBSERVE_H
 
@@ -11,6 +29,7 @@
 
 #include "base.h"
 #include "fragprobe.h"
+#include "probe_wire.h"
 
 /* Sets one of the judge's facts: its answer, basis and the why line (printf
  * format). The one writer of a struct probe_fact's verdict (judge.c); the
@@ -33,19 +52,19 @@ struct probe_sendinfo {
     int sent;                        /* 1 send()/write() succeeded, 0 refused (send_errno) */
     int send_errno;
     int64_t tcp_seq0;                /* first data sequence number (TCP), -1 unknown */
-    int udp_check;                   /* UDP: the checksum the datagram carries (issue 34), -1 unknown */
+    int udp_check;                   /* UDP: the checksum the datagram carries, -1 unknown */
     int udp_check_partial;           /* the same before a device completes it (a local answer quotes that) */
     int route_mtu;                   /* IP_MTU when connected: a longer TCP packet at the tap is a GSO
                                         one the device cuts into segments, -1 unknown */
-    /* Issue 19: with a witness the probe header starts the payload, and the
+    /* With a witness the probe header starts the payload, and the
      * observers end their wait when the report is readable on fd. */
     const uint8_t *witness_key;      /* NULL: no witness */
     uint8_t witness_nonce[PROBE_WITNESS_NONCE_BYTES];
     struct timespec t_sent;
 };
 
-/* The packet a test's question is about, as it left the host (issue 34;
- * docs/PROBE.md, "Which packet an answer is about"): TCP its first data
+/* The packet a test's question is about, as it left the host
+ * (docs/PROBE.md, "Which packet an answer is about"): TCP its first data
  * segment, UDP the datagram, ICMP the echo request. The raw observer's tap
  * fills it; -1 / 0 where unseen. */
 #define PROBE_PACKET_IDS_MAX 8
@@ -117,8 +136,8 @@ extern const struct probe_observer probe_observer_recverr; /* observe_recverr.c:
 void probe_judge(const struct probe_sendinfo *si, const struct probe_observation *obs,
                  const struct probe_path_topology *topo, struct probe_result *r);
 
-/* The rules of IP where nothing observed "fragmented?" (probe/rules.c,
- * issue 34): DF=1 or IPv6 and seen leaving whole gives "no" with basis
+/* The rules of IP where nothing observed "fragmented?" (probe/rules.c):
+ * DF=1 or IPv6 and seen leaving whole gives "no" with basis
  * rule; a silent witness adds "dropped on the way". Runs after the witness
  * merge. Pure. */
 void probe_rules_apply(struct probe_result *r);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "fragprobe.h"
+#include "probe_wire.h"
 
 /* Bytes of one control message's data we look at: the error plus the
  * largest offender address. Anything longer is ignored, never copied. */

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "fragprobe.h"
+#include "probe_wire.h"
 
 /* IPv6 extension headers walked before giving up on finding the transport
  * header (a hostile chain cannot make us loop). */

@@ -1,4 +1,4 @@
-/* The hop table of a path (see probe_path_rows in fragprobe.h). Pure. */
+/* The hop table of a path (see probe_path_rows in probe_path.h). Pure. */
 #include <stdio.h>
 #include <string.h>
 

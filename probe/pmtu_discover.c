@@ -21,6 +21,7 @@
 
 #include "base.h"
 #include "fragprobe.h"
+#include "probe_wire.h"
 
 static const int common_sizes[] = {1280, 1360, 1400, 1500, 8000, 9000};
 #define N_COMMON (int)(sizeof common_sizes / sizeof common_sizes[0])

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fragprobe.h"
+#include "probe_wire.h"
 
 /* The files are a few kB; anything larger is cut here (cap on input). */
 #define SNMP_TEXT_MAX 65536

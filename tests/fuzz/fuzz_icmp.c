@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "fragprobe.h"
+#include "probe_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;

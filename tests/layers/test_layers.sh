@@ -73,6 +73,13 @@ hubdeps=$(find "$build/presenter/hub" -name '*.c.o.d' 2>/dev/null)
 check hub_depfiles_read test -n "$hubdeps"
 none hub_compiles_without_store \
   "$( [ -z "$hubdeps" ] || grep -oE '(^|[[:space:]/])(db/[A-Za-z0-9_]+\.h|sqlite3\.h)' $hubdeps | sed 's|^.*/presenter/hub/||' | sort -u)"
+# The probe's internal headers stay inside probe/ (and its tests): no object
+# of the program under presenter/ is compiled with the wire decoders, the
+# observers' interface or the sender's header in its include closure.
+presdeps=$(find "$build/presenter" -name '*.c.o.d' 2>/dev/null)
+check presenter_depfiles_read test -n "$presdeps"
+none presenter_compiles_without_probe_internals \
+  "$( [ -z "$presdeps" ] || grep -lE '/probe/(probe_wire|observe|send|base|witness|lab_internal)\.h' $presdeps | sed 's|^.*/presenter/||' | sort -u)"
 # The subcommands run no SQL of their own: the store is db/'s (serve's console
 # reads a revealed result from the room, console/console_result.c).
 none commands_reference_no_sqlite "$(undef presenter/libfragcommands.a ' U sqlite3_')"

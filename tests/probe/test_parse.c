@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "fragprobe.h"
+#include "probe_wire.h"
 
 /* IPv4 Time Exceeded from 198.51.100.2 quoting the first fragment of a UDP
  * datagram 192.0.2.2:40000 -> 203.0.113.2:33434: 1276 bytes, ID 0x1234,

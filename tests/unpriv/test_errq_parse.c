@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "fragprobe.h"
+#include "probe_wire.h"
 
 static union { struct cmsghdr align; uint8_t b[512]; } buf;
 

@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "fragprobe.h"
+#include "probe_wire.h"
 
 static const char snmp4[] =
     "Ip: Forwarding DefaultTTL InReceives InHdrErrors InAddrErrors ForwDatagrams InUnknownProtos "
