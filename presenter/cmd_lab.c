@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "fragprobe.h"
+#include "fv_clock.h"
 
 static void lab_usage(FILE *out) {
     fprintf(out,
@@ -25,12 +26,6 @@ static void lab_usage(FILE *out) {
             "Exit codes: 0 ok (status: lab is up), 1 failed (status: lab is not up),\n"
             "2 usage error, 3 not root.\n",
             PROBE_LAB_PREFIX_ENV, PROBE_LAB_PREFIX_DEFAULT);
-}
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 int cmd_lab(int argc, char **argv) {
@@ -89,7 +84,7 @@ int cmd_lab(int argc, char **argv) {
     const char *verb = argv[optind];
     struct probe_lab lab;
     if (!strcmp(verb, "up")) {
-        double t0 = now_ms();
+        double t0 = fv_clock_ms_frac();
         int rc = probe_lab_up(&cfg, &lab, err, sizeof err);
         if (rc < 0) {
             fprintf(stderr, "fragvote lab up: %s\n", err);
@@ -97,7 +92,7 @@ int cmd_lab(int argc, char **argv) {
         }
         char desc[768];
         probe_lab_describe(&lab, desc, sizeof desc);
-        printf("%s\nup in %.0f ms\n", desc, now_ms() - t0);
+        printf("%s\nup in %.0f ms\n", desc, fv_clock_ms_frac() - t0);
         return FV_EXIT_OK;
     }
     if (set_mtu || set_re) {

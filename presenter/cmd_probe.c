@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "deck.h"
 #include "fragprobe.h"
+#include "fv_clock.h"
 #include "probe_json.h"
 #include "cli_engine_args.h"
 #include "witness_cli.h"
@@ -245,16 +246,14 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
         fprintf(stderr, "TTL discovery (%s): %s\n", v6 ? "IPv6" : "IPv4", disc.why);
         d.ttl[v6] = disc.ttl > 0 ? disc.ttl : disc.reached_dst ? disc.tried : 0;
     }
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = fv_clock_ms_frac();
     pthread_t th[PROBE_JOBS_MAX];
     int started = 0;
     for (int j = 0; j < jobs; j++)
         if (pthread_create(&th[j], NULL, deck_worker, &d) == 0) started++;
     if (!started) deck_worker(&d);
     for (int j = 0; j < started; j++) pthread_join(th[j], NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double wall = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    double wall = fv_clock_ms_frac() - t0;
     int failed = 0;
     if (json) {
         json_t *arr = json_array();

@@ -8,11 +8,12 @@
 #include <sys/socket.h>
 #include <time.h>
 
-/* CLOCK_MONOTONIC. */
+#include "fv_clock.h" /* the program's one monotonic clock (clock/), below this library */
+
+/* CLOCK_MONOTONIC, read through fv_clock (fv_clock_after: a deadline after t0). */
 double probe_clock_s(void);                           /* seconds since an arbitrary point */
 double probe_ms_since(const struct timespec *t0);
 void probe_deadline_in(struct timespec *out, int ms);
-void probe_deadline_after(const struct timespec *t0, int ms, struct timespec *out);
 int probe_ms_until(const struct timespec *deadline);  /* >= 0 */
 
 /* An AF_INET / AF_INET6 address in a sockaddr_storage. */

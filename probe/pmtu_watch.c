@@ -149,7 +149,7 @@ int probe_pmtu_watch(const char *host, int port, const struct probe_pmtu_watch_o
         snprintf(err, errlen, "interval or run time out of range");
         return PROBE_E_FAIL;
     }
-    clock_gettime(CLOCK_MONOTONIC, &w.t0);
+    fv_clock_now(&w.t0);
     char sum[256];
     int rc = watch_discover(&w, sum, sizeof sum, err, errlen);
     if (rc < 0) return rc;

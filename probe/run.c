@@ -217,7 +217,7 @@ static int run_inner(void *p) {
         goto cleanup;
     }
     struct timespec deadline;
-    probe_deadline_after(&si.t_sent, timeout, &deadline);
+    fv_clock_after(&si.t_sent, timeout, &deadline);
     struct probe_observation obs;
     probe_observation_init(&obs);
     if ((rc = ob->collect(obstate, &si, &deadline, &obs, c->err, c->errlen)) < 0) goto cleanup;
@@ -277,7 +277,7 @@ int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec, 
         return PROBE_E_FAIL;
     }
     struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    fv_clock_now(&t0);
     struct run_ctx c = {.opts = opts, .r = out, .err = err, .errlen = errlen};
     int rc = opts->lab ? probe_netns_run(opts->lab->ns[PROBE_LAB_SRC], run_inner, &c, err, errlen) : run_inner(&c);
     out->elapsed_ms = probe_ms_since(&t0);

@@ -205,7 +205,7 @@ int probe_send_payload(struct probe_sendinfo *si, int *kernel_mtu) {
     }
     /* What ties a router's quote to this datagram (issue 34). */
     if (si->l4 == IPPROTO_UDP) si->udp_check = probe_udp_checksum(si, (const uint8_t *)buf, n, &si->udp_check_partial);
-    clock_gettime(CLOCK_MONOTONIC, &si->t_sent);
+    fv_clock_now(&si->t_sent);
     ssize_t w = send(si->fd, buf, n, MSG_NOSIGNAL);
     free(buf);
     *kernel_mtu = 0;

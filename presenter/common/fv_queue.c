@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fv_clock.h"
 #include "fv_err.h"
 
 struct fv_queue {
@@ -106,10 +107,8 @@ void fv_queue_done(struct fv_queue *q) {
 
 int fv_queue_wait_idle(struct fv_queue *q, int wait_ms) {
     struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    long long ns = until.tv_nsec + (long long)(wait_ms > 0 ? wait_ms : 0) * 1000000LL;
-    until.tv_sec += (time_t)(ns / 1000000000LL);
-    until.tv_nsec = (long)(ns % 1000000000LL);
+    fv_clock_now(&until);
+    fv_clock_after(&until, wait_ms > 0 ? wait_ms : 0, &until);
     pthread_mutex_lock(&q->mu);
     while (wait_ms && (q->count || q->busy)) {
         if (wait_ms < 0) pthread_cond_wait(&q->cv, &q->mu);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "console.h"
+#include "fv_clock.h"
 #include "room.h"
 
 static const struct {
@@ -186,12 +187,6 @@ int console_parse_key(int key, struct console_cmd *out) {
 
 /* ---- the runner ---- */
 
-static double mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void nap_ms(int ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
@@ -259,7 +254,7 @@ static int exec_act(struct console *c, const struct console_cmd *cmd, char *err,
         fflush(c->out);
         return 1;
     }
-    double t0 = mono_ms();
+    double t0 = fv_clock_ms_frac();
     for (;;) {
         c->be.status(c->be.ctx, &now);
         if (now.hub.refused_total != before.hub.refused_total) {
@@ -284,7 +279,7 @@ static int exec_act(struct console *c, const struct console_cmd *cmd, char *err,
             return 0;
         }
         if (stopped(c)) return 1;
-        if (mono_ms() - t0 > CONSOLE_ACK_MS) {
+        if (fv_clock_ms_frac() - t0 > CONSOLE_ACK_MS) {
             snprintf(err, errlen, "%s: the hub did not answer within %d ms", name, CONSOLE_ACK_MS);
             return -1;
         }
@@ -307,14 +302,14 @@ static int wait_met(const struct console_cmd *cmd, const struct console_status *
 }
 
 static int exec_wait(struct console *c, const struct console_cmd *cmd, char *err, size_t errlen) {
-    double t0 = mono_ms();
+    double t0 = fv_clock_ms_frac();
     struct console_status st;
     long have = 0;
     for (;;) {
         c->be.status(c->be.ctx, &st);
         if (wait_met(cmd, &st, &have)) return 0;
         if (stopped(c)) return 1;
-        if (mono_ms() - t0 >= cmd->timeout_ms) break;
+        if (fv_clock_ms_frac() - t0 >= cmd->timeout_ms) break;
         nap_ms(CONSOLE_POLL_MS);
     }
     switch (cmd->verb) {

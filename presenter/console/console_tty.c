@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "console.h"
+#include "fv_clock.h"
 
 #define CONSOLE_REDRAW_MS 1000 /* redraw at least this often on a terminal (clock, connections) */
 
@@ -42,12 +43,6 @@ static void frame(struct console *c, const struct console_status *st) {
     fflush(c->out);
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* What the terminal shows for a while only: a refusal's reason, and the
  * secret after the p key. */
 struct shown_for {
@@ -56,7 +51,7 @@ struct shown_for {
 };
 
 static void timed_view(struct console *c, struct shown_for *f, const struct console_status *st) {
-    double t = now_ms();
+    double t = fv_clock_ms_frac();
     if (st->hub.refused_total != f->refused_seen) {
         f->refused_seen = st->hub.refused_total;
         f->refused_at = t;
@@ -106,7 +101,7 @@ static int run_keys(struct console *c, int fd, char *err, size_t errlen) {
                     char why[320];
                     int r = 0;
                     if (cmd.verb == CONSOLE_SECRET) /* p: show the secret for a while, p again hides it */
-                        f.secret_until = c->view.show_secret ? 0 : now_ms() + CONSOLE_SECRET_SHOW_MS;
+                        f.secret_until = c->view.show_secret ? 0 : fv_clock_ms_frac() + CONSOLE_SECRET_SHOW_MS;
                     else
                         r = console_exec(c, &cmd, why, sizeof why);
                     if (r < 0) fprintf(c->out, "%s\n", why);
@@ -146,7 +141,7 @@ static void log_changes(struct console *c, struct console_status *last, double *
                 x->current.measuring != y->current.measuring || strcmp(last->link, now.link);
     int counted = x->current.yes + x->current.no != y->current.yes + y->current.no || x->voters != y->voters ||
                   x->connections != y->connections;
-    double t = now_ms();
+    double t = fv_clock_ms_frac();
     if (moved || (counted && t - *last_at >= CONSOLE_PIPE_STATUS_MS)) {
         console_render_line(c->out, &now);
         fflush(c->out);
@@ -162,7 +157,7 @@ static int run_lines(struct console *c, int fd, char *err, size_t errlen) {
     size_t used = 0;
     int lineno = 0, eof = 0;
     struct console_status st;
-    double st_at = now_ms();
+    double st_at = fv_clock_ms_frac();
     c->be.status(c->be.ctx, &st);
     frame(c, &st);
     while (!(c->stop && *c->stop)) {

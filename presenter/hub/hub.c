@@ -23,33 +23,12 @@
 #include "hub_tally.h"
 #include "leaderboard.h"
 
-/* Monotonic milliseconds, precise (deadlines). */
-long long hub_mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Monotonic microseconds, precise (how long an ack took, hub_acklat.c). */
-long long hub_mono_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* Monotonic milliseconds, cheap (rate caps, throttles). */
-long long hub_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- status for other threads ---- */
 
 /* hub_status.closes_in_ms for a deadline (0: none): at least 1 while it runs. */
 static long long closes_in(long long due) {
     if (!due) return 0;
-    long long left = due - hub_mono_ms();
+    long long left = due - fv_clock_ms();
     return left > 1 ? left : 1;
 }
 
@@ -351,7 +330,7 @@ static int loop_turn(struct hub *h, int wait) {
  * HUB_QUIT_FLUSH_MAX_MS, looked at every HUB_ROTATION_MS. */
 static void flush_tick(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_of_timer(sul, HUB_T_FLUSH);
-    if (hub_fanout_busy(h) && hub_mono_ms() < h->flush_hard)
+    if (hub_fanout_busy(h) && fv_clock_ms() < h->flush_hard)
         hub_timer_in(h, HUB_T_FLUSH, flush_tick, HUB_ROTATION_MS);
     else {
         h->flushed = 1;
@@ -366,7 +345,7 @@ int hub_run(struct hub *h) {
      * for a short while the loop keeps running so what was queued -- those
      * acks, the final "ended" state after a quit -- reaches the phones. */
     if (hub_batch_pending(h)) hub_batch_flush(h);
-    h->flush_hard = hub_mono_ms() + HUB_QUIT_FLUSH_MAX_MS;
+    h->flush_hard = fv_clock_ms() + HUB_QUIT_FLUSH_MAX_MS;
     hub_timer_in(h, HUB_T_FLUSH, flush_tick, HUB_QUIT_FLUSH_MS);
 
     while (rc == 0 && !h->flushed) rc = loop_turn(h, 1);

@@ -1,9 +1,9 @@
 /* The vote-to-ack latency histogram (see hub_acklat.h). */
 #include "hub_acklat.h"
-#include "hub_clock.h"
+#include "fv_clock.h"
 
 void hub_acklat_add(struct hub_acklat *a, long long read_us) {
-    long long us = hub_mono_us() - read_us;
+    long long us = fv_clock_us() - read_us;
     if (us < 0) us = 0;
     long long i = us / HUB_ACKLAT_STEP_US;
     a->bucket[i < HUB_ACKLAT_BUCKETS ? i : HUB_ACKLAT_BUCKETS - 1]++;

@@ -13,7 +13,7 @@ long long hub_closes_in_ms(const struct hub *h) {
     struct quiz_qinfo ci;
     if (!h->act.close_due || quiz_get(q, quiz_cursor(q), &ci) || ci.state != QUIZ_VOTING || ci.position != h->act.close_pos)
         return -1;
-    long long left = h->act.close_due - hub_mono_ms();
+    long long left = h->act.close_due - fv_clock_ms();
     return left > 0 ? left : 0;
 }
 
@@ -34,7 +34,7 @@ static void close_tick(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_of_timer(sul, HUB_T_CLOSE);
     if (!h->act.close_due) return;
     if (hub_batch_busy(h)) { /* the timer closes once the batch in flight is answered */
-        h->act.close_due = hub_mono_ms() + HUB_BATCH_MS;
+        h->act.close_due = fv_clock_ms() + HUB_BATCH_MS;
         hub_timer_in(h, HUB_T_CLOSE, close_tick, HUB_BATCH_MS);
         return;
     }
@@ -68,7 +68,7 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
         h->act.close_due = 0; /* any move ends a running timer ... */
         hub_timer_cancel(h, HUB_T_CLOSE);
         if (a == ROOM_OPEN && seconds > 0) { /* ... and open may start one */
-            h->act.close_due = hub_mono_ms() + 1000LL * seconds;
+            h->act.close_due = fv_clock_ms() + 1000LL * seconds;
             h->act.close_pos = quiz_cursor(room_quiz(h->room));
             hub_timer_in(h, HUB_T_CLOSE, close_tick, 1000LL * seconds);
         }

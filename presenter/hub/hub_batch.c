@@ -174,7 +174,7 @@ struct hub_op *hub_batch_add(struct hub *h, struct hub_conn *c, enum hub_op_kind
     op->kind = kind;
     op->conn = c;
     op->id = -1;
-    op->read_us = hub_mono_us();
+    op->read_us = fv_clock_us();
     if (b->nops >= HUB_BATCH_MAX)
         hub_timer_in(h, HUB_T_BATCH, batch_due, 0);
     else if (!hub_timer_armed(h, HUB_T_BATCH))

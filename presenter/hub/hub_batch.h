@@ -18,7 +18,7 @@ struct hub_op {
     int result;                    /* after the batch: voter index / 0 ok / 1 refused / -1 error */
     int wi;                        /* vote: its write in hub_batch.writes, -1 none (refused before) */
     char err[160];
-    long long read_us;             /* when the hub read it (hub_mono_us) */
+    long long read_us;             /* when the hub read it (fv_clock_us) */
 };
 
 /* The group commit's state, embedded in struct hub (h->batch) and read or

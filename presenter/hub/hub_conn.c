@@ -100,7 +100,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
     if (c->voter < 0 && !c->new_voter_ok && room_voter_find(h->room, c->token) < 0) {
         /* This vote would create a voter: capped per source address, so one
          * client cannot fill the room (ROOM_VOTERS_MAX) with minted tokens. */
-        if (hub_guard_voter_take(h->guard, &c->peer, hub_now_ms())) {
+        if (hub_guard_voter_take(h->guard, &c->peer, fv_clock_coarse_ms())) {
             h->voters_refused++;
             hub_tally_schedule(h); /* the console sees the count at the next tick */
             hub_conn_error(c, id, "busy", "too many new voters from your network just now; vote again in a few seconds");
@@ -128,7 +128,7 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
     /* Throttled per source address, so a wrong guess a second from a phone
      * does not lock out the presenter page on the laptop; the room-wide
      * ceiling keeps many addresses from guessing fast (docs/SECURITY.md). */
-    long long t = hub_now_ms();
+    long long t = fv_clock_coarse_ms();
     if (hub_guard_secret_throttled(h->guard, &c->peer, t)) {
         hub_conn_error(c, -1, "throttled", "too many wrong secrets; wait a second and try again");
         return;
@@ -271,7 +271,7 @@ static size_t msg_max(const struct hub_conn *c) {
 /* The rate cap: one token per received frame (HUB_MSG_RATE, burst
  * HUB_MSG_BURST). Returns 0, or -1 when c is over it. */
 static int frame_take(struct hub_conn *c) {
-    long long t = hub_now_ms();
+    long long t = fv_clock_coarse_ms();
     c->tokens += (double)(t - c->last_ms) * HUB_MSG_RATE / 1000.0;
     if (c->tokens > HUB_MSG_BURST) c->tokens = HUB_MSG_BURST;
     c->last_ms = t;
@@ -324,7 +324,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->voter = -1;
         hub_proxy_peer(&h->proxy, wsi, &c->peer); /* the upgrade's headers are still there */
         c->tokens = HUB_MSG_BURST;
-        c->last_ms = c->last_rx_ms = c->opened_ms = c->bytes_ms = hub_now_ms();
+        c->last_ms = c->last_rx_ms = c->opened_ms = c->bytes_ms = fv_clock_coarse_ms();
         c->byte_tokens = HUB_MSG_BYTES_BURST;
         c->rx_bytes = rx_bytes(c);
         c->want_ping = 1; /* its pong is the first frame a page that never speaks sends (HUB_FIRST_FRAME_S) */
@@ -355,13 +355,13 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         break;
     case LWS_CALLBACK_RECEIVE_PONG:
         if (c->close_code) break; /* being cut: ignored */
-        c->last_rx_ms = hub_now_ms();
+        c->last_rx_ms = fv_clock_coarse_ms();
         c->heard = 1;
         if (frame_take(c)) return cut(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
         break;
     case LWS_CALLBACK_RECEIVE: {
         if (c->close_code) break; /* being cut: ignored */
-        c->last_rx_ms = hub_now_ms();
+        c->last_rx_ms = fv_clock_coarse_ms();
         c->heard = 1;
         if (lws_frame_is_binary(wsi))
             return cut(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary messages are not part of the protocol");
@@ -454,7 +454,7 @@ static void keepalive_sweep(lws_sorted_usec_list_t *sul) {
     int slice = (int)((total + steps - 1) / steps);
     hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, period / steps);
     if (!h->sweep_next) h->sweep_next = h->conns; /* a new round */
-    long long now = hub_now_ms();
+    long long now = fv_clock_coarse_ms();
     struct hub_conn *next;
     for (struct hub_conn *c = h->sweep_next; c && slice-- > 0; c = next) {
         next = h->sweep_next = c->next;

@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "hub.h"
-#include "hub_clock.h"
+#include "fv_clock.h"
 #include "hub_fd.h"
 
 #define HUB_SHED_MAX 4096 /* connections accepted and closed per loop turn at most */
@@ -108,7 +108,7 @@ void hub_fd_close(struct hub_fd *f) {
 /* Reports the connections refused since the last report, at most once per
  * HUB_LOG_INTERVAL_S. */
 static void shed_report(struct hub_fd *f) {
-    long long now = hub_mono_ms();
+    long long now = fv_clock_ms();
     if (!f->shed || now - f->shed_report_ms < HUB_LOG_INTERVAL_S * 1000LL) return;
     fprintf(stderr,
             "fragvote serve: out of file descriptors (open-files limit %ld): %lu connections refused in the "
@@ -144,17 +144,11 @@ void hub_fd_shed(struct hub_fd *f) {
     shed_report(f);
 }
 
-static long long log_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void hub_fd_lws_log(int level, const char *line) {
     (void)level;
     if (strstr(line, "accept: errno")) atomic_store(&accept_failed, 1);
     pthread_mutex_lock(&lwslog.lock);
-    long long now = log_now_ms();
+    long long now = fv_clock_coarse_ms();
     if (now - lwslog.window_ms >= HUB_LOG_INTERVAL_S * 1000LL) {
         if (lwslog.dropped)
             fprintf(stderr, "libwebsockets: %lu more messages in the last %d s not shown\n", lwslog.dropped,

@@ -146,7 +146,7 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
         struct hub_peer peer;
         if (!h) break;
         hub_proxy_peer(&h->proxy, wsi, &peer);
-        if (hub_guard_http_take(h->guard, &peer, hub_now_ms())) {
+        if (hub_guard_http_take(h->guard, &peer, fv_clock_coarse_ms())) {
             http_refuse(wsi);
             return 1;
         }

@@ -10,7 +10,7 @@
 #include "hub_action.h"
 #include "hub_acklat.h"
 #include "hub_batch.h"
-#include "hub_clock.h"
+#include "fv_clock.h"
 #include "hub_ev.h"
 #include "hub_fd.h"
 #include "hub_guard.h"

@@ -39,13 +39,13 @@
 #include <zlib.h>
 
 #include "hub.h"
-#include "hub_clock.h"
+#include "fv_clock.h"
 
 struct st_file {
     char *name;
     off_t size;                      /* the file's (a join's: its parts' sizes summed), when read */
     time_t mtime;                    /* the file's (a join's: its newest part's) */
-    long long checked_ms;            /* hub_now_ms() of the last stat */
+    long long checked_ms;            /* fv_clock_coarse_ms() of the last stat */
     unsigned char *plain, *gz;       /* gz NULL: not text, or no smaller */
     size_t len, gz_len;
 };
@@ -158,7 +158,7 @@ static struct st_file *st_file(struct hub_static *s, const char *name, int type)
     struct st_file *f = NULL;
     for (int i = 0; i < s->n && !f; i++)
         if (!strcmp(s->f[i].name, name)) f = &s->f[i];
-    long long now = hub_now_ms();
+    long long now = fv_clock_coarse_ms();
     if (f && f->plain && now - f->checked_ms < HUB_STATIC_RECHECK_MS) return f;
     int n = st_parts(s, name, path);
     if (!n) return NULL;

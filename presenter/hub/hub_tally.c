@@ -36,7 +36,7 @@ static void audience_step(struct hub *h) {
     struct quiz_qinfo ci;
     if (rate > HUB_AUDIENCE_IDLE_SENDS_PER_S && (quiz_get(q, quiz_cursor(q), &ci) || ci.state != QUIZ_VOTING))
         rate = HUB_AUDIENCE_IDLE_SENDS_PER_S;
-    long long now = hub_now_ms(), dt = now - h->bcast.rot_ms;
+    long long now = fv_clock_coarse_ms(), dt = now - h->bcast.rot_ms;
     if (dt > 2 * HUB_ROTATION_MS) dt = 2 * HUB_ROTATION_MS; /* the first step of a round, or a stall: no catching up */
     if (dt < 1) dt = 1;
     h->bcast.rot_ms = now;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fv_clock.h"
 #include "present_console.h"
 
 struct present_console {
@@ -17,12 +18,6 @@ struct present_console {
     int cmds_waiting;           /* cmd frames sent and not answered on this connection */
     char room[16], title[512], join_url[PRESENT_URL_MAX];
 };
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* A refusal the console shows (last_error) and counts (refused_total). */
 static void refused_locked(struct present_console *r, const char *why) {
@@ -50,7 +45,7 @@ static void be_status(void *ctx, struct console_status *out) {
     pthread_mutex_lock(&r->mu);
     *out = r->st;
     if (r->closes_at_ms > 0) {
-        double left = r->closes_at_ms - now_ms();
+        double left = r->closes_at_ms - fv_clock_ms_frac();
         out->hub.closes_in_ms = left >= 1 ? (long long)left : 1;
     }
     pthread_mutex_unlock(&r->mu);
@@ -101,7 +96,7 @@ void present_console_note(struct present_console *r, const char *note) {
 }
 
 static void set_timer_locked(struct present_console *r) {
-    r->closes_at_ms = r->st.hub.closes_in_ms > 0 ? now_ms() + (double)r->st.hub.closes_in_ms : 0;
+    r->closes_at_ms = r->st.hub.closes_in_ms > 0 ? fv_clock_ms_frac() + (double)r->st.hub.closes_in_ms : 0;
 }
 
 int present_console_state(struct present_console *r, const char *text, size_t len, char *err, size_t errlen) {

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "fv_err.h"
+#include "fv_clock.h"
 #include "fv_queue.h"
 #include "present_frame.h"
 #include "present_link.h"
@@ -43,12 +44,6 @@ struct frame {
     unsigned char *buf;           /* LWS_PRE + text */
     size_t len;                   /* of the text */
 };
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 int present_url_parse(const char *url, struct present_url *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
@@ -165,7 +160,7 @@ static void connect_now(lws_sorted_usec_list_t *sul);
 static void link_gone(struct present_link *l, const char *why) {
     /* A connection that lived a while starts the backoff afresh; one the hub
      * ends at once (a refusal) keeps doubling it, so nobody is hammered. */
-    if (l->state == LINK_UP && now_ms() - l->up_since_ms >= PRESENT_BACKOFF_MAX_MS) l->attempt = 0;
+    if (l->state == LINK_UP && fv_clock_ms_frac() - l->up_since_ms >= PRESENT_BACKOFF_MAX_MS) l->attempt = 0;
     fv_queue_close(l->sendq, 1);
     pthread_mutex_lock(&l->mu);
     l->drop = 0;
@@ -179,7 +174,7 @@ static void link_gone(struct present_link *l, const char *why) {
     lws_sul_cancel(&l->sul_ping);
     if (stop) return;
     uint32_t rnd = 0;
-    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) rnd = (uint32_t)now_ms();
+    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) rnd = (uint32_t)fv_clock_ms_frac();
     int next = present_backoff_ms(++l->attempt, rnd);
     lws_sul_schedule(l->ctx, 0, &l->sul_connect, connect_now, (lws_usec_t)next * 1000);
     if (l->cfg.on_down) l->cfg.on_down(l->cfg.ctx, why, next);
@@ -195,7 +190,7 @@ static void link_kill(struct present_link *l, const char *why) {
 static void ping_tick(lws_sorted_usec_list_t *sul) {
     struct present_link *l = lws_container_of(sul, struct present_link, sul_ping);
     if (l->state != LINK_UP) return;
-    if (now_ms() - l->last_rx_ms > PRESENT_DEAD_MS) {
+    if (fv_clock_ms_frac() - l->last_rx_ms > PRESENT_DEAD_MS) {
         char why[96];
         snprintf(why, sizeof why, "no frame from the hub for %d s", PRESENT_DEAD_MS / 1000);
         link_kill(l, why);
@@ -243,7 +238,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         if (wsi != l->wsi) return -1;
         l->state = LINK_UP;
-        l->last_rx_ms = l->up_since_ms = now_ms();
+        l->last_rx_ms = l->up_since_ms = fv_clock_ms_frac();
         pthread_mutex_lock(&l->mu);
         l->drop = 0;
         pthread_mutex_unlock(&l->mu);
@@ -264,7 +259,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         break;
     case LWS_CALLBACK_CLIENT_RECEIVE: {
         if (wsi != l->wsi) return -1;
-        l->last_rx_ms = now_ms();
+        l->last_rx_ms = fv_clock_ms_frac();
         if (lws_frame_is_binary(wsi)) {
             link_kill(l, "the hub sent a binary frame");
             return -1;

@@ -16,7 +16,7 @@
 #    carries. The room, the console (and every part below the hub) carry no
 #    libwebsockets; probe/, the seam and the local prober carry no sqlite3
 #    or jansson (nothing of the store, not even through the room); score/
-#    and qkind/ only libc;
+#    qkind/ and clock/ only libc;
 #  - include closures: the compiler's depfiles of the hub's objects name no
 #    header of db/ and no sqlite3.h.
 # A positive control (the hub does reference and link lws) shows the checks
@@ -46,7 +46,7 @@ presenter_libs="common/libfragcommon.a measure/libfragmeasure.a deck/libfragdeck
 for lib in $presenter_libs; do
   check "built_$(basename "$lib" .a)" test -s "$build/presenter/$lib"
 done
-for lib in probe/libfragprobe.a score/libfragscore.a qkind/libfragqkind.a db/libfragdb.a; do
+for lib in clock/libfragclock.a probe/libfragprobe.a score/libfragscore.a qkind/libfragqkind.a db/libfragdb.a; do
   check "built_$(basename "$lib" .a)" test -s "$build/$lib"
 done
 
@@ -86,9 +86,11 @@ none commands_reference_no_sqlite "$(undef presenter/libfragcommands.a ' U sqlit
 none score_references_only_libc "$(undef score/libfragscore.a ' U (db_|sqlite3_|lws_|json_|probe_|quiz_|room_|hub_)')"
 # qkind/: the kinds' names, strcmp and nothing else (the sanitizers' hooks aside).
 none qkind_references_only_strcmp "$(undef qkind/libfragqkind.a ' U ' | grep -Ev ' U (strcmp|__stack_chk_fail|__(asan|ubsan|sanitizer)_.*)$')"
+# clock/: the program's one reader of the monotonic clock: clock_gettime and nothing else.
+none clock_references_only_clock_gettime "$(undef clock/libfragclock.a ' U ' | grep -Ev ' U (clock_gettime|__stack_chk_fail|__(asan|ubsan|sanitizer)_.*)$')"
 
 # Link lines.
-for lib in fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragseam fragroom fragprober fraghub fragconsole \
+for lib in fragclock fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragseam fragroom fragprober fraghub fragconsole \
            fragexport fragreplay fragcli fragpresent fragcommands; do
   check "linked_alone_$lib" test -n "$(needed $lib)"
 done
@@ -100,7 +102,7 @@ none probe_links_no_store "$(needed fragprobe | grep -E 'sqlite|jansson|websocke
 for lib in fragseam fragprober; do # the local prober reaches the store neither itself nor through the room
   none "${lib}_links_no_store" "$(needed $lib | grep -E 'sqlite|jansson|websockets')"
 done
-for lib in fragscore fragqkind; do
+for lib in fragclock fragscore fragqkind; do
   none "${lib#frag}_links_only_libc" "$(needed $lib | grep -vE '^(libc|libm|libasan|libubsan|libgcc_s|libstdc\+\+|ld-linux)[.-]')"
 done
 
