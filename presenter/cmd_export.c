@@ -1,5 +1,6 @@
 /* fragvote export: score summaries of recorded sessions. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,32 +43,28 @@ int cmd_export(int argc, char **argv) {
     const char *path = EXPORT_DEFAULT_DB, *outpath = NULL, *id_arg = NULL;
     enum export_format fmt = EXPORT_MARKDOWN;
     int all = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        if ((!strcmp(a, "--format") || !strcmp(a, "-f") || !strcmp(a, "--db") || !strcmp(a, "-o") ||
-             !strcmp(a, "--output"))) {
-            if (i + 1 >= argc) return usage_error("%s needs a value", a);
-            val = argv[++i];
+    enum { O_DB = 256, O_ALL };
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+                                         {"db", required_argument, NULL, O_DB},      {"all", no_argument, NULL, O_ALL},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    cli_opt_begin();
+    while ((c = getopt_long(argc, argv, ":f:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (export_format_parse(optarg, &fmt))
+                return usage_error("unknown format '%s' (csv, json, markdown, svg)", optarg);
+            break;
+        case O_DB: path = optarg; break;
+        case 'o': outpath = optarg; break;
+        case O_ALL: all = 1; break;
+        case ':': return usage_error("%s needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
-        if (!strncmp(a, "--format=", 9)) a = "--format", val = argv[i] + 9;
-        else if (!strncmp(a, "--db=", 5)) a = "--db", val = argv[i] + 5;
-        else if (!strncmp(a, "--output=", 9)) a = "-o", val = argv[i] + 9;
-
-        if (!strcmp(a, "--format") || !strcmp(a, "-f")) {
-            if (export_format_parse(val, &fmt)) return usage_error("unknown format '%s' (csv, json, markdown, svg)", val);
-        } else if (!strcmp(a, "--db")) {
-            path = val;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            outpath = val;
-        } else if (!strcmp(a, "--all")) {
-            all = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'", a);
-        } else if (id_arg) {
-            return usage_error("more than one session id ('%s')", a);
-        } else {
-            id_arg = a;
-        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (id_arg) return usage_error("more than one session id ('%s')", argv[i]);
+        id_arg = argv[i];
     }
     int64_t id = 0;
     if (all && id_arg) return usage_error("give a session id or --all, not both ('%s')", id_arg);

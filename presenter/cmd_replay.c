@@ -1,5 +1,6 @@
 /* fragvote replay: a recorded session's timeline in the terminal, or its
  * tests run again now (--remeasure). */
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,50 +84,50 @@ static int parse_args(int argc, char **argv, struct replay_args *a) {
     memset(a, 0, sizeof *a);
     a->db = EXPORT_DEFAULT_DB;
     a->port = REPLAY_PORT_DEFAULT;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        const char **dst = NULL;
-        if (!strcmp(o, "--db")) dst = &a->db;
-        else if (!strcmp(o, "--target")) dst = &a->target;
-        else if (!strcmp(o, "--lab-prefix")) dst = &a->lab_prefix;
-        else if (!strcmp(o, "--lab-mtus")) dst = &a->lab_mtus;
-        else if (!strcmp(o, "--observer")) dst = &a->observer;
-        else if (!strcmp(o, "--bind")) dst = &a->bind;
-        else if (!strcmp(o, "--public-url")) dst = &a->public_url;
-        else if (!strcmp(o, "--secret")) dst = &a->secret;
-        if (dst || !strcmp(o, "--timeout") || !strcmp(o, "--port")) {
-            if (i + 1 >= argc) return usage_error("%s needs a value", o);
-            const char *v = argv[++i];
-            if (dst) {
-                *dst = v;
-            } else if (!strcmp(o, "--port")) {
-                long port;
-                if (cli_parse_long(v, 0, 65535, &port)) return usage_error("bad --port '%s'", v);
-                a->port = (int)port;
-            } else {
-                long ms;
-                if (cli_parse_long(v, 1, REPLAY_TIMEOUT_MS_MAX, &ms)) return usage_error("bad --timeout '%s'", v);
-                a->timeout_ms = (int)ms;
-            }
-        } else if (!strncmp(o, "--db=", 5)) {
-            a->db = o + 5;
-        } else if (!strcmp(o, "--remeasure")) {
-            a->remeasure = 1;
-        } else if (!strcmp(o, "--keep-pmtu-cache")) {
-            a->keep = 1;
-        } else if (!strcmp(o, "--serve")) {
-            a->serve = 1;
-        } else if (!strcmp(o, "--libev")) {
-            a->libev = 1;
-        } else if (!strcmp(o, "--poll")) {
-            a->poll = 1;
-        } else if (o[0] == '-' && o[1]) {
-            return usage_error("unknown option '%s'", o);
-        } else if (a->id) {
-            return usage_error("more than one session id ('%s')", o);
-        } else {
-            a->id = o;
+    enum { O_DB = 256, O_TARGET, O_LAB_PREFIX, O_LAB_MTUS, O_OBSERVER, O_BIND, O_PUBLIC_URL, O_SECRET,
+           O_TIMEOUT, O_PORT, O_REMEASURE, O_KEEP, O_SERVE, O_LIBEV, O_POLL };
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, O_DB},           {"target", required_argument, NULL, O_TARGET},
+        {"lab-prefix", required_argument, NULL, O_LAB_PREFIX}, {"lab-mtus", required_argument, NULL, O_LAB_MTUS},
+        {"observer", required_argument, NULL, O_OBSERVER}, {"bind", required_argument, NULL, O_BIND},
+        {"public-url", required_argument, NULL, O_PUBLIC_URL}, {"secret", required_argument, NULL, O_SECRET},
+        {"timeout", required_argument, NULL, O_TIMEOUT}, {"port", required_argument, NULL, O_PORT},
+        {"remeasure", no_argument, NULL, O_REMEASURE},   {"keep-pmtu-cache", no_argument, NULL, O_KEEP},
+        {"serve", no_argument, NULL, O_SERVE},           {"libev", no_argument, NULL, O_LIBEV},
+        {"poll", no_argument, NULL, O_POLL},             {NULL, 0, NULL, 0}};
+    long v;
+    int c;
+    cli_opt_begin();
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case O_DB: a->db = optarg; break;
+        case O_TARGET: a->target = optarg; break;
+        case O_LAB_PREFIX: a->lab_prefix = optarg; break;
+        case O_LAB_MTUS: a->lab_mtus = optarg; break;
+        case O_OBSERVER: a->observer = optarg; break;
+        case O_BIND: a->bind = optarg; break;
+        case O_PUBLIC_URL: a->public_url = optarg; break;
+        case O_SECRET: a->secret = optarg; break;
+        case O_PORT:
+            if (cli_parse_long(optarg, 0, 65535, &v)) return usage_error("bad --port '%s'", optarg);
+            a->port = (int)v;
+            break;
+        case O_TIMEOUT:
+            if (cli_parse_long(optarg, 1, REPLAY_TIMEOUT_MS_MAX, &v)) return usage_error("bad --timeout '%s'", optarg);
+            a->timeout_ms = (int)v;
+            break;
+        case O_REMEASURE: a->remeasure = 1; break;
+        case O_KEEP: a->keep = 1; break;
+        case O_SERVE: a->serve = 1; break;
+        case O_LIBEV: a->libev = 1; break;
+        case O_POLL: a->poll = 1; break;
+        case ':': return usage_error("%s needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (a->id) return usage_error("more than one session id ('%s')", argv[i]);
+        a->id = argv[i];
     }
     if (!a->remeasure && (a->target || a->lab_prefix || a->lab_mtus || a->observer || a->keep || a->timeout_ms))
         return usage_error("%s", "--target, --lab-*, --observer, --keep-pmtu-cache and --timeout go with --remeasure");

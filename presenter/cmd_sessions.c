@@ -1,4 +1,5 @@
 /* fragvote sessions: list the recorded sessions of a database. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,20 +115,27 @@ static int print_league(struct db *db, const char *path, const int64_t *ids, int
     return rc;
 }
 
+static int unexpected(const char *arg) {
+    fprintf(stderr, "fragvote sessions: unexpected argument '%s'\n", arg);
+    usage(stderr);
+    return FV_EXIT_USAGE;
+}
+
 int cmd_sessions(int argc, char **argv) {
     if (cli_help(argc, argv, usage)) return FV_EXIT_OK;
     const char *path = EXPORT_DEFAULT_DB;
     int league = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--league")) league = 1;
-        else if (!strcmp(argv[i], "--db") && i + 1 < argc) path = argv[++i];
-        else if (!strncmp(argv[i], "--db=", 5)) path = argv[i] + 5;
-        else {
-            fprintf(stderr, "fragvote sessions: unexpected argument '%s'\n", argv[i]);
-            usage(stderr);
-            return FV_EXIT_USAGE;
-        }
+    enum { O_LEAGUE = 256, O_DB };
+    static const struct option opts[] = {{"league", no_argument, NULL, O_LEAGUE},
+                                         {"db", required_argument, NULL, O_DB}, {NULL, 0, NULL, 0}};
+    int c;
+    cli_opt_begin();
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c == O_LEAGUE) league = 1;
+        else if (c == O_DB) path = optarg;
+        else return unexpected(argv[optind - 1]); /* unknown, or --db without its value */
     }
+    if (optind < argc) return unexpected(argv[optind]);
     char err[512];
     struct db *db;
     struct db_report *r;

@@ -2,6 +2,7 @@
  * controls (a VM, the lab's dst). All the work is in libfragprobe
  * (probe/witness*.c); this file parses arguments, picks the key and prints. */
 #include <errno.h>
+#include <getopt.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
@@ -69,60 +70,85 @@ static int read_key_file(const char *path, uint8_t *key) {
     return 0;
 }
 
+static int witness_unexpected(const char *arg) {
+    fprintf(stderr, "fragvote witness: unexpected argument '%s'\nTry 'fragvote witness --help'.\n", arg);
+    return FV_EXIT_USAGE;
+}
+
+/* The options and PORT of argv into *o, *port and *have_key: 0, or the exit
+ * code after saying why on stderr. */
+static int witness_args(int argc, char **argv, struct probe_witness_opts *o, long *port, int *have_key) {
+    long v;
+    enum { O_KEY = 256, O_KEY_FILE, O_RAW, O_NO_RAW, O_RATE, O_RATE_SOURCE, O_SECONDS };
+    static const struct option opts[] = {
+        {"key", required_argument, NULL, O_KEY},   {"key-file", required_argument, NULL, O_KEY_FILE},
+        {"raw", no_argument, NULL, O_RAW},         {"no-raw", no_argument, NULL, O_NO_RAW},
+        {"rate", required_argument, NULL, O_RATE}, {"rate-source", required_argument, NULL, O_RATE_SOURCE},
+        {"seconds", required_argument, NULL, O_SECONDS}, {NULL, 0, NULL, 0}};
+    int c;
+    cli_opt_begin();
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case O_KEY:
+            if (probe_witness_key_parse(optarg, o->key) < 0) {
+                fprintf(stderr, "fragvote witness: --key takes 32 hex digits\n");
+                return FV_EXIT_USAGE;
+            }
+            *have_key = 1;
+            break;
+        case O_KEY_FILE:
+            if (read_key_file(optarg, o->key) < 0) return FV_EXIT_USAGE;
+            *have_key = 1;
+            break;
+        case O_RAW: o->raw = 1; break;
+        case O_NO_RAW: o->raw = 0; break;
+        case O_RATE:
+            if (cli_parse_long(optarg, 1, PROBE_WITNESS_RATE, &v)) {
+                fprintf(stderr, "fragvote witness: --rate takes 1..%d\n", PROBE_WITNESS_RATE);
+                return FV_EXIT_USAGE;
+            }
+            o->rate = (int)v;
+            break;
+        case O_RATE_SOURCE:
+            if (cli_parse_long(optarg, 1, PROBE_WITNESS_RATE_SOURCE, &v)) {
+                fprintf(stderr, "fragvote witness: --rate-source takes 1..%d\n", PROBE_WITNESS_RATE_SOURCE);
+                return FV_EXIT_USAGE;
+            }
+            o->rate_source = (int)v;
+            break;
+        case O_SECONDS:
+            if (cli_parse_long(optarg, 1, 86400, &v)) {
+                fprintf(stderr, "fragvote witness: --seconds takes 1..86400\n");
+                return FV_EXIT_USAGE;
+            }
+            o->seconds = (int)v;
+            break;
+        default: return witness_unexpected(argv[optind - 1]); /* unknown, or an option without its value */
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (*port >= 0 || argv[i][0] == '-') return witness_unexpected(argv[i]); /* a second PORT, or "-" */
+        if (cli_parse_long(argv[i], 1, 65535, port)) {
+            fprintf(stderr, "fragvote witness: PORT must be 1..65535, not '%s'\n", argv[i]);
+            return FV_EXIT_USAGE;
+        }
+    }
+    if (*port < 0) {
+        fprintf(stderr, "fragvote witness: needs a PORT\nTry 'fragvote witness --help'.\n");
+        return FV_EXIT_USAGE;
+    }
+    return 0;
+}
+
 int cmd_witness(int argc, char **argv) {
     if (cli_help(argc, argv, witness_usage)) return FV_EXIT_OK;
     struct probe_witness_opts o;
     memset(&o, 0, sizeof o);
     o.raw = -1;
-    long port = -1, v;
+    long port = -1;
     int have_key = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--key") && i + 1 < argc) {
-            if (probe_witness_key_parse(argv[++i], o.key) < 0) {
-                fprintf(stderr, "fragvote witness: --key takes 32 hex digits\n");
-                return FV_EXIT_USAGE;
-            }
-            have_key = 1;
-        } else if (!strcmp(a, "--key-file") && i + 1 < argc) {
-            if (read_key_file(argv[++i], o.key) < 0) return FV_EXIT_USAGE;
-            have_key = 1;
-        } else if (!strcmp(a, "--raw")) {
-            o.raw = 1;
-        } else if (!strcmp(a, "--no-raw")) {
-            o.raw = 0;
-        } else if (!strcmp(a, "--rate") && i + 1 < argc) {
-            if (cli_parse_long(argv[++i], 1, PROBE_WITNESS_RATE, &v)) {
-                fprintf(stderr, "fragvote witness: --rate takes 1..%d\n", PROBE_WITNESS_RATE);
-                return FV_EXIT_USAGE;
-            }
-            o.rate = (int)v;
-        } else if (!strcmp(a, "--rate-source") && i + 1 < argc) {
-            if (cli_parse_long(argv[++i], 1, PROBE_WITNESS_RATE_SOURCE, &v)) {
-                fprintf(stderr, "fragvote witness: --rate-source takes 1..%d\n", PROBE_WITNESS_RATE_SOURCE);
-                return FV_EXIT_USAGE;
-            }
-            o.rate_source = (int)v;
-        } else if (!strcmp(a, "--seconds") && i + 1 < argc) {
-            if (cli_parse_long(argv[++i], 1, 86400, &v)) {
-                fprintf(stderr, "fragvote witness: --seconds takes 1..86400\n");
-                return FV_EXIT_USAGE;
-            }
-            o.seconds = (int)v;
-        } else if (port < 0 && a[0] != '-') {
-            if (cli_parse_long(a, 1, 65535, &port)) {
-                fprintf(stderr, "fragvote witness: PORT must be 1..65535, not '%s'\n", a);
-                return FV_EXIT_USAGE;
-            }
-        } else {
-            fprintf(stderr, "fragvote witness: unexpected argument '%s'\nTry 'fragvote witness --help'.\n", a);
-            return FV_EXIT_USAGE;
-        }
-    }
-    if (port < 0) {
-        fprintf(stderr, "fragvote witness: needs a PORT\nTry 'fragvote witness --help'.\n");
-        return FV_EXIT_USAGE;
-    }
+    int urc = witness_args(argc, argv, &o, &port, &have_key);
+    if (urc) return urc;
     if (o.raw == 1 && geteuid() != 0 && !probe_priv_has(CAP_NET_RAW)) {
         fprintf(stderr, "fragvote witness: --raw needs CAP_NET_RAW (the packet tap that sees DF and the pieces); "
                         "without --raw it runs unprivileged\n");
