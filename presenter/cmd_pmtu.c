@@ -3,6 +3,7 @@
  * comparison, and --watch for the rest of the article's algorithm). All the work is in libfragprobe; this file parses arguments,
  * prints, and maps the probe's error codes to the documented exit codes. */
 #include <signal.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,40 +180,56 @@ static int pmtu_watch(const char *host, int port, int timeout, long interval, lo
     return FV_EXIT_OK;
 }
 
+static int pmtu_unexpected(const char *arg) {
+    fprintf(stderr, "fragvote pmtu: unexpected argument '%s'\n", arg);
+    return FV_EXIT_USAGE;
+}
+
+/* pmtu_discover and pmtu_respond: argv[0] is the action, in the place of
+ * getopt's program name. */
 static int pmtu_discover(int argc, char **argv) {
     int sequential = 0, timeout = PROBE_PMTU_TIMEOUT_MS, watch = 0, verbose = 0;
     long interval = 0, seconds = 0;
     const char *target = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--sequential")) {
-            sequential = 1;
-        } else if (!strcmp(argv[i], "--watch")) {
-            watch = 1;
-        } else if (!strcmp(argv[i], "--verbose")) {
-            verbose = 1;
-        } else if (!strcmp(argv[i], "--interval") && i + 1 < argc) {
-            if (cli_parse_long(argv[++i], 1, PROBE_PMTU_WATCH_INTERVAL_MAX_S, &interval)) {
+    enum { O_SEQUENTIAL = 256, O_WATCH, O_VERBOSE, O_INTERVAL, O_SECONDS, O_TIMEOUT };
+    static const struct option opts[] = {
+        {"sequential", no_argument, NULL, O_SEQUENTIAL}, {"watch", no_argument, NULL, O_WATCH},
+        {"verbose", no_argument, NULL, O_VERBOSE},       {"interval", required_argument, NULL, O_INTERVAL},
+        {"seconds", required_argument, NULL, O_SECONDS}, {"timeout", required_argument, NULL, O_TIMEOUT},
+        {NULL, 0, NULL, 0}};
+    long t;
+    int c;
+    cli_opt_begin();
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case O_SEQUENTIAL: sequential = 1; break;
+        case O_WATCH: watch = 1; break;
+        case O_VERBOSE: verbose = 1; break;
+        case O_INTERVAL:
+            if (cli_parse_long(optarg, 1, PROBE_PMTU_WATCH_INTERVAL_MAX_S, &interval)) {
                 fprintf(stderr, "fragvote pmtu: --interval takes 1..%d seconds\n", PROBE_PMTU_WATCH_INTERVAL_MAX_S);
                 return FV_EXIT_USAGE;
             }
-        } else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
-            if (cli_parse_long(argv[++i], 1, 86400 * 365, &seconds)) {
+            break;
+        case O_SECONDS:
+            if (cli_parse_long(optarg, 1, 86400 * 365, &seconds)) {
                 fprintf(stderr, "fragvote pmtu: --seconds takes 1..%d\n", 86400 * 365);
                 return FV_EXIT_USAGE;
             }
-        } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-            long t;
-            if (cli_parse_long(argv[++i], 1, 60000, &t)) {
+            break;
+        case O_TIMEOUT:
+            if (cli_parse_long(optarg, 1, 60000, &t)) {
                 fprintf(stderr, "fragvote pmtu: --timeout takes 1..60000 ms\n");
                 return FV_EXIT_USAGE;
             }
             timeout = (int)t;
-        } else if (argv[i][0] == '-' || target) {
-            fprintf(stderr, "fragvote pmtu: unexpected argument '%s'\n", argv[i]);
-            return FV_EXIT_USAGE;
-        } else {
-            target = argv[i];
+            break;
+        default: return pmtu_unexpected(argv[optind - 1]); /* unknown, or an option without its value */
         }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (argv[i][0] == '-' || target) return pmtu_unexpected(argv[i]);
+        target = argv[i];
     }
     char host[256];
     int port;
@@ -259,19 +276,20 @@ static int pmtu_discover(int argc, char **argv) {
 
 static int pmtu_respond(int argc, char **argv) {
     long port = 0, seconds = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
-            if (cli_parse_long(argv[++i], 1, 86400, &seconds)) {
-                fprintf(stderr, "fragvote pmtu: --seconds takes 1..86400\n");
-                return FV_EXIT_USAGE;
-            }
-        } else if (!port && argv[i][0] != '-') {
-            if (cli_parse_long(argv[i], 1, 65535, &port)) {
-                fprintf(stderr, "fragvote pmtu: respond needs a PORT 1..65535, not '%s'\n", argv[i]);
-                return FV_EXIT_USAGE;
-            }
-        } else {
-            fprintf(stderr, "fragvote pmtu: unexpected argument '%s'\n", argv[i]);
+    static const struct option opts[] = {{"seconds", required_argument, NULL, 's'}, {NULL, 0, NULL, 0}};
+    int c;
+    cli_opt_begin();
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c != 's') return pmtu_unexpected(argv[optind - 1]); /* unknown, or --seconds without its value */
+        if (cli_parse_long(optarg, 1, 86400, &seconds)) {
+            fprintf(stderr, "fragvote pmtu: --seconds takes 1..86400\n");
+            return FV_EXIT_USAGE;
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (port || argv[i][0] == '-') return pmtu_unexpected(argv[i]);
+        if (cli_parse_long(argv[i], 1, 65535, &port)) {
+            fprintf(stderr, "fragvote pmtu: respond needs a PORT 1..65535, not '%s'\n", argv[i]);
             return FV_EXIT_USAGE;
         }
     }
@@ -317,8 +335,8 @@ int cmd_pmtu(int argc, char **argv) {
         }
         return pmtu_flush(argc == 3 ? argv[2] : NULL);
     }
-    if (!strcmp(verb, "discover")) return pmtu_discover(argc - 2, argv + 2);
-    if (!strcmp(verb, "respond")) return pmtu_respond(argc - 2, argv + 2);
+    if (!strcmp(verb, "discover")) return pmtu_discover(argc - 1, argv + 1);
+    if (!strcmp(verb, "respond")) return pmtu_respond(argc - 1, argv + 1);
     fprintf(stderr, "fragvote pmtu: unknown action '%s' (show, flush, discover, respond)\n", verb);
     pmtu_usage(stderr);
     return FV_EXIT_USAGE;
