@@ -40,8 +40,7 @@ int cmd_lab(int argc, char **argv) {
         {NULL, 0, NULL, 0},
     };
     int c, set_mtu = 0, set_re = 0;
-    optind = 1;
-    opterr = 0;
+    cli_opt_begin();
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'P':

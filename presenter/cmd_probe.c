@@ -326,8 +326,7 @@ int cmd_probe(int argc, char **argv) {
         {"prefix", required_argument, NULL, 'P'}, CLI_ENGINE_ARGS_WITNESS,
         {NULL, 0, NULL, 0},
     };
-    optind = 1;
-    opterr = 0;
+    cli_opt_begin();
     int c, li;
     char *end;
     while ((li = -1, c = getopt_long(argc, argv, "p:f:s:a:", lo, &li)) != -1) {
