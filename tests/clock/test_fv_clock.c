@@ -2,6 +2,7 @@
  * given time carries the nanoseconds over (canned times), the units agree
  * with each other and with a sleep the kernel timed, and the clock never
  * goes back. */
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,7 +41,8 @@ static void test_units_agree_over_a_sleep(void) {
     CHECK(us1 - us0 >= 50000);
     CHECK(f1 - f0 >= 50.0);
     CHECK(ms1 - ms0 < 5000); /* the same clock in every unit: not seconds apart */
-    CHECK((us1 - us0) / 1000 - (ms1 - ms0) <= 2 && (ms1 - ms0) - (us1 - us0) / 1000 <= 2);
+    /* the reads are a few calls apart: a busy machine may preempt between them */
+    CHECK(llabs((us1 - us0) / 1000 - (ms1 - ms0)) < 50);
     /* coarse: the same clock, a few ticks (at most tens of ms) behind */
     CHECK(c1 - c0 >= 30 && c1 - c0 < 5000);
     CHECK(c1 <= fv_clock_ms() && fv_clock_ms() - c1 < 100);
