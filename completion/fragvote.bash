@@ -49,8 +49,8 @@ _fragvote_decks() {
     done
 }
 
-# The words that may follow "fragvote $2" by its usage lines: "lab up|down|status"
-# gives up down status; placeholders (ID, HOST) and options are not words.
+# The words that may follow "fragvote $2" by its usage lines: "lab up|set|down|status"
+# gives up set down status; placeholders (ID, HOST) and options are not words.
 _fragvote_subwords() {
     _fragvote_help "$1" "$2" | sed -n "s/^\(Usage:\)\{0,1\} *fragvote $2 \([^ ]*\).*/\2/p" | tr '|' '\n' |
         grep -E '^[a-z][a-z0-9-]*$' | sort -u

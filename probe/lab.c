@@ -1,8 +1,9 @@
-/* The namespace lab: src -- r1 -- r2 -- dst, built with ip/ethtool/nft and
- * sysctls written from a thread inside each namespace (the plan -- names,
- * addresses, MTUs -- is lab_plan.c). Documentation prefixes only; every
- * name carries the prefix so parallel labs coexist. Above probe_run: the
- * readiness check sends a probe across the new lab. */
+/* The namespace lab: src -- r1 -- ... -- rN -- dst, built with ip/ethtool
+ * and sysctls written from a thread inside each namespace (the plan --
+ * names, addresses, MTUs -- is lab_plan.c; the routers' behaviours,
+ * nft tables and rate limits, lab_rules.c). Documentation prefixes only;
+ * every name carries the prefix so parallel labs coexist. Above probe_run:
+ * the readiness check sends a probe across the new lab. */
 #include <linux/capability.h>
 #include <net/if.h>
 #include <stdarg.h>
@@ -18,7 +19,7 @@
 #include "fragprobe.h"
 #include "lab_internal.h"
 
-#define LAB_DEFRAG_TABLE "fragvote_defrag"
+#define LAB_ALIAS "fragvote-lab-routers-" /* + N, on src's lo: status knows the shape when a router is gone */
 #define LAB_READY_PORT 9          /* discard: nothing listens, dst answers port unreachable */
 #define LAB_READY_TRIES 15        /* x LAB_READY_TRY_MS: give ND/ARP three seconds */
 #define LAB_READY_TRY_MS 200
@@ -35,9 +36,10 @@ int probe_lab_down(const char *prefix, char *err, size_t errlen) {
     struct probe_lab lab;
     probe_lab_config_default(&cfg);
     if (prefix && *prefix) snprintf(cfg.prefix, sizeof cfg.prefix, "%s", prefix);
+    cfg.routers = PROBE_LAB_ROUTERS_MAX; /* every name a lab of this prefix can have */
     if (probe_lab_plan(&cfg, &lab, err, errlen) < 0) return PROBE_E_FAIL;
     int existed = 0, rc = 0;
-    for (int n = 0; n < PROBE_LAB_NODES; n++) {
+    for (int n = 0; n < lab.nnodes; n++) {
         if (!ns_exists(lab.ns[n])) continue;
         existed++;
         char *argv[] = {"ip", "netns", "del", lab.ns[n], NULL};
@@ -83,26 +85,14 @@ struct ns_setup {
 static int ns_sysctls(void *p) {
     struct ns_setup *s = p;
     static const char *const must[][2] = {
-        {"/proc/sys/net/ipv4/icmp_ratelimit", "0"},
-        {"/proc/sys/net/ipv4/icmp_ratemask", "0"},
-        {"/proc/sys/net/ipv6/icmp/ratelimit", "0"},
         {"/proc/sys/net/ipv6/conf/all/accept_dad", "0"},
         {"/proc/sys/net/ipv6/conf/default/accept_dad", "0"},
         /* icmp4/icmp6 tests by any user: ping sockets (a new namespace has "1 0", none) */
         {"/proc/sys/net/ipv4/ping_group_range", "0 2147483647"},
     };
-    /* Newer kernels only: set when present. */
-    static const char *const maybe[][2] = {
-        {"/proc/sys/net/ipv4/icmp_msgs_per_sec", "1000000"},
-        {"/proc/sys/net/ipv4/icmp_msgs_burst", "1000000"},
-        {"/proc/sys/net/ipv6/icmp/ratemask", "\n"},
-    };
     for (size_t i = 0; i < sizeof must / sizeof *must; i++)
         if (lab_sysctl_write(must[i][0], must[i][1], s->err, s->errlen) < 0) return PROBE_E_FAIL;
-    for (size_t i = 0; i < sizeof maybe / sizeof *maybe; i++) {
-        char e[256];
-        lab_sysctl_write(maybe[i][0], maybe[i][1], e, sizeof e);
-    }
+    if (lab_limits_write(NULL, s->err, s->errlen) < 0) return PROBE_E_FAIL;
     if (s->router) {
         if (lab_sysctl_write("/proc/sys/net/ipv4/ip_forward", "1", s->err, s->errlen) < 0 ||
             lab_sysctl_write("/proc/sys/net/ipv6/conf/all/forwarding", "1", s->err, s->errlen) < 0)
@@ -129,56 +119,98 @@ static int if_neigh_fast(void *p) {
     return 0;
 }
 
+static int lab_link(const struct probe_lab *lab, const struct probe_lab_link *l, char *err, size_t errlen) {
+    const char *na = lab->ns[l->a], *nb = lab->ns[l->b];
+    if (ipn(NULL, err, errlen, "link add %s netns %s mtu %d type veth peer name %s netns %s mtu %d", l->a_if, na,
+            l->mtu, l->b_if, nb, l->mtu) < 0 ||
+        ipn(na, err, errlen, "link set %s up", l->a_if) < 0 || ipn(nb, err, errlen, "link set %s up", l->b_if) < 0 ||
+        ipn(na, err, errlen, "addr add %s/%d dev %s", l->a4, l->plen4, l->a_if) < 0 ||
+        ipn(nb, err, errlen, "addr add %s/%d dev %s", l->b4, l->plen4, l->b_if) < 0 ||
+        ipn(na, err, errlen, "-6 addr add %s/64 dev %s nodad", l->a6, l->a_if) < 0 ||
+        ipn(nb, err, errlen, "-6 addr add %s/64 dev %s nodad", l->b6, l->b_if) < 0)
+        return PROBE_E_FAIL;
+    /* Segmentation/checksum offloads make captured and quoted sizes lie on veth. */
+    const char *ifs[2] = {l->a_if, l->b_if};
+    const char *nss[2] = {na, nb};
+    for (int k = 0; k < 2; k++) {
+        struct if_setup is = {ifs[k], err, errlen};
+        if (probe_netns_run(nss[k], if_neigh_fast, &is, err, errlen) < 0) return PROBE_E_FAIL;
+        char *argv[] = {"ip", "netns", "exec", (char *)nss[k], "ethtool", "-K", (char *)ifs[k],
+                        "tso", "off", "gso", "off", "gro", "off", "tx", "off", NULL};
+        if (lab_exec(argv, NULL, err, errlen) != 0) return PROBE_E_FAIL;
+    }
+    return 0;
+}
+
+/* src and dst route everything to their one neighbour; router k routes the
+ * links beyond its neighbours through them. */
+static int lab_routes(const struct probe_lab *lab, char *err, size_t errlen) {
+    const struct probe_lab_link *first = &lab->link[0], *last = &lab->link[lab->nlinks - 1];
+    if (ipn(lab->ns[0], err, errlen, "route add default via %s", first->b4) < 0 ||
+        ipn(lab->ns[0], err, errlen, "-6 route add default via %s", first->b6) < 0 ||
+        ipn(probe_lab_dst_ns(lab), err, errlen, "route add default via %s", last->a4) < 0 ||
+        ipn(probe_lab_dst_ns(lab), err, errlen, "-6 route add default via %s", last->a6) < 0)
+        return PROBE_E_FAIL;
+    for (int k = 1; k + 1 < lab->nnodes; k++)
+        for (int i = 0; i < lab->nlinks; i++) {
+            if (i == k - 1 || i == k) continue; /* its own links */
+            const struct probe_lab_link *l = &lab->link[i], *via = i > k ? &lab->link[k] : &lab->link[k - 1];
+            const char *v4 = i > k ? via->b4 : via->a4, *v6 = i > k ? via->b6 : via->a6;
+            if (ipn(lab->ns[k], err, errlen, "route add %s via %s", l->net4, v4) < 0 ||
+                ipn(lab->ns[k], err, errlen, "-6 route add %s via %s", l->net6, v6) < 0)
+                return PROBE_E_FAIL;
+        }
+    return 0;
+}
+
 static int lab_build(const struct probe_lab *lab, char *err, size_t errlen) {
-    for (int n = 0; n < PROBE_LAB_NODES; n++) {
+    for (int n = 0; n < lab->nnodes; n++) {
         char *argv[] = {"ip", "netns", "add", (char *)lab->ns[n], NULL};
         if (lab_exec(argv, NULL, err, errlen) != 0) return PROBE_E_FAIL;
-        struct ns_setup s = {n == PROBE_LAB_R1 || n == PROBE_LAB_R2, err, errlen};
+        struct ns_setup s = {n > 0 && n + 1 < lab->nnodes, err, errlen};
         if (probe_netns_run(lab->ns[n], ns_sysctls, &s, err, errlen) < 0) return PROBE_E_FAIL;
         if (ipn(lab->ns[n], err, errlen, "link set lo up") < 0) return PROBE_E_FAIL;
     }
-    for (int i = 0; i < PROBE_LAB_LINKS; i++) {
-        const struct probe_lab_link *l = &lab->link[i];
-        const char *na = lab->ns[l->a], *nb = lab->ns[l->b];
-        if (ipn(NULL, err, errlen, "link add %s netns %s mtu %d type veth peer name %s netns %s mtu %d",
-                l->a_if, na, l->mtu, l->b_if, nb, l->mtu) < 0 ||
-            ipn(na, err, errlen, "link set %s up", l->a_if) < 0 ||
-            ipn(nb, err, errlen, "link set %s up", l->b_if) < 0 ||
-            ipn(na, err, errlen, "addr add %s/24 dev %s", l->a4, l->a_if) < 0 ||
-            ipn(nb, err, errlen, "addr add %s/24 dev %s", l->b4, l->b_if) < 0 ||
-            ipn(na, err, errlen, "-6 addr add %s/64 dev %s nodad", l->a6, l->a_if) < 0 ||
-            ipn(nb, err, errlen, "-6 addr add %s/64 dev %s nodad", l->b6, l->b_if) < 0)
-            return PROBE_E_FAIL;
-        /* Segmentation/checksum offloads make captured and quoted sizes lie on veth. */
-        const char *ifs[2] = {l->a_if, l->b_if};
-        const char *nss[2] = {na, nb};
-        for (int k = 0; k < 2; k++) {
-            struct if_setup is = {ifs[k], err, errlen};
-            if (probe_netns_run(nss[k], if_neigh_fast, &is, err, errlen) < 0) return PROBE_E_FAIL;
-            char *argv[] = {"ip", "netns", "exec", (char *)nss[k], "ethtool", "-K", (char *)ifs[k],
-                            "tso", "off", "gso", "off", "gro", "off", "tx", "off", NULL};
-            if (lab_exec(argv, NULL, err, errlen) != 0) return PROBE_E_FAIL;
-        }
+    if (ipn(lab->ns[0], err, errlen, "link set lo alias " LAB_ALIAS "%d", lab->cfg.routers) < 0) return PROBE_E_FAIL;
+    for (int i = 0; i < lab->nlinks; i++)
+        if (lab_link(lab, &lab->link[i], err, errlen) < 0) return PROBE_E_FAIL;
+    return lab_routes(lab, err, errlen);
+}
+
+struct limits_job {
+    int read;                      /* 1: read back into kept; 0: write keep */
+    const struct lab_limits *keep; /* NULL: off */
+    int kept;
+    char *err;
+    size_t errlen;
+};
+
+static int limits_in_ns(void *p) {
+    struct limits_job *j = p;
+    if (j->read) {
+        j->kept = lab_limits_kept();
+        return 0;
     }
-    const struct probe_lab_link *l0 = &lab->link[0], *l1 = &lab->link[1], *l2 = &lab->link[2];
-    if (ipn(lab->ns[PROBE_LAB_SRC], err, errlen, "route add default via %s", l0->b4) < 0 ||
-        ipn(lab->ns[PROBE_LAB_SRC], err, errlen, "-6 route add default via %s", l0->b6) < 0 ||
-        ipn(lab->ns[PROBE_LAB_R1], err, errlen, "route add %s via %s", l2->net4, l1->b4) < 0 ||
-        ipn(lab->ns[PROBE_LAB_R1], err, errlen, "-6 route add %s via %s", l2->net6, l1->b6) < 0 ||
-        ipn(lab->ns[PROBE_LAB_R2], err, errlen, "route add %s via %s", l0->net4, l1->a4) < 0 ||
-        ipn(lab->ns[PROBE_LAB_R2], err, errlen, "-6 route add %s via %s", l0->net6, l1->a6) < 0 ||
-        ipn(lab->ns[PROBE_LAB_DST], err, errlen, "route add default via %s", l2->a4) < 0 ||
-        ipn(lab->ns[PROBE_LAB_DST], err, errlen, "-6 route add default via %s", l2->a6) < 0)
-        return PROBE_E_FAIL;
-    if (lab->cfg.reassemble) {
-        const char *ns = lab->ns[lab->cfg.reassemble == 1 ? PROBE_LAB_R1 : PROBE_LAB_R2];
-        /* A conntrack rule pulls in nf_defrag: the router reassembles
-         * fragments before routing (and before the TTL check). */
-        const char *rules = "table inet " LAB_DEFRAG_TABLE " {\n"
-                            "  chain pre { type filter hook prerouting priority raw; policy accept;\n"
-                            "    ct state new accept\n  }\n}\n";
-        char *argv[] = {"ip", "netns", "exec", (char *)ns, "nft", "-f", "-", NULL};
-        if (lab_exec(argv, rules, err, errlen) != 0) return PROBE_E_FAIL;
+    return lab_limits_write(j->keep, j->err, j->errlen);
+}
+
+/* Router by router, what differs between have and want: nft tables and
+ * rate limits. have NULL: a lab just built (no table, limits off). */
+static int lab_behave_apply(const struct probe_lab *lab, const struct probe_lab_config *have,
+                     const struct probe_lab_config *want, char *err, size_t errlen) {
+    struct lab_limits defaults;
+    int got_defaults = 0;
+    for (int k = 1; k + 1 < lab->nnodes; k++) {
+        unsigned h = have ? have->behave[k] : 0, w = want->behave[k];
+        int hre = have && have->reassemble == k, wre = want->reassemble == k;
+        if (lab_rules_apply(lab, k, w, wre, h, hre, err, errlen) < 0) return PROBE_E_FAIL;
+        if (!((h ^ w) & PROBE_LAB_RATELIMIT)) continue;
+        if ((w & PROBE_LAB_RATELIMIT) && !got_defaults) {
+            if (lab_limits_defaults(&defaults, err, errlen) < 0) return PROBE_E_FAIL;
+            got_defaults = 1;
+        }
+        struct limits_job j = {0, (w & PROBE_LAB_RATELIMIT) ? &defaults : NULL, 0, err, errlen};
+        if (probe_netns_run(lab->ns[k], limits_in_ns, &j, err, errlen) < 0) return PROBE_E_FAIL;
     }
     return 0;
 }
@@ -224,7 +256,10 @@ int probe_lab_up(const struct probe_lab_config *cfg, struct probe_lab *out, char
         snprintf(err, errlen, "cannot remove the old lab \"%s\": %s", out->cfg.prefix, e);
         return PROBE_E_FAIL;
     }
-    if (lab_build(out, err, errlen) < 0 || lab_wait_ready(out, err, errlen) < 0) {
+    /* Behaviours last: the readiness check needs dst's port unreachable to
+     * come back, which a black hole would drop. */
+    if (lab_build(out, err, errlen) < 0 || lab_wait_ready(out, err, errlen) < 0 ||
+        lab_behave_apply(out, NULL, &out->cfg, err, errlen) < 0) {
         probe_lab_down(out->cfg.prefix, e, sizeof e);
         return PROBE_E_FAIL;
     }
@@ -250,27 +285,46 @@ static int read_mtu(void *p) {
     return 0;
 }
 
-int probe_lab_status(const char *prefix, struct probe_lab *out, char *err, size_t errlen) {
+/* How many routers the lab of prefix has (r1..rN all there), and whether
+ * its namespaces are all there: missing lists those that are not. */
+static int lab_count(const char *prefix, struct probe_lab *out, char *missing, size_t len, char *err, size_t errlen) {
     struct probe_lab_config cfg;
     probe_lab_config_default(&cfg);
     if (prefix && *prefix) snprintf(cfg.prefix, sizeof cfg.prefix, "%s", prefix);
+    cfg.routers = PROBE_LAB_ROUTERS_MAX;
     if (probe_lab_plan(&cfg, out, err, errlen) < 0) return PROBE_E_FAIL;
-    int present = 0;
-    char missing[128] = "";
-    for (int n = 0; n < PROBE_LAB_NODES; n++) {
-        if (ns_exists(out->ns[n])) present++;
-        else {
-            size_t m = strlen(missing);
-            snprintf(missing + m, sizeof missing - m, "%s%s", m ? ", " : "", out->ns[n]);
+    int routers = 0, present = 0;
+    for (int n = 0; n < out->nnodes; n++)
+        if (ns_exists(out->ns[n])) {
+            present++;
+            if (n > 0 && n + 1 < out->nnodes) routers = n;
         }
-    }
-    if (present == 0) return 0;
-    if (present < PROBE_LAB_NODES) {
+    if (!present) return 0;
+    char shown[LAB_EXEC_OUT_MAX], e[256];
+    char *argv[] = {"ip", "-n", out->ns[0], "link", "show", "lo", NULL};
+    const char *alias = lab_exec_output(argv, shown, sizeof shown, e, sizeof e) == 0 ? strstr(shown, LAB_ALIAS) : NULL;
+    if (alias) routers = atoi(alias + strlen(LAB_ALIAS)); /* the shape it was built with */
+    cfg.routers = routers ? routers : PROBE_LAB_ROUTERS_DEFAULT;
+    if (probe_lab_plan(&cfg, out, err, errlen) < 0) return PROBE_E_FAIL;
+    missing[0] = 0;
+    for (int n = 0; n < out->nnodes; n++)
+        if (!ns_exists(out->ns[n])) {
+            size_t m = strlen(missing);
+            snprintf(missing + m, len - m, "%s%s", m ? ", " : "", out->ns[n]);
+        }
+    return 1;
+}
+
+int probe_lab_status(const char *prefix, struct probe_lab *out, char *err, size_t errlen) {
+    char missing[256];
+    int rc = lab_count(prefix, out, missing, sizeof missing, err, errlen);
+    if (rc <= 0) return rc;
+    if (missing[0]) {
         snprintf(err, errlen, "lab \"%s\" is half there (missing %s): run `fragvote lab down%s%s` then up",
                  out->cfg.prefix, missing, prefix && *prefix ? " --prefix " : "", prefix && *prefix ? prefix : "");
         return PROBE_E_FAIL;
     }
-    for (int i = 0; i < PROBE_LAB_LINKS; i++) {
+    for (int i = 0; i < out->nlinks; i++) {
         struct mtu_query q = {out->link[i].a_if, 0};
         char e[256];
         if (probe_netns_run(out->ns[out->link[i].a], read_mtu, &q, e, sizeof e) < 0) {
@@ -281,12 +335,38 @@ int probe_lab_status(const char *prefix, struct probe_lab *out, char *err, size_
         out->link[i].mtu = out->cfg.mtu[i] = q.mtu;
     }
     out->cfg.reassemble = 0;
-    for (int r = 1; r <= 2; r++) {
-        char *argv[] = {"ip", "netns", "exec", out->ns[r], "nft", "list", "table", "inet", LAB_DEFRAG_TABLE, NULL};
+    for (int k = 1; k + 1 < out->nnodes; k++) {
+        int re = 0;
         char e[512];
-        if (lab_exec(argv, NULL, e, sizeof e) == 0) out->cfg.reassemble = r;
+        struct limits_job j = {1, NULL, 0, e, sizeof e};
+        if (lab_rules_read(out, k, &out->cfg.behave[k], &re, e, sizeof e) < 0 ||
+            probe_netns_run(out->ns[k], limits_in_ns, &j, e, sizeof e) < 0) {
+            snprintf(err, errlen, "lab \"%s\": cannot read what %s does: %s", out->cfg.prefix, out->name[k], e);
+            return PROBE_E_FAIL;
+        }
+        if (re) out->cfg.reassemble = k;
+        if (j.kept) out->cfg.behave[k] |= PROBE_LAB_RATELIMIT;
     }
     return 1;
+}
+
+int probe_lab_reconfigure(struct probe_lab *lab, const struct probe_lab_config *want, int *rebuilt, char *err,
+                          size_t errlen) {
+    struct probe_lab_config w = *want;
+    struct probe_lab next, cur;
+    snprintf(w.prefix, sizeof w.prefix, "%s", lab->cfg.prefix);
+    if (probe_lab_plan(&w, &next, err, errlen) < 0) return PROBE_E_FAIL;
+    if (rebuilt) *rebuilt = 0;
+    /* What is really there, not what the caller last knew. */
+    char e[512];
+    int st = probe_lab_status(w.prefix, &cur, e, sizeof e);
+    if (st != 1 || cur.nnodes != next.nnodes || memcmp(cur.cfg.mtu, next.cfg.mtu, sizeof cur.cfg.mtu)) {
+        if (rebuilt) *rebuilt = 1;
+        return probe_lab_up(&next.cfg, lab, err, errlen);
+    }
+    if (lab_behave_apply(&next, &cur.cfg, &next.cfg, err, errlen) < 0) return PROBE_E_FAIL;
+    *lab = next;
+    return probe_lab_flush_pmtu(lab, err, errlen);
 }
 
 struct flush_job {

@@ -24,7 +24,10 @@ static void argv_join(char *const argv[], char *buf, size_t len) {
     }
 }
 
-int lab_exec(char *const argv[], const char *input, char *err, size_t errlen) {
+/* Runs argv with input on its stdin; its output (stdout and stderr) into
+ * outbuf (always NUL-terminated, trailing blanks cut). */
+static int lab_run(char *const argv[], const char *input, char *outbuf, size_t outlen, char *err, size_t errlen) {
+    outbuf[0] = 0;
     int in[2] = {-1, -1}, out[2] = {-1, -1};
     int rc = -1;
     pid_t pid = -1;
@@ -58,7 +61,6 @@ int lab_exec(char *const argv[], const char *input, char *err, size_t errlen) {
     }
     close(in[1]);
     in[1] = -1;
-    char outbuf[LAB_EXEC_OUT_MAX];
     size_t got = 0;
     for (;;) {
         char tmp[512];
@@ -66,7 +68,7 @@ int lab_exec(char *const argv[], const char *input, char *err, size_t errlen) {
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
         size_t take = (size_t)r;
-        if (got + take >= sizeof outbuf) take = sizeof outbuf - 1 - got;
+        if (got + take >= outlen) take = outlen - 1 - got;
         memcpy(outbuf + got, tmp, take);
         got += take;
     }
@@ -84,6 +86,15 @@ cleanup:
         if (out[i] >= 0) close(out[i]);
     }
     return rc;
+}
+
+int lab_exec(char *const argv[], const char *input, char *err, size_t errlen) {
+    char out[LAB_EXEC_OUT_MAX];
+    return lab_run(argv, input, out, sizeof out, err, errlen);
+}
+
+int lab_exec_output(char *const argv[], char *out, size_t outlen, char *err, size_t errlen) {
+    return lab_run(argv, NULL, out, outlen, err, errlen);
 }
 
 int lab_sysctl_write(const char *path, const char *value, char *err, size_t errlen) {

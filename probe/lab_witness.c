@@ -25,7 +25,7 @@ static void *lab_witness_main(void *arg) {
 int probe_lab_witness_start(const struct probe_lab *lab, int raw, struct probe_lab_witness *w, char *err,
                             size_t errlen) {
     memset(w, 0, sizeof *w);
-    snprintf(w->ns, sizeof w->ns, "%s", lab->ns[PROBE_LAB_DST]);
+    snprintf(w->ns, sizeof w->ns, "%s", probe_lab_dst_ns(lab));
     if (probe_witness_random(w->target.key, sizeof w->target.key, err, errlen) < 0) return PROBE_E_FAIL;
     memcpy(w->opts.key, w->target.key, sizeof w->opts.key);
     w->opts.port = 0;

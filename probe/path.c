@@ -150,17 +150,20 @@ static void node_set(struct probe_path_node *n, const char *name, const char *ad
 
 void probe_path_topology_lab(const struct probe_lab *lab, int v6, struct probe_path_topology *out) {
     memset(out, 0, sizeof *out);
-    out->nnodes = PROBE_LAB_NODES;
-    for (int i = 0; i < PROBE_LAB_NODES; i++) {
+    out->nnodes = lab->nnodes;
+    for (int i = 0; i < lab->nnodes; i++) {
         /* A node answers from the interface facing src: link i-1's b side;
          * src from its only link's a side. */
         const char *addr = i == 0 ? (v6 ? lab->link[0].a6 : lab->link[0].a4)
                                   : (v6 ? lab->link[i - 1].b6 : lab->link[i - 1].b4);
-        enum probe_path_role role = i == 0 ? PROBE_PATH_HOST : i == PROBE_LAB_DST ? PROBE_PATH_TARGET : PROBE_PATH_ROUTER;
-        node_set(&out->node[i], probe_lab_node_name((enum probe_lab_node)i), addr, role);
-        out->node[i].reassembles = role == PROBE_PATH_ROUTER && lab->cfg.reassemble == i;
+        enum probe_path_role role = i == 0 ? PROBE_PATH_HOST : i == lab->nnodes - 1 ? PROBE_PATH_TARGET : PROBE_PATH_ROUTER;
+        node_set(&out->node[i], lab->name[i], addr, role);
+        /* conntrack (reassembly, or NAT for IPv4) makes a router reassemble. */
+        out->node[i].reassembles = role == PROBE_PATH_ROUTER &&
+                                   (lab->cfg.reassemble == i || (!v6 && (lab->cfg.behave[i] & PROBE_LAB_NAT)));
+        probe_lab_node_does(lab, i, "; ", out->node[i].does, sizeof out->node[i].does);
     }
-    for (int i = 0; i < PROBE_LAB_LINKS; i++) {
+    for (int i = 0; i < lab->nlinks; i++) {
         out->link[i].mtu = lab->link[i].mtu;
         out->link[i].from = PROBE_PATH_MTU_LAB;
     }

@@ -42,6 +42,7 @@ int probe_path_rows(const struct probe_path *p, struct probe_path_row *rows, int
                 seen_add(row, line, p->sent.from == PROBE_PATH_PIECES_CAPTURE ? "capture" : "kernel");
         }
         if (nd->reassembles) seen_add(row, "reassembles fragments", "topology");
+        if (nd->does[0]) seen_add(row, nd->does, "lab");
         if (nd->silent) seen_add(row, "no answer during TTL discovery", "discovery");
         for (int e = 0; e < p->nevents; e++) {
             const struct probe_path_event *ev = &p->ev[e];

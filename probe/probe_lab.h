@@ -1,10 +1,14 @@
 /* libfragprobe: the namespace lab (probe/lab*.c).
  *
- * src -- r1 -- r2 -- dst in four network namespaces "<prefix>-src" ...,
+ * src -- r1 -- ... -- rN -- dst (N = 2 by default, 1..PROBE_LAB_ROUTERS_MAX)
+ * in network namespaces "<prefix>-src" "<prefix>-r1" ... "<prefix>-dst",
  * documentation prefixes only: 192.0.2.0/24 + 2001:db8:1::/64 (src-r1),
- * 198.51.100.0/24 + 2001:db8:2::/64 (r1-r2), 203.0.113.0/24 + 2001:db8:3::/64
- * (r2-dst); ".1"/"::1" is the side nearer src. Offloads off, ICMP rate
- * limits off, IPv6 nodad, forwarding on in r1 and r2. */
+ * 203.0.113.0/24 + 2001:db8:3::/64 (rN-dst), and between the routers
+ * 198.51.100.0/24 + 2001:db8:2::/64 (two routers) or its /28s +
+ * 2001:db8:2:J::/64 (more); ".1"/"::1" is the side nearer src. Offloads off,
+ * ICMP rate limits off (unless a router keeps them: PROBE_LAB_RATELIMIT),
+ * IPv6 nodad, forwarding on in the routers. Each router may behave as real
+ * ones do (docs/LAB.md, "Router behaviours"). */
 #ifndef FRAGPROBE_LAB_H
 #define FRAGPROBE_LAB_H
 
@@ -15,35 +19,77 @@
 #define PROBE_LAB_PREFIX_DEFAULT "fv"
 #define PROBE_LAB_PREFIX_ENV "FRAGVOTE_LAB_PREFIX"
 #define PROBE_LAB_PREFIX_MAX 16       /* [A-Za-z0-9_-], so names stay short and safe */
-#define PROBE_LAB_NODES 4
-#define PROBE_LAB_LINKS 3
-enum probe_lab_node { PROBE_LAB_SRC, PROBE_LAB_R1, PROBE_LAB_R2, PROBE_LAB_DST };
-const char *probe_lab_node_name(enum probe_lab_node n);  /* "src" "r1" "r2" "dst" */
+#define PROBE_LAB_ROUTERS_DEFAULT 2
+#define PROBE_LAB_ROUTERS_MAX 6
+#define PROBE_LAB_NODES_MAX (PROBE_LAB_ROUTERS_MAX + 2)
+#define PROBE_LAB_LINKS_MAX (PROBE_LAB_ROUTERS_MAX + 1)
+/* Node indexes: src is 0, router k is k, dst is lab->nnodes - 1. */
+enum probe_lab_node { PROBE_LAB_SRC, PROBE_LAB_R1, PROBE_LAB_R2 };
+
+/* What a router does besides forwarding (bits of probe_lab_config.behave[k]). */
+enum probe_lab_behaviour {
+    PROBE_LAB_RATELIMIT = 1u << 0, /* keeps the kernel's default ICMP rate limits */
+    PROBE_LAB_DROPFRAG = 1u << 1,  /* drops every fragment that reaches it */
+    PROBE_LAB_BLACKHOLE = 1u << 2, /* drops the ICMP errors it forwards (its own still go out) */
+    PROBE_LAB_SILENT = 1u << 3,    /* sends no Time Exceeded */
+    PROBE_LAB_NAT = 1u << 4,       /* masquerades IPv4 with conntrack (and so reassembles IPv4) */
+};
+#define PROBE_LAB_BEHAVIOURS 5
+#define PROBE_LAB_BEHAVIOUR_ALL 0x1fu
+/* "ratelimit" "dropfrag" "blackhole" "silent" "nat" (the option and deck
+ * spelling) for one bit; NULL for anything else. */
+const char *probe_lab_behaviour_name(unsigned bit);
+/* What it means, for people: "drops every fragment that reaches it". */
+const char *probe_lab_behaviour_says(unsigned bit);
+/* A name into its bit; 0 and *bit set, or -1. */
+int probe_lab_behaviour_parse(const char *name, unsigned *bit);
 
 struct probe_lab_config {
     char prefix[PROBE_LAB_PREFIX_MAX + 1]; /* "" = $FRAGVOTE_LAB_PREFIX, else "fv" */
-    int mtu[PROBE_LAB_LINKS];              /* src-r1, r1-r2, r2-dst; 0 = 1500 / 1280 / 1500 */
-    int reassemble;                        /* 0 none, 1 = r1, 2 = r2 (conntrack defrag) */
+    int routers;                           /* 0 = PROBE_LAB_ROUTERS_DEFAULT */
+    int mtu[PROBE_LAB_LINKS_MAX];          /* src-r1, ..., rN-dst; 0 = 1280 for r1-r2, 1500 elsewhere */
+    int reassemble;                        /* 0 none, k = rk (conntrack defrag) */
+    unsigned behave[PROBE_LAB_NODES_MAX];  /* behave[k]: router k's PROBE_LAB_* bits */
 };
 struct probe_lab_link {
     int mtu;
-    enum probe_lab_node a, b;              /* a is nearer src */
+    int a, b;                              /* node indexes; a is nearer src */
     char a_if[16], b_if[16];               /* interface names inside a's and b's namespace */
     char a4[16], b4[16], a6[48], b6[48];   /* addresses (without prefix length) */
     char net4[20], net6[24];               /* e.g. "192.0.2.0/24", "2001:db8:1::/64" */
+    int plen4;                             /* IPv4 prefix length (24, or 28 between routers of a longer lab) */
 };
 /* The lab's topology: plain data, for the session record and for tests. */
 struct probe_lab {
-    struct probe_lab_config cfg;           /* resolved: prefix, MTUs filled in */
-    char ns[PROBE_LAB_NODES][40];          /* namespace names */
-    struct probe_lab_link link[PROBE_LAB_LINKS];
-    int auto_ttl;                          /* TTL used for PROBE_TTL_AUTO: expires at r2,
-                                              one hop past the bottleneck router r1 */
+    struct probe_lab_config cfg;           /* resolved: prefix, routers, MTUs filled in */
+    int nnodes, nlinks;                    /* routers + 2, routers + 1 */
+    char name[PROBE_LAB_NODES_MAX][12];    /* "src" "r1" ... "dst" */
+    char ns[PROBE_LAB_NODES_MAX][40];      /* namespace names */
+    struct probe_lab_link link[PROBE_LAB_LINKS_MAX];
+    int auto_ttl;                          /* TTL used for PROBE_TTL_AUTO: expires at r2 (r1 in a
+                                              one-router lab), one hop past the bottleneck r1 */
 };
 /* Fills cfg with defaults (prefix from the environment). */
 void probe_lab_config_default(struct probe_lab_config *cfg);
-/* "1500,1280,1500" into cfg->mtu (each 1280..65535, IPv6 needs 1280). */
+/* "1500,1280,1500" into cfg->mtu (each 1280..65535, IPv6 needs 1280): one
+ * MTU per link, cfg->routers + 1 of them (routers 0 = two routers, three MTUs):
+ * set cfg->routers first. */
 int probe_lab_parse_mtus(const char *csv, struct probe_lab_config *cfg, char *err, size_t errlen);
+/* "r2" into 2 (1..PROBE_LAB_ROUTERS_MAX), or -1. */
+int probe_lab_router_parse(const char *s);
+/* Router `router` ("r2") gets behaviour bit; 0, or -1 with err. Whether the
+ * router exists is checked by probe_lab_plan (--routers may come later). */
+int probe_lab_config_add(struct probe_lab_config *cfg, unsigned bit, const char *router, char *err, size_t errlen);
+/* What router `node` does besides forwarding and reassembling, in words
+ * ("drops every fragment that reaches it"; several joined by and_), "" for
+ * nothing or a node that is not a router. */
+void probe_lab_node_does(const struct probe_lab *lab, int node, const char *and_, char *buf, size_t len);
+/* The behaviours as sentences, "r2 drops every fragment that reaches it; r1
+ * keeps ..." (reassembly included), "" when the routers only forward. */
+void probe_lab_behaviours_text(const struct probe_lab *lab, char *buf, size_t len);
+/* The same config (MTUs, routers, behaviours, reassembly; prefix not
+ * compared). Compare resolved configs (probe_lab.cfg): 0 means a default. */
+int probe_lab_config_same(const struct probe_lab_config *a, const struct probe_lab_config *b);
 /* Pure: the names and addresses a config gives (no system change). */
 int probe_lab_plan(const struct probe_lab_config *cfg, struct probe_lab *out, char *err, size_t errlen);
 /* Builds the lab (replacing one with the same prefix). Needs CAP_SYS_ADMIN +
@@ -51,14 +97,24 @@ int probe_lab_plan(const struct probe_lab_config *cfg, struct probe_lab *out, ch
 int probe_lab_up(const struct probe_lab_config *cfg, struct probe_lab *out, char *err, size_t errlen);
 /* Removes the namespaces of prefix ("" = default). Returns how many existed. */
 int probe_lab_down(const char *prefix, char *err, size_t errlen);
-/* Reads a running lab back from the system (MTUs, reassembly). Returns 1 and
- * fills *out when all four namespaces exist, 0 when none does, PROBE_E_FAIL
- * when it is half there (err says what is missing). */
+/* Turns the running lab *lab into want (same prefix): when the routers and
+ * MTUs are the same only what differs changes (nft tables, rate-limit
+ * sysctls, in the routers whose behaviour differs); otherwise the lab is
+ * rebuilt. *lab is the new lab after success. *rebuilt (may be NULL) says
+ * which. The PMTU cache in src is flushed either way. */
+int probe_lab_reconfigure(struct probe_lab *lab, const struct probe_lab_config *want, int *rebuilt, char *err,
+                          size_t errlen);
+/* Reads a running lab back from the system (routers, MTUs, reassembly,
+ * behaviours). Returns 1 and fills *out when all its namespaces exist, 0
+ * when none does, PROBE_E_FAIL when it is half there (err says what is
+ * missing). */
 int probe_lab_status(const char *prefix, struct probe_lab *out, char *err, size_t errlen);
 /* One human paragraph of the topology into buf. */
 void probe_lab_describe(const struct probe_lab *lab, char *buf, size_t len);
 /* The destination's address ("203.0.113.2" / "2001:db8:3::2"). */
 const char *probe_lab_dst_addr(const struct probe_lab *lab, int v6);
+/* The destination's namespace name. */
+const char *probe_lab_dst_ns(const struct probe_lab *lab);
 /* The node owning a lab address, or -1. */
 int probe_lab_node_of(const struct probe_lab *lab, const char *addr);
 

@@ -61,6 +61,8 @@ struct probe_path_node {
     enum probe_path_role role;
     int reassembles;              /* known to reassemble fragments */
     int silent;                   /* TTL discovery got no answer from it */
+    char does[192];               /* a lab router's behaviour in words ("drops every fragment that
+                                     reaches it"), "" none or not known */
 };
 struct probe_path_link {          /* link[i] joins node[i] and node[i+1] */
     int mtu;                      /* 0 unknown */
@@ -128,8 +130,9 @@ struct probe_path_topology {
     struct probe_path_node node[PROBE_PATH_NODES_MAX];
     struct probe_path_link link[PROBE_PATH_NODES_MAX - 1];
 };
-/* Pure: the lab's four nodes, its addresses of family v6 (a router's is the
- * interface facing src: the one that answers), its MTUs, its reassembler. */
+/* Pure: the lab's nodes, its addresses of family v6 (a router's is the
+ * interface facing src: the one that answers), its MTUs, its reassemblers
+ * (and, for IPv4, its NAT routers) and what each router does. */
 void probe_path_topology_lab(const struct probe_lab *lab, int v6, struct probe_path_topology *out);
 /* Pure: a real path. d (may be NULL: no discovery ran) gives the hops TTL
  * discovery heard, in order; r the device MTU (first link), the answering

@@ -161,7 +161,7 @@ static int run_inner(void *p) {
     if (lab) {
         on_lab_dst = !strcmp(r->spec.host, probe_lab_dst_addr(lab, v6));
         if (lab->cfg.reassemble)
-            snprintf(r->reassembling, sizeof r->reassembling, "r%d", lab->cfg.reassemble);
+            snprintf(r->reassembling, sizeof r->reassembling, "%s", lab->name[lab->cfg.reassemble]);
     }
     if ((rc = probe_resolve(r->spec.host, v6, 0, &dst, c->err, c->errlen)) < 0) return rc;
     if (o->flush_pmtu && (rc = probe_pmtu_flush(NULL, c->err, c->errlen)) < 0) return rc;
@@ -173,8 +173,8 @@ static int run_inner(void *p) {
     if (!port && tcp && on_lab_dst) {
         lst.addr = &dst;
         char e[256];
-        if (probe_netns_run(lab->ns[PROBE_LAB_DST], listener_open, &lst, e, sizeof e) < 0 || lst.fd < 0) {
-            snprintf(c->err, c->errlen, "cannot open a TCP listener in %s: %s", lab->ns[PROBE_LAB_DST], e);
+        if (probe_netns_run(probe_lab_dst_ns(lab), listener_open, &lst, e, sizeof e) < 0 || lst.fd < 0) {
+            snprintf(c->err, c->errlen, "cannot open a TCP listener in %s: %s", probe_lab_dst_ns(lab), e);
             return PROBE_E_FAIL;
         }
         port = lst.port;

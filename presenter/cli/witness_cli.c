@@ -23,7 +23,7 @@ int witness_cli_setup(const char *spec, const char *key_hex, const struct probe_
         }
         w->lab_started = 1;
         w->target = &w->lab.target;
-        snprintf(w->label, sizeof w->label, "lab (%s, port %d)", lab->ns[PROBE_LAB_DST], w->lab.target.port);
+        snprintf(w->label, sizeof w->label, "lab (%s, port %d)", probe_lab_dst_ns(lab), w->lab.target.port);
         return 0;
     }
     if (probe_witness_target_parse(spec, &w->remote, err, errlen) < 0) return -1;

@@ -70,16 +70,30 @@ char *probe_observation_json(const struct probe_result *r) {
 
 json_t *probe_lab_to_json(const struct probe_lab *lab) {
     json_t *links = json_array();
-    for (int i = 0; i < PROBE_LAB_LINKS; i++) {
+    for (int i = 0; i < lab->nlinks; i++) {
         const struct probe_lab_link *l = &lab->link[i];
         json_array_append_new(links, json_pack("{s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "a",
-                                               probe_lab_node_name(l->a), "b", probe_lab_node_name(l->b), "mtu",
-                                               l->mtu, "a_if", l->a_if, "b_if", l->b_if, "a4", l->a4, "b4", l->b4,
-                                               "a6", l->a6, "b6", l->b6, "net4", l->net4, "net6", l->net6));
+                                               lab->name[l->a], "b", lab->name[l->b], "mtu", l->mtu, "a_if",
+                                               l->a_if, "b_if", l->b_if, "a4", l->a4, "b4", l->b4, "a6", l->a6,
+                                               "b6", l->b6, "net4", l->net4, "net6", l->net6));
     }
     json_t *ns = json_array();
-    for (int n = 0; n < PROBE_LAB_NODES; n++) json_array_append_new(ns, json_string(lab->ns[n]));
-    return json_pack("{s:s, s:o, s:o, s:o, s:i}", "prefix", lab->cfg.prefix, "namespaces", ns, "links", links,
-                     "reassembling", lab->cfg.reassemble ? json_sprintf("r%d", lab->cfg.reassemble) : json_null(),
-                     "auto_ttl", lab->auto_ttl);
+    for (int n = 0; n < lab->nnodes; n++) json_array_append_new(ns, json_string(lab->ns[n]));
+    /* "behaviours": {"r2": {"does": ["dropfrag"], "says": "drops every fragment ..."}} */
+    json_t *beh = json_object();
+    for (int k = 1; k + 1 < lab->nnodes; k++) {
+        if (!lab->cfg.behave[k]) continue;
+        json_t *does = json_array();
+        for (unsigned bit = 1; bit <= PROBE_LAB_BEHAVIOUR_ALL; bit <<= 1)
+            if (lab->cfg.behave[k] & bit) json_array_append_new(does, json_string(probe_lab_behaviour_name(bit)));
+        char says[512];
+        probe_lab_node_does(lab, k, "; ", says, sizeof says);
+        json_object_set_new(beh, lab->name[k], json_pack("{s:o, s:s}", "does", does, "says", says));
+    }
+    char text[1024];
+    probe_lab_behaviours_text(lab, text, sizeof text);
+    return json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:s, s:i}", "prefix", lab->cfg.prefix, "routers",
+                     lab->cfg.routers, "namespaces", ns, "links", links, "reassembling",
+                     lab->cfg.reassemble ? json_string(lab->name[lab->cfg.reassemble]) : json_null(), "behaviours",
+                     beh, "behaviours_text", text, "auto_ttl", lab->auto_ttl);
 }

@@ -25,9 +25,12 @@ void replay_lab_summary(const char *lab_json, char *buf, size_t len) {
     json_t *re = json_object_get(j, "reassemble");
     const char *ring = json_string_value(json_object_get(j, "reassembling"));
     if (n && n < len && json_is_integer(re) && json_integer_value(re) > 0)
-        snprintf(buf + n, len - n, " reassembling at r%lld", (long long)json_integer_value(re));
+        n += (size_t)snprintf(buf + n, len - n, " reassembling at r%lld", (long long)json_integer_value(re));
     else if (n && n < len && ring && *ring)
-        snprintf(buf + n, len - n, " reassembling at %s", ring);
+        n += (size_t)snprintf(buf + n, len - n, " reassembling at %s", ring);
+    /* probe_lab_to_json's routers' behaviours, in words */
+    const char *does = json_string_value(json_object_get(j, "behaviours_text"));
+    if (n && n < len && does && *does) snprintf(buf + n, len - n, "; %s", does);
     json_decref(j);
 }
 

@@ -3,6 +3,7 @@
  * Ethernet + IPv4/IPv6 straight from the capture file. */
 #ifndef FRAGVOTE_TEST_PCAP_TRUTH_H
 #define FRAGVOTE_TEST_PCAP_TRUTH_H
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -26,6 +27,9 @@ struct truth_pkt {
     int l4;             /* transport protocol of a first fragment / whole packet, -1 later fragment */
     int sport, dport;   /* -1 if not present; an ICMP echo request: dport = identifier, sport = sequence */
     int l4_payload;     /* transport payload bytes in this packet (first fragments: what is there), -1 n/a */
+    int icmp_type, icmp_code; /* an ICMP / ICMPv6 message's, -1 otherwise */
+    int q_dport;        /* an ICMP error's quoted UDP/TCP destination port, -1 none */
+    char saddr[48], daddr[48]; /* as inet_ntop writes them */
 };
 
 struct truth_cap {
@@ -38,6 +42,17 @@ static inline uint32_t t32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (ui
 
 static inline void truth_l4(struct truth_pkt *k, int proto, const uint8_t *p, size_t caplen, int l4len) {
     k->l4 = proto;
+    if ((proto == 1 || proto == 58) && caplen >= 2) {
+        k->icmp_type = p[0];
+        k->icmp_code = p[1];
+        /* An error quotes the packet it is about from byte 8 on. */
+        int err = proto == 1 ? (p[0] == 3 || p[0] == 11 || p[0] == 12) : p[0] < 128;
+        const uint8_t *q = p + 8;
+        size_t qlen = caplen > 8 ? caplen - 8 : 0;
+        if (err && proto == 1 && qlen >= 20 && (q[9] == 6 || q[9] == 17) && qlen >= (q[0] & 15) * 4u + 4)
+            k->q_dport = (int)t16(q + (q[0] & 15) * 4 + 2);
+        if (err && proto == 58 && qlen >= 44 && (q[6] == 6 || q[6] == 17)) k->q_dport = (int)t16(q + 42);
+    }
     if ((proto == 1 || proto == 58) && caplen >= 8 && p[0] == (proto == 1 ? 8 : 128)) { /* echo request */
         k->dport = (int)t16(p + 4);
         k->sport = (int)t16(p + 6);
@@ -85,8 +100,10 @@ static inline int truth_read(const char *path, struct truth_cap *cap) {
         memset(k, 0, sizeof *k);
         k->ts = rh[0] + rh[1] * frac;
         k->id = -1;
-        k->l4 = k->sport = k->dport = k->l4_payload = -1;
+        k->l4 = k->sport = k->dport = k->l4_payload = k->icmp_type = k->icmp_code = k->q_dport = -1;
         if (ip[0] >> 4 == 4) {
+            inet_ntop(AF_INET, ip + 12, k->saddr, sizeof k->saddr);
+            inet_ntop(AF_INET, ip + 16, k->daddr, sizeof k->daddr);
             unsigned ihl = (ip[0] & 15) * 4u, fo = t16(ip + 6);
             k->len = (int)t16(ip + 2);
             k->df = (fo >> 14) & 1;
@@ -98,6 +115,8 @@ static inline int truth_read(const char *path, struct truth_cap *cap) {
                 truth_l4(k, ip[9], ip + ihl, caplen - ihl, k->len - (int)ihl);
         } else if (ip[0] >> 4 == 6 && caplen >= 40) {
             k->v6 = 1;
+            inet_ntop(AF_INET6, ip + 8, k->saddr, sizeof k->saddr);
+            inet_ntop(AF_INET6, ip + 24, k->daddr, sizeof k->daddr);
             k->len = 40 + (int)t16(ip + 4);
             int nh = ip[6];
             size_t off = 40;

@@ -3,6 +3,7 @@
  * failure half-way, and TTL discovery on it (with and without a reassembling
  * first hop, and on an ICMP-silent path). Needs root. */
 #include <sys/stat.h>
+#include <time.h>
 
 #include "check.h"
 #include "fragprobe.h"
@@ -35,14 +36,14 @@ static void test_plan_uses_documentation_prefixes_only(void) {
     snprintf(cfg.prefix, sizeof cfg.prefix, "plan");
     REQUIRE(probe_lab_plan(&cfg, &lab, err, sizeof err) == 0);
     CHECK_STR(lab.ns[PROBE_LAB_SRC], "plan-src");
-    CHECK_STR(lab.ns[PROBE_LAB_DST], "plan-dst");
+    CHECK_STR(probe_lab_dst_ns(&lab), "plan-dst");
     CHECK_INT(lab.link[0].mtu, 1500);
     CHECK_INT(lab.link[1].mtu, 1280);
     CHECK_INT(lab.link[2].mtu, 1500);
     CHECK_STR(lab.link[0].net4, "192.0.2.0/24");
     CHECK_STR(lab.link[1].net4, "198.51.100.0/24");
     CHECK_STR(lab.link[2].net4, "203.0.113.0/24");
-    for (int i = 0; i < PROBE_LAB_LINKS; i++) CHECK(!strncmp(lab.link[i].a6, "2001:db8:", 9));
+    for (int i = 0; i < lab.nlinks; i++) CHECK(!strncmp(lab.link[i].a6, "2001:db8:", 9));
     CHECK_STR(probe_lab_dst_addr(&lab, 0), "203.0.113.2");
     CHECK_STR(probe_lab_dst_addr(&lab, 1), "2001:db8:3::2");
     CHECK_INT(probe_lab_node_of(&lab, "198.51.100.2"), PROBE_LAB_R2);
@@ -54,6 +55,92 @@ static void test_plan_uses_documentation_prefixes_only(void) {
     CHECK(probe_lab_parse_mtus("1500,1000,1500", &cfg, err, sizeof err) < 0);
     CHECK(probe_lab_parse_mtus("1500,1400", &cfg, err, sizeof err) < 0);
     CHECK(probe_lab_parse_mtus("1500,1400,1300,9000", &cfg, err, sizeof err) < 0);
+}
+
+static void test_plan_of_longer_labs_and_behaviours(void) {
+    struct probe_lab_config cfg;
+    struct probe_lab lab;
+    char err[256];
+    probe_lab_config_default(&cfg);
+    snprintf(cfg.prefix, sizeof cfg.prefix, "plan");
+    cfg.routers = 3;
+    CHECK(probe_lab_parse_mtus("1500,1400,1280", &cfg, err, sizeof err) < 0); /* 3 routers: 4 links */
+    CHECK_CONTAINS(err, "3 routers need 4");
+    REQUIRE(probe_lab_parse_mtus("1500,1400,1280,1500", &cfg, err, sizeof err) == 0);
+    REQUIRE(probe_lab_config_add(&cfg, PROBE_LAB_DROPFRAG, "r3", err, sizeof err) == 0);
+    REQUIRE(probe_lab_config_add(&cfg, PROBE_LAB_SILENT, "r3", err, sizeof err) == 0);
+    CHECK(probe_lab_config_add(&cfg, PROBE_LAB_NAT, "r9", err, sizeof err) < 0);
+    CHECK(probe_lab_config_add(&cfg, PROBE_LAB_NAT, "dst", err, sizeof err) < 0);
+    CHECK_CONTAINS(err, "--nat wants a router");
+    REQUIRE(probe_lab_plan(&cfg, &lab, err, sizeof err) == 0);
+    CHECK_INT(lab.nnodes, 5);
+    CHECK_STR(lab.ns[3], "plan-r3");
+    CHECK_STR(probe_lab_dst_ns(&lab), "plan-dst");
+    CHECK_STR(lab.link[1].net4, "198.51.100.0/28");
+    CHECK_STR(lab.link[2].net4, "198.51.100.16/28");
+    CHECK_STR(lab.link[2].b4, "198.51.100.18");
+    CHECK_STR(lab.link[2].net6, "2001:db8:2:1::/64");
+    CHECK_STR(lab.link[1].a6, "2001:db8:2::1");
+    CHECK_STR(probe_lab_dst_addr(&lab, 0), "203.0.113.2");
+    CHECK_STR(probe_lab_dst_addr(&lab, 1), "2001:db8:3::2");
+    CHECK_INT(probe_lab_node_of(&lab, "198.51.100.18"), 3);
+    char text[512];
+    probe_lab_behaviours_text(&lab, text, sizeof text);
+    CHECK_STR(text, "r3 drops every fragment that reaches it and sends no Time Exceeded");
+    unsigned bit;
+    CHECK(probe_lab_behaviour_parse("blackhole", &bit) == 0 && bit == PROBE_LAB_BLACKHOLE);
+    CHECK(probe_lab_behaviour_parse("firewall", &bit) < 0);
+    cfg.routers = 2; /* r3 is gone, its behaviour is not */
+    memset(cfg.mtu, 0, sizeof cfg.mtu);
+    CHECK(probe_lab_plan(&cfg, &lab, err, sizeof err) < 0);
+    CHECK_CONTAINS(err, "--dropfrag r3: the lab has routers r1..r2");
+    cfg.routers = PROBE_LAB_ROUTERS_MAX + 1;
+    CHECK(probe_lab_plan(&cfg, &lab, err, sizeof err) < 0);
+}
+
+/* `lab set`: the same routers and MTUs change only the rules (and say so);
+ * another router count rebuilds. Each time printed (docs/LAB.md). */
+static void test_reconfigure_changes_only_what_differs(void) {
+    char err[1024];
+    struct probe_lab_config cfg;
+    struct probe_lab lab, st;
+    probe_lab_config_default(&cfg);
+    snprintf(cfg.prefix, sizeof cfg.prefix, "%s", prefixes[1]);
+    REQUIRE(probe_lab_config_add(&cfg, PROBE_LAB_DROPFRAG, "r2", err, sizeof err) == 0);
+    REQUIRE(probe_lab_up(&cfg, &lab, err, sizeof err) == 0);
+    CHECK_INT(probe_lab_status(cfg.prefix, &st, err, sizeof err), 1);
+    CHECK_INT(st.cfg.behave[2], PROBE_LAB_DROPFRAG);
+    CHECK_INT(st.cfg.behave[1], 0);
+    struct probe_lab_config want;
+    probe_lab_config_default(&want);
+    REQUIRE(probe_lab_config_add(&want, PROBE_LAB_BLACKHOLE, "r1", err, sizeof err) == 0);
+    REQUIRE(probe_lab_config_add(&want, PROBE_LAB_RATELIMIT, "r2", err, sizeof err) == 0);
+    REQUIRE(probe_lab_config_add(&want, PROBE_LAB_NAT, "r2", err, sizeof err) == 0);
+    want.reassemble = 1;
+    int rebuilt = -1;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    REQUIRE(probe_lab_reconfigure(&lab, &want, &rebuilt, err, sizeof err) == 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double rules_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    CHECK_INT(rebuilt, 0);
+    CHECK_STR(lab.cfg.prefix, prefixes[1]);
+    CHECK_INT(lab.cfg.behave[1], PROBE_LAB_BLACKHOLE);
+    CHECK_INT(probe_lab_status(cfg.prefix, &st, err, sizeof err), 1);
+    CHECK_INT(st.cfg.behave[1], PROBE_LAB_BLACKHOLE);
+    CHECK_INT(st.cfg.behave[2], PROBE_LAB_RATELIMIT | PROBE_LAB_NAT);
+    CHECK_INT(st.cfg.reassemble, 1);
+    want.routers = 3;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    REQUIRE(probe_lab_reconfigure(&lab, &want, &rebuilt, err, sizeof err) == 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double rebuild_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    CHECK_INT(rebuilt, 1);
+    CHECK_INT(probe_lab_status(cfg.prefix, &st, err, sizeof err), 1);
+    CHECK_INT(st.cfg.routers, 3);
+    CHECK_INT(st.cfg.behave[2], PROBE_LAB_RATELIMIT | PROBE_LAB_NAT);
+    printf("  switch: rules only %.0f ms, rebuild to three routers %.0f ms\n", rules_ms, rebuild_ms);
+    CHECK_INT(probe_lab_down(cfg.prefix, err, sizeof err), 5);
 }
 
 static void test_two_labs_coexist_and_status_reads_them_back(void) {
@@ -137,7 +224,7 @@ static void discover(int reassemble, struct probe_ttl_discovery *d, int silent) 
     }
     if (silent) {
         /* The routers (silent 1) or the routers and dst (silent 2) send no ICMP. */
-        for (int n = PROBE_LAB_R1; n <= (silent == 2 ? PROBE_LAB_DST : PROBE_LAB_R2); n++) {
+        for (int n = PROBE_LAB_R1; n <= (silent == 2 ? lab.nnodes - 1 : PROBE_LAB_R2); n++) {
             char cmd[512];
             snprintf(cmd, sizeof cmd,
                      "ip netns exec %s nft -f - <<'E'\ntable inet quiet {\n chain out {\n"
@@ -192,7 +279,9 @@ int main(void) {
     for (int i = 0; i < 3; i++) snprintf(prefixes[i], sizeof prefixes[i], "fvl%d%c", pid, 'a' + i);
     atexit(cleanup);
     RUN(test_plan_uses_documentation_prefixes_only);
+    RUN(test_plan_of_longer_labs_and_behaviours);
     RUN(test_two_labs_coexist_and_status_reads_them_back);
+    RUN(test_reconfigure_changes_only_what_differs);
     RUN(test_half_a_lab_is_reported_and_down_clears_it);
     RUN(test_failed_up_removes_what_it_built);
     RUN(test_ttl_discovery_finds_the_first_hop_that_quotes_a_fragment);

@@ -40,7 +40,7 @@ check "fragvote probe -f d<TAB>: PMTUD modes" is "fragvote probe -f d" default d
 check "fragvote export 1 -f <TAB>: formats" is "fragvote export 1 -f " csv json markdown md svg
 check "fragvote serve --observer <TAB>" is "fragvote serve --observer " auto raw recverr
 check "fragvote probe --witness <TAB>: lab none" is "fragvote probe --witness " lab none
-check "fragvote lab <TAB>: up down status" is "fragvote lab " up down status
+check "fragvote lab <TAB>: up set down status" is "fragvote lab " up set down status
 check "fragvote pmtu d<TAB>: discover" is "fragvote pmtu d" discover
 check "fragvote serve --port <TAB>: nothing to offer" is "fragvote serve --port "
 

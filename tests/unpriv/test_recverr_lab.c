@@ -291,7 +291,7 @@ static int setup(int reassemble) {
     }
     if (listen_fd >= 0) close(listen_fd);
     listen_fd = -1;
-    if (probe_netns_run(lab.ns[PROBE_LAB_DST], open_listener, NULL, err, sizeof err) < 0 || listen_fd < 0) {
+    if (probe_netns_run(probe_lab_dst_ns(&lab), open_listener, NULL, err, sizeof err) < 0 || listen_fd < 0) {
         fprintf(stderr, "cannot open the TCP listener in dst\n");
         return -1;
     }

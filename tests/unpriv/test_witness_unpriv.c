@@ -84,7 +84,7 @@ static void prober_main(int in, int out) {
 }
 
 static void witness_main(void) {
-    check_lab_enter_unprivileged(lab.ns[PROBE_LAB_DST]);
+    check_lab_enter_unprivileged(probe_lab_dst_ns(&lab));
     struct probe_witness_opts o;
     memset(&o, 0, sizeof o);
     o.port = target.port;
