@@ -247,12 +247,14 @@ var fvPath = (function () {
    * taller when its words need it. Returns the height. */
   function nodeBox(svg, n, i, last, x, y, w, look) {
     var tag = nodeTag(n, i);
-    var g = el('g', { 'data-node': i, class: 'fvp-node fvp-' + (n.role || 'router') + (n.silent ? ' fvp-silent' : '') + (n.reassembles ? ' fvp-reasm' : ''), 'data-box': '1' }, svg);
+    var g = el('g', { 'data-node': i, class: 'fvp-node fvp-' + (n.role || 'router') + (n.silent ? ' fvp-silent' : '') + (n.reassembles ? ' fvp-reasm' : '') + (n.does ? ' fvp-does' : ''), 'data-box': '1' }, svg);
     var r = el('rect', { class: 'fvp-box fvp-frame', x: x.toFixed(1), y: y.toFixed(1), width: w.toFixed(1),
       rx: (look.pad * 1.2).toFixed(1), 'stroke-width': (look.name / 8).toFixed(1),
       'stroke-dasharray': n.role === 'gap' || n.silent ? (look.name / 4).toFixed(1) : null }, g);
     var items = [{ t: nodeName(n, i, last), size: look.name, head: true, nowrap: true }];
     if (tag) items.push({ t: tag, size: look.tag, cls: 'tag' });
+    /* a lab router's behaviour ("drops every fragment that reaches it"): the scenario the room played on */
+    if (typeof n.does === 'string' && n.does) items.push({ t: n.does, size: look.tag, cls: 'does' });
     var t = el('g', {}, g), bottom = lines(t, items, x + look.pad, y, w - 2 * look.pad, look, 'middle');
     var h = Math.max(look.boxH, bottom - y + 2 * look.pad);
     t.setAttribute('transform', 'translate(0 ' + ((h - (bottom - y)) / 2).toFixed(1) + ')');

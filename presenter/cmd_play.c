@@ -28,6 +28,7 @@
 #include "export.h"
 #include "replay.h"
 #include "room.h"
+#include "cli_scenario.h"
 #include "witness_cli.h"
 #include "worker.h"
 
@@ -54,6 +55,7 @@ struct play {
     struct probe_lab lab;
     int use_lab, lab_up;
     struct witness_cli witness;     /* the deck's "witness" (lab's by default on the lab) */
+    struct cli_scenario scenario;   /* the lab switched between the deck's scenarios (worker thread) */
     char *labjs;
     struct db *db;
     struct room *room;
@@ -289,6 +291,14 @@ static int play_game(struct play *p) {
     return 0;
 }
 
+/* Before each test (on the worker thread): the lab scenario it names. */
+static int before_test(void *ctx, int test_index, char *err, size_t errlen) {
+    struct play *p = ctx;
+    double ms;
+    int rebuilt;
+    return cli_scenario_enter(&p->scenario, deck_test_lab(&p->deck, test_index), &ms, &rebuilt, err, errlen);
+}
+
 /* ---- setup ---- */
 
 static int setup_target(struct play *p) {
@@ -339,6 +349,10 @@ static int setup_target(struct play *p) {
         .deliver = deliver,
         .ctx = p,
     };
+    if (p->use_lab && deck_scenarios(&p->deck)) {
+        cli_scenario_init(&p->scenario, &p->lab, &p->witness);
+        wc.before = before_test;
+    }
     p->worker = worker_new(&wc, err, sizeof err);
     if (!p->worker) {
         fprintf(stderr, "fragvote play: %s\n", err);
@@ -401,6 +415,11 @@ int cmd_play(int argc, char **argv) {
     pthread_cond_broadcast(&p.cv);
     pthread_mutex_unlock(&p.mu);
     worker_free(p.worker);
+    char switched[160];
+    cli_scenario_summary(&p.scenario, switched, sizeof switched);
+    if (switched[0]) printf("Lab scenarios: %s.\n", switched);
+    if (!p.lab_up && cli_scenario_restore(&p.scenario, err, sizeof err) < 0)
+        fprintf(stderr, "fragvote play: could not put the lab back as it was: %s\n", err);
     witness_cli_stop(&p.witness);
     if (p.room && room_end(p.room, err, sizeof err) < 0) fprintf(stderr, "fragvote play: %s\n", err);
     room_free(p.room);

@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "cli_engine.h"
 #include "cli_engine_args.h"
+#include "cli_scenario.h"
 #include "cli_signals.h"
 #include "console.h"
 #include "deck.h"
@@ -52,6 +53,7 @@ struct present {
     struct present_url url;
     struct deck deck;
     struct cli_engine engine;          /* observer, target, lab, witness: as serve's */
+    struct cli_scenario scenario;      /* the lab switched between the deck's scenarios (worker thread) */
     struct cli_signals sigs;
     char host[256], instance[33];
     struct present_link *link;
@@ -469,6 +471,14 @@ static void host_name(struct present *s) {
     s->host[sizeof s->host - 1] = 0;
 }
 
+/* Before each test (on the worker thread): the lab scenario it names. */
+static int before_test(void *ctx, int test_index, char *err, size_t errlen) {
+    struct present *s = ctx;
+    double ms;
+    int rebuilt;
+    return cli_scenario_enter(&s->scenario, deck_test_lab(&s->deck, test_index), &ms, &rebuilt, err, errlen);
+}
+
 /* The deck (with --target), then the probe engine as serve sets it up. FV_EXIT_OK or an exit code. */
 static int engine_up(struct present *s) {
     char err[1024];
@@ -480,6 +490,7 @@ static int engine_up(struct present *s) {
     if (a->target) deck_set_target(&s->deck, a->target);
     int code = cli_engine_pick("present", a->observer ? a->observer : s->deck.observer, s->deck.target, &s->engine);
     if (code != FV_EXIT_OK) return code;
+    s->engine.lab_switches = s->engine.use_lab && deck_scenarios(&s->deck) > 0;
     return cli_engine_up("present", &s->engine, a->witness ? a->witness : s->deck.witness, a->witness_key,
                          a->keep_root);
 }
@@ -548,6 +559,10 @@ int cmd_present(int argc, char **argv) {
     if (code != FV_EXIT_OK || s.stop) goto cleanup;
     struct present_prober_config pc = {.deck = &s.deck, .send = link_send, .ctx = &s};
     cli_engine_opts(&s.engine, s.o.engine.keep_pmtu_cache || s.deck.keep_pmtu_cache, &pc.opts);
+    if (s.engine.lab_switches) {
+        cli_scenario_init(&s.scenario, &s.engine.lab, &s.engine.witness);
+        pc.before = before_test;
+    }
     host_name(&s);
     struct present_link_config lc = {.url = s.url, .ca_file = s.o.ca, .on_up = on_up, .on_frame = on_frame,
                                      .on_down = on_down, .ctx = &s};
@@ -581,6 +596,11 @@ cleanup:
         printf(".\n");
     }
     present_prober_free(s.prober);
+    char switched[160];
+    cli_scenario_summary(&s.scenario, switched, sizeof switched);
+    if (switched[0]) printf("Lab scenarios: %s.\n", switched);
+    if (!s.engine.lab_built && cli_scenario_restore(&s.scenario, err, sizeof err) < 0)
+        fprintf(stderr, "fragvote present: could not put the lab back as it was: %s\n", err);
     present_link_free(s.link);
     present_console_free(s.remote);
     print_summary(&s);

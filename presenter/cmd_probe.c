@@ -13,6 +13,7 @@
 #include "fv_clock.h"
 #include "probe_json.h"
 #include "cli_engine_args.h"
+#include "cli_scenario.h"
 #include "witness_cli.h"
 
 #define PROBE_JOBS_MAX 8 /* deck tests run at once at most */
@@ -127,8 +128,24 @@ struct deck_run {
     int *rcs;
     char (*errs)[256];
     int next, done;
+    struct cli_scenario *scenario; /* the deck's lab scenarios (then one job), NULL none */
     pthread_mutex_t lock;
 };
+
+/* Test i's lab scenario, said on stderr when the lab changes. 0, or -1 with err. */
+static int deck_scenario(struct deck_run *d, int i, char *err, size_t errlen) {
+    double ms;
+    int rebuilt;
+    if (!d->scenario) return 0;
+    if (cli_scenario_enter(d->scenario, deck_test_lab(d->deck, i), &ms, &rebuilt, err, errlen) < 0) return -1;
+    if (ms > 0) {
+        char does[512];
+        probe_lab_behaviours_text(d->scenario->lab, 1, does, sizeof does);
+        fprintf(stderr, "fragvote probe: test %d: the lab %s in %.0f ms: %s\n", i + 1,
+                rebuilt ? "rebuilt" : "switched (rules only)", ms, does[0] ? does : "routers only forward");
+    }
+    return 0;
+}
 
 static void *deck_worker(void *p) {
     struct deck_run *d = p;
@@ -143,7 +160,9 @@ static void *deck_worker(void *p) {
         if (spec.ttl == PROBE_TTL_AUTO) spec.ttl = d->ttl[probe_proto_is_v6(spec.proto)];
         struct probe_run_opts o = *d->opts;
         o.flush_pmtu = d->flush_each;
-        d->rcs[i] = probe_run(&o, &spec, &d->results[i], d->errs[i], sizeof d->errs[i]);
+        d->rcs[i] = deck_scenario(d, i, d->errs[i], sizeof d->errs[i]);
+        if (d->rcs[i] == 0) d->rcs[i] = probe_run(&o, &spec, &d->results[i], d->errs[i], sizeof d->errs[i]);
+        else d->results[i].spec = spec;
         pthread_mutex_lock(&d->lock);
         d->done++;
         /* One line per test on a log, one rewritten line on a terminal. */
@@ -214,10 +233,17 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
         return FV_EXIT_USAGE;
     }
     opts->witness = wc.target;
+    struct cli_scenario scen;
+    if (opts->lab && deck_scenarios(dk)) {
+        cli_scenario_init(&scen, lab, &wc);
+        if (jobs > 1) fprintf(stderr, "fragvote probe: the deck names lab scenarios: one test at a time\n");
+        jobs = 1;
+    }
     /* In the lab every test starts from an empty PMTU cache unless --no-flush. */
     int flush_each = opts->lab ? !no_flush : flush;
     struct deck_run d = {.deck = dk, .opts = opts, .host = host,
-                         .flush_each = flush_each && jobs == 1};
+                         .flush_each = flush_each && jobs == 1,
+                         .scenario = opts->lab && deck_scenarios(dk) ? &scen : NULL};
     d.results = calloc((size_t)dk->ntests + 1, sizeof *d.results);
     d.rcs = calloc((size_t)dk->ntests + 1, sizeof *d.rcs);
     d.errs = calloc((size_t)dk->ntests + 1, sizeof *d.errs);
@@ -291,6 +317,13 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
                    short_answer(&r->df), frag, r->evidence);
         }
         printf("%d tests in %.0f ms (%d failed to run)\n", dk->ntests, wall, failed);
+    }
+    if (d.scenario) {
+        char sum[160];
+        cli_scenario_summary(d.scenario, sum, sizeof sum);
+        if (sum[0]) fprintf(stderr, "fragvote probe: %s\n", sum);
+        if (cli_scenario_restore(d.scenario, err, sizeof err) < 0)
+            fprintf(stderr, "fragvote probe: could not put the lab back as it was: %s\n", err);
     }
     witness_cli_stop(&wc);
     free(d.results);

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "cli_summary.h"
 #include "cli_engine.h"
+#include "cli_scenario.h"
 #include "cli_signals.h"
 #include "console.h"
 #include "deck.h"
@@ -36,6 +37,7 @@ struct serve {
     struct serve_opts o;
     struct deck deck;
     struct cli_engine engine;      /* observer, target, lab, witness (cli/cli_engine.h) */
+    struct cli_scenario scenario;  /* the lab switched between the deck's scenarios (on the worker thread) */
     struct db *db;
     struct room *room;
     struct hub *hub;
@@ -115,6 +117,15 @@ static void deliver(void *ctx, uint64_t rid, const struct probe_result *r) {
     cmd->result = *r;
     for (int tries = 0; hub_post(s->hub, cmd) < 0 && tries < 100 && !s->stop; tries++) usleep(10000);
     free(cmd);
+}
+
+/* Before each test: the lab scenario it names (docs/DECKS.md). */
+static int before_test(void *ctx, int test_index, char *err, size_t errlen) {
+    struct serve *s = ctx;
+    double ms;
+    int rebuilt;
+    if (cli_scenario_enter(&s->scenario, deck_test_lab(&s->deck, test_index), &ms, &rebuilt, err, errlen) < 0) return -1;
+    return 0;
 }
 
 /* A line about the remote prober (hub_prober.c) for the console: on the
@@ -217,6 +228,8 @@ int cmd_serve(int argc, char **argv) {
     }
 
     char *labjs = NULL;
+    int scenarios = remote || !s.engine.use_lab ? 0 : deck_scenarios(&s.deck);
+    s.engine.lab_switches = scenarios > 0;
     code = remote ? cli_engine_drop_all("serve", ea->keep_root)
                   : cli_engine_up("serve", &s.engine, ea->witness ? ea->witness : s.deck.witness, ea->witness_key,
                                   ea->keep_root);
@@ -244,6 +257,12 @@ int cmd_serve(int argc, char **argv) {
         .ctx = &s,
     };
     if (!remote) cli_engine_opts(&s.engine, ea->keep_pmtu_cache || s.deck.keep_pmtu_cache, &wc.opts);
+    if (scenarios) {
+        cli_scenario_init(&s.scenario, &s.engine.lab, &s.engine.witness);
+        wc.before = before_test;
+        printf("Lab scenarios: %d of %d tests name one; the lab switches before each (docs/DECKS.md).\n", scenarios,
+               s.deck.ntests);
+    }
     if (remote)
         printf("Prober: remote. No probe runs here: the presenter's laptop connects with\n"
                "      fragvote present URL --secret SECRET and measures on its own network;\n"
@@ -314,6 +333,11 @@ cleanup:
                runs, hits);
     }
     worker_free(s.worker);
+    char switched[160];
+    cli_scenario_summary(&s.scenario, switched, sizeof switched);
+    if (switched[0]) printf("Lab scenarios: %s.\n", switched);
+    if (!s.engine.lab_built && cli_scenario_restore(&s.scenario, err, sizeof err) < 0)
+        fprintf(stderr, "fragvote serve: could not put the lab back as it was: %s\n", err);
     if (s.room) {
         if (room_end(s.room, err, sizeof err) < 0) fprintf(stderr, "fragvote serve: %s\n", err);
         cli_summary_print(stdout, s.db, room_session_id(s.room), "serve");

@@ -69,13 +69,13 @@ void probe_lab_node_does(const struct probe_lab *lab, int node, const char *and_
             n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? and_ : "", behaviours[i].says);
 }
 
-void probe_lab_behaviours_text(const struct probe_lab *lab, char *buf, size_t len) {
+void probe_lab_behaviours_text(const struct probe_lab *lab, int reassembly, char *buf, size_t len) {
     size_t n = 0;
     if (len) buf[0] = '\0';
     for (int k = 1; k + 1 < lab->nnodes && n < len; k++) {
         char does[512];
         probe_lab_node_does(lab, k, " and ", does, sizeof does);
-        if (lab->cfg.reassemble == k)
+        if (reassembly && lab->cfg.reassemble == k)
             n += (size_t)snprintf(buf + n, len - n, "%s%s reassembles fragments (conntrack defrag)", n ? "; " : "",
                                   lab->name[k]);
         if (does[0] && n < len) n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? "; " : "", lab->name[k], does);

@@ -168,7 +168,7 @@ void probe_lab_describe(const struct probe_lab *lab, char *buf, size_t len) {
         w = snprintf(buf + n, len - n, " %s", lab->ns[i]);
     if (w < 0 || (n += (size_t)w) >= len) return;
     char does[512];
-    probe_lab_behaviours_text(lab, does, sizeof does);
+    probe_lab_behaviours_text(lab, 1, does, sizeof does);
     snprintf(buf + n, len - n, "; reassembling router: %s%s%s; probes expire at %s (TTL %d)",
              lab->cfg.reassemble ? lab->name[lab->cfg.reassemble] : "none", does[0] ? "; " : "", does,
              lab->name[lab->auto_ttl], lab->auto_ttl);

@@ -85,8 +85,9 @@ int probe_lab_config_add(struct probe_lab_config *cfg, unsigned bit, const char 
  * nothing or a node that is not a router. */
 void probe_lab_node_does(const struct probe_lab *lab, int node, const char *and_, char *buf, size_t len);
 /* The behaviours as sentences, "r2 drops every fragment that reaches it; r1
- * keeps ..." (reassembly included), "" when the routers only forward. */
-void probe_lab_behaviours_text(const struct probe_lab *lab, char *buf, size_t len);
+ * keeps ..." (with reassembly: "r1 reassembles fragments" too), "" when the
+ * routers only forward. */
+void probe_lab_behaviours_text(const struct probe_lab *lab, int reassembly, char *buf, size_t len);
 /* The same config (MTUs, routers, behaviours, reassembly; prefix not
  * compared). Compare resolved configs (probe_lab.cfg): 0 means a default. */
 int probe_lab_config_same(const struct probe_lab_config *a, const struct probe_lab_config *b);

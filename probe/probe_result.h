@@ -31,6 +31,8 @@ struct probe_result {
     int egress_first_len;         /* total length of the first one, -1 unknown */
     int answers;                  /* ICMP answers matched to this test */
     char reassembling[128];       /* hops known to reassemble, "" if none */
+    char lab_does[256];           /* on the lab: what its routers do besides forwarding ("r2 drops every
+                                     fragment that reaches it"; probe_lab_behaviours_text), "" none */
     char ttl_basis[96];           /* where the TTL came from: given / lab topology / discovery */
     char sock[8];                 /* the sending socket: "udp" "tcp" "ping" "raw" */
     /* The far-end witness (probe_witness.h); -1 unseen. */

@@ -114,6 +114,18 @@ static int choose_ttl(struct run_ctx *c, int on_lab_dst, int *ttl) {
     return 0;
 }
 
+/* The evidence ends with what the lab's routers do (a scenario of a deck,
+ * `fragvote lab up --dropfrag r2`...): the line the room reads says why. */
+static void lab_does_said(struct probe_result *r) {
+    if (!r->lab_does[0]) return;
+    char tail[300];
+    int n = snprintf(tail, sizeof tail, " (on this lab %s)", r->lab_does);
+    if (n < 0 || (size_t)n >= sizeof r->evidence) return;
+    size_t keep = strlen(r->evidence);
+    if (keep + (size_t)n >= sizeof r->evidence) keep = sizeof r->evidence - 1 - (size_t)n;
+    memcpy(r->evidence + keep, tail, (size_t)n + 1);
+}
+
 static int run_inner(void *p) {
     struct run_ctx *c = p;
     struct probe_result *r = c->r;
@@ -162,6 +174,7 @@ static int run_inner(void *p) {
         on_lab_dst = !strcmp(r->spec.host, probe_lab_dst_addr(lab, v6));
         if (lab->cfg.reassemble)
             snprintf(r->reassembling, sizeof r->reassembling, "%s", lab->name[lab->cfg.reassemble]);
+        probe_lab_behaviours_text(lab, 0, r->lab_does, sizeof r->lab_does);
     }
     if ((rc = probe_resolve(r->spec.host, v6, 0, &dst, c->err, c->errlen)) < 0) return rc;
     if (o->flush_pmtu && (rc = probe_pmtu_flush(NULL, c->err, c->errlen)) < 0) return rc;
@@ -243,6 +256,7 @@ static int run_inner(void *p) {
     if (path_lab) probe_path_topology_lab(path_lab, v6, &pt);
     else probe_path_topology_real(c->discovered ? &c->disc : NULL, r, &pt);
     probe_path_build(r, &pt, &r->path);
+    lab_does_said(r);
     rc = 0;
 cleanup:
     probe_send_close(&si);

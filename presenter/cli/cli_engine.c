@@ -55,11 +55,14 @@ static int drop_privileges(const struct cli_engine *e, int keep_root, char *err,
     caps[n++] = CAP_NET_RAW;
     caps[n++] = CAP_NET_ADMIN;
     if (e->use_lab) caps[n++] = CAP_SYS_ADMIN;
-    if (e->use_lab && e->lab_built) caps[n++] = CAP_DAC_OVERRIDE;
+    /* Removing the lab, or switching it between a deck's scenarios: files
+     * under /run/netns and /proc/sys owned by root. */
+    int dac = e->use_lab && (e->lab_built || e->lab_switches);
+    if (dac) caps[n++] = CAP_DAC_OVERRIDE;
     int uid = probe_priv_drop_keep(caps, n, err, errlen);
     if (uid < 0) return -1;
     printf("Dropped root: now uid %d, keeping only CAP_NET_RAW, CAP_NET_ADMIN%s.\n", uid,
-           !e->use_lab ? "" : e->lab_built ? ", CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (lab)" : " and CAP_SYS_ADMIN (lab)");
+           !e->use_lab ? "" : dac ? ", CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (lab)" : " and CAP_SYS_ADMIN (lab)");
     return 0;
 }
 

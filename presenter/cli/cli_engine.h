@@ -17,6 +17,7 @@ struct cli_engine {
     char observer_name[16];
     char target[256];                   /* "lab" or the host */
     int use_lab, lab_built;
+    int lab_switches;                   /* set before up: the deck switches the lab (keep what that needs) */
     struct probe_lab lab;               /* use_lab: the lab in use */
     struct witness_cli witness;
 };

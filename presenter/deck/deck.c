@@ -19,7 +19,7 @@
 
 extern const char deck_builtin_json[];
 
-#define DECK_PATH_MAX 4 /* deepest key path we ever locate: tests[i].ask[j] */
+#define DECK_PATH_MAX 6 /* deepest key path we ever locate: tests[i].lab.dropfrag[j] */
 
 /* One step of a key path: an object member (key != NULL) or an array index. */
 struct deck_step {
@@ -232,8 +232,71 @@ static int valid_target(const char *t) {
 }
 
 static const char *const deck_fields[] = {"title", "target", "port", "ttl", "observer", "keep_pmtu_cache",
-                                          "witness", "tests", NULL};
-static const char *const test_fields[] = {"proto", "mode", "size", "ttl", "ask", "notes", "target", "port", NULL};
+                                          "witness", "lab", "tests", NULL};
+static const char *const test_fields[] = {"proto", "mode", "size", "ttl", "ask", "notes", "target", "port", "lab", NULL};
+static const char *const lab_fields[] = {"routers", "mtu", "reassemble", "ratelimit", "dropfrag", "blackhole",
+                                         "silent", "nat", NULL};
+
+/* "rK" at path (a router of the scenario's `routers`): K, or -1 after the message. */
+static int lab_router(struct deck_ctx *c, json_t *v, int routers, struct deck_step *path, int n) {
+    int k = json_is_string(v) ? probe_lab_router_parse(json_string_value(v)) : -1;
+    if (k < 1 || k > routers)
+        return fail_at(c, path, n, 0, "must name a router of this lab, \"r1\"..\"r%d\"", routers);
+    return k;
+}
+
+/* A lab scenario ("lab": {...}, the `fragvote lab up` options as JSON) at
+ * path[0..n) into cfg. 0, or -1 with the message. */
+static int load_lab(struct deck_ctx *c, json_t *o, struct deck_step *path, int n, struct probe_lab_config *cfg) {
+    if (!json_is_object(o)) return fail_at(c, path, n, 0, "must be an object (routers, mtu, and the behaviours)");
+    if (check_known(c, o, lab_fields, path, n) < 0) return -1;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->routers = PROBE_LAB_ROUTERS_DEFAULT;
+    if (get_int(c, o, "routers", 1, PROBE_LAB_ROUTERS_MAX, &cfg->routers, path, n, " routers") < 0) return -1;
+    json_t *mtu = json_object_get(o, "mtu");
+    if (mtu) {
+        path[n].key = "mtu";
+        if (!json_is_array(mtu) || (int)json_array_size(mtu) != cfg->routers + 1)
+            return fail_at(c, path, n + 1, 0, "must list %d MTUs, one per link of a %d-router lab", cfg->routers + 1,
+                           cfg->routers);
+        size_t i;
+        json_t *m;
+        json_array_foreach(mtu, i, m) {
+            path[n + 1] = (struct deck_step){NULL, (int)i};
+            if (!json_is_integer(m) || json_integer_value(m) < 1280 || json_integer_value(m) > 65535)
+                return fail_at(c, path, n + 2, 0, "a link MTU is an integer 1280..65535 (IPv6 needs 1280)");
+            cfg->mtu[i] = (int)json_integer_value(m);
+        }
+    }
+    json_t *re = json_object_get(o, "reassemble");
+    if (re) {
+        path[n].key = "reassemble";
+        if (!(json_is_string(re) && !strcmp(json_string_value(re), "none")) &&
+            (cfg->reassemble = lab_router(c, re, cfg->routers, path, n + 1)) < 0)
+            return -1;
+    }
+    for (unsigned bit = 1; bit <= PROBE_LAB_BEHAVIOUR_ALL; bit <<= 1) {
+        path[n].key = probe_lab_behaviour_name(bit);
+        json_t *list = json_object_get(o, path[n].key);
+        if (!list) continue;
+        if (!json_is_array(list) || (int)json_array_size(list) > cfg->routers)
+            return fail_at(c, path, n + 1, 0, "must be a list of at most %d routers, like [\"r2\"]", cfg->routers);
+        size_t i;
+        json_t *r;
+        json_array_foreach(list, i, r) {
+            path[n + 1] = (struct deck_step){NULL, (int)i};
+            int k = lab_router(c, r, cfg->routers, path, n + 2);
+            if (k < 0) return -1;
+            if (cfg->behave[k] & bit) return fail_at(c, path, n + 2, 0, "r%d named twice", k);
+            cfg->behave[k] |= bit;
+        }
+    }
+    struct probe_lab plan;
+    char e[256];
+    if (probe_lab_plan(cfg, &plan, e, sizeof e) < 0) return fail_at(c, path, n, 0, "%s", e);
+    cfg->prefix[0] = 0; /* the talk's lab's */
+    return 0;
+}
 
 static int load_test(struct deck_ctx *c, json_t *jt, int idx, const struct deck *d, struct deck_test *t) {
     struct deck_step path[DECK_PATH_MAX] = {{"tests", 0}, {NULL, idx}};
@@ -277,6 +340,12 @@ static int load_test(struct deck_ctx *c, json_t *jt, int idx, const struct deck 
     if (get_int(c, jt, "port", 0, 65535, &t->spec.port, path, n, "") < 0) return -1;
 
     if ((r = get_string(c, jt, "notes", t->notes, sizeof t->notes, path, n)) < 0) return -1;
+
+    json_t *lab = json_object_get(jt, "lab");
+    path[n].key = "lab";
+    if (lab && load_lab(c, lab, path, n + 1, &t->lab) < 0) return -1;
+    t->has_lab = lab || d->has_lab;
+    if (!lab && d->has_lab) t->lab = d->lab;
 
     int v6 = probe_proto_is_v6(t->spec.proto);
     json_t *ask = json_object_get(jt, "ask");
@@ -336,6 +405,10 @@ static int load_root(struct deck_ctx *c, json_t *root, struct deck *d) {
         if (!valid_target(d->witness) || probe_witness_target_parse(d->witness, &wt, we, sizeof we) < 0)
             return fail_at(c, path, 1, 0, "\"%s\" is not \"lab\", \"none\" or HOST:PORT of a witness", d->witness);
     }
+    json_t *lab = json_object_get(root, "lab");
+    path[0].key = "lab";
+    if (lab && load_lab(c, lab, path, 1, &d->lab) < 0) return -1;
+    d->has_lab = lab != NULL;
     json_t *keep = json_object_get(root, "keep_pmtu_cache");
     if (keep) {
         path[0].key = "keep_pmtu_cache";
@@ -443,6 +516,16 @@ void deck_set_target(struct deck *d, const char *target) {
         snprintf(d->tests[i].spec.host, sizeof d->tests[i].spec.host, "%s", lab ? "" : target);
 }
 
+int deck_scenarios(const struct deck *d) {
+    int n = 0;
+    for (int i = 0; i < d->ntests; i++) n += d->tests[i].has_lab;
+    return n;
+}
+
+const struct probe_lab_config *deck_test_lab(const struct deck *d, int i) {
+    return i >= 0 && i < d->ntests && d->tests[i].has_lab ? &d->tests[i].lab : NULL;
+}
+
 /* ---- questions ---- */
 
 int deck_question_count(const struct deck *d) {
@@ -517,13 +600,37 @@ static void mode_words(const struct probe_spec *s, char *buf, size_t buflen) {
     snprintf(buf, buflen, "%s_PMTUDISC_%s", probe_proto_is_v6(s->proto) ? "IPV6" : "IP", up);
 }
 
+/* " (on a path where r2 drops every fragment that reaches it)" for a test
+ * with a lab scenario (its MTUs when they are not the lab's defaults), "" without. */
+static void lab_words(const struct deck_test *t, char *buf, size_t buflen) {
+    struct probe_lab lab, plain;
+    struct probe_lab_config def;
+    char e[256], does[512];
+    buf[0] = 0;
+    probe_lab_config_default(&def);
+    def.routers = t->lab.routers;
+    if (!t->has_lab || probe_lab_plan(&t->lab, &lab, e, sizeof e) < 0 || probe_lab_plan(&def, &plain, e, sizeof e) < 0)
+        return;
+    size_t n = 0;
+    if (memcmp(lab.cfg.mtu, plain.cfg.mtu, sizeof lab.cfg.mtu)) {
+        n += (size_t)snprintf(buf, buflen, " (on a path of MTUs");
+        for (int i = 0; i < lab.nlinks && n < buflen; i++)
+            n += (size_t)snprintf(buf + n, buflen - n, "%s %d", i ? "," : "", lab.link[i].mtu);
+    }
+    probe_lab_behaviours_text(&lab, 1, does, sizeof does);
+    if (does[0] && n < buflen) n += (size_t)snprintf(buf + n, buflen - n, "%s %s", n ? " where" : " (on a path where", does);
+    if (n && n < buflen) snprintf(buf + n, buflen - n, ")");
+}
+
 void deck_question_text(const struct deck_test *t, enum qkind kind, char *buf, size_t buflen) {
-    char mode[40];
+    char mode[40], where[600];
     mode_words(&t->spec, mode, sizeof mode);
+    lab_words(t, where, sizeof where);
     const char *q = kind == QKIND_SENT ? "is it sent?"
                     : kind == QKIND_DF ? "is the DF bit set on the wire?"
                                       : "is it fragmented on the way?";
-    snprintf(buf, buflen, "A %d-byte %s packet, %s: %s", t->spec.size, proto_words(t->spec.proto), mode, q);
+    /* The question before the path: a long scenario is what a short buffer cuts. */
+    snprintf(buf, buflen, "A %d-byte %s packet, %s: %s%s", t->spec.size, proto_words(t->spec.proto), mode, q, where);
 }
 
 void deck_test_summary(const struct deck_test *t, char *buf, size_t buflen) {

@@ -21,6 +21,8 @@ struct deck_test {
     struct probe_spec spec;         /* host/port from the deck's target unless the test overrides */
     int ask[QKIND_N];               /* indexed by enum qkind: ask this question? */
     char notes[DECK_TEXT_MAX];      /* speaker notes, "" if none */
+    int has_lab;                    /* 1: played on the lab scenario `lab` (its own, or the deck's) */
+    struct probe_lab_config lab;    /* routers, MTUs, behaviours (prefix ""): docs/DECKS.md, "Lab scenarios" */
 };
 
 struct deck {
@@ -31,6 +33,8 @@ struct deck {
     int port;                       /* default target port, 0 = the probe's default */
     int keep_pmtu_cache;            /* 1: do not flush the PMTU cache between tests (reader challenge) */
     char witness[280];              /* "" (default), "lab", "none" or HOST:PORT (issue 19) */
+    int has_lab;                    /* 1: "lab" gives every test that names none this scenario */
+    struct probe_lab_config lab;
     int ntests;
     struct deck_test tests[DECK_TESTS_MAX];
     char *json;                     /* the deck as loaded (owned; stored with the session) */
@@ -47,6 +51,12 @@ void deck_free(struct deck *d);
  * command line's --target overrides the deck's. target must fit the specs'
  * host field (callers check its length). */
 void deck_set_target(struct deck *d, const char *target);
+
+/* How many tests name a lab scenario (their own or the deck's). */
+int deck_scenarios(const struct deck *d);
+/* Test i's scenario, or NULL when it names none (it runs on the lab as the
+ * talk found or built it). */
+const struct probe_lab_config *deck_test_lab(const struct deck *d, int i);
 
 /* Questions are numbered 0..deck_question_count()-1 in deck order: for each
  * test, its asked kinds in the order sent, df, fragmented. */

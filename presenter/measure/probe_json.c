@@ -56,6 +56,7 @@ json_t *probe_result_to_json(const struct probe_result *r) {
         "egress", egress, "answers", json_integer(r->answers), "reassembling", r->reassembling, "ttl_basis",
         r->ttl_basis, "observer", r->observer, "evidence", r->evidence, "elapsed_ms", r->elapsed_ms);
     if (o) json_object_set_new(o, "socket", r->sock[0] ? json_string(r->sock) : json_null());
+    if (o && r->lab_does[0]) json_object_set_new(o, "lab_does", json_string(r->lab_does));
     if (o) json_object_set_new(o, "witness", probe_witness_to_json(r));
     if (o) json_object_set_new(o, "path", path_json_from(&r->path));
     return o;
@@ -91,7 +92,7 @@ json_t *probe_lab_to_json(const struct probe_lab *lab) {
         json_object_set_new(beh, lab->name[k], json_pack("{s:o, s:s}", "does", does, "says", says));
     }
     char text[1024];
-    probe_lab_behaviours_text(lab, text, sizeof text);
+    probe_lab_behaviours_text(lab, 1, text, sizeof text);
     return json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:s, s:i}", "prefix", lab->cfg.prefix, "routers",
                      lab->cfg.routers, "namespaces", ns, "links", links, "reassembling",
                      lab->cfg.reassemble ? json_string(lab->name[lab->cfg.reassemble]) : json_null(), "behaviours",

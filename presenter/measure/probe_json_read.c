@@ -173,6 +173,7 @@ int probe_result_from_json(json_t *o, struct probe_result *r, char *err, size_t 
     r->elapsed_ms = el ? json_number_value(el) : 0;
     if (r->elapsed_ms < 0 || r->elapsed_ms > 1e9) fail(&c, "elapsed_ms", "is out of range");
     rd_str(&c, o, "socket", 0, r->sock, sizeof r->sock);
+    rd_str(&c, o, "lab_does", 0, r->lab_does, sizeof r->lab_does);
     rd_witness(&c, o, r);
     /* The path (issue 20): absent in observations from before it. */
     if (!c.bad && path_json_read(json_object_get(o, "path"), &r->path, err, errlen) < 0) return -1;

@@ -87,12 +87,18 @@ static void deliver(void *ctx, uint64_t wid, const struct probe_result *r) {
     pthread_mutex_unlock(&p->mu);
 }
 
+/* On the worker thread: what the config's before readies for test i. */
+static int before(void *ctx, int test_index, char *err, size_t errlen) {
+    struct present_prober *p = ctx;
+    return p->cfg.before(p->cfg.ctx, test_index, err, errlen);
+}
+
 struct present_prober *present_prober_new(const struct present_prober_config *cfg, char *err, size_t errlen) {
     struct present_prober *p = fv_zalloc(sizeof *p, err, errlen);
     if (!p) return NULL;
     p->cfg = *cfg;
     pthread_mutex_init(&p->mu, NULL);
-    struct worker_config wc = {.opts = cfg->opts, .deliver = deliver, .ctx = p};
+    struct worker_config wc = {.opts = cfg->opts, .deliver = deliver, .before = cfg->before ? before : NULL, .ctx = p};
     p->worker = worker_new(&wc, err, errlen);
     if (!p->worker) {
         pthread_mutex_destroy(&p->mu);
@@ -189,7 +195,7 @@ int present_prober_measure(struct present_prober *p, const struct present_frame 
     a->state = ASK_MEASURING;
     /* A rerun too: every ask probes (what to ask, and when, is the hub's room's). */
     a->wid = ++p->seq * PRESENT_KEEP_MAX + (uint64_t)(a - p->asks);
-    if (worker_ask(p->worker, a->wid, &d->tests[f->test].spec) < 0) {
+    if (worker_ask_test(p->worker, a->wid, f->test, &d->tests[f->test].spec) < 0) {
         struct probe_result r;
         prober_result_unknown(&d->tests[f->test].spec, "the probe worker's queue is full", &r);
         finish_locked(p, a, &r);

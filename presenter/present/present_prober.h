@@ -30,6 +30,9 @@ struct present_prober_config {
     struct probe_run_opts opts;      /* observer, lab, flush, witness: as serve's worker */
     /* Queues one frame on the link: 0, or -1 when the link is down. */
     int (*send)(void *ctx, const char *text);
+    /* Optional, on the worker thread before each run (worker_config.before):
+     * the lab scenario of the deck's test test_index. */
+    int (*before)(void *ctx, int test_index, char *err, size_t errlen);
     void *ctx;
 };
 

@@ -9,6 +9,7 @@
 
 struct wreq {
     uint64_t rid;
+    int test_index;
     struct probe_spec spec;
 };
 
@@ -24,7 +25,9 @@ static void worker_run(void *ctx, void *item) {
     struct wreq *req = item;
     char err[256] = "";
     memset(&w->result, 0, sizeof w->result);
-    if (probe_run(&w->cfg.opts, &req->spec, &w->result, err, sizeof err) < 0)
+    if (w->cfg.before && w->cfg.before(w->cfg.ctx, req->test_index, err, sizeof err) < 0)
+        prober_result_unknown(&req->spec, err, &w->result);
+    else if (probe_run(&w->cfg.opts, &req->spec, &w->result, err, sizeof err) < 0)
         prober_result_unknown(&req->spec, err, &w->result);
     w->cfg.deliver(w->cfg.ctx, req->rid, &w->result);
 }
@@ -43,12 +46,14 @@ struct worker *worker_new(const struct worker_config *cfg, char *err, size_t err
     return w;
 }
 
-int worker_ask(struct worker *w, uint64_t rid, const struct probe_spec *spec) {
-    struct wreq req = {.rid = rid, .spec = *spec};
+int worker_ask_test(struct worker *w, uint64_t rid, int test_index, const struct probe_spec *spec) {
+    struct wreq req = {.rid = rid, .test_index = test_index, .spec = *spec};
     return fv_qthread_push(w->thread, &req);
 }
 
-int worker_prober_ask(void *ctx, const struct prober_ask *a) { return worker_ask(ctx, a->rid, a->spec); }
+int worker_ask(struct worker *w, uint64_t rid, const struct probe_spec *spec) { return worker_ask_test(w, rid, -1, spec); }
+
+int worker_prober_ask(void *ctx, const struct prober_ask *a) { return worker_ask_test(ctx, a->rid, a->test_index, a->spec); }
 
 unsigned long worker_runs(struct worker *w) { return fv_qthread_runs(w->thread); }
 

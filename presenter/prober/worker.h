@@ -23,6 +23,10 @@ struct worker_config {
     struct probe_run_opts opts;   /* observer, timeout, lab, flush_pmtu (lab pointer must outlive the worker) */
     /* Called on the worker thread with each ask's result. */
     void (*deliver)(void *ctx, uint64_t rid, const struct probe_result *r);
+    /* Optional, on the worker thread before each run: readies what test
+     * test_index (-1 unknown) needs (a deck's lab scenario). 0, or -1 with
+     * err: the test is delivered "unknown" with that reason. */
+    int (*before)(void *ctx, int test_index, char *err, size_t errlen);
     void *ctx;
 };
 
@@ -32,6 +36,8 @@ struct worker;
 struct worker *worker_new(const struct worker_config *cfg, char *err, size_t errlen);
 /* Queues an ask: 0, or -1 when the queue is full. */
 int worker_ask(struct worker *w, uint64_t rid, const struct probe_spec *spec);
+/* The same for the deck's test test_index (what `before` is told). */
+int worker_ask_test(struct worker *w, uint64_t rid, int test_index, const struct probe_spec *spec);
 /* struct prober's ask for a worker (ctx: the worker). */
 int worker_prober_ask(void *ctx, const struct prober_ask *a);
 /* Probe runs done so far. */

@@ -152,6 +152,51 @@ static void test_witness_field_names_lab_none_or_host_port(void) {
     }
 }
 
+static void test_lab_scenarios_load_per_test_and_from_the_deck(void) {
+    REQUIRE(load("{\"title\": \"T\", \"lab\": {\"ratelimit\": [\"r1\", \"r2\"]}, \"tests\": [\n"
+                 "  {\"proto\": \"udp4\", \"size\": 3000, \"lab\": {\"mtu\": [1500,1400,1280,1500], \"routers\": 3,\n"
+                 "   \"dropfrag\": [\"r2\"], \"nat\": [\"r3\"], \"reassemble\": \"r1\"}},\n"
+                 "  {\"proto\": \"udp4\", \"size\": 1400}\n]}") == 0);
+    CHECK_INT(deck_scenarios(&d), 2);
+    const struct probe_lab_config *a = deck_test_lab(&d, 0), *b = deck_test_lab(&d, 1);
+    REQUIRE(a && b);
+    CHECK_INT(a->routers, 3);
+    CHECK_INT(a->mtu[1], 1400);
+    CHECK_INT(a->mtu[3], 1500);
+    CHECK_INT(a->behave[2], PROBE_LAB_DROPFRAG);
+    CHECK_INT(a->behave[3], PROBE_LAB_NAT);
+    CHECK_INT(a->reassemble, 1);
+    CHECK_INT(a->behave[1], 0); /* a test's own scenario replaces the deck's */
+    CHECK_INT(b->routers, 2);   /* the deck's */
+    CHECK_INT(b->behave[1], PROBE_LAB_RATELIMIT);
+    CHECK_INT(b->behave[2], PROBE_LAB_RATELIMIT);
+    REQUIRE(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400}]}") == 0);
+    CHECK_INT(deck_scenarios(&d), 0);
+    CHECK(deck_test_lab(&d, 0) == NULL);
+}
+
+static void test_lab_scenario_errors_point_at_the_value(void) {
+    CHECK(load("{\"title\": \"T\", \"tests\": [\n"
+               "  {\"proto\": \"udp4\", \"size\": 1400, \"lab\": {\"dropfrag\": [\"r2\", \"r3\"]}}\n]}") < 0);
+    CHECK_CONTAINS(err, "t.json:2:62: tests[0].lab.dropfrag[1]: must name a router of this lab, \"r1\"..\"r2\"");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400, \"lab\": {\"routers\": 3, \"mtu\": [1500, 1280, 1500]}}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].lab.mtu: must list 4 MTUs, one per link of a 3-router lab");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400, \"lab\": {\"mtu\": [1500, 1000, 1500]}}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].lab.mtu[1]: a link MTU is an integer 1280..65535");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400, \"lab\": {\"routers\": 7}}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].lab.routers: 7 is out of range 1..6");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400, \"lab\": {\"firewall\": true}}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].lab.firewall: unknown field (allowed: routers, mtu, reassemble, ratelimit");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400, \"lab\": {\"silent\": [\"r1\", \"r1\"]}}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].lab.silent[1]: r1 named twice");
+    CHECK(load("{\"title\": \"T\", \"tests\": [{\"proto\": \"udp4\", \"size\": 1400, \"lab\": {\"nat\": \"r1\"}}]}") < 0);
+    CHECK_CONTAINS(err, "tests[0].lab.nat: must be a list of at most 2 routers");
+    CHECK(load("{\"title\": \"T\", \"lab\": [], \"tests\": [{\"proto\": \"udp4\", \"size\": 1400}]}") < 0);
+    CHECK_CONTAINS(err, "lab: must be an object");
+    CHECK(load("{\"title\": \"T\", \"lab\": {\"reassemble\": \"r5\"}, \"tests\": [{\"proto\": \"udp4\", \"size\": 1400}]}") < 0);
+    CHECK_CONTAINS(err, "lab.reassemble: must name a router of this lab");
+}
+
 static void test_structure_errors(void) {
     CHECK(load("[]") < 0);
     CHECK_CONTAINS(err, "t.json:1:1: a deck must be a JSON object");
@@ -228,14 +273,20 @@ static void test_builtin_deck_is_the_14_test_quiz(void) {
 static void test_decks_in_source_tree_load(void) {
     const char *src = getenv("FRAGVOTE_SRC");
     if (!src) src = "..";
-    const char *files[] = {"decks/fragquiz.json", "decks/reader-challenge.json"};
-    for (size_t i = 0; i < 2; i++) {
+    const char *files[] = {"decks/firewall-fragments.json", "decks/fragquiz.json", "decks/reader-challenge.json"};
+    for (size_t i = 0; i < 3; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s", src, files[i]);
         deck_free(&d);
         int rc = deck_load_file(path, &d, err, sizeof err);
         if (rc) fprintf(stderr, "%s\n", err);
         CHECK(rc == 0);
+        /* The firewall deck: the kind lab, then r2 drops fragments for every other test. */
+        if (i == 0) {
+            CHECK_INT(deck_scenarios(&d), d.ntests);
+            CHECK_INT(deck_test_lab(&d, 0)->behave[2], 0);
+            for (int t = 1; t < d.ntests; t++) CHECK_INT(deck_test_lab(&d, t)->behave[2], PROBE_LAB_DROPFRAG);
+        }
     }
     /* The reader challenge: udp4, tcp4, udp4 with the cache kept between runs. */
     CHECK_INT(d.ntests, 3);
@@ -279,6 +330,18 @@ static void test_texts(void) {
     CHECK(deck_spec_json(&d.tests[0].spec, buf, sizeof buf) == 0);
     CHECK_STR(buf, "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ttl\":2,\"host\":\"\",\"port\":0}");
     CHECK(deck_spec_json(&d.tests[0].spec, buf, 10) < 0);
+    /* A test on a lab scenario says so after the question. */
+    REQUIRE(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"udp4\",\"mode\":\"dont\",\"size\":3000,"
+                 "\"lab\":{\"dropfrag\":[\"r2\"]}},{\"proto\":\"udp4\",\"size\":3000,\"lab\":{\"routers\":3,"
+                 "\"mtu\":[1500,1400,1280,1500],\"silent\":[\"r1\"]}},{\"proto\":\"udp4\",\"size\":3000,\"lab\":{}}]}") == 0);
+    deck_question_text(&d.tests[0], QKIND_FRAGMENTED, buf, sizeof buf);
+    CHECK_STR(buf, "A 3000-byte UDP/IPv4 packet, IP_PMTUDISC_DONT: is it fragmented on the way? "
+                   "(on a path where r2 drops every fragment that reaches it)");
+    deck_question_text(&d.tests[1], QKIND_SENT, buf, sizeof buf);
+    CHECK_STR(buf, "A 3000-byte UDP/IPv4 packet, default socket options: is it sent? "
+                   "(on a path of MTUs 1500, 1400, 1280, 1500 where r1 sends no Time Exceeded)");
+    deck_question_text(&d.tests[2], QKIND_SENT, buf, sizeof buf);
+    CHECK_STR(buf, "A 3000-byte UDP/IPv4 packet, default socket options: is it sent?");
 }
 
 int main(void) {
@@ -294,6 +357,8 @@ int main(void) {
     RUN(test_size_out_of_range_refused);
     RUN(test_bad_names_refused);
     RUN(test_witness_field_names_lab_none_or_host_port);
+    RUN(test_lab_scenarios_load_per_test_and_from_the_deck);
+    RUN(test_lab_scenario_errors_point_at_the_value);
     RUN(test_structure_errors);
     RUN(test_too_many_tests_refused);
     RUN(test_file_errors_name_the_file);

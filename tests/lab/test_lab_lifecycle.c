@@ -85,7 +85,7 @@ static void test_plan_of_longer_labs_and_behaviours(void) {
     CHECK_STR(probe_lab_dst_addr(&lab, 1), "2001:db8:3::2");
     CHECK_INT(probe_lab_node_of(&lab, "198.51.100.18"), 3);
     char text[512];
-    probe_lab_behaviours_text(&lab, text, sizeof text);
+    probe_lab_behaviours_text(&lab, 1, text, sizeof text);
     CHECK_STR(text, "r3 drops every fragment that reaches it and sends no Time Exceeded");
     unsigned bit;
     CHECK(probe_lab_behaviour_parse("blackhole", &bit) == 0 && bit == PROBE_LAB_BLACKHOLE);

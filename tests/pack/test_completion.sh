@@ -47,7 +47,7 @@ check "fragvote serve --port <TAB>: nothing to offer" is "fragvote serve --port 
 mkdir -p "$tmp/talks/old" && touch "$tmp/talks/mine.json" "$tmp/talks/notes.txt" "$tmp/talks/votes.db"
 cd "$tmp/talks" || exit 1
 check "fragvote serve --deck <TAB>: deck files, directories and installed decks" \
-  is "fragvote serve --deck " mine.json old fragquiz reader-challenge
+  is "fragvote serve --deck " mine.json old firewall-fragments fragquiz reader-challenge
 check "fragvote play --deck re<TAB>: an installed deck by name" is "fragvote play --deck re" reader-challenge
 check "fragvote probe --deck m<TAB>: a deck file" is "fragvote probe --deck m" mine.json
 check "fragvote serve --db <TAB>: any file" has "fragvote serve --db " votes.db notes.txt mine.json

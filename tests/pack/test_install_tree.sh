@@ -17,6 +17,7 @@ cmake --install "$build" --prefix "$p" >"$tmp/install.out" 2>&1
 check "cmake --install succeeds" test $? -eq 0
 for f in bin/fragvote share/fragvote/web/index.html share/fragvote/web/phone.js \
          share/fragvote/decks/fragquiz.json share/fragvote/decks/reader-challenge.json \
+         share/fragvote/decks/firewall-fragments.json \
          share/man/man1/fragvote.1 share/man/man1/fragvote-serve.1 \
          share/bash-completion/completions/fragvote share/doc/fragvote/README.md share/doc/fragvote/SERVE.md \
          share/doc/fragvote/examples/systemd/fragvote@.service share/doc/fragvote/examples/nginx/fragvote.conf; do
