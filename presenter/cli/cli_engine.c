@@ -55,8 +55,8 @@ static int drop_privileges(const struct cli_engine *e, int keep_root, char *err,
     caps[n++] = CAP_NET_RAW;
     caps[n++] = CAP_NET_ADMIN;
     if (e->use_lab) caps[n++] = CAP_SYS_ADMIN;
-    /* Removing the lab, or switching it between a deck's scenarios: files
-     * under /run/netns and /proc/sys owned by root. */
+    /* Removing the lab, or rebuilding it for a deck's scenario: files under
+     * /run/netns owned by root. */
     int dac = e->use_lab && (e->lab_built || e->lab_switches);
     if (dac) caps[n++] = CAP_DAC_OVERRIDE;
     int uid = probe_priv_drop_keep(caps, n, err, errlen);

@@ -70,4 +70,30 @@ check rebuild_switch_said grep -Eq "^Lab scenarios: 1 lab switch \(1 rebuilt\)" 
 check rebuilt_lab_has_four_hops test "$(obs "$tmp/rb.db" 1 '.path.nodes | map(.name) | join(" ")')" = "src r1 r2 r3 dst"
 check witness_follows_the_rebuild test "$(obs "$tmp/rb.db" 1 '.witness.heard')" = true
 check lab_removed_after_rebuild test "$(ip netns list | grep -c "^$prefix-")" -eq 0
+
+# Started with sudo, on a lab built beforehand (serve did not build it, so
+# only the switching needs CAP_DAC_OVERRIDE after the drop: a rebuild
+# creates namespaces under /run/netns): a three-router scenario with rate
+# limits (sysctls) and a silent router (nft) is built as uid 65534, and the
+# lab is put back as it was found at the end (another rebuild).
+"$bin" lab up --prefix "$prefix" >/dev/null 2>&1
+cat >"$tmp/drop.json" <<'J'
+{"title": "drop", "tests": [
+  {"proto": "udp4", "mode": "dont", "size": 1400, "ask": ["fragmented"], "lab": {"routers": 3, "ratelimit": ["r1"], "silent": ["r2"]}},
+  {"proto": "udp4", "mode": "dont", "size": 1400, "ask": ["fragmented"]}
+]}
+J
+chmod 0777 "$tmp"
+(cd "$tmp" && SUDO_UID=65534 SUDO_GID=65534 FRAGVOTE_LAB_PREFIX=$prefix "$bin" serve --deck "$tmp/drop.json" \
+   --db "$tmp/drop.db" --port 0 --bind 127.0.0.1 --no-qr --script "$tmp/talk.script" </dev/null >"$tmp/drop.out" 2>&1); rc=$?
+check dropped_exit_0 test "$rc" -eq 0
+[ "$rc" -ne 0 ] && cat "$tmp/drop.out"
+check dropped_keeps_dac grep -q "Dropped root: now uid 65534, keeping only CAP_NET_RAW, CAP_NET_ADMIN, CAP_SYS_ADMIN and CAP_DAC_OVERRIDE" "$tmp/drop.out"
+echo "test 0 after the drop: $(obs "$tmp/drop.db" 0 '.lab_does')"
+check dropped_switch_applied test "$(obs "$tmp/drop.db" 0 '.lab_does')" = \
+  "r1 keeps Linux's default ICMP rate limits (Time Exceeded to one host: a burst of 6, then 1 a second over IPv4); r2 sends no Time Exceeded"
+check dropped_rebuilt_three_routers test "$(obs "$tmp/drop.db" 0 '.path.nodes | length')" -eq 5
+check dropped_second_test_kind test "$(obs "$tmp/drop.db" 1 '(.lab_does // "none") + " " + (.path.nodes | length | tostring)')" = "none 4"
+check lab_put_back sh -c "'$bin' lab status --prefix '$prefix' | grep -q 'mtu 1280\]- r2 -\[mtu 1500\]- dst.*reassembling router: none; probes expire'"
+"$bin" lab down --prefix "$prefix" >/dev/null 2>&1
 exit $fail
