@@ -253,8 +253,8 @@ var fvPath = (function () {
       'stroke-dasharray': n.role === 'gap' || n.silent ? (look.name / 4).toFixed(1) : null }, g);
     var items = [{ t: nodeName(n, i, last), size: look.name, head: true, nowrap: true }];
     if (tag) items.push({ t: tag, size: look.tag, cls: 'tag' });
-    /* a lab router's behaviour ("drops every fragment that reaches it"): the scenario the room played on */
-    if (typeof n.does === 'string' && n.does) items.push({ t: n.does, size: look.tag, cls: 'does' });
+    /* a lab router's behaviour ("drops fragments"): the scenario the room played on, as big as an event's words */
+    if (typeof n.does === 'string' && n.does) items.push({ t: n.does, size: look.line, cls: 'does' });
     var t = el('g', {}, g), bottom = lines(t, items, x + look.pad, y, w - 2 * look.pad, look, 'middle');
     var h = Math.max(look.boxH, bottom - y + 2 * look.pad);
     t.setAttribute('transform', 'translate(0 ' + ((h - (bottom - y)) / 2).toFixed(1) + ')');

@@ -9,13 +9,17 @@
 
 static const struct {
     unsigned bit;
-    const char *name, *says;
+    const char *name, *says, *brief;
 } behaviours[PROBE_LAB_BEHAVIOURS] = {
-    {PROBE_LAB_RATELIMIT, "ratelimit", "keeps Linux's default ICMP rate limits (Time Exceeded to one host: a burst of 6, then 1 a second over IPv4)"},
-    {PROBE_LAB_DROPFRAG, "dropfrag", "drops every fragment that reaches it"},
-    {PROBE_LAB_BLACKHOLE, "blackhole", "drops the ICMP errors it forwards (a PMTUD black hole; its own still go out)"},
-    {PROBE_LAB_SILENT, "silent", "sends no Time Exceeded"},
-    {PROBE_LAB_NAT, "nat", "masquerades IPv4 with conntrack (a home or venue router: it reassembles IPv4 fragments)"},
+    {PROBE_LAB_RATELIMIT, "ratelimit",
+     "keeps Linux's default ICMP rate limits (Time Exceeded to one host: a burst of 6, then 1 a second over IPv4)",
+     "rate-limits ICMP"},
+    {PROBE_LAB_DROPFRAG, "dropfrag", "drops every fragment that reaches it", "drops fragments"},
+    {PROBE_LAB_BLACKHOLE, "blackhole", "drops the ICMP errors it forwards (a PMTUD black hole; its own still go out)",
+     "drops ICMP errors"},
+    {PROBE_LAB_SILENT, "silent", "sends no Time Exceeded", "no Time Exceeded"},
+    {PROBE_LAB_NAT, "nat", "masquerades IPv4 with conntrack (a home or venue router: it reassembles IPv4 fragments)",
+     "NAT (IPv4)"},
 };
 
 const char *probe_lab_behaviour_name(unsigned bit) {
@@ -60,13 +64,13 @@ int probe_lab_config_add(struct probe_lab_config *cfg, unsigned bit, const char 
     return 0;
 }
 
-void probe_lab_node_does(const struct probe_lab *lab, int node, const char *and_, char *buf, size_t len) {
+void probe_lab_node_does(const struct probe_lab *lab, int node, int brief, const char *and_, char *buf, size_t len) {
     size_t n = 0;
     if (len) buf[0] = '\0';
     if (node < 1 || node + 1 >= lab->nnodes) return;
     for (int i = 0; i < PROBE_LAB_BEHAVIOURS && n < len; i++)
         if (lab->cfg.behave[node] & behaviours[i].bit)
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? and_ : "", behaviours[i].says);
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? and_ : "", brief ? behaviours[i].brief : behaviours[i].says);
 }
 
 void probe_lab_behaviours_text(const struct probe_lab *lab, int reassembly, char *buf, size_t len) {
@@ -74,7 +78,7 @@ void probe_lab_behaviours_text(const struct probe_lab *lab, int reassembly, char
     if (len) buf[0] = '\0';
     for (int k = 1; k + 1 < lab->nnodes && n < len; k++) {
         char does[512];
-        probe_lab_node_does(lab, k, " and ", does, sizeof does);
+        probe_lab_node_does(lab, k, 0, " and ", does, sizeof does);
         if (reassembly && lab->cfg.reassemble == k)
             n += (size_t)snprintf(buf + n, len - n, "%s%s reassembles fragments (conntrack defrag)", n ? "; " : "",
                                   lab->name[k]);

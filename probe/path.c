@@ -161,7 +161,8 @@ void probe_path_topology_lab(const struct probe_lab *lab, int v6, struct probe_p
         /* conntrack (reassembly, or NAT for IPv4) makes a router reassemble. */
         out->node[i].reassembles = role == PROBE_PATH_ROUTER &&
                                    (lab->cfg.reassemble == i || (!v6 && (lab->cfg.behave[i] & PROBE_LAB_NAT)));
-        probe_lab_node_does(lab, i, "; ", out->node[i].does, sizeof out->node[i].does);
+        probe_lab_node_does(lab, i, 1, ", ", out->node[i].does, sizeof out->node[i].does);
+        out->node[i].drops_fragments = role == PROBE_PATH_ROUTER && (lab->cfg.behave[i] & PROBE_LAB_DROPFRAG);
     }
     for (int i = 0; i < lab->nlinks; i++) {
         out->link[i].mtu = lab->link[i].mtu;
@@ -516,6 +517,14 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
         if (nd->role == PROBE_PATH_GAP) {
             known = 0;
             continue;
+        }
+        /* A firewall of the lab that drops fragments (before it would
+         * reassemble them): the pieces end here, unless the far end saw
+         * them arrive (then the observations win and this says nothing). */
+        if (nd->drops_fragments && known && cur.n > 1 && !heard) {
+            struct probe_path_event *e = event(&b, i, PROBE_PATH_DROPPED, PROBE_PATH_SEEN_TOPOLOGY);
+            if (e) etext(e, "drops every fragment that reaches it: the %d pieces end here", cur.n);
+            break;
         }
         if (nd->reassembles && known && cur.n > 1) {
             struct probe_path_event *e = event(&b, i, PROBE_PATH_REASSEMBLED, PROBE_PATH_SEEN_TOPOLOGY);

@@ -81,9 +81,10 @@ int probe_lab_router_parse(const char *s);
  * router exists is checked by probe_lab_plan (--routers may come later). */
 int probe_lab_config_add(struct probe_lab_config *cfg, unsigned bit, const char *router, char *err, size_t errlen);
 /* What router `node` does besides forwarding and reassembling, in words
- * ("drops every fragment that reaches it"; several joined by and_), "" for
- * nothing or a node that is not a router. */
-void probe_lab_node_does(const struct probe_lab *lab, int node, const char *and_, char *buf, size_t len);
+ * ("drops every fragment that reaches it"; brief: "drops fragments", for a
+ * picture; several joined by and_), "" for nothing or a node that is not a
+ * router. */
+void probe_lab_node_does(const struct probe_lab *lab, int node, int brief, const char *and_, char *buf, size_t len);
 /* The behaviours as sentences, "r2 drops every fragment that reaches it; r1
  * keeps ..." (with reassembly: "r1 reassembles fragments" too), "" when the
  * routers only forward. */

@@ -61,8 +61,9 @@ struct probe_path_node {
     enum probe_path_role role;
     int reassembles;              /* known to reassemble fragments */
     int silent;                   /* TTL discovery got no answer from it */
-    char does[192];               /* a lab router's behaviour in words ("drops every fragment that
-                                     reaches it"), "" none or not known */
+    int drops_fragments;          /* a lab router that drops every fragment reaching it (lab --dropfrag) */
+    char does[96];                /* a lab router's behaviour, briefly ("drops fragments", "rate-limits
+                                     ICMP, no Time Exceeded"), "" none or not known */
 };
 struct probe_path_link {          /* link[i] joins node[i] and node[i+1] */
     int mtu;                      /* 0 unknown */

@@ -88,7 +88,7 @@ json_t *probe_lab_to_json(const struct probe_lab *lab) {
         for (unsigned bit = 1; bit <= PROBE_LAB_BEHAVIOUR_ALL; bit <<= 1)
             if (lab->cfg.behave[k] & bit) json_array_append_new(does, json_string(probe_lab_behaviour_name(bit)));
         char says[512];
-        probe_lab_node_does(lab, k, "; ", says, sizeof says);
+        probe_lab_node_does(lab, k, 0, "; ", says, sizeof says);
         json_object_set_new(beh, lab->name[k], json_pack("{s:o, s:s}", "does", does, "says", says));
     }
     char text[1024];

@@ -5,7 +5,9 @@
  * lectern (1280x800, unlocked) in a real Chromium.
  *
  *   lab 1, serve's own (1500/1280/1500): fragmented by r1, dropped with Frag
- *          Needed at r1, EMSGSIZE at the host, fragmented by the host
+ *          Needed at r1, EMSGSIZE at the host, a firewall that drops fragments
+ *          (a per-test lab scenario: serve switches the lab to `--dropfrag r2`
+ *          for that test and back for the next), fragmented by the host
  *   lab 2, `lab up --reassemble r1`: a reassembling router
  *   lab 3, `lab up --mtu 1500,1500,1280` and r2 ICMP-silent
  *          (tests/pmtu/icmp_silent.nft): an ICMP-silent hop, and TTL expired
@@ -48,6 +50,10 @@ const CASES = {
     events: [{ node: 1, what: 'dropped', words: ['dropped', 'Frag Needed', 'MTU 1280'] }], links: { 1: '1280' } },
   'emsgsize-at-the-host': { test: { proto: 'udp4', mode: 'do', size: 2000, ask: ['sent', 'df', 'fragmented'] },
     events: [{ node: 0, what: 'refused', words: ['EMSGSIZE'] }, { node: 0, what: 'sent', words: ['2000 B', 'nothing left'] }] },
+  /* a per-test lab scenario (docs/DECKS.md): serve switches its lab to it before the test and back after */
+  'firewall-drops-fragments': { test: { proto: 'udp4', mode: 'dont', size: 3000, ask: ['sent', 'fragmented'], lab: { dropfrag: ['r2'] } },
+    events: [{ node: 0, what: 'fragmented', words: ['3 pieces', '1500 + 1500 + 40'] }], nodeWords: { 2: 'drops fragments' },
+    says: 'r2 drops every fragment that reaches it', draws: 'drops fragments' },
   'fragmented-by-the-host': { test: { proto: 'udp4', mode: 'dont', size: 3000, ask: ['fragmented'] },
     events: [{ node: 0, what: 'fragmented', words: ['3 pieces', '1500 + 1500 + 40'] }] },
   'reassembling-router': { lab: 2, test: { proto: 'udp4', mode: 'dont', size: 3000, ask: ['fragmented'] },
@@ -241,6 +247,18 @@ async function playLab(browser, lab, setAbort) {
           check(bad.length === 0, `${name} Q${pos + 1} ${who}: the ${rv.path.view} view draws nothing of ${open.join(', ')} (still to reveal)`,
             `${bad.join(', ')} in: ${norm(pic.all)}`);
         } else checkCase(name, who, pic);
+      }
+      /* a test on a lab scenario says so in its question, evidence and picture; the others never do */
+      const says = CASES[name].says;
+      const qtext = norm(await screen.locator('#qtext').textContent()), evid = norm(await screen.locator('#evidence').textContent());
+      if (says) {
+        check(qtext.includes('(on a path where ' + says + ')'), `${name} Q${pos + 1}: the question names the lab's scenario`, qtext);
+        /* the evidence is shown with a test's last reveal (before it, the question's own why) */
+        if (last) check(evid.includes('(on this lab ' + says + ')'), `${name} Q${pos + 1}: the evidence names it`, evid);
+        check(norm((await picture(screen)).all).includes(CASES[name].draws), `${name} Q${pos + 1}: the picture draws it`);
+      } else {
+        check(!/on a path where|on this lab/.test(qtext + ' ' + evid) && !norm((await picture(screen)).all).includes('drops fragments'),
+          `${name} Q${pos + 1}: played on the talk's own lab (no scenario left over)`, qtext + ' | ' + evid);
       }
       /* the pages stay one screenful; the phone's verdict leads */
       await fitsProjectors(projectors, ['#banner', '#qtext', '#truth', '#path', '#evidence', '#majority'], `${name} Q${pos + 1} revealed`);

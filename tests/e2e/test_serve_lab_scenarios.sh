@@ -45,10 +45,11 @@ check kind_test_names_no_behaviour test "$(obs "$tmp/fw.db" 0 '(.lab_does // "no
 check kind_test_arrived_at_dst test "$(obs "$tmp/fw.db" 0 '[.path.events[] | select(.what == "arrived")] | length')" -eq 1
 for i in $(seq 1 $((n - 1))); do
   check "test_${i}_names_the_firewall" test "$(obs "$tmp/fw.db" "$i" '.lab_does')" = "$does" \
-    -a "r2 $(obs "$tmp/fw.db" "$i" '.path.nodes[2].does')" = "$does" \
+    -a "$(obs "$tmp/fw.db" "$i" '.path.nodes[2].does')" = "drops fragments" \
     -a "$(obs "$tmp/fw.db" "$i" ".evidence | contains(\"$does\")")" = true
 done
 check udp_fragments_never_arrive test "$(obs "$tmp/fw.db" 1 '[.path.events[] | select(.what == "arrived")] | length')" -eq 0
+check the_picture_ends_at_the_firewall test "$(obs "$tmp/fw.db" 1 '.path.events[-1] | "\(.node) \(.what) \(.seen_by)"')" = "2 dropped topology"
 check tcp_gets_through test "$(obs "$tmp/fw.db" 4 '.fragmented.answer + " " + ([.path.events[] | select(.what == "arrived")] | length | tostring)')" = "no 1"
 check serve_says_the_switch grep -Eq "^Lab scenarios: 1 lab switch \(0 rebuilt\), [0-9]+ ms on average" "$tmp/fw.db.out"
 grep "^Lab scenarios" "$tmp/fw.db.out"

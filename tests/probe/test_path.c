@@ -422,6 +422,45 @@ static void test_names_round_trip(void) {
     CHECK(probe_path_mtu_from_name(PROBE_PATH_MTU_NONE) == NULL);
 }
 
+/* 10. A lab firewall (lab --dropfrag r2): the host's 3 pieces, cut again
+ * by r1, end at r2 when the witness saw nothing; the router's box says what
+ * it does. When the witness saw them arrive, the observation wins and the
+ * rule says nothing. A whole packet passes the firewall. */
+static void test_firewall_drops_fragments(void) {
+    struct probe_lab_config cfg;
+    char err[256];
+    probe_lab_config_default(&cfg);
+    REQUIRE(probe_lab_config_add(&cfg, PROBE_LAB_DROPFRAG, "r2", err, sizeof err) == 0);
+    REQUIRE(probe_lab_plan(&cfg, &lab, err, sizeof err) == 0);
+    struct probe_result r;
+    sent_case(&r, PROBE_MODE_DONT, 3000, 64, 3, 3, 1500, 0);
+    snprintf(r.witness, sizeof r.witness, "203.0.113.2:33435");
+    r.witness_silent = 1;
+    struct probe_path p;
+    build(&r, &p);
+    CHECK_INT(p.node[2].drops_fragments, 1);
+    CHECK_STR(p.node[2].does, "drops fragments");
+    CHECK_INT(p.node[1].drops_fragments, 0);
+    CHECK_STR(p.node[1].does, "");
+    REQUIRE(p.nevents == 3);
+    EV(&p.ev[0], 0, PROBE_PATH_FRAGMENTED, PROBE_PATH_SEEN_CAPTURE);
+    EV(&p.ev[1], 1, PROBE_PATH_FRAGMENTED, PROBE_PATH_SEEN_INFERENCE);
+    EV(&p.ev[2], 2, PROBE_PATH_DROPPED, PROBE_PATH_SEEN_TOPOLOGY);
+    CHECK_STR(p.ev[2].text, "drops every fragment that reaches it: the 5 pieces end here");
+    CHECK_INT(p.reached, -1); /* nothing observed it past the host */
+    json_t *o = path_json_from(&p);
+    struct probe_path back;
+    CHECK(path_json_read(o, &back, err, sizeof err) == 1 && back.node[2].drops_fragments == 1);
+    CHECK_STR(back.node[2].does, "drops fragments");
+    json_decref(o);
+    witness_saw(&r, 1, 5, 1276, 40); /* it arrived after all: no rule against the observation */
+    build(&r, &p);
+    for (int i = 0; i < p.nevents; i++) CHECK(p.ev[i].what != PROBE_PATH_DROPPED);
+    sent_case(&r, PROBE_MODE_DO, 1200, 64, 1, 0, 1200, 1); /* whole: passes */
+    build(&r, &p);
+    for (int i = 0; i < p.nevents; i++) CHECK(p.ev[i].what != PROBE_PATH_DROPPED);
+}
+
 /* The JSON form reads back to the same path; an old row (no path) is 0; a
  * malformed or foreign-version one is refused with a reason. */
 static void test_json_round_trip(void) {
@@ -470,6 +509,7 @@ int main(void) {
     RUN(test_ipv6);
     RUN(test_real_path_discovery);
     RUN(test_names_round_trip);
+    RUN(test_firewall_drops_fragments);
     RUN(test_json_round_trip);
     return check_summary();
 }
