@@ -183,7 +183,7 @@ function fvFit(box, min, max) {
   var hi = max || 1, lo = min;
   if (fits(hi)) return hi;
   if (!fits(lo)) return lo;
-  for (var i = 0; i < 7; i++) { /* bisect: the largest scale that fits, within 1% */
+  for (var i = 0; i < 10; i++) { /* bisect: the largest scale that fits, within 0.1 % of the range */
     var mid = (lo + hi) / 2;
     if (fits(mid)) lo = mid; else hi = mid;
   }
