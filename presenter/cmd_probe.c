@@ -103,18 +103,18 @@ static void print_path(const struct probe_path *p) {
 static void print_result(const struct probe_result *r) {
     char where[64];
     if (probe_proto_is_icmp(r->spec.proto)) /* no port: the echo identifier and the socket it went on */
-        snprintf(where, sizeof where, "echo id %d (%s socket)", r->spec.port, r->sock);
+        snprintf(where, sizeof where, "echo id %d (%s socket)", r->spec.port, r->egress.sock);
     else
         snprintf(where, sizeof where, "port %d", r->spec.port);
     printf("%s %s %d bytes, TTL %d (%s) to %s %s, observer %s, %.1f ms\n", probe_proto_name(r->spec.proto),
-           probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, r->ttl_basis, r->spec.host, where, r->observer,
+           probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, r->route.ttl_basis, r->spec.host, where, r->egress.observer,
            r->elapsed_ms);
     print_fact(r, "sent?", &r->sent);
     print_fact(r, "DF set?", &r->df);
     print_fact(r, "fragmented?", &r->fragmented);
     printf("  %-12s %s\n", "by", probe_fragmenter_name(r->fragmenter));
     printf("  %-12s %s\n", "evidence", r->evidence);
-    if (r->witness[0]) printf("  %-12s %s: %s\n", "witness", r->witness, r->witness_note);
+    if (r->witness.target[0]) printf("  %-12s %s: %s\n", "witness", r->witness.target, r->witness.note);
     print_path(&r->path);
 }
 

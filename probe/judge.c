@@ -55,8 +55,8 @@ static void addr_str(int family, const uint8_t *a, char *buf, size_t len) {
 
 /* "r2 (198.51.100.2)" in the lab, the address elsewhere. */
 static void hop_label(const struct probe_result *r, char *buf, size_t len) {
-    if (r->hop_name[0]) snprintf(buf, len, "%s (%s)", r->hop_name, r->hop);
-    else snprintf(buf, len, "%s", r->hop);
+    if (r->icmp.hop_name[0]) snprintf(buf, len, "%s (%s)", r->icmp.hop_name, r->icmp.hop);
+    else snprintf(buf, len, "%s", r->icmp.hop);
 }
 
 /* The answer that speaks about the packet as a whole: of the answers about
@@ -68,11 +68,11 @@ static const struct probe_icmp *primary_answer(const struct probe_sendinfo *si, 
     const struct probe_icmp *whole = NULL, *any = NULL;
     for (int i = 0; i < obs->nanswers; i++) {
         const struct probe_icmp *a = &obs->answers[i];
-        char what[sizeof r->other_quote];
+        char what[sizeof r->icmp.other.quote];
         if (probe_quote_about(si, &obs->pkt, &a->q, what, sizeof what) != PROBE_ABOUT_THIS) {
-            if (r->other_answers++) continue;
-            addr_str(a->family, a->from, r->other_hop, sizeof r->other_hop);
-            snprintf(r->other_quote, sizeof r->other_quote, "%s", what);
+            if (r->icmp.other.answers++) continue;
+            addr_str(a->family, a->from, r->icmp.other.hop, sizeof r->icmp.other.hop);
+            snprintf(r->icmp.other.quote, sizeof r->icmp.other.quote, "%s", what);
             continue;
         }
         if (!any) any = a;
@@ -91,37 +91,37 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
                  const struct probe_path_topology *topo, struct probe_result *r) {
     const struct probe_spec *s = &r->spec;
     int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
-    r->other_answers = 0;
-    r->other_hop[0] = r->other_quote[0] = '\0';
+    r->icmp.other.answers = 0;
+    r->icmp.other.hop[0] = r->icmp.other.quote[0] = '\0';
     const struct probe_icmp *p = primary_answer(si, obs, r);
     char hop[96] = "";
-    r->answers = obs->nanswers + obs->answers_dropped;
-    r->egress_packets = obs->egress_packets;
-    r->egress_fragments = obs->egress_fragments;
-    r->egress_first_len = obs->egress_first_len;
-    r->echo_replies = obs->echo_replies;
+    r->icmp.answers = obs->nanswers + obs->answers_dropped;
+    r->egress.packets = obs->egress_packets;
+    r->egress.fragments = obs->egress_fragments;
+    r->egress.first_len = obs->egress_first_len;
+    r->icmp.echo_replies = obs->echo_replies;
     int hop_node = -1;
     if (p) {
-        addr_str(p->family, p->from, r->hop, sizeof r->hop);
-        if (topo && (hop_node = probe_path_topology_node_of(topo, r->hop)) >= 0)
-            snprintf(r->hop_name, sizeof r->hop_name, "%.*s", (int)sizeof r->hop_name - 1, topo->node[hop_node].name);
+        addr_str(p->family, p->from, r->icmp.hop, sizeof r->icmp.hop);
+        if (topo && (hop_node = probe_path_topology_node_of(topo, r->icmp.hop)) >= 0)
+            snprintf(r->icmp.hop_name, sizeof r->icmp.hop_name, "%.*s", (int)sizeof r->icmp.hop_name - 1, topo->node[hop_node].name);
         hop_label(r, hop, sizeof hop);
-        r->icmp_type = p->type;
-        r->icmp_code = p->code;
-        r->icmp_mtu = p->mtu;
-        r->quoted_len = p->q.total_len;
-        r->quoted_df = p->q.df;
-        r->quoted_mf = p->q.mf;
-        r->quoted_offset = p->q.frag_offset;
-        r->quoted_frag_hdr = p->q.frag_hdr;
+        r->icmp.type = p->type;
+        r->icmp.code = p->code;
+        r->icmp.mtu = p->mtu;
+        r->icmp.quoted_len = p->q.total_len;
+        r->icmp.quoted_df = p->q.df;
+        r->icmp.quoted_mf = p->q.mf;
+        r->icmp.quoted_offset = p->q.frag_offset;
+        r->icmp.quoted_frag_hdr = p->q.frag_hdr;
     }
     int hop_reassembles = topo && hop_node > 0 && topo->node[hop_node].reassembles;
 
     /* ---- sent? ---- */
     if (!si->sent) {
-        if (r->kernel_mtu > 0)
+        if (r->egress.kernel_mtu > 0)
             probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s (kernel MTU %d)",
-                 strerror(si->send_errno), r->kernel_mtu);
+                 strerror(si->send_errno), r->egress.kernel_mtu);
         else
             probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s", strerror(si->send_errno));
     } else if (obs->egress_packets > 0) {
@@ -158,7 +158,7 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
         probe_fact_set(&r->df, p->q.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
              "DF=%d in the header an ICMP answer quoted", p->q.df);
     } else {
-        int df = rule_df(s) && !rule_host_frag(s, r->dev_mtu, r->path_mtu_before);
+        int df = rule_df(s) && !rule_host_frag(s, r->egress.dev_mtu, r->egress.path_mtu_before);
         probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
              "not seen on the wire; by the kernel's rules mode %s gives DF=%d", probe_mode_name(s->mode), df);
     }
@@ -197,7 +197,7 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
              "%s answered, but this observer does not see the quoted IP header (MF, offset)%s", hop,
              host == 0 ? "; the host did not fragment" : "");
     } else if (p && probe_quote_is_fragment(&p->q)) {
-        int by_host = host < 0 && rule_host_frag(s, r->dev_mtu, r->path_mtu_before);
+        int by_host = host < 0 && rule_host_frag(s, r->egress.dev_mtu, r->egress.path_mtu_before);
         probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED,
              "%s quoted a fragment (%d bytes, MF=%d, offset %d)%s", hop, p->q.total_len, p->q.mf,
              p->q.frag_offset, by_host ? "; by the kernel's rules the host made it" : "");
@@ -218,7 +218,7 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "%s quoted it whole, but expired there: %s's next link has MTU %d < %d, so what it would do is not "
              "visible at TTL %d",
-             hop, r->hop_name, topo->link[hop_node].mtu, p->q.total_len, si->ttl);
+             hop, r->icmp.hop_name, topo->link[hop_node].mtu, p->q.total_len, si->ttl);
     } else if (p && p->kind == PROBE_ICMP_UNREACH && !v6 && p->q.df == 0 && from_target(si, p)) {
         /* The destination reassembles before it answers port unreachable. */
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
@@ -244,7 +244,7 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "only the target answered (Echo Reply), and it reassembles before answering: with DF=0 a router "
              "on the way may have fragmented it%s", host == 0 ? " (the host did not)" : "");
-    } else if (r->other_answers) {
+    } else if (r->icmp.other.answers) {
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "no ICMP answer quoted this packet at TTL %d, only another one%s: what the routers did to it is not "
              "visible", si->ttl, host == 0 ? " (the host did not fragment it)" : "");
@@ -265,12 +265,12 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
     e += n;
     el -= (size_t)n;
     if (!si->sent) {
-        int cached = r->kernel_mtu > 0 && r->dev_mtu > 0 && r->kernel_mtu < r->dev_mtu;
+        int cached = r->egress.kernel_mtu > 0 && r->egress.dev_mtu > 0 && r->egress.kernel_mtu < r->egress.dev_mtu;
         if (si->send_errno == EMSGSIZE && cached)
             snprintf(e, el, "send() failed with EMSGSIZE: %d > %d in the PMTU cache (device MTU %d)", s->size,
-                     r->kernel_mtu, r->dev_mtu);
+                     r->egress.kernel_mtu, r->egress.dev_mtu);
         else if (si->send_errno == EMSGSIZE)
-            snprintf(e, el, "send() failed with EMSGSIZE: %d > device MTU %d", s->size, r->kernel_mtu);
+            snprintf(e, el, "send() failed with EMSGSIZE: %d > device MTU %d", s->size, r->egress.kernel_mtu);
         else
             snprintf(e, el, "send() failed: %s", strerror(si->send_errno));
     } else if (r->fragmenter == PROBE_FRAG_HOST) {
@@ -278,10 +278,10 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
         if (p && probe_quote_is_fragment(&p->q) && obs->egress_max_len > 0 && p->q.total_len < obs->egress_max_len)
             snprintf(again, sizeof again, "; %s quoted a %d-byte fragment: a router fragmented again", hop,
                      p->q.total_len);
-        if (r->dev_mtu > 0 && s->size > r->dev_mtu)
-            snprintf(e, el, "kernel fragmented locally: %d > device MTU %d%s", s->size, r->dev_mtu, again);
-        else if (r->path_mtu_before > 0 && r->path_mtu_before < s->size)
-            snprintf(e, el, "kernel fragmented locally: the PMTU cache says %d < %d%s", r->path_mtu_before, s->size,
+        if (r->egress.dev_mtu > 0 && s->size > r->egress.dev_mtu)
+            snprintf(e, el, "kernel fragmented locally: %d > device MTU %d%s", s->size, r->egress.dev_mtu, again);
+        else if (r->egress.path_mtu_before > 0 && r->egress.path_mtu_before < s->size)
+            snprintf(e, el, "kernel fragmented locally: the PMTU cache says %d < %d%s", r->egress.path_mtu_before, s->size,
                      again);
         else
             snprintf(e, el, "kernel fragmented locally%s", again);
@@ -301,13 +301,13 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
     } else {
         snprintf(e, el, "%s", r->fragmented.why);
     }
-    if (r->other_answers) {
-        int node = topo ? probe_path_topology_node_of(topo, r->other_hop) : -1;
+    if (r->icmp.other.answers) {
+        int node = topo ? probe_path_topology_node_of(topo, r->icmp.other.hop) : -1;
         char who[96];
-        if (node >= 0) snprintf(who, sizeof who, "%.15s (%s)", topo->node[node].name, r->other_hop);
-        else snprintf(who, sizeof who, "%s", r->other_hop);
+        if (node >= 0) snprintf(who, sizeof who, "%.15s (%s)", topo->node[node].name, r->icmp.other.hop);
+        else snprintf(who, sizeof who, "%s", r->icmp.other.hop);
         size_t k = strlen(r->evidence);
         snprintf(r->evidence + k, sizeof r->evidence - k, "; %s answered with %s: not this packet", who,
-                 r->other_quote);
+                 r->icmp.other.quote);
     }
 }

@@ -232,8 +232,8 @@ static int lab_wait_ready(const struct probe_lab *lab, char *err, size_t errlen)
         char e[256] = "";
         for (int i = 0; i < LAB_READY_TRIES && !ready; i++) {
             struct probe_result r;
-            if (probe_run(&o, &s, &r, e, sizeof e) == 0 && r.icmp_type == (v6 ? 1 : 3) &&
-                !strcmp(r.hop_name, "dst"))
+            if (probe_run(&o, &s, &r, e, sizeof e) == 0 && r.icmp.type == (v6 ? 1 : 3) &&
+                !strcmp(r.icmp.hop_name, "dst"))
                 ready = 1;
         }
         if (!ready) {

@@ -13,7 +13,7 @@
 /* The node a packet reached last: the answering hop, or where its TTL ran
  * out (node index = TTL along the path), or the destination. -1 unknown. */
 static int last_node(const struct probe_path_topology *t, const struct probe_result *r) {
-    if (r->hop[0]) return probe_path_topology_node_of(t, r->hop);
+    if (r->icmp.hop[0]) return probe_path_topology_node_of(t, r->icmp.hop);
     if (r->spec.ttl <= 0) return -1;
     return r->spec.ttl < t->nnodes - 1 ? r->spec.ttl : t->nnodes - 1;
 }
@@ -31,21 +31,21 @@ static int routed_bottleneck(const struct probe_path_topology *t, int last, int 
 }
 
 void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_result *r) {
-    if (strcmp(r->observer, "recverr") || r->sent.answer != PROBE_ANS_YES) return;
+    if (strcmp(r->egress.observer, "recverr") || r->sent.answer != PROBE_ANS_YES) return;
     const struct probe_spec *s = &r->spec;
     int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
     /* The host's own fragmentation is seen (FragCreates moved): keep it. */
     if (r->fragmenter == PROBE_FRAG_HOST && r->fragmented.basis == PROBE_BASIS_OBSERVED) return;
-    int frag_needed = r->icmp_mtu > 0 && r->quoted_len < 0;
+    int frag_needed = r->icmp.mtu > 0 && r->icmp.quoted_len < 0;
     if (frag_needed) {
         /* A router dropped it whole and said so: that much is observed, but
          * not its quoted length. */
-        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s dropped it whole with %s, MTU %d", r->hop,
-                 v6 ? "Packet Too Big" : "Frag Needed", r->icmp_mtu);
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s dropped it whole with %s, MTU %d", r->icmp.hop,
+                 v6 ? "Packet Too Big" : "Frag Needed", r->icmp.mtu);
         r->fragmenter = PROBE_FRAG_NONE;
         snprintf(r->evidence, sizeof r->evidence,
-                 "%s dropped it with %s, MTU %d: the kernel now caches PMTU %d for this destination", r->hop,
-                 v6 ? "Packet Too Big" : "Frag Needed", r->icmp_mtu, r->icmp_mtu);
+                 "%s dropped it with %s, MTU %d: the kernel now caches PMTU %d for this destination", r->icmp.hop,
+                 v6 ? "Packet Too Big" : "Frag Needed", r->icmp.mtu, r->icmp.mtu);
         return;
     }
     if (v6) {
@@ -55,7 +55,7 @@ void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_r
     } else if (r->df.answer == PROBE_ANS_YES) {
         probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
                  "DF=1 by mode %s: routers may not fragment it, and the host did not%s", probe_mode_name(s->mode),
-                 r->hop[0] ? "; it reached the answering hop whole" : "");
+                 r->icmp.hop[0] ? "; it reached the answering hop whole" : "");
         r->fragmenter = PROBE_FRAG_NONE;
     } else {
         int node = topo ? last_node(topo, r) : -1, link = -1;
@@ -64,7 +64,7 @@ void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_r
          * it), or for TCP one segment no larger than the route's MTU. */
         int len = s->size;
         if (tcp) {
-            int route = r->path_mtu_before > 0 ? r->path_mtu_before : r->dev_mtu;
+            int route = r->egress.path_mtu_before > 0 ? r->egress.path_mtu_before : r->egress.dev_mtu;
             if (route > 0 && route < len) len = route;
             int last_link = topo ? topo->link[topo->nnodes - 2].mtu : 0;
             if (last_link > 0 && last_link < len) len = last_link; /* dst's MSS */

@@ -178,11 +178,11 @@ static int add_node(struct probe_path_topology *t, const char *name, const char 
 
 static int is_icmp_too_big(const struct probe_result *r) {
     int v6 = probe_proto_is_v6(r->spec.proto);
-    return v6 ? r->icmp_type == 2 : r->icmp_type == 3 && r->icmp_code == 4;
+    return v6 ? r->icmp.type == 2 : r->icmp.type == 3 && r->icmp.code == 4;
 }
 static int is_time_exceeded(const struct probe_result *r) {
-    return probe_proto_is_v6(r->spec.proto) ? r->icmp_type == 3 && r->icmp_code == 0
-                                            : r->icmp_type == 11 && r->icmp_code == 0;
+    return probe_proto_is_v6(r->spec.proto) ? r->icmp.type == 3 && r->icmp.code == 0
+                                            : r->icmp.type == 11 && r->icmp.code == 0;
 }
 
 void probe_path_topology_real(const struct probe_ttl_discovery *d, const struct probe_result *r,
@@ -202,32 +202,32 @@ void probe_path_topology_real(const struct probe_ttl_discovery *d, const struct 
             if (d->hop[i][0] && !strcmp(d->hop[i], d->reassembled[j])) out->node[k].reassembles = 1;
     }
     /* The answering hop, when discovery did not list it. */
-    int answered = r->hop[0] && strcmp(r->hop, r->spec.host);
+    int answered = r->icmp.hop[0] && strcmp(r->icmp.hop, r->spec.host);
     for (int i = 1; answered && i < out->nnodes; i++)
-        if (!strcmp(out->node[i].addr, r->hop)) answered = 0;
+        if (!strcmp(out->node[i].addr, r->icmp.hop)) answered = 0;
     if (answered && is_time_exceeded(r) && r->spec.ttl > out->nnodes) {
         /* A Time Exceeded comes from the hop at the test's TTL: node index
          * = hop count while there is no gap. */
         if (r->spec.ttl > out->nnodes) add_node(out, "…", "", PROBE_PATH_GAP);
         char name[16];
         snprintf(name, sizeof name, "hop %d", r->spec.ttl);
-        add_node(out, name, r->hop, PROBE_PATH_ROUTER);
+        add_node(out, name, r->icmp.hop, PROBE_PATH_ROUTER);
     } else if (answered) {
         add_node(out, "…", "", PROBE_PATH_GAP);
-        add_node(out, r->hop, r->hop, PROBE_PATH_ROUTER);
+        add_node(out, r->icmp.hop, r->icmp.hop, PROBE_PATH_ROUTER);
     }
     if (!reached_dst) add_node(out, "…", "", PROBE_PATH_GAP);
     if (out->nnodes >= PROBE_PATH_NODES_MAX) out->nnodes = PROBE_PATH_NODES_MAX - 1;
     add_node(out, r->spec.host, r->spec.host, PROBE_PATH_TARGET);
-    if (r->dev_mtu > 0) {
-        out->link[0].mtu = r->dev_mtu;
+    if (r->egress.dev_mtu > 0) {
+        out->link[0].mtu = r->egress.dev_mtu;
         out->link[0].from = PROBE_PATH_MTU_DEVICE;
     }
     /* Frag Needed / PTB: the answering hop's next link. */
-    if (is_icmp_too_big(r) && r->icmp_mtu > 0)
+    if (is_icmp_too_big(r) && r->icmp.mtu > 0)
         for (int i = 1; i < out->nnodes - 1; i++)
-            if (!strcmp(out->node[i].addr, r->hop)) {
-                out->link[i].mtu = r->icmp_mtu;
+            if (!strcmp(out->node[i].addr, r->icmp.hop)) {
+                out->link[i].mtu = r->icmp.mtu;
                 out->link[i].from = PROBE_PATH_MTU_ICMP;
             }
 }
@@ -263,8 +263,8 @@ static void other_event(struct build *b) {
     const struct probe_result *r = b->r;
     struct probe_path *p = b->p;
     int node = -1;
-    for (int i = 1; r->other_answers > 0 && r->other_hop[0] && i < p->nnodes; i++)
-        if (!strcmp(p->node[i].addr, r->other_hop)) node = i;
+    for (int i = 1; r->icmp.other.answers > 0 && r->icmp.other.hop[0] && i < p->nnodes; i++)
+        if (!strcmp(p->node[i].addr, r->icmp.other.hop)) node = i;
     if (node < 0) return;
     int at = 0;
     while (at < p->nevents && p->ev[at].node <= node) at++;
@@ -273,30 +273,30 @@ static void other_event(struct build *b) {
     struct probe_path_event moved = *e;
     memmove(&p->ev[at + 1], &p->ev[at], (size_t)(p->nevents - 1 - at) * sizeof *e);
     p->ev[at] = moved;
-    snprintf(p->ev[at].text, sizeof p->ev[at].text, "answered with %.100s: not this packet", r->other_quote);
+    snprintf(p->ev[at].text, sizeof p->ev[at].text, "answered with %.100s: not this packet", r->icmp.other.quote);
 }
 
 static enum probe_path_icmp icmp_kind(const struct probe_result *r, int from_target) {
-    if (r->icmp_type < 0) return PROBE_PATH_ICMP_NONE;
+    if (r->icmp.type < 0) return PROBE_PATH_ICMP_NONE;
     if (is_icmp_too_big(r)) return probe_proto_is_v6(r->spec.proto) ? PROBE_PATH_ICMP_PACKET_TOO_BIG : PROBE_PATH_ICMP_FRAG_NEEDED;
     if (is_time_exceeded(r)) return PROBE_PATH_ICMP_TIME_EXCEEDED;
-    int unreach = probe_proto_is_v6(r->spec.proto) ? r->icmp_type == 1 : r->icmp_type == 3;
-    int port = probe_proto_is_v6(r->spec.proto) ? r->icmp_code == 4 : r->icmp_code == 3;
+    int unreach = probe_proto_is_v6(r->spec.proto) ? r->icmp.type == 1 : r->icmp.type == 3;
+    int port = probe_proto_is_v6(r->spec.proto) ? r->icmp.code == 4 : r->icmp.code == 3;
     if (unreach && port && from_target) return PROBE_PATH_ICMP_PORT_UNREACHABLE;
     return PROBE_PATH_ICMP_UNREACHABLE;
 }
 
 static void quote_into(const struct probe_result *r, struct probe_path_event *e) {
-    if (r->quoted_len < 0) return;
+    if (r->icmp.quoted_len < 0) return;
     e->has_quote = 1;
-    e->q_len = r->quoted_len;
-    e->q_df = r->quoted_df;
-    e->q_mf = r->quoted_mf;
-    e->q_offset = r->quoted_offset;
-    e->q_frag_hdr = r->quoted_frag_hdr;
+    e->q_len = r->icmp.quoted_len;
+    e->q_df = r->icmp.quoted_df;
+    e->q_mf = r->icmp.quoted_mf;
+    e->q_offset = r->icmp.quoted_offset;
+    e->q_frag_hdr = r->icmp.quoted_frag_hdr;
 }
 static int quote_is_fragment(const struct probe_result *r) {
-    return r->quoted_len > 0 && (r->quoted_mf == 1 || r->quoted_offset > 0 || r->quoted_frag_hdr == 1);
+    return r->icmp.quoted_len > 0 && (r->icmp.quoted_mf == 1 || r->icmp.quoted_offset > 0 || r->icmp.quoted_frag_hdr == 1);
 }
 
 /* What left the host: the capture's count and first length, else the
@@ -305,38 +305,38 @@ static void build_sent(struct build *b) {
     const struct probe_result *r = b->r;
     struct probe_path *p = b->p;
     p->sent.n = -1;
-    if (r->send_errno) {
+    if (r->egress.send_errno) {
         p->left = 0;
         p->sent.n = 0;
-        p->send_errno = r->send_errno;
-        p->kernel_mtu = r->kernel_mtu > 0 ? r->kernel_mtu : 0;
+        p->send_errno = r->egress.send_errno;
+        p->kernel_mtu = r->egress.kernel_mtu > 0 ? r->egress.kernel_mtu : 0;
         struct probe_path_event *e = event(b, 0, PROBE_PATH_REFUSED, PROBE_PATH_SEEN_KERNEL);
         if (e) {
             e->mtu = p->kernel_mtu;
-            if (r->send_errno == EMSGSIZE && e->mtu)
+            if (r->egress.send_errno == EMSGSIZE && e->mtu)
                 etext(e, "send() refused it: EMSGSIZE (MTU %d), nothing left", e->mtu);
             else
-                etext(e, "send() refused it (%s), nothing left", strerror(r->send_errno));
+                etext(e, "send() refused it (%s), nothing left", strerror(r->egress.send_errno));
         }
         return;
     }
     p->left = r->sent.answer == PROBE_ANS_YES ? 1 : r->sent.answer == PROBE_ANS_NO ? 0 : -1;
-    if (r->egress_packets > 0 && r->egress_first_len > 0) {
-        if (r->egress_fragments > 0) probe_path_split(r->spec.size, r->egress_first_len, b->v6, &p->sent);
-        else pieces_one(&p->sent, r->egress_first_len, PROBE_PATH_PIECES_CAPTURE);
+    if (r->egress.packets > 0 && r->egress.first_len > 0) {
+        if (r->egress.fragments > 0) probe_path_split(r->spec.size, r->egress.first_len, b->v6, &p->sent);
+        else pieces_one(&p->sent, r->egress.first_len, PROBE_PATH_PIECES_CAPTURE);
         p->sent.from = PROBE_PATH_PIECES_CAPTURE;
         /* One count: IP's split by the first piece must give the pieces the
          * capture counted, else their sizes are not known. */
-        if (r->egress_fragments > 0 && p->sent.n != r->egress_fragments) p->sent.n = -1;
+        if (r->egress.fragments > 0 && p->sent.n != r->egress.fragments) p->sent.n = -1;
     } else if (p->left == 1 && r->fragmenter == PROBE_FRAG_HOST) {
-        int mtu = r->path_mtu_before > 0 ? r->path_mtu_before : r->dev_mtu;
+        int mtu = r->egress.path_mtu_before > 0 ? r->egress.path_mtu_before : r->egress.dev_mtu;
         if (mtu > 0) probe_path_split(r->spec.size, mtu, b->v6, &p->sent);
     } else if (p->left == 1 && (r->fragmenter == PROBE_FRAG_NONE || r->fragmenter == PROBE_FRAG_ROUTER ||
                                 probe_proto_is_tcp(r->spec.proto) ||
-                                !probe_judge_host_frags(&r->spec, r->dev_mtu, r->path_mtu_before))) {
+                                !probe_judge_host_frags(&r->spec, r->egress.dev_mtu, r->egress.path_mtu_before))) {
         pieces_one(&p->sent, r->spec.size, PROBE_PATH_PIECES_RULE);
     }
-    if (p->left == 1 || r->egress_packets > 0) p->reached = r->egress_packets > 0 ? 0 : p->reached;
+    if (p->left == 1 || r->egress.packets > 0) p->reached = r->egress.packets > 0 ? 0 : p->reached;
     if (p->sent.n > 1) {
         struct probe_path_event *e = event(
             b, 0, PROBE_PATH_FRAGMENTED,
@@ -356,13 +356,13 @@ static void build_sent(struct build *b) {
  * it reports segments, not IP pieces, so it confirms nothing here. */
 static int witness_agrees(const struct probe_result *r, const struct probe_path_pieces *model) {
     if (probe_proto_is_tcp(r->spec.proto) || model->n < 1) return 0;
-    if (r->w_fragments == 0) return model->n == 1;
-    if (r->w_frag_max <= 0 || model->n < 2) return 0;
-    if (r->w_fragments > 0 && r->w_fragments != model->n) return 0;
+    if (r->witness.fragments == 0) return model->n == 1;
+    if (r->witness.frag_max <= 0 || model->n < 2) return 0;
+    if (r->witness.fragments > 0 && r->witness.fragments != model->n) return 0;
     int lo = model->len[0];
     for (int i = 0; i < pieces_listed(model); i++)
         if (model->len[i] < lo) lo = model->len[i];
-    return pieces_max(model) == r->w_frag_max && (r->w_frag_min <= 0 || r->w_frag_min == lo);
+    return pieces_max(model) == r->witness.frag_max && (r->witness.frag_min <= 0 || r->witness.frag_min == lo);
 }
 
 /* The pieces on arrival from the witness alone (no model, or one it
@@ -372,11 +372,11 @@ static void witness_pieces(const struct probe_result *r, int v6, struct probe_pa
     memset(out, 0, sizeof *out);
     out->n = -1;
     if (probe_proto_is_tcp(r->spec.proto)) return;
-    if (r->w_fragments == 0) pieces_one(out, r->spec.size, PROBE_PATH_PIECES_WITNESS);
-    else if (r->w_frag_max > 0) probe_path_split(r->spec.size, r->w_frag_max, v6, out);
+    if (r->witness.fragments == 0) pieces_one(out, r->spec.size, PROBE_PATH_PIECES_WITNESS);
+    else if (r->witness.frag_max > 0) probe_path_split(r->spec.size, r->witness.frag_max, v6, out);
     else return;
     out->from = PROBE_PATH_PIECES_WITNESS;
-    if (r->w_fragments > 0 && out->n != r->w_fragments) out->n = -1;
+    if (r->witness.fragments > 0 && out->n != r->witness.fragments) out->n = -1;
 }
 
 /* The target's event when the witness reported: the model's pieces when
@@ -393,20 +393,20 @@ static int witness_arrival(struct build *b, int node, const struct probe_path_pi
     } else {
         witness_pieces(r, b->v6, &e->pieces);
     }
-    e->ttl = r->w_ttl;
-    e->df = r->w_df;
+    e->ttl = r->witness.ttl;
+    e->df = r->witness.df;
     char ttl[24] = "";
-    if (r->w_ttl >= 0) snprintf(ttl, sizeof ttl, ", TTL %d", r->w_ttl);
+    if (r->witness.ttl >= 0) snprintf(ttl, sizeof ttl, ", TTL %d", r->witness.ttl);
     if (e->pieces.n > 1) {
         char pt[80];
         pieces_text(&e->pieces, pt, sizeof pt);
         etext(e, "arrived in %d fragments: %s%s", e->pieces.n, pt, ttl);
     } else if (e->pieces.n == 1) {
         etext(e, "arrived whole (%d bytes)%s", e->pieces.len[0], ttl);
-    } else if (r->w_fragments > 0 || r->w_frag_max > 0) {
+    } else if (r->witness.fragments > 0 || r->witness.frag_max > 0) {
         char n[16] = "";
-        if (r->w_fragments > 0) snprintf(n, sizeof n, "%d ", r->w_fragments);
-        etext(e, "arrived in %sfragments, largest %d bytes%s", n, r->w_frag_max, ttl);
+        if (r->witness.fragments > 0) snprintf(n, sizeof n, "%d ", r->witness.fragments);
+        etext(e, "arrived in %sfragments, largest %d bytes%s", n, r->witness.frag_max, ttl);
     } else {
         etext(e, "arrived (the witness reported it)%s", ttl);
     }
@@ -443,10 +443,10 @@ static void answer_event(struct build *b, int node, int is_target, struct probe_
     struct probe_path_event *e = event(b, node, what, PROBE_PATH_SEEN_ICMP);
     if (!e) return;
     e->icmp = k;
-    e->mtu = r->icmp_mtu > 0 ? r->icmp_mtu : 0;
+    e->mtu = r->icmp.mtu > 0 ? r->icmp.mtu : 0;
     quote_into(r, e);
     if (what == PROBE_PATH_ARRIVED && cur->n > 0) e->pieces = *cur;
-    const char *frag = e->has_quote && quote_is_fragment(r) ? (r->quoted_offset > 0 ? "a later" : "a first") : NULL;
+    const char *frag = e->has_quote && quote_is_fragment(r) ? (r->icmp.quoted_offset > 0 ? "a later" : "a first") : NULL;
     switch (what) {
     case PROBE_PATH_EXPIRED:
         if (!e->has_quote) etext(e, "TTL expired here: Time Exceeded");
@@ -465,15 +465,15 @@ static void answer_event(struct build *b, int node, int is_target, struct probe_
             etext(e, "dropped: %s, MTU %d",
                      k == PROBE_PATH_ICMP_FRAG_NEEDED ? "Frag Needed" : "Packet Too Big", e->mtu);
         else
-            etext(e, "dropped: Destination Unreachable (type %d, code %d)", r->icmp_type,
-                     r->icmp_code);
+            etext(e, "dropped: Destination Unreachable (type %d, code %d)", r->icmp.type,
+                     r->icmp.code);
     }
 }
 
 static int node_of_hop(const struct probe_path *p, const struct probe_result *r) {
-    if (!r->hop[0]) return -1;
+    if (!r->icmp.hop[0]) return -1;
     for (int i = 1; i < p->nnodes; i++)
-        if (r->hop_name[0] ? !strcmp(p->node[i].name, r->hop_name) : !strcmp(p->node[i].addr, r->hop)) return i;
+        if (r->icmp.hop_name[0] ? !strcmp(p->node[i].name, r->icmp.hop_name) : !strcmp(p->node[i].addr, r->icmp.hop)) return i;
     return -1;
 }
 
@@ -497,7 +497,7 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
     memcpy(p.link, topo->link, sizeof p.link);
     p.bytes = r->spec.size;
     p.df = b.v6 || r->df.answer == PROBE_ANS_UNKNOWN ? -1 : r->df.answer == PROBE_ANS_YES;
-    p.pmtu_cache = r->cached_pmtu_before > 0 ? r->cached_pmtu_before : 0;
+    p.pmtu_cache = r->egress.cached_pmtu_before > 0 ? r->egress.cached_pmtu_before : 0;
     p.reached = -1;
     build_sent(&b);
     if (p.left != 1 || p.nnodes < 2) {
@@ -508,8 +508,8 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
     int dfknown = b.v6 || p.df >= 0, dfset = b.v6 || p.df == 1;
     int hop = node_of_hop(&p, r);
     int target = p.nnodes - 1;
-    int heard = r->witness[0] && r->witness_heard;
-    int silent_at = hop < 0 && !heard && r->echo_replies <= 0 ? node_at_ttl(&p, r->spec.ttl) : -1;
+    int heard = r->witness.target[0] && r->witness.heard;
+    int silent_at = hop < 0 && !heard && r->icmp.echo_replies <= 0 ? node_at_ttl(&p, r->spec.ttl) : -1;
     int known = p.sent.n > 0; /* cur is what travels */
     struct probe_path_pieces cur = p.sent;
     for (int i = 1; i < p.nnodes; i++) {
@@ -535,7 +535,7 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
             }
         }
         if (i == hop) {
-            if (known && r->quoted_len > 0 && quote_is_fragment(r) && cur.n == 1) known = 0;
+            if (known && r->icmp.quoted_len > 0 && quote_is_fragment(r) && cur.n == 1) known = 0;
             answer_event(&b, i, i == target, &cur);
             /* TCP with a witness: the stack resends smaller segments after a
              * Frag Needed, and those arrive; anything else ends here. */
@@ -547,7 +547,7 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
             if (heard) {
                 int before = p.nevents, agrees = witness_arrival(&b, i, &cur, known);
                 if (p.nevents > before) witness_seen(&p, target, agrees);
-            } else if (r->echo_replies > 0) {
+            } else if (r->icmp.echo_replies > 0) {
                 struct probe_path_event *e = event(&b, i, PROBE_PATH_ARRIVED, PROBE_PATH_SEEN_ICMP);
                 if (!e) break;
                 e->icmp = PROBE_PATH_ICMP_ECHO_REPLY;
@@ -555,7 +555,7 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
             } else if (silent_at == i || silent_at < 0) {
                 struct probe_path_event *e = event(&b, i, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
                 /* A silent witness: dropped somewhere on the way (rules.c, rule c). */
-                if (e && r->witness_silent) etext(e, "the witness did not see it: dropped on the way");
+                if (e && r->witness.silent) etext(e, "the witness did not see it: dropped on the way");
                 else if (e) etext(e, "no answer from the target");
             }
             break;
@@ -572,12 +572,12 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
         }
         if (!known || m <= 0) {
             /* No link MTU (a real path): only what the answer's quote shows. */
-            if (known && hop == i + 1 && cur.n == 1 && r->quoted_len > 0) {
+            if (known && hop == i + 1 && cur.n == 1 && r->icmp.quoted_len > 0) {
                 struct probe_path_event *e;
-                if (quote_is_fragment(r) && r->quoted_len < cur.len[0]) {
+                if (quote_is_fragment(r) && r->icmp.quoted_len < cur.len[0]) {
                     e = event(&b, i, PROBE_PATH_FRAGMENTED, PROBE_PATH_SEEN_ICMP);
                     if (e) {
-                        probe_path_split(r->spec.size, r->quoted_len, b.v6, &e->pieces);
+                        probe_path_split(r->spec.size, r->icmp.quoted_len, b.v6, &e->pieces);
                         e->pieces.from = PROBE_PATH_PIECES_QUOTE;
                         text_pieces(e, "fragmented into", 0);
                         cur = e->pieces;
@@ -616,9 +616,9 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
         /* With a witness: seen by it if its report agrees with the model at
          * the target (witness_arrival), else relabelled inference there. */
         enum probe_path_seen seen = PROBE_PATH_SEEN_INFERENCE;
-        if (hop > i && r->quoted_len > 0) seen = PROBE_PATH_SEEN_ICMP;
+        if (hop > i && r->icmp.quoted_len > 0) seen = PROBE_PATH_SEEN_ICMP;
         else if (heard && !probe_proto_is_tcp(r->spec.proto)) seen = PROBE_PATH_SEEN_WITNESS;
-        if (seen == PROBE_PATH_SEEN_ICMP && next.len[0] == r->quoted_len) next.from = PROBE_PATH_PIECES_QUOTE;
+        if (seen == PROBE_PATH_SEEN_ICMP && next.len[0] == r->icmp.quoted_len) next.from = PROBE_PATH_PIECES_QUOTE;
         struct probe_path_event *e = event(&b, i, big ? PROBE_PATH_FRAGMENTED : PROBE_PATH_PASSED, seen);
         if (!e) break;
         e->pieces = next;

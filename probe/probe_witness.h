@@ -118,7 +118,7 @@ int probe_witness_run(const struct probe_witness_opts *o, char *err, size_t errl
  * payload (tests smaller than IP + transport header + 48 bytes go without),
  * and the observers' wait ends when the report comes back. Within the
  * test's timeout: a silent or unreachable witness leaves the near-end answer
- * with a note in witness_note and the evidence. */
+ * with a note in r->witness.note and the evidence. */
 struct probe_witness_target {
     char host[256];                    /* "" = the lab's dst */
     int port;
@@ -126,7 +126,7 @@ struct probe_witness_target {
 };
 /* "HOST:PORT" / "[V6]:PORT" into t->host / t->port: 0, or -1 with err. */
 int probe_witness_target_parse(const char *s, struct probe_witness_target *t, char *err, size_t errlen);
-/* Pure: merges the witness's report (the w_* fields of r, witness_heard) into
+/* Pure: merges the witness's report (r->witness: its report, heard) into
  * the near-end facts. Each fact keeps the near end's observation where it
  * has one; otherwise the far end's (basis observed, far_end 1), else the
  * kernel's rules (TCP is never IP-fragmented by its sender, routers never

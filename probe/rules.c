@@ -25,23 +25,23 @@ static void rule_evidence(struct probe_result *r) {
             snprintf(prefix, sizeof prefix, "%.*s", (int)(end - r->evidence) + 2, r->evidence);
     }
     snprintf(r->evidence, sizeof r->evidence, "%s%s%s%s%s%s", prefix, r->fragmented.why,
-             r->fragmented.basis == PROBE_BASIS_RULE ? " (rule)" : "", r->witness_silent ? " [" : "",
-             r->witness_silent ? r->witness_note : "", r->witness_silent ? "]" : "");
+             r->fragmented.basis == PROBE_BASIS_RULE ? " (rule)" : "", r->witness.silent ? " [" : "",
+             r->witness.silent ? r->witness.note : "", r->witness.silent ? "]" : "");
 }
 
 void probe_rules_apply(struct probe_result *r) {
     if (r->sent.answer != PROBE_ANS_YES || r->fragmented.basis != PROBE_BASIS_UNKNOWN) return;
     int v6 = probe_proto_is_v6(r->spec.proto);
-    int whole = r->egress_packets > 0 && r->egress_fragments == 0; /* seen leaving whole (raw tap) */
+    int whole = r->egress.packets > 0 && r->egress.fragments == 0; /* seen leaving whole (raw tap) */
     if (!whole) return;
     int df = !v6 && r->df.answer == PROBE_ANS_YES && r->df.basis == PROBE_BASIS_OBSERVED;
-    const char *lost = r->witness_silent ? "; the witness did not see it: dropped on the way" : "";
+    const char *lost = r->witness.silent ? "; the witness did not see it: dropped on the way" : "";
     if (df || v6) {
         probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_RULE, "it left the host whole and %s%s",
                        v6 ? "no router fragments IPv6" : "with DF=1 no router may fragment it", lost);
         r->fragmenter = PROBE_FRAG_NONE;
-        r->far_end &= ~4u;
-    } else if (r->witness_silent) {
+        r->witness.far_end &= ~4u;
+    } else if (r->witness.silent) {
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
                        "it left the host whole and the witness did not see it: dropped on the way, not fragmented by "
                        "the host; with DF=0 a router may have cut it first");

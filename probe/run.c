@@ -64,18 +64,18 @@ static int choose_ttl(struct run_ctx *c, int on_lab_dst, int *ttl) {
     const struct probe_lab *lab = c->opts->lab;
     if (r->spec.ttl > 0) {
         *ttl = r->spec.ttl;
-        snprintf(r->ttl_basis, sizeof r->ttl_basis, "given");
+        snprintf(r->route.ttl_basis, sizeof r->route.ttl_basis, "given");
         return 0;
     }
     if (c->witness_on) {
         /* The witness sees only what reaches it. */
         *ttl = 64;
-        snprintf(r->ttl_basis, sizeof r->ttl_basis, "witness: TTL 64, so the probe reaches the witness");
+        snprintf(r->route.ttl_basis, sizeof r->route.ttl_basis, "witness: TTL 64, so the probe reaches the witness");
         return 0;
     }
     if (lab && on_lab_dst) {
         *ttl = lab->auto_ttl;
-        snprintf(r->ttl_basis, sizeof r->ttl_basis, "lab topology: expires at r2, one hop past the bottleneck r1");
+        snprintf(r->route.ttl_basis, sizeof r->route.ttl_basis, "lab topology: expires at r2, one hop past the bottleneck r1");
         return 0;
     }
     if (!probe_priv_has(CAP_NET_RAW)) {
@@ -84,7 +84,7 @@ static int choose_ttl(struct run_ctx *c, int on_lab_dst, int *ttl) {
          * answer the unprivileged observer still sees; what routers did is
          * then inferred (and each answer says so). */
         *ttl = 64;
-        snprintf(r->ttl_basis, sizeof r->ttl_basis,
+        snprintf(r->route.ttl_basis, sizeof r->route.ttl_basis,
                  "TTL 64: no CAP_NET_RAW for TTL discovery, so the packet goes all the way");
         return 0;
     }
@@ -96,13 +96,13 @@ static int choose_ttl(struct run_ctx *c, int on_lab_dst, int *ttl) {
     c->disc = d;
     c->discovered = 1;
     size_t n = 0;
-    for (int i = 0; i < d.nreassembled && n + 2 < sizeof r->reassembling; i++)
-        n += (size_t)snprintf(r->reassembling + n, sizeof r->reassembling - n, "%s%s", i ? " " : "", d.reassembled[i]);
+    for (int i = 0; i < d.nreassembled && n + 2 < sizeof r->route.reassembling; i++)
+        n += (size_t)snprintf(r->route.reassembling + n, sizeof r->route.reassembling - n, "%s%s", i ? " " : "", d.reassembled[i]);
     if (d.ttl <= 0 && d.reached_dst) {
         /* No router quotes a fragment before the destination: send to it;
          * its own answer (port unreachable) still shows DF and size. */
         *ttl = d.tried;
-        snprintf(r->ttl_basis, sizeof r->ttl_basis, "discovery: the destination answered at TTL %d", d.tried);
+        snprintf(r->route.ttl_basis, sizeof r->route.ttl_basis, "discovery: the destination answered at TTL %d", d.tried);
         return 0;
     }
     if (d.ttl <= 0) {
@@ -110,16 +110,16 @@ static int choose_ttl(struct run_ctx *c, int on_lab_dst, int *ttl) {
         return PROBE_E_SILENT;
     }
     *ttl = d.ttl;
-    snprintf(r->ttl_basis, sizeof r->ttl_basis, "discovery: %.80s", d.why);
+    snprintf(r->route.ttl_basis, sizeof r->route.ttl_basis, "discovery: %.80s", d.why);
     return 0;
 }
 
 /* The evidence ends with what the lab's routers do (a scenario of a deck,
  * `fragvote lab up --dropfrag r2`...): the line the room reads says why. */
 static void lab_does_said(struct probe_result *r) {
-    if (!r->lab_does[0]) return;
+    if (!r->route.lab_does[0]) return;
     char tail[300];
-    int n = snprintf(tail, sizeof tail, " (on this lab %s)", r->lab_does);
+    int n = snprintf(tail, sizeof tail, " (on this lab %s)", r->route.lab_does);
     if (n < 0 || (size_t)n >= sizeof r->evidence) return;
     size_t keep = strlen(r->evidence);
     if (keep + (size_t)n >= sizeof r->evidence) keep = sizeof r->evidence - 1 - (size_t)n;
@@ -144,16 +144,16 @@ static int run_inner(void *p) {
         const struct probe_witness_target *wt = o->witness;
         const struct probe_lab *wl = lab ? lab : o->topology;
         const char *wh = wt->host[0] ? wt->host : wl ? probe_lab_dst_addr(wl, v6) : "?";
-        snprintf(r->witness, sizeof r->witness, strchr(wh, ':') ? "[%s]:%d" : "%s:%d", wh, wt->port);
+        snprintf(r->witness.target, sizeof r->witness.target, strchr(wh, ':') ? "[%s]:%d" : "%s:%d", wh, wt->port);
         int room = r->spec.size - probe_header_bytes(r->spec.proto) - (tcp ? 12 : 0);
         int same_host = !r->spec.host[0] || !strcmp(r->spec.host, wh);
         if (!same_host) {
-            snprintf(r->witness_note, sizeof r->witness_note, "this test goes to %.60s, not to the witness's host",
+            snprintf(r->witness.note, sizeof r->witness.note, "this test goes to %.60s, not to the witness's host",
                      r->spec.host);
         } else if (icmp) {
-            snprintf(r->witness_note, sizeof r->witness_note, "the witness does not answer ICMP echo tests");
+            snprintf(r->witness.note, sizeof r->witness.note, "the witness does not answer ICMP echo tests");
         } else if (room < PROBE_WITNESS_PROBE_BYTES) {
-            snprintf(r->witness_note, sizeof r->witness_note,
+            snprintf(r->witness.note, sizeof r->witness.note,
                      "%d bytes are too small to carry the witness's %d-byte header: near end only", r->spec.size,
                      PROBE_WITNESS_PROBE_BYTES);
         } else {
@@ -173,8 +173,8 @@ static int run_inner(void *p) {
     if (lab) {
         on_lab_dst = !strcmp(r->spec.host, probe_lab_dst_addr(lab, v6));
         if (lab->cfg.reassemble)
-            snprintf(r->reassembling, sizeof r->reassembling, "%s", lab->name[lab->cfg.reassemble]);
-        probe_lab_behaviours_text(lab, 0, r->lab_does, sizeof r->lab_does);
+            snprintf(r->route.reassembling, sizeof r->route.reassembling, "%s", lab->name[lab->cfg.reassemble]);
+        probe_lab_behaviours_text(lab, 0, r->route.lab_does, sizeof r->route.lab_does);
     }
     if ((rc = probe_resolve(r->spec.host, v6, 0, &dst, c->err, c->errlen)) < 0) return rc;
     if (o->flush_pmtu && (rc = probe_pmtu_flush(NULL, c->err, c->errlen)) < 0) return rc;
@@ -204,7 +204,7 @@ static int run_inner(void *p) {
         rc = PROBE_E_FAIL;
         goto cleanup;
     }
-    snprintf(r->observer, sizeof r->observer, "%s", ob->name);
+    snprintf(r->egress.observer, sizeof r->egress.observer, "%s", ob->name);
     if ((rc = ob->open(&obstate, v6 ? AF_INET6 : AF_INET, c->err, c->errlen)) < 0) goto cleanup;
     int timeout = o->timeout_ms > 0 ? o->timeout_ms : PROBE_TIMEOUT_MS_DEFAULT;
     struct probe_route rt;
@@ -212,18 +212,18 @@ static int run_inner(void *p) {
      * the unprivileged one over a ping socket. */
     int icmp_raw = ob == &probe_observer_raw;
     if ((rc = probe_send_open(&r->spec, &dst, ttl, timeout, icmp_raw, &si, &rt, c->err, c->errlen)) < 0) goto cleanup;
-    snprintf(r->sock, sizeof r->sock, "%s", si.sock);
+    snprintf(r->egress.sock, sizeof r->egress.sock, "%s", si.sock);
     if (icmp) r->spec.port = si.sport; /* the echo identifier, to find it in a capture */
-    r->path_mtu_before = rt.path_mtu;
-    r->dev_mtu = rt.dev_mtu;
-    r->cached_pmtu_before = rt.path_mtu > 0 && rt.dev_mtu > 0 && rt.path_mtu < rt.dev_mtu ? rt.path_mtu : 0;
+    r->egress.path_mtu_before = rt.path_mtu;
+    r->egress.dev_mtu = rt.dev_mtu;
+    r->egress.cached_pmtu_before = rt.path_mtu > 0 && rt.dev_mtu > 0 && rt.path_mtu < rt.dev_mtu ? rt.path_mtu : 0;
     if (ob->arm && (rc = ob->arm(obstate, si.fd, c->err, c->errlen)) < 0) goto cleanup;
     if (c->witness_on && (rc = witness_probe_begin(&si, o->witness, c->err, c->errlen)) < 0) goto cleanup;
-    if ((rc = probe_send_payload(&si, &r->kernel_mtu)) < 0) {
+    if ((rc = probe_send_payload(&si, &r->egress.kernel_mtu)) < 0) {
         snprintf(c->err, c->errlen, "out of memory");
         goto cleanup;
     }
-    r->send_errno = si.sent ? 0 : si.send_errno;
+    r->egress.send_errno = si.sent ? 0 : si.send_errno;
     if (!si.sent && si.send_errno != EMSGSIZE) {
         snprintf(c->err, c->errlen, "send to %s failed: %s", r->spec.host, strerror(si.send_errno));
         rc = si.send_errno == ENETUNREACH || si.send_errno == EHOSTUNREACH ? PROBE_E_NOROUTE : PROBE_E_FAIL;
@@ -271,13 +271,13 @@ static void result_init(struct probe_result *r, const struct probe_spec *spec) {
     struct probe_fact unk = {PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "not run"};
     r->sent = r->df = r->fragmented = unk;
     r->fragmenter = PROBE_FRAG_UNKNOWN;
-    r->quoted_len = r->quoted_df = r->quoted_mf = r->quoted_offset = r->quoted_frag_hdr = -1;
-    r->icmp_type = r->icmp_code = -1;
-    r->dev_mtu = r->path_mtu_before = -1;
-    r->egress_packets = r->egress_fragments = r->egress_first_len = -1;
-    r->echo_replies = -1;
-    r->w_raw = r->w_ttl = r->w_df = r->w_bytes = r->w_fragments = -1;
-    r->w_frag_max = r->w_frag_min = r->w_segments = r->w_seg_max = -1;
+    r->icmp.quoted_len = r->icmp.quoted_df = r->icmp.quoted_mf = r->icmp.quoted_offset = r->icmp.quoted_frag_hdr = -1;
+    r->icmp.type = r->icmp.code = -1;
+    r->egress.dev_mtu = r->egress.path_mtu_before = -1;
+    r->egress.packets = r->egress.fragments = r->egress.first_len = -1;
+    r->icmp.echo_replies = -1;
+    r->witness.raw = r->witness.ttl = r->witness.df = r->witness.bytes = r->witness.fragments = -1;
+    r->witness.frag_max = r->witness.frag_min = r->witness.segments = r->witness.seg_max = -1;
 }
 
 int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec, struct probe_result *out,

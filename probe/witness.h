@@ -83,7 +83,7 @@ void witness_tcp_service(struct witness_ctx *w);
  * begin sets si's key and a fresh nonce (after probe_send_open, before the
  * send); collect reads the report from the sending socket (waiting until the
  * deadline unless the observation already holds a decisive ICMP answer) into
- * r's w_* fields, or says in r->witness_note why there is none. */
+ * r->witness's report fields, or says in r->witness.note why there is none. */
 struct probe_sendinfo;
 struct probe_observation;
 struct timespec;

@@ -17,7 +17,7 @@ static unsigned fact_bit(const struct probe_result *r, const struct probe_fact *
 }
 
 const char *probe_fact_basis_label(const struct probe_result *r, const struct probe_fact *f) {
-    if (f->basis == PROBE_BASIS_OBSERVED && (r->far_end & fact_bit(r, f))) return "observed (far end)";
+    if (f->basis == PROBE_BASIS_OBSERVED && (r->witness.far_end & fact_bit(r, f))) return "observed (far end)";
     return probe_basis_name(f->basis);
 }
 
@@ -26,8 +26,8 @@ static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_an
 /* probe_fact_set, and whether the far end is what observed it. */
 static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_answer a, enum probe_basis b, int far,
                      const char *fmt, ...) {
-    if (far) r->far_end |= fact_bit(r, f);
-    else r->far_end &= ~fact_bit(r, f);
+    if (far) r->witness.far_end |= fact_bit(r, f);
+    else r->witness.far_end &= ~fact_bit(r, f);
     va_list ap;
     va_start(ap, fmt);
     probe_fact_setv(f, a, b, fmt, ap);
@@ -59,32 +59,32 @@ static int path_fragmenter(const struct probe_path_topology *t, int len, int *mt
 static void arrival(const struct probe_result *r, const char *where, char *buf, size_t len) {
     /* where is at most 80 bytes (the caller's buffer) */
     int tcp = probe_proto_is_tcp(r->spec.proto);
-    if (r->w_frag_max > 0 && r->w_fragments > 0)
-        snprintf(buf, len, "arrived at %s in %d fragments, largest %d bytes", where, r->w_fragments, r->w_frag_max);
-    else if (r->w_frag_max > 0)
-        snprintf(buf, len, "arrived at %s in fragments, largest %d bytes", where, r->w_frag_max);
-    else if (r->w_fragments == 0 && !tcp)
+    if (r->witness.frag_max > 0 && r->witness.fragments > 0)
+        snprintf(buf, len, "arrived at %s in %d fragments, largest %d bytes", where, r->witness.fragments, r->witness.frag_max);
+    else if (r->witness.frag_max > 0)
+        snprintf(buf, len, "arrived at %s in fragments, largest %d bytes", where, r->witness.frag_max);
+    else if (r->witness.fragments == 0 && !tcp)
         snprintf(buf, len, "arrived at %s whole (%d bytes)", where,
-                 r->w_bytes + (probe_proto_is_v6(r->spec.proto) ? 48 : 28)); /* the IP datagram */
-    else if (r->w_fragments == 0)
-        snprintf(buf, len, "arrived at %s whole (%d payload bytes)", where, r->w_bytes);
+                 r->witness.bytes + (probe_proto_is_v6(r->spec.proto) ? 48 : 28)); /* the IP datagram */
+    else if (r->witness.fragments == 0)
+        snprintf(buf, len, "arrived at %s whole (%d payload bytes)", where, r->witness.bytes);
     else
-        snprintf(buf, len, "%d payload bytes arrived at %s", r->w_bytes, where);
-    if (tcp && r->w_segments >= 0)
-        append(buf, len, " in %d data segment%s%s", r->w_segments, r->w_segments == 1 ? "" : "s",
-               r->w_seg_max > 0 ? "" : "");
-    if (tcp && r->w_seg_max > 0) append(buf, len, " (largest %d bytes)", r->w_seg_max);
-    if (r->w_ttl > 0 && r->spec.ttl > r->w_ttl)
-        append(buf, len, ", TTL %d on arrival (%d router%s)", r->w_ttl, r->spec.ttl - r->w_ttl,
-               r->spec.ttl - r->w_ttl == 1 ? "" : "s");
+        snprintf(buf, len, "%d payload bytes arrived at %s", r->witness.bytes, where);
+    if (tcp && r->witness.segments >= 0)
+        append(buf, len, " in %d data segment%s%s", r->witness.segments, r->witness.segments == 1 ? "" : "s",
+               r->witness.seg_max > 0 ? "" : "");
+    if (tcp && r->witness.seg_max > 0) append(buf, len, " (largest %d bytes)", r->witness.seg_max);
+    if (r->witness.ttl > 0 && r->spec.ttl > r->witness.ttl)
+        append(buf, len, ", TTL %d on arrival (%d router%s)", r->witness.ttl, r->spec.ttl - r->witness.ttl,
+               r->spec.ttl - r->witness.ttl == 1 ? "" : "s");
 }
 
 void probe_witness_merge(const struct probe_path_topology *topo, struct probe_result *r) {
-    if (!r->witness[0]) return;
-    if (!r->witness_heard) {
+    if (!r->witness.target[0]) return;
+    if (!r->witness.heard) {
         /* Silence is news; a probe a router dropped, or one never sent, is
          * explained by the near end already (the note keeps it). */
-        if (r->witness_silent) append(r->evidence, sizeof r->evidence, " [%s]", r->witness_note);
+        if (r->witness.silent) append(r->evidence, sizeof r->evidence, " [%s]", r->witness.note);
         return;
     }
     const struct probe_spec *s = &r->spec;
@@ -92,7 +92,7 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
     char where[80];
     if (topo && probe_path_topology_node_of(topo, s->host) == topo->nnodes - 1)
         snprintf(where, sizeof where, "%s", topo->node[topo->nnodes - 1].name);
-    else snprintf(where, sizeof where, "the witness %.64s", r->witness);
+    else snprintf(where, sizeof where, "the witness %.64s", r->witness.target);
     char seen[256];
     arrival(r, where, seen, sizeof seen);
 
@@ -101,24 +101,24 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
         far_fact(r, &r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, "%s", seen);
 
     /* ---- DF? ---- */
-    if (!v6 && r->w_df >= 0 && r->df.basis != PROBE_BASIS_OBSERVED)
-        far_fact(r, &r->df, r->w_df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED, 1,
-                 "DF=%d on arrival at %s (routers do not change it)", r->w_df, where);
+    if (!v6 && r->witness.df >= 0 && r->df.basis != PROBE_BASIS_OBSERVED)
+        far_fact(r, &r->df, r->witness.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED, 1,
+                 "DF=%d on arrival at %s (routers do not change it)", r->witness.df, where);
 
     /* ---- fragmented, and by whom? ---- */
-    int arrived_frag = r->w_frag_max > 0 ? 1 : r->w_fragments == 0 ? 0 : -1;
+    int arrived_frag = r->witness.frag_max > 0 ? 1 : r->witness.fragments == 0 ? 0 : -1;
     int host_seen = r->fragmenter == PROBE_FRAG_HOST && r->fragmented.basis == PROBE_BASIS_OBSERVED;
-    int host_whole = r->egress_packets > 0 && r->egress_fragments == 0; /* the raw observer saw it leave whole */
+    int host_whole = r->egress.packets > 0 && r->egress.fragments == 0; /* the raw observer saw it leave whole */
     char who[200] = "";
     if (arrived_frag == 1 && host_seen) {
         append(r->evidence, sizeof r->evidence, "; %s", seen);
-        snprintf(r->witness_note, sizeof r->witness_note, "%.199s", seen);
+        snprintf(r->witness.note, sizeof r->witness.note, "%.199s", seen);
         return;
     }
     if (arrived_frag == 1 && r->fragmented.basis == PROBE_BASIS_OBSERVED && r->fragmented.answer == PROBE_ANS_YES) {
         /* The near end already saw a router's fragment: the far end agrees. */
         append(r->evidence, sizeof r->evidence, "; %s", seen);
-        snprintf(r->witness_note, sizeof r->witness_note, "%.199s", seen);
+        snprintf(r->witness.note, sizeof r->witness.note, "%.199s", seen);
         return;
     }
     if (arrived_frag == 1) {
@@ -132,10 +132,10 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
         } else if (v6) {
             by = PROBE_FRAG_HOST;
             snprintf(who, sizeof who, "routers never fragment IPv6: the host did");
-        } else if (probe_judge_host_frags(s, r->dev_mtu, r->path_mtu_before)) {
+        } else if (probe_judge_host_frags(s, r->egress.dev_mtu, r->egress.path_mtu_before)) {
             by = PROBE_FRAG_HOST;
             snprintf(who, sizeof who, "by the kernel's rules the host fragmented it (%d > MTU %d)", s->size,
-                     r->path_mtu_before > 0 ? r->path_mtu_before : r->dev_mtu);
+                     r->egress.path_mtu_before > 0 ? r->egress.path_mtu_before : r->egress.dev_mtu);
         } else {
             by = PROBE_FRAG_ROUTER;
             snprintf(who, sizeof who, "by the kernel's rules the host sent it whole: a router fragmented it");
@@ -171,5 +171,5 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
         }
         append(r->evidence, sizeof r->evidence, "; %s", seen);
     }
-    snprintf(r->witness_note, sizeof r->witness_note, "%.199s", seen);
+    snprintf(r->witness.note, sizeof r->witness.note, "%.199s", seen);
 }

@@ -75,10 +75,10 @@ static int near_end_decided(const struct probe_sendinfo *si, const struct probe_
 
 void witness_probe_collect(const struct probe_sendinfo *si, const struct probe_observation *obs,
                            const struct timespec *deadline, int timeout_ms, struct probe_result *r) {
-    r->witness_heard = 0;
+    r->witness.heard = 0;
     if (!si->sent) {
-        snprintf(r->witness_note, sizeof r->witness_note, "nothing was sent, so the witness %.80s had nothing to see",
-                 r->witness);
+        snprintf(r->witness.note, sizeof r->witness.note, "nothing was sent, so the witness %.80s had nothing to see",
+                 r->witness.target);
         return;
     }
     /* The observers waited for the report already; TCP with the recverr
@@ -95,24 +95,24 @@ void witness_probe_collect(const struct probe_sendinfo *si, const struct probe_o
             if (si->l4 == IPPROTO_TCP) break; /* a stream: what follows would be misaligned */
             continue;                         /* a stray datagram: wait for the real one */
         }
-        r->witness_heard = 1;
-        r->w_raw = w.raw;
-        r->w_ttl = w.ttl;
-        r->w_df = w.df;
-        r->w_bytes = w.payload_bytes;
-        r->w_fragments = w.fragments;
-        r->w_frag_max = w.frag_max;
-        r->w_frag_min = w.frag_min;
-        r->w_segments = w.segments;
-        r->w_seg_max = w.seg_max;
+        r->witness.heard = 1;
+        r->witness.raw = w.raw;
+        r->witness.ttl = w.ttl;
+        r->witness.df = w.df;
+        r->witness.bytes = w.payload_bytes;
+        r->witness.fragments = w.fragments;
+        r->witness.frag_max = w.frag_max;
+        r->witness.frag_min = w.frag_min;
+        r->witness.segments = w.segments;
+        r->witness.seg_max = w.seg_max;
         return;
     }
     if (near_end_decided(si, obs))
-        snprintf(r->witness_note, sizeof r->witness_note,
-                 "the witness %.80s did not report: an ICMP error came back instead (the probe did not reach a listening witness)", r->witness);
+        snprintf(r->witness.note, sizeof r->witness.note,
+                 "the witness %.80s did not report: an ICMP error came back instead (the probe did not reach a listening witness)", r->witness.target);
     else {
-        r->witness_silent = 1;
-        snprintf(r->witness_note, sizeof r->witness_note,
-                 "the witness %.80s did not answer within %d ms: the near end's observation only", r->witness, timeout_ms);
+        r->witness.silent = 1;
+        snprintf(r->witness.note, sizeof r->witness.note,
+                 "the witness %.80s did not answer within %d ms: the near end's observation only", r->witness.target, timeout_ms);
     }
 }

@@ -13,15 +13,15 @@
 /* The answer the judge relied on: from hop (lab node name), with its quote. */
 static inline void check_path_answer(struct probe_result *r, const char *hop, const char *name, int type, int code,
                                      int mtu, int len, int df, int mf) {
-    snprintf(r->hop, sizeof r->hop, "%s", hop);
-    snprintf(r->hop_name, sizeof r->hop_name, "%s", name);
-    r->icmp_type = type;
-    r->icmp_code = code;
-    r->icmp_mtu = mtu;
-    r->quoted_len = len;
-    r->quoted_df = df;
-    r->quoted_mf = mf;
-    r->quoted_offset = r->quoted_frag_hdr = 0;
+    snprintf(r->icmp.hop, sizeof r->icmp.hop, "%s", hop);
+    snprintf(r->icmp.hop_name, sizeof r->icmp.hop_name, "%s", name);
+    r->icmp.type = type;
+    r->icmp.code = code;
+    r->icmp.mtu = mtu;
+    r->icmp.quoted_len = len;
+    r->icmp.quoted_df = df;
+    r->icmp.quoted_mf = mf;
+    r->icmp.quoted_offset = r->icmp.quoted_frag_hdr = 0;
 }
 
 /* r->path from r's observations on the default lab's plan (IPv4). */
@@ -45,12 +45,12 @@ static inline void check_path_fragmented_by_r1(struct probe_result *r) {
     r->spec.size = 1400;
     r->spec.ttl = 2;
     r->fragmenter = PROBE_FRAG_ROUTER;
-    r->egress_packets = 1;
-    r->egress_fragments = 0;
-    r->egress_first_len = 1400;
-    r->dev_mtu = r->path_mtu_before = 1500;
+    r->egress.packets = 1;
+    r->egress.fragments = 0;
+    r->egress.first_len = 1400;
+    r->egress.dev_mtu = r->egress.path_mtu_before = 1500;
     check_path_answer(r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1);
-    r->echo_replies = -1;
+    r->icmp.echo_replies = -1;
     check_path_build_lab(r);
 }
 

@@ -17,7 +17,7 @@ static inline struct probe_result check_probe_result(int sent, int df, int frag,
     r.df.answer = df;
     r.fragmented.answer = frag;
     snprintf(r.evidence, sizeof r.evidence, "%s", evidence);
-    snprintf(r.observer, sizeof r.observer, "raw");
+    snprintf(r.egress.observer, sizeof r.egress.observer, "raw");
     return r;
 }
 

@@ -23,40 +23,40 @@ json_t *probe_fact_to_json(const struct probe_result *r, const struct probe_fact
 static json_t *int_or_null(int v);
 
 json_t *probe_witness_to_json(const struct probe_result *r) {
-    if (!r->witness[0]) return json_null();
-    return json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "target", r->witness, "heard",
-                     r->witness_heard, "raw", r->witness_heard ? json_boolean(r->w_raw == 1) : json_null(), "ttl",
-                     int_or_null(r->w_ttl), "df", int_or_null(r->w_df), "bytes", int_or_null(r->w_bytes),
-                     "fragments", int_or_null(r->w_fragments), "frag_max", int_or_null(r->w_frag_max), "frag_min",
-                     int_or_null(r->w_frag_min), "segments", int_or_null(r->w_segments), "seg_max",
-                     int_or_null(r->w_seg_max), "note", r->witness_note);
+    if (!r->witness.target[0]) return json_null();
+    return json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "target", r->witness.target, "heard",
+                     r->witness.heard, "raw", r->witness.heard ? json_boolean(r->witness.raw == 1) : json_null(), "ttl",
+                     int_or_null(r->witness.ttl), "df", int_or_null(r->witness.df), "bytes", int_or_null(r->witness.bytes),
+                     "fragments", int_or_null(r->witness.fragments), "frag_max", int_or_null(r->witness.frag_max), "frag_min",
+                     int_or_null(r->witness.frag_min), "segments", int_or_null(r->witness.segments), "seg_max",
+                     int_or_null(r->witness.seg_max), "note", r->witness.note);
 }
 
 /* -1 means "not seen": null in JSON. */
 static json_t *int_or_null(int v) { return v < 0 ? json_null() : json_integer(v); }
 
 json_t *probe_result_to_json(const struct probe_result *r) {
-    json_t *quote = json_pack("{s:o, s:o, s:o, s:o, s:o}", "len", int_or_null(r->quoted_len), "df",
-                              int_or_null(r->quoted_df), "mf", int_or_null(r->quoted_mf), "offset",
-                              int_or_null(r->quoted_offset), "frag_hdr", int_or_null(r->quoted_frag_hdr));
-    json_t *icmp = r->icmp_type < 0 ? json_null()
-                                    : json_pack("{s:i, s:i, s:o}", "type", r->icmp_type, "code", r->icmp_code,
-                                                "mtu", r->icmp_mtu > 0 ? json_integer(r->icmp_mtu) : json_null());
-    json_t *egress = json_pack("{s:o, s:o, s:o}", "packets", int_or_null(r->egress_packets), "fragments",
-                               int_or_null(r->egress_fragments), "first_len", int_or_null(r->egress_first_len));
+    json_t *quote = json_pack("{s:o, s:o, s:o, s:o, s:o}", "len", int_or_null(r->icmp.quoted_len), "df",
+                              int_or_null(r->icmp.quoted_df), "mf", int_or_null(r->icmp.quoted_mf), "offset",
+                              int_or_null(r->icmp.quoted_offset), "frag_hdr", int_or_null(r->icmp.quoted_frag_hdr));
+    json_t *icmp = r->icmp.type < 0 ? json_null()
+                                    : json_pack("{s:i, s:i, s:o}", "type", r->icmp.type, "code", r->icmp.code,
+                                                "mtu", r->icmp.mtu > 0 ? json_integer(r->icmp.mtu) : json_null());
+    json_t *egress = json_pack("{s:o, s:o, s:o}", "packets", int_or_null(r->egress.packets), "fragments",
+                               int_or_null(r->egress.fragments), "first_len", int_or_null(r->egress.first_len));
     json_t *o = json_pack(
         "{s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:s, s:f}",
         "spec", probe_spec_to_json(&r->spec), "sent", probe_fact_to_json(r, &r->sent), "df", probe_fact_to_json(r, &r->df),
         "fragmented", probe_fact_to_json(r, &r->fragmented), "fragmenter", probe_fragmenter_name(r->fragmenter), "send_errno",
-        r->send_errno ? json_integer(r->send_errno) : json_null(), "kernel_mtu",
-        r->kernel_mtu > 0 ? json_integer(r->kernel_mtu) : json_null(), "cached_pmtu_before",
-        r->cached_pmtu_before > 0 ? json_integer(r->cached_pmtu_before) : json_null(), "path_mtu_before",
-        int_or_null(r->path_mtu_before), "dev_mtu", int_or_null(r->dev_mtu), "quote", quote, "icmp", icmp, "hop",
-        r->hop[0] ? json_string(r->hop) : json_null(), "hop_name", r->hop_name[0] ? json_string(r->hop_name) : json_null(),
-        "egress", egress, "answers", json_integer(r->answers), "reassembling", r->reassembling, "ttl_basis",
-        r->ttl_basis, "observer", r->observer, "evidence", r->evidence, "elapsed_ms", r->elapsed_ms);
-    if (o) json_object_set_new(o, "socket", r->sock[0] ? json_string(r->sock) : json_null());
-    if (o && r->lab_does[0]) json_object_set_new(o, "lab_does", json_string(r->lab_does));
+        r->egress.send_errno ? json_integer(r->egress.send_errno) : json_null(), "kernel_mtu",
+        r->egress.kernel_mtu > 0 ? json_integer(r->egress.kernel_mtu) : json_null(), "cached_pmtu_before",
+        r->egress.cached_pmtu_before > 0 ? json_integer(r->egress.cached_pmtu_before) : json_null(), "path_mtu_before",
+        int_or_null(r->egress.path_mtu_before), "dev_mtu", int_or_null(r->egress.dev_mtu), "quote", quote, "icmp", icmp, "hop",
+        r->icmp.hop[0] ? json_string(r->icmp.hop) : json_null(), "hop_name", r->icmp.hop_name[0] ? json_string(r->icmp.hop_name) : json_null(),
+        "egress", egress, "answers", json_integer(r->icmp.answers), "reassembling", r->route.reassembling, "ttl_basis",
+        r->route.ttl_basis, "observer", r->egress.observer, "evidence", r->evidence, "elapsed_ms", r->elapsed_ms);
+    if (o) json_object_set_new(o, "socket", r->egress.sock[0] ? json_string(r->egress.sock) : json_null());
+    if (o && r->route.lab_does[0]) json_object_set_new(o, "lab_does", json_string(r->route.lab_does));
     if (o) json_object_set_new(o, "witness", probe_witness_to_json(r));
     if (o) json_object_set_new(o, "path", path_json_from(&r->path));
     return o;

@@ -87,7 +87,7 @@ static void rd_fact(struct rd *c, json_t *root, const char *key, unsigned bit, s
     json_t *at = json_object_get(o, "observed_at");
     if (at && !(json_is_string(at) && !strcmp(json_string_value(at), "far end")))
         fail(c, key, "has an observed_at other than \"far end\"");
-    if (at) r->far_end |= bit;
+    if (at) r->witness.far_end |= bit;
 }
 
 static void rd_fragmenter(struct rd *c, json_t *root, enum probe_fragmenter *out) {
@@ -113,20 +113,20 @@ static json_t *rd_obj(struct rd *c, json_t *root, const char *key) {
 
 static void rd_witness(struct rd *c, json_t *root, struct probe_result *r) {
     json_t *w = rd_obj(c, root, "witness");
-    int *ints[] = {&r->w_ttl, &r->w_df, &r->w_bytes, &r->w_fragments, &r->w_frag_max, &r->w_frag_min,
-                   &r->w_segments, &r->w_seg_max};
+    int *ints[] = {&r->witness.ttl, &r->witness.df, &r->witness.bytes, &r->witness.fragments, &r->witness.frag_max, &r->witness.frag_min,
+                   &r->witness.segments, &r->witness.seg_max};
     static const char *const names[] = {"ttl", "df", "bytes", "fragments", "frag_max", "frag_min", "segments",
                                         "seg_max"};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) rd_int(c, w, names[i], 0, 1 << 20, -1, ints[i]);
-    r->w_raw = -1;
+    r->witness.raw = -1;
     if (!w) return;
-    rd_str(c, w, "target", 1, r->witness, sizeof r->witness);
-    rd_str(c, w, "note", 0, r->witness_note, sizeof r->witness_note);
+    rd_str(c, w, "target", 1, r->witness.target, sizeof r->witness.target);
+    rd_str(c, w, "note", 0, r->witness.note, sizeof r->witness.note);
     json_t *heard = json_object_get(w, "heard"), *raw = json_object_get(w, "raw");
     if (!json_is_boolean(heard)) fail(c, "witness.heard", "is not a boolean");
-    r->witness_heard = json_is_true(heard);
+    r->witness.heard = json_is_true(heard);
     if (raw && !json_is_null(raw) && !json_is_boolean(raw)) fail(c, "witness.raw", "is not a boolean or null");
-    if (json_is_boolean(raw)) r->w_raw = json_is_true(raw);
+    if (json_is_boolean(raw)) r->witness.raw = json_is_true(raw);
 }
 
 int probe_result_from_json(json_t *o, struct probe_result *r, char *err, size_t errlen) {
@@ -141,39 +141,39 @@ int probe_result_from_json(json_t *o, struct probe_result *r, char *err, size_t 
     rd_fact(&c, o, "df", 2u, r, &r->df);
     rd_fact(&c, o, "fragmented", 4u, r, &r->fragmented);
     rd_fragmenter(&c, o, &r->fragmenter);
-    rd_int(&c, o, "send_errno", 0, 4095, 0, &r->send_errno);
-    rd_int(&c, o, "kernel_mtu", 0, 1 << 20, 0, &r->kernel_mtu);
-    rd_int(&c, o, "cached_pmtu_before", 0, 1 << 20, 0, &r->cached_pmtu_before);
-    rd_int(&c, o, "path_mtu_before", 0, 1 << 20, -1, &r->path_mtu_before);
-    rd_int(&c, o, "dev_mtu", 0, 1 << 20, -1, &r->dev_mtu);
+    rd_int(&c, o, "send_errno", 0, 4095, 0, &r->egress.send_errno);
+    rd_int(&c, o, "kernel_mtu", 0, 1 << 20, 0, &r->egress.kernel_mtu);
+    rd_int(&c, o, "cached_pmtu_before", 0, 1 << 20, 0, &r->egress.cached_pmtu_before);
+    rd_int(&c, o, "path_mtu_before", 0, 1 << 20, -1, &r->egress.path_mtu_before);
+    rd_int(&c, o, "dev_mtu", 0, 1 << 20, -1, &r->egress.dev_mtu);
     json_t *q = rd_obj(&c, o, "quote");
-    rd_int(&c, q, "len", 0, 1 << 20, -1, &r->quoted_len);
-    rd_int(&c, q, "df", 0, 1, -1, &r->quoted_df);
-    rd_int(&c, q, "mf", 0, 1, -1, &r->quoted_mf);
-    rd_int(&c, q, "offset", 0, 1 << 20, -1, &r->quoted_offset);
-    rd_int(&c, q, "frag_hdr", 0, 1, -1, &r->quoted_frag_hdr);
+    rd_int(&c, q, "len", 0, 1 << 20, -1, &r->icmp.quoted_len);
+    rd_int(&c, q, "df", 0, 1, -1, &r->icmp.quoted_df);
+    rd_int(&c, q, "mf", 0, 1, -1, &r->icmp.quoted_mf);
+    rd_int(&c, q, "offset", 0, 1 << 20, -1, &r->icmp.quoted_offset);
+    rd_int(&c, q, "frag_hdr", 0, 1, -1, &r->icmp.quoted_frag_hdr);
     json_t *icmp = rd_obj(&c, o, "icmp");
-    rd_int(&c, icmp, "type", 0, 255, -1, &r->icmp_type);
-    rd_int(&c, icmp, "code", 0, 255, -1, &r->icmp_code);
-    rd_int(&c, icmp, "mtu", 0, 1 << 20, 0, &r->icmp_mtu);
-    if (icmp && (r->icmp_type < 0 || r->icmp_code < 0)) fail(&c, "icmp", "needs both type and code");
-    rd_str(&c, o, "hop", 0, r->hop, sizeof r->hop);
-    rd_str(&c, o, "hop_name", 0, r->hop_name, sizeof r->hop_name);
+    rd_int(&c, icmp, "type", 0, 255, -1, &r->icmp.type);
+    rd_int(&c, icmp, "code", 0, 255, -1, &r->icmp.code);
+    rd_int(&c, icmp, "mtu", 0, 1 << 20, 0, &r->icmp.mtu);
+    if (icmp && (r->icmp.type < 0 || r->icmp.code < 0)) fail(&c, "icmp", "needs both type and code");
+    rd_str(&c, o, "hop", 0, r->icmp.hop, sizeof r->icmp.hop);
+    rd_str(&c, o, "hop_name", 0, r->icmp.hop_name, sizeof r->icmp.hop_name);
     json_t *eg = rd_obj(&c, o, "egress");
-    rd_int(&c, eg, "packets", 0, 1 << 20, -1, &r->egress_packets);
-    rd_int(&c, eg, "fragments", 0, 1 << 20, -1, &r->egress_fragments);
-    rd_int(&c, eg, "first_len", 0, 1 << 20, -1, &r->egress_first_len);
-    rd_int(&c, o, "answers", 0, 1 << 20, 0, &r->answers);
-    rd_str(&c, o, "reassembling", 0, r->reassembling, sizeof r->reassembling);
-    rd_str(&c, o, "ttl_basis", 0, r->ttl_basis, sizeof r->ttl_basis);
-    rd_str(&c, o, "observer", 1, r->observer, sizeof r->observer);
+    rd_int(&c, eg, "packets", 0, 1 << 20, -1, &r->egress.packets);
+    rd_int(&c, eg, "fragments", 0, 1 << 20, -1, &r->egress.fragments);
+    rd_int(&c, eg, "first_len", 0, 1 << 20, -1, &r->egress.first_len);
+    rd_int(&c, o, "answers", 0, 1 << 20, 0, &r->icmp.answers);
+    rd_str(&c, o, "reassembling", 0, r->route.reassembling, sizeof r->route.reassembling);
+    rd_str(&c, o, "ttl_basis", 0, r->route.ttl_basis, sizeof r->route.ttl_basis);
+    rd_str(&c, o, "observer", 1, r->egress.observer, sizeof r->egress.observer);
     rd_str(&c, o, "evidence", 1, r->evidence, sizeof r->evidence);
     json_t *el = json_object_get(o, "elapsed_ms");
     if (el && !json_is_number(el)) fail(&c, "elapsed_ms", "is not a number");
     r->elapsed_ms = el ? json_number_value(el) : 0;
     if (r->elapsed_ms < 0 || r->elapsed_ms > 1e9) fail(&c, "elapsed_ms", "is out of range");
-    rd_str(&c, o, "socket", 0, r->sock, sizeof r->sock);
-    rd_str(&c, o, "lab_does", 0, r->lab_does, sizeof r->lab_does);
+    rd_str(&c, o, "socket", 0, r->egress.sock, sizeof r->egress.sock);
+    rd_str(&c, o, "lab_does", 0, r->route.lab_does, sizeof r->route.lab_does);
     rd_witness(&c, o, r);
     /* The path (issue 20): absent in observations from before it. */
     if (!c.bad && path_json_read(json_object_get(o, "path"), &r->path, err, errlen) < 0) return -1;

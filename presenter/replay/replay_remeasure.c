@@ -119,7 +119,7 @@ int64_t replay_remeasure(struct db *db, const struct db_report_session *s, const
             char *obs = probe_observation_json(&res[t]);
             const char *ev = tr.evidence[0] ? tr.evidence : tr.why[0] ? tr.why : "(no evidence)";
             id = db_measurement_add(db, set, q->id, probe_answer_name(tr.answer), probe_basis_name(tr.basis), ev,
-                                    obs ? obs : "{}", res[t].observer[0] ? res[t].observer : "unknown", err, errlen);
+                                    obs ? obs : "{}", res[t].egress.observer[0] ? res[t].egress.observer : "unknown", err, errlen);
             free(obs);
         }
         if (id < 0) set = -1;

@@ -529,7 +529,7 @@ static int store_measurement(struct room *r, int pos, const struct probe_result 
     const char *ev = t.evidence[0] ? t.evidence : t.why[0] ? t.why : "(no evidence)";
     int64_t id = db_measurement_add(r->db, r->live_set, r->qid[pos], probe_answer_name(t.answer),
                                     probe_basis_name(t.basis), ev, obs ? obs : "{}",
-                                    res->observer[0] ? res->observer : "unknown", err, errlen);
+                                    res->egress.observer[0] ? res->egress.observer : "unknown", err, errlen);
     free(obs);
     return id < 0 ? -1 : 0;
 }

@@ -14,7 +14,7 @@ void prober_result_unknown(const struct probe_spec *spec, const char *why, struc
         snprintf(f[i]->why, sizeof f[i]->why, "the test could not run");
     }
     r->fragmenter = PROBE_FRAG_UNKNOWN;
-    r->quoted_len = r->quoted_df = r->quoted_mf = r->quoted_offset = r->quoted_frag_hdr = -1;
+    r->icmp.quoted_len = r->icmp.quoted_df = r->icmp.quoted_mf = r->icmp.quoted_offset = r->icmp.quoted_frag_hdr = -1;
     snprintf(r->evidence, sizeof r->evidence, "not measured: %s", why);
 }
 

@@ -643,7 +643,7 @@ static int64_t record_hostile(const char *path) {
     memset(&res, 0, sizeof res);
     res.sent.answer = PROBE_ANS_YES;
     snprintf(res.evidence, sizeof res.evidence, "%s", HOSTILE);
-    snprintf(res.observer, sizeof res.observer, "raw");
+    snprintf(res.egress.observer, sizeof res.egress.observer, "raw");
     int m = 0;
     if (!room || room_act(room, ROOM_OPEN, err, sizeof err) || room_act(room, ROOM_CLOSE, err, sizeof err) ||
         (m = room_act(room, ROOM_MEASURE, err, sizeof err)) != QUIZ_MEASURE_PROBE ||

@@ -53,7 +53,7 @@ static void *worker(void *arg) {
         c.result.fragmented.answer = PROBE_ANS_YES;
         snprintf(c.result.evidence, sizeof c.result.evidence, "%s", MARKER);
         snprintf(c.result.sent.why, sizeof c.result.sent.why, "%s", WHY_SENT);
-        snprintf(c.result.observer, sizeof c.result.observer, "raw");
+        snprintf(c.result.egress.observer, sizeof c.result.egress.observer, "raw");
         pthread_mutex_unlock(&mu);
         hub_post(hub, &c);
         pthread_mutex_lock(&mu);

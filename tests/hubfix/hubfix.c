@@ -85,7 +85,7 @@ int hubfix_measure_yes_yes_no(void *ctx, const struct prober_ask *a) {
     c.result.sent.answer = PROBE_ANS_YES;
     c.result.df.answer = PROBE_ANS_YES;
     c.result.fragmented.answer = PROBE_ANS_NO;
-    snprintf(c.result.observer, sizeof c.result.observer, "raw");
+    snprintf(c.result.egress.observer, sizeof c.result.egress.observer, "raw");
     snprintf(c.result.evidence, sizeof c.result.evidence, "DF=1 seen on the wire");
     return hub_post(f->hub, &c);
 }

@@ -120,7 +120,7 @@ static int run_config(int reassemble) {
         if (r->fragmented.answer != (want_frag ? PROBE_ANS_YES : PROBE_ANS_NO)) ok = 0;
         if (r->fragmenter != want_by) ok = 0;
         if (r->sent.basis == PROBE_BASIS_UNKNOWN || r->fragmented.basis == PROBE_BASIS_UNKNOWN) ok = 0;
-        if (probe_proto_is_icmp(r->spec.proto) && strcmp(r->sock, "raw")) ok = 0; /* root: a raw socket */
+        if (probe_proto_is_icmp(r->spec.proto) && strcmp(r->egress.sock, "raw")) ok = 0; /* root: a raw socket */
         printf("%s %-4s %-5s %-9s %5d | wire: sent %d df %d host-frag %d router-frag %d (src %d pkts, r1-r2 %d frags)"
                " | engine: sent %s df %s frag %s by %s | %s\n",
                ok ? "ok  " : "DIFF", cfg.prefix + strlen(cfg.prefix) - 1, probe_proto_name(r->spec.proto),

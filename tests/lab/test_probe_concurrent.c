@@ -74,11 +74,11 @@ static void test_concurrent_tests_get_their_own_answers(void) {
         CHECK_INT(par[i].df.answer, seq[i].df.answer);
         CHECK_INT(par[i].fragmented.answer, seq[i].fragmented.answer);
         CHECK_INT(par[i].fragmenter, seq[i].fragmenter);
-        CHECK_INT(par[i].quoted_len, seq[i].quoted_len);
-        CHECK_STR(par[i].hop, seq[i].hop);
+        CHECK_INT(par[i].icmp.quoted_len, seq[i].icmp.quoted_len);
+        CHECK_STR(par[i].icmp.hop, seq[i].icmp.hop);
         CHECK(par[i].fragmented.basis != PROBE_BASIS_UNKNOWN);
         /* Each saw exactly its own packets leave. */
-        CHECK_INT(par[i].egress_packets, seq[i].egress_packets);
+        CHECK_INT(par[i].egress.packets, seq[i].egress.packets);
     }
 }
 

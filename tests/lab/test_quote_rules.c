@@ -192,7 +192,7 @@ static void test_behind_a_black_hole_the_rules_answer(void) {
             CHECK_INT(r[i].fragmented.answer, frag ? PROBE_ANS_YES : PROBE_ANS_NO);
         if (i % N < 3) { /* DF=1 or IPv6: the witness saw it (TCP resends smaller), or the rule answers */
             CHECK_INT(r[i].fragmented.answer, PROBE_ANS_NO);
-            CHECK_INT(r[i].fragmented.basis, r[i].witness_heard ? PROBE_BASIS_OBSERVED : PROBE_BASIS_RULE);
+            CHECK_INT(r[i].fragmented.basis, r[i].witness.heard ? PROBE_BASIS_OBSERVED : PROBE_BASIS_RULE);
             rule += r[i].fragmented.basis == PROBE_BASIS_RULE;
         }
     }
@@ -281,7 +281,7 @@ static void test_one_picture_one_count(void) {
         char text[PROBE_PATH_TEXT_MAX];
         probe_path_text(&r.path, "    ", text, sizeof text);
         printf("  udp4 %d on %s: %s\n%s", sizes[c], mtus[c] ? mtus[c] : "the default lab", r.evidence, text);
-        REQUIRE(r.witness_heard == 1);
+        REQUIRE(r.witness.heard == 1);
         check_same_pieces("left src", &r.path.sent, wire[0], nw[0]);
         for (int node = 1; node <= 2; node++) {
             const struct probe_path_pieces *pc = pieces_after(&r.path, node);
@@ -291,11 +291,11 @@ static void test_one_picture_one_count(void) {
         const struct probe_path_pieces *arrived = pieces_after(&r.path, 3);
         REQUIRE(arrived != NULL);
         check_same_pieces("arrived", arrived, wire[2], nw[2]);
-        CHECK_INT(r.w_fragments, nw[2]);
+        CHECK_INT(r.witness.fragments, nw[2]);
         char said[48];
         snprintf(said, sizeof said, "in %d fragments", nw[2]);
         CHECK_CONTAINS(r.evidence, said);
-        CHECK_INT(r.egress_fragments, nw[0]);
+        CHECK_INT(r.egress.fragments, nw[0]);
         /* replay prints the stored path: the same table after the JSON a session stores. */
         static struct probe_path back;
         json_t *o = path_json_from(&r.path);

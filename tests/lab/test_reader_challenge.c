@@ -70,11 +70,11 @@ static void test_third_udp_run_differs_because_of_the_pmtu_cache(void) {
     CHECK_INT(r3.fragmented.basis, PROBE_BASIS_OBSERVED);
     CHECK_INT(r3.fragmenter, PROBE_FRAG_HOST);
     CHECK_CONTAINS(r3.evidence, "PMTU cache");
-    CHECK_INT(r1.cached_pmtu_before, 0);
+    CHECK_INT(r1.egress.cached_pmtu_before, 0);
     /* What the first run taught the cache: the bottleneck link's MTU. */
-    CHECK_INT(r3.cached_pmtu_before, lab.link[1].mtu);
+    CHECK_INT(r3.egress.cached_pmtu_before, lab.link[1].mtu);
     CHECK_INT(r4.fragmented.answer, r1.fragmented.answer);
-    CHECK_INT(r4.cached_pmtu_before, 0);
+    CHECK_INT(r4.egress.cached_pmtu_before, 0);
 
     static struct truth_cap cap;
     REQUIRE(truth_read(path, &cap) > 0);
@@ -99,13 +99,13 @@ static void test_ipv6_cache_from_packet_too_big_and_flush(void) {
     REQUIRE(probe_lab_flush_pmtu(&lab, err, sizeof err) == 0);
     REQUIRE(run(PROBE_UDP6, 30013, &c) == 0);
     CHECK_INT(a.fragmented.answer, PROBE_ANS_NO);
-    CHECK_INT(a.icmp_type, 2);
+    CHECK_INT(a.icmp.type, 2);
     CHECK_INT(b.fragmented.answer, PROBE_ANS_YES);
     CHECK_INT(b.fragmenter, PROBE_FRAG_HOST);
     CHECK_CONTAINS(b.evidence, "PMTU cache");
-    CHECK_INT(b.cached_pmtu_before, lab.link[1].mtu);
+    CHECK_INT(b.egress.cached_pmtu_before, lab.link[1].mtu);
     CHECK_INT(c.fragmented.answer, PROBE_ANS_NO);
-    CHECK_INT(c.cached_pmtu_before, 0);
+    CHECK_INT(c.egress.cached_pmtu_before, 0);
 }
 
 int main(void) {

@@ -112,10 +112,10 @@ static int run_config(const char *mtus, char tag) {
         /* It speaks only about what reached it; of a TCP stream it needs the
          * start (its header), which a path that drops every full-size
          * segment never delivers in order (tcp6 interface/omit on r1). */
-        if (r->witness_heard && !reached) ok = 0;
-        if (l4 == IPPROTO_UDP && r->witness_heard != reached) ok = 0;
-        far += (r->far_end & 4) != 0;
-        heard += r->witness_heard;
+        if (r->witness.heard && !reached) ok = 0;
+        if (l4 == IPPROTO_UDP && r->witness.heard != reached) ok = 0;
+        far += (r->witness.far_end & 4) != 0;
+        heard += r->witness.heard;
         printf("%s %c %-4s %-9s %5d | wire: sent %d df %d frag host %d router %d (links %d/%d/%d pkts, %d/%d/%d frags)"
                " | engine: %s %s, frag %s by %s (%s) | %s\n",
                ok ? "ok  " : "DIFF", tag, probe_proto_name(r->spec.proto), probe_mode_name(r->spec.mode), r->spec.size,
@@ -201,14 +201,14 @@ static void test_a_silent_witness_falls_back_to_the_near_end_within_the_timeout(
         REQUIRE(probe_run(&opts, &spec, &r, err, sizeof err) == 0);
         printf("  %s witness: %.1f ms, fragmented %s (%s), evidence: %s\n", t ? "wrong-key" : "absent", r.elapsed_ms,
                probe_answer_name(r.fragmented.answer), probe_fact_basis_label(&r, &r.fragmented), r.evidence);
-        CHECK_INT(r.witness_heard, 0);
+        CHECK_INT(r.witness.heard, 0);
         CHECK(r.elapsed_ms < 300 + 150);
-        CHECK_INT(r.far_end, 0);
-        CHECK_CONTAINS(t ? r.evidence : r.witness_note, "witness");
+        CHECK_INT(r.witness.far_end, 0);
+        CHECK_CONTAINS(t ? r.evidence : r.witness.note, "witness");
         CHECK(r.sent.answer == PROBE_ANS_YES && r.sent.basis == PROBE_BASIS_OBSERVED); /* the near end still saw it */
         /* Absent: dst's port unreachable ends the wait at once; wrong key: the witness says nothing. */
-        if (t == 0) CHECK_CONTAINS(r.witness_note, "ICMP error came back instead");
-        else CHECK_CONTAINS(r.witness_note, "did not answer within 300 ms");
+        if (t == 0) CHECK_CONTAINS(r.witness.note, "ICMP error came back instead");
+        else CHECK_CONTAINS(r.witness.note, "did not answer within 300 ms");
     }
     probe_lab_witness_stop(&other);
     probe_lab_down(prefix, err, sizeof err);

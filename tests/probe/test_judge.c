@@ -19,10 +19,10 @@ static void setup(struct probe_result *r, struct probe_sendinfo *si, struct prob
     r->spec.mode = m;
     r->spec.size = size;
     r->spec.ttl = 2;
-    r->quoted_len = r->quoted_df = r->quoted_mf = r->quoted_offset = r->quoted_frag_hdr = -1;
-    r->icmp_type = r->icmp_code = -1;
-    r->dev_mtu = 1500;
-    r->path_mtu_before = 1500;
+    r->icmp.quoted_len = r->icmp.quoted_df = r->icmp.quoted_mf = r->icmp.quoted_offset = r->icmp.quoted_frag_hdr = -1;
+    r->icmp.type = r->icmp.code = -1;
+    r->egress.dev_mtu = 1500;
+    r->egress.path_mtu_before = 1500;
     memset(si, 0, sizeof *si);
     si->spec = &r->spec;
     si->family = probe_proto_is_v6(p) ? AF_INET6 : AF_INET;
@@ -73,7 +73,7 @@ static void test_emsgsize_is_observed_and_names_the_cache(void) {
     setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DO, 1400);
     si.sent = 0;
     si.send_errno = EMSGSIZE;
-    r.kernel_mtu = 1280;
+    r.egress.kernel_mtu = 1280;
     obs.egress_packets = 0;
     probe_judge(&si, &obs, &lab, &r);
     CHECK_INT(r.sent.answer, PROBE_ANS_NO);
@@ -87,7 +87,7 @@ static void test_emsgsize_is_observed_and_names_the_cache(void) {
 /* udp4 "want" 1400 bytes with PMTU 1280 cached: the host sent 2 fragments of 1276 bytes, DF=0. */
 static void host_fragmented(struct probe_result *r, struct probe_sendinfo *si, struct probe_observation *obs) {
     setup(r, si, obs, PROBE_UDP4, PROBE_MODE_WANT, 1400);
-    r->path_mtu_before = 1280;
+    r->egress.path_mtu_before = 1280;
     obs->egress_packets = obs->egress_fragments = 2;
     obs->egress_first_len = obs->egress_max_len = 1276;
     obs->egress_df = 0;
@@ -104,7 +104,7 @@ static void test_fragments_leaving_the_host_mean_host(void) {
     CHECK_INT(r.fragmenter, PROBE_FRAG_HOST);
     CHECK_INT(r.df.answer, PROBE_ANS_NO);
     CHECK_INT(r.df.basis, PROBE_BASIS_OBSERVED);
-    CHECK_STR(r.hop_name, "r2");
+    CHECK_STR(r.icmp.hop_name, "r2");
     CHECK_CONTAINS(r.evidence, "PMTU cache says 1280 < 1400");
 }
 
@@ -154,8 +154,8 @@ static void test_fragment_quoted_past_a_whole_departure_means_router(void) {
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_OBSERVED);
     CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
     CHECK_CONTAINS(r.evidence, "router r1 fragmented it");
-    CHECK_INT(r.quoted_len, 1276);
-    CHECK_INT(r.quoted_mf, 1);
+    CHECK_INT(r.icmp.quoted_len, 1276);
+    CHECK_INT(r.icmp.quoted_mf, 1);
 }
 
 static void test_frag_needed_means_whole_and_dropped(void) {
@@ -168,8 +168,8 @@ static void test_frag_needed_means_whole_and_dropped(void) {
     probe_judge(&si, &obs, &lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
     CHECK_INT(r.fragmenter, PROBE_FRAG_NONE);
-    CHECK_INT(r.icmp_mtu, 1280);
-    CHECK_STR(r.hop_name, "r1");
+    CHECK_INT(r.icmp.mtu, 1280);
+    CHECK_STR(r.icmp.hop_name, "r1");
     CHECK_CONTAINS(r.evidence, "Frag Needed, MTU 1280");
 }
 
@@ -318,9 +318,9 @@ static void test_a_quote_of_another_tcp_segment_is_not_the_answer(void) {
     probe_judge(&si, &obs, &lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
     CHECK_INT(r.fragmenter, PROBE_FRAG_UNKNOWN);
-    CHECK_INT(r.quoted_len, -1);              /* the quote is not this packet's */
-    CHECK_INT(r.other_answers, 1);
-    CHECK_STR(r.other_hop, "198.51.100.2");
+    CHECK_INT(r.icmp.quoted_len, -1);              /* the quote is not this packet's */
+    CHECK_INT(r.icmp.other.answers, 1);
+    CHECK_STR(r.icmp.other.hop, "198.51.100.2");
     CHECK_CONTAINS(r.fragmented.why, "no ICMP answer quoted this packet");
     CHECK_CONTAINS(r.evidence, "r2 (198.51.100.2) answered with a quote of another segment (seq +2896, 104 bytes)");
     CHECK(!strstr(r.evidence, "went whole"));
@@ -333,7 +333,7 @@ static void test_a_quote_of_another_tcp_segment_is_not_the_answer(void) {
     probe_judge(&si, &obs, &lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
     CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
-    CHECK_INT(r.other_answers, 0);
+    CHECK_INT(r.icmp.other.answers, 0);
 }
 
 static void test_canned_path_is_the_labs_topology(void) {

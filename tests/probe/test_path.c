@@ -30,22 +30,22 @@ static void result(struct probe_result *r, enum probe_mode m, int size, int ttl)
     struct probe_fact unk = {PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, ""};
     r->sent = r->df = r->fragmented = unk;
     r->fragmenter = PROBE_FRAG_UNKNOWN;
-    r->quoted_len = r->quoted_df = r->quoted_mf = r->quoted_offset = r->quoted_frag_hdr = -1;
-    r->icmp_type = r->icmp_code = -1;
-    r->dev_mtu = r->path_mtu_before = 1500;
-    r->egress_packets = r->egress_fragments = r->egress_first_len = -1;
-    r->echo_replies = -1;
-    r->w_raw = r->w_ttl = r->w_df = r->w_bytes = r->w_fragments = -1;
-    r->w_frag_max = r->w_frag_min = r->w_segments = r->w_seg_max = -1;
-    snprintf(r->observer, sizeof r->observer, "raw");
+    r->icmp.quoted_len = r->icmp.quoted_df = r->icmp.quoted_mf = r->icmp.quoted_offset = r->icmp.quoted_frag_hdr = -1;
+    r->icmp.type = r->icmp.code = -1;
+    r->egress.dev_mtu = r->egress.path_mtu_before = 1500;
+    r->egress.packets = r->egress.fragments = r->egress.first_len = -1;
+    r->icmp.echo_replies = -1;
+    r->witness.raw = r->witness.ttl = r->witness.df = r->witness.bytes = r->witness.fragments = -1;
+    r->witness.frag_max = r->witness.frag_min = r->witness.segments = r->witness.seg_max = -1;
+    snprintf(r->egress.observer, sizeof r->egress.observer, "raw");
 }
 static void left(struct probe_result *r, int packets, int fragments, int first_len, int df) {
     r->sent.answer = PROBE_ANS_YES;
     r->sent.basis = PROBE_BASIS_OBSERVED;
     r->df.answer = df ? PROBE_ANS_YES : PROBE_ANS_NO;
-    r->egress_packets = packets;
-    r->egress_fragments = fragments;
-    r->egress_first_len = first_len;
+    r->egress.packets = packets;
+    r->egress.fragments = fragments;
+    r->egress.first_len = first_len;
     r->fragmenter = fragments > 0 ? PROBE_FRAG_HOST : PROBE_FRAG_NONE;
 }
 /* result() and left() at once: the usual start of a case. */
@@ -144,9 +144,9 @@ static void test_emsgsize_at_host(void) {
     plan(NULL, 0);
     struct probe_result r;
     result(&r, PROBE_MODE_DO, 1400, 2);
-    r.send_errno = EMSGSIZE;
-    r.kernel_mtu = 1280;
-    r.path_mtu_before = r.cached_pmtu_before = 1280;
+    r.egress.send_errno = EMSGSIZE;
+    r.egress.kernel_mtu = 1280;
+    r.egress.path_mtu_before = r.egress.cached_pmtu_before = 1280;
     r.sent.answer = PROBE_ANS_NO;
     r.df.answer = PROBE_ANS_YES;
     r.fragmenter = PROBE_FRAG_NONE;
@@ -191,7 +191,7 @@ static void test_reassembling_router(void) {
     struct probe_result r;
     sent_case(&r, PROBE_MODE_DONT, 3000, 2, 3, 3, 1500, 0);
     check_path_answer(&r, "198.51.100.2", "r2", 11, 0, 0, 1276, 0, 1);
-    snprintf(r.reassembling, sizeof r.reassembling, "r1");
+    snprintf(r.route.reassembling, sizeof r.route.reassembling, "r1");
     struct probe_path p;
     build(&r, &p);
     CHECK_INT(p.node[1].reassembles, 1);
@@ -250,12 +250,12 @@ static void test_ttl_expired_before_bottleneck(void) {
 /* The lab's witness in dst reported: with its packet tap (raw), the count
  * of pieces, the largest and the smallest. */
 static void witness_saw(struct probe_result *r, int raw, int fragments, int frag_max, int frag_min) {
-    snprintf(r->witness, sizeof r->witness, "203.0.113.2:33435");
-    r->witness_heard = 1;
-    r->w_raw = raw;
-    r->w_fragments = fragments;
-    r->w_frag_max = frag_max;
-    r->w_frag_min = frag_min;
+    snprintf(r->witness.target, sizeof r->witness.target, "203.0.113.2:33435");
+    r->witness.heard = 1;
+    r->witness.raw = raw;
+    r->witness.fragments = fragments;
+    r->witness.frag_max = frag_max;
+    r->witness.frag_min = frag_min;
 }
 
 /* 8. With the far-end witness (TTL 64): r1 fragmented, dst got 2 pieces. */
@@ -264,8 +264,8 @@ static void test_witness_arrival(void) {
     struct probe_result r;
     sent_case(&r, PROBE_MODE_DONT, 1400, 64, 1, 0, 1400, 0);
     witness_saw(&r, 1, 2, 1276, 144);
-    r.w_ttl = 62;
-    r.w_df = 0;
+    r.witness.ttl = 62;
+    r.witness.df = 0;
     struct probe_path p;
     build(&r, &p);
     REQUIRE(p.nevents == 3);
@@ -279,18 +279,18 @@ static void test_witness_arrival(void) {
     CHECK_INT(p.ev[2].df, 0);
     CHECK_INT(p.reached, 3);
     /* A witness that saw it whole: no router cut it. */
-    r.w_fragments = 0;
-    r.w_frag_max = 0;
+    r.witness.fragments = 0;
+    r.witness.frag_max = 0;
     r.spec.size = 1200;
-    r.egress_first_len = 1200;
+    r.egress.first_len = 1200;
     build(&r, &p);
     REQUIRE(p.nevents == 3);
     CHECK_INT(p.ev[0].what, PROBE_PATH_PASSED);
     CHECK_INT(p.ev[2].what, PROBE_PATH_ARRIVED);
     PIECES(&p.ev[2].pieces, 1200);
     /* A silent witness: the target's event says it was lost on the way. */
-    r.witness_heard = 0;
-    r.witness_silent = 1;
+    r.witness.heard = 0;
+    r.witness.silent = 1;
     build(&r, &p);
     REQUIRE(p.nevents >= 1);
     EV(&p.ev[p.nevents - 1], 3, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
@@ -333,7 +333,7 @@ static void test_witness_arrival_is_the_models_pieces(void) {
     CHECK_INT(p.ev[1].seen_by, PROBE_PATH_SEEN_INFERENCE);
     CHECK_INT(p.ev[2].seen_by, PROBE_PATH_SEEN_INFERENCE);
     /* The capture's count and IP's split disagree: the sizes are not known. */
-    r.egress_fragments = 3;
+    r.egress.fragments = 3;
     build(&r, &p);
     CHECK_INT(p.sent.n, -1);
 }
@@ -434,8 +434,8 @@ static void test_firewall_drops_fragments(void) {
     REQUIRE(probe_lab_plan(&cfg, &lab, err, sizeof err) == 0);
     struct probe_result r;
     sent_case(&r, PROBE_MODE_DONT, 3000, 64, 3, 3, 1500, 0);
-    snprintf(r.witness, sizeof r.witness, "203.0.113.2:33435");
-    r.witness_silent = 1;
+    snprintf(r.witness.target, sizeof r.witness.target, "203.0.113.2:33435");
+    r.witness.silent = 1;
     struct probe_path p;
     build(&r, &p);
     CHECK_INT(p.node[2].drops_fragments, 1);

@@ -17,16 +17,16 @@ static void black_hole(struct probe_result *r, enum probe_proto p, int df) {
         probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "DF=%d", df);
     probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "no ICMP answer at TTL 2");
     r->fragmenter = PROBE_FRAG_UNKNOWN;
-    r->egress_packets = 1;
-    r->egress_fragments = 0;
-    r->egress_first_len = 1400;
+    r->egress.packets = 1;
+    r->egress.fragments = 0;
+    r->egress.first_len = 1400;
     snprintf(r->evidence, sizeof r->evidence, "no ICMP answer at TTL 2");
 }
 
 static void silent_witness(struct probe_result *r) {
-    snprintf(r->witness, sizeof r->witness, "203.0.113.2:33435");
-    r->witness_silent = 1;
-    snprintf(r->witness_note, sizeof r->witness_note, "the witness did not answer within 1000 ms");
+    snprintf(r->witness.target, sizeof r->witness.target, "203.0.113.2:33435");
+    r->witness.silent = 1;
+    snprintf(r->witness.note, sizeof r->witness.note, "the witness did not answer within 1000 ms");
 }
 
 static void test_df_set_and_whole_at_egress_means_no_router_fragments_it(void) {
@@ -85,7 +85,7 @@ static void test_rules_never_override_an_observation_nor_guess_past_the_wire(voi
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
     /* The departure unseen (no tap): nothing is known of the host's part. */
     black_hole(&r, PROBE_UDP6, 1);
-    r.egress_packets = r.egress_fragments = -1;
+    r.egress.packets = r.egress.fragments = -1;
     probe_rules_apply(&r);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
     /* An observed answer stays. */

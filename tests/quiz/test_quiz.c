@@ -22,7 +22,7 @@ static void make_deck(struct deck *d) {
 
 static struct probe_result result(int sent, int df, int frag, const char *evidence) {
     struct probe_result r = check_probe_result(sent, df, frag, evidence);
-    r.observer[0] = '\0';
+    r.egress.observer[0] = '\0';
     r.sent.basis = r.df.basis = r.fragmented.basis = PROBE_BASIS_OBSERVED;
     snprintf(r.sent.why, sizeof r.sent.why, "why-sent");
     snprintf(r.df.why, sizeof r.df.why, "why-df");

@@ -48,7 +48,7 @@ static const char *query(const char *path, const char *sql) {
 static struct probe_result result(int sent, int df, int frag) {
     struct probe_result r = check_probe_result(sent, df, frag, "the evidence line");
     r.df.basis = PROBE_BASIS_INFERRED;
-    r.kernel_mtu = 1280;
+    r.egress.kernel_mtu = 1280;
     return r;
 }
 

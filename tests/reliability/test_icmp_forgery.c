@@ -154,16 +154,16 @@ static int run(const struct probe_spec *s, struct probe_result *r) {
 static void describe(const char *label, const struct probe_result *r) {
     printf("    %-9s sent %-7s df %-7s fragmented %-7s by %-6s icmp %d/%d quote len %d df %d mf %d, %d answers\n",
            label, probe_answer_name(r->sent.answer), probe_answer_name(r->df.answer),
-           probe_answer_name(r->fragmented.answer), probe_fragmenter_name(r->fragmenter), r->icmp_type, r->icmp_code,
-           r->quoted_len, r->quoted_df, r->quoted_mf, r->answers);
+           probe_answer_name(r->fragmented.answer), probe_fragmenter_name(r->fragmenter), r->icmp.type, r->icmp.code,
+           r->icmp.quoted_len, r->icmp.quoted_df, r->icmp.quoted_mf, r->icmp.answers);
 }
 
 static int same(const struct probe_result *a, const struct probe_result *b) {
     return a->sent.answer == b->sent.answer && a->df.answer == b->df.answer &&
            a->fragmented.answer == b->fragmented.answer && a->fragmenter == b->fragmenter &&
-           a->icmp_type == b->icmp_type && a->icmp_code == b->icmp_code && a->icmp_mtu == b->icmp_mtu &&
-           a->quoted_len == b->quoted_len && a->quoted_df == b->quoted_df && a->quoted_mf == b->quoted_mf &&
-           a->answers == b->answers;
+           a->icmp.type == b->icmp.type && a->icmp.code == b->icmp.code && a->icmp.mtu == b->icmp.mtu &&
+           a->icmp.quoted_len == b->icmp.quoted_len && a->icmp.quoted_df == b->icmp.quoted_df && a->icmp.quoted_mf == b->icmp.quoted_mf &&
+           a->icmp.answers == b->icmp.answers;
 }
 
 static void check_spec(enum probe_proto p, enum probe_mode m, int size) {
@@ -201,7 +201,7 @@ static void check_spec(enum probe_proto p, enum probe_mode m, int size) {
     CHECK(seen_during > 0);                  /* and went on while the probe listened */
     CHECK(same(&before, &after));            /* the spec answers the same way on its own */
     CHECK(same(&before, &during));           /* and the forged stream changed nothing */
-    CHECK(during.answers >= 0 && during.answers <= PROBE_ANSWERS_MAX);
+    CHECK(during.icmp.answers >= 0 && during.icmp.answers <= PROBE_ANSWERS_MAX);
 }
 
 static void test_ipv4_forged_icmp_changes_no_answer(void) {

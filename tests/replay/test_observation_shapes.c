@@ -47,12 +47,12 @@ static struct probe_result result(int cached_pmtu, enum probe_fragmenter fr, con
     r.df = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "DF set"};
     r.fragmented = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "one packet"};
     r.fragmenter = fr;
-    r.quoted_len = r.quoted_df = r.quoted_mf = r.quoted_offset = r.quoted_frag_hdr = -1;
-    r.icmp_type = -1;
-    r.kernel_mtu = 1280;
-    r.cached_pmtu_before = cached_pmtu;
+    r.icmp.quoted_len = r.icmp.quoted_df = r.icmp.quoted_mf = r.icmp.quoted_offset = r.icmp.quoted_frag_hdr = -1;
+    r.icmp.type = -1;
+    r.egress.kernel_mtu = 1280;
+    r.egress.cached_pmtu_before = cached_pmtu;
     snprintf(r.evidence, sizeof r.evidence, "new evidence");
-    snprintf(r.observer, sizeof r.observer, "raw");
+    snprintf(r.egress.observer, sizeof r.egress.observer, "raw");
     return r;
 }
 

@@ -175,8 +175,8 @@ static void test_every_answer_matches_the_wire_or_says_unknown(void) {
         if (reps[i].rc < 0) continue;
         CHECK(reps[i].uid != 0);
         CHECK_INT(reps[i].has_raw, 0);
-        CHECK_STR(r->observer, "recverr");
-        if (probe_proto_is_icmp(r->spec.proto)) CHECK_STR(r->sock, "ping");
+        CHECK_STR(r->egress.observer, "recverr");
+        if (probe_proto_is_icmp(r->spec.proto)) CHECK_STR(r->egress.sock, "ping");
         int v6 = probe_proto_is_v6(r->spec.proto);
         int l4 = truth_l4_of(probe_proto_is_tcp(r->spec.proto), probe_proto_is_icmp(r->spec.proto), v6);
         int src_pkts, host_frags, df, link2, link2_frags, df2;
@@ -224,13 +224,13 @@ static void test_reader_challenge_needs_the_kept_cache(void) {
            probe_answer_name(c.r.fragmented.answer), c.r.evidence);
     printf("  flushed: udp4 %s (%s)\n", probe_answer_name(e.r.fragmented.answer), e.r.evidence);
     CHECK_INT(a.r.fragmented.answer, PROBE_ANS_NO);
-    CHECK_INT(a.r.cached_pmtu_before, 0);
+    CHECK_INT(a.r.egress.cached_pmtu_before, 0);
     CHECK_INT(c.r.fragmented.answer, PROBE_ANS_YES);
     CHECK_INT(c.r.fragmented.basis, PROBE_BASIS_OBSERVED); /* the host's FragCreates moved */
     CHECK_INT(c.r.fragmenter, PROBE_FRAG_HOST);
-    CHECK_INT(c.r.cached_pmtu_before, lab.link[1].mtu);
+    CHECK_INT(c.r.egress.cached_pmtu_before, lab.link[1].mtu);
     CHECK_INT(e.r.fragmented.answer, a.r.fragmented.answer);
-    CHECK_INT(e.r.cached_pmtu_before, 0);
+    CHECK_INT(e.r.egress.cached_pmtu_before, 0);
 }
 
 /* serve's way: drop to a normal user but keep CAP_NET_RAW (raw observer
@@ -252,17 +252,17 @@ static int keep_child(void) {
     struct probe_spec s = {.proto = PROBE_UDP4, .mode = PROBE_MODE_DEFAULT, .size = 1400, .port = 32001};
     struct probe_result r1, r2, r3;
     if (probe_run(&opts, &s, &r1, err, sizeof err) < 0) return 21;
-    if (strcmp(r1.observer, "raw") || r1.fragmented.basis != PROBE_BASIS_OBSERVED || r1.icmp_mtu != lab.link[1].mtu)
+    if (strcmp(r1.egress.observer, "raw") || r1.fragmented.basis != PROBE_BASIS_OBSERVED || r1.icmp.mtu != lab.link[1].mtu)
         return 22;
     s.port++;
-    if (probe_run(&opts, &s, &r2, err, sizeof err) < 0 || r2.cached_pmtu_before != lab.link[1].mtu) return 23;
+    if (probe_run(&opts, &s, &r2, err, sizeof err) < 0 || r2.egress.cached_pmtu_before != lab.link[1].mtu) return 23;
     char ferr[256] = "";
     if (probe_netns_run(lab.ns[PROBE_LAB_SRC], flush_in_src, ferr, err, sizeof err) < 0) {
         fprintf(stderr, "flush as uid %d: %s %s\n", (int)getuid(), err, ferr);
         return 24;
     }
     s.port++;
-    if (probe_run(&opts, &s, &r3, err, sizeof err) < 0 || r3.cached_pmtu_before != 0) return 25;
+    if (probe_run(&opts, &s, &r3, err, sizeof err) < 0 || r3.egress.cached_pmtu_before != 0) return 25;
     return 0;
 }
 

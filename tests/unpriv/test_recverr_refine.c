@@ -16,14 +16,14 @@ static struct probe_result judged(enum probe_proto p, enum probe_mode m, int siz
     r.spec.mode = m;
     r.spec.size = size;
     r.spec.ttl = 2;
-    snprintf(r.observer, sizeof r.observer, "recverr");
-    snprintf(r.hop, sizeof r.hop, "%s", hop);
+    snprintf(r.egress.observer, sizeof r.egress.observer, "recverr");
+    snprintf(r.icmp.hop, sizeof r.icmp.hop, "%s", hop);
     r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "answered"};
     r.df = (struct probe_fact){df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED, "rule"};
     r.fragmented = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "quoted the whole -1-byte packet"};
     r.fragmenter = PROBE_FRAG_NONE;
-    r.quoted_len = r.quoted_df = r.quoted_mf = r.quoted_offset = r.quoted_frag_hdr = -1;
-    r.dev_mtu = r.path_mtu_before = 1500;
+    r.icmp.quoted_len = r.icmp.quoted_df = r.icmp.quoted_mf = r.icmp.quoted_offset = r.icmp.quoted_frag_hdr = -1;
+    r.egress.dev_mtu = r.egress.path_mtu_before = 1500;
     return r;
 }
 
@@ -76,7 +76,7 @@ static void test_tcp_segment_is_sized_by_the_route(void) {
 
 static void test_frag_needed_keeps_observed_and_drops_the_unseen_length(void) {
     struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_DEFAULT, 1400, 1, lab.node[1].addr);
-    r.icmp_mtu = 1280;
+    r.icmp.mtu = 1280;
     probe_recverr_refine(&lab, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_OBSERVED);
@@ -91,7 +91,7 @@ static void test_host_fragmentation_seen_and_other_observers_untouched(void) {
     probe_recverr_refine(&lab, &r);
     CHECK_STR(r.fragmented.why, "the host's fragment counter rose by 3");
     struct probe_result raw = judged(PROBE_UDP4, PROBE_MODE_DONT, 1400, 0, lab.node[2].addr);
-    snprintf(raw.observer, sizeof raw.observer, "raw");
+    snprintf(raw.egress.observer, sizeof raw.egress.observer, "raw");
     probe_recverr_refine(&lab, &raw);
     CHECK_STR(raw.fragmented.why, "quoted the whole -1-byte packet");
 }

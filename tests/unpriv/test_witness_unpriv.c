@@ -161,14 +161,14 @@ static void judge_all(const struct truth_cap *cap, struct reply *reps, const dou
             r->fragmenter != (host ? PROBE_FRAG_HOST : PROBE_FRAG_ROUTER))
             ok = 0;
         if (reps[i].uid == 0 || reps[i].has_raw) ok = 0;
-        if (witness && r->witness_heard && r->w_raw) ok = 0; /* the witness had no tap */
+        if (witness && r->witness.heard && r->witness.raw) ok = 0; /* the witness had no tap */
         const struct probe_fact *f[3] = {&r->sent, &r->df, &r->fragmented};
         for (int k = 0; k < 3; k++) t->unknown += f[k]->basis == PROBE_BASIS_UNKNOWN;
         t->frag_unknown += r->fragmented.basis == PROBE_BASIS_UNKNOWN;
-        t->far += (r->far_end & 4) != 0;
+        t->far += (r->witness.far_end & 4) != 0;
         printf("%s %s %-4s %-9s %5d %4.0fms | wire: sent %d df %d frag host %d router %d | %s %s/%s df %s/%s frag %s/%s by %s | %s\n",
                ok ? "ok  " : "DIFF", witness ? "W" : "-", probe_proto_name(r->spec.proto), probe_mode_name(r->spec.mode),
-               r->spec.size, r->elapsed_ms, sent, df[0], host, router, r->observer, probe_answer_name(r->sent.answer),
+               r->spec.size, r->elapsed_ms, sent, df[0], host, router, r->egress.observer, probe_answer_name(r->sent.answer),
                probe_fact_basis_label(r, &r->sent), probe_answer_name(r->df.answer), probe_fact_basis_label(r, &r->df),
                probe_answer_name(r->fragmented.answer), probe_fact_basis_label(r, &r->fragmented),
                probe_fragmenter_name(r->fragmenter), r->evidence);

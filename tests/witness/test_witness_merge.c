@@ -13,34 +13,34 @@ static struct probe_result near_end(enum probe_proto p, enum probe_mode m, int s
     r.spec.ttl = 64;
     r.spec.port = 33435;
     snprintf(r.spec.host, sizeof r.spec.host, "%s", probe_proto_is_v6(p) ? "2001:db8:3::2" : "203.0.113.2");
-    snprintf(r.witness, sizeof r.witness, "%s:33435", r.spec.host);
+    snprintf(r.witness.target, sizeof r.witness.target, "%s:33435", r.spec.host);
     struct probe_fact unk = {PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "no ICMP answer"};
     struct probe_fact inf = {PROBE_ANS_YES, PROBE_BASIS_INFERRED, "send() accepted it"};
     r.sent = inf;
     r.df = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_INFERRED, "mode dont"};
     r.fragmented = unk;
     r.fragmenter = PROBE_FRAG_UNKNOWN;
-    r.egress_packets = r.egress_fragments = r.egress_first_len = -1;
-    r.dev_mtu = r.path_mtu_before = 1500;
+    r.egress.packets = r.egress.fragments = r.egress.first_len = -1;
+    r.egress.dev_mtu = r.egress.path_mtu_before = 1500;
     snprintf(r.evidence, sizeof r.evidence, "no ICMP answer");
-    r.w_raw = r.w_ttl = r.w_df = r.w_bytes = r.w_fragments = r.w_frag_max = r.w_frag_min = -1;
-    r.w_segments = r.w_seg_max = -1;
+    r.witness.raw = r.witness.ttl = r.witness.df = r.witness.bytes = r.witness.fragments = r.witness.frag_max = r.witness.frag_min = -1;
+    r.witness.segments = r.witness.seg_max = -1;
     return r;
 }
 
 static void heard(struct probe_result *r, int bytes, int frag_max, int fragments, int ttl) {
-    r->witness_heard = 1;
-    r->w_raw = 0;
-    r->w_bytes = bytes;
-    r->w_frag_max = frag_max;
-    r->w_fragments = fragments;
-    r->w_ttl = ttl;
+    r->witness.heard = 1;
+    r->witness.raw = 0;
+    r->witness.bytes = bytes;
+    r->witness.frag_max = frag_max;
+    r->witness.fragments = fragments;
+    r->witness.ttl = ttl;
 }
 
 static void test_fragments_at_the_far_end_after_a_whole_departure_mean_a_router(void) {
     struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    r.egress_packets = 1; /* the raw observer saw it leave whole */
-    r.egress_fragments = 0;
+    r.egress.packets = 1; /* the raw observer saw it leave whole */
+    r.egress.fragments = 0;
     r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "1 packet left the host"};
     heard(&r, 1372, 1276, 2, 62);
     struct probe_path_topology lab = check_probe_lab_path(0, 1500, 1500, 1280, 0);
@@ -69,8 +69,8 @@ static void test_ipv6_fragments_are_the_hosts_by_rule(void) {
 static void test_tcp_fragments_are_a_routers_by_rule(void) {
     struct probe_result r = near_end(PROBE_TCP4, PROBE_MODE_DONT, 1400);
     heard(&r, 1348, 1276, 2, 62);
-    r.w_raw = 1;
-    r.w_segments = 1;
+    r.witness.raw = 1;
+    r.witness.segments = 1;
     probe_witness_merge(NULL, &r);
     CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
     CHECK_CONTAINS(r.evidence, "TCP is never IP-fragmented by its sender");
@@ -90,7 +90,7 @@ static void test_tcp6_unseen_fragments_are_settled_by_the_rules(void) {
     /* An unprivileged witness sees no IP fragments of a TCP stream. */
     struct probe_result r = near_end(PROBE_TCP6, PROBE_MODE_DONT, 1400);
     heard(&r, 1328, 0, -1, 62);
-    r.w_segments = 2;
+    r.witness.segments = 2;
     probe_witness_merge(NULL, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_INFERRED);
@@ -113,11 +113,11 @@ static void test_the_near_ends_observation_is_kept(void) {
 
 static void test_a_silent_witness_leaves_the_near_end_with_a_note(void) {
     struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    r.witness_silent = 1;
-    snprintf(r.witness_note, sizeof r.witness_note, "the witness 203.0.113.2:33435 did not answer within 1000 ms");
+    r.witness.silent = 1;
+    snprintf(r.witness.note, sizeof r.witness.note, "the witness 203.0.113.2:33435 did not answer within 1000 ms");
     probe_witness_merge(NULL, &r);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
-    CHECK_INT(r.far_end, 0);
+    CHECK_INT(r.witness.far_end, 0);
     CHECK_CONTAINS(r.evidence, "no ICMP answer [the witness 203.0.113.2:33435 did not answer within 1000 ms]");
 }
 
