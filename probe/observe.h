@@ -140,7 +140,7 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
  * DF=1 or IPv6 and seen leaving whole gives "no" with basis
  * rule; a silent witness adds "dropped on the way". Runs after the witness
  * merge. Pure. */
-void probe_rules_apply(struct probe_result *r);
+void probe_rules_apply(const struct probe_path_topology *topo, struct probe_result *r);
 
 /* The judge's rule (ip(7)): 1 when the kernel fragments this UDP datagram
  * itself, given the device's and the route's MTU. Pure. */

@@ -10,26 +10,6 @@
 
 #include "observe.h"
 
-/* The node a packet reached last: the answering hop, or where its TTL ran
- * out (node index = TTL along the path), or the destination. -1 unknown. */
-static int last_node(const struct probe_path_topology *t, const struct probe_result *r) {
-    if (r->icmp.hop[0]) return probe_path_topology_node_of(t, r->icmp.hop);
-    if (r->spec.ttl <= 0) return -1;
-    return r->spec.ttl < t->nnodes - 1 ? r->spec.ttl : t->nnodes - 1;
-}
-
-/* Smallest MTU among the links a router forwarded the packet onto before it
- * reached node `last` (links 1..last-1; link 0 is the host's own). 0 if none. */
-static int routed_bottleneck(const struct probe_path_topology *t, int last, int *link) {
-    int m = 0;
-    for (int i = 1; i < last && i < t->nnodes - 1; i++)
-        if (!m || t->link[i].mtu < m) {
-            m = t->link[i].mtu;
-            *link = i;
-        }
-    return m;
-}
-
 void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_result *r) {
     if (strcmp(r->egress.observer, "recverr") || r->sent.answer != PROBE_ANS_YES) return;
     const struct probe_spec *s = &r->spec;
@@ -58,8 +38,8 @@ void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_r
                  r->icmp.hop[0] ? "; it reached the answering hop whole" : "");
         r->fragmenter = PROBE_FRAG_NONE;
     } else {
-        int node = topo ? last_node(topo, r) : -1, link = -1;
-        int bottleneck = node > 0 ? routed_bottleneck(topo, node, &link) : 0;
+        int node = topo ? probe_path_topology_last_node(topo, r) : -1, link = -1;
+        int bottleneck = node > 0 ? probe_path_topology_routed_mtu(topo, node, &link) : 0;
         /* What left the host: the datagram whole (the host did not fragment
          * it), or for TCP one segment no larger than the route's MTU. */
         int len = s->size;

@@ -146,6 +146,14 @@ void probe_path_topology_real(const struct probe_ttl_discovery *d, const struct 
  * lab's topology as data from probe_run and look hops up with this: they
  * ask the lab nothing. */
 int probe_path_topology_node_of(const struct probe_path_topology *t, const char *addr);
+/* Pure: the node the test's packet reached last: the answering hop, or
+ * where its TTL ran out (node index = TTL along the path), or the
+ * destination; -1 unknown. */
+int probe_path_topology_last_node(const struct probe_path_topology *t, const struct probe_result *r);
+/* Pure: the smallest MTU among the links a router forwarded the packet onto
+ * before it reached node `last` (links 1..last-1; link 0 is the host's own),
+ * its index in *link; 0 if none. */
+int probe_path_topology_routed_mtu(const struct probe_path_topology *t, int last, int *link);
 /* Pure: the path of a finished test. Only r's observations and topo are
  * used; out may be &r->path. */
 void probe_path_build(const struct probe_result *r, const struct probe_path_topology *topo, struct probe_path *out);

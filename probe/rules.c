@@ -7,7 +7,12 @@
  *   (b) IPv6 that left the host whole: no router fragments IPv6;
  *   (c) it left the host whole and the witness, asked, did not see it:
  *       dropped on the way, not fragmented by the host (with DF=0 a router
- *       may still have cut it before the drop: the answer stays unknown).
+ *       may still have cut it before the drop: the answer stays unknown);
+ *   (d) on a path whose link MTUs are known (the lab: its routers forward
+ *       every whole packet; their behaviours drop only fragments or ICMP),
+ *       an IPv4 packet with DF=0 that left the host whole is fragmented by
+ *       the router before the first link it crossed that is smaller than
+ *       it, and by none when it fits every link it crossed.
  * Runs last, after the judge, the recverr refinement and the witness merge.
  * Pure: no I/O. */
 #include <stdio.h>
@@ -16,20 +21,46 @@
 #include "observe.h"
 
 /* The evidence line: the TCP prefix the judge wrote ("TCP: first segment
- * ...; "), then the rule's why, then the witness's note when it was silent. */
+ * ...; "), then the rule's why, the judge's "; r2 (...) answered with a
+ * quote of another segment (...): not this packet" when one came back, then
+ * the witness's note when it was silent. */
 static void rule_evidence(struct probe_result *r) {
-    char prefix[96] = "";
+    char prefix[96] = "", other[240] = "";
     if (!strncmp(r->evidence, "TCP: ", 5)) {
         const char *end = strstr(r->evidence, "; ");
         if (end && (size_t)(end - r->evidence) + 3 < sizeof prefix)
             snprintf(prefix, sizeof prefix, "%.*s", (int)(end - r->evidence) + 2, r->evidence);
     }
-    snprintf(r->evidence, sizeof r->evidence, "%s%s%s%s%s%s", prefix, r->fragmented.why,
-             r->fragmented.basis == PROBE_BASIS_RULE ? " (rule)" : "", r->witness.silent ? " [" : "",
+    const char *a = r->icmp.other.answers ? strstr(r->evidence, " answered with ") : NULL;
+    if (a) {
+        while (a > r->evidence && strncmp(a, "; ", 2)) a--;
+        snprintf(other, sizeof other, "%s", a);
+    }
+    snprintf(r->evidence, sizeof r->evidence, "%s%s%s%s%s%s%s", prefix, r->fragmented.why,
+             r->fragmented.basis == PROBE_BASIS_RULE ? " (rule)" : "", other, r->witness.silent ? " [" : "",
              r->witness.silent ? r->witness.note : "", r->witness.silent ? "]" : "");
 }
 
-void probe_rules_apply(struct probe_result *r) {
+/* Rule (d): 1 when it decided. */
+static int known_links(const struct probe_path_topology *topo, struct probe_result *r) {
+    int last = probe_path_topology_last_node(topo, r), link = -1;
+    if (last < 0) return 0;
+    int len = r->egress.first_len > 0 ? r->egress.first_len : r->spec.size;
+    int mtu = probe_path_topology_routed_mtu(topo, last, &link);
+    if (mtu > 0 && len > mtu) {
+        probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_RULE,
+                       "it left the host whole with DF=0, and %d > %d on the %s-%s link: %s must fragment it", len, mtu,
+                       topo->node[link].name, topo->node[link + 1].name, topo->node[link].name);
+        r->fragmenter = PROBE_FRAG_ROUTER;
+    } else {
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_RULE,
+                       "it left the host whole and its %d bytes fit every link it crossed", len);
+        r->fragmenter = PROBE_FRAG_NONE;
+    }
+    return 1;
+}
+
+void probe_rules_apply(const struct probe_path_topology *topo, struct probe_result *r) {
     if (r->sent.answer != PROBE_ANS_YES || r->fragmented.basis != PROBE_BASIS_UNKNOWN) return;
     int v6 = probe_proto_is_v6(r->spec.proto);
     int whole = r->egress.packets > 0 && r->egress.fragments == 0; /* seen leaving whole (raw tap) */
@@ -41,6 +72,9 @@ void probe_rules_apply(struct probe_result *r) {
                        v6 ? "no router fragments IPv6" : "with DF=1 no router may fragment it", lost);
         r->fragmenter = PROBE_FRAG_NONE;
         r->witness.far_end &= ~4u;
+    } else if (topo && !v6 && r->df.answer == PROBE_ANS_NO && r->df.basis == PROBE_BASIS_OBSERVED &&
+               known_links(topo, r)) {
+        /* decided by the path's known links */
     } else if (r->witness.silent) {
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
                        "it left the host whole and the witness did not see it: dropped on the way, not fragmented by "

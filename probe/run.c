@@ -247,7 +247,7 @@ static int run_inner(void *p) {
     probe_recverr_refine(known ? &topo : NULL, r);
     probe_witness_merge(known ? &topo : NULL, r);
     /* Where nothing observed "fragmented?", the rules of IP decide what they can. */
-    probe_rules_apply(r);
+    probe_rules_apply(known ? &topo : NULL, r);
     /* The path, hop by hop: the lab's topology on the lab's own path, else
      * what TTL discovery heard (issue 20). */
     struct probe_path_topology pt;

@@ -150,9 +150,12 @@ static void test_matrix_with_the_witness_when_both_routers_fragment(void) {
     CHECK_INT(m, 0);
 }
 
-/* What the witness adds, where the old code said unknown: on 1500,1500,1280
- * the DF=0 udp4 tests expire at r2 before r2 fragments them (TTL 2). */
-static void test_without_the_witness_the_last_routers_fragmentation_is_unknown(void) {
+/* What the witness adds: on 1500,1500,1280 the DF=0 udp4 tests expire at
+ * r2 before r2 fragments them (TTL 2: routers check the TTL before the
+ * MTU), which no quote shows -- the old code said unknown; the lab's known
+ * links now decide it by rule (not fragmented). With the witness (TTL 64)
+ * r2 fragments them, observed at the far end. */
+static void test_without_the_witness_the_known_links_decide(void) {
     struct probe_lab lab;
     char err[1024];
     REQUIRE(lab_start("1500,1500,1280", 'u', &lab) == 0);
@@ -167,8 +170,11 @@ static void test_without_the_witness_the_last_routers_fragmentation_is_unknown(v
             printf("  %-9s %s: fragmented %s (%s) by %s\n", probe_mode_name(modes[i]), w ? "witness  " : "near end",
                    probe_answer_name(r.fragmented.answer), probe_fact_basis_label(&r, &r.fragmented),
                    probe_fragmenter_name(r.fragmenter));
-            if (!w) CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
-            else {
+            if (!w) {
+                CHECK_INT(r.fragmented.basis, PROBE_BASIS_RULE);
+                CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+                CHECK_CONTAINS(r.fragmented.why, "fit every link it crossed");
+            } else {
                 CHECK_STR(probe_fact_basis_label(&r, &r.fragmented), "observed (far end)");
                 CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
                 CHECK_CONTAINS(r.evidence, "r2 fragmented it");
@@ -220,7 +226,7 @@ int main(void) {
     RUN(test_matrix_with_the_witness_on_the_default_lab);
     RUN(test_matrix_with_the_witness_when_the_last_router_fragments);
     RUN(test_matrix_with_the_witness_when_both_routers_fragment);
-    RUN(test_without_the_witness_the_last_routers_fragmentation_is_unknown);
+    RUN(test_without_the_witness_the_known_links_decide);
     RUN(test_a_silent_witness_falls_back_to_the_near_end_within_the_timeout);
     return check_summary();
 }

@@ -32,7 +32,7 @@ static void silent_witness(struct probe_result *r) {
 static void test_df_set_and_whole_at_egress_means_no_router_fragments_it(void) {
     struct probe_result r;
     black_hole(&r, PROBE_UDP4, 1);
-    probe_rules_apply(&r);
+    probe_rules_apply(NULL, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_RULE);
     CHECK_INT(r.fragmenter, PROBE_FRAG_NONE);
@@ -45,7 +45,7 @@ static void test_ipv6_whole_at_egress_means_no_router_fragments_it(void) {
     struct probe_result r;
     black_hole(&r, PROBE_TCP6, 1);
     snprintf(r.evidence, sizeof r.evidence, "TCP: first segment 1400 bytes; no ICMP answer at TTL 2");
-    probe_rules_apply(&r);
+    probe_rules_apply(NULL, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_RULE);
     CHECK_CONTAINS(r.fragmented.why, "no router fragments IPv6");
@@ -56,7 +56,7 @@ static void test_whole_and_unseen_by_the_witness_is_dropped_not_host_fragmented(
     struct probe_result r;
     black_hole(&r, PROBE_UDP4, 0);
     silent_witness(&r);
-    probe_rules_apply(&r);
+    probe_rules_apply(NULL, &r);
     /* DF=0: a router may have cut it before the drop, so no answer -- but the rule says what it can. */
     CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
     CHECK_INT(r.fragmenter, PROBE_FRAG_UNKNOWN);
@@ -65,7 +65,7 @@ static void test_whole_and_unseen_by_the_witness_is_dropped_not_host_fragmented(
     /* With DF=1 the first rule answers, and says it was dropped. */
     black_hole(&r, PROBE_UDP4, 1);
     silent_witness(&r);
-    probe_rules_apply(&r);
+    probe_rules_apply(NULL, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_RULE);
     CHECK_CONTAINS(r.fragmented.why, "the witness did not see it: dropped on the way");
@@ -75,24 +75,86 @@ static void test_rules_never_override_an_observation_nor_guess_past_the_wire(voi
     struct probe_result r;
     /* DF=0 and nothing else: no rule applies. */
     black_hole(&r, PROBE_UDP4, 0);
-    probe_rules_apply(&r);
+    probe_rules_apply(NULL, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
     CHECK_STR(r.fragmented.why, "no ICMP answer at TTL 2");
     /* DF=1 only inferred (nothing seen on the wire): the rule needs it observed. */
     black_hole(&r, PROBE_UDP4, 1);
     r.df.basis = PROBE_BASIS_INFERRED;
-    probe_rules_apply(&r);
+    probe_rules_apply(NULL, &r);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
     /* The departure unseen (no tap): nothing is known of the host's part. */
     black_hole(&r, PROBE_UDP6, 1);
     r.egress.packets = r.egress.fragments = -1;
-    probe_rules_apply(&r);
+    probe_rules_apply(NULL, &r);
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
     /* An observed answer stays. */
     black_hole(&r, PROBE_UDP4, 1);
     probe_fact_set(&r.fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "quoted a fragment");
-    probe_rules_apply(&r);
+    probe_rules_apply(NULL, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+}
+
+/* A topology of the lab with these link MTUs ("1500,1280,1500"). */
+static void lab_topo(const char *mtus, struct probe_path_topology *t) {
+    struct probe_lab_config cfg;
+    struct probe_lab lab;
+    char err[256];
+    probe_lab_config_default(&cfg);
+    if (probe_lab_parse_mtus(mtus, &cfg, err, sizeof err) < 0 || probe_lab_plan(&cfg, &lab, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
+    probe_path_topology_lab(&lab, 0, t);
+}
+
+/* (d) On known links a DF=0 packet seen leaving whole is cut by the router
+ * before the first smaller link it crossed, and by none when it fits every
+ * link it crossed: routers check the TTL before the MTU, so a TTL that
+ * expires at the bottleneck router leaves it whole. Without the links, or
+ * with DF=1 (rule a), or IPv6 (b), (d) says nothing. */
+static void test_known_links_decide_a_df0_packet_that_left_whole(void) {
+    struct probe_path_topology t;
+    struct probe_result r;
+    lab_topo("1500,1280,1500", &t);
+    black_hole(&r, PROBE_UDP4, 0);
+    r.spec.ttl = 2; /* the lab's: expires at r2, past r1 and its 1280 link */
+    probe_rules_apply(&t, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(r.fragmented.basis, PROBE_BASIS_RULE);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
+    CHECK_STR(r.fragmented.why, "it left the host whole with DF=0, and 1400 > 1280 on the r1-r2 link: r1 must fragment it");
+
+    black_hole(&r, PROBE_UDP4, 0);
+    r.spec.ttl = 2;
+    r.egress.first_len = 1280; /* fits */
+    probe_rules_apply(&t, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_NONE);
+    CHECK_STR(r.fragmented.why, "it left the host whole and its 1280 bytes fit every link it crossed");
+
+    lab_topo("1500,1500,1280", &t); /* the bottleneck is r2's next link: TTL 2 expires before it */
+    black_hole(&r, PROBE_UDP4, 0);
+    r.spec.ttl = 2;
+    probe_rules_apply(&t, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    black_hole(&r, PROBE_UDP4, 0);
+    r.spec.ttl = 64; /* all the way (the witness's TTL): r2 cuts it */
+    silent_witness(&r);
+    probe_rules_apply(&t, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_STR(r.fragmented.why, "it left the host whole with DF=0, and 1400 > 1280 on the r2-dst link: r2 must fragment it");
+    CHECK_CONTAINS(r.evidence, "[the witness did not answer");
+
+    black_hole(&r, PROBE_UDP4, 0); /* no topology: unknown as before */
+    r.spec.ttl = 2;
+    probe_rules_apply(NULL, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    black_hole(&r, PROBE_UDP4, 0); /* the DF bit not observed: no rule */
+    r.spec.ttl = 2;
+    probe_fact_set(&r.df, PROBE_ANS_NO, PROBE_BASIS_INFERRED, "by mode");
+    probe_rules_apply(&t, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
 }
 
 static void test_basis_names_round_trip(void) {
@@ -110,6 +172,7 @@ int main(void) {
     RUN(test_ipv6_whole_at_egress_means_no_router_fragments_it);
     RUN(test_whole_and_unseen_by_the_witness_is_dropped_not_host_fragmented);
     RUN(test_rules_never_override_an_observation_nor_guess_past_the_wire);
+    RUN(test_known_links_decide_a_df0_packet_that_left_whole);
     RUN(test_basis_names_round_trip);
     return check_summary();
 }
