@@ -58,9 +58,13 @@ int db_session_end(struct db *db, int64_t session_id, char *err, size_t errlen);
  * questions. */
 int db_session_redeck(struct db *db, int64_t session_id, const char *title, const char *deck_json, char *err,
                       size_t errlen);
-/* The host and observer that measure the session: a remote prober's, as it
- * says when it connects (serve --prober remote). */
-int db_session_set_prober(struct db *db, int64_t session_id, const char *host, const char *observer, char *err,
+/* The machine that measures the session: a remote prober's host, kernel,
+ * observer, target and lab layout (f's other fields unused), as it says when
+ * it connects (serve --prober remote). The session takes its host, kernel
+ * and observer (its target stays "remote", which --resume checks); its live
+ * measurement set takes host, kernel, target and lab, so an export and
+ * `replay --remeasure` name the laptop, not the hub. */
+int db_session_set_prober(struct db *db, int64_t session_id, const struct db_session_info *f, char *err,
                           size_t errlen);
 /* Sets the session's token key (hex; a session made before keys had none).
  * Read it back with db_hub_token_key (db_hub.h). */

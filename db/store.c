@@ -325,10 +325,45 @@ int db_session_redeck(struct db *db, int64_t session_id, const char *title, cons
                       "removing the session's old questions");
 }
 
-int db_session_set_prober(struct db *db, int64_t session_id, const char *host, const char *observer, char *err,
+/* One UPDATE of the prober's facts: ?1 host, ?2 kernel ("" unknown: an
+ * older laptop that does not say it; never the hub's own), ?3 target (""
+ * keeps the stored one), ?4 lab (NULL: not the lab), ?5 observer, ?6 the
+ * row. The session keeps its own target ("remote": what --resume checks)
+ * and lab; the live measurement set takes the laptop's. */
+static int facts_update(struct db *db, const char *sql, int64_t id, const struct db_session_info *f, char *err,
+                        size_t errlen, const char *what) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->c.h, sql, -1, &st, NULL) != SQLITE_OK) {
+        db_sql_fail(&db->c, err, errlen, what);
+        return -1;
+    }
+    const char *text[] = {f->host, f->kernel, f->target};
+    for (int i = 0; i < 3; i++) bind_text(st, i + 1, text[i] ? text[i] : "");
+    if (f->lab_json) bind_text(st, 4, f->lab_json);
+    else sqlite3_bind_null(st, 4);
+    bind_text(st, 5, f->observer ? f->observer : ""); /* (numbered: a statement may leave some out) */
+    sqlite3_bind_int64(st, 6, id);
+    int rc = step_done(db, st, err, errlen, what);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_session_set_prober(struct db *db, int64_t session_id, const struct db_session_info *f, char *err,
                           size_t errlen) {
-    return exec_bound(db, "UPDATE sessions SET host = ?, observer = ? WHERE id = ?", session_id, host, observer, err,
-                      errlen, "storing the prober's host and observer");
+    if (sqlite3_exec(db->c.h, "SAVEPOINT prober_facts", NULL, NULL, NULL) != SQLITE_OK) {
+        db_sql_fail(&db->c, err, errlen, "storing the prober's facts");
+        return -1;
+    }
+    int rc = facts_update(db, "UPDATE sessions SET host = ?1, kernel = ?2, observer = ?5 WHERE id = ?6", session_id,
+                          f, err, errlen, "storing the prober's facts");
+    if (!rc)
+        rc = facts_update(db,
+                          "UPDATE measurement_sets SET host = ?1, kernel = ?2, target = coalesce(nullif(?3, ''), target), "
+                          "lab = ?4 WHERE session_id = ?6 AND kind = 'live'",
+                          session_id, f, err, errlen, "storing the prober's facts with the live measurements");
+    sqlite3_exec(db->c.h, rc ? "ROLLBACK TO prober_facts; RELEASE prober_facts" : "RELEASE prober_facts", NULL, NULL,
+                 NULL);
+    return rc;
 }
 
 int db_session_end(struct db *db, int64_t session_id, char *err, size_t errlen) {

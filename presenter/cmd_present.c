@@ -32,6 +32,7 @@
 #include "present_frame.h"
 #include "present_link.h"
 #include "present_prober.h"
+#include "replay.h"
 
 #define PRESENT_SECRET_ENV "FRAGVOTE_SECRET"
 #define PRESENT_EXPORTS_MAX 4      /* --export files per run */
@@ -55,7 +56,8 @@ struct present {
     struct cli_engine engine;          /* observer, target, lab, witness: as serve's */
     struct cli_scenario scenario;      /* the lab switched between the deck's scenarios (worker thread) */
     struct cli_signals sigs;
-    char host[256], instance[33];
+    char host[256], kernel[256], instance[33];
+    char *lab_json;                    /* the lab's layout for the hub (replay_lab_json), NULL off the lab */
     struct present_link *link;
     struct present_console *remote;
     struct present_prober *prober;
@@ -253,8 +255,9 @@ static int fatal_code(const char *code) {
 }
 
 static void send_prober(struct present *s, int take_over) {
-    char *hello = present_frame_prober(s->deck.json, s->host, s->engine.observer_name, s->engine.target, take_over,
-                                       s->instance);
+    struct present_facts f = {.host = s->host, .kernel = s->kernel, .observer = s->engine.observer_name,
+                              .target = s->engine.target, .lab_json = s->lab_json};
+    char *hello = present_frame_prober(s->deck.json, &f, take_over, s->instance);
     if (hello && strlen(hello) > PRESENT_HELLO_MAX) {
         char n[32];
         snprintf(n, sizeof n, "%zu", strlen(hello));
@@ -465,10 +468,11 @@ static void on_signal(void *ctx, int sig) {
 
 /* ---- the probe engine here ---- */
 
-/* This laptop's name, shown on the hub's console with the observer and target. */
-static void host_name(struct present *s) {
-    if (gethostname(s->host, sizeof s->host) < 0) snprintf(s->host, sizeof s->host, "unknown");
-    s->host[sizeof s->host - 1] = 0;
+/* This laptop's facts, which the hub stores with the session and shows on
+ * its console: name, kernel, and the lab's layout when it measures there. */
+static void host_facts(struct present *s) {
+    cli_host_facts(s->host, sizeof s->host, s->kernel, sizeof s->kernel);
+    s->lab_json = s->engine.use_lab ? replay_lab_json(&s->engine.lab) : NULL;
 }
 
 /* Before each test (on the worker thread): the lab scenario it names. */
@@ -563,7 +567,7 @@ int cmd_present(int argc, char **argv) {
         cli_scenario_init(&s.scenario, &s.engine.lab, &s.engine.witness);
         pc.before = before_test;
     }
-    host_name(&s);
+    host_facts(&s);
     struct present_link_config lc = {.url = s.url, .ca_file = s.o.ca, .on_up = on_up, .on_frame = on_frame,
                                      .on_down = on_down, .ctx = &s};
     s.link = present_link_new(&lc, err, sizeof err);
@@ -605,6 +609,7 @@ cleanup:
     present_console_free(s.remote);
     print_summary(&s);
     cli_engine_down("present", &s.engine);
+    free(s.lab_json);
     cli_signals_stop(&s.sigs);
     pthread_mutex_destroy(&s.lock);
     pthread_cond_destroy(&s.export_cv);

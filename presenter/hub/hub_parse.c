@@ -69,6 +69,9 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
         out->take_over = json_is_true(json_object_get(m, "take_over"));
         if (json_is_object(deck)) out->deck_json = json_dumps(deck, JSON_COMPACT | JSON_PRESERVE_ORDER);
         str_field(m, "host", out->prober_host, sizeof out->prober_host);
+        str_field(m, "kernel", out->prober_kernel, sizeof out->prober_kernel);
+        json_t *lab = json_object_get(m, "lab");
+        if (json_is_object(lab)) out->prober_lab_json = json_dumps(lab, JSON_COMPACT | JSON_PRESERVE_ORDER);
         str_field(m, "observer", out->prober_observer, sizeof out->prober_observer);
         str_field(m, "target", out->prober_target, sizeof out->prober_target);
         str_field(m, "instance", out->prober_instance, sizeof out->prober_instance);
@@ -98,5 +101,6 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
 
 void hub_client_msg_free(struct hub_client_msg *out) {
     free(out->deck_json);
-    out->deck_json = NULL;
+    free(out->prober_lab_json);
+    out->deck_json = out->prober_lab_json = NULL;
 }

@@ -37,11 +37,13 @@ struct hub_client_msg {
     /* prober (docs/PROTOCOL.md "The remote prober"): "v" (0 absent or not an
      * integer), "take_over" true, "deck" as compact JSON text when it is an
      * object (malloc'd: hub_client_msg_free; NULL otherwise), and the
-     * laptop's description for the console ("" when absent) */
+     * laptop's facts, stored with the session and its live measurement set
+     * and shown on the console ("" when absent; "lab" as compact JSON text
+     * when an object, malloc'd, else NULL) */
     int prober_v, take_over;
-    char *deck_json;
-    char prober_host[HUB_PARSE_STR_MAX + 1], prober_observer[HUB_PARSE_STR_MAX + 1],
-        prober_target[HUB_PARSE_STR_MAX + 1];
+    char *deck_json, *prober_lab_json;
+    char prober_host[HUB_PARSE_STR_MAX + 1], prober_kernel[HUB_PARSE_STR_MAX + 1],
+        prober_observer[HUB_PARSE_STR_MAX + 1], prober_target[HUB_PARSE_STR_MAX + 1];
     char prober_instance[HUB_PARSE_STR_MAX + 1]; /* "instance": the laptop process (same on its reconnects) */
     /* result: "rid" when an integer 1..HUB_ID_MAX (else -1), "epoch"; the
      * observation decoded when result_ok, else result_err says why */

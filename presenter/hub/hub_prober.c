@@ -170,7 +170,9 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
         }
         gone->prober = 0;
     }
-    if (m->prober_host[0] && room_prober_facts(h->room, m->prober_host, m->prober_observer, err, sizeof err))
+    struct room_prober_facts f = {.host = m->prober_host, .kernel = m->prober_kernel, .observer = m->prober_observer,
+                                  .target = m->prober_target, .lab_json = m->prober_lab_json};
+    if (m->prober_host[0] && room_prober_facts(h->room, &f, err, sizeof err))
         hub_status_warn(h, err); /* the session's description only: the prober is taken all the same */
     h->remote.conn = c;
     c->prober = 1;
@@ -181,10 +183,11 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
                                         room_code(h->room), "epoch", h->remote.epoch, "deck", adopted ? "adopted" : "kept",
                                         "pending", n)));
     send_pending(h, c, 0);
-    char desc[3 * HUB_PARSE_STR_MAX + 64] = "";
+    char desc[4 * HUB_PARSE_STR_MAX + 64] = "";
     if (m->prober_host[0] || m->prober_observer[0] || m->prober_target[0])
-        snprintf(desc, sizeof desc, " (%s%s%s%s%s)", m->prober_host[0] ? m->prober_host : "laptop",
-                 m->prober_observer[0] ? ", observer " : "", m->prober_observer,
+        snprintf(desc, sizeof desc, " (%s%s%s%s%s%s%s)", m->prober_host[0] ? m->prober_host : "laptop",
+                 m->prober_kernel[0] ? ", " : "", m->prober_kernel, m->prober_observer[0] ? ", observer " : "",
+                 m->prober_observer,
                  m->prober_target[0] ? ", target " : "", m->prober_target);
     note(h, "prober %s from %s%s%s; deck %s; %d measurement%s waiting", verb, who, desc, how,
          adopted ? "adopted" : "kept", n, n == 1 ? "" : "s");

@@ -253,16 +253,18 @@ char *present_frame_cmd(enum hub_cmd_kind k, int seconds) {
     return dump(o);
 }
 
-char *present_frame_prober(const char *deck_json, const char *host, const char *observer, const char *target,
-                           int take_over, const char *instance) {
+char *present_frame_prober(const char *deck_json, const struct present_facts *f, int take_over,
+                           const char *instance) {
     json_t *deck = json_loads(deck_json, 0, NULL);
-    if (!json_is_object(deck)) {
+    json_t *lab = f->lab_json ? json_loads(f->lab_json, 0, NULL) : json_null();
+    if (!json_is_object(deck) || !(json_is_object(lab) || json_is_null(lab))) {
         json_decref(deck);
+        json_decref(lab);
         return NULL;
     }
-    return dump(json_pack("{s:s, s:i, s:o, s:b, s:s, s:s, s:s, s:s}", "t", "prober", "v", 1, "deck", deck,
-                          "take_over", take_over, "host", host, "observer", observer, "target", target, "instance",
-                          instance));
+    return dump(json_pack("{s:s, s:i, s:o, s:b, s:s, s:s, s:s, s:s, s:o, s:s}", "t", "prober", "v", 1, "deck", deck,
+                          "take_over", take_over, "host", f->host, "kernel", f->kernel, "observer", f->observer,
+                          "target", f->target, "lab", lab, "instance", instance));
 }
 
 char *present_frame_result(const char *epoch, long long rid, const char *observation_json) {

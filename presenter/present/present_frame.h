@@ -80,12 +80,20 @@ int present_frame_tally(const char *text, size_t len, struct console_status *st,
 char *present_frame_auth(const char *secret);
 /* seconds: the voting timer of an open (0 none). NULL also for QUIT and MEASURED (not presenter commands). */
 char *present_frame_cmd(enum hub_cmd_kind k, int seconds);
-/* deck_json: the deck as loaded (a JSON object's text); host, observer,
- * target: shown on the hub's console; instance: this process's random id (the
- * same on every reconnect, so the hub can tell the laptop that comes back
- * from another one). */
-char *present_frame_prober(const char *deck_json, const char *host, const char *observer, const char *target,
-                           int take_over, const char *instance);
+/* The machine that measures, as the hub stores it with the session and
+ * its live measurement set (replay --remeasure compares its own with these). */
+struct present_facts {
+    const char *host, *kernel;   /* gethostname, "Linux 6.1.0-..." (cli_host_facts) */
+    const char *observer, *target;
+    const char *lab_json;        /* the lab's layout (replay_lab_json) when target is the lab, else NULL */
+};
+/* deck_json: the deck as loaded (a JSON object's text); f: this laptop's
+ * facts (also shown on the hub's console); instance: this process's random
+ * id (the same on every reconnect, so the hub can tell the laptop that comes
+ * back from another one). NULL when deck_json or lab_json is not a JSON
+ * object. */
+char *present_frame_prober(const char *deck_json, const struct present_facts *f, int take_over,
+                           const char *instance);
 /* epoch: the measure's; observation_json: probe_observation_json()'s text. */
 char *present_frame_result(const char *epoch, long long rid, const char *observation_json);
 /* format: json, csv, markdown or svg. */

@@ -1018,6 +1018,8 @@ fail:
     return -1;
 }
 
-int room_prober_facts(struct room *r, const char *host, const char *observer, char *err, size_t errlen) {
-    return db_session_set_prober(r->db, r->session_id, host, observer, err, errlen);
+int room_prober_facts(struct room *r, const struct room_prober_facts *f, char *err, size_t errlen) {
+    struct db_session_info si = {.host = f->host, .kernel = f->kernel, .observer = f->observer, .target = f->target,
+                                 .lab_json = f->lab_json};
+    return db_session_set_prober(r->db, r->session_id, &si, err, errlen);
 }

@@ -113,9 +113,14 @@ int room_end(struct room *r, char *err, size_t errlen); /* stamps the session's 
  * size, TTL, kinds) is accepted with *adopted 0, any other refused. The
  * room keeps nothing of d (the quiz copies its tests). 0, or -1 with err. */
 int room_deck_adopt(struct room *r, const struct deck *d, int *adopted, char *err, size_t errlen);
-/* The remote prober's host and observer become the session's (what its
- * export and `fragvote sessions` show as the measuring machine). */
-int room_prober_facts(struct room *r, const char *host, const char *observer, char *err, size_t errlen);
+/* The remote prober's host, kernel, observer, target and lab layout become
+ * the session's and its live measurement set's (what its export, `fragvote
+ * sessions` and `replay --remeasure` show as the measuring machine). */
+struct room_prober_facts {
+    const char *host, *kernel, *observer, *target;
+    const char *lab_json; /* NULL: not the lab */
+};
+int room_prober_facts(struct room *r, const struct room_prober_facts *f, char *err, size_t errlen);
 
 /* ---- voters ---- */
 /* A token is a random id and a MAC of it under the room's key, so the room

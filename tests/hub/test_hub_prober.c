@@ -50,8 +50,10 @@ static int start(int remote) {
  * process `instance`; returns the answer (prober_ok or error). */
 static json_t *say_prober_as(struct wsc *w, const struct deck *d, int take_over, const char *instance) {
     json_t *dj = json_loads((d ? d : &deck)->json, 0, NULL);
-    if (wsc_send_json(w, "{s:s, s:i, s:o, s:b, s:s, s:s, s:s}", "t", "prober", "v", 1, "deck", dj, "take_over",
-                      take_over, "host", "laptop", "observer", "raw", "instance", instance) < 0)
+    json_t *lab = json_pack("{s:i, s:[i,i,i]}", "routers", 2, "mtu", 1500, 1280, 1500);
+    if (wsc_send_json(w, "{s:s, s:i, s:o, s:b, s:s, s:s, s:s, s:s, s:o, s:s}", "t", "prober", "v", 1, "deck", dj,
+                      "take_over", take_over, "host", "laptop", "kernel", "Linux 6.1.0-laptop", "observer", "raw",
+                      "target", "lab", "lab", lab, "instance", instance) < 0)
         return NULL;
     return wsc_recv_types(w, "prober_ok", "error", T_MS);
 }
@@ -186,6 +188,12 @@ static void test_a_whole_question_with_a_remote_prober(void) {
     CHECK(hubfix_sql_int(dbpath, "SELECT count(*) FROM measurements m JOIN questions q ON q.id = m.question_id "
                                  "WHERE q.position = 0 AND m.evidence = 'REMOTE7-evidence' AND m.answer = 'yes'") == 1);
     CHECK(hubfix_sql_int(dbpath, "SELECT count(*) FROM votes") == 1);
+    /* the laptop measured: its facts are the session's and the live set's, never the hub machine's */
+    CHECK(hubfix_sql_int(dbpath, "SELECT count(*) FROM sessions WHERE host = 'laptop' AND kernel = "
+                                 "'Linux 6.1.0-laptop' AND observer = 'raw'") == 1);
+    CHECK(hubfix_sql_int(dbpath, "SELECT count(*) FROM measurement_sets WHERE kind = 'live' AND host = 'laptop' "
+                                 "AND kernel = 'Linux 6.1.0-laptop' AND target = 'lab' AND "
+                                 "json_extract(lab, '$.routers') = 2") == 1);
     json_decref(m);
     wsc_close(phone, 1000);
     wsc_close(screen, 1000);
@@ -367,7 +375,7 @@ static void test_take_over_tells_the_old_prober(void) {
     json_decref(gone);
     struct hub_status hs;
     hub_snapshot(fx.hub, &hs);
-    CHECK_CONTAINS(hs.prober_line, "prober took over from 127.0.0.1 (laptop, observer raw); the prober at 127.0.0.1 is taken over and told");
+    CHECK_CONTAINS(hs.prober_line, "prober took over from 127.0.0.1 (laptop, Linux 6.1.0-laptop, observer raw, target lab); the prober at 127.0.0.1 is taken over and told");
     json_t *a = send_result(old, m, -1, NULL, observation(m, "OLDPROBER"));
     CHECK_STR(code_of(a), "forbidden");
     json_decref(a);
@@ -408,7 +416,7 @@ static void test_the_same_laptop_reconnecting_replaces_its_old_connection(void) 
     CHECK_INT(wsc_close_code(old), 1001);
     struct hub_status hs;
     hub_snapshot(fx.hub, &hs);
-    CHECK_CONTAINS(hs.prober_line, "prober reconnected from 127.0.0.1 (laptop, observer raw); the same laptop: its old connection");
+    CHECK_CONTAINS(hs.prober_line, "prober reconnected from 127.0.0.1 (laptop, Linux 6.1.0-laptop, observer raw, target lab); the same laptop: its old connection");
     CHECK_INT(hs.prober, 1);
     /* another instance is still refused */
     struct wsc *other = fvr_presenter("127.0.0.1", fx.port, SECRET, T_MS, err, sizeof err);

@@ -179,15 +179,28 @@ static void test_builders(void) {
     CHECK_STR(c, "{\"t\":\"cmd\",\"cmd\":\"revote\"}");
     free(c);
     CHECK(present_frame_cmd(HUB_CMD_QUIT, 0) == NULL);
-    char *p = present_frame_prober("{\"title\":\"T\",\"tests\":[]}", "laptop", "raw", "lab", 0, "ab12");
+    struct present_facts f = {.host = "laptop", .kernel = "Linux 6.1.0-laptop", .observer = "raw", .target = "lab",
+                              .lab_json = "{\"routers\":2,\"mtu\":[1500,1280,1500]}"};
+    char *p = present_frame_prober("{\"title\":\"T\",\"tests\":[]}", &f, 0, "ab12");
     json_t *o = json_loads(p, 0, NULL);
+    CHECK_STR(json_string_value(json_object_get(o, "kernel")), "Linux 6.1.0-laptop");
+    CHECK_STR(json_string_value(json_object_get(o, "target")), "lab");
+    CHECK_INT(json_integer_value(json_object_get(json_object_get(o, "lab"), "routers")), 2);
     CHECK_STR(json_string_value(json_object_get(o, "t")), "prober");
     CHECK_STR(json_string_value(json_object_get(json_object_get(o, "deck"), "title")), "T");
     CHECK(json_is_false(json_object_get(o, "take_over")));
     CHECK_STR(json_string_value(json_object_get(o, "instance")), "ab12");
     json_decref(o);
     free(p);
-    CHECK(present_frame_prober("not json", "h", "o", "t", 0, "i") == NULL);
+    CHECK(present_frame_prober("not json", &f, 0, "i") == NULL);
+    f.lab_json = NULL; /* off the lab: "lab": null */
+    p = present_frame_prober("{\"title\":\"T\",\"tests\":[]}", &f, 0, "ab12");
+    o = json_loads(p, 0, NULL);
+    CHECK(json_is_null(json_object_get(o, "lab")));
+    json_decref(o);
+    free(p);
+    f.lab_json = "[1]";
+    CHECK(present_frame_prober("{}", &f, 0, "i") == NULL);
     char *r = present_frame_result("ep", 9, "{\"sent\":{\"answer\":\"yes\"}}");
     CHECK_STR(r, "{\"t\":\"result\",\"epoch\":\"ep\",\"rid\":9,\"observation\":{\"sent\":{\"answer\":\"yes\"}}}");
     free(r);

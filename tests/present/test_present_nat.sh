@@ -94,6 +94,12 @@ check every_acked_vote_in_the_hubs_db test "$(sq "SELECT count(*) FROM votes v J
 check voters_in_the_hubs_db test "$(sq "SELECT count(*) FROM voters WHERE session_id = $session")" -eq $phones
 check the_session_is_the_laptops_deck test "$(sq "SELECT title FROM sessions WHERE id = $session")" = "Hosted room: the NAT test"
 check all_questions_revealed test "$(sq "SELECT count(*) FROM questions WHERE session_id = $session AND state = 'revealed'")" -eq 6
+# The laptop measured: its kernel, target and lab layout are the live set's (the hub's own say "remote").
+live="SELECT %s FROM measurement_sets WHERE session_id = $session AND kind = 'live'"
+check live_set_is_the_laptops_target test "$(sq "$(printf "$live" target)")" = lab
+check live_set_has_the_laptops_lab test "$(sq "$(printf "$live" "json_extract(lab, '\$.prefix')")")" = "$prefix"
+check live_set_has_the_laptops_kernel test "$(sq "$(printf "$live" kernel)")" = "$(uname -s) $(uname -r)"
+check session_still_says_remote test "$(sq "SELECT target FROM sessions WHERE id = $session")" = remote
 
 # Every stored measurement equals the probe run alone on the laptop's lab.
 ip netns exec "$L" env FRAGVOTE_LAB_PREFIX="$prefix" "$bin" probe --deck "$tmp/deck.json" --json >"$tmp/alone.json" 2>/dev/null
