@@ -21,5 +21,6 @@
 #include "probe_lab.h"
 #include "probe_pmtu.h"
 #include "probe_priv.h"
+#include "probe_pace.h"
 
 #endif

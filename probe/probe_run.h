@@ -46,13 +46,16 @@ int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec,
 /* ---- TTL discovery (probe/ttl*.c) ---- */
 #define PROBE_TTL_DISCOVER_MAX 16     /* highest TTL tried */
 #define PROBE_TTL_DISCOVER_HOP_MS 300 /* wait per TTL for a Time Exceeded */
+enum probe_hop_state { PROBE_HOP_ANSWERED, PROBE_HOP_RATELIMITED, PROBE_HOP_SILENT };
 struct probe_ttl_discovery {
     int ttl;                          /* first TTL whose Time Exceeded quoted a fragment, 0 if none */
     int tried;                        /* TTLs tried */
     int nreassembled;                 /* hops that quoted the whole packet (they reassemble) */
     char reassembled[PROBE_TTL_DISCOVER_MAX][48];
     char hop[PROBE_TTL_DISCOVER_MAX][48]; /* the address that answered TTL i+1 (of tried), "" silent */
-    int silent;                       /* TTLs that got no answer */
+    int silent;                       /* TTLs that got no answer, not even after a pause */
+    int ratelimited;                  /* TTLs answered only after a pause (probe_pace.h) */
+    unsigned char hop_state[PROBE_TTL_DISCOVER_MAX]; /* enum probe_hop_state of TTL i+1 */
     int reached_dst;                  /* the destination answered (no router left) */
     char why[200];                    /* one line: what was found */
 };

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "probe_pace.h"
 #include "send.h"
 #include "witness.h"
 
@@ -59,6 +60,13 @@ static int listener_open(void *p) {
     return 0;
 }
 
+/* Waits for the path's pacer (probe_pace.h) before a TTL-limited send. */
+static void run_pace(const struct run_ctx *c, const char *host) {
+    const struct probe_lab *lab = c->opts->lab ? c->opts->lab : c->opts->topology;
+    char key[96];
+    if (probe_pace_path(key, sizeof key, lab, host)) probe_pace_wait(key);
+}
+
 static int choose_ttl(struct run_ctx *c, int on_lab_dst, int *ttl) {
     struct probe_result *r = c->r;
     const struct probe_lab *lab = c->opts->lab;
@@ -90,7 +98,8 @@ static int choose_ttl(struct run_ctx *c, int on_lab_dst, int *ttl) {
     }
     struct probe_ttl_discovery d;
     struct probe_run_opts o = *c->opts;
-    o.lab = NULL; /* already inside the namespace */
+    o.topology = o.lab ? o.lab : o.topology; /* the same path's pacer */
+    o.lab = NULL;                            /* already inside the namespace */
     int rc = probe_ttl_discover(&o, probe_proto_is_v6(r->spec.proto), r->spec.host, &d, c->err, c->errlen);
     if (rc < 0) return rc;
     c->disc = d;
@@ -218,6 +227,7 @@ static int run_inner(void *p) {
     r->egress.dev_mtu = rt.dev_mtu;
     r->egress.cached_pmtu_before = rt.path_mtu > 0 && rt.dev_mtu > 0 && rt.path_mtu < rt.dev_mtu ? rt.path_mtu : 0;
     if (ob->arm && (rc = ob->arm(obstate, si.fd, c->err, c->errlen)) < 0) goto cleanup;
+    if (ttl < 64) run_pace(c, r->spec.host); /* it expires at a router that may rate-limit its answer */
     if (c->witness_on && (rc = witness_probe_begin(&si, o->witness, c->err, c->errlen)) < 0) goto cleanup;
     if ((rc = probe_send_payload(&si, &r->egress.kernel_mtu)) < 0) {
         snprintf(c->err, c->errlen, "out of memory");

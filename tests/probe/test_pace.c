@@ -1,0 +1,66 @@
+/* The pacer of TTL-limited sends (probe/pace.c) on a canned clock: on a
+ * path that showed a rate limit, a burst of 6, then one a second, as Linux's
+ * inet_peer_xrlim_allow lets a router answer; a drained path waits a full
+ * interval; the bucket refills and never holds more than the burst; a path
+ * that never showed a limit is not slowed down. */
+#include "check.h"
+#include "fragprobe.h"
+
+static void test_burst_then_one_a_second(void) {
+    struct probe_pacer p;
+    probe_pacer_init(&p, 5000);
+    p.limited = 1;
+    for (int i = 0; i < PROBE_PACE_BURST; i++) CHECK_INT(probe_pacer_book(&p, 5000), 0);
+    CHECK_INT(probe_pacer_book(&p, 5000), 1000);
+    CHECK_INT(probe_pacer_book(&p, 5000), 2000); /* booked behind the one before */
+    CHECK_INT(probe_pacer_book(&p, 7000), 1000);
+}
+
+static void test_refills_up_to_the_burst(void) {
+    struct probe_pacer p;
+    probe_pacer_init(&p, 0);
+    p.limited = 1;
+    for (int i = 0; i < PROBE_PACE_BURST; i++) probe_pacer_book(&p, 0);
+    CHECK_INT(probe_pacer_book(&p, 2500), 0); /* 2.5 tokens back */
+    CHECK_INT(probe_pacer_book(&p, 2500), 0);
+    CHECK_INT(probe_pacer_book(&p, 2500), 500);
+    int free_sends = 0;
+    while (probe_pacer_book(&p, 100000) == 0) free_sends++;
+    CHECK_INT(free_sends, PROBE_PACE_BURST);
+}
+
+static void test_drained_waits_a_full_interval(void) {
+    struct probe_pacer p;
+    probe_pacer_init(&p, 0);
+    probe_pacer_drained(&p, 300, 0);
+    CHECK_INT(probe_pacer_book(&p, 300), 0); /* silent, maybe: no limit shown yet */
+    probe_pacer_drained(&p, 1400, 1);        /* answered after a pause: it limits */
+    CHECK_INT(probe_pacer_book(&p, 1400), PROBE_PACE_INTERVAL_MS);
+    CHECK(PROBE_PACE_REFILL_MS > PROBE_PACE_INTERVAL_MS);
+}
+
+static void test_unlimited_path_never_waits(void) {
+    struct probe_pacer p;
+    probe_pacer_init(&p, 0);
+    for (int i = 0; i < 50; i++) CHECK_INT(probe_pacer_book(&p, i), 0);
+    p.limited = 1; /* its bucket was kept: now empty */
+    CHECK(probe_pacer_book(&p, 50) > 900);
+}
+
+static void test_one_pacer_per_path(void) {
+    /* The process's table: a drained path waits, another does not. */
+    probe_pace_drained("pc-test|192.0.2.1", 1);
+    probe_pace_drained("pc-test|192.0.2.2", 0);
+    CHECK_INT(probe_pace_wait("pc-test|192.0.2.2"), 0);
+    int w = probe_pace_wait("pc-test|192.0.2.1");
+    CHECK(w > 900 && w <= PROBE_PACE_INTERVAL_MS);
+}
+
+int main(void) {
+    RUN(test_burst_then_one_a_second);
+    RUN(test_refills_up_to_the_burst);
+    RUN(test_drained_waits_a_full_interval);
+    RUN(test_unlimited_path_never_waits);
+    RUN(test_one_pacer_per_path);
+    return check_summary();
+}
