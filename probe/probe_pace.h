@@ -1,8 +1,8 @@
 /* Pacing for ICMP rate limits (issue 34): one pacer per path, a model of
  * the token bucket Linux keeps per source address on every router
  * (inet_peer_xrlim_allow: a burst of XRLIM_BURST_FACTOR = 6 messages, then
- * one per net.ipv4.icmp_ratelimit = 1000 ms). Every TTL-limited send books
- * a token first; once the path has shown it rate-limits (a hop answered
+ * one per net.ipv4.icmp_ratelimit = 1000 ms). Every send of TTL discovery
+ * (probe/ttl.c) books a token first; once the path has shown it rate-limits (a hop answered
  * only after a pause), the send waits for its token, so a router with the
  * defaults answers each one. A hop that answered nothing is retried after
  * PROBE_PACE_REFILL_MS (one token back) before it is called silent. A path

@@ -11,7 +11,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "probe_pace.h"
 #include "send.h"
 #include "witness.h"
 
@@ -58,13 +57,6 @@ static int listener_open(void *p) {
     getsockname(l->fd, (struct sockaddr *)&a, &al);
     l->port = probe_sockaddr_port(&a);
     return 0;
-}
-
-/* Waits for the path's pacer (probe_pace.h) before a TTL-limited send. */
-static void run_pace(const struct run_ctx *c, const char *host) {
-    const struct probe_lab *lab = c->opts->lab ? c->opts->lab : c->opts->topology;
-    char key[96];
-    if (probe_pace_path(key, sizeof key, lab, host)) probe_pace_wait(key);
 }
 
 static int choose_ttl(struct run_ctx *c, int on_lab_dst, int *ttl) {
@@ -227,7 +219,6 @@ static int run_inner(void *p) {
     r->egress.dev_mtu = rt.dev_mtu;
     r->egress.cached_pmtu_before = rt.path_mtu > 0 && rt.dev_mtu > 0 && rt.path_mtu < rt.dev_mtu ? rt.path_mtu : 0;
     if (ob->arm && (rc = ob->arm(obstate, si.fd, c->err, c->errlen)) < 0) goto cleanup;
-    if (ttl < 64) run_pace(c, r->spec.host); /* it expires at a router that may rate-limit its answer */
     if (c->witness_on && (rc = witness_probe_begin(&si, o->witness, c->err, c->errlen)) < 0) goto cleanup;
     if ((rc = probe_send_payload(&si, &r->egress.kernel_mtu)) < 0) {
         snprintf(c->err, c->errlen, "out of memory");

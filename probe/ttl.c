@@ -3,10 +3,12 @@
  * quotes the whole packet. Send a datagram the host must fragment with TTL
  * 1, 2, ... until a Time Exceeded quotes a fragment: that TTL sees the wire. */
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base.h"
 #include "probe_pace.h"
 #include "send.h"
 
@@ -152,6 +154,41 @@ static int ttl_inner(void *p) {
     return 0;
 }
 
+/* A discovery on a path that showed a rate limit is kept for
+ * TTL_REUSE_MS and answers the next discovery of the same path: asking again
+ * would spend the budget the tests need (a deck, the matrix of a real path). */
+#define TTL_REUSE_MS 60000
+#define TTL_REUSE_PATHS 8
+static pthread_mutex_t ttl_reuse_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    char key[96];
+    double at_ms;
+    struct probe_ttl_discovery d;
+} ttl_reuse[TTL_REUSE_PATHS];
+static int ttl_reuse_next;
+
+static int ttl_reused(const char *key, struct probe_ttl_discovery *out) {
+    double now = probe_clock_s() * 1e3;
+    int hit = 0;
+    pthread_mutex_lock(&ttl_reuse_mu);
+    for (int i = 0; i < TTL_REUSE_PATHS && !hit; i++)
+        if (ttl_reuse[i].key[0] && !strcmp(ttl_reuse[i].key, key) && now - ttl_reuse[i].at_ms < TTL_REUSE_MS) {
+            *out = ttl_reuse[i].d;
+            hit = 1;
+        }
+    pthread_mutex_unlock(&ttl_reuse_mu);
+    return hit;
+}
+
+static void ttl_keep(const char *key, const struct probe_ttl_discovery *d) {
+    pthread_mutex_lock(&ttl_reuse_mu);
+    int i = ttl_reuse_next++ % TTL_REUSE_PATHS;
+    snprintf(ttl_reuse[i].key, sizeof ttl_reuse[i].key, "%s", key);
+    ttl_reuse[i].at_ms = probe_clock_s() * 1e3;
+    ttl_reuse[i].d = *d;
+    pthread_mutex_unlock(&ttl_reuse_mu);
+}
+
 int probe_ttl_discover(const struct probe_run_opts *opts, int v6, const char *host, struct probe_ttl_discovery *out,
                        char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
@@ -167,5 +204,8 @@ int probe_ttl_discover(const struct probe_run_opts *opts, int v6, const char *ho
     struct ttl_ctx c = {opts, v6, host, out, "", 0, err, errlen};
     const struct probe_lab *lab = opts->lab ? opts->lab : opts->topology;
     c.paced = probe_pace_path(c.pace_key, sizeof c.pace_key, lab, host);
-    return opts->lab ? probe_netns_run(opts->lab->ns[PROBE_LAB_SRC], ttl_inner, &c, err, errlen) : ttl_inner(&c);
+    if (ttl_reused(c.pace_key, out)) return 0;
+    int rc = opts->lab ? probe_netns_run(opts->lab->ns[PROBE_LAB_SRC], ttl_inner, &c, err, errlen) : ttl_inner(&c);
+    if (rc == 0 && out->ratelimited) ttl_keep(c.pace_key, out);
+    return rc;
 }

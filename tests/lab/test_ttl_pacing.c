@@ -3,7 +3,7 @@
  * sends drained their budget (a hop that answered nothing is asked again
  * after a pause: "rate-limited"), finds the same TTL as on the kind lab, and
  * tells a silent router (--silent: never answers) from a rate-limited one.
- * Each lab has prefix fvp<pid><letter>. Needs root (namespaces, nft). */
+ * Each lab has prefix fvt<pid><letter>. Needs root (namespaces, nft). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -22,7 +22,7 @@ static void cleanup(void) {
 
 static int lab_start(char tag, struct probe_lab_config *cfg, struct probe_lab *lab) {
     char err[1024];
-    snprintf(cfg->prefix, sizeof cfg->prefix, "fvp%d%c", (int)getpid() % 100000, tag);
+    snprintf(cfg->prefix, sizeof cfg->prefix, "fvt%d%c", (int)getpid() % 100000, tag);
     snprintf(prefix, sizeof prefix, "%s", cfg->prefix);
     if (probe_lab_up(cfg, lab, err, sizeof err) < 0) {
         fprintf(stderr, "lab up: %s\n", err);
