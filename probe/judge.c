@@ -11,43 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "observe.h"
-
-void probe_fact_setv(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, va_list ap) {
-    f->answer = a;
-    f->basis = b;
-    vsnprintf(f->why, sizeof f->why, fmt, ap);
-}
-
-void probe_fact_set(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    probe_fact_setv(f, a, b, fmt, ap);
-    va_end(ap);
-}
-
-/* ---- the kernel's rules (Linux, ip(7)) ---- */
-static int rule_df(const struct probe_spec *s) {
-    enum probe_mode m = s->mode;
-    if (probe_proto_is_tcp(s->proto))
-        return !(m == PROBE_MODE_DONT || m == PROBE_MODE_PROBE || m == PROBE_MODE_INTERFACE || m == PROBE_MODE_OMIT);
-    return !(m == PROBE_MODE_DONT || m == PROBE_MODE_INTERFACE || m == PROBE_MODE_OMIT);
-}
-
-/* 1 when the kernel fragments this datagram itself (UDP only). */
-static int rule_host_frag(const struct probe_spec *s, int dev_mtu, int path_mtu) {
-    if (probe_proto_is_tcp(s->proto) || dev_mtu <= 0) return 0;
-    int path = path_mtu > 0 ? path_mtu : dev_mtu;
-    switch (s->mode) {
-    case PROBE_MODE_DEFAULT: case PROBE_MODE_WANT: case PROBE_MODE_DONT: return s->size > path;
-    case PROBE_MODE_OMIT: return s->size > dev_mtu;
-    default: return 0;
-    }
-}
-
-int probe_judge_host_frags(const struct probe_spec *s, int dev_mtu, int path_mtu) {
-    return rule_host_frag(s, dev_mtu, path_mtu);
-}
+#include "judge.h"
 
 static void addr_str(int family, const uint8_t *a, char *buf, size_t len) {
     if (!inet_ntop(family, a, buf, (socklen_t)len)) snprintf(buf, len, "?");
@@ -81,12 +45,6 @@ static const struct probe_icmp *primary_answer(const struct probe_sendinfo *si, 
     return whole ? whole : any;
 }
 
-static int from_target(const struct probe_sendinfo *si, const struct probe_icmp *p) {
-    if (si->remote.ss_family == AF_INET6)
-        return !memcmp(p->from, &((const struct sockaddr_in6 *)&si->remote)->sin6_addr, 16);
-    return !memcmp(p->from, &((const struct sockaddr_in *)&si->remote)->sin_addr, 4);
-}
-
 void probe_judge(const struct probe_sendinfo *si, const struct probe_observation *obs,
                  const struct probe_path_topology *topo, struct probe_result *r) {
     const struct probe_spec *s = &r->spec;
@@ -115,144 +73,11 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
         r->icmp.quoted_offset = p->q.frag_offset;
         r->icmp.quoted_frag_hdr = p->q.frag_hdr;
     }
-    int hop_reassembles = topo && hop_node > 0 && topo->node[hop_node].reassembles;
 
-    /* ---- sent? ---- */
-    if (!si->sent) {
-        if (r->egress.kernel_mtu > 0)
-            probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s (kernel MTU %d)",
-                 strerror(si->send_errno), r->egress.kernel_mtu);
-        else
-            probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s", strerror(si->send_errno));
-    } else if (obs->egress_packets > 0) {
-        /* Each fact's why speaks only of its own fact: the quiz reveals
-         * "sent?" while "DF?" and "fragmented?" are still to be voted on, so
-         * no packet count, size or answering hop here (docs/PROTOCOL.md). */
-        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "it was seen leaving the host");
-    } else if (p) {
-        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "an ICMP answer quoted it");
-    } else if (obs->echo_replies > 0) {
-        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED,
-                       "the target answered the echo request (Echo Reply)");
-    } else if (obs->egress_packets == 0) {
-        probe_fact_set(&r->sent, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-             "send() succeeded but nothing of this test was seen leaving the host");
-    } else {
-        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
-             "send() accepted it; this observer cannot see the wire and no hop answered");
-    }
-
-    /* ---- DF? ---- */
-    if (v6) {
-        probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
-             "IPv6 has no DF bit: routers never fragment IPv6, only the sender may");
-    } else if (!si->sent) {
-        int df = rule_df(s);
-        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
-             "nothing was sent; a %s socket in mode %s sets DF=%d", probe_proto_name(s->proto),
-             probe_mode_name(s->mode), df);
-    } else if (obs->egress_df >= 0) {
-        probe_fact_set(&r->df, obs->egress_df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
-             "DF=%d on the first packet that left the host", obs->egress_df);
-    } else if (p && p->q.df >= 0) {
-        probe_fact_set(&r->df, p->q.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
-             "DF=%d in the header an ICMP answer quoted", p->q.df);
-    } else {
-        int df = rule_df(s) && !rule_host_frag(s, r->egress.dev_mtu, r->egress.path_mtu_before);
-        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
-             "not seen on the wire; by the kernel's rules mode %s gives DF=%d", probe_mode_name(s->mode), df);
-    }
-
-    /* ---- fragmented, and by whom? ---- */
-    int host = -1; /* did this host fragment: 1, 0, -1 unknown */
-    char host_why[128] = "";
-    if (obs->egress_fragments > 0) {
-        host = 1;
-        snprintf(host_why, sizeof host_why, "the host sent %d fragments, the first %d bytes",
-                 obs->egress_fragments, obs->egress_first_len);
-    } else if (obs->egress_packets > 0) {
-        host = 0;
-    } else if (obs->frag_creates > 0) {
-        host = 1;
-        snprintf(host_why, sizeof host_why, "the host's fragment counter rose by %lld", (long long)obs->frag_creates);
-    } else if (obs->frag_creates == 0) {
-        host = 0;
-    }
-    r->fragmenter = PROBE_FRAG_UNKNOWN;
-    if (!si->sent) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "nothing left the host");
-        r->fragmenter = PROBE_FRAG_NONE;
-    } else if (host == 1) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "%s", host_why);
-        r->fragmenter = PROBE_FRAG_HOST;
-    } else if (p && p->q.total_len < 0 && p->kind == PROBE_ICMP_FRAG_NEEDED && host == 0) {
-        /* The observer saw no quoted IP header (recverr), but a router only
-         * answers Frag Needed / Packet Too Big about what reached it whole. */
-        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
-             "%s answered %s (MTU %d): it reached that router whole and was dropped", hop,
-             v6 ? "Packet Too Big" : "Frag Needed", p->mtu);
-        r->fragmenter = PROBE_FRAG_NONE;
-    } else if (p && p->q.total_len < 0) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-             "%s answered, but this observer does not see the quoted IP header (MF, offset)%s", hop,
-             host == 0 ? "; the host did not fragment" : "");
-    } else if (p && probe_quote_is_fragment(&p->q)) {
-        int by_host = host < 0 && rule_host_frag(s, r->egress.dev_mtu, r->egress.path_mtu_before);
-        probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED,
-             "%s quoted a fragment (%d bytes, MF=%d, offset %d)%s", hop, p->q.total_len, p->q.mf,
-             p->q.frag_offset, by_host ? "; by the kernel's rules the host made it" : "");
-        r->fragmenter = by_host ? PROBE_FRAG_HOST : PROBE_FRAG_ROUTER;
-    } else if (p && hop_reassembles) {
-        if (hop_node == 1 && host == 0) { /* the first router */
-            probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
-                 "left the host whole and %s is the first router", hop);
-            r->fragmenter = PROBE_FRAG_NONE;
-        } else {
-            probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-                 "%s reassembles: its quote shows the reassembled datagram, not what crossed the link", hop);
-        }
-    } else if (p && topo && hop_node > 0 && hop_node < topo->nnodes - 1 && p->kind == PROBE_ICMP_TIME_EXCEEDED &&
-               !v6 && p->q.df == 0 && p->q.total_len > topo->link[hop_node].mtu) {
-        /* The probe expired at a router that would itself have to fragment it
-         * (its next link is smaller): a router checks the TTL first. */
-        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-             "%s quoted it whole, but expired there: %s's next link has MTU %d < %d, so what it would do is not "
-             "visible at TTL %d",
-             hop, r->icmp.hop_name, topo->link[hop_node].mtu, p->q.total_len, si->ttl);
-    } else if (p && p->kind == PROBE_ICMP_UNREACH && !v6 && p->q.df == 0 && from_target(si, p)) {
-        /* The destination reassembles before it answers port unreachable. */
-        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-             "only the destination answered, and it reassembles before answering: with DF=0 a router on the way "
-             "may have fragmented it%s", host == 0 ? " (the host did not)" : "");
-    } else if (p && p->kind == PROBE_ICMP_FRAG_NEEDED) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
-             "%s dropped the whole %d-byte packet with %s (MTU %d)", hop, p->q.total_len,
-             v6 ? "Packet Too Big" : "Frag Needed", p->mtu);
-        r->fragmenter = PROBE_FRAG_NONE;
-    } else if (p && host != 1) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s quoted the whole %d-byte packet", hop,
-             p->q.total_len);
-        r->fragmenter = PROBE_FRAG_NONE;
-    } else if (!p && obs->echo_replies > 0 && host == 0 && (v6 || r->df.answer == PROBE_ANS_YES)) {
-        /* An Echo Reply quotes nothing, but the request did arrive, and no
-         * router may fragment it on the way. */
-        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
-             "the target answered; %s, and the host did not fragment it",
-             v6 ? "routers never fragment IPv6" : "with DF=1 no router may fragment it");
-        r->fragmenter = PROBE_FRAG_NONE;
-    } else if (!p && obs->echo_replies > 0) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-             "only the target answered (Echo Reply), and it reassembles before answering: with DF=0 a router "
-             "on the way may have fragmented it%s", host == 0 ? " (the host did not)" : "");
-    } else if (r->icmp.other.answers) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-             "no ICMP answer quoted this packet at TTL %d, only another one%s: what the routers did to it is not "
-             "visible", si->ttl, host == 0 ? " (the host did not fragment it)" : "");
-    } else {
-        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-             "no ICMP answer at TTL %d%s: what the routers did is not visible", si->ttl,
-             host == 0 ? " (the host did not fragment)" : "");
-    }
+    struct probe_judge_in in = {si, obs, topo, p, hop, hop_node};
+    probe_judge_sent(&in, r);
+    probe_judge_df(&in, r);
+    probe_judge_frag(&in, r);
 
     /* ---- one line of evidence ---- */
     char *e = r->evidence;

@@ -119,7 +119,7 @@ loop=$(tsort "$tmp/edges" 2>&1 >/dev/null)
 none probe_files_call_one_way "$loop"
 # The order of the prober: a file calls files of its own rank or lower, never
 # higher (files not named here are not ranked).
-ranks='lab:6 run:5 ttl:4 send:3 send_icmp:3 observe_raw:3 observe_recverr:3 witness_probe:3 observe_recverr_judge:2 witness_merge:2 rules:2 judge:1'
+ranks='lab:6 run:5 ttl:4 send:3 send_icmp:3 observe_raw:3 observe_recverr:3 witness_probe:3 observe_recverr_judge:2 witness_merge:2 rules:2 judge:1 judge_sent:1 judge_df:1 judge_frag:1 judge_kernel:0 judge_fact:0'
 #      lab builds the lab, its readiness check runs a probe; run: one test; ttl: TTL discovery;
 #      the sender and the observers; the pure refinements of the verdict; the pure judge
 upward=$(awk -v ranks="$ranks" 'BEGIN { n = split(ranks, r, " "); for (i = 1; i <= n; i++) { split(r[i], kv, ":"); rank[kv[1]] = kv[2] } }
@@ -127,7 +127,7 @@ upward=$(awk -v ranks="$ranks" 'BEGIN { n = split(ranks, r, " "); for (i = 1; i 
 none probe_calls_go_down "$upward"
 # The pure judges: only libc string/format functions, the sanitizers' and
 # fortify's hooks, and symbols of the judges themselves or spec.c's names.
-pure='judge|observe_recverr_judge|witness_merge|rules|path_topology|spec|quote_about'
+pure='judge|judge_sent|judge_df|judge_frag|judge_kernel|judge_fact|observe_recverr_judge|witness_merge|rules|path_topology|spec|quote_about'
 libc='snprintf|vsnprintf|strcmp|strncmp|strstr|strcasecmp|strncasecmp|strlen|strchr|memchr|strerror|inet_ntop|memcpy|memset|memcmp|memmove'
 hooks='__stack_chk_fail|__(snprintf|vsnprintf|memcpy|memset|memmove)_chk|__(asan|ubsan|sanitizer)_.*'
 impure=$(awk -v pure="^($pure)\$" 'NR == FNR { def[$2] = $1; next } $1 ~ pure && !(($2 in def) && def[$2] ~ pure) { print $1 ": " $2 }' \

@@ -1,0 +1,33 @@
+/* The judge of "DF?": seen on the first packet out, or in a quoted header;
+ * otherwise the kernel's rules (ip(7)) for the socket and mode. Pure. */
+#include <stdio.h>
+#include <string.h>
+
+#include "judge.h"
+
+void probe_judge_df(const struct probe_judge_in *in, struct probe_result *r) {
+    const struct probe_sendinfo *si = in->si;
+    const struct probe_observation *obs = in->obs;
+    const struct probe_icmp *p = in->p;
+    const struct probe_spec *s = &r->spec;
+    int v6 = probe_proto_is_v6(s->proto);
+    if (v6) {
+        probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
+             "IPv6 has no DF bit: routers never fragment IPv6, only the sender may");
+    } else if (!si->sent) {
+        int df = probe_judge_rule_df(s);
+        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+             "nothing was sent; a %s socket in mode %s sets DF=%d", probe_proto_name(s->proto),
+             probe_mode_name(s->mode), df);
+    } else if (obs->egress_df >= 0) {
+        probe_fact_set(&r->df, obs->egress_df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+             "DF=%d on the first packet that left the host", obs->egress_df);
+    } else if (p && p->q.df >= 0) {
+        probe_fact_set(&r->df, p->q.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
+             "DF=%d in the header an ICMP answer quoted", p->q.df);
+    } else {
+        int df = probe_judge_rule_df(s) && !probe_judge_host_frags(s, r->egress.dev_mtu, r->egress.path_mtu_before);
+        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
+             "not seen on the wire; by the kernel's rules mode %s gives DF=%d", probe_mode_name(s->mode), df);
+    }
+}
