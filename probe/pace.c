@@ -8,6 +8,7 @@
 #include "base.h"
 #include "probe_lab.h"
 #include "probe_pace.h"
+#include "probe_result.h"
 
 static void pacer_refill(struct probe_pacer *p, double now_ms) {
     if (now_ms > p->last_ms) {
@@ -99,4 +100,10 @@ void probe_pace_drained(const char *path, int limited) {
     pthread_mutex_lock(&pace_mu);
     probe_pacer_drained(pace_slot(path, now), now, limited);
     pthread_mutex_unlock(&pace_mu);
+}
+
+int probe_pace_retry_wanted(const struct probe_result *r, int paced) {
+    return paced && r->sent.answer == PROBE_ANS_YES && r->fragmented.answer == PROBE_ANS_UNKNOWN &&
+           !strcmp(r->egress.observer, "raw") && !r->witness.target[0] && r->spec.ttl > 0 && r->spec.ttl < 64 &&
+           r->icmp.answers == 0 && r->icmp.other.answers == 0;
 }

@@ -49,4 +49,11 @@ void probe_pace_drained(const char *path, int limited);
 /* Sleeps ms (the pauses of pacing). */
 void probe_pace_sleep(int ms);
 
+struct probe_result;
+/* Pure: 1 when r is a TTL-limited test of the raw observer that drew no
+ * ICMP answer at all and so left "fragmented?" unknown, on a path whose
+ * routers may rate-limit (paced: probe_pace_path): worth one more run after
+ * PROBE_PACE_REFILL_MS (probe_run does it). */
+int probe_pace_retry_wanted(const struct probe_result *r, int paced);
+
 #endif

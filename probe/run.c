@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "probe_pace.h"
 #include "send.h"
 #include "witness.h"
 
@@ -281,6 +282,30 @@ static void result_init(struct probe_result *r, const struct probe_spec *spec) {
     r->witness.frag_max = r->witness.frag_min = r->witness.segments = r->witness.seg_max = -1;
 }
 
+/* One run of out->spec (result_init put it there). */
+static int run_once(const struct probe_run_opts *opts, struct probe_result *out, char *err, size_t errlen) {
+    struct run_ctx c = {.opts = opts, .r = out, .err = err, .errlen = errlen};
+    return opts->lab ? probe_netns_run(opts->lab->ns[PROBE_LAB_SRC], run_inner, &c, err, errlen) : run_inner(&c);
+}
+
+/* Real routers rate-limit; the lab's only with --ratelimit (probe_pace_path). */
+static int may_rate_limit(const struct probe_run_opts *o, const struct probe_result *r) {
+    char key[320];
+    return probe_pace_path(key, sizeof key, o->lab ? o->lab : o->topology, r->spec.host);
+}
+
+/* The evidence of a test run again after a pause says so. */
+static void paced_said(struct probe_result *r) {
+    char tail[160];
+    snprintf(tail, sizeof tail, " (asked again after a %.1f s pause: the first try drew no ICMP answer%s)",
+             PROBE_PACE_REFILL_MS / 1000.0,
+             r->icmp.answers ? ", this one did: rate-limited, a router's ICMP budget was spent" : "");
+    size_t keep = strlen(r->evidence), n = strlen(tail);
+    if (n >= sizeof r->evidence) return;
+    if (keep + n >= sizeof r->evidence) keep = sizeof r->evidence - 1 - n;
+    memcpy(r->evidence + keep, tail, n + 1);
+}
+
 int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec, struct probe_result *out,
               char *err, size_t errlen) {
     struct probe_run_opts defaults = {0};
@@ -293,8 +318,15 @@ int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec, 
     }
     struct timespec t0;
     fv_clock_now(&t0);
-    struct run_ctx c = {.opts = opts, .r = out, .err = err, .errlen = errlen};
-    int rc = opts->lab ? probe_netns_run(opts->lab->ns[PROBE_LAB_SRC], run_inner, &c, err, errlen) : run_inner(&c);
+    int rc = run_once(opts, out, err, errlen);
+    if (rc == 0 && probe_pace_retry_wanted(out, may_rate_limit(opts, out))) {
+        /* No ICMP answer at all to a TTL-limited test: a router whose budget
+         * earlier probes spent answers again a second later. Once more. */
+        probe_pace_sleep(PROBE_PACE_REFILL_MS);
+        result_init(out, spec);
+        rc = run_once(opts, out, err, errlen);
+        paced_said(out);
+    }
     out->elapsed_ms = probe_ms_since(&t0);
     return rc;
 }

@@ -56,8 +56,46 @@ static void test_one_pacer_per_path(void) {
     CHECK(w > 900 && w <= PROBE_PACE_INTERVAL_MS);
 }
 
+/* A TTL-limited raw-observer test that left the host and drew no ICMP answer. */
+static void no_answer(struct probe_result *r) {
+    memset(r, 0, sizeof *r);
+    r->spec.proto = PROBE_UDP4;
+    r->spec.ttl = 2;
+    r->sent.answer = PROBE_ANS_YES;
+    r->fragmented.answer = PROBE_ANS_UNKNOWN;
+    snprintf(r->egress.observer, sizeof r->egress.observer, "raw");
+}
+
+static void test_a_silent_ttl_limited_test_is_run_again(void) {
+    struct probe_result r;
+    no_answer(&r);
+    CHECK_INT(probe_pace_retry_wanted(&r, 1), 1);
+    CHECK_INT(probe_pace_retry_wanted(&r, 0), 0); /* the lab's routers do not rate-limit */
+    r.icmp.answers = 1;                           /* an answer came back */
+    CHECK_INT(probe_pace_retry_wanted(&r, 1), 0);
+    no_answer(&r);
+    r.icmp.other.answers = 1; /* about another packet: the routers do answer */
+    CHECK_INT(probe_pace_retry_wanted(&r, 1), 0);
+    no_answer(&r);
+    r.fragmented.answer = PROBE_ANS_NO; /* decided (a rule, the witness) */
+    CHECK_INT(probe_pace_retry_wanted(&r, 1), 0);
+    no_answer(&r);
+    r.spec.ttl = 64; /* not TTL-limited: no Time Exceeded was to come */
+    CHECK_INT(probe_pace_retry_wanted(&r, 1), 0);
+    no_answer(&r);
+    snprintf(r.egress.observer, sizeof r.egress.observer, "recverr"); /* sees no quote anyway */
+    CHECK_INT(probe_pace_retry_wanted(&r, 1), 0);
+    no_answer(&r);
+    snprintf(r.witness.target, sizeof r.witness.target, "203.0.113.2:33435"); /* TTL 64 to the witness */
+    CHECK_INT(probe_pace_retry_wanted(&r, 1), 0);
+    no_answer(&r);
+    r.sent.answer = PROBE_ANS_NO; /* refused by the kernel */
+    CHECK_INT(probe_pace_retry_wanted(&r, 1), 0);
+}
+
 int main(void) {
     RUN(test_burst_then_one_a_second);
+    RUN(test_a_silent_ttl_limited_test_is_run_again);
     RUN(test_refills_up_to_the_burst);
     RUN(test_drained_waits_a_full_interval);
     RUN(test_unlimited_path_never_waits);
