@@ -118,14 +118,19 @@ static int choose_ttl(struct run_ctx *c, int on_lab_dst, int *ttl) {
 
 /* The evidence ends with what the lab's routers do (a scenario of a deck,
  * `fragvote lab up --dropfrag r2`...): the line the room reads says why. */
+/* Ends the evidence with tail, cutting the evidence (not the tail) to fit. */
+static void evidence_ends_with(struct probe_result *r, const char *tail) {
+    size_t keep = strlen(r->evidence), n = strlen(tail);
+    if (n >= sizeof r->evidence) return;
+    if (keep + n >= sizeof r->evidence) keep = sizeof r->evidence - 1 - n;
+    memcpy(r->evidence + keep, tail, n + 1);
+}
+
 static void lab_does_said(struct probe_result *r) {
     if (!r->route.lab_does[0]) return;
     char tail[300];
-    int n = snprintf(tail, sizeof tail, " (on this lab %s)", r->route.lab_does);
-    if (n < 0 || (size_t)n >= sizeof r->evidence) return;
-    size_t keep = strlen(r->evidence);
-    if (keep + (size_t)n >= sizeof r->evidence) keep = sizeof r->evidence - 1 - (size_t)n;
-    memcpy(r->evidence + keep, tail, (size_t)n + 1);
+    snprintf(tail, sizeof tail, " (on this lab %s)", r->route.lab_does);
+    evidence_ends_with(r, tail);
 }
 
 static int run_inner(void *p) {
@@ -300,10 +305,7 @@ static void paced_said(struct probe_result *r) {
     snprintf(tail, sizeof tail, " (asked again after a %.1f s pause: the first try drew no ICMP answer%s)",
              PROBE_PACE_REFILL_MS / 1000.0,
              r->icmp.answers ? ", this one did: rate-limited, a router's ICMP budget was spent" : "");
-    size_t keep = strlen(r->evidence), n = strlen(tail);
-    if (n >= sizeof r->evidence) return;
-    if (keep + n >= sizeof r->evidence) keep = sizeof r->evidence - 1 - n;
-    memcpy(r->evidence + keep, tail, n + 1);
+    evidence_ends_with(r, tail);
 }
 
 int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec, struct probe_result *out,
