@@ -2,11 +2,14 @@
  * its console's "Join: ...:PORT/" line (serve runs with --port 0, so the
  * kernel picks a free port and no other program can take it meanwhile),
  * and the wait until it accepts connections. Both give up when the child
- * exits (*pid is set to -1 then) or after timeout_ms. */
+ * exits (*pid is set to -1 then) or after timeout_ms. And the end of a test
+ * that ran one on the lab: the child killed, the lab's namespaces gone. */
 #ifndef FRAGVOTE_TESTS_SERVE_PROC_H
 #define FRAGVOTE_TESTS_SERVE_PROC_H
 
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -54,6 +57,22 @@ static inline int serve_proc_listening(int port, pid_t *pid, int timeout_ms) {
         usleep(50000);
     }
     return -1;
+}
+
+/* Whatever happened: the child *pid killed and reaped (*pid becomes -1),
+ * and with a lab prefix (not "") no namespace of `bin lab up --prefix`
+ * left behind. */
+static inline void serve_proc_cleanup(pid_t *pid, const char *bin, const char *lab_prefix) {
+    if (*pid > 0) {
+        kill(*pid, SIGKILL);
+        waitpid(*pid, NULL, 0);
+        *pid = -1;
+    }
+    if (lab_prefix && lab_prefix[0]) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "'%s' lab down --prefix '%s' >/dev/null 2>&1", bin, lab_prefix);
+        if (system(cmd) < 0) perror("system");
+    }
 }
 
 #endif

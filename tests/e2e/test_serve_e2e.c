@@ -50,19 +50,7 @@ static int phone_votes_yes(int phone, int pos) { return phone < yes_count(pos); 
 
 /* ---- processes ---- */
 
-static void cleanup(void) {
-    if (serve_pid > 0) {
-        kill(serve_pid, SIGKILL);
-        waitpid(serve_pid, NULL, 0);
-        serve_pid = -1;
-    }
-    if (prefix[0]) {
-        /* Whatever happened, leave no namespace of ours behind. */
-        char cmd[512];
-        snprintf(cmd, sizeof cmd, "'%s' lab down --prefix '%s' >/dev/null 2>&1", bin, prefix);
-        if (system(cmd) < 0) perror("system");
-    }
-}
+static void cleanup(void) { serve_proc_cleanup(&serve_pid, bin, prefix); }
 
 /* Runs a shell command, returns its stdout (malloc'd) and exit status. */
 static char *run_capture(const char *cmd, int *status) {
