@@ -78,6 +78,18 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
     return rc < 0 ? -1 : 0;
 }
 
+int hub_measured(struct hub *h, uint64_t rid, const struct probe_result *res, char *err, size_t errlen) {
+    /* A prefetch's answer (the room votes) changes nothing anyone sees: no
+     * frame, no tally, no pause of the loop for the store, so nothing a
+     * client receives, nor when, tells the measurement's outcome. */
+    int awaited = room_prober_result_awaited(h->room, rid);
+    if (awaited) hub_batch_quiesce(h); /* the room stores it: no batch in flight */
+    int rc = room_prober_result(h->room, rid, res, err, errlen);
+    if (awaited) hub_state_changed(h);
+    hub_status_update(h, rc ? err : NULL);
+    return rc;
+}
+
 static const enum room_action cmd_action[] = {
     [HUB_CMD_OPEN] = ROOM_OPEN, [HUB_CMD_CLOSE] = ROOM_CLOSE, [HUB_CMD_MEASURE] = ROOM_MEASURE,
     [HUB_CMD_REVEAL] = ROOM_REVEAL, [HUB_CMD_NEXT] = ROOM_NEXT, [HUB_CMD_BACK] = ROOM_BACK,
@@ -88,13 +100,7 @@ void hub_action_posted(struct hub *h, const struct hub_cmd *c) {
     char err[256];
     switch (c->kind) {
     case HUB_CMD_MEASURED:
-        hub_batch_quiesce(h);
-        if (room_prober_result(h->room, c->rid, &c->result, err, sizeof err)) {
-            hub_state_changed(h);
-            hub_status_update(h, err);
-        } else {
-            hub_state_changed(h);
-        }
+        hub_measured(h, c->rid, &c->result, err, sizeof err);
         break;
     default:
         if ((unsigned)c->kind <= HUB_CMD_REVOTE) hub_act(h, cmd_action[c->kind], c->seconds, err, sizeof err);

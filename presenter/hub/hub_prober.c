@@ -235,15 +235,12 @@ void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_clien
         prober_error(c, rid, "bad_result", err);
         return;
     }
-    hub_batch_quiesce(h); /* the room stores it: no batch in flight (as for a local result) */
-    if (room_prober_result(h->room, (uint64_t)rid, &m->result, err, sizeof err)) {
+    if (hub_measured(h, (uint64_t)rid, &m->result, err, sizeof err)) { /* as a local result */
         prober_error(c, rid, "bad_result", err);
-        hub_status_update(h, err);
         return;
     }
     h->remote.results++;
     hub_conn_send_own(c, dump(json_pack("{s:s, s:I}", "t", "result_ok", "rid", (json_int_t)rid)));
-    hub_state_changed(h);
 }
 
 void hub_prober_closed(struct hub *h, struct hub_conn *c) {

@@ -693,6 +693,18 @@ int room_prober_result(struct room *r, uint64_t rid, const struct probe_result *
     return take_result(r, tp, res, err, errlen);
 }
 
+int room_prober_result_awaited(const struct room *r, uint64_t rid) {
+    int i = find_ask(r, rid);
+    if (i < 0 || r->asks[i].superseded) return 0;
+    const struct room_test_probe *tp = &r->tp[r->asks[i].test_index];
+    int measuring = 0;
+    for (int w = 0; w < tp->nwaiting && tp->rid == rid; w++) {
+        struct quiz_qinfo qi;
+        measuring |= !quiz_get(r->quiz, tp->waiting[w], &qi) && qi.measuring; /* not one skipped meanwhile */
+    }
+    return measuring;
+}
+
 int room_prober_pending(const struct room *r, struct prober_ask *out, int max) {
     int n = 0;
     for (int i = 0; i < r->nasks && n < max; i++) {

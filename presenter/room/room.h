@@ -92,6 +92,14 @@ void room_set_prefetch(struct room *r, int on);
  * differ), nothing stored; or accepted but a waiting question could not take
  * it (skipped meanwhile, database error). */
 int room_prober_result(struct room *r, uint64_t rid, const struct probe_result *res, char *err, size_t errlen);
+/* Whether the answer to ask rid will change the quiz: a question measuring
+ * waits for it (measure, rerun, a resumed question). 0 for a prefetch no
+ * question waits for yet, a superseded ask, one whose question was skipped
+ * meanwhile, or a rid the room does not hold: taking that answer changes
+ * nothing anyone may see, so the hub sends nothing for it (a frame, or when
+ * it came, would tell a room still voting the measurement's outcome:
+ * docs/SECURITY.md) and needs no pause of the store. */
+int room_prober_result_awaited(const struct room *r, uint64_t rid);
 /* Asks not answered yet (superseded ones left out), oldest first: up to max
  * into out (spec pointers valid until the next call that changes the room);
  * returns how many. A prober that lost them (a reconnect) asks them again. */

@@ -3,9 +3,10 @@
  * websocket clients, a scripted laptop that speaks the protocol with a
  * canned observation.
  *   - a whole question: the prefetch asked when voting opens, the result
- *     delivered while the room votes, measure uses it, the reveal shows it,
- *     the database holds it -- and before the reveal no frame to the phone,
- *     the screen, the presenter page or the laptop itself carries any of it;
+ *     delivered while the room votes (no frame to the phone or the screen
+ *     for it), measure uses it, the reveal shows it, the database holds it --
+ *     and before the reveal no frame to the phone, the screen, the presenter
+ *     page or the laptop itself carries any of it;
  *   - hostile: a phone's or screen's result, an unauthed or wrong-secret
  *     prober, unknown / answered / other-epoch rids, another test's result,
  *     oversize results, a second prober without take_over, a local hub;
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "check_probe.h"
@@ -119,6 +121,14 @@ static int no_leak(struct wsc *w, const char *tag) {
     return 1;
 }
 
+/* Everything sent to w before now has arrived (a ping's pong came after
+ * it): the transcript's length. */
+static size_t flushed(struct wsc *w) {
+    wsc_send_json(w, "{s:s}", "t", "ping");
+    json_decref(wsc_recv_type(w, "pong", T_MS));
+    return strlen(wsc_transcript(w));
+}
+
 static void test_a_whole_question_with_a_remote_prober(void) {
     REQUIRE(start(1) == 0);
     char err[256];
@@ -142,11 +152,22 @@ static void test_a_whole_question_with_a_remote_prober(void) {
     CHECK_INT(json_integer_value(json_object_get(m, "q")), -1);
     CHECK_INT(json_integer_value(json_object_get(m, "test")), 0);
     CHECK(json_is_false(json_object_get(m, "rerun")));
-    /* the result arrives while the room still votes: held, shown to nobody */
+    /* the result arrives while the room still votes: held, shown to nobody,
+     * and nothing at all is sent for it (issue 36: a frame, or when it came,
+     * would tell the outcome) */
+    usleep(300000); /* the open's tallies are out */
+    struct wsc *viewers[2] = {phone, screen};
+    size_t before[2];
+    for (int i = 0; i < 2; i++) before[i] = flushed(viewers[i]);
     json_t *a = send_result(lap, m, -1, NULL, observation(m, "REMOTE7"));
     CHECK_STR(code_of(a), "result_ok");
     CHECK_INT(json_integer_value(json_object_get(a, "rid")), json_integer_value(json_object_get(m, "rid")));
     json_decref(a);
+    usleep(300000); /* past a tally tick and a phone rotation */
+    for (int i = 0; i < 2; i++) {
+        flushed(viewers[i]);
+        CHECK_STR(wsc_transcript(viewers[i]) + before[i], "{\"t\":\"pong\"}\n");
+    }
     CHECK_INT(fvr_vote(phone, 1, 0, 1, T_MS, NULL), 0);
     REQUIRE(fvr_cmd(page, "close", T_MS, err, sizeof err) == 0);
     REQUIRE(fvr_cmd(page, "measure", T_MS, err, sizeof err) == 0);

@@ -93,6 +93,7 @@ static void test_a_prefetch_is_held_unseen_and_used_by_measure(void) {
     CHECK_INT(rec.a[0].rerun, 0);
     CHECK_INT(rec.spec[0].size, 1400);
     struct probe_result res = answer(&rec.a[0], "held evidence");
+    CHECK_INT(room_prober_result_awaited(room, rec.a[0].rid), 0); /* no question waits: the hub sends nothing */
     CHECK_INT(room_prober_result(room, rec.a[0].rid, &res, err, sizeof err), 0);
     /* Held: no measurement stored, no truth anywhere, still voting. */
     CHECK_INT(measurements(), 0);
@@ -133,6 +134,7 @@ static void test_measure_waits_for_the_prefetch_in_flight(void) {
     quiz_get(room_quiz(room), 0, &qi);
     CHECK_INT(qi.measuring, 1);
     struct probe_result res = answer(&rec.a[0], "prefetched");
+    CHECK_INT(room_prober_result_awaited(room, rec.a[0].rid), 1); /* measure waits for it now */
     CHECK_INT(room_prober_result(room, rec.a[0].rid, &res, err, sizeof err), 0);
     CHECK_INT(state(0), QUIZ_MEASURED);
     CHECK_INT(measurements(), 1);
@@ -187,6 +189,8 @@ static void test_rerun_asks_afresh_and_a_superseded_answer_is_dropped(void) {
     REQUIRE(room_prober_pending(room, pend, 4) == 1);
     CHECK_INT(pend[0].rid, rec.a[1].rid);
     struct probe_result late = answer(&rec.a[0], "stale prefetch");
+    CHECK_INT(room_prober_result_awaited(room, rec.a[0].rid), 0); /* superseded */
+    CHECK_INT(room_prober_result_awaited(room, rec.a[1].rid), 1);
     CHECK_INT(room_prober_result(room, rec.a[0].rid, &late, err, sizeof err), 0); /* taken, dropped */
     CHECK_INT(measurements(), 0);
     CHECK_INT(state(0), QUIZ_CLOSED);
@@ -242,6 +246,8 @@ static void test_pending_lists_unanswered_asks_oldest_first_without_a_prober(voi
     /* The skipped question's answer is taken but cannot apply. */
     res = check_probe_result(1, 1, 0, "skipped meanwhile");
     res.spec = *pend[0].spec;
+    CHECK_INT(room_prober_result_awaited(room, first), 0); /* its question is no longer measuring */
+    CHECK_INT(room_prober_result_awaited(room, first + 1000), 0); /* never asked */
     CHECK_INT(room_prober_result(room, first, &res, err, sizeof err), -1);
     CHECK_CONTAINS(err, "skipped");
     CHECK_INT(room_prober_pending(room, pend, 4), 0);
