@@ -72,9 +72,11 @@ static void link_addresses(struct probe_lab_link *l, int i, int nlinks) {
     }
     int j = i - 1, base = 16 * j;
     l->plen4 = nlinks == 3 ? 24 : 28;
-    snprintf(l->a4, sizeof l->a4, "198.51.100.%d", base + 1);
-    snprintf(l->b4, sizeof l->b4, "198.51.100.%d", base + 2);
-    snprintf(l->net4, sizeof l->net4, "198.51.100.%d/%d", base, l->plen4);
+    /* (an octet: base is 16 x a link index below PROBE_LAB_LINKS_MAX; the
+     * casts tell the compiler it fits, which a Debug build cannot see) */
+    snprintf(l->a4, sizeof l->a4, "198.51.100.%d", (unsigned char)(base + 1));
+    snprintf(l->b4, sizeof l->b4, "198.51.100.%d", (unsigned char)(base + 2));
+    snprintf(l->net4, sizeof l->net4, "198.51.100.%d/%d", (unsigned char)base, (unsigned char)l->plen4);
     /* inet_ntop's spelling, so a lookup by the address a packet carries matches. */
     char net6[20];
     if (j) snprintf(net6, sizeof net6, "2001:db8:2:%x:", j);
