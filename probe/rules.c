@@ -34,11 +34,14 @@ static void rule_evidence(struct probe_result *r) {
     const char *a = r->icmp.other.answers ? strstr(r->evidence, " answered with ") : NULL;
     if (a) {
         while (a > r->evidence && strncmp(a, "; ", 2)) a--;
-        snprintf(other, sizeof other, "%s", a);
+        snprintf(other, sizeof other, "%.239s", a);
     }
-    snprintf(r->evidence, sizeof r->evidence, "%s%s%s%s%s%s%s", prefix, r->fragmented.why,
-             r->fragmented.basis == PROBE_BASIS_RULE ? " (rule)" : "", other, r->witness.silent ? " [" : "",
-             r->witness.silent ? r->witness.note : "", r->witness.silent ? "]" : "");
+    int n = snprintf(r->evidence, sizeof r->evidence, "%s%s%s%s%s%s%s", prefix, r->fragmented.why,
+                     r->fragmented.basis == PROBE_BASIS_RULE ? " (rule)" : "", other, r->witness.silent ? " [" : "",
+                     r->witness.silent ? r->witness.note : "", r->witness.silent ? "]" : "");
+    if (n >= (int)sizeof r->evidence) {
+        /* cut to fit: its start (the rule's words) is what the room reads */
+    }
 }
 
 /* Rule (d): 1 when it decided. */
