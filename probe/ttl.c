@@ -106,7 +106,7 @@ static int ttl_inner(void *p) {
     int rc = probe_resolve(c->host, c->v6, TTL_PORT_BASE, &dst, c->err, c->errlen);
     if (rc < 0) return rc;
     int silent_run = 0;
-    char rl[96];
+    char rl[64]; /* (small enough that every why line below fits it: -Wformat-truncation) */
     for (int ttl = 1; ttl <= PROBE_TTL_DISCOVER_MAX; ttl++) {
         struct probe_observation obs;
         if ((rc = ttl_ask(c, &dst, ttl, &obs)) < 0) return rc;
