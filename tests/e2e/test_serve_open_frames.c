@@ -327,6 +327,7 @@ static void test_frames_while_voting_do_not_depend_on_the_measurement(void) {
             }
         }
         for (int k = 0; k < v->n; k++) free(v->f[k].text);
+        wsc_close(v->w, 1000); /* (serve is gone: this frees the client) */
     }
 }
 
