@@ -48,11 +48,7 @@ static int lab_start(char tag, struct probe_lab_config *cfg, struct probe_lab *l
     probe_lab_describe(lab, desc, sizeof desc);
     printf("  %s\n", desc);
     ndumps = lab->nlinks;
-    for (int i = 0; i < ndumps; i++) {
-        snprintf(paths[i], sizeof paths[i], "%s/%s-link%d.pcap", check_tmpdir(), prefix, i);
-        if (truth_dump_start(&dumps[i], lab->ns[i], lab->link[i].a_if, paths[i]) < 0) return -1;
-    }
-    return truth_lab_recording(lab, dumps, ndumps);
+    return truth_lab_capture_links(lab, prefix, dumps, paths);
 }
 
 static int lab_stop(void) {

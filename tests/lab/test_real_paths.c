@@ -293,11 +293,7 @@ static int lab_start(int b, struct probe_lab *lab, int *tcp_port) {
         return -1;
     }
     ndumps = lab->nlinks;
-    for (int i = 0; i < ndumps; i++) {
-        snprintf(paths[i], sizeof paths[i], "%s/%s-link%d.pcap", check_tmpdir(), prefix, i);
-        if (truth_dump_start(&dumps[i], lab->ns[i], lab->link[i].a_if, paths[i]) < 0) return -1;
-    }
-    return truth_lab_recording(lab, dumps, ndumps);
+    return truth_lab_capture_links(lab, prefix, dumps, paths);
 }
 
 /* Plays every run on behaviour b's lab and fills its table row; -1 when the

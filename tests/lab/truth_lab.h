@@ -3,6 +3,7 @@
  * 64) until each of the n captures has it. 0, or -1 when they never do. */
 #ifndef FRAGVOTE_TEST_TRUTH_LAB_H
 #define FRAGVOTE_TEST_TRUTH_LAB_H
+#include "check.h"
 #include "fragprobe.h"
 #include "pcap_truth.h"
 
@@ -19,5 +20,17 @@ static inline int truth_lab_recording(const struct probe_lab *lab, struct truth_
         if (all) return 0;
     }
     return -1;
+}
+
+/* A capture on every link of lab (at its end nearer src) into
+ * TMPDIR/PREFIX-linkI.pcap, paths[i] naming each, all recording before it
+ * returns: 0, or -1. */
+static inline int truth_lab_capture_links(const struct probe_lab *lab, const char *prefix, struct truth_dump *d,
+                                          char (*paths)[512]) {
+    for (int i = 0; i < lab->nlinks; i++) {
+        snprintf(paths[i], 512, "%s/%s-link%d.pcap", check_tmpdir(), prefix, i);
+        if (truth_dump_start(&d[i], lab->ns[i], lab->link[i].a_if, paths[i]) < 0) return -1;
+    }
+    return truth_lab_recording(lab, d, lab->nlinks);
 }
 #endif
