@@ -69,7 +69,7 @@ expect "serve extra argument" 2 "unexpected argument 'extra'"                   
 expect "serve missing value"  2 "--deck needs a value"                                 -- "$bin" serve --deck
 expect "serve db dir missing" 7 "cannot open database .*/no/such/dir/x\.db"            -- "$bin" serve --target 127.0.0.1 --port 0 --db "$tmp/no/such/dir/x.db"
 expect "probe size range"     2 "size 70000 out of range"                              -- "$bin" probe -s 70000
-expect "lab bad mtus"         2 '--mtu wants three MTUs 1280\.\.65535.*"100,1,2"'      -- "$bin" lab up --mtu 100,1,2
+expect "lab bad mtus"         2 '--mtu wants 2\.\.7 MTUs 1280\.\.65535.*"100,1,2"'      -- "$bin" lab up --mtu 100,1,2
 expect "lab bad action"       2 "unknown action 'frobnicate'"                          -- "$bin" lab frobnicate
 expect "export bad format"    2 "unknown format 'pdf' \(csv, json, markdown, svg\)"    -- "$bin" export --format pdf
 expect "sessions no file"     7 "no database .*/absent\.db"                            -- "$bin" sessions --db "$tmp/absent.db"
