@@ -80,6 +80,8 @@ struct console_status {
      * revealed (the console never learns a truth before the room does). */
     int revealed;
     char truth[8];          /* "yes" / "no" / "unknown" */
+    char basis[16];         /* how it is known ("observed", ..., "unknown") and */
+    char why[160];          /* why (quiz_truth's basis and why), "" if none was given */
     char majority[8];       /* "yes" / "no" / "tie" / "" (no votes) */
     double correct;         /* 1, 0, 0.5, or -1 unscored */
     int correct_votes;      /* votes equal to the truth, -1 if unknown */

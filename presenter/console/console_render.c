@@ -202,6 +202,7 @@ static void body_lines(struct cr_text *t, const struct console_view *v, const st
             if (total > 0 && st->correct_votes >= 0 && n > 0 && (size_t)n < sizeof line)
                 snprintf(line + n, sizeof line - (size_t)n, "   %d%% of votes right", st->correct_votes * 100 / total);
             cr_add(t, "%s", line);
+            if (st->why[0]) cr_add(t, "Why: %s: %s", st->basis[0] ? st->basis : "?", st->why); /* "unknown: ..." too */
             char shift[REVOTE_SHIFT_MAX] = "";
             if (q->round == 2)
                 revote_shift_line(q->first_yes, q->first_no, q->yes, q->no,

@@ -26,6 +26,8 @@ struct hub_status {
     int cursor, nquestions, ended;
     struct quiz_qinfo current;         /* the question at the cursor */
     char truth[8];                     /* its truth once revealed ("yes", "no", "unknown": quiz_truth), else "" */
+    char basis[16];                    /* with it, its basis ("observed", ..., "unknown") ... */
+    char why[160];                     /* ... and its reason (quiz_truth's why), else "" */
     int connections;                   /* audience websockets open now */
     int screens, presenters;           /* other websockets open now */
     int voters;                        /* voters known in this session (tokens that have voted) */

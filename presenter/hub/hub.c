@@ -42,7 +42,10 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->ended = quiz_ended(q);
     quiz_get(q, s->cursor, &s->current);
     struct quiz_truth t;
-    snprintf(s->truth, sizeof s->truth, "%s", quiz_truth(q, s->cursor, &t) ? "" : probe_answer_name(t.answer));
+    int hidden = quiz_truth(q, s->cursor, &t);
+    snprintf(s->truth, sizeof s->truth, "%s", hidden ? "" : probe_answer_name(t.answer));
+    snprintf(s->basis, sizeof s->basis, "%s", hidden ? "" : probe_basis_name(t.basis));
+    snprintf(s->why, sizeof s->why, "%s", hidden ? "" : t.why);
     s->connections = h->n_role[HUB_AUDIENCE];
     s->screens = h->n_role[HUB_SCREEN];
     s->presenters = h->n_role[HUB_PRESENTER];

@@ -183,13 +183,15 @@ int present_frame_state(const char *text, size_t len, struct console_status *st,
     n.hub.closes_in_ms = json_is_integer(cl) && json_integer_value(cl) > 0 ? json_integer_value(cl) : 0;
     json_t *rv = json_object_get(o, "reveal");
     n.revealed = 0;
-    n.truth[0] = n.majority[0] = 0;
+    n.truth[0] = n.majority[0] = n.basis[0] = n.why[0] = 0;
     n.correct = -1;
     n.correct_votes = -1;
     c->first_yes = c->first_no = 0;
     if (json_is_object(rv) && c->state == QUIZ_REVEALED) {
         copy_str(n.truth, sizeof n.truth, json_object_get(rv, "truth"));
         copy_str(n.majority, sizeof n.majority, json_object_get(rv, "majority"));
+        copy_str(n.basis, sizeof n.basis, json_object_get(rv, "basis"));
+        copy_str(n.why, sizeof n.why, json_object_get(rv, "why"));
         json_t *cr = json_object_get(rv, "correct");
         n.correct = json_is_number(cr) ? json_number_value(cr) : -1;
         int yes = c->yes, no = c->no;

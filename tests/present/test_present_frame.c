@@ -110,6 +110,8 @@ static void test_state_fills_the_console_status(void) {
     CHECK_INT(st.hub.closes_in_ms, 1200);
     CHECK_INT(st.revealed, 1);
     CHECK_STR(st.truth, "no");
+    CHECK_STR(st.basis, "observed");
+    CHECK_STR(st.why, "w");
     CHECK_STR(st.majority, "yes");
     CHECK(st.correct == 0);
     CHECK_INT(st.correct_votes, 4);
@@ -122,12 +124,14 @@ static void test_state_without_reveal_shows_no_truth(void) {
     struct console_status st;
     memset(&st, 0, sizeof st);
     snprintf(st.truth, sizeof st.truth, "yes");
+    snprintf(st.why, sizeof st.why, "an earlier reason");
     st.revealed = 1;
     const char *s = "{\"t\":\"state\",\"n\":2,\"cursor\":0,\"ended\":false,\"q\":{\"pos\":0,\"test\":0,\"kind\":\"sent\","
                     "\"state\":\"measured\",\"measuring\":false},\"collective\":-1}";
     REQUIRE(present_frame_state(s, strlen(s), &st, err, sizeof err) == 0);
     CHECK_INT(st.revealed, 0);
     CHECK_STR(st.truth, "");
+    CHECK_STR(st.why, "");
     CHECK_INT(st.hub.current.state, QUIZ_MEASURED);
     CHECK(st.hub.collective < 0);
     /* a malformed state leaves the status as it was */
