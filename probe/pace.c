@@ -55,9 +55,22 @@ void probe_pace_sleep(int ms) {
     }
 }
 
+/* FNV-1a over the lab's layout: its routers' links and behaviours. */
+static unsigned lab_layout_hash(const struct probe_lab *lab) {
+    unsigned h = 2166136261u;
+    const unsigned char *b[2] = {(const unsigned char *)lab->cfg.mtu, (const unsigned char *)lab->cfg.behave};
+    size_t len[2] = {sizeof lab->cfg.mtu, sizeof lab->cfg.behave};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < len[k]; i++) h = (h ^ b[k][i]) * 16777619u;
+    return h;
+}
+
 int probe_pace_path(char *out, size_t n, const struct probe_lab *lab, const char *host) {
-    snprintf(out, n, "%s|%s", lab ? lab->cfg.prefix : "", host ? host : "");
-    if (!lab) return 1;
+    if (!lab) {
+        snprintf(out, n, "|%s", host ? host : "");
+        return 1;
+    }
+    snprintf(out, n, "%s/%d/%08x|%s", lab->cfg.prefix, lab->cfg.routers, lab_layout_hash(lab), host ? host : "");
     for (int k = 0; k < PROBE_LAB_NODES_MAX; k++)
         if (lab->cfg.behave[k] & PROBE_LAB_RATELIMIT) return 1;
     return 0;

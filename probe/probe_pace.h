@@ -34,8 +34,11 @@ void probe_pacer_drained(struct probe_pacer *p, double now_ms, int limited);
 #include <stddef.h>
 
 struct probe_lab;
-/* The key of a path into out: the lab's prefix (labs share addresses, not
- * routers; NULL off the lab) and the target address. Returns 1 when its
+/* The key of a path into out: the lab's prefix and layout (labs share
+ * addresses, not routers; a lab rebuilt or switched under the same prefix
+ * with other routers, MTUs or behaviours is another path, whose routers'
+ * budgets and hop count owe nothing to the old one's; NULL off the lab) and
+ * the target address. Returns 1 when its
  * sends are to be paced: always off the lab (every real router limits), on
  * the lab only when a router keeps the limits (--ratelimit). */
 int probe_pace_path(char *out, size_t n, const struct probe_lab *lab, const char *host);

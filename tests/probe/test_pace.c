@@ -56,6 +56,34 @@ static void test_one_pacer_per_path(void) {
     CHECK(w > 900 && w <= PROBE_PACE_INTERVAL_MS);
 }
 
+static void test_a_lab_rebuilt_under_its_prefix_is_another_path(void) {
+    struct probe_lab a, b;
+    memset(&a, 0, sizeof a);
+    snprintf(a.cfg.prefix, sizeof a.cfg.prefix, "pk");
+    a.cfg.routers = 2;
+    int mtu[] = {1500, 1280, 1500};
+    memcpy(a.cfg.mtu, mtu, sizeof mtu);
+    a.cfg.behave[1] = PROBE_LAB_RATELIMIT;
+    b = a;
+    char ka[96], kb[96];
+    CHECK_INT(probe_pace_path(ka, sizeof ka, &a, "203.0.113.2"), 1);
+    CHECK_INT(probe_pace_path(kb, sizeof kb, &b, "203.0.113.2"), 1);
+    CHECK_STR(kb, ka); /* the same routers: the same budgets */
+    b.cfg.routers = 3;
+    b.cfg.mtu[3] = 1500;
+    probe_pace_path(kb, sizeof kb, &b, "203.0.113.2");
+    CHECK(strcmp(ka, kb) != 0); /* another hop count: its kept TTL discovery is not this one's */
+    b = a;
+    b.cfg.behave[2] = PROBE_LAB_SILENT;
+    probe_pace_path(kb, sizeof kb, &b, "203.0.113.2");
+    CHECK(strcmp(ka, kb) != 0);
+    b = a;
+    b.cfg.behave[1] = 0; /* the kind lab: never paced */
+    CHECK_INT(probe_pace_path(kb, sizeof kb, &b, "203.0.113.2"), 0);
+    CHECK(strcmp(ka, kb) != 0);
+    CHECK_INT(probe_pace_path(kb, sizeof kb, NULL, "203.0.113.2"), 1); /* off the lab: always */
+}
+
 /* A TTL-limited raw-observer test that left the host and drew no ICMP answer. */
 static void no_answer(struct probe_result *r) {
     memset(r, 0, sizeof *r);
@@ -100,5 +128,6 @@ int main(void) {
     RUN(test_drained_waits_a_full_interval);
     RUN(test_unlimited_path_never_waits);
     RUN(test_one_pacer_per_path);
+    RUN(test_a_lab_rebuilt_under_its_prefix_is_another_path);
     return check_summary();
 }
