@@ -22,5 +22,6 @@
 #include "probe_pmtu.h"
 #include "probe_priv.h"
 #include "probe_pace.h"
+#include "probe_predict.h"
 
 #endif

@@ -97,8 +97,10 @@ static struct probe_lab_witness wit;
 static int listener = -1;
 /* What each behaviour's process found (MAP_SHARED: the behaviours play at
  * once, each on its own lab, in a process of its own). */
+enum agreement { A_AGREE, A_UNSAID, A_DIFFER, A_KINDS };
 struct tally {
     int table[BEHAVIOURS][RUNS][V_KINDS];
+    int agree[BEHAVIOURS][A_KINDS]; /* the rules' prediction against the wire, per fact (lab runs) */
     double run_ms[BEHAVIOURS][RUNS]; /* wall time of each run's tests */
     double wall[BEHAVIOURS];
     int played[BEHAVIOURS];
@@ -235,8 +237,14 @@ static int run_unprivileged(const struct probe_lab *lab) {
 
 /* The case against the wire: V_RIGHT, V_UNKNOWN or V_WRONG (why says which
  * answer differs). */
-static enum verdict judge(const struct item *it, double t1, int nl, const struct truth_cap *cap, char *why,
-                          size_t len) {
+/* What the wire showed of one test. */
+struct wire {
+    int sent, df, frag;
+    enum probe_fragmenter by;
+};
+
+static enum verdict judge(const struct item *it, double t1, int nl, const struct truth_cap *cap, struct wire *w,
+                          char *why, size_t len) {
     const struct probe_result *r = &it->r;
     if (it->rc < 0) return V_NONE;
     int v6 = probe_proto_is_v6(r->spec.proto);
@@ -254,6 +262,7 @@ static enum verdict judge(const struct item *it, double t1, int nl, const struct
     }
     size_t n = strlen(why);
     snprintf(why + n, len - n, ")");
+    *w = (struct wire){sent, df[0], host || router, by};
     int wrong = 0;
     if (r->sent.answer != PROBE_ANS_UNKNOWN && r->sent.answer != (sent ? PROBE_ANS_YES : PROBE_ANS_NO)) wrong = 1;
     if (sent && !v6 && r->df.answer != PROBE_ANS_UNKNOWN && r->df.answer != (df[0] ? PROBE_ANS_YES : PROBE_ANS_NO))
@@ -296,6 +305,42 @@ static int lab_start(int b, struct probe_lab *lab, int *tcp_port) {
     return truth_lab_capture_links(lab, prefix, dumps, paths);
 }
 
+/* Issue 37's consistency check: on the lab (its links known), what the
+ * rules predicted (probe_predict, from what was known before the send)
+ * against what the wire showed, per fact. A difference nobody explains
+ * means the rules or the engine is wrong. */
+static void predicted(int b, const struct item *it, const struct wire *w) {
+    const struct probe_result *r = &it->r;
+    struct probe_path_topology topo;
+    struct probe_predict_in in;
+    struct probe_prediction p;
+    probe_predict_in_of(r, &topo, &in);
+    probe_predict(&in, &p);
+    int v6 = probe_proto_is_v6(r->spec.proto);
+    const struct {
+        const char *name;
+        enum probe_answer want;
+        int wire, asked;
+    } f[3] = {{"sent", p.sent.answer, w->sent, 1},
+              {"df", p.df.answer, w->df, w->sent && !v6},
+              {"fragmented", p.fragmented.answer, w->frag, 1}};
+    for (int k = 0; k < 3; k++) {
+        if (!f[k].asked) continue;
+        enum agreement a = f[k].want == PROBE_ANS_UNKNOWN ? A_UNSAID
+                           : (f[k].want == PROBE_ANS_YES) == (f[k].wire != 0) ? A_AGREE : A_DIFFER;
+        if (a == A_AGREE && k == 2 && w->frag && p.fragmenter != w->by) a = A_DIFFER;
+        tally->agree[b][a]++;
+        if (a == A_AGREE) continue;
+        char chain[PROBE_PREDICT_TEXT_MAX];
+        probe_predict_text(&p, (enum probe_predict_fact)k, ~0u, chain, sizeof chain);
+        printf("  rules %-6s %-9s %-13s %-4s %-9s %4d ttl %d dev %d cache %d: %s said %s%s%s, the wire %d%s%s | %s\n",
+               a == A_UNSAID ? "unsaid" : "DIFFER", behaviours[b].name, runs[it->run].name, probe_proto_name(r->spec.proto),
+               probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, in.dev_mtu, in.cached_pmtu, f[k].name,
+               probe_answer_name(f[k].want), k == 2 ? " by " : "", k == 2 ? probe_fragmenter_name(p.fragmenter) : "",
+               f[k].wire, k == 2 ? " by " : "", k == 2 ? probe_fragmenter_name(w->by) : "", chain);
+    }
+}
+
 /* Plays every run on behaviour b's lab and fills its table row; -1 when the
  * lab or the captures could not be made. */
 static int play_behaviour(int b) {
@@ -327,8 +372,10 @@ static int play_behaviour(int b) {
         for (int j = 0; j < nitems; j++)
             if (items[j].t0 > items[i].t0 && items[j].t0 < t1) t1 = items[j].t0;
         char why[256];
-        enum verdict v = judge(&items[i], t1, ndumps, cap, why, sizeof why);
+        struct wire w;
+        enum verdict v = judge(&items[i], t1, ndumps, cap, &w, why, sizeof why);
         tally->table[b][items[i].run][v]++;
+        if (v != V_NONE && !runs[items[i].run].real) predicted(b, &items[i], &w);
         tally->run_ms[b][items[i].run] += (t1 < 1e17 ? t1 : truth_now()) * 1000 - items[i].t0 * 1000;
         if (v == V_RIGHT) continue;
         const struct probe_result *r = &items[i].r;
@@ -398,6 +445,16 @@ static void test_real_paths(void) {
     }
     CHECK_INT(wrong, 0);
     CHECK_INT(none, 0);
+    printf("\n| behaviour | facts | the rules agree | the rules cannot say | differ |\n|---|---|---|---|---|\n");
+    int differ = 0;
+    for (int b = 0; b < BEHAVIOURS; b++) {
+        int *a = tally->agree[b];
+        if (!tally->played[b]) continue;
+        printf("| %s | %d | %d | %d | %d |\n", behaviours[b].name, a[A_AGREE] + a[A_UNSAID] + a[A_DIFFER], a[A_AGREE],
+               a[A_UNSAID], a[A_DIFFER]);
+        differ += a[A_DIFFER];
+    }
+    CHECK_INT(differ, 0);
 }
 
 int main(void) {
