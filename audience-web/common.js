@@ -193,6 +193,16 @@ function fvFit(box, min, max) {
 
 function fvEl(id) { return document.getElementById(id); }
 function fvText(id, text) { var e = fvEl(id); if (e) e.textContent = text; }
+/* A reveal's rules (docs/PROTOCOL.md "explain", "surprise"): the chain of
+ * the question's fact under the verdict (brief: its conclusion alone, for
+ * the projector, whose one screenful also holds the path picture), and the
+ * headline when the measurement differs from them. Empty when the reveal
+ * carries none. */
+function fvExplain(rv, brief) {
+  var why = rv && (brief ? rv.explain_key : rv.explain);
+  fvText('surprise', rv && rv.surprise ? rv.surprise : '');
+  fvText('explain', why ? 'Why, by the rules: ' + why : '');
+}
 function fvShow(id, on) { var e = fvEl(id); if (e) e.hidden = !on; }
 function fvParam(name) {
   var m = new RegExp('[?&#]' + name + '=([^&#]*)').exec(location.search + location.hash);

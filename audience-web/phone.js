@@ -136,6 +136,7 @@
       fvText('truth', rv.truth);
       fvText('basis', '(' + rv.basis + ')' + (known ? ' — ' + fvTruthWords(q.kind, rv.truth) : ''));
       fvText('evidence', rv.evidence || rv.why || '');
+      fvExplain(rv);
       fvText('roomverdict', (voted ? 'You said ' + (mine ? 'yes' : 'no') + '. ' : '') +
         (rv.majority ? 'The room said ' + rv.majority + '.' : 'Nobody voted.'));
       /* The result first: scrolled into view once, when it arrives. */

@@ -140,6 +140,7 @@
       v.className = 'chip ' + fvVerdictClass(rv);
       fvText('truth', 'Measured: ' + rv.truth.toUpperCase() + ' (' + rv.basis + ')' + (known ? ' — ' + fvTruthWords(q.kind, rv.truth) : ''));
       fvText('evidence', rv.evidence || rv.why || '');
+      fvExplain(rv);
       fvText('shift', rv.shift ? 'Re-vote: ' + rv.shift : '');
     }
     /* the projector's picture (after revealbox is shown: path.js measures its

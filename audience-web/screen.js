@@ -76,6 +76,14 @@
     fvPath.show(fvEl('path'), rv && rv.path, 'wide');
     /* the picture needs the width: the join column steps back while it is shown */
     fvEl('page').classList.toggle('haspath', !fvEl('path').hidden);
+    /* The rules' conclusion under the verdict; beside a path picture it
+     * takes the join column's free lower part, so the picture keeps its
+     * type large. Cleared when nothing is revealed. */
+    var ex = fvEl('explain'), home = fvEl('path').hidden ? fvEl('reveal') : fvEl('join');
+    if (ex && home && ex.parentNode !== home) {
+      if (home === fvEl('join')) home.appendChild(ex); else home.insertBefore(ex, fvEl('evidence'));
+    }
+    fvExplain(rv, true);
     if (rv) {
       var t = fvEl('truth');
       t.textContent = rv.truth.toUpperCase() + ' (' + rv.basis + ')';
@@ -141,6 +149,15 @@
     /* little on the screen (a question, a count): larger type fills it */
     var grow = !state ? 1 : state.ended || state.q.state === 'pending' || state.q.state === 'voting' ? 1.4 : 1.2;
     fvFit(fvEl('stage'), 0.2, grow);
+    /* the rules' conclusion in the join column: smaller until the column fits the screen */
+    var ex = fvEl('explain'), join = fvEl('join');
+    if (ex && ex.style && join && ex.parentNode === join) {
+      ex.style.fontSize = '';
+      for (var k = 0, size = 0.7; k < 8 && join.scrollHeight > join.clientHeight + 1 && size > 0.4; k++) {
+        size = Math.max(0.4, size * 0.88);
+        ex.style.fontSize = size.toFixed(3) + 'em';
+      }
+    }
     var u = fvEl('url');
     if (!u || !u.style) return;
     var scale = 1;

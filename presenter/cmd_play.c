@@ -212,9 +212,11 @@ static void show_truth(struct play *p, int pos, int yes) {
     const char *ans = probe_answer_name(t->answer);
     const char *verdict = t->answer == PROBE_ANS_UNKNOWN ? "not scored"
                           : (yes == (t->answer == PROBE_ANS_YES)) ? "you were right" : "you were wrong";
+    if (t->surprise[0]) printf("    %s\n", t->surprise);
     printf("    truth     %s (%s, %s observer): %s\n", ans, probe_basis_name(t->basis), p->observer, verdict);
     if (t->evidence[0]) printf("    evidence  %s\n", t->evidence);
     if (t->why[0] && strcmp(t->why, t->evidence)) printf("    why       %s\n", t->why);
+    if (t->explain[0]) printf("    the rules %s\n", t->explain);
 }
 
 /* ---- the end ---- */

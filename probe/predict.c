@@ -281,6 +281,19 @@ size_t probe_predict_text(const struct probe_prediction *p, enum probe_predict_f
     return len;
 }
 
+size_t probe_predict_key(const struct probe_prediction *p, enum probe_predict_fact f, unsigned shown, char *out,
+                         size_t n) {
+    const struct probe_predicted *x = probe_predict_fact(p, f);
+    shown |= fact_bit(f);
+    if (n) out[0] = 0;
+    for (int i = x->nsteps - 1; i >= 0; i--)
+        if (!(x->step[i].tells & ~shown)) {
+            int w = snprintf(out, n, "%s", x->step[i].text);
+            return w < 0 ? 0 : (size_t)w < n ? (size_t)w : n ? n - 1 : 0;
+        }
+    return 0;
+}
+
 int probe_predict_surprise(const struct probe_prediction *p, enum probe_predict_fact f, const struct probe_fact *m,
                            char *out, size_t n) {
     enum probe_answer want = probe_predict_fact(p, f)->answer;

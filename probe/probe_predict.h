@@ -75,6 +75,12 @@ const struct probe_predicted *probe_predict_fact(const struct probe_prediction *
 size_t probe_predict_text(const struct probe_prediction *p, enum probe_predict_fact f, unsigned shown, char *out,
                           size_t n);
 
+/* Pure: the chain's conclusion alone -- its last step within shown (as
+ * probe_predict_text) -- for a screen with no room for the whole chain (the
+ * projector beside a path picture). Returns the length written. */
+size_t probe_predict_key(const struct probe_prediction *p, enum probe_predict_fact f, unsigned shown, char *out,
+                         size_t n);
+
 /* Pure: 1 when the measured answer m of fact f (yes/no, observed or
  * decided) differs from the prediction's (yes/no), with the headline in out:
  * "Surprise: the rules said no -- <m's why>" (without the dash when m's why

@@ -82,6 +82,8 @@ struct console_status {
     char truth[8];          /* "yes" / "no" / "unknown" */
     char basis[16];         /* how it is known ("observed", ..., "unknown") and */
     char why[160];          /* why (quiz_truth's basis and why), "" if none was given */
+    char explain[PROBE_PREDICT_TEXT_MAX]; /* the rules' chain (quiz_truth's explain), "" none */
+    char surprise[256];     /* "Surprise: the rules said ..." (quiz_truth's surprise), "" none */
     char majority[8];       /* "yes" / "no" / "tie" / "" (no votes) */
     double correct;         /* 1, 0, 0.5, or -1 unscored */
     int correct_votes;      /* votes equal to the truth, -1 if unknown */

@@ -76,7 +76,7 @@ int console_qr_draw(FILE *out, const char *text, char *err, size_t errlen) {
 /* ---- lines of text ---- */
 
 #define CR_ROWS 48     /* lines a frame part may hold */
-#define CR_BYTES 640   /* bytes of one line */
+#define CR_BYTES 800   /* bytes of one line: "The rules: " and a chain (PROBE_PREDICT_TEXT_MAX) */
 
 struct cr_text {
     char line[CR_ROWS][CR_BYTES];
@@ -173,6 +173,10 @@ static void head_lines(struct cr_text *t, const struct console_view *v) {
     }
 }
 
+/* A terminal shorter than this shows no "The rules:" line (the projector and
+ * the log do): beside the QR code at 80x24 the frame has no row to spare. */
+#define CR_RULES_MIN_ROWS 30
+
 static void body_lines(struct cr_text *t, const struct console_view *v, const struct console_status *st) {
     const struct hub_status *h = &st->hub;
     const struct quiz_qinfo *q = &h->current;
@@ -202,7 +206,9 @@ static void body_lines(struct cr_text *t, const struct console_view *v, const st
             if (total > 0 && st->correct_votes >= 0 && n > 0 && (size_t)n < sizeof line)
                 snprintf(line + n, sizeof line - (size_t)n, "   %d%% of votes right", st->correct_votes * 100 / total);
             cr_add(t, "%s", line);
+            if (st->surprise[0]) cr_add(t, "%s", st->surprise);
             if (st->why[0]) cr_add(t, "Why: %s: %s", st->basis[0] ? st->basis : "?", st->why); /* "unknown: ..." too */
+            if (st->explain[0] && (v->cols <= 0 || v->rows >= CR_RULES_MIN_ROWS)) cr_add(t, "The rules: %s", st->explain);
             char shift[REVOTE_SHIFT_MAX] = "";
             if (q->round == 2)
                 revote_shift_line(q->first_yes, q->first_no, q->yes, q->no,
@@ -231,7 +237,7 @@ static void print_cut(FILE *out, const char *s, int w) {
 }
 
 void console_render(FILE *out, const struct console_view *v, const struct console_status *st) {
-    struct cr_text head, body, lay; /* ~90 KB of stack, on the console's own thread */
+    struct cr_text head, body, lay; /* ~115 KB of stack, on the console's own thread */
     head.n = body.n = lay.n = 0;
     head_lines(&head, v);
     body_lines(&body, v, st);

@@ -15,6 +15,8 @@ void console_status_result(struct console_status *st) {
     snprintf(st->truth, sizeof st->truth, "%s", h->truth);
     snprintf(st->basis, sizeof st->basis, "%s", h->basis);
     snprintf(st->why, sizeof st->why, "%s", h->why);
+    snprintf(st->explain, sizeof st->explain, "%s", h->explain);
+    snprintf(st->surprise, sizeof st->surprise, "%s", h->surprise);
     snprintf(st->majority, sizeof st->majority, "%s", score_majority_name(score_majority(yes, no)));
     st->correct = score_correct(yes, no, truth);
     st->correct_votes = score_correct_votes(yes, no, truth);

@@ -28,6 +28,8 @@ struct hub_status {
     char truth[8];                     /* its truth once revealed ("yes", "no", "unknown": quiz_truth), else "" */
     char basis[16];                    /* with it, its basis ("observed", ..., "unknown") ... */
     char why[160];                     /* ... and its reason (quiz_truth's why), else "" */
+    char explain[PROBE_PREDICT_TEXT_MAX]; /* the rules' chain for it (quiz_truth's explain), else "" */
+    char surprise[256];                /* where the measurement differs from the rules, else "" */
     int connections;                   /* audience websockets open now */
     int screens, presenters;           /* other websockets open now */
     int voters;                        /* voters known in this session (tokens that have voted) */

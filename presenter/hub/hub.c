@@ -46,6 +46,8 @@ void hub_status_update(struct hub *h, const char *refused) {
     snprintf(s->truth, sizeof s->truth, "%s", hidden ? "" : probe_answer_name(t.answer));
     snprintf(s->basis, sizeof s->basis, "%s", hidden ? "" : probe_basis_name(t.basis));
     snprintf(s->why, sizeof s->why, "%s", hidden ? "" : t.why);
+    snprintf(s->explain, sizeof s->explain, "%s", hidden ? "" : t.explain);
+    snprintf(s->surprise, sizeof s->surprise, "%s", hidden ? "" : t.surprise);
     s->connections = h->n_role[HUB_AUDIENCE];
     s->screens = h->n_role[HUB_SCREEN];
     s->presenters = h->n_role[HUB_PRESENTER];

@@ -46,6 +46,9 @@ static json_t *reveal_json(struct quiz *q, int pos) {
                           probe_basis_name(t.basis), "why", t.why, "yes", i.yes, "no", i.no, "majority", majority,
                           "correct", correct);
     if (o && t.evidence[0]) json_object_set_new(o, "evidence", json_string(t.evidence));
+    if (o && t.explain[0]) json_object_set_new(o, "explain", json_string(t.explain));
+    if (o && t.explain_key[0]) json_object_set_new(o, "explain_key", json_string(t.explain_key));
+    if (o && t.surprise[0]) json_object_set_new(o, "surprise", json_string(t.surprise));
     if (o) reveal_add_rounds(o, &i, &t);
     return o;
 }

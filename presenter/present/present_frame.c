@@ -183,7 +183,7 @@ int present_frame_state(const char *text, size_t len, struct console_status *st,
     n.hub.closes_in_ms = json_is_integer(cl) && json_integer_value(cl) > 0 ? json_integer_value(cl) : 0;
     json_t *rv = json_object_get(o, "reveal");
     n.revealed = 0;
-    n.truth[0] = n.majority[0] = n.basis[0] = n.why[0] = 0;
+    n.truth[0] = n.majority[0] = n.basis[0] = n.why[0] = n.explain[0] = n.surprise[0] = 0;
     n.correct = -1;
     n.correct_votes = -1;
     c->first_yes = c->first_no = 0;
@@ -192,6 +192,8 @@ int present_frame_state(const char *text, size_t len, struct console_status *st,
         copy_str(n.majority, sizeof n.majority, json_object_get(rv, "majority"));
         copy_str(n.basis, sizeof n.basis, json_object_get(rv, "basis"));
         copy_str(n.why, sizeof n.why, json_object_get(rv, "why"));
+        copy_str(n.explain, sizeof n.explain, json_object_get(rv, "explain"));
+        copy_str(n.surprise, sizeof n.surprise, json_object_get(rv, "surprise"));
         json_t *cr = json_object_get(rv, "correct");
         n.correct = json_is_number(cr) ? json_number_value(cr) : -1;
         int yes = c->yes, no = c->no;

@@ -19,6 +19,8 @@ struct quiz {
     struct deck_test tests[DECK_TESTS_MAX];
     struct probe_path test_path[DECK_TESTS_MAX]; /* the path of the test's last result: private until
                                                   * revealed, like a truth (quiz_path) */
+    struct probe_prediction test_pred[DECK_TESTS_MAX]; /* what the rules said of its last result's
+                                                        * test (probe_predict): private until revealed */
     struct quiz_q q[QUIZ_QUESTIONS_MAX];
 };
 
@@ -96,6 +98,25 @@ static unsigned open_siblings(const struct quiz *q, int pos, int *earlier_open) 
     return kinds;
 }
 
+/* The rules' side of question pos's reveal: the chain of its fact without
+ * the steps that tell a sibling still open (bits 1 << kind in `open`: the
+ * same bits as PROBE_TELLS_*), and the surprise when the measurement
+ * differs. */
+static void explain(const struct quiz *q, int pos, unsigned open, struct quiz_truth *out) {
+    const struct quiz_q *x = &q->q[pos];
+    const struct probe_prediction *p = &q->test_pred[x->info.test_index];
+    _Static_assert(PROBE_TELLS_SENT == 1u << QKIND_SENT && PROBE_TELLS_DF == 1u << QKIND_DF &&
+                       PROBE_TELLS_FRAG == 1u << QKIND_FRAGMENTED && (int)PROBE_PREDICT_SENT == (int)QKIND_SENT &&
+                       (int)PROBE_PREDICT_DF == (int)QKIND_DF && (int)PROBE_PREDICT_FRAGMENTED == (int)QKIND_FRAGMENTED,
+                   "a question kind is its fact in the prediction, and its bit its PROBE_TELLS_* bit");
+    enum probe_predict_fact f = (enum probe_predict_fact)x->info.kind;
+    probe_predict_text(p, f, ~open, out->explain, sizeof out->explain);
+    probe_predict_key(p, f, ~open, out->explain_key, sizeof out->explain_key);
+    struct probe_fact m = {.answer = out->answer, .basis = out->basis};
+    snprintf(m.why, sizeof m.why, "%s", out->why);
+    probe_predict_surprise(p, f, &m, out->surprise, sizeof out->surprise);
+}
+
 int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out) {
     if (pos < 0 || pos >= q->n) return -1;
     const struct quiz_q *x = &q->q[pos];
@@ -105,6 +126,7 @@ int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out) {
     unsigned open = open_siblings(q, pos, &earlier_open);
     if (earlier_open) out->why[0] = '\0';
     if (open) out->evidence[0] = '\0';
+    explain(q, pos, open, out);
     return 0;
 }
 
@@ -225,6 +247,10 @@ int quiz_measured(struct quiz *q, int pos, const struct probe_result *r, char *e
                        pos + 1, quiz_state_name(s));
     }
     q->test_path[x->info.test_index] = r->path;
+    struct probe_path_topology topo;
+    struct probe_predict_in in;
+    probe_predict_in_of(r, &topo, &in);
+    probe_predict(&in, &q->test_pred[x->info.test_index]);
     apply_result(x, r);
     return 0;
 }

@@ -56,6 +56,9 @@ struct quiz_truth {
     enum probe_basis basis;
     char why[160];                /* the fact's own rule or observation */
     char evidence[512];           /* the probe's evidence line: it speaks about every fact of the test */
+    char explain[PROBE_PREDICT_TEXT_MAX]; /* the rules' chain for this fact (probe_predict_text), "" none */
+    char explain_key[PROBE_PREDICT_STEP_MAX]; /* its conclusion alone (probe_predict_key), for the projector */
+    char surprise[256];           /* "Surprise: the rules said no -- ..." where the measurement differs, else "" */
 };
 
 struct quiz;
@@ -84,7 +87,10 @@ const struct deck_test *quiz_test(const struct quiz *q, int pos);
  * question of its test is still open (every one revealed or skipped), else
  * ""; evidence (the test's whole line, e.g. "r1 dropped it with Frag Needed,
  * MTU 1280", which answers DF? and fragmented? too) only once no question of
- * the test is left (each revealed or skipped), else "". */
+ * the test is left (each revealed or skipped), else "". The rules' chain
+ * (explain) only with the steps that tell nothing of a sibling still open;
+ * the surprise headline when the measurement differs from the rules (its
+ * why under the same rule as why). */
 int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out);
 /* What the reveal of question pos may draw of its test's path (issue 20;
  * docs/PROTOCOL.md "What a reveal shows"), by the same rule as quiz_truth:

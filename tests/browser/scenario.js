@@ -337,7 +337,7 @@ async function main(setAbort) {
        * of this question's own test may not have been out before: one
        * question's reveal must not answer its siblings (issue 15). */
       const test = st.q.test;
-      const secrets = [rv.evidence, rv.why].filter((s) => typeof s === 'string' && s.length >= 8 &&
+      const secrets = [rv.evidence, rv.why, rv.explain].filter((s) => typeof s === 'string' && s.length >= 8 &&
         !(revealedTexts.has(s) && revealedTexts.get(s) !== test));
       check(secrets.length > 0, `Q${pos + 1}: the reveal carries evidence text to look for`);
       for (const s of secrets) {
@@ -351,6 +351,13 @@ async function main(setAbort) {
        * red when wrong whatever the answer; the true bar marked; truth, evidence. */
       checkEq(await text(screen, '#truth'), rv.truth.toUpperCase() + ' (' + rv.basis + ')', `Q${pos + 1}: screen shows the truth`);
       checkEq(await text(screen, '#evidence'), rv.evidence || rv.why, `Q${pos + 1}: screen shows the evidence`);
+      /* Why, by the rules (issue 37): every question of the deck is explained, on every page. */
+      check(typeof rv.explain === 'string' && rv.explain.length > 20, `Q${pos + 1}: the reveal explains its fact by the rules`, rv.explain);
+      check(typeof rv.explain_key === 'string' && rv.explain_key.length > 10 && rv.explain.endsWith(rv.explain_key),
+        `Q${pos + 1}: the reveal's brief explanation is its chain's conclusion`, rv.explain_key);
+      checkEq(await text(screen, '#explain'), 'Why, by the rules: ' + rv.explain_key, `Q${pos + 1}: screen shows the rules' conclusion`);
+      checkEq(await text(desk, '#explain'), 'Why, by the rules: ' + rv.explain, `Q${pos + 1}: presenter shows the rules' explanation`);
+      checkEq(await text(screen, '#surprise'), rv.surprise || '', `Q${pos + 1}: screen leads with the surprise when there is one`);
       checkEq(rv.yes, expYes, `Q${pos + 1}: revealed yes count (a changed vote counts once)`);
       checkEq(rv.no, expNo, `Q${pos + 1}: revealed no count`);
       const maj = expYes > expNo ? 'yes' : expNo > expYes ? 'no' : 'tie';
@@ -379,6 +386,7 @@ async function main(setAbort) {
         checkEq(await text(p, '#verdict'), want, `Q${pos + 1}: phone ${n} (voted ${v}) sees its verdict`);
         checkEq(await text(p, '#truth'), rv.truth, `Q${pos + 1}: phone ${n} sees the measured truth`);
         checkEq(await text(p, '#evidence'), rv.evidence || rv.why, `Q${pos + 1}: phone ${n} sees the evidence`);
+        checkEq(await text(p, '#explain'), 'Why, by the rules: ' + rv.explain, `Q${pos + 1}: phone ${n} sees the rules' explanation`);
         const box = await p.locator('#verdict').boundingBox();
         check(box && box.y >= 0 && box.y + box.height <= 740, `Q${pos + 1}: phone ${n}'s verdict is inside its screen`, box && `y=${Math.round(box.y)} h=${Math.round(box.height)}`);
         if (v && rv.truth !== 'unknown') {
@@ -392,12 +400,12 @@ async function main(setAbort) {
       if (stageShots) {
         await shot(screen, 'screen-5-revealed');
         await shot(screen43, 'screen768-5-revealed');
-        await fitsProjectors(projectors, ['#banner', '#qtext', '#bars', '#truth', '#evidence', '#majority', '#collective'], 'screen (revealed)');
+        await fitsProjectors(projectors, ['#banner', '#qtext', '#bars', '#truth', '#explain', '#evidence', '#majority', '#collective'], 'screen (revealed)');
         await shot(A, 'phone-4-revealed-right-or-wrong');
         await axe(A, 'phone (revealed)');
         await axe(screen, 'screen (revealed)');
         await axe(desk, 'presenter (revealed)');
-      } else await fitsProjectors(projectors, ['#banner', '#qtext', '#bars', '#truth', '#evidence', '#majority', '#collective'], `screen (Q${pos + 1} revealed)`);
+      } else await fitsProjectors(projectors, ['#banner', '#qtext', '#bars', '#truth', '#explain', '#evidence', '#majority', '#collective'], `screen (Q${pos + 1} revealed)`);
       return rv;
     }
 

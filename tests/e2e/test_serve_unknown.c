@@ -178,6 +178,12 @@ static void test_an_unsettled_measurement_is_unknown_with_its_reason_everywhere(
         CHECK_STR(basis, want_basis[q]);
         CHECK(why && strlen(why) > 10); /* every answer, "unknown" above all, says why */
         snprintf(whys[q], sizeof whys[q], "%s", why ? why : "");
+        /* The rules' side (issue 37): a chain for each fact, no surprise; on
+         * a path whose links are unknown they cannot say what routers did. */
+        const char *explain = json_string_value(json_object_get(rv, "explain"));
+        CHECK(explain && strlen(explain) > 10);
+        CHECK(!json_object_get(rv, "surprise"));
+        if (q == NQ - 1) CHECK_CONTAINS(explain, "this path's links are not known before the send");
         json_decref(st);
     }
     /* "fragmented?": the reason is that no one here could see the wire. */

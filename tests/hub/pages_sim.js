@@ -45,7 +45,13 @@ function makeElement(doc, id, tag) {
     getAttribute: (a) => el.attrs[a],
     setAttribute: (a, v) => { el.attrs[a] = String(v); },
     replaceChildren: (...nodes) => { el.children = nodes; el.textContent = nodes.map((n) => n.textContent).join(''); },
-    appendChild: (n) => { el.children.push(n); el.textContent += n.textContent; return n; },
+    appendChild: (n) => { el.children.push(n); el.textContent += n.textContent; n.parentNode = el; return n; },
+    insertBefore: (n, ref) => {
+      const i = el.children.indexOf(ref);
+      el.children.splice(i < 0 ? el.children.length : i, 0, n);
+      n.parentNode = el;
+      return n;
+    },
     select() { doc._selection = el.value; },
     setSelectionRange() { doc._selection = el.value; },
     focus() { doc.activeElement = el; },

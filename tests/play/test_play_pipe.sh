@@ -41,6 +41,12 @@ check yes_grid_plus_is_correct test "$plus/$((plus + minus))" = "$want"
 check yes_every_answer_stored test "$(q 'SELECT count(*) FROM votes v JOIN questions q ON q.id = v.question_id WHERE q.session_id = 1 AND v.answer = 1')" \
   -eq "$(q "SELECT count(*) FROM questions WHERE session_id = 1 AND state = 'revealed'")"
 check yes_evidence_shown grep -q "^    evidence  " "$tmp/yes.out"
+# issue 37: every reveal explains its fact by the rules, and the built-in deck on the lab holds no surprise
+check yes_every_reveal_has_the_rules test "$(grep -c '^    the rules ' "$tmp/yes.out")" \
+  -eq "$(q "SELECT count(*) FROM questions WHERE session_id = 1 AND state = 'revealed'")"
+check yes_rules_name_the_mode grep -q "^    the rules .*IP_PMTUDISC_DO refuses a datagram larger than the route's MTU" "$tmp/yes.out"
+check yes_no_surprise_on_the_lab test "$(grep -c 'Surprise:' "$tmp/yes.out")" -eq 0
+grep -m3 "^    the rules " "$tmp/yes.out"
 check yes_truth_shown grep -Eq "^    truth     (yes|no) \((observed|inferred), raw observer\): you were (right|wrong)" "$tmp/yes.out"
 check yes_session_ended test -n "$(q 'SELECT ended_at FROM sessions WHERE id = 1')"
 

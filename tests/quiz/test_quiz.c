@@ -295,6 +295,55 @@ static void test_out_of_order_reveal_hides_the_why_of_later_facts(void) {
     quiz_free(q);
 }
 
+/* Issue 37: each reveal explains its own fact by the rules (probe_predict
+ * on the result's lab path), without a step that tells a sibling still
+ * open; a measurement that differs from the rules leads with a surprise. */
+static void test_a_reveal_explains_its_fact_by_the_rules(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    struct probe_result r = result_with_path(); /* udp4 DO 1400, TTL 2; r1's next link is 1280 */
+    struct quiz_truth t;
+    reveal_current(q, &r); /* sent */
+    REQUIRE(quiz_truth(q, 0, &t) == 0);
+    CHECK_CONTAINS(t.explain, "IP_PMTUDISC_DO refuses a datagram larger than the route's MTU: 1400 <= 1500");
+    CHECK(!strstr(t.explain, "DF"));
+    CHECK_STR(t.surprise, "");
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    reveal_current(q, &r); /* df */
+    REQUIRE(quiz_truth(q, 1, &t) == 0);
+    CHECK_CONTAINS(t.explain, "IP_PMTUDISC_DO always sets DF");
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    reveal_current(q, &r); /* fragmented */
+    REQUIRE(quiz_truth(q, 2, &t) == 0);
+    CHECK_CONTAINS(t.explain, "with DF=1 no router may fragment it");
+    CHECK_STR(t.surprise, "");
+    quiz_free(q);
+
+    /* fragmented revealed first: nothing of DF or sent in its chain */
+    q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    reveal_current(q, &r);
+    REQUIRE(quiz_truth(q, 2, &t) == 0);
+    CHECK(!strstr(t.explain, "DF") && !strstr(t.explain, "whole") && !strstr(t.explain, "refuse"));
+    CHECK_CONTAINS(t.explain, "the route's MTU is the device's 1500");
+    quiz_free(q);
+
+    /* a measurement against the rules */
+    q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    r.fragmented.answer = PROBE_ANS_YES;
+    for (int pos = 0; pos < 3; pos++) {
+        if (pos) CHECK_INT(quiz_next(q, err, sizeof err), 0);
+        reveal_current(q, &r);
+    }
+    REQUIRE(quiz_truth(q, 2, &t) == 0);
+    CHECK_STR(t.surprise, "Surprise: the rules said no \xe2\x80\x94 why-fragmented");
+    quiz_free(q);
+}
+
 static void test_invalid_transitions_are_refused_with_a_reason(void) {
     char err[256];
     struct quiz *q = quiz_new(&deck, err, sizeof err);
@@ -497,6 +546,7 @@ int main(void) {
     RUN(test_out_of_order_reveal_draws_only_the_topology);
     RUN(test_skipping_the_rest_of_a_test_completes_it);
     RUN(test_out_of_order_reveal_hides_the_why_of_later_facts);
+    RUN(test_a_reveal_explains_its_fact_by_the_rules);
     RUN(test_invalid_transitions_are_refused_with_a_reason);
     RUN(test_not_sent_skips_the_rest_of_its_test);
     RUN(test_sent_yes_keeps_the_rest_and_a_rerun_replaces_the_truth);
