@@ -292,7 +292,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     hub_fd_listening(&h->fd, h->port);
 
     char warn[256];
-    hub_join_url_make(cfg->public_url, tls, h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
+    hub_join_url_make(cfg->public_url, cfg->bind_addr, tls, h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
                       sizeof warn);
     if (hub_http_qr(&h->http, h->join_url, err, errlen)) goto fail;
     if (hub_tally_start(h)) {

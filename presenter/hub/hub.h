@@ -144,11 +144,14 @@ int hub_event_loop_is_libev(const struct hub *h); /* 1: libev (epoll), 0: lws's 
 const char *hub_join_url(const struct hub *h); /* e.g. http://192.168.1.20:8080/?room=K7QX2M */
 const char *hub_secret(const struct hub *h);   /* the presenter secret */
 
-/* The join URL for a port: scheme://<address of the interface with the
- * default route>:port/?room=CODE, or public_url (with ?room= added) if set.
- * Falls back to 127.0.0.1 with a warning in err when there is no default route. */
-int hub_join_url_make(const char *public_url, int tls, int port, const char *code, char *out, size_t outlen,
-                      char *err, size_t errlen);
+/* The join URL for a port: public_url (with ?room= added) if set; else
+ * scheme://ADDR:port/?room=CODE where ADDR is the address serve listens on
+ * (bind_addr: --bind, an IPv6 one in brackets) when it is one address, else
+ * that of the interface with the default route. A loopback address, or
+ * 127.0.0.1 when there is no default route, comes with a warning in err
+ * (phones cannot reach it). */
+int hub_join_url_make(const char *public_url, const char *bind_addr, int tls, int port, const char *code, char *out,
+                      size_t outlen, char *err, size_t errlen);
 /* An SVG (malloc'd, caller frees) of the QR code of text; NULL with err. */
 char *hub_qr_svg(const char *text, char *err, size_t errlen);
 

@@ -50,8 +50,29 @@ static int iface_ipv4(const char *ifname, char *out, size_t outlen) {
     return rc;
 }
 
-int hub_join_url_make(const char *public_url, int tls, int port, const char *code, char *out, size_t outlen,
-                      char *err, size_t errlen) {
+/* bind_addr as the host part of a URL ("[::1]" for IPv6), 1 when it is one
+ * address (not a wildcard), with *loopback set; 0 otherwise. */
+static int bound_host(const char *bind_addr, char *host, size_t n, int *loopback) {
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (!bind_addr || !bind_addr[0]) return 0;
+    if (inet_pton(AF_INET, bind_addr, &a4) == 1) {
+        if (a4.s_addr == htonl(INADDR_ANY)) return 0;
+        *loopback = (ntohl(a4.s_addr) >> 24) == 127;
+        snprintf(host, n, "%s", bind_addr);
+        return 1;
+    }
+    if (inet_pton(AF_INET6, bind_addr, &a6) == 1) {
+        if (IN6_IS_ADDR_UNSPECIFIED(&a6)) return 0;
+        *loopback = IN6_IS_ADDR_LOOPBACK(&a6);
+        snprintf(host, n, "[%s]", bind_addr);
+        return 1;
+    }
+    return 0;
+}
+
+int hub_join_url_make(const char *public_url, const char *bind_addr, int tls, int port, const char *code, char *out,
+                      size_t outlen, char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
     if (public_url && public_url[0]) {
         size_t n = strlen(public_url);
@@ -59,8 +80,13 @@ int hub_join_url_make(const char *public_url, int tls, int port, const char *cod
         snprintf(out, outlen, "%s%sroom=%s", public_url, sep, code);
         return 0;
     }
-    char ifn[IF_NAMESIZE + 1] = "", addr[INET_ADDRSTRLEN] = "";
-    if (default_route_iface(ifn, sizeof ifn) || iface_ipv4(ifn, addr, sizeof addr)) {
+    char ifn[IF_NAMESIZE + 1] = "", addr[INET6_ADDRSTRLEN + 2] = "";
+    int loopback = 0;
+    if (bound_host(bind_addr, addr, sizeof addr, &loopback)) {
+        if (loopback && err && errlen)
+            snprintf(err, errlen, "serve listens on %s only (--bind): phones cannot reach the join URL; bind a "
+                                  "venue address or pass a public URL", bind_addr);
+    } else if (default_route_iface(ifn, sizeof ifn) || iface_ipv4(ifn, addr, sizeof addr)) {
         snprintf(addr, sizeof addr, "127.0.0.1");
         if (err && errlen)
             snprintf(err, errlen, "no IPv4 default route: the join URL uses 127.0.0.1, which phones cannot reach; "

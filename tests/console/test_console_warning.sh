@@ -16,8 +16,8 @@ printf 'show\nopen\nshow\nquit\n' |
 rc=$?
 check exits_0 test "$rc" -eq 0
 check join_url_on_loopback grep -q "^Join: http://127.0.0.1:[0-9]*/?room=" "$tmp/out"
-check warning_line grep -q "^Warning: no IPv4 default route: the join URL uses 127.0.0.1" "$tmp/out"
-check warning_in_each_status test "$(grep -c '^Warning: no IPv4 default route' "$tmp/out")" -ge 2
+check warning_line grep -q "^Warning: serve listens on 127.0.0.1 only (--bind): phones cannot reach the join URL" "$tmp/out"
+check warning_in_each_status test "$(grep -c '^Warning: serve listens on 127.0.0.1 only' "$tmp/out")" -ge 2
 check not_a_refusal bash -c "! grep -q 'Last refused' '$tmp/out'"
 check open_not_refused bash -c "! grep -q '> open refused' '$tmp/out'"
 check open_taken test "$(sqlite3 "$tmp/w.db" "SELECT state FROM questions WHERE position = 0")" = voting

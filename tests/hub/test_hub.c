@@ -1746,7 +1746,7 @@ static void test_open_files_limit_is_raised_to_the_hard_limit_up_to_a_cap(void) 
 
 static void test_join_url_uses_the_default_route_interface(void) {
     char url[256], err[256];
-    REQUIRE(hub_join_url_make(NULL, 0, 8080, "ABC123", url, sizeof url, err, sizeof err) == 0);
+    REQUIRE(hub_join_url_make(NULL, NULL, 0, 8080, "ABC123", url, sizeof url, err, sizeof err) == 0);
     CHECK(!strncmp(url, "http://", 7));
     CHECK_CONTAINS(url, ":8080/?room=ABC123");
     /* with a default route, never loopback */
@@ -1762,11 +1762,32 @@ static void test_join_url_uses_the_default_route_interface(void) {
     } else {
         CHECK_CONTAINS(err, "no IPv4 default route");
     }
-    REQUIRE(hub_join_url_make("https://quiz.example.org", 1, 443, "ABC123", url, sizeof url, err, sizeof err) == 0);
+    REQUIRE(hub_join_url_make("https://quiz.example.org", "127.0.0.1", 1, 443, "ABC123", url, sizeof url, err, sizeof err) == 0);
     CHECK_STR(url, "https://quiz.example.org/?room=ABC123");
+    CHECK_STR(err, ""); /* behind a public URL the bind address is the proxy's business */
+}
+
+/* serve --bind ADDR listens there only: the join URL (and its QR code) names
+ * that address, never another interface's where nothing listens. */
+static void test_join_url_honours_the_bind_address(void) {
+    char url[256], err[256];
+    REQUIRE(hub_join_url_make(NULL, "192.0.2.7", 0, 8080, "ABC123", url, sizeof url, err, sizeof err) == 0);
+    CHECK_STR(url, "http://192.0.2.7:8080/?room=ABC123");
+    CHECK_STR(err, "");
+    REQUIRE(hub_join_url_make(NULL, "2001:db8::7", 1, 443, "ABC123", url, sizeof url, err, sizeof err) == 0);
+    CHECK_STR(url, "https://[2001:db8::7]/?room=ABC123");
+    REQUIRE(hub_join_url_make(NULL, "127.0.0.1", 0, 8080, "ABC123", url, sizeof url, err, sizeof err) == 0);
+    CHECK_STR(url, "http://127.0.0.1:8080/?room=ABC123");
+    CHECK_CONTAINS(err, "serve listens on 127.0.0.1 only (--bind): phones cannot reach the join URL");
+    REQUIRE(hub_join_url_make(NULL, "::1", 0, 8080, "ABC123", url, sizeof url, err, sizeof err) == 0);
+    CHECK_STR(url, "http://[::1]:8080/?room=ABC123");
+    CHECK_CONTAINS(err, "phones cannot reach");
+    REQUIRE(hub_join_url_make(NULL, "0.0.0.0", 0, 8080, "ABC123", url, sizeof url, err, sizeof err) == 0);
+    CHECK(!strstr(url, "0.0.0.0")); /* every address: the default route's */
 }
 
 int main(void) {
+    RUN(test_join_url_honours_the_bind_address);
     RUN(test_join_issues_a_128_bit_token_and_sends_the_state);
     RUN(test_vote_is_acked_only_after_commit_and_can_change);
     RUN(test_reconnect_with_token_resumes_the_voter_and_shows_the_vote);
