@@ -38,6 +38,13 @@ struct db_sql_stmt {
  * or "preparing KIND NAME failed in PATH: why". */
 void *db_sql_open(size_t owner_size, const char *path, int flags, int (*setup)(void *owner, char *err, size_t errlen),
                   const struct db_sql_stmt *defs, size_t n, const char *kind, char *err, size_t errlen);
+/* A database file created by the program is its user's alone (it holds
+ * token_key and unrevealed measurements): created DB_FILE_MODE before
+ * SQLite opens it (SQLite gives its -wal, -shm and -journal the main file's
+ * mode), never through a symlink. 1 created, 0 it existed (or is not a
+ * file: ":memory:", a URI), -1 could not (SQLite then says why). */
+#define DB_FILE_MODE 0600
+int db_file_private(const char *path);
 /* Finalizes the owner's statements of defs, closes it, frees it; NULL: nothing. */
 void db_sql_close(void *owner, const struct db_sql_stmt *defs, size_t n);
 /* "WHAT failed in PATH: SQLite's message" into err; returns -1. */

@@ -1,4 +1,5 @@
 /* Read-only reports over the store (see report.h). */
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -339,11 +340,12 @@ int db_report_session_ids(struct db_report *r, int64_t **ids, int *n, char *err,
 
 int db_report_snapshot(struct db_report *r, const char *dest_path, char *err, size_t errlen) {
     sqlite3 *dst = NULL;
-    /* SQLITE_OPEN_EXCLUSIVE is not for files: refuse an existing file ourselves. */
-    FILE *f = fopen(dest_path, "r");
-    if (f) {
-        fclose(f);
-        db_seterr(err, errlen, "cannot copy %s to %s: the file exists", r->c.path, dest_path);
+    /* SQLITE_OPEN_EXCLUSIVE is not for files: refuse an existing file
+     * ourselves, at once with creating it private (db_file_private). */
+    int made = db_file_private(dest_path);
+    if (made <= 0) {
+        db_seterr(err, errlen, "cannot copy %s to %s: %s", r->c.path, dest_path,
+                  made == 0 ? "the file exists" : strerror(errno));
         return -1;
     }
     if (sqlite3_open_v2(dest_path, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {

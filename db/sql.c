@@ -1,9 +1,12 @@
 /* What the store and the report reader do alike over their own SQLite
  * connections (see db_internal.h). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db_internal.h"
 
@@ -16,6 +19,14 @@ static sqlite3_stmt **stmt_of(void *owner, const struct db_sql_stmt *def) {
     return (sqlite3_stmt **)((char *)owner + def->offset);
 }
 
+int db_file_private(const char *path) {
+    if (!path[0] || !strcmp(path, ":memory:") || !strncmp(path, "file:", 5)) return 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, DB_FILE_MODE);
+    if (fd < 0) return errno == EEXIST ? 0 : -1;
+    close(fd);
+    return 1;
+}
+
 void *db_sql_open(size_t owner_size, const char *path, int flags, int (*setup)(void *owner, char *err, size_t errlen),
                   const struct db_sql_stmt *defs, size_t n, const char *kind, char *err, size_t errlen) {
     struct db_sql_conn *c = calloc(1, owner_size);
@@ -24,6 +35,7 @@ void *db_sql_open(size_t owner_size, const char *path, int flags, int (*setup)(v
         db_seterr(err, errlen, "out of memory opening %s", path);
         return NULL;
     }
+    if (flags & SQLITE_OPEN_CREATE) db_file_private(path);
     if (sqlite3_open_v2(path, &c->h, flags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
         db_seterr(err, errlen, "cannot open database %s%s: %s", path,
                   flags & SQLITE_OPEN_READONLY ? " for reading" : "", c->h ? sqlite3_errmsg(c->h) : "out of memory");

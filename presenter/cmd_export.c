@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "export.h"
+#include "fv_file.h"
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -108,7 +109,8 @@ int cmd_export(int argc, char **argv) {
             goto fail;
         }
     if (outpath) {
-        /* Write next to the target, then rename: a failed export never leaves half a file. */
+        /* Private (0600), written next to the target under a random name, then
+         * renamed: a failed export never leaves half a file (fv_file.h). */
         size_t len = strlen(outpath) + 16;
         tmppath = malloc(len);
         if (!tmppath) {
@@ -116,10 +118,8 @@ int cmd_export(int argc, char **argv) {
             rc = FV_EXIT_FAIL;
             goto fail;
         }
-        snprintf(tmppath, len, "%s.tmp%ld", outpath, (long)getpid());
-        out = fopen(tmppath, "w");
+        out = fv_file_begin(outpath, tmppath, len, err, sizeof err);
         if (!out) {
-            snprintf(err, sizeof err, "cannot write %s: %s", outpath, strerror(errno));
             out = stdout;
             rc = FV_EXIT_FAIL;
             goto fail;
@@ -127,16 +127,11 @@ int cmd_export(int argc, char **argv) {
     }
     if (export_write(out, fmt, ss, n, err, sizeof err)) rc = FV_EXIT_FAIL;
     if (outpath) {
-        if (fclose(out) && !rc) {
-            snprintf(err, sizeof err, "writing %s failed: %s", outpath, strerror(errno));
+        if (rc)
+            fv_file_abort(out, tmppath);
+        else if (fv_file_commit(out, tmppath, outpath, err, sizeof err))
             rc = FV_EXIT_FAIL;
-        }
         out = stdout;
-        if (!rc && rename(tmppath, outpath)) {
-            snprintf(err, sizeof err, "cannot write %s: %s", outpath, strerror(errno));
-            rc = FV_EXIT_FAIL;
-        }
-        if (rc) unlink(tmppath);
     }
     if (rc) goto fail;
     goto done;

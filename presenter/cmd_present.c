@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "cli_signals.h"
 #include "console.h"
 #include "deck.h"
+#include "fv_file.h"
 #include "present_console.h"
 #include "present_frame.h"
 #include "present_link.h"
@@ -292,11 +294,18 @@ static void on_export(struct present *s, const char *text, size_t len) {
         free(data);
         return;
     }
-    FILE *f = data ? fopen(to, "w") : NULL;
+    char tmp[PATH_MAX + 16];
+    FILE *f = data ? fv_file_begin(to, tmp, sizeof tmp, err, sizeof err) : NULL; /* 0600, written whole */
     int ok = f && fwrite(data, 1, n, f) == n;
-    if (f && fclose(f) != 0) ok = 0;
+    if (f && !ok) {
+        snprintf(err, sizeof err, "writing %s failed: %s", to, strerror(errno));
+        fv_file_abort(f, tmp);
+    } else if (f && fv_file_commit(f, tmp, to, err, sizeof err)) {
+        ok = 0;
+    }
     if (ok) snprintf(msg, sizeof msg, "%s: %zu bytes", to, n);
-    else snprintf(msg, sizeof msg, "%s: %s", to, data ? strerror(errno) : err);
+    else if (!data) snprintf(msg, sizeof msg, "%s: %s", to, err);
+    else snprintf(msg, sizeof msg, "%s", err);
     free(data);
     export_answer(s, ok, msg);
 }

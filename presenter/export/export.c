@@ -55,12 +55,10 @@ int export_parse_id(const char *s, int64_t *out) {
 
 /* ---------------------------------------------------------------- CSV -- */
 
-/* A CSV text field: quoted when needed; a leading = + - @ gets a ' so that a
- * spreadsheet never evaluates a title or a question as a formula. */
-static void csv_text(FILE *out, const char *s) {
+void export_csv_text(FILE *out, const char *s) {
     if (!s) s = "";
     int quote = strpbrk(s, ",\"\r\n") != NULL;
-    int guard = s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@';
+    int guard = s[0] && strchr("=+-@\t\r", s[0]) != NULL;
     if (quote) fputc('"', out);
     if (guard) fputc('\'', out);
     for (const char *p = s; *p; p++) {
@@ -88,7 +86,7 @@ static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
         char when[40];
         export_iso_time(when, sizeof when, s->row.started_at);
         fprintf(out, "session,%lld,", (long long)s->row.id);
-        csv_text(out, s->row.title);
+        export_csv_text(out, s->row.title);
         fprintf(out, ",%s,%d,%d,", when, s->score.questions, s->score.voters);
         csv_num(out, s->score.collective);
         fputc(',', out);
@@ -96,22 +94,22 @@ static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
         char league[LEAGUE_LINE_MAX];
         league_line(s->score.collective, league, sizeof league);
         fprintf(out, ",%d,%d,,,,,,,,,,,,,,,", s->score.votes_scored, s->score.votes_correct);
-        csv_text(out, league);
+        export_csv_text(out, league);
         fputs(",,,\n", out);
         for (int k = 0; k < s->nquestions; k++) {
             const struct db_report_question *q = &s->questions[k];
             char test[EXPORT_TEST_SUMMARY_MAX];
             export_test_summary(q->spec_json, test, sizeof test);
             fprintf(out, "question,%lld,,,,,,,,,%d,", (long long)s->row.id, q->position);
-            csv_text(out, test);
+            export_csv_text(out, test);
             fprintf(out, ",%s,", q->kind);
-            csv_text(out, q->text);
+            export_csv_text(out, q->text);
             fprintf(out, ",%d,%d,%s,%s,", q->yes, q->no, q->majority, q->truth);
             csv_num(out, q->correct);
             fputc(',', out);
             csv_num(out, export_question_accuracy(q));
             fprintf(out, ",%s,", q->live.basis);
-            csv_text(out, q->live.evidence);
+            export_csv_text(out, q->live.evidence);
             fprintf(out, ",,,,%d,", q->round);
             if (q->round == 2) fprintf(out, "%d,%d\n", q->first_yes, q->first_no);
             else fputs(",\n", out);

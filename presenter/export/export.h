@@ -33,6 +33,11 @@ int export_write(FILE *out, enum export_format f, const struct db_report_session
 int export_session_text(struct db *db, int64_t session_id, const char *format, char **out, char *err,
                         size_t errlen);
 
+/* Pure: one CSV text field: quoted when needed; one starting with = + - @,
+ * a TAB or a CR gets a ' first, so that a spreadsheet never evaluates a
+ * title, a question or a nickname as a formula (OWASP's CSV injection list). */
+void export_csv_text(FILE *out, const char *s);
+
 /* Per-question vote accuracy: correct votes / votes, or -1 when unscored
  * (no votes, or no yes/no truth). */
 double export_question_accuracy(const struct db_report_question *q);
