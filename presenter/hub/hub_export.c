@@ -1,8 +1,10 @@
 /* `export` over the authed presenter connection (docs/PROTOCOL.md "The
  * remote prober"): the laptop downloads the session's export from a hosted
- * hub, where the database lives. Only once the talk has ended: an export
- * holds every measured answer and its evidence, revealed or not, and
- * nothing may show a truth before its reveal. The export itself is serve's
+ * hub, where the database lives. Only once the talk has ended and every
+ * question is revealed or skipped (a pending question "next" went past can
+ * be opened again after "back"): an export holds every measured answer and
+ * its evidence, revealed or not, and nothing may show a truth before its
+ * reveal. The export itself is serve's
  * (cfg.export_session): the hub knows no export format. Lws thread. */
 #include <jansson.h>
 #include <stdio.h>
@@ -21,10 +23,19 @@ void hub_export(struct hub *h, struct hub_conn *c, const struct hub_client_msg *
         hub_conn_error(c, -1, "not_available", "this hub has no export; run fragvote export on its host");
         return;
     }
-    if (!quiz_ended(room_quiz(h->room))) {
+    struct quiz *q = room_quiz(h->room);
+    int open = quiz_first_open(q);
+    if (!quiz_ended(q)) {
         hub_conn_error(c, -1, "not_ended",
                        "the export is available once the talk has ended (next past the last question): it holds "
                        "answers not yet revealed");
+        return;
+    }
+    if (open >= 0) { /* "next" went past it; "back" could still open it */
+        snprintf(err, sizeof err,
+                 "the export is available once every question is revealed or skipped: question %d is not (it holds "
+                 "answers not yet revealed)", open + 1);
+        hub_conn_error(c, -1, "not_ended", err);
         return;
     }
     if (!m->has_format) {

@@ -66,6 +66,14 @@ int quiz_count(const struct quiz *q) { return q->n; }
 int quiz_cursor(const struct quiz *q) { return q->cursor; }
 int quiz_ended(const struct quiz *q) { return q->ended; }
 
+static int settled(enum quiz_state s) { return s == QUIZ_REVEALED || s == QUIZ_SKIPPED; }
+
+int quiz_first_open(const struct quiz *q) {
+    for (int i = 0; i < q->n; i++)
+        if (!settled(q->q[i].info.state)) return i;
+    return -1;
+}
+
 int quiz_get(const struct quiz *q, int pos, struct quiz_qinfo *out) {
     if (pos < 0 || pos >= q->n) return -1;
     *out = q->q[pos].info;
@@ -82,7 +90,6 @@ const struct deck_test *quiz_test(const struct quiz *q, int pos) {
     return &q->tests[q->q[pos].info.test_index];
 }
 
-static int settled(enum quiz_state s) { return s == QUIZ_REVEALED || s == QUIZ_SKIPPED; }
 
 /* The other questions of pos's test that can still be revealed: whether one
  * comes before pos, and their kinds (bit 1 << kind). 0 when none is open. */

@@ -72,6 +72,9 @@ void quiz_free(struct quiz *q);
 int quiz_count(const struct quiz *q);
 int quiz_cursor(const struct quiz *q);
 int quiz_ended(const struct quiz *q);      /* "next" went past the last question */
+/* The first question neither revealed nor skipped (a pending one "next"
+ * went past can still be opened after "back"), or -1 when every one is. */
+int quiz_first_open(const struct quiz *q);
 /* Fills *out for question pos; returns 0, or -1 if pos is out of range. */
 int quiz_get(const struct quiz *q, int pos, struct quiz_qinfo *out);
 /* Question pos's committed votes (yes + no, of the final round), the count

@@ -30,6 +30,9 @@
 #define DECK "{\"title\":\"laptop deck\",\"target\":\"lab\",\"tests\":[{\"proto\":\"udp4\",\"mode\":\"do\"," \
              "\"size\":1400,\"ask\":[\"sent\"]}]}"
 
+/* One test, two questions: its measurement answers both. */
+#define DECK2 "{\"title\":\"laptop deck, two questions\",\"target\":\"lab\",\"tests\":[{\"proto\":\"udp4\"," \
+              "\"mode\":\"do\",\"size\":1400,\"ask\":[\"sent\",\"df\"]}]}"
 static const char *bin;
 static pid_t serve_pid = -1;
 static char outpath[300], dbpath[300];
@@ -100,12 +103,12 @@ static int serve_remote(const char *name, long long resume) {
 
 /* The laptop: presenter, then prober with DECK; returns the connection and
  * the prober_ok (or error) in *ok. */
-static struct wsc *laptop(int port, json_t **ok) {
+static struct wsc *laptop_with(int port, const char *deck, json_t **ok) {
     char err[256];
     struct wsc *lap = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
     if (!lap) return NULL;
     if (wsc_send_json(lap, "{s:s, s:i, s:o, s:s, s:s, s:s, s:s}", "t", "prober", "v", 1, "deck",
-                      json_loads(DECK, 0, NULL), "host", "e2e-laptop", "observer", "raw", "target", "lab", "instance",
+                      json_loads(deck, 0, NULL), "host", "e2e-laptop", "observer", "raw", "target", "lab", "instance",
                       "e2e") < 0) {
         wsc_free(lap);
         return NULL;
@@ -113,6 +116,8 @@ static struct wsc *laptop(int port, json_t **ok) {
     *ok = recv_t(lap, "prober_ok", "error");
     return lap;
 }
+
+static struct wsc *laptop(int port, json_t **ok) { return laptop_with(port, DECK, ok); }
 
 /* The canned observation of DECK's one test, its texts tagged. */
 static json_t *observation(const char *tag) {
@@ -210,6 +215,57 @@ static void test_a_talk_with_a_remote_prober(void) {
     char line[256];
     while (p && prefix && fgets(line, sizeof line, p)) CHECK(strncmp(line, prefix, strlen(prefix)) != 0);
     if (p) pclose(p);
+}
+
+/* Issue 36 item 3: "next" may pass a pending question, and one measurement
+ * answers every question of its test; so with the talk at its end a
+ * question can hold its answer unrevealed, and "back" could still open it.
+ * The export (every measured answer) waits until every question is
+ * revealed or skipped. */
+static void test_no_export_while_a_question_can_still_be_opened(void) {
+    char err[256];
+    snprintf(dbpath, sizeof dbpath, "%s/hub-open.db", check_tmpdir());
+    int port = serve_remote("serve-open", 0);
+    REQUIRE(port > 0);
+    json_t *ok = NULL;
+    struct wsc *lap = laptop_with(port, DECK2, &ok);
+    REQUIRE(lap && ok);
+    CHECK_STR(json_string_value(json_object_get(ok, "t")), "prober_ok");
+    json_decref(ok);
+    struct wsc *page = fvr_presenter("127.0.0.1", port, SECRET, T_MS, err, sizeof err);
+    REQUIRE(page);
+    REQUIRE(fvr_cmd(page, "open", T_MS, err, sizeof err) == 0);
+    json_t *m = recv_t(lap, "measure", NULL); /* the test measured while "sent?" votes */
+    REQUIRE(m);
+    REQUIRE(fvr_cmd(page, "close", T_MS, err, sizeof err) == 0);
+    CHECK_STR(answer(lap, m, NULL, "OPEN"), "result_ok");
+    json_decref(m);
+    REQUIRE(fvr_cmd(page, "measure", T_MS, err, sizeof err) == 0);
+    REQUIRE(fvr_cmd(page, "reveal", T_MS, err, sizeof err) == 0);
+    REQUIRE(fvr_cmd(page, "next", T_MS, err, sizeof err) == 0); /* "DF set?": pending, its answer held */
+    REQUIRE(fvr_cmd(page, "next", T_MS, err, sizeof err) == 0); /* past it: the end */
+    REQUIRE(wsc_send_json(lap, "{s:s, s:s}", "t", "export", "format", "json") == 0);
+    json_t *e = recv_t(lap, "export_ok", "error");
+    REQUIRE(e);
+    CHECK_STR(json_string_value(json_object_get(e, "t")), "error");
+    CHECK_STR(json_string_value(json_object_get(e, "code")), "not_ended");
+    CHECK_CONTAINS(json_string_value(json_object_get(e, "message")), "question 2 is not");
+    char *dump = json_dumps(e, 0);
+    CHECK(dump && !strstr(dump, "OPEN-evidence"));
+    free(dump);
+    json_decref(e);
+    /* back, skip it: every question settled, the export is the presenter's */
+    REQUIRE(fvr_cmd(page, "back", T_MS, err, sizeof err) == 0);
+    REQUIRE(fvr_cmd(page, "skip", T_MS, err, sizeof err) == 0);
+    REQUIRE(wsc_send_json(lap, "{s:s, s:s}", "t", "export", "format", "json") == 0);
+    e = recv_t(lap, "export_ok", "error");
+    REQUIRE(e);
+    CHECK_STR(json_string_value(json_object_get(e, "t")), "export_ok");
+    CHECK_CONTAINS(json_string_value(json_object_get(e, "data")), "OPEN-evidence");
+    json_decref(e);
+    wsc_close(lap, 1000);
+    wsc_close(page, 1000);
+    CHECK_INT(serve_stop(), 0);
 }
 
 /* A new hosted session on dbpath in which the laptop (answering nothing)
@@ -362,6 +418,7 @@ int main(void) {
     setenv("FRAGVOTE_LAB_PREFIX", prefix, 1);
     atexit(cleanup);
     RUN(test_a_talk_with_a_remote_prober);
+    RUN(test_no_export_while_a_question_can_still_be_opened);
     RUN(test_resume_continues_with_the_laptop);
     RUN(test_resume_asks_again_for_the_measure_in_flight);
     return check_summary_and_clean();
