@@ -131,8 +131,8 @@ static int run_keys(struct console *c, int fd, char *err, size_t errlen) {
 
 /* Without a terminal, what changed since the last line printed: a new
  * question or state (a timer closed voting, the presenter page acted, the
- * probe answered) at once; new votes or voters at most every
- * CONSOLE_PIPE_STATUS_MS. */
+ * probe answered) and a new warning of the hub's at once; new votes or
+ * voters at most every CONSOLE_PIPE_STATUS_MS. */
 static void log_changes(struct console *c, struct console_status *last, double *last_at) {
     struct console_status now;
     c->be.status(c->be.ctx, &now);
@@ -142,6 +142,11 @@ static void log_changes(struct console *c, struct console_status *last, double *
     int counted = x->current.yes + x->current.no != y->current.yes + y->current.no || x->voters != y->voters ||
                   x->connections != y->connections;
     double t = fv_clock_ms_frac();
+    if (y->warnings_total != x->warnings_total && y->last_warning[0]) { /* the hub's own trouble, as it comes */
+        fprintf(c->out, "warning: %s\n", y->last_warning);
+        fflush(c->out);
+        last->hub.warnings_total = y->warnings_total;
+    }
     if (moved || (counted && t - *last_at >= CONSOLE_PIPE_STATUS_MS)) {
         console_render_line(c->out, &now);
         fflush(c->out);

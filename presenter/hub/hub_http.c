@@ -9,6 +9,7 @@
 #include "datadir.h"
 #include "fv_err.h"
 #include "hub_internal.h"
+#include "hub_origin.h"
 #include "hub_static.h"
 
 /* Every answer may differ by Accept-Encoding (hub_static.c): caches must key on it. */
@@ -133,6 +134,29 @@ static int http_page(const struct hub_http *x, struct lws *wsi, const char *uri,
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
+/* An upgrade from a page of another site (hub_origin.h): answered 403 and
+ * counted; the console hears of it at most once a second (lws itself logs
+ * nothing for an upgrade refused here, unlike one refused later by
+ * LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION). 1 refused. */
+static int origin_refuse(struct hub *h, struct lws *wsi) {
+    char origin[256] = "", host[256] = "";
+    int olen = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
+    if (olen <= 0) return 0; /* no Origin: not a browser page */
+    int ok = olen < (int)sizeof origin && lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) > 0;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HOST) < (int)sizeof host) lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
+    if (ok && hub_origin_allowed(origin, host[0] ? host : NULL, h->cfg.public_url)) return 0;
+    h->origin_refused++;
+    long long now = fv_clock_coarse_ms();
+    if (h->origin_refused == 1 || now - h->origin_warned_ms >= 1000) {
+        char why[400];
+        snprintf(why, sizeof why, "refused %lu websocket connection%s from another site's page (Origin: %.200s)",
+                 h->origin_refused, h->origin_refused == 1 ? "" : "s", ok ? origin : "(too long)");
+        h->origin_warned_ms = now;
+        hub_status_warn(h, why);
+    }
+    return lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL) ? -1 : 1;
+}
+
 int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
     struct hub *h = lws_context_user(lws_get_context(wsi));
     switch (reason) {
@@ -152,6 +176,8 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
         }
         return http_method_check(wsi);
     }
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: /* every websocket upgrade, before its protocol is chosen */
+        return h ? origin_refuse(h, wsi) : 0;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         /* A websocket upgrade that names no subprotocol of ours lands on
          * this one (lws's default): it would be outside HUB_CONN_MAX and the

@@ -130,6 +130,8 @@ struct hub {
     struct hub_online newcomers;   /* tokens welcomed on an open connection that have not voted */
     unsigned long tokens_minted;   /* fresh tokens issued by hello */
     unsigned long voters_refused;  /* first votes refused by the per-address new-voter cap */
+    unsigned long origin_refused;  /* upgrades refused for another site's Origin (hub_origin.h) */
+    long long origin_warned_ms;    /* when the console was last told of them (at most once a second) */
     struct hub_voters voters;      /* per voter index its open connections (a phone back after a
                                     * wifi blip, or a second tab, while the old one lingers; hub_online.h) */
 

@@ -92,6 +92,11 @@ static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 
 struct wsc *wsc_connect(const char *host, int port, const char *path, const char *protocol, const char *src_addr,
                         int timeout_ms, char *err, size_t errlen) {
+    return wsc_connect_origin(host, port, path, protocol, src_addr, "", timeout_ms, err, errlen);
+}
+
+struct wsc *wsc_connect_origin(const char *host, int port, const char *path, const char *protocol,
+                               const char *src_addr, const char *origin, int timeout_ms, char *err, size_t errlen) {
     struct wsc *w = calloc(1, sizeof *w);
     if (!w) {
         snprintf(err, errlen, "out of memory");
@@ -113,12 +118,16 @@ struct wsc *wsc_connect(const char *host, int port, const char *path, const char
         key[o++] = i + 2 < 16 ? b64[v & 63] : '=';
     }
     key[24] = 0;
-    char req[1024];
+    char req[1024], org[400] = "";
+    if (origin && !origin[0])
+        snprintf(org, sizeof org, "Origin: http://%s:%d\r\n", host, port);
+    else if (origin)
+        snprintf(org, sizeof org, "Origin: %s\r\n", origin);
     int n = snprintf(req, sizeof req,
                      "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s%s%sOrigin: http://%s:%d\r\n\r\n",
+                     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s%s%s%s\r\n",
                      path, host, port, key, protocol ? "Sec-WebSocket-Protocol: " : "", protocol ? protocol : "",
-                     protocol ? "\r\n" : "", host, port);
+                     protocol ? "\r\n" : "", org);
     if (write_all(w, req, (size_t)n)) {
         snprintf(err, errlen, "%s", w->err);
         goto fail;

@@ -25,6 +25,11 @@ struct wsc;
  * can spread connections over 127.0.0.x. Caller owns the result. */
 struct wsc *wsc_connect(const char *host, int port, const char *path, const char *protocol, const char *src_addr,
                         int timeout_ms, char *err, size_t errlen);
+/* The same with the Origin header a browser page would send: origin NULL
+ * sends none (a command-line client), "" the server's own
+ * (http://host:port, what wsc_connect sends), else the text given. */
+struct wsc *wsc_connect_origin(const char *host, int port, const char *path, const char *protocol,
+                               const char *src_addr, const char *origin, int timeout_ms, char *err, size_t errlen);
 void wsc_free(struct wsc *w);                      /* closes the socket without a close frame */
 void wsc_close(struct wsc *w, int code);           /* sends a close frame, then frees */
 int wsc_fd(const struct wsc *w);
