@@ -114,7 +114,7 @@ int present_backoff_ms(int attempt, uint32_t rnd) {
     double ms = PRESENT_BACKOFF_FIRST_MS;
     for (int i = 1; i < attempt && ms < PRESENT_BACKOFF_MAX_MS; i++) ms *= 2;
     if (ms > PRESENT_BACKOFF_MAX_MS) ms = PRESENT_BACKOFF_MAX_MS;
-    return (int)(ms * (0.5 + (double)rnd / 4294967296.0));
+    return (int)(ms * (0.5 + (double)rnd / 8589934592.0));
 }
 
 /* ---- the send queue (any thread) ---- */

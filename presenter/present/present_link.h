@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define PRESENT_BACKOFF_FIRST_MS 250  /* first retry after about this long ... */
-#define PRESENT_BACKOFF_MAX_MS 8000   /* ... doubling up to this, each +-50 % at random */
+#define PRESENT_BACKOFF_MAX_MS 8000   /* ... doubling up to this, each between half and all of it at random */
 #define PRESENT_PING_MS 2000          /* a ping this often while connected ... */
 #define PRESENT_DEAD_MS 6000          /* ... and no frame at all for this long: the link is lost */
 #define PRESENT_CONNECT_S 5           /* a connection attempt (TCP, TLS, upgrade) gives up after this long */
@@ -35,8 +35,8 @@ struct present_url {
  * hub's join URL works as it is). Returns 0, or -1 with err. Pure. */
 int present_url_parse(const char *url, struct present_url *out, char *err, size_t errlen);
 /* The wait before reconnect attempt `attempt` (1, 2, ...): PRESENT_BACKOFF_FIRST_MS
- * doubled per attempt up to PRESENT_BACKOFF_MAX_MS, scaled by 0.5 + rnd/2^32 (so
- * +-50 %). Pure. */
+ * doubled per attempt up to PRESENT_BACKOFF_MAX_MS, scaled by 0.5 + rnd/2^33
+ * (between half and all of it: never above the cap --help states). Pure. */
 int present_backoff_ms(int attempt, uint32_t rnd);
 
 struct present_link_config {
