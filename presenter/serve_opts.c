@@ -54,6 +54,10 @@ static void usage(FILE *out) {
             "  --voter-rate N       new voters per second per phone address after a burst of\n"
             "                       %d (default %d; beyond: the first vote is refused busy).\n"
             "                       0: no cap (reverse proxy on another host, huge NAT)\n"
+            "  --ws-per-address N   phone websockets open at once per address (IPv6: per /64;\n"
+            "                       default %d, which a venue NATing 2,000 phones stays under;\n"
+            "                       beyond: 503). 0: no cap. Screens and presenter pages keep\n"
+            "                       %d places of the room whatever the phones do\n"
             "  --trust-proxy ADDR   a reverse proxy in front of serve (IPv4/IPv6 address or\n"
             "                       network ADDR/BITS; a comma list or repeated, at most %d):\n"
             "                       the per-address limits (--http-rate, --voter-rate, wrong\n"
@@ -90,7 +94,7 @@ static void usage(FILE *out) {
             "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
             SERVE_PORT_DEFAULT, LEADERBOARD_NICK_MAX, LEADERBOARD_TOP, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT,
             HUB_HTTP_RATE, HUB_VOTER_BURST,
-            HUB_VOTER_RATE, HUB_PROXY_MAX);
+            HUB_VOTER_RATE, HUB_WS_PER_ADDR, HUB_CONN_RESERVE, HUB_PROXY_MAX);
 }
 
 /* A per-second cap given to --NAME (optarg): 0..SERVE_HTTP_RATE_MAX, 0 for
@@ -110,7 +114,7 @@ static int rate_arg(const char *name, const char *what, int *out) {
 static int parse(int argc, char **argv, struct serve_opts *o) {
     enum { O_DECK = 256, O_DB, O_PORT, O_BIND, O_TITLE, O_LIVE, O_PUBURL, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE,
            O_NOQR, O_LIBEV, O_RESUME, O_TLSCERT, O_TLSKEY, O_POLL, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD,
-           O_VOTERRATE, O_PROBER };
+           O_VOTERRATE, O_PROBER, O_WSPERADDR };
     static const struct option longopts[] = {
         CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT,
         {"deck", required_argument, NULL, O_DECK},
@@ -126,6 +130,7 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
         {"trust-proxy", required_argument, NULL, O_TRUSTPROXY},
         {"leaderboard", no_argument, NULL, O_LEADERBOARD},
         {"voter-rate", required_argument, NULL, O_VOTERRATE}, {"prober", required_argument, NULL, O_PROBER},
+        {"ws-per-address", required_argument, NULL, O_WSPERADDR},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     *o = (struct serve_opts){.port = SERVE_PORT_DEFAULT, .db = SERVE_DB_DEFAULT, .timer_s = CONSOLE_TIMER_S_DEFAULT};
     cli_opt_begin();
@@ -147,6 +152,11 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
             break;
         case O_VOTERRATE:
             if (rate_arg("voter-rate", "new voters", &o->voter_rate)) return -1;
+            break;
+        case O_WSPERADDR:
+            if (cli_opt_range("serve", "ws-per-address", optarg, 0, HUB_CONN_MAX, "websockets (0: no cap)", &num))
+                return -1;
+            o->ws_per_addr = num ? (int)num : -1;
             break;
         case O_TRUSTPROXY: {
             char perr[160];

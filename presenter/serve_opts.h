@@ -22,6 +22,7 @@ struct serve_opts {
     int timer_s;                   /* the console's 't' key: voting timer in seconds */
     int http_rate;                 /* hub_config.http_rate: 0 default, -1 no cap */
     int voter_rate;                /* hub_config.voter_rate: 0 default, -1 no cap */
+    int ws_per_addr;               /* hub_config.ws_per_addr: 0 default, -1 no cap */
     struct hub_proxy trust_proxy;  /* --trust-proxy (n 0: X-Forwarded-For is never read) */
     long long resume;              /* session id to continue, 0 = a new session */
 };

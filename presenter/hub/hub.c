@@ -199,8 +199,10 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     h->room = room;
     pthread_mutex_init(&h->lock, NULL);
     hub_fd_init(&h->fd, cfg->conn_max);
-    if (hub_guard_init(h->guard)) {
-        fv_fail(err, errlen, "getrandom failed seeding the hub's address tables");
+    if (hub_guard_init(h->guard) ||
+        hub_addrs_init(&h->addrs, h->fd.conn_cap, cfg->ws_per_addr > 0 ? cfg->ws_per_addr
+                                                  : cfg->ws_per_addr < 0 ? 0 : HUB_WS_PER_ADDR)) {
+        fv_fail(err, errlen, "getrandom or memory failed making the hub's address tables");
         goto fail;
     }
     if (cfg->voter_rate) h->guard->voter_rate = cfg->voter_rate > 0 ? cfg->voter_rate : 0;
@@ -376,6 +378,7 @@ void hub_free(struct hub *h) {
     hub_http_free(&h->http);
     hub_batch_free(h);
     hub_voters_free(&h->voters);
+    hub_addrs_free(&h->addrs);
     hub_online_free(&h->newcomers);
     free(h->posted);
     free(h->draining);

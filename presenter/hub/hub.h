@@ -34,6 +34,11 @@
 #define HUB_PROBER_BYTES_BURST 262144  /* ... and its burst (instead of HUB_MSG_BYTES_PER_S / _BURST) */
 #define HUB_CONN_MAX 19990             /* websocket connections per room (all protocols), or fewer when the
                                         * open-files limit is lower: see HUB_FD_SPARE */
+#define HUB_WS_PER_ADDR 3000           /* audience websockets per source address (IPv6: per /64), beyond
+                                        * which one host's upgrades are refused: a venue NATing 2,000 phones
+                                        * behind one address stays under it (serve --ws-per-address) */
+#define HUB_CONN_RESERVE 32            /* of the room's websockets, this many only screens and presenter
+                                        * pages may take (an eighth of a smaller room) */
 #define HUB_FD_SPARE 48                /* descriptors never used for connections: the database, the lab and
                                         * probe sockets, page files being sent, stdio; lws stops accepting
                                         * when its own reach the open-files limit minus this ... */
@@ -91,6 +96,7 @@ struct hub_config {
                                         * phones joining and voting: poll 67 CPU-s, libev 5.9 CPU-s */
     int ping_s, idle_s;                /* keepalive: ping after ping_s idle, close after idle_s; 0: HUB_PING_S/HUB_IDLE_S */
     int conn_max;                      /* websocket cap; 0: HUB_CONN_MAX (tests use a small one) */
+    int ws_per_addr;                   /* audience websockets per address; 0: HUB_WS_PER_ADDR, -1: no cap */
     int audience_tallies_per_s;        /* tally sends per second to phones; 0: HUB_AUDIENCE_SENDS_PER_S */
     int http_rate;                     /* HTTP requests/s per source address (burst 5x); 0: HUB_HTTP_RATE,
                                         * -1: no cap (a reverse proxy on another host is one address) */

@@ -308,13 +308,55 @@ int hub_conn_total(const struct hub *h) {
     return h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
 }
 
+#define HUB_CLOSE_TRY_AGAIN_LATER 1013 /* RFC 6455 7.4.1 (IANA): lws 4.1.6 names no such status */
+#define HUB_CONN_OVERSHOOT 16          /* admitted beyond the cap while the phones making way close */
+
+/* The websockets screens and presenter pages may take that phones may not:
+ * HUB_CONN_RESERVE, an eighth of a smaller room. */
+static int conn_reserve(const struct hub *h) {
+    return h->fd.conn_cap >= 8 * HUB_CONN_RESERVE ? HUB_CONN_RESERVE : h->fd.conn_cap / 8;
+}
+
+/* Makes room by closing the audience connection open longest that never
+ * said hello (a phone joins with hello at once; one that does not is a
+ * script holding a place): 1 when one was closed. */
+static int evict_silent(struct hub *h) {
+    struct hub_conn *old = NULL;
+    for (struct hub_conn *c = h->conns; c; c = c->next)
+        if (c->role == HUB_AUDIENCE && !c->token[0] && c->voter < 0 && !c->close_code && !c->closing &&
+            (!old || c->opened_ms <= old->opened_ms))
+            old = c;
+    if (!old) return 0;
+    hub_conn_kill(old, HUB_CLOSE_TRY_AGAIN_LATER, "the room is full: a phone that never joined makes way");
+    h->conns_evicted++;
+    return 1;
+}
+
+int hub_conn_admit(struct hub *h, struct lws *wsi, const char *protocol) {
+    int total = hub_conn_total(h), limit = h->fd.conn_cap;
+    if (!protocol || !strcmp(protocol, h->protocols[HUB_AUDIENCE + 1].name)) { /* [0] is "http" */
+        struct hub_peer peer;
+        hub_proxy_peer(&h->proxy, wsi, &peer);
+        if (!peer.self && h->addrs.per_addr > 0 && hub_addrs_count(&h->addrs, &peer) >= h->addrs.per_addr) {
+            h->conns_refused++;
+            return 1;
+        }
+        limit -= conn_reserve(h);
+    }
+    if (total < limit || evict_silent(h)) return 0;
+    h->conns_refused++;
+    return 1;
+}
+
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
     const struct lws_protocols *proto = lws_get_protocol(wsi);
     struct hub *h = proto ? proto->user : NULL;
     struct hub_conn *c = user;
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
-        return hub_conn_total(h) >= h->fd.conn_cap ? 1 : 0;
+        /* hub_conn_admit decided at the upgrade; this is the backstop (a
+         * silent phone made way and has not closed yet: a few over) */
+        return hub_conn_total(h) >= h->fd.conn_cap + HUB_CONN_OVERSHOOT ? 1 : 0;
     }
     case LWS_CALLBACK_ESTABLISHED: {
         memset(c, 0, sizeof *c);
@@ -328,6 +370,14 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->byte_tokens = HUB_MSG_BYTES_BURST;
         c->rx_bytes = rx_bytes(c);
         c->want_ping = 1; /* its pong is the first frame a page that never speaks sends (HUB_FIRST_FRAME_S) */
+        if (c->role == HUB_AUDIENCE) {
+            if (hub_addrs_take(&h->addrs, &c->peer)) { /* its address filled its share meanwhile */
+                hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "too many connections from your address");
+                h->conns_refused++;
+            } else {
+                c->addr_counted = 1;
+            }
+        }
         c->next = h->conns;
         if (h->conns) h->conns->prev = c;
         h->conns = c;
@@ -341,6 +391,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         conn_unlink(h, c);
         hub_prober_closed(h, c); /* after the unlink: its state change goes to the others */
         h->n_role[c->role]--;
+        if (c->addr_counted) hub_addrs_put(&h->addrs, &c->peer);
         if (c->voter >= 0) hub_voters_remove(&h->voters, c->voter);
         else if (c->token[0]) hub_online_remove(&h->newcomers, c->token);
         hub_batch_forget(h, c);

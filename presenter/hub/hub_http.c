@@ -8,6 +8,7 @@
 
 #include "datadir.h"
 #include "fv_err.h"
+#include "hub_conn.h"
 #include "hub_internal.h"
 #include "hub_origin.h"
 #include "hub_static.h"
@@ -177,7 +178,13 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
         return http_method_check(wsi);
     }
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: /* every websocket upgrade, before its protocol is chosen */
-        return h ? origin_refuse(h, wsi) : 0;
+        if (!h) return 0;
+        if (origin_refuse(h, wsi)) return 1;
+        char proto[64] = "";
+        if (lws_hdr_total_length(wsi, WSI_TOKEN_PROTOCOL) < (int)sizeof proto)
+            lws_hdr_copy(wsi, proto, sizeof proto, WSI_TOKEN_PROTOCOL);
+        if (!hub_conn_admit(h, wsi, proto[0] ? proto : NULL)) return 0;
+        return lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, NULL) ? -1 : 1; /* lws logs nothing */
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         /* A websocket upgrade that names no subprotocol of ours lands on
          * this one (lws's default): it would be outside HUB_CONN_MAX and the

@@ -9,6 +9,7 @@
 #include "hub.h"
 #include "hub_action.h"
 #include "hub_acklat.h"
+#include "hub_addrs.h"
 #include "hub_batch.h"
 #include "fv_clock.h"
 #include "hub_ev.h"
@@ -86,6 +87,7 @@ struct hub_conn {
     unsigned char *rx;             /* message being reassembled (only when fragmented) */
     size_t rxlen;
     int close_code;                /* != 0: close at the next writeable */
+    int addr_counted;              /* audience: counted in hub.addrs (hub_addrs_take), put back at close */
     int in_rx;                     /* its message is being handled (hub_send.c writes to it only at a writeable then) */
     int closing;                   /* our close frame handed to lws, or the peer's close came: nothing more is written */
     char close_reason[64];
@@ -132,6 +134,9 @@ struct hub {
     unsigned long voters_refused;  /* first votes refused by the per-address new-voter cap */
     unsigned long origin_refused;  /* upgrades refused for another site's Origin (hub_origin.h) */
     long long origin_warned_ms;    /* when the console was last told of them (at most once a second) */
+    struct hub_addrs addrs;        /* open audience websockets per address (hub_addrs.c) */
+    unsigned long conns_refused;   /* upgrades refused: the address's share, or the room full */
+    unsigned long conns_evicted;   /* phones that never said hello closed to make room */
     struct hub_voters voters;      /* per voter index its open connections (a phone back after a
                                     * wifi blip, or a second tab, while the old one lingers; hub_online.h) */
 
