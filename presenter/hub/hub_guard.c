@@ -130,11 +130,37 @@ int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long
     return bucket_take(g, g->http, HUB_GUARD_HTTP_SETS, p->addr, g->http_rate, g->http_burst, now);
 }
 
+/* An IPv6 address's network of plen bits (64, 56, 48) as a key of the
+ * voter table: the host bits cleared, the prefix length in the last byte
+ * (cleared by every plen <= 120), so a /56 never shares a /64's bucket. */
+static void net_key(const unsigned char addr[16], int plen, unsigned char key[16]) {
+    memset(key, 0, 16);
+    memcpy(key, addr, (size_t)plen / 8);
+    key[15] = (unsigned char)plen;
+}
+
 int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long long now) {
     if (p->self || g->voter_rate <= 0) return 0;
     static const unsigned char v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    unsigned char key[16];
-    memcpy(key, p->addr, sizeof key);
-    if (memcmp(key, v4mapped, sizeof v4mapped)) memset(key + 8, 0, 8); /* IPv6: the /64 */
-    return bucket_take(g, g->voter, HUB_GUARD_VOTER_SETS, key, g->voter_rate, g->voter_burst, now);
+    if (!memcmp(p->addr, v4mapped, sizeof v4mapped))
+        return bucket_take(g, g->voter, HUB_GUARD_VOTER_SETS, p->addr, g->voter_rate, g->voter_burst, now);
+    /* IPv6: one host may hold a /64, one customer a /56 or a /48: its /64,
+     * /56 and /48 must each still have a token (nested buckets), so a /48's
+     * 65,536 /64s mint no more than one /64 (issue 36, item 5). */
+    static const int plens[3] = {64, 56, 48};
+    struct hub_guard_entry *e[3];
+    for (int i = 0; i < 3; i++) {
+        unsigned char key[16];
+        int fresh;
+        net_key(p->addr, plens[i], key);
+        e[i] = find_or_take(g, g->voter, HUB_GUARD_VOTER_SETS, key, &fresh);
+        if (fresh) e[i]->tokens = g->voter_burst;
+        else e[i]->tokens += (double)(now - e[i]->t) * g->voter_rate / 1000.0;
+        if (e[i]->tokens > g->voter_burst) e[i]->tokens = g->voter_burst;
+        e[i]->t = now > 0 ? now : 1;
+    }
+    for (int i = 0; i < 3; i++)
+        if (e[i]->tokens < 1) return -1;
+    for (int i = 0; i < 3; i++) e[i]->tokens -= 1;
+    return 0;
 }

@@ -70,9 +70,11 @@ int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long
 
 /* New voters (a token's first vote creates its voter): takes one from p's
  * bucket (g->voter_rate per s, burst g->voter_burst; hub_guard_init sets
- * HUB_VOTER_RATE and HUB_VOTER_BURST). An IPv6 peer counts by its /64 (one
- * host may hold a whole /64), IPv4 by its address. Returns 0, or -1 when p
- * is over the cap. This host is never capped, and nobody when voter_rate is 0. */
+ * HUB_VOTER_RATE and HUB_VOTER_BURST). IPv4 counts by address; an IPv6 peer
+ * by its /64, its /56 and its /48 at once (nested buckets, each must have a
+ * token: one host may hold a /64, one customer a /48 of 65,536 of them).
+ * Returns 0, or -1 when p is over the cap. This host is never capped, and
+ * nobody when voter_rate is 0. */
 int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
 
 #endif

@@ -268,8 +268,9 @@ static struct hub_peer v4(unsigned char last) {
 }
 
 /* New voters: HUB_VOTER_BURST at once per IPv4 address or IPv6 /64 (a host
- * may hold a whole /64: its addresses share one bucket), then
- * HUB_VOTER_RATE a second; the laptop is exempt; rate 0 is no cap. */
+ * may hold a whole /64: its addresses share one bucket), and no more for a
+ * whole /56 or /48 (nested buckets), then HUB_VOTER_RATE a second; the
+ * laptop is exempt; rate 0 is no cap. */
 static void test_new_voters_are_capped_per_ipv4_address_and_ipv6_64(void) {
     static struct hub_guard g;
     REQUIRE(hub_guard_init(&g) == 0);
@@ -291,8 +292,24 @@ static void test_new_voters_are_capped_per_ipv4_address_and_ipv6_64(void) {
     }
     CHECK_INT(got, HUB_VOTER_BURST);
     struct hub_peer other = v6(1, 1);
-    other.addr[7] = 1; /* 2001:db8:0:1::/64 */
+    other.addr[7] = 1; /* 2001:db8:0:1::/64: another /64, but of the same /56 and /48 (issue 36 item 5) */
+    CHECK_INT(hub_guard_voter_take(&g, &other, now), -1);
+    other.addr[5] = 7; /* 2001:db8:7:1::/64: another /48 has its own */
     CHECK_INT(hub_guard_voter_take(&g, &other, now), 0);
+    /* IPv6 /48 (issue 36 item 5): 3,000 addresses, each in another /64 of one
+     * /48 (2001:db8:5::/48), mint no more than one /64 may */
+    got = 0;
+    for (unsigned i = 0; i < 3000; i++) {
+        struct hub_peer p = v6(1, 1);
+        p.addr[4] = 0, p.addr[5] = 5;                           /* 2001:db8:5:: */
+        p.addr[6] = (unsigned char)(i >> 8), p.addr[7] = (unsigned char)i; /* its own /64 */
+        got += hub_guard_voter_take(&g, &p, now) == 0;
+    }
+    printf("3,000 /64s of one /48: %d new voters at once (burst %d)\n", got, HUB_VOTER_BURST);
+    CHECK_INT(got, HUB_VOTER_BURST);
+    struct hub_peer next48 = v6(1, 1);
+    next48.addr[4] = 0, next48.addr[5] = 6; /* 2001:db8:6::/48: its own */
+    CHECK_INT(hub_guard_voter_take(&g, &next48, now), 0);
     /* rate 0: nobody capped */
     g.voter_rate = 0;
     CHECK_INT(hub_guard_voter_take(&g, &a, now), 0);
