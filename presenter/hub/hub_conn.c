@@ -129,7 +129,8 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
      * does not lock out the presenter page on the laptop; the room-wide
      * ceiling keeps many addresses from guessing fast (docs/SECURITY.md). */
     long long t = fv_clock_coarse_ms();
-    if (hub_guard_secret_throttled(h->guard, &c->peer, t)) {
+    int long_attempt = m->has_secret && strlen(m->secret) >= HUB_SECRET_LONG; /* skips the room-wide ceiling */
+    if (hub_guard_secret_throttled(h->guard, &c->peer, t, long_attempt)) {
         hub_conn_error(c, -1, "throttled", "too many wrong secrets; wait a second and try again");
         return;
     }
@@ -140,7 +141,7 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
         if (hub_tally_built(h)) hub_tally_now(h); /* a new version, now with the split (versions never repeat) */
         return;
     }
-    hub_guard_secret_failed(h->guard, &c->peer, t);
+    hub_guard_secret_failed(h->guard, &c->peer, t, long_attempt);
     if (++c->bad_secrets >= HUB_SECRET_FAILS) {
         hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many wrong presenter secrets");
         return;

@@ -93,19 +93,48 @@ static void room_refill(struct hub_guard *g, long long now) {
     g->room_ms = now;
 }
 
-int hub_guard_secret_throttled(struct hub_guard *g, const struct hub_peer *p, long long now) {
+/* An IPv6 address's network of plen bits (64, 56, 48) as a key of the
+ * voter table: the host bits cleared, the prefix length in the last byte
+ * (cleared by every plen <= 120), so a /56 never shares a /64's bucket. */
+static void net_key(const unsigned char addr[16], int plen, unsigned char key[16]) {
+    memset(key, 0, 16);
+    memcpy(key, addr, (size_t)plen / 8);
+    key[15] = (unsigned char)plen;
+}
+
+
+/* p's /64 as a key of the secret table when p is IPv6 (0), else -1: one
+ * host may hold a whole /64, so its guesses count there too. */
+static int secret_net(const struct hub_peer *p, unsigned char key[16]) {
+    static const unsigned char v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (!memcmp(p->addr, v4mapped, sizeof v4mapped)) return -1;
+    net_key(p->addr, 64, key);
+    return 0;
+}
+
+int hub_guard_secret_throttled(struct hub_guard *g, const struct hub_peer *p, long long now, int long_attempt) {
     struct hub_guard_entry *v, *e = find(g, g->secret, HUB_GUARD_SECRET_SETS, p->addr, &v);
     if (e && now - e->t < HUB_SECRET_DELAY_MS) return 1;
-    if (p->self) return 0;
+    unsigned char net[16];
+    if (!p->self && !secret_net(p, net) && (e = find(g, g->secret, HUB_GUARD_SECRET_SETS, net, &v)) &&
+        now - e->t < HUB_SECRET_DELAY_MS)
+        return 1;
+    if (p->self || long_attempt) return 0;
     room_refill(g, now);
     return g->room_tokens < 1;
 }
 
-void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long long now) {
+void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long long now, int long_attempt) {
     int fresh;
     struct hub_guard_entry *e = find_or_take(g, g->secret, HUB_GUARD_SECRET_SETS, p->addr, &fresh);
     e->t = now > 0 ? now : 1;
     if (p->self) return;
+    unsigned char net[16];
+    if (!secret_net(p, net)) {
+        e = find_or_take(g, g->secret, HUB_GUARD_SECRET_SETS, net, &fresh);
+        e->t = now > 0 ? now : 1;
+    }
+    if (long_attempt) return;
     room_refill(g, now);
     if (g->room_tokens >= 1) g->room_tokens -= 1; /* callers asked first; never below 0 */
     else g->room_tokens = 0;
@@ -128,15 +157,6 @@ static int bucket_take(struct hub_guard *g, struct hub_guard_entry *table, unsig
 int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long now) {
     if (p->self || g->http_rate <= 0) return 0;
     return bucket_take(g, g->http, HUB_GUARD_HTTP_SETS, p->addr, g->http_rate, g->http_burst, now);
-}
-
-/* An IPv6 address's network of plen bits (64, 56, 48) as a key of the
- * voter table: the host bits cleared, the prefix length in the last byte
- * (cleared by every plen <= 120), so a /56 never shares a /64's bucket. */
-static void net_key(const unsigned char addr[16], int plen, unsigned char key[16]) {
-    memset(key, 0, 16);
-    memcpy(key, addr, (size_t)plen / 8);
-    key[15] = (unsigned char)plen;
 }
 
 int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long long now) {

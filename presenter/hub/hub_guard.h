@@ -55,12 +55,15 @@ int hub_guard_init(struct hub_guard *g);
 int hub_guard_peer(int fd, struct hub_peer *out);
 
 /* Presenter secret: 1 when an attempt from p must not even be compared now
- * (p guessed wrong less than HUB_SECRET_DELAY_MS ago, or the room has had
- * HUB_SECRET_ROOM_RATE wrong guesses in the last second and p is not this
- * host); 0 when it may be compared. */
-int hub_guard_secret_throttled(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
-/* Records a compared, wrong attempt from p. */
-void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
+ * (p, or for IPv6 its /64, guessed wrong less than HUB_SECRET_DELAY_MS ago;
+ * or the room has had HUB_SECRET_ROOM_RATE short wrong guesses in the last
+ * second, p is not this host and the attempt is short: long_attempt, at
+ * least HUB_SECRET_LONG characters, skips that ceiling); 0 when it may be
+ * compared. */
+int hub_guard_secret_throttled(struct hub_guard *g, const struct hub_peer *p, long long now_ms, int long_attempt);
+/* Records a compared, wrong attempt from p (and its /64); a short one also
+ * spends the room-wide ceiling. */
+void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long long now_ms, int long_attempt);
 
 /* HTTP: takes one token from p's bucket (g->http_rate per s, burst
  * g->http_burst; hub_guard_init sets HUB_HTTP_RATE and HUB_HTTP_BURST).
