@@ -251,9 +251,9 @@ static void test_backoff_doubles_to_a_cap_with_jitter(void) {
     CHECK_INT(present_backoff_ms(30, 0), PRESENT_BACKOFF_MAX_MS / 2);
     CHECK_INT(present_backoff_ms(1000000, 0), PRESENT_BACKOFF_MAX_MS / 2);
     int worst = 0;
-    for (uint32_t r = 0; r < 0xffff0000u; r += 0x01000000u)
+    for (uint64_t r = 0; r <= 0xffffffffu; r += 0x01000000u) /* 256 draws (64 bits: no wrap to 0) */
         for (int a = 1; a < 40; a++)
-            if (present_backoff_ms(a, r) > worst) worst = present_backoff_ms(a, r);
+            if (present_backoff_ms(a, (uint32_t)r) > worst) worst = present_backoff_ms(a, (uint32_t)r);
     if (present_backoff_ms(40, 0xffffffffu) > worst) worst = present_backoff_ms(40, 0xffffffffu);
     CHECK(worst <= PRESENT_BACKOFF_MAX_MS);
     CHECK(worst > PRESENT_BACKOFF_MAX_MS * 99 / 100);
