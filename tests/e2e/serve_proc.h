@@ -7,6 +7,7 @@
 #ifndef FRAGVOTE_TESTS_SERVE_PROC_H
 #define FRAGVOTE_TESTS_SERVE_PROC_H
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,32 @@ static inline int serve_proc_listening(int port, pid_t *pid, int timeout_ms) {
         if (serve_proc_gone(pid)) return -1;
         usleep(50000);
     }
+    return -1;
+}
+
+/* Starts argv (argv[0] the fragvote binary, then "serve" and its options;
+ * NULL-terminated) with stdin from /dev/null and its console into
+ * output_path, and waits until it listens (its Join line names the port):
+ * the port, or -1 with serve's output on stderr (*pid is the child, or -1
+ * once it exited). */
+static inline int serve_proc_start(char *const argv[], const char *output_path, pid_t *pid) {
+    *pid = fork();
+    if (*pid < 0) return -1;
+    if (*pid == 0) {
+        int out = open(output_path, O_WRONLY | O_CREAT | O_TRUNC, 0600), in = open("/dev/null", O_RDONLY);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(out, 2);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int port = serve_proc_port(output_path, pid, 60000);
+    if (port > 0 && serve_proc_listening(port, pid, 20000) == 0) return port;
+    FILE *f = fopen(output_path, "r");
+    char line[512];
+    fprintf(stderr, "serve did not listen:\n");
+    while (f && fgets(line, sizeof line, f)) fputs(line, stderr);
+    if (f) fclose(f);
     return -1;
 }
 

@@ -89,25 +89,11 @@ static int start_serve(void) {
     }
     strcat(script, "sleep 600000\n");
     if (write_file(deckpath, deck_json) || write_file(scriptpath, script)) return -1;
-    serve_pid = fork();
-    if (serve_pid < 0) return -1;
-    if (serve_pid == 0) {
-        int out = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0600), in = open("/dev/null", O_RDONLY);
-        dup2(in, 0);
-        dup2(out, 1);
-        dup2(out, 2);
-        execl(bin, bin, "serve", "--deck", deckpath, "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
-              "--target", TARGET, "--observer", "recverr", "--no-witness", "--keep-root", "--script", scriptpath,
-              "--secret", SECRET, "--room", ROOM, "--no-qr", (char *)NULL);
-        _exit(127);
-    }
-    port = serve_proc_port(outpath, &serve_pid, 60000);
-    if (port > 0 && serve_proc_listening(port, &serve_pid, 20000) == 0) return 0;
-    size_t len;
-    char *log = check_read_file(outpath, &len);
-    fprintf(stderr, "serve did not listen:\n%s\n", log ? log : "");
-    free(log);
-    return -1;
+    char *argv[] = {(char *)bin, "serve", "--deck", deckpath, "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
+                    "--target", TARGET, "--observer", "recverr", "--no-witness", "--keep-root", "--script",
+                    scriptpath, "--secret", SECRET, "--room", ROOM, "--no-qr", NULL};
+    port = serve_proc_start(argv, outpath, &serve_pid);
+    return port > 0 ? 0 : -1;
 }
 
 /* The screen's last state frame whose current question is pos and revealed. */
