@@ -1,12 +1,12 @@
 /* The presenter's browser view: everything the room sees plus the live
  * split, the timer, the speaker notes and what to press next. Needs the
  * secret; it is kept only in this tab (sessionStorage), or passed as
- * #secret=... (removed from the address bar once it unlocked the page).
+ * #secret=... (removed from the address bar at once; ?secret= is ignored).
  * A presentation clicker works: PageDown / → / Space do the highlighted
  * step (Space too, unless a button has the focus), PageUp / ← go back; the console's letter keys do the same here. */
 'use strict';
 (function () {
-  var secret = fvParam('secret') || (function () { try { return sessionStorage.getItem('fragvote_secret') || ''; } catch (e) { return ''; } })();
+  var secret = fragmentSecret() || (function () { try { return sessionStorage.getItem('fragvote_secret') || ''; } catch (e) { return ''; } })();
   var authed = false, online = false, conn, state = null, skipNote = '', errTimer = null;
   var busyUntil = 0, changedAt = 0;
   var BUSY_MS = 1500;        /* a command's answer is awaited this long before the next key counts */
@@ -15,6 +15,18 @@
   var TIMER_KEY_S = 30;      /* the t key without a timer typed: the console's default */
   var countdown = fvCountdown('countdown');
   var buttons = {};
+
+  /* The secret only from the # fragment (never sent to a server, so in no
+   * access log), which leaves the address bar at once (history, a shared
+   * screen, a screenshot); ?secret= in the query string is ignored. */
+  function fragmentSecret() {
+    var m = /^#(?:.*&)?secret=([^&]*)/.exec(location.hash), s = '';
+    if (!m) return '';
+    try { s = decodeURIComponent(m[1]); } catch (e) { s = ''; }
+    if (window.history && window.history.replaceState)
+      window.history.replaceState(null, '', location.pathname + location.search);
+    return s;
+  }
 
   function auth() { if (secret) conn.send({ t: 'auth', secret: secret }); }
 
@@ -187,10 +199,6 @@
       case 'auth_ok':
         authed = true;
         try { sessionStorage.setItem('fragvote_secret', secret); } catch (e) { }
-        /* The secret must not stay in the address bar (history, a shared
-         * screen, a screenshot): it is in this tab's storage now. */
-        if (/secret=/.test(location.hash) && window.history && window.history.replaceState)
-          window.history.replaceState(null, '', location.pathname + location.search);
         fvShow('auth', false);
         fvShow('panel', true);
         fvShow('offline', false);

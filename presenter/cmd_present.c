@@ -26,6 +26,7 @@
 #include "cli_engine.h"
 #include "cli_engine_args.h"
 #include "cli_scenario.h"
+#include "cli_secret.h"
 #include "cli_signals.h"
 #include "console.h"
 #include "deck.h"
@@ -36,7 +37,6 @@
 #include "present_prober.h"
 #include "replay.h"
 
-#define PRESENT_SECRET_ENV "FRAGVOTE_SECRET"
 #define PRESENT_EXPORTS_MAX 4      /* --export files per run */
 #define PRESENT_EXPORT_MS 15000    /* the hub's answer to an export, at most this long */
 #define PRESENT_HELLO_MAX 65536    /* the hub's cap on an authed presenter's message (HUB_PROBER_MSG_MAX) */
@@ -44,6 +44,7 @@
 
 struct present_opts {
     const char *url, *secret, *deck, *script, *ca;
+    struct cli_secret secret_src;      /* --secret-file, --secret, $FRAGVOTE_SECRET; secret may point into it */
     struct cli_engine_args engine;     /* --target ... --keep-root: as serve's */
     int no_qr, take_over;
     int timer_s;
@@ -85,7 +86,7 @@ struct present {
 
 static void usage(FILE *out) {
     fprintf(out,
-            "Usage: fragvote present URL --secret SECRET [OPTIONS]\n"
+            "Usage: fragvote present URL [--secret-file FILE] [OPTIONS]\n"
             "\n"
             "Presents a room hosted elsewhere (`fragvote serve --prober remote` on a VM,\n"
             "usually behind nginx): one outbound websocket to URL (ws://, wss://, or the\n"
@@ -96,7 +97,10 @@ static void usage(FILE *out) {
             "and delivers what was measured meanwhile.\n"
             "\n"
             "Options:\n"
-            "  --secret SECRET      the hub's presenter secret (or $" PRESENT_SECRET_ENV ")\n"
+            "  --secret-file FILE   read the hub's presenter secret from FILE (one line)\n"
+            "  --secret SECRET      the secret on the command line, where every local user\n"
+            "                       sees it in ps (and sudo logs it): prefer --secret-file\n"
+            "                       or $" CLI_SECRET_ENV ", which is read when neither is given\n"
             "  --deck FILE          deck to play (default: the built-in fragquiz deck); sent\n"
             "                       to the hub, which checks it and records it\n"
             "  --target HOST        probe this host instead of the deck's target; \"lab\" (the\n"
@@ -128,9 +132,10 @@ static void usage(FILE *out) {
 }
 
 static int parse_opts(int argc, char **argv, struct present_opts *o) {
-    enum { O_SECRET = 256, O_DECK, O_CA, O_TAKEOVER, O_SCRIPT, O_TIMER, O_NOQR, O_EXPORT };
+    enum { O_SECRET = 256, O_SECRETFILE, O_DECK, O_CA, O_TAKEOVER, O_SCRIPT, O_TIMER, O_NOQR, O_EXPORT };
     static const struct option longopts[] = {
         {"secret", required_argument, NULL, O_SECRET},     {"deck", required_argument, NULL, O_DECK},
+        {"secret-file", required_argument, NULL, O_SECRETFILE},
         CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT,
         {"ca", required_argument, NULL, O_CA},             {"take-over", no_argument, NULL, O_TAKEOVER},
         {"script", required_argument, NULL, O_SCRIPT},     {"timer", required_argument, NULL, O_TIMER},
@@ -146,7 +151,8 @@ static int parse_opts(int argc, char **argv, struct present_opts *o) {
             o->timer_s = (int)num;
             break;
         }
-        case O_SECRET: o->secret = optarg; break;
+        case O_SECRET: o->secret_src.arg = optarg; break;
+        case O_SECRETFILE: o->secret_src.file = optarg; break;
         case O_DECK: o->deck = optarg; break;
         case O_CA: o->ca = optarg; break;
         case O_TAKEOVER: o->take_over = 1; break;
@@ -178,9 +184,10 @@ static int parse_opts(int argc, char **argv, struct present_opts *o) {
         fprintf(stderr, "fragvote present: the hub's URL is missing (e.g. wss://vote.example.org/)\n");
         return -1;
     }
-    if (!o->secret) o->secret = getenv(PRESENT_SECRET_ENV);
-    if (!o->secret || !*o->secret) {
-        fprintf(stderr, "fragvote present: --secret (or $" PRESENT_SECRET_ENV ") is needed: the hub's presenter secret\n");
+    if (cli_secret_resolve("present", &o->secret_src, &o->secret)) return -1;
+    if (!o->secret) {
+        fprintf(stderr, "fragvote present: --secret-file (or $" CLI_SECRET_ENV ", or --secret) is needed: the hub's "
+                        "presenter secret\n");
         return -1;
     }
     return cli_engine_args_check("present", &o->engine);

@@ -66,7 +66,12 @@ static void usage(FILE *out) {
             "  --script FILE        read console commands from FILE (rehearsal, tests)\n"
             "  --resume ID          continue session ID after a crash or restart (same deck,\n"
             "                       room code, votes and measurements)\n"
-            "  --secret TEXT        presenter secret (default: random)\n"
+            "  --secret-file FILE   read the presenter secret from FILE (one line; a systemd\n"
+            "                       credential: --secret-file %%d/secret with LoadCredential=)\n"
+            "  --secret TEXT        presenter secret on the command line, where every local\n"
+            "                       user sees it in ps: prefer --secret-file or $" CLI_SECRET_ENV ".\n"
+            "                       Default: a random one. A given secret must have at least\n"
+            "                       " CLI_SECRET_MIN_TEXT " bytes and not be the example's placeholder\n"
             "  --room CODE          room code (default: random)\n"
             "  --no-qr              do not draw the QR code in the terminal\n"
             "  --poll               use lws's poll() loop instead of the libev (epoll) event\n"
@@ -114,7 +119,7 @@ static int rate_arg(const char *name, const char *what, int *out) {
 static int parse(int argc, char **argv, struct serve_opts *o) {
     enum { O_DECK = 256, O_DB, O_PORT, O_BIND, O_TITLE, O_LIVE, O_PUBURL, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE,
            O_NOQR, O_LIBEV, O_RESUME, O_TLSCERT, O_TLSKEY, O_POLL, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD,
-           O_VOTERRATE, O_PROBER, O_WSPERADDR };
+           O_VOTERRATE, O_PROBER, O_WSPERADDR, O_SECRETFILE };
     static const struct option longopts[] = {
         CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT,
         {"deck", required_argument, NULL, O_DECK},
@@ -122,6 +127,7 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
         {"bind", required_argument, NULL, O_BIND},     {"title", required_argument, NULL, O_TITLE},
         {"live-split", no_argument, NULL, O_LIVE},     {"public-url", required_argument, NULL, O_PUBURL},
         {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
+        {"secret-file", required_argument, NULL, O_SECRETFILE},
         {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
         {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV}, {"poll", no_argument, NULL, O_POLL},
         {"resume", required_argument, NULL, O_RESUME},
@@ -179,7 +185,8 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
         case O_LEADERBOARD: o->leaderboard = 1; break;
         case O_PUBURL: o->public_url = optarg; break;
         case O_SCRIPT: o->script = optarg; break;
-        case O_SECRET: o->secret = optarg; break;
+        case O_SECRET: o->secret_src.arg = optarg; break;
+        case O_SECRETFILE: o->secret_src.file = optarg; break;
         case O_ROOM: o->room = optarg; break;
         case O_NOPRE: o->no_prefetch = 1; break;
         case O_NOQR: o->no_qr = 1; break;
@@ -203,6 +210,8 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
         return -1;
     }
     if (cli_opt_no_args("serve", argc, argv)) return -1;
+    if (cli_secret_resolve("serve", &o->secret_src, &o->secret)) return -1;
+    if (o->secret && cli_secret_strong("serve", o->secret)) return -1;
     if (o->resume && (o->deck || o->title || o->room)) {
         fprintf(stderr, "fragvote serve: --resume continues a session with its own deck, title and room; "
                         "drop --deck, --title and --room\n");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cli_engine_args.h"
+#include "cli_secret.h"
 #include "hub_proxy.h"
 
 #define SERVE_PORT_DEFAULT 8080
@@ -14,7 +15,9 @@
 #define SERVE_HTTP_RATE_MAX 1000000
 
 struct serve_opts {
-    const char *deck, *db, *bind, *title, *public_url, *script, *secret, *room;
+    const char *deck, *db, *bind, *title, *public_url, *script, *room;
+    const char *secret;            /* from secret_src (--secret-file, --secret, $FRAGVOTE_SECRET); NULL: random */
+    struct cli_secret secret_src;  /* secret may point into it: *o is not copied */
     const char *tls_cert, *tls_key;
     struct cli_engine_args engine; /* --target, --observer, --witness..., --keep-pmtu-cache, --keep-root */
     int port, live_split, no_prefetch, no_qr, libev, poll, leaderboard;

@@ -171,9 +171,11 @@ void hub_loop_woken(struct hub *h) {
 
 /* ---- lifecycle ---- */
 
+/* 20 characters of 31 (99 bits): above the CLI_SECRET_MIN that serve asks
+ * of a given secret. */
 static int make_secret(char *out, size_t outlen) {
     static const char alphabet[] = "abcdefghjkmnpqrstuvwxyz23456789";
-    unsigned char b[12];
+    unsigned char b[20];
     if (outlen < sizeof b + 1 || getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) return -1;
     for (size_t i = 0; i < sizeof b; i++) out[i] = alphabet[b[i] % (sizeof alphabet - 1)];
     out[sizeof b] = 0;

@@ -226,6 +226,23 @@ async function main(setAbort) {
       Node.DOCUMENT_POSITION_FOLLOWING)), 'the timer field comes before Open in tab order');
     await axe(presenter, 'presenter (unlocked)');
     await shot(presenter, 'presenter-1-unlocked');
+    /* The secret in the query string (sent to the server, kept in proxy
+     * logs and history) is ignored: that page sends no auth frame and stays
+     * locked. Only the # fragment carries it. */
+    const querier = await (await browser.newContext({ viewport: { width: 1024, height: 768 }, locale: 'en-US' })).newPage();
+    watch(querier, 'presenter ?secret=');
+    const querySent = [];
+    let queryGotFrame = false;
+    querier.on('websocket', (ws) => {
+      ws.on('framesent', (f) => querySent.push(String(f.payload)));
+      ws.on('framereceived', () => { queryGotFrame = true; });
+    });
+    await querier.goto(origin + '/presenter/?secret=' + encodeURIComponent(secret));
+    await until('presenter ?secret= page connected', async () => queryGotFrame);
+    check(!querySent.some((f) => /"auth"/.test(f) || f.includes(secret)), 'presenter ?secret=: no auth frame sent, the secret not used');
+    check(await hidden(querier, '#panel'), 'presenter ?secret=: the page stays locked');
+    check(!(await hidden(querier, '#auth')), 'presenter ?secret=: the secret form is shown');
+    await querier.context().close();
     const desk = await (await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'en-US' })).newPage();
     watch(desk, 'desk');
     await desk.goto(deskUrl);

@@ -25,7 +25,7 @@ keys() {
   sleep 2
 }
 keys | FRAGVOTE_LAB_PREFIX=$prefix timeout 60 script -qfec \
-  "stty cols 80 rows 24; '$bin' serve --db '$tmp/tty.db' --port 0 --bind 127.0.0.1 --secret tty-sesame-42" /dev/null >"$tmp/screen" 2>&1
+  "stty cols 80 rows 24; '$bin' serve --db '$tmp/tty.db' --port 0 --bind 127.0.0.1 --secret tty-sesame-42-presenter" /dev/null >"$tmp/screen" 2>&1
 rc=$?
 check exits_0 test "$rc" -eq 0
 state() { sqlite3 "$tmp/tty.db" "SELECT state FROM questions WHERE position = $1"; }
@@ -46,9 +46,9 @@ check frames_fit_80x24 awk 'NR > 1 && ($1 > 23 || $2 > 79) { bad = 1 } END { exi
 # The refusal of the first r was on screen, and is gone once later keys acted.
 check refusal_then_gone awk 'NR > 1 && $6 { seen = 1 } END { exit !(seen && !$6) }' "$tmp/frames"
 check frames_have_urls_and_qr awk 'NR > 1 && !($3 && $4 && $5) { bad = 1 } END { exit bad }' "$tmp/frames"
-before_p=$(perl -0777 -ne 'print index($_, "tty-sesame-42") < 0 ? 0 : index($_, "tty-sesame-42")' "$tmp/screen")
+before_p=$(perl -0777 -ne 'print index($_, "tty-sesame-42-presenter") < 0 ? 0 : index($_, "tty-sesame-42-presenter")' "$tmp/screen")
 check secret_hidden_at_first grep -q "(secret hidden: press p)" "$tmp/screen"
-check secret_shown_after_p grep -q "Presenter: http://[^ ]*/presenter/#secret=tty-sesame-42" "$tmp/screen"
+check secret_shown_after_p grep -q "Presenter: http://[^ ]*/presenter/#secret=tty-sesame-42-presenter" "$tmp/screen"
 check secret_not_before_p test "$before_p" -gt "$(grep -bo 'Question 2/38' "$tmp/screen" | head -1 | cut -d: -f1)"
 check lab_removed test "$(ip netns list | grep -c "^$prefix-")" -eq 0
 [ $fail -ne 0 ] && tail -c 2000 "$tmp/screen"

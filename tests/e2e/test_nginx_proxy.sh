@@ -56,11 +56,11 @@ start() {
   done
   echo "serve $name did not start:"; cat "$tmp/$name.out"; exit 1
 }
-start room1 "$tls1" --room HUBAAA --secret secret-one --trust-proxy 127.0.0.1; up1=$up
-start room2 "$tls2" --room HUBBBB --secret secret-two; up2=$up
+start room1 "$tls1" --room HUBAAA --secret room-one-secret-key --trust-proxy 127.0.0.1; up1=$up
+start room2 "$tls2" --room HUBBBB --secret room-two-secret-key; up2=$up
 # Room 3 is hosted: no probe engine (--prober remote, so no --target), the laptop measures.
 "$bin" serve --prober remote --bind 127.0.0.1 --port 0 --no-qr --db "$tmp/room3.db" --room HUBCCC \
-  --secret secret-three --public-url "https://127.0.0.1:$tls3/" --trust-proxy 127.0.0.1 --http-rate 1 \
+  --secret room-three-secret-key --public-url "https://127.0.0.1:$tls3/" --trust-proxy 127.0.0.1 --http-rate 1 \
   --script <(echo "sleep 600000") </dev/null >"$tmp/room3.out" 2>&1 &
 pids+=($!)
 up3=
@@ -102,12 +102,12 @@ check http_redirects_to_https sh -c "curl -s --max-time 5 -o /dev/null -w '%{htt
 check join_url_is_the_public_one grep -q "^Join: https://127.0.0.1:$tls1/" "$tmp/room1.out"
 
 # Phones over wss through nginx, from 127.0.0.2..5; the presenter too.
-"$load" --tls --port "$tls1" --secret secret-one --db "$tmp/room1.db" --phones 200 --sources 4 --window-ms 1000 \
+"$load" --tls --port "$tls1" --secret room-one-secret-key --db "$tmp/room1.db" --phones 200 --sources 4 --window-ms 1000 \
   --json "$tmp/r1.json" >"$tmp/r1.out" 2>&1; rc=$?
 tail -5 "$tmp/r1.out"
 check room1_phones_vote_over_wss_all_acked_and_stored test "$rc" -eq 0
 check room1_200_acked test "$(jq -r .acked "$tmp/r1.json")" = 200
-"$load" --tls --port "$tls2" --secret secret-two --db "$tmp/room2.db" --phones 120 --sources 3 --window-ms 1000 \
+"$load" --tls --port "$tls2" --secret room-two-secret-key --db "$tmp/room2.db" --phones 120 --sources 3 --window-ms 1000 \
   --json "$tmp/r2.json" >"$tmp/r2.out" 2>&1; rc=$?
 tail -3 "$tmp/r2.out"
 check room2_phones_vote_over_wss_all_acked_and_stored test "$rc" -eq 0
@@ -136,7 +136,7 @@ check without_trust_proxy_serve_sees_only_nginx test "$r" -eq 0
 export WS_AUTH_TLS=1
 check ws_wrong_secret_compared test "$(python3 "$here/ws_auth.py" 127.0.0.1 "$tls1" 127.0.0.6 wrong)" = bad_secret
 check ws_same_phone_throttled test "$(python3 "$here/ws_auth.py" 127.0.0.1 "$tls1" 127.0.0.6 wrong)" = throttled
-check ws_other_phone_compared test "$(python3 "$here/ws_auth.py" 127.0.0.1 "$tls1" 127.0.0.7 secret-one)" = auth_ok
+check ws_other_phone_compared test "$(python3 "$here/ws_auth.py" 127.0.0.1 "$tls1" 127.0.0.7 room-one-secret-key)" = auth_ok
 # Room 3, hosted: the laptop over wss through nginx (the certificate checked
 # against the test's own, --ca), phones over wss from 127.0.0.2..5.
 echo '{"title": "Hosted behind nginx", "target": "127.0.0.1",
@@ -148,7 +148,7 @@ echo quit-at-end >>"$tmp/talk3.txt"
 python3 "$here/../present/phones.py" "wss://127.0.0.1:$tls3/" --phones 8 --src 127.0.0.2,127.0.0.3,127.0.0.4,127.0.0.5 \
   --max-s 120 >"$tmp/phones3.json" 2>&1 &
 ph3=$!
-FRAGVOTE_SECRET=secret-three "$bin" present "wss://127.0.0.1:$tls3/" --ca "$tmp/cert.pem" --deck "$tmp/deck3.json" \
+FRAGVOTE_SECRET=room-three-secret-key "$bin" present "wss://127.0.0.1:$tls3/" --ca "$tmp/cert.pem" --deck "$tmp/deck3.json" \
   --no-qr --script "$tmp/talk3.txt" --export "$tmp/room3.json" >"$tmp/present3.out" 2>&1 &
 pr3=$!
 # While the laptop is connected: the page throttle (--http-rate 1) counts each phone's address as

@@ -8,14 +8,14 @@ fv_tmp serve-opt
 
 printf 'show\nsecret\nquit\n' | timeout 30 "$bin" serve --target 127.0.0.1 --title "Rehearsal at home" \
   --public-url https://quiz.example.org/ --room KQ7XMP --db "$tmp/o.db" --port 0 --bind 127.0.0.1 \
-  --secret sesame --no-qr >"$tmp/out" 2>&1
+  --secret sesame-open-presenter --no-qr >"$tmp/out" 2>&1
 rc=$?
 check exits_0 test "$rc" -eq 0
 check join_url_public grep -q "^Join: https://quiz.example.org/?room=KQ7XMP" "$tmp/out"
 check room_and_target grep -q "^Room: KQ7XMP   Target: 127.0.0.1$" "$tmp/out"
 check page_urls grep -q "^Projector: https://quiz.example.org/screen/$" "$tmp/out"
-check secret_on_request_only test "$(grep -c sesame "$tmp/out")" -eq 2
-check secret_on_request grep -q "^Presenter: https://quiz.example.org/presenter/#secret=sesame$" "$tmp/out"
+check secret_on_request_only test "$(grep -c sesame-open-presenter "$tmp/out")" -eq 2
+check secret_on_request grep -q "^Presenter: https://quiz.example.org/presenter/#secret=sesame-open-presenter$" "$tmp/out"
 check title_shown grep -q "fragvote · Rehearsal at home" "$tmp/out"
 row=$(sqlite3 -separator '|' "$tmp/o.db" "SELECT title, target, coalesce(lab, 'NULL'), room, kernel != '', host != '', ended_at IS NOT NULL FROM sessions")
 check session_row test "$row" = "Rehearsal at home|127.0.0.1|NULL|KQ7XMP|1|1|1"

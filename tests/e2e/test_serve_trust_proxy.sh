@@ -21,7 +21,7 @@ check() { local name=$1; shift; if "$@"; then echo "ok   $name"; pass=$((pass+1)
 start() {
   local name=$1; shift
   "$bin" serve --target 127.0.0.1 --bind 127.0.0.1 --port 0 --no-qr --db "$tmp/$name.db" \
-    --secret right-secret --http-rate 1 --script <(echo "sleep 600000") "$@" </dev/null >"$tmp/$name.out" 2>&1 &
+    --secret right-presenter-secret --http-rate 1 --script <(echo "sleep 600000") "$@" </dev/null >"$tmp/$name.out" 2>&1 &
   pids+=($!)
   port=
   for _ in $(seq 1 100); do
@@ -74,7 +74,7 @@ check untrusted_forged_header_still_throttled test "$(auth 127.0.0.2 wrong 10.5.
 check trusted_client_wrong_secret_compared test "$(auth 127.0.0.1 wrong 10.6.0.1)" = bad_secret
 check trusted_same_client_throttled test "$(auth 127.0.0.1 wrong 10.6.0.1)" = throttled
 check trusted_other_client_compared test "$(auth 127.0.0.1 wrong 10.6.0.2)" = bad_secret
-check trusted_other_client_gets_in test "$(auth 127.0.0.1 right-secret 10.6.0.3)" = auth_ok
+check trusted_other_client_gets_in test "$(auth 127.0.0.1 right-presenter-secret 10.6.0.3)" = auth_ok
 
 start plain
 r=$(refused 127.0.0.1 "10.1.1.1"); echo "no --trust-proxy, this host with a header: $r of 10 refused"

@@ -37,7 +37,7 @@ IDLE_TOP_S=${IDLE_TOP_S:-70}
 OUT=${OUT:-$(mktemp -d /tmp/fv-bench.XXXXXX)}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(1000 5000 10000 19900)
-SECRET=bench-secret
+SECRET=bench-presenter-secret
 REJOIN=${REJOIN:-0}
 REJOIN_SPREAD_MS=${REJOIN_SPREAD_MS:-0}
 rejoin_args=() rejoin_col= rejoin_sep= rejoin_s=0

@@ -25,7 +25,7 @@ IDLE_S=${IDLE_S:-0}
 OUT=${OUT:-$(mktemp -d /tmp/fv-bench-proxy.XXXXXX)}
 MODES=("$@")
 [ ${#MODES[@]} -gt 0 ] || MODES=(direct direct-tls nginx)
-SECRET=bench-secret
+SECRET=bench-presenter-secret
 [ -x "$BIN" ] && [ -x "$LOAD" ] || { echo "build first: $BIN and $LOAD are needed" >&2; exit 2; }
 . "$SRC/tests/e2e/nginx_fixture.sh"
 mkdir -p "$OUT"

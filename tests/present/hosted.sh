@@ -119,7 +119,7 @@ hosted_hub() {
   mkfifo "$tmp/hub.in"
   exec 7<>"$tmp/hub.in"
   ip netns exec "$H" "$bin" serve --prober remote --port 0 --bind "$HOSTED_HUB" --db "$tmp/hub.db" \
-    --secret hub-secret --no-qr "$@" <"$tmp/hub.in" >"$tmp/hub.out" 2>&1 &
+    --secret hub-presenter-secret --no-qr "$@" <"$tmp/hub.in" >"$tmp/hub.out" 2>&1 &
   hub=$!
   port=""
   for _ in $(seq 100); do port=$(hosted_port $hub); [ -n "$port" ] && break; sleep 0.1; done

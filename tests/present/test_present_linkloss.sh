@@ -43,7 +43,7 @@ hosted_hub --no-prefetch
 ip netns exec "$P" python3 "$here/phones.py" "ws://$HOSTED_HUB:$port/" --phones $first --max-s 240 \
   >"$tmp/phones1.json" 2>&1 &
 ph1=$!
-ip netns exec "$L" env FRAGVOTE_LAB_PREFIX="$prefix" "$bin" present "ws://$HOSTED_HUB:$port/" --secret hub-secret \
+ip netns exec "$L" env FRAGVOTE_LAB_PREFIX="$prefix" "$bin" present "ws://$HOSTED_HUB:$port/" --secret hub-presenter-secret \
   --deck "$tmp/deck.json" --script "$tmp/talk.txt" --no-qr >"$tmp/present.out" 2>"$tmp/present.err" &
 pr=$!
 

@@ -61,7 +61,7 @@ ip netns exec "$P" python3 "$here/phones.py" "ws://$HOSTED_HUB:$port/" --phones 
   >"$tmp/phones.json" 2>"$tmp/phones.err" &
 ph=$!
 
-ip netns exec "$L" env FRAGVOTE_LAB_PREFIX="$prefix" "$bin" present "ws://$HOSTED_HUB:$port/" --secret hub-secret \
+ip netns exec "$L" env FRAGVOTE_LAB_PREFIX="$prefix" "$bin" present "ws://$HOSTED_HUB:$port/" --secret hub-presenter-secret \
   --deck "$tmp/deck.json" --target lab --script "$tmp/talk.txt" --no-qr --export "$tmp/talk.csv" \
   >"$tmp/present.out" 2>"$tmp/present.err" &
 pr=$!
