@@ -59,11 +59,11 @@
 #define HUB_SECRET_DELAY_MS 1000       /* per source address, at most one wrong secret compared per this many ms */
 #define HUB_SECRET_ROOM_RATE 20        /* and room-wide at most this many per second (burst as many), except
                                         * from the laptop itself (a connection from its own address) ... */
-#define HUB_SECRET_LONG 12             /* ... and except attempts this long (the random secret's length):
-                                        * compared per address and per IPv6 /64 only, so `present` on a
-                                        * laptop behind a proxy gets in while others guess (a guess this
-                                        * long cannot match a shorter secret, and a random one of this
-                                        * length is out of reach at any rate the per-address limit allows) */
+#define HUB_SECRET_LONG 16             /* ... and except attempts this long (serve's shortest secret,
+                                        * CLI_SECRET_MIN): compared per address and per IPv6 /64 only, so
+                                        * `present` on a laptop behind a proxy gets in while others guess (a
+                                        * guess this long cannot match a shorter secret, and a random one of
+                                        * this length is out of reach at any rate the per-address limit allows) */
 #define HUB_HTTP_RATE 200              /* HTTP requests (pages, /qr.svg; not websocket upgrades) per second per
                                         * source address (token bucket; the laptop itself is not capped) ... */
 #define HUB_HTTP_BURST 1000            /* ... with this burst; beyond it: 429 and the connection closed */
