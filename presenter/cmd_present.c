@@ -120,7 +120,10 @@ static void usage(FILE *out) {
             "                       fragvote export writes it; repeatable, at most %d)\n"
             "  --timer SECONDS      voting timer of the console's t key (1..%d, default %d)\n"
             "  --no-qr              do not draw the QR code in the terminal\n"
-            "  --keep-root          started with sudo: do not drop to the invoking user\n"
+            "  --keep-root          started as root: do not drop root (as serve: by default\n"
+            "                       present drops to the user of SUDO_UID, DOAS_USER or\n"
+            "                       PKEXEC_UID once the lab is up)\n"
+            "  --user NAME          started as root: drop to NAME (a root shell, su)\n"
             "  -h, --help           show this help\n"
             "\n"
             "Console keys as serve's (o t c v m r n e s b p ?); q quits this laptop's\n"
@@ -512,7 +515,7 @@ static int engine_up(struct present *s) {
     if (code != FV_EXIT_OK) return code;
     s->engine.lab_switches = s->engine.use_lab && deck_scenarios(&s->deck) > 0;
     return cli_engine_up("present", &s->engine, a->witness ? a->witness : s->deck.witness, a->witness_key,
-                         a->keep_root);
+                         a->keep_root, a->user);
 }
 
 /* ---- the end ---- */

@@ -230,9 +230,9 @@ int cmd_serve(int argc, char **argv) {
     char *labjs = NULL;
     int scenarios = remote || !s.engine.use_lab ? 0 : deck_scenarios(&s.deck);
     s.engine.lab_switches = scenarios > 0;
-    code = remote ? cli_engine_drop_all("serve", ea->keep_root)
+    code = remote ? cli_engine_drop_all("serve", ea->keep_root, ea->user)
                   : cli_engine_up("serve", &s.engine, ea->witness ? ea->witness : s.deck.witness, ea->witness_key,
-                                  ea->keep_root);
+                                  ea->keep_root, ea->user);
     if (code != FV_EXIT_OK) goto cleanup;
     if (s.engine.use_lab) labjs = replay_lab_json(&s.engine.lab);
     if (s.stop) goto cleanup;

@@ -59,20 +59,26 @@ static int priv_set_caps(const int *caps, int ncaps, char *err, size_t errlen) {
 }
 
 int probe_priv_drop_keep(const int *caps, int ncaps, char *err, size_t errlen) {
+    long uid = env_id("SUDO_UID"), gid = env_id("SUDO_GID");
+    if (uid <= 0) {
+        /* Not started by sudo (or by sudo from root): become nobody. */
+        struct passwd *pw = getpwnam("nobody");
+        uid = pw ? (long)pw->pw_uid : 65534;
+        gid = pw ? (long)pw->pw_gid : 65534;
+    }
+    return probe_priv_drop_to(uid, gid, caps, ncaps, err, errlen);
+}
+
+int probe_priv_drop_to(long uid, long gid, const int *caps, int ncaps, char *err, size_t errlen) {
     if (geteuid() != 0) return (int)geteuid(); /* nothing to drop */
     for (int i = 0; i < ncaps; i++)
         if (caps[i] == CAP_SETUID || caps[i] == CAP_SETGID) {
             snprintf(err, errlen, "keeping CAP_SETUID or CAP_SETGID would allow becoming root again");
             return PROBE_E_FAIL;
         }
-    long uid = env_id("SUDO_UID"), gid = env_id("SUDO_GID");
-    const char *who = "the sudo user";
-    if (uid <= 0) {
-        /* Not started by sudo (or by sudo from root): become nobody. */
-        struct passwd *pw = getpwnam("nobody");
-        uid = pw ? (long)pw->pw_uid : 65534;
-        gid = pw ? (long)pw->pw_gid : 65534;
-        who = "nobody";
+    if (uid <= 0 || uid > 0x7fffffffL) {
+        snprintf(err, errlen, "will not drop root to uid %ld", uid);
+        return PROBE_E_FAIL;
     }
     if (gid < 0) gid = uid;
     if (setgroups(0, NULL) != 0) {
@@ -91,7 +97,7 @@ int probe_priv_drop_keep(const int *caps, int ncaps, char *err, size_t errlen) {
         return PROBE_E_FAIL;
     }
     if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) != 0) {
-        snprintf(err, errlen, "cannot switch to user %ld (%s): %s", uid, who, strerror(errno));
+        snprintf(err, errlen, "cannot switch to user %ld: %s", uid, strerror(errno));
         return PROBE_E_FAIL;
     }
     prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);

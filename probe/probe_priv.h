@@ -16,4 +16,6 @@ int probe_priv_drop(char *err, size_t errlen);
  * flush, CAP_SYS_ADMIN for setns into the lab) stay permitted and effective;
  * every other one is gone. ncaps 0 = probe_priv_drop. */
 int probe_priv_drop_keep(const int *caps, int ncaps, char *err, size_t errlen);
+/* The same drop to a given user: uid (> 0) and gid (< 0: uid). */
+int probe_priv_drop_to(long uid, long gid, const int *caps, int ncaps, char *err, size_t errlen);
 #endif

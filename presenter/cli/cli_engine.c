@@ -1,5 +1,7 @@
 /* The local probe engine's set-up for serve and present (see cli_engine.h). */
+#include <errno.h>
 #include <linux/capability.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +35,71 @@ int cli_engine_pick(const char *cmd, const char *observer, const char *target, s
     return FV_EXIT_OK;
 }
 
-/* Started with sudo by a user (not a root shell, CI) and not --keep-root:
- * there is an invoking user to become. */
-static int sudo_drop_due(int keep_root) {
-    const char *sudo_uid = getenv("SUDO_UID");
-    return geteuid() == 0 && !keep_root && sudo_uid && *sudo_uid && strcmp(sudo_uid, "0");
+/* A decimal id (> 0) from the environment, or -1. */
+static long env_uid(const char *name) {
+    const char *s = getenv(name);
+    long v;
+    return s && *s && !cli_parse_long(s, 1, 0x7fffffffL, &v) ? v : -1;
+}
+
+/* Whom root becomes (docs/PRIVILEGES.md): --user NAME, else the user that
+ * sudo (SUDO_UID/SUDO_GID), doas (DOAS_USER, a name) or pkexec (PKEXEC_UID)
+ * ran us for. 1 with *uid, *gid and who; 0 when none is known (a root
+ * shell, su, CI); -1 with err (an unknown --user). */
+static int drop_target(const char *user, long *uid, long *gid, char *who, size_t wholen, char *err, size_t errlen) {
+    struct passwd *pw = NULL;
+    const char *by = "--user";
+    if (user) {
+        errno = 0;
+        if (!(pw = getpwnam(user))) {
+            snprintf(err, errlen, "--user %s: no such user", user);
+            return -1;
+        }
+    } else if ((*uid = env_uid("SUDO_UID")) > 0) {
+        *gid = env_uid("SUDO_GID");
+        snprintf(who, wholen, "SUDO_UID");
+        return 1;
+    } else if (getenv("DOAS_USER") && *getenv("DOAS_USER")) {
+        by = "DOAS_USER";
+        if (!(pw = getpwnam(getenv("DOAS_USER")))) {
+            snprintf(err, errlen, "DOAS_USER %s: no such user (--keep-root or --user NAME)", getenv("DOAS_USER"));
+            return -1;
+        }
+    } else if ((*uid = env_uid("PKEXEC_UID")) > 0) {
+        pw = getpwuid((uid_t)*uid);
+        *gid = pw ? (long)pw->pw_gid : *uid;
+        snprintf(who, wholen, "PKEXEC_UID");
+        return 1;
+    } else {
+        return 0;
+    }
+    if (pw->pw_uid == 0) {
+        snprintf(err, errlen, "%s names root: nothing would be dropped (--keep-root says so)", by);
+        return -1;
+    }
+    *uid = (long)pw->pw_uid;
+    *gid = (long)pw->pw_gid;
+    snprintf(who, wholen, "%s %s", by, pw->pw_name);
+    return 1;
+}
+
+/* Root and not --keep-root: become the user drop_target names, keeping caps.
+ * 0 (nothing to do, or dropped and said so), or -1 with err. */
+static int drop_root(int keep_root, const char *user, const int *caps, int n, const char *kept, char *err,
+                     size_t errlen) {
+    long uid = -1, gid = -1;
+    char who[128];
+    if (geteuid() != 0 || keep_root) return 0;
+    int t = drop_target(user, &uid, &gid, who, sizeof who, err, errlen);
+    if (t < 0) return -1;
+    if (t == 0) {
+        printf("Running as root: no invoking user known (no SUDO_UID, DOAS_USER or PKEXEC_UID); give --user NAME\n"
+               "      to drop root, or --keep-root to keep it on purpose (docs/PRIVILEGES.md).\n");
+        return 0;
+    }
+    if (probe_priv_drop_to(uid, gid, caps, n, err, errlen) < 0) return -1;
+    printf("Dropped root: now uid %ld, keeping %s (from %s).\n", uid, kept, who);
+    return 0;
 }
 
 /* Started with sudo: the lab is up, so become the invoking user before any
@@ -49,8 +111,7 @@ static int sudo_drop_due(int keep_root) {
  * root without sudo (a root shell, CI) there is no invoking user to return
  * to and nothing is dropped; docs/PRIVILEGES.md has setcap as the
  * alternative. keep_root (--keep-root) skips the drop. */
-static int drop_privileges(const struct cli_engine *e, int keep_root, char *err, size_t errlen) {
-    if (!sudo_drop_due(keep_root)) return 0;
+static int drop_privileges(const struct cli_engine *e, int keep_root, const char *user, char *err, size_t errlen) {
     int caps[4], n = 0;
     caps[n++] = CAP_NET_RAW;
     caps[n++] = CAP_NET_ADMIN;
@@ -59,14 +120,14 @@ static int drop_privileges(const struct cli_engine *e, int keep_root, char *err,
      * /run/netns owned by root. */
     int dac = e->use_lab && (e->lab_built || e->lab_switches);
     if (dac) caps[n++] = CAP_DAC_OVERRIDE;
-    int uid = probe_priv_drop_keep(caps, n, err, errlen);
-    if (uid < 0) return -1;
-    printf("Dropped root: now uid %d, keeping only CAP_NET_RAW, CAP_NET_ADMIN%s.\n", uid,
-           !e->use_lab ? "" : dac ? ", CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (lab)" : " and CAP_SYS_ADMIN (lab)");
-    return 0;
+    char kept[128];
+    snprintf(kept, sizeof kept, "only CAP_NET_RAW, CAP_NET_ADMIN%s",
+             !e->use_lab ? "" : dac ? ", CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (lab)" : " and CAP_SYS_ADMIN (lab)");
+    return drop_root(keep_root, user, caps, n, kept, err, errlen);
 }
 
-int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, const char *witness_key, int keep_root) {
+int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, const char *witness_key, int keep_root,
+                  const char *user) {
     char err[1024];
     if (e->use_lab) {
         struct probe_lab_config cfg;
@@ -92,22 +153,19 @@ int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, co
         return FV_EXIT_USAGE;
     }
     if (e->witness.target) printf("Witness: %s (what arrived is observed at the far end)\n", e->witness.label);
-    if (drop_privileges(e, keep_root, err, sizeof err) < 0) {
+    if (drop_privileges(e, keep_root, user, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote %s: %s\n", cmd, err);
         return FV_EXIT_PERM;
     }
     return FV_EXIT_OK;
 }
 
-int cli_engine_drop_all(const char *cmd, int keep_root) {
-    if (!sudo_drop_due(keep_root)) return FV_EXIT_OK;
+int cli_engine_drop_all(const char *cmd, int keep_root, const char *user) {
     char err[256];
-    int uid = probe_priv_drop_keep(NULL, 0, err, sizeof err);
-    if (uid < 0) {
+    if (drop_root(keep_root, user, NULL, 0, "no capability (the laptop measures)", err, sizeof err) < 0) {
         fprintf(stderr, "fragvote %s: %s\n", cmd, err);
         return FV_EXIT_PERM;
     }
-    printf("Dropped root: now uid %d, keeping no capability (the laptop measures).\n", uid);
     return FV_EXIT_OK;
 }
 

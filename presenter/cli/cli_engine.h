@@ -27,14 +27,16 @@ struct cli_engine {
  * every answer "unknown" later. FV_EXIT_OK or the exit code (printed). */
 int cli_engine_pick(const char *cmd, const char *observer, const char *target, struct cli_engine *e);
 /* The lab (with use_lab), then the witness (spec as witness_cli_setup; it
- * enters the lab, so before the drop), then the drop when started with sudo
- * and not keep_root. FV_EXIT_OK or the exit code (printed); on failure what
- * was set up stays for cli_engine_down. */
-int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, const char *witness_key, int keep_root);
-/* No engine here (serve --prober remote: the laptop measures): started with
- * sudo and not keep_root, become the invoking user keeping no capability.
- * FV_EXIT_OK or FV_EXIT_PERM (printed as "fragvote CMD: why"). */
-int cli_engine_drop_all(const char *cmd, int keep_root);
+ * enters the lab, so before the drop), then, as root and not keep_root, the
+ * drop to user (--user NAME; NULL: the user sudo, doas or pkexec ran us for,
+ * docs/PRIVILEGES.md). FV_EXIT_OK or the exit code (printed); on failure
+ * what was set up stays for cli_engine_down. */
+int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, const char *witness_key, int keep_root,
+                  const char *user);
+/* No engine here (serve --prober remote: the laptop measures): as root and
+ * not keep_root, the same drop keeping no capability. FV_EXIT_OK or
+ * FV_EXIT_PERM (printed as "fragvote CMD: why"). */
+int cli_engine_drop_all(const char *cmd, int keep_root, const char *user);
 /* The run options of the probe worker: observer, lab, witness, and the PMTU
  * cache flush unless keep_pmtu_cache or without CAP_NET_ADMIN (both said). */
 void cli_engine_opts(const struct cli_engine *e, int keep_pmtu_cache, struct probe_run_opts *opts);

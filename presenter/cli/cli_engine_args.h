@@ -19,16 +19,17 @@ struct cli_engine_args {
     const char *witness_key;/* --witness-key HEX; NULL: $FRAGVOTE_WITNESS_KEY */
     int keep_pmtu_cache;    /* --keep-pmtu-cache */
     int keep_root;          /* --keep-root */
+    const char *user;       /* --user NAME: whom root becomes; NULL: sudo's, doas's or pkexec's user */
 };
 
 /* getopt_long values of the shared options (above any short option's). */
 enum {
     CLI_ENGINE_A_TARGET = 0x1000, CLI_ENGINE_A_OBSERVER, CLI_ENGINE_A_KEEP_PMTU, CLI_ENGINE_A_WITNESS,
-    CLI_ENGINE_A_WITNESS_KEY, CLI_ENGINE_A_NO_WITNESS, CLI_ENGINE_A_KEEP_ROOT
+    CLI_ENGINE_A_WITNESS_KEY, CLI_ENGINE_A_NO_WITNESS, CLI_ENGINE_A_KEEP_ROOT, CLI_ENGINE_A_USER
 };
 
 /* Entries of a getopt_long table: the target group (serve, present, play),
- * the witness group (serve, present), --keep-root (serve, present). */
+ * the witness group (serve, present), --keep-root and --user (serve, present). */
 #define CLI_ENGINE_ARGS_TARGET                                                                                    \
     {"target", required_argument, NULL, CLI_ENGINE_A_TARGET},                                                         \
         {"observer", required_argument, NULL, CLI_ENGINE_A_OBSERVER},                                                 \
@@ -37,7 +38,8 @@ enum {
     {"witness", required_argument, NULL, CLI_ENGINE_A_WITNESS},                                                       \
         {"witness-key", required_argument, NULL, CLI_ENGINE_A_WITNESS_KEY},                                           \
         {"no-witness", no_argument, NULL, CLI_ENGINE_A_NO_WITNESS}
-#define CLI_ENGINE_ARGS_ROOT {"keep-root", no_argument, NULL, CLI_ENGINE_A_KEEP_ROOT}
+#define CLI_ENGINE_ARGS_ROOT                                                                                      \
+    {"keep-root", no_argument, NULL, CLI_ENGINE_A_KEEP_ROOT}, {"user", required_argument, NULL, CLI_ENGINE_A_USER}
 
 /* One option getopt_long returned (c, with its arg): 1 when it is one of
  * the shared options (stored in *o; arg is kept, not copied), 0 when it is
@@ -47,8 +49,8 @@ int cli_engine_arg(struct cli_engine_args *o, int c, const char *arg);
  * after cli_opt_begin) that is not one of the shared options, which go to
  * *e: c for the subcommand's own switch, or -1 at the end. */
 int cli_engine_args_next(struct cli_engine_args *e, int argc, char **argv, const struct option *longopts);
-/* After the loop: 0, or -1 after "fragvote CMD: --target is too long" on
- * stderr (a probe_spec holds the host). */
+/* After the loop: 0, or -1 after "fragvote CMD: why" on stderr (--target
+ * too long for a probe_spec's host; --user with --keep-root). */
 int cli_engine_args_check(const char *cmd, const struct cli_engine_args *o);
 
 #endif
