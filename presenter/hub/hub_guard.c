@@ -62,7 +62,10 @@ static uint64_t mix(uint64_t x) {
 }
 
 /* addr's entry in table (sets x HUB_GUARD_WAYS), or NULL with *victim set
- * to the entry to reuse for it: a free one, else the stalest of the set. */
+ * to the entry to reuse for it: a free one, else the stalest of the set,
+ * and of equally stale ones the fullest bucket (a bucket at its burst is as
+ * good as none: dropping it loses nothing, while an emptied one -- a /48
+ * minting, touched in the same millisecond as its fresh /64s -- must stay). */
 static struct hub_guard_entry *find(const struct hub_guard *g, struct hub_guard_entry *table, unsigned sets,
                                     const unsigned char addr[16], struct hub_guard_entry **victim) {
     uint64_t lo, hi;
@@ -72,7 +75,8 @@ static struct hub_guard_entry *find(const struct hub_guard *g, struct hub_guard_
     struct hub_guard_entry *old = &set[0];
     for (int i = 0; i < HUB_GUARD_WAYS; i++) {
         if (set[i].t && !memcmp(set[i].addr, addr, 16)) return &set[i];
-        if (old->t && (!set[i].t || set[i].t < old->t)) old = &set[i];
+        if (old->t && (!set[i].t || set[i].t < old->t || (set[i].t == old->t && set[i].tokens > old->tokens)))
+            old = &set[i];
     }
     *victim = old;
     return NULL;
