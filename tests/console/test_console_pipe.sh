@@ -29,7 +29,7 @@ check truth_only_in_revealed_frame test -n "$first_truth" -a -n "$first_revealed
 check timer_close_logged grep -q "^status: question 3/38 closed, 0 votes, 0 voters (0 online)" "$tmp/out"
 # The secret only when asked for ('secret'), never in the screen printed at start.
 check secret_hidden grep -q "^Presenter: http://[^/]*/presenter/   (secret hidden: type 'secret')" "$tmp/out"
-check secret_on_request grep -q "^Presenter: http://[^/]*/presenter/#secret=[a-z0-9]\{12\}$" "$tmp/out"
+check secret_on_request grep -q "^Presenter: http://[^/]*/presenter/#secret=[a-z0-9]\{20\}$" "$tmp/out"
 check secret_once test "$(grep -c "secret=" "$tmp/out")" -eq 1
 check no_ansi_without_tty bash -c "! grep -q $'\033' '$tmp/out'"
 check lab_removed test "$(ip netns list | grep -c "^$prefix-")" -eq 0
