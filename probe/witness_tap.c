@@ -149,8 +149,14 @@ void witness_tap_record(struct witness_tap *t, const uint8_t *pkt, size_t len) {
     if (l4 == IPPROTO_TCP) {
         if (len < hl + 20) return;
         int thl = (th[12] >> 4) * 4;
-        if (iplen - (int)hl - thl <= 0) return; /* handshake and acks: not data */
         struct witness_piece *p = find(t, family, src, IPPROTO_TCP, -1, sport);
+        /* A SYN opens another connection from this port (ports are reused):
+         * what the old one sent is not this one's (its DF, its segments). */
+        if (th[13] & 0x02) {
+            if (p) p->used = 0;
+            return;
+        }
+        if (iplen - (int)hl - thl <= 0) return; /* acks: not data */
         if (!p) {
             p = fresh(t);
             p->family = family;

@@ -212,6 +212,46 @@ static void test_tap_reads_the_pieces_of_a_fragmented_datagram(void) {
     for (size_t n = 0; n < 60; n++) witness_tap_record(&t, pkt, n);
 }
 
+/* A canned IPv4 TCP segment from 192.0.2.1:40000 to port 44202: SYN (no
+ * data) or a data segment of len bytes with DF=df. */
+static size_t canned_tcp(uint8_t *p, int syn, int len, int df) {
+    memset(p, 0, (size_t)len);
+    p[0] = 0x45;
+    p[2] = (uint8_t)(len >> 8);
+    p[3] = (uint8_t)len;
+    p[6] = df ? 0x40 : 0;
+    p[8] = 62;
+    p[9] = 6;
+    memcpy(p + 12, (uint8_t[]){192, 0, 2, 1}, 4);
+    memcpy(p + 16, (uint8_t[]){203, 0, 113, 2}, 4);
+    p[20] = 40000 >> 8, p[21] = 40000 & 0xff;
+    p[22] = 44202 >> 8, p[23] = 44202 & 0xff;
+    p[32] = 5 << 4;                /* 20-byte TCP header */
+    p[33] = syn ? 0x02 : 0x18;     /* SYN, or PSH+ACK */
+    return (size_t)len;
+}
+
+/* Issue 34 (found by lab/test_real_paths: a WRONG "DF set?"): a TCP test
+ * whose client port an earlier connection used is this connection's alone
+ * at the far end: its SYN starts it afresh. Before, the earlier connection's
+ * segments (DF=0, 1,280 bytes) were reported as this one's. */
+static void test_tap_tells_a_new_connection_from_an_old_one_on_the_same_port(void) {
+    static struct witness_tap t;
+    memset(&t, 0, sizeof t);
+    t.fd = 99;
+    t.port = 44202;
+    uint8_t pkt[1500], src[16] = {192, 0, 2, 1};
+    witness_tap_record(&t, pkt, canned_tcp(pkt, 1, 40, 0));
+    witness_tap_record(&t, pkt, canned_tcp(pkt, 0, 1280, 0)); /* the old connection: DF=0 */
+    witness_tap_record(&t, pkt, canned_tcp(pkt, 1, 40, 1));   /* a new one from the same port */
+    witness_tap_record(&t, pkt, canned_tcp(pkt, 0, 1268, 1));
+    struct probe_witness_report r = {.ttl = -1, .df = -1, .fragments = -1, .segments = -1};
+    CHECK_INT(witness_tap_tcp(&t, AF_INET, src, 40000, &r), 1);
+    CHECK_INT(r.df, 1);
+    CHECK_INT(r.segments, 1);
+    CHECK_INT(r.seg_max, 1268);
+}
+
 int main(void) {
     RUN(test_siphash_matches_the_reference_vector);
     RUN(test_probe_header_round_trips_with_its_exact_bytes);
@@ -221,5 +261,6 @@ int main(void) {
     RUN(test_keys_parse_and_format);
     RUN(test_guard_caps_per_source_overall_and_replays);
     RUN(test_tap_reads_the_pieces_of_a_fragmented_datagram);
+    RUN(test_tap_tells_a_new_connection_from_an_old_one_on_the_same_port);
     return check_summary();
 }
