@@ -93,8 +93,9 @@ static int drop_root(int keep_root, const char *user, const int *caps, int n, co
     int t = drop_target(user, &uid, &gid, who, sizeof who, err, errlen);
     if (t < 0) return -1;
     if (t == 0) {
-        printf("Running as root: no invoking user known (no SUDO_UID, DOAS_USER or PKEXEC_UID); give --user NAME\n"
-               "      to drop root, or --keep-root to keep it on purpose (docs/PRIVILEGES.md).\n");
+        /* a warning: stderr, so a command refused later still prints nothing on stdout */
+        fprintf(stderr, "Running as root: no invoking user known (no SUDO_UID, DOAS_USER or PKEXEC_UID); give --user NAME\n"
+                        "      to drop root, or --keep-root to keep it on purpose (docs/PRIVILEGES.md).\n");
         return 0;
     }
     if (probe_priv_drop_to(uid, gid, caps, n, err, errlen) < 0) return -1;
