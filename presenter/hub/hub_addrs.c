@@ -8,9 +8,8 @@
 #include "hub_guard.h"
 
 static void key_of(const struct hub_peer *p, unsigned char key[16]) {
-    static const unsigned char v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    memcpy(key, p->addr, 16);
-    if (memcmp(key, v4mapped, sizeof v4mapped)) memset(key + 8, 0, 8); /* IPv6: its /64 */
+    if (hub_peer_is_v4(p->addr)) memcpy(key, p->addr, 16);
+    else hub_peer_net_key(p->addr, 64, key); /* IPv6: its /64 */
 }
 
 static unsigned slot_of(const struct hub_addrs *a, const unsigned char key[16]) {

@@ -97,10 +97,12 @@ static void room_refill(struct hub_guard *g, long long now) {
     g->room_ms = now;
 }
 
-/* An IPv6 address's network of plen bits (64, 56, 48) as a key of the
- * voter table: the host bits cleared, the prefix length in the last byte
- * (cleared by every plen <= 120), so a /56 never shares a /64's bucket. */
-static void net_key(const unsigned char addr[16], int plen, unsigned char key[16]) {
+int hub_peer_is_v4(const unsigned char addr[16]) {
+    static const unsigned char v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    return !memcmp(addr, v4mapped, sizeof v4mapped);
+}
+
+void hub_peer_net_key(const unsigned char addr[16], int plen, unsigned char key[16]) {
     memset(key, 0, 16);
     memcpy(key, addr, (size_t)plen / 8);
     key[15] = (unsigned char)plen;
@@ -110,9 +112,8 @@ static void net_key(const unsigned char addr[16], int plen, unsigned char key[16
 /* p's /64 as a key of the secret table when p is IPv6 (0), else -1: one
  * host may hold a whole /64, so its guesses count there too. */
 static int secret_net(const struct hub_peer *p, unsigned char key[16]) {
-    static const unsigned char v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (!memcmp(p->addr, v4mapped, sizeof v4mapped)) return -1;
-    net_key(p->addr, 64, key);
+    if (hub_peer_is_v4(p->addr)) return -1;
+    hub_peer_net_key(p->addr, 64, key);
     return 0;
 }
 
@@ -165,8 +166,7 @@ int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long
 
 int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long long now) {
     if (p->self || g->voter_rate <= 0) return 0;
-    static const unsigned char v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (!memcmp(p->addr, v4mapped, sizeof v4mapped))
+    if (hub_peer_is_v4(p->addr))
         return bucket_take(g, g->voter, HUB_GUARD_VOTER_SETS, p->addr, g->voter_rate, g->voter_burst, now);
     /* IPv6: one host may hold a /64, one customer a /56 or a /48: its /64,
      * /56 and /48 must each still have a token (nested buckets), so a /48's
@@ -176,7 +176,7 @@ int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long lon
     for (int i = 0; i < 3; i++) {
         unsigned char key[16];
         int fresh;
-        net_key(p->addr, plens[i], key);
+        hub_peer_net_key(p->addr, plens[i], key);
         e[i] = find_or_take(g, g->voter, HUB_GUARD_VOTER_SETS, key, &fresh);
         if (fresh) e[i]->tokens = g->voter_burst;
         else e[i]->tokens += (double)(now - e[i]->t) * g->voter_rate / 1000.0;

@@ -29,6 +29,14 @@ struct hub_peer {
     int self;
 };
 
+/* 1 when addr is an IPv4 address (::ffff:a.b.c.d), else 0. */
+int hub_peer_is_v4(const unsigned char addr[16]);
+
+/* An IPv6 address's network of plen bits (64, 56, 48) as a table key: the
+ * host bits cleared, the prefix length in the last byte (cleared by every
+ * plen <= 120), so a /56 never shares a /64's key. */
+void hub_peer_net_key(const unsigned char addr[16], int plen, unsigned char key[16]);
+
 struct hub_guard_entry {
     unsigned char addr[16];
     long long t;                       /* ms of the last event; 0: free */

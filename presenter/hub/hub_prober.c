@@ -27,8 +27,7 @@
 
 /* The peer's address as text, for the console. */
 static void peer_text(const struct hub_conn *c, char *out, size_t len) {
-    static const unsigned char v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (!memcmp(c->peer.addr, v4mapped, sizeof v4mapped))
+    if (hub_peer_is_v4(c->peer.addr))
         inet_ntop(AF_INET, c->peer.addr + 12, out, (socklen_t)len);
     else
         inet_ntop(AF_INET6, c->peer.addr, out, (socklen_t)len);
