@@ -36,6 +36,9 @@ struct hub_status {
     int newcomers;                     /* phones joined now whose token has not voted yet (no voter row) */
     unsigned long tokens_minted;       /* fresh tokens issued by hello (a script minting shows here) */
     unsigned long voters_refused;      /* first votes refused by the per-address new-voter cap */
+    unsigned long conns_refused;       /* websocket upgrades refused: the address's share taken, or the room full */
+    unsigned long conns_evicted;       /* phones that never said hello closed to make room for others */
+    unsigned long origin_refused;      /* websocket upgrades refused for another site's Origin */
     unsigned long tally_version;
     double collective;                 /* -1 if nothing scored yet */
     unsigned long commits;             /* group-commit transactions so far */

@@ -55,6 +55,9 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->newcomers = (int)h->newcomers.used;
     s->tokens_minted = h->tokens_minted;
     s->voters_refused = h->voters_refused;
+    s->conns_refused = h->conns_refused;
+    s->conns_evicted = h->conns_evicted;
+    s->origin_refused = h->origin_refused;
     s->tally_version = hub_tally_version(h);
     s->collective = quiz_collective(q, NULL);
     unsigned long hits;

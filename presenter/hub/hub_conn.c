@@ -330,6 +330,7 @@ static int evict_silent(struct hub *h) {
     if (!old) return 0;
     hub_conn_kill(old, HUB_CLOSE_TRY_AGAIN_LATER, "the room is full: a phone that never joined makes way");
     h->conns_evicted++;
+    hub_status_soon(h);
     return 1;
 }
 
@@ -340,12 +341,14 @@ int hub_conn_admit(struct hub *h, struct lws *wsi, const char *protocol) {
         hub_proxy_peer(&h->proxy, wsi, &peer);
         if (!peer.self && h->addrs.per_addr > 0 && hub_addrs_count(&h->addrs, &peer) >= h->addrs.per_addr) {
             h->conns_refused++;
+            hub_status_soon(h);
             return 1;
         }
         limit -= conn_reserve(h);
     }
     if (total < limit || evict_silent(h)) return 0;
     h->conns_refused++;
+    hub_status_soon(h);
     return 1;
 }
 
@@ -375,6 +378,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             if (hub_addrs_take(&h->addrs, &c->peer)) { /* its address filled its share meanwhile */
                 hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "too many connections from your address");
                 h->conns_refused++;
+                hub_status_soon(h);
             } else {
                 c->addr_counted = 1;
             }

@@ -147,6 +147,7 @@ static int origin_refuse(struct hub *h, struct lws *wsi) {
     if (lws_hdr_total_length(wsi, WSI_TOKEN_HOST) < (int)sizeof host) lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
     if (ok && hub_origin_allowed(origin, host[0] ? host : NULL, h->cfg.public_url)) return 0;
     h->origin_refused++;
+    hub_status_soon(h);
     long long now = fv_clock_coarse_ms();
     if (h->origin_refused == 1 || now - h->origin_warned_ms >= 1000) {
         char why[400];

@@ -133,6 +133,11 @@ static void tally_tick(lws_sorted_usec_list_t *sul) {
     }
 }
 
+void hub_status_soon(struct hub *h) {
+    h->bcast.status_stale = 1;
+    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, 1000 / HUB_TALLY_HZ);
+}
+
 /* The quiz changed: new state messages to everyone, a tally soon. */
 void hub_state_changed(struct hub *h) {
     if (hub_build_views(h, hub_msg_state, h->bcast.state) == 0) {

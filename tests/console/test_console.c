@@ -465,6 +465,31 @@ static void test_render_counts_down_while_a_timer_runs(void) {
     teardown(logf);
 }
 
+static void test_render_names_connections_refused(void) {
+    struct console c;
+    FILE *logf;
+    REQUIRE(setup(&c, &logf) == 0);
+    struct console_status st;
+    rb_status(&rb, &st);
+    char *screen = NULL;
+    size_t slen = 0;
+    FILE *sf = open_memstream(&screen, &slen);
+    console_render(sf, &c.view, &st); /* nothing refused: no line */
+    fclose(sf);
+    CHECK(!strstr(screen, "Connections refused"));
+    free(screen);
+    st.hub.conns_refused = 1200; /* as hub_snapshot reports a host filling the room */
+    st.hub.conns_evicted = 37;
+    st.hub.origin_refused = 4;
+    sf = open_memstream(&screen, &slen);
+    console_render(sf, &c.view, &st);
+    fclose(sf);
+    CHECK_CONTAINS(screen, "Connections refused: 1200 (an address's share taken, or the room full); 37 silent phones "
+                           "closed to make room; 4 from other sites' pages");
+    free(screen);
+    teardown(logf);
+}
+
 static void test_render_shows_what_the_speaker_needs(void) {
     struct console c;
     FILE *logf;
@@ -624,6 +649,7 @@ int main(void) {
     RUN(test_open_key_and_script_pass_the_timer_to_the_hub);
     RUN(test_render_counts_down_while_a_timer_runs);
     RUN(test_render_shows_what_the_speaker_needs);
+    RUN(test_render_names_connections_refused);
     RUN(test_render_fits_the_terminal);
     RUN(test_page_urls_beside_the_join_url);
     RUN(test_result_from_the_hubs_snapshot);

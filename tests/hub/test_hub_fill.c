@@ -70,9 +70,20 @@ static void release_all(void) {
     nheld = 0;
 }
 
+/* What the console's "Connections refused" line counts (hub_snapshot). */
+static void counted(unsigned long *refused, unsigned long *evicted) {
+    struct hub_status st;
+    usleep(2 * 1000000 / HUB_TALLY_HZ); /* the status follows at the tally tick's pace */
+    hub_snapshot(F.hub, &st);
+    *refused = st.conns_refused;
+    *evicted = st.conns_evicted;
+}
+
 static void test_one_address_gets_its_share_only(void) {
     char err[256];
     int got = 0;
+    unsigned long r0, e0, r1, e1;
+    counted(&r0, &e0);
     for (int i = 0; i < PER_ADDR + 5; i++) {
         struct wsc *w = audience(2, 0, err, sizeof err);
         if (w) got++;
@@ -80,6 +91,9 @@ static void test_one_address_gets_its_share_only(void) {
     }
     printf("127.0.0.2 asked %d audience websockets: %d accepted\n", PER_ADDR + 5, got);
     CHECK_INT(got, PER_ADDR);
+    counted(&r1, &e1);
+    CHECK_INT((int)(r1 - r0), 5); /* the refusals reach the console's status */
+    CHECK_INT((int)(e1 - e0), 0);
     struct wsc *other = audience(3, 1, err, sizeof err); /* another address: unaffected */
     CHECK(other != NULL);
     wsc_free(other);
@@ -93,6 +107,8 @@ static void test_one_address_gets_its_share_only(void) {
 
 static void test_silent_scripts_make_way(void) {
     char err[256];
+    unsigned long r0, e0, r1, e1;
+    counted(&r0, &e0);
     /* silent websockets from 7 addresses: more than the phones' part of the room */
     int silent = 0;
     for (int src = 10; src < 17; src++)
@@ -119,6 +135,9 @@ static void test_silent_scripts_make_way(void) {
         free(m);
     } while (n > 0);
     CHECK_INT(wsc_close_code(held[0]), 1013);
+    counted(&r1, &e1);
+    CHECK(e1 - e0 >= 1); /* the evictions reach the console's status */
+    printf("counted: %lu refused, %lu silent closed\n", r1 - r0, e1 - e0);
     printf("the first silent websocket: closed %d \"%s\"\n", wsc_close_code(held[0]), wsc_close_reason(held[0]));
     wsc_free(p);
     wsc_free(s);
@@ -142,6 +161,9 @@ static void test_joined_phones_keep_their_places_screens_their_reserve(void) {
     struct wsc *late = audience(50, 1, err, sizeof err);
     CHECK(late == NULL); /* nobody to make way */
     wsc_free(late);
+    unsigned long r, e;
+    counted(&r, &e);
+    CHECK(r >= 1);
     struct wsc *s = fvr_connect("127.0.0.1", F.port, "fragvote-screen", T_MS, err, sizeof err);
     struct wsc *pres = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
     CHECK(s != NULL && pres != NULL);
