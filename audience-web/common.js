@@ -25,11 +25,11 @@ function fvConnect(protocol, handlers) {
     handlers.status && handlers.status('connecting');
     try { ws = new WebSocket(url, protocol); } catch (e) { schedule(backoff()); return; }
     ws.onopen = function () {
-      attempt = 0;
       handlers.status && handlers.status('online');
       handlers.open && handlers.open();
     };
     ws.onmessage = function (ev) {
+      attempt = 0; /* the hub answered: not one that closes us at once (1013, too many reconnects) */
       var m;
       try { m = JSON.parse(ev.data); } catch (e) { return; }
       if (m && typeof m.t === 'string') handlers.message(m);

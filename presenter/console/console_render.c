@@ -224,10 +224,10 @@ static void body_lines(struct cr_text *t, const struct console_view *v, const st
         cr_add(t, "Suspicious minting: %lu tokens issued for %d voters + %d joined; %lu new voters refused (over %d/s per address)",
                h->tokens_minted, h->voters, h->newcomers, h->voters_refused, HUB_VOTER_RATE);
     /* A host filling the room, or another site's page opening websockets from its visitors' browsers. */
-    if (h->conns_refused || h->conns_evicted || h->origin_refused)
+    if (h->conns_refused || h->conns_evicted || h->origin_refused || h->resumes_refused)
         cr_add(t, "Connections refused: %lu (an address's share taken, or the room full); %lu silent phones closed "
-                  "to make room; %lu from other sites' pages",
-               h->conns_refused, h->conns_evicted, h->origin_refused);
+                  "to make room; %lu from other sites' pages; %lu reconnects of one phone too often",
+               h->conns_refused, h->conns_evicted, h->origin_refused, h->resumes_refused);
     if (h->collective >= 0)
         cr_add(t, "Collective score so far: %.0f%%", h->collective * 100.0);
     else

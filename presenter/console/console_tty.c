@@ -21,7 +21,7 @@ static int status_changed(const struct console_status *a, const struct console_s
            x->current.no != y->current.no || x->connections != y->connections || x->voters != y->voters ||
            x->newcomers != y->newcomers || x->voters_refused != y->voters_refused ||
            x->conns_refused != y->conns_refused || x->conns_evicted != y->conns_evicted ||
-           x->origin_refused != y->origin_refused ||
+           x->origin_refused != y->origin_refused || x->resumes_refused != y->resumes_refused ||
            x->screens != y->screens || x->presenters != y->presenters || x->refused_total != y->refused_total ||
            x->warnings_total != y->warnings_total ||
            x->collective != y->collective || (x->closes_in_ms + 999) / 1000 != (y->closes_in_ms + 999) / 1000 ||

@@ -39,6 +39,7 @@ struct hub_status {
     unsigned long conns_refused;       /* websocket upgrades refused: the address's share taken, or the room full */
     unsigned long conns_evicted;       /* phones that never said hello closed to make room for others */
     unsigned long origin_refused;      /* websocket upgrades refused for another site's Origin */
+    unsigned long resumes_refused;     /* hellos refused: one phone's identity reconnecting too often */
     unsigned long tally_version;
     double collective;                 /* -1 if nothing scored yet */
     unsigned long commits;             /* group-commit transactions so far */

@@ -58,6 +58,7 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->conns_refused = h->conns_refused;
     s->conns_evicted = h->conns_evicted;
     s->origin_refused = h->origin_refused;
+    s->resumes_refused = h->resumes_refused;
     s->tally_version = hub_tally_version(h);
     s->collective = quiz_collective(q, NULL);
     unsigned long hits;

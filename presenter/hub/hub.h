@@ -55,6 +55,10 @@
                                         * it gets on connecting) this soon, or it is closed */
 #define HUB_LOG_LINES 10               /* libwebsockets' log lines printed per HUB_LOG_INTERVAL_S ... */
 #define HUB_LOG_INTERVAL_S 10          /* ... the rest counted and reported once per interval */
+#define HUB_RESUME_RATE 2              /* hellos with one identity (token) per second ... */
+#define HUB_RESUME_BURST 20            /* ... with this burst (a phone reloading, waking, changing network);
+                                        * beyond it: closed 1013, the page retries later (each resume is a
+                                        * read of the store and a state sent: 300 in 158 ms were all served) */
 #define HUB_SECRET_FAILS 5             /* bad presenter secrets per connection before it is closed */
 #define HUB_SECRET_DELAY_MS 1000       /* per source address, at most one wrong secret compared per this many ms */
 #define HUB_SECRET_ROOM_RATE 20        /* and room-wide at most this many per second (burst as many), except
@@ -68,6 +72,9 @@
                                         * source address (token bucket; the laptop itself is not capped) ... */
 #define HUB_HTTP_BURST 1000            /* ... with this burst; beyond it: 429 and the connection closed */
 #define HUB_STATIC_MAX_AGE_S 3600      /* the phone page, its scripts and style may be kept this long (ETag after) */
+#define HUB_STATE_DEBOUNCE_MS 1000     /* nickname changes after the end reach the final board within this long,
+                                        * as one state for all of them (10 voters x 10 changes re-sent the 2.7 KB
+                                        * state to every phone 100 times: 270 MB to 1,000 phones in a second) */
 #define HUB_TALLY_HZ 10                /* tally ticks per second (connections coming and going, the console's
                                         * status); screens also get one after every commit that stored something */
 #define HUB_AUDIENCE_SENDS_PER_S 25000 /* tally sends per second to phones, in steps of HUB_ROTATION_MS (250

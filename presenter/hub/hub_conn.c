@@ -27,6 +27,8 @@
 
 /* Constant-time comparison of the presenter secret (length leaks nothing
  * useful: every candidate is compared over HUB_SECRET_MAX bytes). */
+#define HUB_CLOSE_TRY_AGAIN_LATER 1013 /* RFC 6455 7.4.1 (IANA): lws 4.1.6 names no such status */
+
 static int secret_ok(const char *want, const char *got) {
     unsigned char diff = 0;
     size_t wl = strlen(want), gl = strlen(got);
@@ -53,6 +55,12 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         return;
     }
     const char *token = m->has_token ? m->token : NULL;
+    if (token && room_token_issued(h->room, token) && hub_guard_resume_take(h->guard, token, fv_clock_coarse_ms())) {
+        h->resumes_refused++;
+        hub_status_soon(h);
+        hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "this phone reconnects too often: trying again shortly");
+        return;
+    }
     struct hub_op *op = hub_batch_add(h, c, HUB_OP_JOIN);
     if (!op) {
         hub_conn_error(c, -1, "busy", "server out of memory");
@@ -207,7 +215,7 @@ static void on_nick(struct hub *h, struct hub_conn *c, const struct hub_client_m
         return;
     }
     hub_conn_send_own(c, hub_msg_simple("nick_ok", "nick", kept));
-    if (quiz_ended(room_quiz(h->room))) hub_state_changed(h); /* the final screen's list changed */
+    if (quiz_ended(room_quiz(h->room))) hub_state_soon(h); /* the final screen's list changed */
 }
 
 /* Closes c with a close frame, from its writeable: lws sends the frame at
@@ -309,7 +317,6 @@ int hub_conn_total(const struct hub *h) {
     return h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
 }
 
-#define HUB_CLOSE_TRY_AGAIN_LATER 1013 /* RFC 6455 7.4.1 (IANA): lws 4.1.6 names no such status */
 #define HUB_CONN_OVERSHOOT 16          /* admitted beyond the cap while the phones making way close */
 
 /* The websockets screens and presenter pages may take that phones may not:

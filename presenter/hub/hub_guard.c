@@ -188,3 +188,9 @@ int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long lon
     for (int i = 0; i < 3; i++) e[i]->tokens -= 1;
     return 0;
 }
+
+int hub_guard_resume_take(struct hub_guard *g, const char *token, long long now) {
+    unsigned char key[16] = {0};
+    memcpy(key, token, strnlen(token, sizeof key));
+    return bucket_take(g, g->resume, HUB_GUARD_RESUME_SETS, key, HUB_RESUME_RATE, HUB_RESUME_BURST, now);
+}

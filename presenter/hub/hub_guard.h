@@ -19,6 +19,7 @@
 #define HUB_GUARD_SECRET_SETS 256      /* 1,024 addresses with a recent wrong secret */
 #define HUB_GUARD_HTTP_SETS 1024       /* 4,096 addresses with an HTTP bucket not yet full again */
 #define HUB_GUARD_VOTER_SETS 1024      /* 4,096 addresses (IPv6: /64 networks) that created voters lately */
+#define HUB_GUARD_RESUME_SETS 1024     /* 4,096 identities that said hello lately */
 
 /* A peer: its IPv6 address (IPv4 as ::ffff:a.b.c.d) and whether it is this
  * host talking to itself (the connection's two ends have the same address:
@@ -52,6 +53,7 @@ struct hub_guard {
     struct hub_guard_entry secret[HUB_GUARD_SECRET_SETS * HUB_GUARD_WAYS];
     struct hub_guard_entry http[HUB_GUARD_HTTP_SETS * HUB_GUARD_WAYS];
     struct hub_guard_entry voter[HUB_GUARD_VOTER_SETS * HUB_GUARD_WAYS];
+    struct hub_guard_entry resume[HUB_GUARD_RESUME_SETS * HUB_GUARD_WAYS];
 };
 
 /* Fills g (caller owns it) with a fresh random key. Returns 0, or -1 when
@@ -87,5 +89,11 @@ int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long
  * Returns 0, or -1 when p is over the cap. This host is never capped, and
  * nobody when voter_rate is 0. */
 int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
+
+/* Resumes: takes one from the bucket of token (its first 16 bytes; the
+ * room issued it: random), HUB_RESUME_RATE per s, burst HUB_RESUME_BURST,
+ * whatever the address (a phone changes networks). Returns 0, or -1 when
+ * the identity reconnects faster than that. */
+int hub_guard_resume_take(struct hub_guard *g, const char *token, long long now_ms);
 
 #endif

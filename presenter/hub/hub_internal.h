@@ -43,6 +43,7 @@ enum hub_timer_id {
     HUB_T_CLOSE,                   /* the voting timer closes the question (close_due) */
     HUB_T_SWEEP,                   /* the keepalive sweep (hub_conn.c) */
     HUB_T_FLUSH,                   /* hub_run's quit flush ends (HUB_QUIT_FLUSH_MS) */
+    HUB_T_STATE,                   /* a debounced state change goes out (hub_state_soon) */
     HUB_TIMERS
 };
 
@@ -51,6 +52,7 @@ enum hub_role { HUB_AUDIENCE, HUB_SCREEN, HUB_PRESENTER, HUB_NROLES };
 /* A serialized message shared by every connection that sends it. */
 struct hub_msg {
     int refs;
+    int is_state;                  /* a state: a newer one queued for a connection replaces it there */
     size_t len;
     unsigned char buf[];           /* LWS_PRE bytes of headroom, then len bytes */
 };
@@ -136,6 +138,7 @@ struct hub {
     long long origin_warned_ms;    /* when the console was last told of them (at most once a second) */
     struct hub_addrs addrs;        /* open audience websockets per address (hub_addrs.c) */
     unsigned long conns_refused;   /* upgrades refused: the address's share, or the room full */
+    unsigned long resumes_refused; /* hellos refused: one identity reconnecting too often (HUB_RESUME_RATE) */
     unsigned long conns_evicted;   /* phones that never said hello closed to make room */
     struct hub_voters voters;      /* per voter index its open connections (a phone back after a
                                     * wifi blip, or a second tab, while the old one lingers; hub_online.h) */

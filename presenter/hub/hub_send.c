@@ -17,6 +17,7 @@ struct hub_msg *hub_msg_new(char *json) {
     struct hub_msg *m = malloc(sizeof *m + LWS_PRE + n);
     if (m) {
         m->refs = 1;
+        m->is_state = 0;
         m->len = n;
         memcpy(m->buf + LWS_PRE, json, n);
     }
@@ -84,8 +85,28 @@ void hub_fanout_pump(struct hub *h) {
 
 int hub_fanout_busy(const struct hub *h) { return h->fanout.head != NULL; }
 
+unsigned hub_queue_drop_states(struct hub_msg *q[], unsigned cap, unsigned head, unsigned *len, int head_busy) {
+    unsigned kept = 0, dropped = 0;
+    for (unsigned i = 0; i < *len; i++) {
+        struct hub_msg *m = q[(head + i) % cap];
+        if (m->is_state && !(i == 0 && head_busy)) {
+            hub_msg_unref(m);
+            dropped++;
+        } else {
+            q[(head + kept++) % cap] = m;
+        }
+    }
+    *len = kept;
+    return dropped;
+}
+
 static int enqueue(struct hub_conn *c, struct hub_msg *m) {
     if (!m || c->close_code) return -1;
+    if (m->is_state && c->qlen) { /* one pending state per connection: the newest */
+        unsigned len = c->qlen;
+        hub_queue_drop_states(c->q, HUB_CONN_QUEUE, c->qhead, &len, c->q_off > 0);
+        c->qlen = (unsigned char)len;
+    }
     if (c->qlen == HUB_CONN_QUEUE) {
         hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too slow: messages piled up");
         return -1;

@@ -17,6 +17,10 @@ struct hub_msg *hub_msg_new(char *json);        /* takes (frees) json; one refer
 void hub_msg_unref(struct hub_msg *m);
 void hub_conn_send(struct hub_conn *c, struct hub_msg *m); /* writes m now, or queues it (own reference) */
 int hub_conn_write_now(struct hub_conn *c, struct hub_msg *m); /* 1: written now; 0: must wait (see hub_send.c) */
+/* Removes from the ring q (cap places; *len messages from head) every
+ * state message, but the head when head_busy (partly written), keeping
+ * the others' order; their references are dropped. Returns how many. */
+unsigned hub_queue_drop_states(struct hub_msg *q[], unsigned cap, unsigned head, unsigned *len, int head_busy);
 void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m); /* queues m; writeable in a later fan-out chunk */
 struct hub_msg *hub_conn_dequeue(struct hub_conn *c); /* the head of c's queue, removed (c->qlen > 0); the
                                                        * caller unrefs it */

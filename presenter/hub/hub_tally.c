@@ -133,6 +133,20 @@ static void tally_tick(lws_sorted_usec_list_t *sul) {
     }
 }
 
+/* New state messages for every viewer, marked as states (hub_conn_send: a
+ * newer one replaces an older one still queued). 0, or -1. */
+static int state_views(struct hub *h) {
+    if (hub_build_views(h, hub_msg_state, h->bcast.state)) return -1;
+    for (int v = 0; v < ROOM_VIEWERS; v++) h->bcast.state[v]->is_state = 1;
+    return 0;
+}
+
+static void state_tick(lws_sorted_usec_list_t *sul) { hub_state_changed(hub_of_timer(sul, HUB_T_STATE)); }
+
+void hub_state_soon(struct hub *h) {
+    if (!hub_timer_armed(h, HUB_T_STATE)) hub_timer_in(h, HUB_T_STATE, state_tick, HUB_STATE_DEBOUNCE_MS);
+}
+
 void hub_status_soon(struct hub *h) {
     h->bcast.status_stale = 1;
     if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, 1000 / HUB_TALLY_HZ);
@@ -140,7 +154,7 @@ void hub_status_soon(struct hub *h) {
 
 /* The quiz changed: new state messages to everyone, a tally soon. */
 void hub_state_changed(struct hub *h) {
-    if (hub_build_views(h, hub_msg_state, h->bcast.state) == 0) {
+    if (state_views(h) == 0) {
         for (struct hub_conn *c = h->conns; c; c = c->next) {
             if (c->role == HUB_AUDIENCE)
                 hub_conn_send_later(c, h->bcast.state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
@@ -152,7 +166,7 @@ void hub_state_changed(struct hub *h) {
     hub_status_update(h, NULL);
 }
 
-int hub_tally_start(struct hub *h) { return hub_build_views(h, hub_msg_state, h->bcast.state); }
+int hub_tally_start(struct hub *h) { return state_views(h); }
 
 void hub_tally_free(struct hub *h) {
     hub_drop_views(h->bcast.tally);

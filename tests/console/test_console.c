@@ -481,11 +481,12 @@ static void test_render_names_connections_refused(void) {
     st.hub.conns_refused = 1200; /* as hub_snapshot reports a host filling the room */
     st.hub.conns_evicted = 37;
     st.hub.origin_refused = 4;
+    st.hub.resumes_refused = 280;
     sf = open_memstream(&screen, &slen);
     console_render(sf, &c.view, &st);
     fclose(sf);
     CHECK_CONTAINS(screen, "Connections refused: 1200 (an address's share taken, or the room full); 37 silent phones "
-                           "closed to make room; 4 from other sites' pages");
+                           "closed to make room; 4 from other sites' pages; 280 reconnects of one phone too often");
     free(screen);
     teardown(logf);
 }

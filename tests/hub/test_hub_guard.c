@@ -542,6 +542,64 @@ static void test_http_rate_is_configurable_and_can_be_off(void) {
     CHECK_INT(ok_off, 120);
 }
 
+/* One phone's identity reconnecting as fast as it can (issue 36, item 8:
+ * 300 resumes with one token in 158 ms were all served, each a read of the
+ * store and a state): the first HUB_RESUME_BURST get their welcome, the
+ * rest are closed 1013 with the reason; the identity resumes again after a
+ * second's rate; another phone and a new voter are unaffected. */
+static void test_one_identity_reconnecting_fast_is_held_to_its_rate(void) {
+    REQUIRE(start() == 0);
+    char err[256], token[ROOM_TOKEN_HEX + 1];
+    json_t *welcome = NULL;
+    struct wsc *w = fvr_phone("127.0.0.1", F.fx.port, "GUARD1", 1, NULL, T_MS, &welcome, err, sizeof err);
+    REQUIRE(w && welcome);
+    snprintf(token, sizeof token, "%s", json_string_value(json_object_get(welcome, "token")));
+    json_decref(welcome);
+    wsc_free(w);
+    struct wsc *other = fvr_phone("127.0.0.1", F.fx.port, "GUARD1", 1, NULL, T_MS, &welcome, err, sizeof err);
+    REQUIRE(other && welcome);
+    char other_token[ROOM_TOKEN_HEX + 1];
+    snprintf(other_token, sizeof other_token, "%s", json_string_value(json_object_get(welcome, "token")));
+    json_decref(welcome);
+    wsc_free(other);
+    int welcomed = 0, refused = 0, odd = 0;
+    long long t0 = check_mono_ms();
+    for (int i = 0; i < 300; i++) {
+        struct wsc *r = fvr_connect("127.0.0.1", F.fx.port, "fragvote-audience", T_MS, err, sizeof err);
+        REQUIRE(r);
+        if (fvr_hello(r, "GUARD1", 1, token, T_MS, NULL, err, sizeof err) == 0) welcomed++;
+        else if (wsc_closed(r) && wsc_close_code(r) == 1013 && strstr(wsc_close_reason(r), "reconnects too often"))
+            refused++;
+        else {
+            odd++;
+            fprintf(stderr, "  resume %d: %s (closed %d, %d)\n", i, err, wsc_closed(r), wsc_close_code(r));
+        }
+        wsc_free(r);
+    }
+    printf("300 resumes with one token in %lld ms: %d welcomed, %d refused 1013\n", check_mono_ms() - t0, welcomed,
+           refused);
+    CHECK_INT(odd, 0);
+    CHECK(welcomed >= HUB_RESUME_BURST && welcomed <= HUB_RESUME_BURST + 3); /* + the rate during the loop */
+    CHECK_INT(welcomed + refused, 300);
+    struct wsc *o = fvr_phone("127.0.0.1", F.fx.port, "GUARD1", 1, other_token, T_MS, NULL, err, sizeof err);
+    CHECK(o != NULL); /* another identity: unaffected */
+    wsc_free(o);
+    struct wsc *fresh = fvr_phone("127.0.0.1", F.fx.port, "GUARD1", 1, NULL, T_MS, NULL, err, sizeof err);
+    CHECK(fresh != NULL); /* a new voter from the same address: unaffected */
+    wsc_free(fresh);
+    usleep(1000000 / HUB_RESUME_RATE + 100000);
+    struct wsc *back = fvr_phone("127.0.0.1", F.fx.port, "GUARD1", 1, token, T_MS, &welcome, err, sizeof err);
+    CHECK(back != NULL); /* the identity itself, at its rate */
+    if (welcome) CHECK_STR(json_string_value(json_object_get(welcome, "token")), token);
+    json_decref(welcome);
+    wsc_free(back);
+    struct hub_status st;
+    usleep(2 * 1000000 / HUB_TALLY_HZ);
+    hub_snapshot(F.fx.hub, &st);
+    CHECK_INT((int)st.resumes_refused, refused); /* the console's "Connections refused" line counts them */
+    stop();
+}
+
 int main(void) {
     if (!getenv("FRAGVOTE_SRC")) SKIP_ALL("run through ctest (FRAGVOTE_SRC unset)");
     signal(SIGPIPE, SIG_IGN);
@@ -552,5 +610,6 @@ int main(void) {
     RUN(test_many_addresses_are_held_to_the_room_ceiling_and_the_laptop_gets_in);
     RUN(test_http_flood_from_one_address_is_refused_while_others_load_pages);
     RUN(test_http_rate_is_configurable_and_can_be_off);
+    RUN(test_one_identity_reconnecting_fast_is_held_to_its_rate);
     return check_summary();
 }

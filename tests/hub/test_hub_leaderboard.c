@@ -215,10 +215,65 @@ static void test_on_top_ten_by_score_cleaned_and_capped(void) {
     hubfix_stop(&F);
 }
 
+/* After the end, a burst of nickname changes (issue 36, item 8: 10 voters x
+ * 10 changes re-sent the whole state to every phone 100 times) reaches the
+ * phones as a few states, the last of which lists the newest nicknames. */
+static void test_nickname_burst_after_the_end_is_one_state(void) {
+    REQUIRE(start(1) == 0);
+    char err[256];
+    enum { N = 10, CHANGES = LEADERBOARD_NICK_SETS_MAX - 1 };
+    struct wsc *ph[N + 1];
+    for (int i = 0; i <= N; i++) {
+        ph[i] = fvr_phone("127.0.0.1", F.port, "BOARDS", 1, NULL, T_MS, NULL, err, sizeof err);
+        REQUIRE(ph[i]);
+    }
+    struct wsc *watcher = ph[N]; /* joined, never votes, reads everything */
+    struct wsc *p = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
+    REQUIRE(p);
+    int yes[N], no[N];
+    for (int i = 0; i < N; i++) yes[i] = 1, no[i] = 0;
+    REQUIRE(play(p, ph, N, yes, no) == 0);
+    json_t *fin = fvr_final_state(watcher, T_MS);
+    REQUIRE(fin);
+    json_decref(fin);
+    drain(watcher);
+    size_t before = strlen(wsc_transcript(watcher));
+    for (int k = 0; k < CHANGES; k++)
+        for (int i = 0; i < N; i++) {
+            char msg[64];
+            snprintf(msg, sizeof msg, "{\"t\":\"nick\",\"nick\":\"V%d-%d\"}", i, k);
+            REQUIRE(wsc_send_text(ph[i], msg) == 0);
+        }
+    long long t0 = check_mono_ms();
+    int states = 0;
+    json_t *last = NULL, *x;
+    while (check_mono_ms() - t0 < 2500 && (x = wsc_recv_type(watcher, "state", 2600 - (int)(check_mono_ms() - t0)))) {
+        states++;
+        json_decref(last);
+        last = x;
+    }
+    printf("%d nickname changes after the end: the watcher got %d states (%zu bytes)\n", N * CHANGES, states,
+           strlen(wsc_transcript(watcher)) - before);
+    CHECK(states >= 1 && states <= 3);
+    REQUIRE(last);
+    char *lb = json_dumps(json_object_get(last, "leaderboard"), 0);
+    for (int i = 0; i < N; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "\"V%d-%d\"", i, CHANGES - 1);
+        CHECK_CONTAINS(lb, want);
+    }
+    free(lb);
+    json_decref(last);
+    for (int i = 0; i <= N; i++) wsc_close(ph[i], 1000);
+    wsc_close(p, 1000);
+    hubfix_stop(&F);
+}
+
 int main(void) {
     RUN(test_nick_clean_is_pure);
     RUN(test_nick_message_decodes);
     RUN(test_off_nicknames_are_refused_and_in_no_frame);
     RUN(test_on_top_ten_by_score_cleaned_and_capped);
+    RUN(test_nickname_burst_after_the_end_is_one_state);
     return check_summary();
 }

@@ -295,6 +295,36 @@ static void test_cap_passed_mid_read_still_closes_1009(void) {
     stop();
 }
 
+/* A message in 200 one-byte continuation frames (issue 36, item 8: cut
+ * with 1006, no close frame, instead of the documented 1008): past
+ * HUB_MSG_BURST frames the hub closes with 1008 "too many messages", the
+ * close frame intact whether the frames came in one segment (corked) or
+ * one by one. */
+static void test_200_one_byte_continuations_close_1008(void) {
+    REQUIRE(start() == 0);
+    int wrong = 0, rounds = 0;
+    for (int corked = 0; corked < 2; corked++)
+        for (int r = 0; r < 6; r++, rounds++) {
+            struct wsc *w = phone();
+            REQUIRE(w);
+            int on = 1, off = 0;
+            if (corked) setsockopt(wsc_fd(w), IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+            wsc_send_frame(w, WSC_TEXT, 0, "{", 1);
+            for (int i = 0; i < 200; i++) wsc_send_frame(w, WSC_CONT, 0, " ", 1);
+            if (corked) setsockopt(wsc_fd(w), IPPROTO_TCP, TCP_CORK, &off, sizeof off);
+            drain_until_closed(w, T_MS);
+            if (!wsc_closed(w) || wsc_close_code(w) != 1008 || !strstr(wsc_close_reason(w), "too many")) {
+                wrong++;
+                fprintf(stderr, "  %s, round %d: closed %d, code %d \"%s\"\n", corked ? "corked" : "one by one", r,
+                        wsc_closed(w), wsc_close_code(w), wsc_close_reason(w));
+            }
+            wsc_free(w);
+        }
+    printf("  200 one-byte continuations: %d of %d rounds without the 1008\n", wrong, rounds);
+    CHECK_INT(wrong, 0);
+    stop();
+}
+
 static void test_1mb_fragmented_and_binary_frames(void) {
     REQUIRE(start() == 0);
     struct wsc *p = open_question();
@@ -651,6 +681,7 @@ int main(void) {
     RUN(test_malformed_wrong_types_huge_numbers_unknown_types);
     RUN(test_1mb_fragmented_and_binary_frames);
     RUN(test_cap_passed_mid_read_still_closes_1009);
+    RUN(test_200_one_byte_continuations_close_1008);
     RUN(test_10000_messages_per_second_from_one_client);
     RUN(test_2000_connections_from_one_address);
     RUN(test_secret_throttled_and_never_sent_to_the_audience);
