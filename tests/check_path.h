@@ -98,6 +98,8 @@ static inline const char *check_path_leak(json_t *path, unsigned open_kinds) {
         if (f && json_object_get(e, "pieces")) return "an event's pieces";
         if (f && strcmp(w, "refused") && strcmp(w, "arrived") && strcmp(w, "silent")) return "an event that cut or stopped it";
         if (s && (!strcmp(w, "refused") || !strcmp(w, "arrived"))) return "a refused or arrived event";
+        if ((d || f) && !strcmp(w, "arrived")) return "an arrival (beside the link MTUs it tells DF or pieces)";
+        if (d && !strcmp(w, "passed")) return "how far it got whole";
         if ((d || f) && !strcmp(w, "silent")) return "a silent event";
     }
     return NULL;

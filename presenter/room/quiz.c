@@ -137,30 +137,55 @@ int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out) {
     return 0;
 }
 
-/* The path's fields each fact owns; `allowed` has bit 1 << kind for each
- * fact that may be shown. Everything else goes: ICMP messages, quotes, MTUs
- * learned from ICMP, how far it got, the text lines (a Frag Needed tells DF,
- * a Time Exceeded quote tells fragments). */
-static void path_view(struct probe_path *p, enum qkind kind, unsigned allowed) {
+/* A real path's nodes after its first gap are there because this packet's
+ * ICMP answer named them (probe_path_topology_real: TTL discovery's hops
+ * come first, unbroken): they go, with their events, and the gaps around
+ * them become one. A lab's path has no gap: unchanged. */
+static void path_nodes_before_the_send(struct probe_path *p) {
+    int gap = -1;
+    for (int i = 0; i < p->nnodes && gap < 0; i++)
+        if (p->node[i].role == PROBE_PATH_GAP) gap = i;
+    if (gap < 0) return;
+    int map[PROBE_PATH_NODES_MAX], n = gap + 1;
+    for (int i = 0; i <= gap; i++) map[i] = i;
+    for (int i = gap + 1; i < p->nnodes; i++) {
+        map[i] = -1;
+        if (p->node[i].role == PROBE_PATH_TARGET) {
+            map[i] = n;
+            p->node[n++] = p->node[i];
+        }
+    }
+    for (int i = gap; i + 1 < n; i++) p->link[i] = (struct probe_path_link){0, PROBE_PATH_MTU_NONE};
+    int k = 0;
+    for (int i = 0; i < p->nevents; i++)
+        if (map[p->ev[i].node] >= 0) {
+            p->ev[k] = p->ev[i];
+            p->ev[k++].node = map[p->ev[i].node];
+        }
+    p->nevents = k;
+    p->nnodes = n;
+}
+
+void quiz_path_view(struct probe_path *p, enum qkind kind, unsigned allowed) {
     int sent = allowed & (1u << QKIND_SENT), df = allowed & (1u << QKIND_DF), frag = allowed & (1u << QKIND_FRAGMENTED);
     snprintf(p->view, sizeof p->view, "%s", allowed ? qkind_name(kind) : "topology");
     p->shown = (sent ? PROBE_PATH_SHOW_LEFT | PROBE_PATH_SHOW_ERROR : 0u) | (df ? PROBE_PATH_SHOW_DF : 0u) |
                (frag ? PROBE_PATH_SHOW_PIECES : 0u);
+    p->reached = -1;
     for (int i = 0; i + 1 < p->nnodes; i++)
         if (p->link[i].from == PROBE_PATH_MTU_ICMP) p->link[i] = (struct probe_path_link){0, PROBE_PATH_MTU_NONE};
+    path_nodes_before_the_send(p);
     int n = 0;
     for (int i = 0; i < p->nevents; i++) {
         struct probe_path_event e = p->ev[i];
         int keep = 0;
         switch (e.what) {
-        case PROBE_PATH_REFUSED: keep = sent; e.shown = PROBE_PATH_EV_ICMP; break;
-        case PROBE_PATH_FRAGMENTED: case PROBE_PATH_REASSEMBLED: case PROBE_PATH_PASSED: keep = frag; e.shown = 0; break;
-        case PROBE_PATH_ARRIVED:
-            keep = frag || sent;
-            e.shown = 0;
-            e.icmp = PROBE_PATH_ICMP_NONE;
-            if (!frag) e.pieces.n = -1;
-            break;
+        case PROBE_PATH_REFUSED: keep = sent && e.node == 0; e.shown = PROBE_PATH_EV_ICMP; break;
+        /* Pieces made or joined by a router: only with "fragmented?" shown
+         * (DF=0 follows from the verdict itself). How far it got whole, and
+         * whether it arrived, can tell DF or fragments beside the link
+         * MTUs: never while one of them is open. */
+        case PROBE_PATH_FRAGMENTED: case PROBE_PATH_REASSEMBLED: keep = frag; e.shown = 0; break;
         default: break;
         }
         if (keep) p->ev[n++] = e;
@@ -176,7 +201,7 @@ int quiz_path(const struct quiz *q, int pos, struct probe_path *out) {
     *out = *p;
     int earlier_open;
     unsigned open = open_siblings(q, pos, &earlier_open);
-    if (open) path_view(out, x->info.kind, earlier_open ? 0u : 7u & ~open);
+    if (open) quiz_path_view(out, x->info.kind, earlier_open ? 0u : 7u & ~open);
     return 0;
 }
 

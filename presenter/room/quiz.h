@@ -106,6 +106,16 @@ int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out);
  * quote, no MTU learned from ICMP, no text. With an earlier question of the
  * test still open, nodes and links only ("topology"). */
 int quiz_path(const struct quiz *q, int pos, struct probe_path *out);
+/* Pure: cuts the full path p down to what the reveal of a question of
+ * `kind` may draw while others of its test are open (issue 36, item 2):
+ * `allowed` has bit 1 << k for each fact that may be shown (0: nodes and
+ * links only, "topology"). What stays is the same whatever the open facts'
+ * answers are: the nodes known before the send (a lab's, or TTL
+ * discovery's -- not a router that answered this packet), link MTUs not
+ * learned from ICMP, "left" and the host's own refusal (sent), the DF bit
+ * as it left (DF), the pieces that left and the routers that cut or joined
+ * them (fragmented); never an ICMP, a quote, an arrival or how far it got. */
+void quiz_path_view(struct probe_path *p, enum qkind kind, unsigned allowed);
 /* The truth as scoring sees it (score.h): unknown is SCORE_TRUTH_NONE. */
 enum score_truth quiz_score_truth(const struct quiz_truth *t);
 

@@ -26,6 +26,9 @@
  * answer" when probe_run could not give a result. The test fails on any
  * wrong answer or any case without an answer, and where a witness run is
  * under 95 % right. It prints the table docs/PROBE.md ("Real paths") keeps.
+ * Every run's path also gets issue 36 item 2's check: each partial picture
+ * (a reveal while siblings are open) is the same for every counterfactual
+ * answer of the open questions (check_path_view.h).
  * FRAGVOTE_REAL_PATHS=NAME plays one behaviour only.
  * Needs root (namespaces, raw sockets, tcpdump, nft). */
 #include <arpa/inet.h>
@@ -37,6 +40,7 @@
 
 #include "check.h"
 #include "check_lab.h"
+#include "check_path_view.h"
 #include "fragprobe.h"
 #include "pcap_truth.h"
 #include "truth_lab.h"
@@ -104,6 +108,7 @@ struct tally {
     double run_ms[BEHAVIOURS][RUNS]; /* wall time of each run's tests */
     double wall[BEHAVIOURS];
     int played[BEHAVIOURS];
+    int views[BEHAVIOURS], views_bad[BEHAVIOURS]; /* partial path views checked against counterfactuals (issue 36 item 2) */
 };
 static struct tally *tally;
 static pid_t players[BEHAVIOURS];
@@ -376,6 +381,15 @@ static int play_behaviour(int b) {
         enum verdict v = judge(&items[i], t1, ndumps, cap, &w, why, sizeof why);
         tally->table[b][items[i].run][v]++;
         if (v != V_NONE && !runs[items[i].run].real) predicted(b, &items[i], &w);
+        if (items[i].r.path.v) { /* every partial picture of this run's path: the same whatever the open answers */
+            unsigned asked = 1u << QKIND_SENT | 1u << QKIND_FRAGMENTED;
+            if (!probe_proto_is_v6(items[i].spec.proto)) asked |= 1u << QKIND_DF;
+            int bad = check_path_views_all(&items[i].r.path, asked, &tally->views[b]);
+            tally->views_bad[b] += bad;
+            if (bad) printf("  VIEW %s %s %s %s %d: %d partial views depend on an open answer\n", behaviours[b].name,
+                            runs[items[i].run].name, probe_proto_name(items[i].spec.proto),
+                            probe_mode_name(items[i].spec.mode), items[i].spec.size, bad);
+        }
         tally->run_ms[b][items[i].run] += (t1 < 1e17 ? t1 : truth_now()) * 1000 - items[i].t0 * 1000;
         if (v == V_RIGHT) continue;
         const struct probe_result *r = &items[i].r;
@@ -455,6 +469,12 @@ static void test_real_paths(void) {
         differ += a[A_DIFFER];
     }
     CHECK_INT(differ, 0);
+    int views = 0, views_bad = 0;
+    for (int b = 0; b < BEHAVIOURS; b++) views += tally->views[b], views_bad += tally->views_bad[b];
+    printf("\npartial path views checked against every counterfactual of their open facts: %d, %d depend on one\n",
+           views, views_bad);
+    CHECK(views > 0);
+    CHECK_INT(views_bad, 0);
 }
 
 int main(void) {
