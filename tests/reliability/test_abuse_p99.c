@@ -45,6 +45,8 @@
 #define GOOD_P99_MAX_MS 250       /* ... and its acks' p99 must stay under this with every abuse at once */
 #define GOOD_MAX_MS 1000          /* (one abuse alone: every ack within this) */
 #define GOOD_VOTES_MAX 4096
+#define WS_PER_ADDR 200           /* serve --ws-per-address here (the default, 3,000, is for NATed venues) */
+#define WS_PER_ADDR_S "200"
 #define PHASE_SLACK_MS 3000       /* a deadline of the server, plus this, is when a test gives up on it */
 
 /* ---- the real server ---- */
@@ -70,6 +72,7 @@ static int serve_start(const char *name, long nofile, int poll) {
     unlink(S.db);
     char *argv[] = {(char *)S.bin, "serve", "--db", S.db, "--port", "0", "--bind", "127.0.0.1", "--no-qr",
                     "--target", "127.0.0.1", "--room", ROOM, "--secret", SECRET, "--script", S.script,
+                    "--leaderboard", "--ws-per-address", WS_PER_ADDR_S,
                     poll ? "--poll" : NULL, NULL};
     S.pid = fork();
     if (S.pid == 0) {
@@ -549,6 +552,134 @@ static void abuse_voter_minting(struct abuse *a) {
              busy);
 }
 
+/* Issue 36, item 4: one address filling the room with joined phones
+ * (hello, then holding the websocket, answering pings): it gets its share,
+ * WS_PER_ADDR, and the rest are refused at the upgrade. */
+static void abuse_connection_fill(struct abuse *a) {
+    enum { WANT = WS_PER_ADDR + 50 };
+    static struct wsc *held[WANT];
+    int n = 0;
+    long refused = 0;
+    while (!abuse_stopping() && n + refused < WANT) {
+        char err[256];
+        a->attempts++;
+        struct wsc *w = wsc_connect("127.0.0.1", S.port, "/", "fragvote-audience", "127.0.0.12", 2000, err, sizeof err);
+        if (w && fvr_hello(w, ROOM, 1, NULL, 2000, NULL, err, sizeof err) == 0) held[n++] = w;
+        else {
+            if (w) wsc_free(w);
+            refused++;
+        }
+    }
+    a->held = n;
+    if (n > WS_PER_ADDR) abuse_fail(a, "one address holds %d phone websockets (its share: %d)", n, WS_PER_ADDR);
+    snprintf(a->note, sizeof a->note, "%d held, %ld refused (share %d)", n, refused, WS_PER_ADDR);
+    while (!abuse_stopping()) usleep(20000);
+    for (int i = 0; i < n; i++) wsc_free(held[i]);
+}
+
+/* Issue 36, item 6: 29 addresses guessing the presenter secret every 60 ms
+ * (short guesses: the room-wide ceiling counts them); meanwhile `present`'s
+ * way in -- the long secret from yet another address -- must still work. */
+struct guess_arg {
+    struct abuse *a;
+    int src;
+    atomic_long tries;
+};
+
+static void *guesser(void *arg) {
+    struct guess_arg *g = arg;
+    char src[32];
+    snprintf(src, sizeof src, "127.0.0.%d", g->src);
+    struct wsc *w = NULL;
+    while (!abuse_stopping()) {
+        char err[256];
+        if (!w && !(w = wsc_connect("127.0.0.1", S.port, "/", "fragvote-presenter", src, 2000, err, sizeof err))) {
+            usleep(60000);
+            continue;
+        }
+        if (wsc_send_json(w, "{s:s, s:s}", "t", "auth", "secret", "guess") < 0) {
+            wsc_free(w);
+            w = NULL;
+            continue;
+        }
+        atomic_fetch_add(&g->tries, 1);
+        json_t *m = wsc_recv_type(w, "error", 1000);
+        json_decref(m);
+        if (wsc_closed(w)) {
+            wsc_free(w);
+            w = NULL;
+        }
+        usleep(60000);
+    }
+    if (w) wsc_free(w);
+    return NULL;
+}
+
+static void abuse_secret_guessing(struct abuse *a) {
+    enum { G = 29 };
+    static struct guess_arg g[G];
+    pthread_t th[G];
+    for (int i = 0; i < G; i++) {
+        g[i].a = a;
+        g[i].src = 60 + i;
+        atomic_store(&g[i].tries, 0);
+        pthread_create(&th[i], NULL, guesser, &g[i]);
+    }
+    int in = 0, tries = 0, throttled = 0, unreachable = 0;
+    while (!abuse_stopping()) {
+        usleep(1000000);
+        if (abuse_stopping()) break;
+        char err[256];
+        struct wsc *p = wsc_connect("127.0.0.1", S.port, "/", "fragvote-presenter", "127.0.0.59", 2000, err, sizeof err);
+        json_t *m = NULL;
+        if (p && wsc_send_json(p, "{s:s, s:s}", "t", "auth", "secret", SECRET) == 0)
+            m = wsc_recv_types(p, "auth_ok", "error", 2000);
+        const char *t = m ? json_string_value(json_object_get(m, "t")) : NULL;
+        const char *code = m ? json_string_value(json_object_get(m, "code")) : NULL;
+        if (!t) unreachable++; /* no answer at all: the open-files exhaustion beside it, not the guessing */
+        else {
+            tries++;
+            if (!strcmp(t, "auth_ok")) in++;
+            else if (code && !strcmp(code, "throttled")) throttled++;
+        }
+        json_decref(m);
+        if (p) wsc_free(p);
+    }
+    for (int i = 0; i < G; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < G; i++) a->attempts += atomic_load(&g[i].tries);
+    a->held = in;
+    if (!tries || in < tries)
+        abuse_fail(a, "the presenter with the secret got in %d of %d answered tries (%d throttled) while %d addresses guessed",
+                   in, tries, throttled, G);
+    snprintf(a->note, sizeof a->note, "%d guessers; the presenter (another address) got in %d of %d (%d unanswered: no room)",
+             G, in, tries, unreachable);
+}
+
+/* Issue 36, item 8: voters changing their nicknames as fast as the rate cap
+ * lets them (serve --leaderboard), past LEADERBOARD_NICK_SETS_MAX (refused
+ * then), new voters coming in to go on. */
+static void abuse_nickname_burst(struct abuse *a) {
+    while (!abuse_stopping()) {
+        char err[256];
+        struct wsc *w = wsc_connect("127.0.0.1", S.port, "/", "fragvote-audience", "127.0.0.13", 2000, err, sizeof err);
+        if (!w || fvr_hello(w, ROOM, 1, NULL, 2000, NULL, err, sizeof err)) {
+            if (w) wsc_free(w);
+            usleep(100000);
+            continue;
+        }
+        if (fvr_vote(w, 1, 0, 1, 2000, NULL) == 0) a->held++; /* a voter: its nickname goes on the board */
+        for (int k = 0; k < 15 && !abuse_stopping(); k++) {
+            a->attempts++;
+            if (wsc_send_json(w, "{s:s, s:s}", "t", "nick", "nick", k % 2 ? "spam-a" : "spam-b") < 0) break;
+            json_t *m = wsc_recv_types(w, "nick_ok", "error", 2000);
+            json_decref(m);
+            usleep(50000);
+        }
+        wsc_free(w);
+    }
+    snprintf(a->note, sizeof a->note, "%ld nickname changes from %ld voters", a->attempts, a->held);
+}
+
 static struct abuse abuses[] = {
     {"CONNECT then silence", abuse_connect_silent, 0, 0, 0, "", ""},
     {"POST trickling its body", abuse_post_trickle, 0, 0, 0, "", ""},
@@ -562,6 +693,9 @@ static struct abuse abuses[] = {
     {"HTTP keep-alive flood (127.0.0.2)", abuse_http_flood, 0, 0, 0, "", ""},
     {"open-files exhaustion", abuse_fd_exhaustion, 0, 0, 0, "", ""},
     {"voter minting (127.0.0.11)", abuse_voter_minting, 0, 0, 0, "", ""},
+    {"connection fill (127.0.0.12)", abuse_connection_fill, 0, 0, 0, "", ""},
+    {"secret guessing (29 addresses)", abuse_secret_guessing, 0, 0, 0, "", ""},
+    {"nickname burst (127.0.0.13)", abuse_nickname_burst, 0, 0, 0, "", ""},
 };
 #define NABUSES ((int)(sizeof abuses / sizeof abuses[0]))
 
