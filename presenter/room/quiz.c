@@ -40,7 +40,7 @@ struct quiz *quiz_new(const struct deck *d, char *err, size_t errlen) {
     int nt = d->ntests < DECK_TESTS_MAX ? d->ntests : DECK_TESTS_MAX;
     for (int t = 0; t < nt; t++) {
         q->tests[t] = d->tests[t];
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < QKIND_N; k++) {
             if (!d->tests[t].ask[k] || q->n >= QUIZ_QUESTIONS_MAX) continue;
             struct quiz_qinfo *i = &q->q[q->n].info;
             i->position = q->n;

@@ -25,7 +25,7 @@
 #include "qkind.h"
 #include "score.h"
 
-#define QUIZ_QUESTIONS_MAX (DECK_TESTS_MAX * 3)
+#define QUIZ_QUESTIONS_MAX (DECK_TESTS_MAX * QKIND_N) /* a question per kind of each test */
 #define QUIZ_TEXT_MAX 256
 
 enum quiz_state { QUIZ_PENDING, QUIZ_VOTING, QUIZ_CLOSED, QUIZ_MEASURED, QUIZ_REVEALED, QUIZ_SKIPPED };

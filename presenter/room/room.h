@@ -28,7 +28,7 @@
 #define ROOM_ASKS_MAX 64           /* measurements asked of the prober and not answered yet */
 #define ROOM_BUSY_LIVE_MS 200      /* the room's own writes wait this long for a database another
                                     * process holds (the live timeout its owner sets on the store;
-                                    * room.c asserts it is db.h's DB_BUSY_LIVE_MS) */
+                                    * room_write.c asserts it is db.h's DB_BUSY_LIVE_MS) */
 
 struct room_info {
     const char *title;             /* NULL: the deck's title */

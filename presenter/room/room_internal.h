@@ -1,0 +1,47 @@
+/* The room's own state, shared by its parts and seen by no caller (room.h
+ * keeps struct room opaque): room.c (lifecycle, resume, actions, the
+ * persistence of transitions, a remote prober's deck), room_token.c,
+ * room_voter.c, room_prober.c and room_write.c. Each part keeps its state
+ * in its own struct here (struct room_voters, struct room_prober). */
+#ifndef FRAGVOTE_ROOM_INTERNAL_H
+#define FRAGVOTE_ROOM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "room.h"
+#include "room_prober.h"
+#include "room_voter.h"
+
+/* The batch of room_batch_* open (room_write.c): its votes, counted once committed. */
+struct room_batch {
+    int open;
+    int first_new;              /* voters at or above this index were created in the batch */
+    struct room_batch_vote { int voter, pos, yes; } *pend;
+    int npend, cappend;
+};
+
+struct room {
+    struct db *db;
+    struct quiz *quiz;
+    int64_t session_id, live_set;
+    char code[ROOM_CODE_LEN + 1];
+    unsigned char token_key[ROOM_TOKEN_KEY_BYTES]; /* authenticates the voter tokens (stored with the session) */
+    char title[DECK_TEXT_MAX];
+    int nq;
+    int64_t qid[QUIZ_QUESTIONS_MAX];
+    enum quiz_state saved_state[QUIZ_QUESTIONS_MAX]; /* as last written to the db */
+    unsigned char saved_measuring[QUIZ_QUESTIONS_MAX]; /* likewise: a measurement asked, not answered */
+    unsigned char reask[QUIZ_QUESTIONS_MAX]; /* resumed with a measurement in flight: ask the next prober again */
+    int saved_cursor;
+    struct room_prober pr;      /* measurements: the room side of the prober seam (room_prober.c) */
+    struct room_voters voters;  /* the voter table (room_voter.c) */
+    struct room_batch batch;    /* the group commit in one step (room_write.c) */
+};
+
+/* room.c: writes every question state that differs from the stored one,
+ * whether each is measuring, and the cursor. 0, or -1 with err (the states
+ * that could be written are). */
+int room_persist(struct room *r, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,211 @@
+/* The room's group commit (room.h): the one "may vote" rule, the batch in
+ * one step (room_batch_*) and in three (room_write_plan/run/apply, the SQL
+ * on the hub's store thread). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_ckpt.h"
+#include "db_hub.h"
+#include "fv_err.h"
+#include "room_internal.h"
+
+/* room.h keeps the store out of its includers' reach, so it spells the live
+ * busy timeout itself; it is the store's. */
+_Static_assert(ROOM_BUSY_LIVE_MS == DB_BUSY_LIVE_MS, "the room's live busy timeout is db.h's DB_BUSY_LIVE_MS");
+
+int room_vote_check(const struct room *r, long long pos, char *err, size_t errlen) {
+    const struct quiz *q = r->quiz;
+    struct quiz_qinfo i;
+    if (pos < 0 || pos >= quiz_count(q) || quiz_get(q, (int)pos, &i))
+        return fv_fail(err, errlen, "there is no question %lld", pos + (pos < LLONG_MAX));
+    if (i.state != QUIZ_VOTING || quiz_ended(q) || pos != quiz_cursor(q))
+        return fv_fail(err, errlen, "question %lld is %s, not open for voting", pos + 1, quiz_state_name(i.state));
+    return 0;
+}
+
+/* ---- the batch in one step ---- */
+
+int room_batch_begin(struct room *r, char *err, size_t errlen) {
+    if (r->batch.open) return fv_fail(err, errlen, "a batch is already open");
+    if (db_begin(r->db, err, errlen)) return -1;
+    r->batch.open = 1;
+    r->batch.first_new = r->voters.n;
+    r->batch.npend = 0;
+    return 0;
+}
+
+int room_batch_join(struct room *r, const char *token, char *err, size_t errlen) {
+    if (!room_token_issued(r, token)) return fv_fail(err, errlen, "not a voter token of this room");
+    char hash[65];
+    db_token_hash(token, hash);
+    int i = room_voter_find_hash(&r->voters, hash);
+    if (i >= 0) return i;
+    if (r->voters.n >= ROOM_VOTERS_MAX) return fv_fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX);
+    int64_t id = db_voter_add(r->db, r->session_id, hash, err, errlen); /* the room knows every voter */
+    if (id < 0) return -1;
+    i = room_voter_add(&r->voters, r->nq, id, hash);
+    if (i < 0) return fv_fail(err, errlen, "out of memory adding a voter");
+    return i;
+}
+
+int room_batch_vote(struct room *r, int voter, int pos, int yes, char *err, size_t errlen) {
+    if (voter < 0 || voter >= r->voters.n) return fv_fail(err, errlen, "unknown voter"), 1;
+    if (room_vote_check(r, pos, err, errlen)) return 1;
+    enum db_vote_result v = db_vote_put(r->db, r->qid[pos], r->voters.v[voter].id, yes ? 1 : 0, err, errlen);
+    if (v == DB_VOTE_ERROR) return -1;
+    if (v == DB_VOTE_REFUSED) return 1;
+    struct room_batch *b = &r->batch;
+    if (b->npend == b->cappend) {
+        int cap = b->cappend ? b->cappend * 2 : 256;
+        struct room_batch_vote *p = realloc(b->pend, sizeof *p * (size_t)cap);
+        if (!p) return fv_fail(err, errlen, "out of memory"), -1;
+        b->pend = p;
+        b->cappend = cap;
+    }
+    b->pend[b->npend++] = (struct room_batch_vote){voter, pos, yes ? 1 : 0};
+    return 0;
+}
+
+int room_batch_commit(struct room *r, char *err, size_t errlen) {
+    struct room_batch *b = &r->batch;
+    if (!b->open) return fv_fail(err, errlen, "no batch open");
+    b->open = 0;
+    if (db_commit(r->db, err, errlen)) {
+        db_rollback(r->db);
+        room_voter_drop_from(&r->voters, b->first_new);
+        b->npend = 0;
+        return -1;
+    }
+    for (int i = 0; i < b->npend; i++) {
+        struct room_batch_vote *p = &b->pend[i];
+        signed char *cur = &r->voters.v[p->voter].votes[p->pos];
+        if (*cur == p->yes) continue;
+        quiz_vote_apply(r->quiz, p->pos, *cur, p->yes);
+        *cur = (signed char)p->yes;
+    }
+    b->npend = 0;
+    return 0;
+}
+
+/* ---- the group commit on a store thread ---- */
+
+int room_write_plan(struct room *r, struct room_write *w, int voter, const char *token, int pos, int yes,
+                    int new_in_batch, char *err, size_t errlen) {
+    memset(w, 0, sizeof *w);
+    w->pos = pos;
+    w->yes = yes ? 1 : 0;
+    if (voter < 0 && token) { /* hashed once: the store and room_write_apply use w->hash */
+        db_token_hash(token, w->hash);
+        voter = room_voter_find_hash(&r->voters, w->hash);
+    }
+    w->voter = voter;
+    if (voter < 0) {
+        if (!token || !room_token_issued(r, token)) return fv_fail(err, errlen, "not a voter token of this room"), 1;
+        if (r->voters.n + new_in_batch >= ROOM_VOTERS_MAX)
+            return fv_fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX), 1;
+    } else if (voter >= r->voters.n) {
+        return fv_fail(err, errlen, "unknown voter"), 1;
+    } else {
+        w->voter_id = r->voters.v[voter].id;
+    }
+    if (room_vote_check(r, pos, err, errlen)) return 1;
+    w->qid = r->qid[pos];
+    return 0;
+}
+
+/* A batch may carry a new voter's first vote twice (the phone changed it
+ * within the batch, or two tabs share the token), and the voters table
+ * does not keep tokens unique (schema 6): the room does. first[i] is the
+ * earliest write of the batch with w[i]'s hash, i itself for the first,
+ * -1 for a known voter. An open-addressing table over the batch: linear,
+ * not a comparison of every pair. 0, or -1 (out of memory). */
+static int link_new_voters(const struct room_write *w, int n, int *first) {
+    unsigned size = 16;
+    while (size < 2u * (unsigned)n) size *= 2;
+    int *slot = malloc(sizeof *slot * size);
+    if (!slot) return -1;
+    for (unsigned s = 0; s < size; s++) slot[s] = -1;
+    for (int i = 0; i < n; i++) {
+        first[i] = -1;
+        if (w[i].voter_id) continue;
+        unsigned s = room_voter_hash_prefix(w[i].hash) & (size - 1);
+        while (slot[s] >= 0 && strcmp(w[slot[s]].hash, w[i].hash)) s = (s + 1) & (size - 1);
+        if (slot[s] < 0) slot[s] = i;
+        first[i] = slot[s];
+    }
+    free(slot);
+    return 0;
+}
+
+/* room_write_run's transaction. */
+static int write_run(struct room *r, struct room_write *w, int n, char *err, size_t errlen) {
+    int *first = malloc(sizeof *first * (size_t)(n > 0 ? n : 1));
+    if (!first || link_new_voters(w, n, first)) {
+        free(first);
+        return fv_fail(err, errlen, "out of memory planning the batch's new voters");
+    }
+    if (db_begin(r->db, err, errlen)) {
+        free(first);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        struct room_write *x = &w[i];
+        x->err[0] = 0;
+        x->new_id = x->voter_id;
+        if (first[i] == i) {
+            x->new_id = db_voter_add(r->db, r->session_id, x->hash, x->err, sizeof x->err);
+        } else if (first[i] >= 0) { /* the same new voter as an earlier write of this batch */
+            const struct room_write *f = &w[first[i]];
+            x->new_id = f->new_id;
+            if (x->new_id < 0) memcpy(x->err, f->err, sizeof x->err); /* f is earlier in w: never x */
+        }
+        if (x->new_id < 0) {
+            x->result = -1;
+            continue;
+        }
+        enum db_vote_result v = db_vote_put(r->db, x->qid, x->new_id, x->yes, x->err, sizeof x->err);
+        x->result = v == DB_VOTE_OK ? 0 : v == DB_VOTE_REFUSED ? 1 : -1;
+    }
+    free(first);
+    if (db_commit(r->db, err, errlen)) {
+        db_rollback(r->db);
+        return -1;
+    }
+    return 0;
+}
+
+int room_write_run(struct room *r, struct room_write *w, int n, int wait_ms, char *err, size_t errlen) {
+    db_set_busy_timeout(r->db, wait_ms);
+    int rc = write_run(r, w, n, err, errlen);
+    db_set_busy_timeout(r->db, ROOM_BUSY_LIVE_MS);
+    return rc;
+}
+
+int room_write_checkpoints_apart(struct room *r, char *err, size_t errlen) {
+    return db_ckpt_start(r->db, err, errlen);
+}
+
+int room_write_apply(struct room *r, struct room_write *w, int n, char *err, size_t errlen) {
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        struct room_write *x = &w[i];
+        /* A new voter is in memory once its row is committed, even if its
+         * vote was refused: the room is what keeps a token to one voter. */
+        if (x->voter < 0 && x->new_id > 0) {
+            if ((x->voter = room_voter_find_hash(&r->voters, x->hash)) < 0 &&
+                (x->voter = room_voter_add(&r->voters, r->nq, x->new_id, x->hash)) < 0) {
+                rc = fv_fail(err, errlen, "out of memory adding a voter (%s)",
+                             x->result ? "it is stored" : "the vote is stored");
+                x->result = -1;
+                continue;
+            }
+        }
+        if (x->result) continue;
+        signed char *cur = &r->voters.v[x->voter].votes[x->pos];
+        if (*cur == x->yes) continue;
+        quiz_vote_apply(r->quiz, x->pos, *cur, x->yes);
+        *cur = (signed char)x->yes;
+    }
+    return rc;
+}
