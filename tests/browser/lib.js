@@ -126,9 +126,9 @@ async function onFirstScreen(page, sels, label) {
   const vp = page.viewportSize();
   for (const sel of sels) {
     const b = await page.locator(sel).boundingBox();
-    check(b && b.y >= 0 && b.y + b.height <= vp.height && b.x + b.width <= vp.width,
+    check(b && b.y >= 0 && b.y + b.height <= vp.height && b.x >= 0 && b.x + b.width <= vp.width,
       `${label}: ${sel} is visible without scrolling at ${vp.width}x${vp.height}`,
-      b ? `box y=${Math.round(b.y)} h=${Math.round(b.height)}, page height ${await page.evaluate(() => document.documentElement.scrollHeight)}` : 'not rendered');
+      b ? `box x=${Math.round(b.x)} w=${Math.round(b.width)} y=${Math.round(b.y)} h=${Math.round(b.height)}, page ${await page.evaluate(() => document.documentElement.scrollWidth + 'x' + document.documentElement.scrollHeight)}` : 'not rendered');
   }
 }
 
@@ -141,6 +141,19 @@ async function fitsProjectors(pages, sels, label) {
     check(o[0] <= vp.width && o[1] <= vp.height, `${label}: the page fits the ${vp.width}x${vp.height} projector`,
       `content ${o[0]}x${o[1]}`);
     await onFirstScreen(page, sels, label);
+    /* Sideways too (issue 37, item 7): no element of the page reaches past
+     * the right edge, whatever clips it (a long deck title pushed the join
+     * panel and the question counter out while the page still "fit"). */
+    const out = await page.evaluate(() => {
+      const w = window.innerWidth, bad = [];
+      for (const el of document.querySelectorAll('body *')) {
+        if (!el.getClientRects().length || el.closest('[hidden]')) continue;
+        const r = el.getBoundingClientRect();
+        if (r.width > 0 && (r.right > w + 1 || r.left < -1)) bad.push(`${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : ''} ${Math.round(r.left)}..${Math.round(r.right)}`);
+      }
+      return bad;
+    });
+    check(out.length === 0, `${label}: nothing past the sides of the ${vp.width}x${vp.height} projector`, out.slice(0, 6).join(', '));
   }
 }
 

@@ -169,7 +169,7 @@ async function main(setAbort) {
       rec();
     });
     await shot(screen, 'screen-1-join');
-    await fitsProjectors(projectors, ['#banner', '#qr', '#code', '#qtext'], 'screen (join)');
+    await fitsProjectors(projectors, ['#banner', '#qr', '#url', '#code', '#qtext', '#qnum', '#title'], 'screen (join)');
     await axe(screen, 'screen (join)');
 
     /* 3. someone types a wrong room code on the bare URL: the join form is
@@ -443,7 +443,7 @@ async function main(setAbort) {
     await waitBanner(projectors, 'voting');
     await shot(screen, 'screen-2-voting');
     await shot(screen43, 'screen768-2-voting');
-    await fitsProjectors(projectors, ['#banner', '#qr', '#code', '#qtext', '.count'], 'screen (voting)');
+    await fitsProjectors(projectors, ['#banner', '#qr', '#url', '#code', '#qtext', '.count', '#qnum'], 'screen (voting)');
     await axe(A, 'phone (voting)');
     const openAt = frames.length;
     await vote('A', true);
