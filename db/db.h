@@ -79,8 +79,9 @@ struct db_session_row {
     char *title, *deck_json, *host, *kernel, *observer, *target, *lab_json, *room;
     int cursor;
     double started_at, ended_at; /* ended_at 0 while running */
-    int questions, voters;
+    int questions, voters;       /* voters: who joined, those a purge deleted included */
     double collective;           /* collective score 0..1, or -1 if no question scored */
+    double purged_at;            /* when its voters were last purged (db_session_purge), 0 never */
 };
 void db_session_row_free(struct db_session_row *row);
 /* Fills *out for one session; returns 0, or -1 (not found / error). */
@@ -88,6 +89,37 @@ int db_session_get(struct db *db, int64_t session_id, struct db_session_row *out
 /* Calls fn for every session, oldest first; stops early if fn returns non-zero. */
 int db_session_each(struct db *db, int (*fn)(const struct db_session_row *row, void *arg), void *arg,
                     char *err, size_t errlen);
+
+/* ---- retention (purge.c; docs/PRIVACY.md) ----
+ * A purge deletes a session's voters (their rows: the hash of each phone's
+ * token, when it joined) and the session's token key, and keeps every vote
+ * as an anonymous row (voter_id NULL): answer, time, changes, round. What
+ * the reports count per voter is kept first as numbers of the session: how
+ * many voters joined (db_session_row.voters, db_sscore.voters count them
+ * still) and the score distribution (report.h's db_report_dist). So every
+ * tally, score, export and replay of the session reads as before; only
+ * per-voter scores (db_voter_score) are gone. Only an ended session is
+ * purged: a running one's room holds its voters in memory. The deleted
+ * rows are overwritten (secure_delete) and the write-ahead log copied
+ * back and truncated, so the file no longer holds them. */
+struct db_purge {
+    int sessions;      /* sessions purged */
+    int voters;        /* voters deleted */
+    int running;       /* db_purge_before: sessions old enough that have not ended, left alone */
+    int scrubbed;      /* 1: the write-ahead log was emptied; 0: another connection (a running
+                          serve, a reader) kept part of it, which the next checkpoint overwrites */
+};
+/* Purges one session (again: then no voter is left to delete). 0 with *out;
+ * 1 refused: it has not ended (err says why); -1 no such session or an
+ * error (nothing changed). */
+int db_session_purge(struct db *db, int64_t session_id, struct db_purge *out, char *err, size_t errlen);
+#define DB_PURGE_BATCH 64 /* sessions chosen per query of db_purge_before */
+/* Purges every ended session that started before `before` (Unix seconds)
+ * and was never purged, oldest first, each in its own transaction; fn(id,
+ * voters deleted, arg) after each (NULL: none; non-zero stops). 0 with
+ * *out; -1 with err (the sessions purged until then stay purged). */
+int db_purge_before(struct db *db, double before, int (*fn)(int64_t id, int voters, void *arg), void *arg,
+                    struct db_purge *out, char *err, size_t errlen);
 
 /* ---- questions ---- */
 /* A question's kind (sent, df, fragmented) is qkind.h's enum qkind; its

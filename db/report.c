@@ -32,15 +32,13 @@
     X(sets, "SELECT s.id, s.kind, s.host, s.kernel, s.target, s.lab, s.created_at, "                  \
             "(SELECT count(*) FROM measurements m WHERE m.set_id = s.id) "                             \
             "FROM measurement_sets s WHERE s.session_id = ? ORDER BY s.id")                            \
-    /* The voter_score view's numbers, computed with the truths materialized  \
-     * once: the view re-derives a truth per vote (11 s for 720k votes; this   \
-     * takes under 2 s). tests/export checks both agree voter by voter. */     \
-    X(dist, "WITH t AS MATERIALIZED (SELECT question_id AS qid, truth FROM question_truth "            \
-            "WHERE session_id = ?1 AND truth IN ('yes', 'no')), "                                      \
-            "per AS (SELECT v.voter_id, sum((v.answer = 1) = (t.truth = 'yes')) AS correct "          \
-            "FROM votes v JOIN t ON t.qid = v.question_id GROUP BY v.voter_id) "                       \
-            "SELECT correct, count(*) FROM per GROUP BY correct ORDER BY correct")                     \
-    X(voters, "SELECT count(*) FROM voters WHERE session_id = ?")                                      \
+    /* The voter_score view's numbers for the voters still stored, and      \
+     * those a purge kept of its voters (purged_scores). */                   \
+    X(dist, DB_SQL_VOTER_CORRECT_S1                                                                    \
+            "SELECT correct, sum(n) FROM (SELECT correct, count(*) AS n FROM per GROUP BY correct "    \
+            "UNION ALL SELECT correct, voters FROM purged_scores WHERE session_id = ?1) "              \
+            "GROUP BY correct ORDER BY correct")                                                       \
+    X(voters, "SELECT " DB_SQL_VOTERS_OF_S1)                                                           \
     X(ids, "SELECT id FROM sessions ORDER BY id")
 
 struct db_report {

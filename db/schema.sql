@@ -264,3 +264,78 @@ CREATE VIEW voter_score AS
     LEFT JOIN votes v ON v.voter_id = vr.id
     LEFT JOIN question_truth qt ON qt.question_id = v.question_id AND qt.truth IN ('yes', 'no')
    GROUP BY vr.id;
+
+-- migration: 8
+-- Retention (issue 39, docs/PRIVACY.md): `fragvote sessions --purge` and
+-- `serve --retain DAYS` delete a session's voters (their token hashes) and
+-- keep its votes as anonymous rows, so every tally and score stays as it
+-- was. A vote's voter_id becomes NULL once its voter is purged (UNIQUE
+-- treats NULLs as distinct, so any number of anonymous votes per question);
+-- votes and round_votes are rebuilt for it (SQLite drops a NOT NULL only
+-- that way), with the views over votes dropped and made again unchanged.
+-- What per-voter numbers the reports show goes to the session first: the
+-- number of voters purged (sessions.purged_voters, added to the voters
+-- still there wherever voters are counted) and how many of them had k
+-- scored answers right (purged_scores: the score distribution). purged_at:
+-- when the last purge ran (NULL: never). db_open runs this with foreign
+-- keys off and checks them after.
+DROP VIEW voter_score;
+DROP VIEW question_score;
+CREATE TABLE votes_new (
+  id          INTEGER PRIMARY KEY,
+  question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+  voter_id    INTEGER REFERENCES voters(id) ON DELETE SET NULL, -- NULL: an anonymous vote (voter purged)
+  answer      INTEGER NOT NULL CHECK (answer IN (0, 1)),
+  voted_at    REAL NOT NULL,
+  changes     INTEGER NOT NULL DEFAULT 0, -- how often this voter changed this vote
+  UNIQUE (question_id, voter_id)
+);
+INSERT INTO votes_new(id, question_id, voter_id, answer, voted_at, changes)
+  SELECT id, question_id, voter_id, answer, voted_at, changes FROM votes;
+DROP TABLE votes;
+ALTER TABLE votes_new RENAME TO votes;
+CREATE INDEX votes_voter ON votes(voter_id);
+CREATE INDEX votes_question_answer ON votes(question_id, answer);
+CREATE TABLE round_votes_new (
+  id          INTEGER PRIMARY KEY,
+  question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+  voter_id    INTEGER REFERENCES voters(id) ON DELETE SET NULL, -- NULL: an anonymous vote (voter purged)
+  round       INTEGER NOT NULL CHECK (round = 1),  -- an earlier round; the final one is in votes
+  answer      INTEGER NOT NULL CHECK (answer IN (0, 1)),
+  voted_at    REAL NOT NULL,
+  changes     INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (question_id, voter_id, round)
+);
+INSERT INTO round_votes_new(id, question_id, voter_id, round, answer, voted_at, changes)
+  SELECT id, question_id, voter_id, round, answer, voted_at, changes FROM round_votes;
+DROP TABLE round_votes;
+ALTER TABLE round_votes_new RENAME TO round_votes;
+CREATE INDEX round_votes_voter ON round_votes(voter_id);
+CREATE VIEW question_score AS
+  SELECT t.question_id, t.session_id, t.yes, t.no, t.yes + t.no AS total, t.truth,
+         CASE WHEN t.yes + t.no = 0 THEN NULL
+              WHEN t.yes > t.no THEN 'yes' WHEN t.no > t.yes THEN 'no' ELSE 'tie' END AS majority,
+         CASE WHEN t.yes + t.no = 0 OR t.truth IS NULL OR t.truth = 'unknown' THEN NULL
+              WHEN t.yes = t.no THEN 0.5
+              WHEN (t.yes > t.no) = (t.truth = 'yes') THEN 1.0 ELSE 0.0 END AS correct,
+         CASE WHEN t.truth = 'yes' THEN t.yes WHEN t.truth = 'no' THEN t.no END AS correct_votes
+    FROM (SELECT qt.question_id, qt.session_id, qt.truth,
+                 (SELECT count(*) FROM votes v WHERE v.question_id = qt.question_id AND v.answer = 1) AS yes,
+                 (SELECT count(*) FROM votes v WHERE v.question_id = qt.question_id AND v.answer = 0) AS no
+            FROM question_truth qt) t;
+CREATE VIEW voter_score AS
+  SELECT vr.id AS voter_id, vr.session_id,
+         count(qt.truth) AS scored,
+         coalesce(sum(CASE WHEN (v.answer = 1) = (qt.truth = 'yes') THEN 1 ELSE 0 END), 0) AS correct
+    FROM voters vr
+    LEFT JOIN votes v ON v.voter_id = vr.id
+    LEFT JOIN question_truth qt ON qt.question_id = v.question_id AND qt.truth IN ('yes', 'no')
+   GROUP BY vr.id;
+ALTER TABLE sessions ADD COLUMN purged_at REAL;
+ALTER TABLE sessions ADD COLUMN purged_voters INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE purged_scores (
+  session_id  INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  correct     INTEGER NOT NULL,         -- scored answers right
+  voters      INTEGER NOT NULL,         -- purged voters who had that many right
+  PRIMARY KEY (session_id, correct)
+);

@@ -99,6 +99,7 @@ int db_sql_session_row(sqlite3_stmt *st, size_t max, struct db_session_row *row)
     row->ended_at = sqlite3_column_double(st, 11);
     row->questions = sqlite3_column_int(st, 12);
     row->voters = sqlite3_column_int(st, 13);
+    row->purged_at = sqlite3_column_double(st, 14);
     row->collective = -1;
     return 0;
 }

@@ -57,7 +57,7 @@ extern const char db_schema_sql[];
               "count(correct), coalesce(avg(correct), -1), "                                          \
               "coalesce(sum(CASE WHEN truth IN ('yes','no') THEN total END), 0), "                    \
               "coalesce(sum(correct_votes), 0), "                                                     \
-              "(SELECT count(*) FROM voters WHERE session_id = ?1) "                                  \
+              DB_SQL_VOTERS_OF_S1 " "                                                                 \
               "FROM question_score WHERE session_id = ?1")                                            \
     X(vscore, "SELECT (SELECT count(*) FROM votes WHERE voter_id = ?1), scored, correct "             \
               "FROM voter_score WHERE voter_id = ?1")
