@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_purge.h"
 #include "cli_summary.h"
 #include "cli_engine.h"
 #include "cli_scenario.h"
@@ -57,6 +58,34 @@ struct serve {
 
 /* ---- the deck ---- */
 
+/* Whether session id (row) had its voters purged: then it cannot go on (its
+ * room would start without them): says so, 1; else 0. */
+static int resume_purged(long long id, const struct db_session_row *row) {
+    if (row->purged_at <= 0) return 0;
+    fprintf(stderr,
+            "fragvote serve: session %lld had its voters purged (docs/PRIVACY.md), so it cannot go on; "
+            "`fragvote replay %lld` and `fragvote export %lld` still show it\n",
+            id, id, id);
+    return 1;
+}
+
+/* --retain DAYS: the voters of older sessions purged before the room opens;
+ * a session --resume continues must not be one of them. FV_EXIT_OK, or the
+ * exit code after saying why. */
+static int retain(struct serve *s) {
+    int code = cli_purge_older("serve", s->db, s->o.retain, stdout);
+    if (code != FV_EXIT_OK || !s->o.resume) return code;
+    char err[512];
+    struct db_session_row row;
+    if (db_session_get(s->db, s->o.resume, &row, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        return FV_EXIT_DB;
+    }
+    code = resume_purged(s->o.resume, &row) ? FV_EXIT_USAGE : FV_EXIT_OK;
+    db_session_row_free(&row);
+    return code;
+}
+
 /* The deck of this run: a resumed session's own (its deck, title and target;
  * hosted the same way, --prober) or --deck's or the built-in one; then
  * --title and --target. FV_EXIT_OK, or the exit code after saying why (the
@@ -69,6 +98,11 @@ static int load_deck(struct serve *s) {
         struct db_session_row row;
         if (db_session_get(s->db, s->o.resume, &row, err, sizeof err) < 0) {
             fprintf(stderr, "fragvote serve: cannot resume session %lld: %s\n", s->o.resume, err);
+            db_close(s->db);
+            return FV_EXIT_USAGE;
+        }
+        if (resume_purged(s->o.resume, &row)) {
+            db_session_row_free(&row);
             db_close(s->db);
             return FV_EXIT_USAGE;
         }
@@ -238,6 +272,7 @@ int cmd_serve(int argc, char **argv) {
     if (s.stop) goto cleanup;
 
     if (!s.db && (code = cli_store_open("serve", s.o.db, &s.db)) != FV_EXIT_OK) goto cleanup;
+    if (s.o.retain >= 0 && (code = retain(&s)) != FV_EXIT_OK) goto cleanup;
     struct room_info info = {.title = s.deck.title, .host = s.host, .kernel = s.kernel,
                              .observer = s.engine.observer_name, .target = s.engine.target, .lab_json = labjs,
                              .code = s.o.room};

@@ -1,10 +1,13 @@
-/* fragvote sessions: list the recorded sessions of a database. */
+/* fragvote sessions: list the recorded sessions of a database, rank them
+ * (--league), or delete their voters (--purge, docs/PRIVACY.md). */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_purge.h"
 #include "export.h"
 #include "export_text.h"
 #include "league.h"
@@ -14,21 +17,35 @@
 static void usage(FILE *out) {
     fprintf(out,
             "Usage: fragvote sessions [--league] [--db FILE]\n"
+            "       fragvote sessions --purge [--older-than DAYS | --session ID] [--db FILE]\n"
             "\n"
             "Lists the sessions recorded in the database: id, date, title, questions,\n"
             "voters and the collective score (share of scored questions the room's\n"
             "majority got right; see docs/SCORING.md).\n"
             "\n"
             "Options:\n"
-            "  --league    rank the rooms by collective score instead, with the RIPE 87\n"
-            "              audience (%s) as a reference row; sessions with\n"
-            "              no scored question or fewer than %d voters (solo games of\n"
-            "              fragvote play) are counted but not ranked\n"
-            "  --db FILE   the database (default ./%s); an older schema is migrated\n"
-            "  -h, --help  show this help\n"
+            "  --league        rank the rooms by collective score instead, with the RIPE 87\n"
+            "                  audience (%s) as a reference row; sessions with\n"
+            "                  no scored question or fewer than %d voters (solo games of\n"
+            "                  fragvote play) are counted but not ranked\n"
+            "  --purge         delete the voters of every ended session: each phone's token\n"
+            "                  hash and the session's token key go, and every vote stays\n"
+            "                  without its voter, so scores, tallies, measurements, replay,\n"
+            "                  export and the league read as before (docs/PRIVACY.md)\n"
+            "  --older-than DAYS\n"
+            "                  with --purge: only sessions that started more than DAYS days\n"
+            "                  ago (0..%d)\n"
+            "  --session ID    with --purge: only session ID\n"
+            "  --db FILE       the database (default ./%s); an older schema is\n"
+            "                  migrated\n"
+            "  -h, --help      show this help\n"
             "\n"
-            "Exit codes: 0 ok, 2 usage error, 7 database missing, unreadable or newer.\n",
-            LEAGUE_REF_SCORE, LEAGUE_MIN_VOTERS, EXPORT_DEFAULT_DB);
+            "A session that has not ended (running, or stopped by a crash) is never\n"
+            "purged: `fragvote serve --resume ID`, then quit, ends it.\n"
+            "\n"
+            "Exit codes: 0 ok, 1 --session ID has not ended, 2 usage error, 7 database\n"
+            "missing, unreadable or newer, or no session ID.\n",
+            LEAGUE_REF_SCORE, LEAGUE_MIN_VOTERS, CLI_PURGE_DAYS_MAX, EXPORT_DEFAULT_DB);
 }
 
 /* Copies at most cols bytes of s without cutting a UTF-8 sequence. */
@@ -121,28 +138,82 @@ static int unexpected(const char *arg) {
     return FV_EXIT_USAGE;
 }
 
+/* What --purge is asked to purge: every ended session (days -1, id 0), those
+ * older than days, or session id. */
+struct purge_ask {
+    int on;
+    long days;
+    long id;
+};
+
+static int purge(struct db *db, const struct purge_ask *pa) {
+    if (!pa->id) return cli_purge_older("sessions", db, pa->days < 0 ? 0 : pa->days, stdout);
+    char err[512];
+    struct db_purge p;
+    int rc = db_session_purge(db, pa->id, &p, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "fragvote sessions: %s\n", err);
+        return rc > 0 ? FV_EXIT_FAIL : FV_EXIT_DB;
+    }
+    cli_purge_line(stdout, pa->id, p.voters);
+    cli_purge_log_note(stdout, &p);
+    return FV_EXIT_OK;
+}
+
+/* The options: -1 go on, else the exit code (after saying why). */
+static int read_opts(int argc, char **argv, const char **path, int *league, struct purge_ask *pa) {
+    enum { O_LEAGUE = 256, O_DB, O_PURGE, O_OLDER, O_SESSION };
+    static const struct option opts[] = {{"league", no_argument, NULL, O_LEAGUE},
+                                         {"db", required_argument, NULL, O_DB},
+                                         {"purge", no_argument, NULL, O_PURGE},
+                                         {"older-than", required_argument, NULL, O_OLDER},
+                                         {"session", required_argument, NULL, O_SESSION},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    *pa = (struct purge_ask){0, -1, 0};
+    cli_opt_begin();
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c == O_LEAGUE) *league = 1;
+        else if (c == O_DB) *path = optarg;
+        else if (c == O_PURGE) pa->on = 1;
+        else if (c == O_OLDER) {
+            if (cli_opt_range("sessions", "older-than", optarg, 0, CLI_PURGE_DAYS_MAX, "days", &pa->days))
+                return FV_EXIT_USAGE;
+        } else if (c == O_SESSION) {
+            if (cli_opt_range("sessions", "session", optarg, 1, LONG_MAX, NULL, &pa->id)) return FV_EXIT_USAGE;
+        } else return unexpected(argv[optind - 1]); /* unknown, or an option without its value */
+    }
+    if (optind < argc) return unexpected(argv[optind]);
+    const char *bad = NULL;
+    if ((pa->days >= 0 || pa->id) && !pa->on) bad = "--older-than and --session go with --purge";
+    else if (pa->days >= 0 && pa->id) bad = "--purge takes --older-than DAYS or --session ID, not both";
+    else if (pa->on && *league) bad = "--purge and --league do not go together";
+    if (bad) {
+        fprintf(stderr, "fragvote sessions: %s\n", bad);
+        usage(stderr);
+        return FV_EXIT_USAGE;
+    }
+    return -1;
+}
+
 int cmd_sessions(int argc, char **argv) {
     if (cli_help(argc, argv, usage)) return FV_EXIT_OK;
     const char *path = EXPORT_DEFAULT_DB;
     int league = 0;
-    enum { O_LEAGUE = 256, O_DB };
-    static const struct option opts[] = {{"league", no_argument, NULL, O_LEAGUE},
-                                         {"db", required_argument, NULL, O_DB}, {NULL, 0, NULL, 0}};
-    int c;
-    cli_opt_begin();
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c == O_LEAGUE) league = 1;
-        else if (c == O_DB) path = optarg;
-        else return unexpected(argv[optind - 1]); /* unknown, or --db without its value */
-    }
-    if (optind < argc) return unexpected(argv[optind]);
+    struct purge_ask pa;
+    int orc = read_opts(argc, argv, &path, &league, &pa);
+    if (orc >= 0) return orc;
     char err[512];
     struct db *db;
     struct db_report *r;
-    int orc = cli_store_read("sessions", path, &db, &r);
+    orc = cli_store_read("sessions", path, &db, &r);
     if (orc) return orc;
     int64_t *ids;
     int n, rc = FV_EXIT_OK;
+    if (pa.on) {
+        rc = purge(db, &pa);
+        goto done;
+    }
     if (db_report_session_ids(r, &ids, &n, err, sizeof err)) {
         fprintf(stderr, "fragvote sessions: %s\n", err);
         rc = FV_EXIT_DB;

@@ -19,7 +19,7 @@ static const struct subcommand subcommands[] = {
     {"lab", cmd_lab, "build, inspect or remove the network-namespace lab"},
     {"witness", cmd_witness, "the far end: report what arrived of each probe (fragments, size, TTL)"},
     {"pmtu", cmd_pmtu, "show or flush the path-MTU cache; 1-RTT path-MTU discovery"},
-    {"sessions", cmd_sessions, "list recorded sessions with their collective score"},
+    {"sessions", cmd_sessions, "list recorded sessions with their collective score; purge their voters"},
     {"replay", cmd_replay, "replay a recorded session in the terminal or on the projector"},
     {"export", cmd_export, "export a session's score summary (csv, json, markdown, svg)"},
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_purge.h"
 #include "console.h"
 #include "deck.h"
 #include "hub.h"
@@ -66,6 +67,11 @@ static void usage(FILE *out) {
             "  --script FILE        read console commands from FILE (rehearsal, tests)\n"
             "  --resume ID          continue session ID after a crash or restart (same deck,\n"
             "                       room code, votes and measurements)\n"
+            "  --retain DAYS        at start, delete the voters of every ended session that\n"
+            "                       started more than DAYS days ago (0..%d): their token\n"
+            "                       hashes go, their votes stay without a voter, so scores,\n"
+            "                       replay and export read as before (docs/PRIVACY.md;\n"
+            "                       fragvote sessions purges by hand)\n"
             "  --secret-file FILE   read the presenter secret from FILE (one line; a systemd\n"
             "                       credential: --secret-file %%d/secret with LoadCredential=)\n"
             "  --secret TEXT        presenter secret on the command line, where every local\n"
@@ -103,7 +109,7 @@ static void usage(FILE *out) {
             "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
             SERVE_PORT_DEFAULT, LEADERBOARD_NICK_MAX, LEADERBOARD_TOP, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT,
             HUB_HTTP_RATE, HUB_VOTER_BURST,
-            HUB_VOTER_RATE, HUB_WS_PER_ADDR, HUB_CONN_RESERVE, HUB_PROXY_MAX);
+            HUB_VOTER_RATE, HUB_WS_PER_ADDR, HUB_CONN_RESERVE, HUB_PROXY_MAX, CLI_PURGE_DAYS_MAX);
 }
 
 /* A per-second cap given to --NAME (optarg): 0..SERVE_HTTP_RATE_MAX, 0 for
@@ -123,7 +129,7 @@ static int rate_arg(const char *name, const char *what, int *out) {
 static int parse(int argc, char **argv, struct serve_opts *o) {
     enum { O_DECK = 256, O_DB, O_PORT, O_BIND, O_TITLE, O_LIVE, O_PUBURL, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE,
            O_NOQR, O_LIBEV, O_RESUME, O_TLSCERT, O_TLSKEY, O_POLL, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD,
-           O_VOTERRATE, O_PROBER, O_WSPERADDR, O_SECRETFILE };
+           O_VOTERRATE, O_PROBER, O_WSPERADDR, O_SECRETFILE, O_RETAIN };
     static const struct option longopts[] = {
         CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT,
         {"deck", required_argument, NULL, O_DECK},
@@ -141,8 +147,10 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
         {"leaderboard", no_argument, NULL, O_LEADERBOARD},
         {"voter-rate", required_argument, NULL, O_VOTERRATE}, {"prober", required_argument, NULL, O_PROBER},
         {"ws-per-address", required_argument, NULL, O_WSPERADDR},
+        {"retain", required_argument, NULL, O_RETAIN},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
-    *o = (struct serve_opts){.port = SERVE_PORT_DEFAULT, .db = SERVE_DB_DEFAULT, .timer_s = CONSOLE_TIMER_S_DEFAULT};
+    *o = (struct serve_opts){
+        .port = SERVE_PORT_DEFAULT, .db = SERVE_DB_DEFAULT, .timer_s = CONSOLE_TIMER_S_DEFAULT, .retain = -1};
     cli_opt_begin();
     for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
         long num;
@@ -162,6 +170,9 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
             break;
         case O_VOTERRATE:
             if (rate_arg("voter-rate", "new voters", &o->voter_rate)) return -1;
+            break;
+        case O_RETAIN:
+            if (cli_opt_range("serve", "retain", optarg, 0, CLI_PURGE_DAYS_MAX, "days", &o->retain)) return -1;
             break;
         case O_WSPERADDR:
             if (cli_opt_range("serve", "ws-per-address", optarg, 0, HUB_CONN_MAX, "websockets (0: no cap)", &num))

@@ -28,6 +28,7 @@ struct serve_opts {
     int ws_per_addr;               /* hub_config.ws_per_addr: 0 default, -1 no cap */
     struct hub_proxy trust_proxy;  /* --trust-proxy (n 0: X-Forwarded-For is never read) */
     long long resume;              /* session id to continue, 0 = a new session */
+    long retain;                   /* --retain DAYS: purge older sessions' voters at start; -1: never */
 };
 
 /* Reads serve's command line into *o (its strings point into argv): -1
