@@ -190,6 +190,14 @@ async function main(setAbort) {
     check(!(await hidden(visitor, '#join')), 'wrong code: the join form stays');
     await shot(visitor, 'phone-0-wrong-code');
     await axe(visitor, 'phone (join form, wrong code)');
+    /* The privacy note the phone page links (docs/PRIVACY.md): it opens,
+     * passes axe, and leads back to the join form. */
+    await visitor.click('a[href="/privacy.html"]');
+    await until('privacy note shown', async () => (await text(visitor, 'h1')).includes('keeps about you'));
+    check((await text(visitor, 'main')).includes('never stored'), 'privacy note: says the address is never stored');
+    await axe(visitor, 'privacy note');
+    await visitor.click('a[href="/"]');
+    await until('back at the join form', async () => !(await hidden(visitor, '#join')));
     await visitorCtx.close();
 
     /* 4. the presenter's secret is not on the console's screen: the
