@@ -33,6 +33,12 @@ int db_hub_votes_each(struct db *db, int64_t session_id,
 int db_hub_first_rounds_each(struct db *db, int64_t session_id,
                              int (*fn)(int64_t question_id, int yes, int no, void *arg), void *arg, char *err,
                              size_t errlen);
+/* Votes without a voter (a purged session's, db_session_purge), per
+ * question position: how many said yes and no (final round). The room
+ * resumes no voter to hold them; a replay of the session adds them to its
+ * tallies. */
+int db_hub_anonymous_votes_each(struct db *db, int64_t session_id, int (*fn)(int position, int yes, int no, void *arg),
+                                void *arg, char *err, size_t errlen);
 
 /* The session's token key (hex) into out; "" for a session made before
  * tokens were keyed. -1 when there is no such session. */

@@ -4,7 +4,7 @@
 
 #include "db_hub.h"
 
-enum row_kind { ROW_QUESTION, ROW_TRUTH, ROW_VOTER, ROW_VOTE, ROW_FIRST_ROUND, ROW_KEY };
+enum row_kind { ROW_QUESTION, ROW_TRUTH, ROW_VOTER, ROW_VOTE, ROW_FIRST_ROUND, ROW_KEY, ROW_ANONYMOUS };
 
 static const char *const row_sql[] = {
     [ROW_QUESTION] = "SELECT id, position, state, measuring FROM questions WHERE session_id = ? ORDER BY position",
@@ -21,6 +21,9 @@ static const char *const row_sql[] = {
                         "(SELECT count(*) FROM round_votes rv WHERE rv.question_id = q.id AND rv.answer = 0) "
                         "FROM questions q WHERE q.session_id = ? AND q.round = 2",
     [ROW_KEY] = "SELECT coalesce(token_key, '') FROM sessions WHERE id = ?",
+    [ROW_ANONYMOUS] = "SELECT q.position, sum(v.answer = 1), sum(v.answer = 0) FROM votes v "
+                      "JOIN questions q ON q.id = v.question_id WHERE q.session_id = ? AND v.voter_id IS NULL "
+                      "GROUP BY q.id ORDER BY q.position",
 };
 
 static const char *col(sqlite3_stmt *st, int i) {
@@ -55,6 +58,10 @@ static int each(struct db *db, int64_t session_id, enum row_kind kind, void *fn,
         case ROW_FIRST_ROUND:
             stop = ((int (*)(int64_t, int, int, void *))fn)(sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
                                                            sqlite3_column_int(st, 2), arg);
+            break;
+        case ROW_ANONYMOUS:
+            stop = ((int (*)(int, int, int, void *))fn)(sqlite3_column_int(st, 0), sqlite3_column_int(st, 1),
+                                                       sqlite3_column_int(st, 2), arg);
             break;
         case ROW_KEY: stop = ((int (*)(const char *, void *))fn)(col(st, 0), arg); break;
         case ROW_VOTE:
@@ -97,6 +104,11 @@ int db_hub_votes_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int6
 int db_hub_first_rounds_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int, int, void *), void *arg,
                              char *err, size_t errlen) {
     return each(db, session_id, ROW_FIRST_ROUND, (void *)fn, arg, err, errlen);
+}
+
+int db_hub_anonymous_votes_each(struct db *db, int64_t session_id, int (*fn)(int, int, int, void *), void *arg,
+                                char *err, size_t errlen) {
+    return each(db, session_id, ROW_ANONYMOUS, (void *)fn, arg, err, errlen);
 }
 
 struct key_out {

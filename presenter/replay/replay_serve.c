@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "console.h"
+#include "db_hub.h"
 #include "deck.h"
 #include "hub.h"
 #include "replay.h"
@@ -38,6 +39,13 @@ struct replay_srv {
     volatile int done;
     sigset_t sigs;
 };
+
+/* yes and no votes without a voter on question pos, into the quiz's tally. */
+static int add_anonymous(int pos, int yes, int no, void *quiz) {
+    for (int i = 0; i < yes; i++) quiz_vote_apply(quiz, pos, -1, 1);
+    for (int i = 0; i < no; i++) quiz_vote_apply(quiz, pos, -1, 0);
+    return 0;
+}
 
 static void handle_line(struct replay_srv *s, const char *line) {
     struct console_cmd cmd;
@@ -154,6 +162,9 @@ int replay_serve(struct db *db, struct db_report *r, int64_t session_id, const s
     }
     have_deck = 1;
     if (!(room = room_resume(copy, session_id, &deck, err, errlen))) goto out;
+    /* A purged session's votes have no voter (docs/PRIVACY.md), so the room
+     * resumed none of them: its tallies take them here. */
+    if (db_hub_anonymous_votes_each(copy, session_id, add_anonymous, room_quiz(room), err, errlen)) goto out;
     /* Start at the first question, as the talk did. */
     quiz_restore_cursor(room_quiz(room), 0, 0);
 

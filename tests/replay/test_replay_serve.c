@@ -213,34 +213,53 @@ static long long count(const char *table) {
     return v;
 }
 
-static void test_screen_steps_through_the_stored_session(void) {
-    const char *tmp = check_tmpdir();
-    struct child c;
-    REQUIRE(spawn(&c, tmp) == 0);
+/* Spawns the replay and reads its port from what it prints: the port, or
+ * -1 (the child killed and reaped) when it prints none. */
+static int spawn_port(struct child *c, const char *tmp) {
+    if (spawn(c, tmp)) return -1;
     int port = -1;
-    if (wait_output(&c, "commands", T_MS) == 0) {
-        const char *p = strstr(c.buf, "  port ");
+    if (wait_output(c, "commands", T_MS) == 0) {
+        const char *p = strstr(c->buf, "  port ");
         if (p) port = atoi(p + 7);
     }
     if (port <= 0) {
-        fprintf(stderr, "no port in the output: %s\n", c.buf);
-        kill(c.pid, SIGKILL);
-        child_exit(&c, 1000);
-        REQUIRE(port > 0);
+        fprintf(stderr, "no port in the output: %s\n", c->buf);
+        kill(c->pid, SIGKILL);
+        child_exit(c, 1000);
     }
+    return port;
+}
+
+/* A screen on the replay at port sees questions 1, 2 and 3 as stored while
+ * the console steps next (the word) and n (the key): the screen, or NULL. */
+static struct wsc *screen_steps(struct child *c, int port) {
+    char err[256];
+    struct wsc *w = wsc_connect("127.0.0.1", port, "/", "fragvote-screen", NULL, T_MS, err, sizeof err);
+    CHECK(w != NULL);
+    if (!w) {
+        fprintf(stderr, "connect: %s\n", err);
+        return NULL;
+    }
+    wsc_send_json(w, "{s:s, s:i}", "t", "hello", "v", 1);
+    expect_state(w, 0);
+    CHECK(write(c->in, "next\n", 5) == 5);
+    expect_state(w, 1);
+    CHECK(write(c->in, "n\n", 2) == 2);
+    expect_state(w, 2);
+    return w;
+}
+
+static void test_screen_steps_through_the_stored_session(void) {
+    const char *tmp = check_tmpdir();
+    struct child c;
+    int port = spawn_port(&c, tmp);
+    REQUIRE(port > 0);
     CHECK_CONTAINS(c.buf, "Replaying session 1: Replay on the projector");
     CHECK_CONTAINS(c.buf, "/presenter#secret=replay-secret");
     CHECK_INT(leftover_copies(tmp), 1); /* the private copy exists while serving */
     char err[256];
-    struct wsc *w = wsc_connect("127.0.0.1", port, "/", "fragvote-screen", NULL, T_MS, err, sizeof err);
-    if (!w) fprintf(stderr, "connect: %s\n", err);
+    struct wsc *w = screen_steps(&c, port);
     if (w) {
-        wsc_send_json(w, "{s:s, s:i}", "t", "hello", "v", 1);
-        expect_state(w, 0);
-        CHECK(write(c.in, "next\n", 5) == 5);
-        expect_state(w, 1);
-        CHECK(write(c.in, "n\n", 2) == 2);
-        expect_state(w, 2);
         CHECK(write(c.in, "back\n", 5) == 5);
         expect_state(w, 1);
         /* Only stepping is allowed from the console of a replay. */
@@ -314,6 +333,28 @@ static void test_serve_misuse(void) {
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1); /* no such session */
 }
 
+/* After `fragvote sessions --purge` no vote of the session has a voter
+ * (docs/PRIVACY.md): the projector still shows each question's stored
+ * split and truth. */
+static void test_purged_session_replays_the_same(void) {
+    char cmd[1024], err[256];
+    snprintf(cmd, sizeof cmd, "'%s' sessions --purge --session %lld --db '%s' >/dev/null", getenv("FRAGVOTE_BIN"),
+             (long long)session, dbfile);
+    int st = system(cmd);
+    REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    struct db *db = db_open(dbfile, err, sizeof err);
+    struct db_vscore vs;
+    CHECK(db && db_voter_score(db, 1, &vs, err, sizeof err) < 0); /* the voters are gone */
+    db_close(db);
+    struct child c;
+    int port = spawn_port(&c, check_tmpdir());
+    REQUIRE(port > 0);
+    struct wsc *w = screen_steps(&c, port);
+    if (w) wsc_close(w, 1000);
+    CHECK(write(c.in, "quit\n", 5) == 5);
+    CHECK_INT(child_exit(&c, T_MS), 0);
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     snprintf(dbfile, sizeof dbfile, "%s/talk.db", check_tmpdir());
@@ -322,5 +363,6 @@ int main(void) {
     RUN(test_sigterm_ends_the_replay_cleanly);
     RUN(test_event_loop_option);
     RUN(test_serve_misuse);
+    RUN(test_purged_session_replays_the_same); /* last: it purges the file's voters */
     return check_summary_and_clean();
 }
