@@ -47,6 +47,11 @@
   function plan(s) {
     var q = s.q, first = q.pos === 0;
     if (s.ended) return { next: null, ok: ['back'], hint: 'The quiz has ended. Back returns to the last question.' };
+    var r = planStep(q, first);
+    if (r.ok.length) r.ok.push('end'); /* the talk may end at any question (quiz_end) */
+    return r;
+  }
+  function planStep(q, first) {
     if (q.measuring) return { next: null, ok: ['skip'], hint: 'Measuring… the probe is running.' };
     switch (q.state) {
     case 'pending': return { next: 'open', ok: ['open', 'next', 'skip'].concat(first ? [] : ['back']), hint: 'Next: open voting.' };
@@ -74,8 +79,22 @@
   Array.prototype.forEach.call(document.querySelectorAll('[data-cmd]'), function (b) {
     var name = b.getAttribute('data-cmd');
     buttons[name] = b;
-    b.addEventListener('click', function () { send(name, name === 'open' ? timerField() : 0); });
+    b.addEventListener('click', function () {
+      if (name === 'end' && !endArmed()) return;
+      send(name, name === 'open' ? timerField() : 0);
+    });
   });
+
+  /* End skips every question not revealed, for good: the first press (or
+   * f) only asks again, for END_CONFIRM_MS. */
+  var END_CONFIRM_MS = 4000, endAsked = 0, endLabel = buttons.end ? buttons.end.textContent : '';
+  function endArmed() {
+    if (Date.now() - endAsked < END_CONFIRM_MS) { endAsked = 0; buttons.end.textContent = endLabel; return true; }
+    endAsked = Date.now();
+    buttons.end.textContent = 'Press again to end the quiz';
+    setTimeout(function () { if (Date.now() - endAsked >= END_CONFIRM_MS) buttons.end.textContent = endLabel; }, END_CONFIRM_MS);
+    return false;
+  }
 
   function controls() {
     var p = state ? plan(state) : { next: null, ok: [], hint: '' };
@@ -105,7 +124,8 @@
       if (ev.preventDefault) ev.preventDefault();
       act = 'back';
     } else {
-      act = { o: 'open', t: 'open', c: 'close', v: 'revote', m: 'measure', r: 'reveal', n: 'next', e: 'rerun', s: 'skip', b: 'back' }[k] || null;
+      act = { o: 'open', t: 'open', c: 'close', v: 'revote', m: 'measure', r: 'reveal', n: 'next', e: 'rerun', s: 'skip', b: 'back', f: 'end' }[k] || null;
+      if (act === 'end' && !endArmed()) act = null;
       if (k === 't') secs = timerField() || TIMER_KEY_S;
       else if (k === 'o') secs = timerField();
     }

@@ -119,8 +119,14 @@
     fvEl('leaders').replaceChildren.apply(fvEl('leaders'), items);
   }
 
+  /* The questions played: a talk ended early (end) or with skips lists
+   * those it skipped as one line, not a row each. */
   function board() {
-    var rows = (state.questions || []).map(function (q) {
+    var all = state.questions || [], played = all.filter(function (q) { return q.state !== 'skipped'; });
+    var skipped = all.length - played.length;
+    fvText('skippedn', skipped ? fvCount(skipped, 'question') + ' skipped' : '');
+    fvShow('skippedn', skipped > 0);
+    var rows = played.map(function (q) {
       var tr = document.createElement('tr');
       var mark = q.correct == null || q.correct < 0 ? '·' : q.correct === 1 ? '✔' : q.correct === 0 ? '✘' : '½';
       var cells = [q.pos + 1, 'test ' + (q.test + 1) + ' · ' + fvKindWord(q.kind), q.yes == null ? '' : q.yes,

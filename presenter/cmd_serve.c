@@ -134,6 +134,11 @@ static int load_deck(struct serve *s) {
         fprintf(stderr, "fragvote serve: %s\n", err);
         return FV_EXIT_USAGE;
     }
+    if (s->o.questions && deck_select(&s->deck, s->o.questions, err, sizeof err)) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        deck_free(&s->deck);
+        return FV_EXIT_USAGE;
+    }
     if (s->o.title) snprintf(s->deck.title, sizeof s->deck.title, "%s", s->o.title);
     if (s->o.engine.target) deck_set_target(&s->deck, s->o.engine.target);
     return FV_EXIT_OK;
@@ -292,6 +297,8 @@ int cmd_serve(int argc, char **argv) {
         .ctx = &s,
     };
     if (!remote) cli_engine_opts(&s.engine, ea->keep_pmtu_cache || s.deck.keep_pmtu_cache, &wc.opts);
+    printf("Talk: %d questions, about %d minutes at %d s each%s\n", deck_question_count(&s.deck),
+           deck_talk_minutes(&s.deck), DECK_QUESTION_S, s.o.questions ? "" : " (--questions picks fewer)");
     if (scenarios) {
         cli_scenario_init(&s.scenario, &s.engine.lab, &s.engine.witness);
         wc.before = before_test;

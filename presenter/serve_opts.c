@@ -24,6 +24,9 @@ static void usage(FILE *out) {
             "\n"
             "Options:\n"
             "  --deck FILE          deck to play (default: the built-in fragquiz deck)\n"
+            "  --questions LIST     play only these of the deck's questions, numbered as the\n"
+            "                       console counts them: e.g. 1-9,19 (a 30-minute talk);\n"
+            "                       serve prints the talk's estimated length\n"
             "  --prober WHERE       local (default): measure on this host; remote: a hosted hub\n"
             "                       that runs no probe: the presenter's laptop connects with\n"
             "                       `fragvote present URL` and measures there (docs/SERVE.md)\n"
@@ -97,8 +100,9 @@ static void usage(FILE *out) {
             "\n"
             "Console keys: o open, t open with the --timer countdown, c close, v re-vote (a\n"
             "second round after close; the final round is scored), m measure, r reveal,\n"
-            "n/space next, e re-run, s skip, b back, p show the presenter secret (it is\n"
-            "never on the screen otherwise), q quit. Without a terminal, the same words\n"
+            "n/space next, e re-run, s skip, b back, f finish (skip what is left, go to\n"
+            "the final board), p show the presenter secret (it is never on the screen\n"
+            "otherwise), q quit. Without a terminal, the same words\n"
             "one per line on stdin, \"open SECONDS\" for a timed open, \"secret\" to print\n"
             "the secret (see docs/DECKS.md for the script commands).\n"
             "\n"
@@ -129,10 +133,10 @@ static int rate_arg(const char *name, const char *what, int *out) {
 static int parse(int argc, char **argv, struct serve_opts *o) {
     enum { O_DECK = 256, O_DB, O_PORT, O_BIND, O_TITLE, O_LIVE, O_PUBURL, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE,
            O_NOQR, O_LIBEV, O_RESUME, O_TLSCERT, O_TLSKEY, O_POLL, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD,
-           O_VOTERRATE, O_PROBER, O_WSPERADDR, O_SECRETFILE, O_RETAIN };
+           O_VOTERRATE, O_PROBER, O_WSPERADDR, O_SECRETFILE, O_RETAIN, O_QUESTIONS };
     static const struct option longopts[] = {
         CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT,
-        {"deck", required_argument, NULL, O_DECK},
+        {"deck", required_argument, NULL, O_DECK},     {"questions", required_argument, NULL, O_QUESTIONS},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
         {"bind", required_argument, NULL, O_BIND},     {"title", required_argument, NULL, O_TITLE},
         {"live-split", no_argument, NULL, O_LIVE},     {"public-url", required_argument, NULL, O_PUBURL},
@@ -196,6 +200,7 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
             break;
         case O_BIND: o->bind = optarg; break;
         case O_TITLE: o->title = optarg; break;
+        case O_QUESTIONS: o->questions = optarg; break;
         case O_LIVE: o->live_split = 1; break;
         case O_LEADERBOARD: o->leaderboard = 1; break;
         case O_PUBURL: o->public_url = optarg; break;
@@ -227,9 +232,9 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
     if (cli_opt_no_args("serve", argc, argv)) return -1;
     if (cli_secret_resolve("serve", &o->secret_src, &o->secret)) return -1;
     if (o->secret && cli_secret_strong("serve", o->secret)) return -1;
-    if (o->resume && (o->deck || o->title || o->room)) {
-        fprintf(stderr, "fragvote serve: --resume continues a session with its own deck, title and room; "
-                        "drop --deck, --title and --room\n");
+    if (o->resume && (o->deck || o->title || o->room || o->questions)) {
+        fprintf(stderr, "fragvote serve: --resume continues a session with its own deck, questions, title and room; "
+                        "drop --deck, --questions, --title and --room\n");
         return -1;
     }
     const struct cli_engine_args *e = &o->engine;

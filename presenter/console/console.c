@@ -16,7 +16,7 @@ static const struct {
     {"next", HUB_CMD_NEXT},     {"open", HUB_CMD_OPEN},   {"close", HUB_CMD_CLOSE},
     {"measure", HUB_CMD_MEASURE}, {"reveal", HUB_CMD_REVEAL}, {"rerun", HUB_CMD_RERUN},
     {"skip", HUB_CMD_SKIP},     {"back", HUB_CMD_BACK},   {"quit", HUB_CMD_QUIT},
-    {"revote", HUB_CMD_REVOTE},
+    {"revote", HUB_CMD_REVOTE}, {"end", HUB_CMD_END},
 };
 #define CONSOLE_NACTS (sizeof console_acts / sizeof console_acts[0])
 
@@ -177,6 +177,7 @@ int console_parse_key(int key, struct console_cmd *out) {
     case 'v': out->act = HUB_CMD_REVOTE; return 0;
     case 's': out->act = HUB_CMD_SKIP; return 0;
     case 'b': out->act = HUB_CMD_BACK; return 0;
+    case 'f': out->act = HUB_CMD_END; return 0;
     case 'q': out->act = HUB_CMD_QUIT; return 0;
     case '?': case 'h': out->verb = CONSOLE_HELP; return 0;
     case 'p': out->verb = CONSOLE_SECRET; return 0;
@@ -208,7 +209,7 @@ static int act_taken(enum hub_cmd_kind act, const struct console_status *b, cons
     case HUB_CMD_RERUN: return moved || n->measure_requests != b->measure_requests;
     case HUB_CMD_REVEAL: return moved || (nq->state == QUIZ_REVEALED && bq->state != QUIZ_REVEALED);
     case HUB_CMD_REVOTE: return moved || (nq->round == 2 && bq->round != 2);
-    case HUB_CMD_NEXT: case HUB_CMD_BACK: case HUB_CMD_SKIP: return moved;
+    case HUB_CMD_NEXT: case HUB_CMD_BACK: case HUB_CMD_SKIP: case HUB_CMD_END: return moved;
     default: return 1;
     }
 }

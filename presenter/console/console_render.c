@@ -9,7 +9,7 @@
 
 const char *console_keys_help(void) {
     return "keys: [o]pen [t]imed open [c]lose re-[v]ote [m]easure [r]eveal [n]ext/space r[e]-run [s]kip [b]ack "
-           "[p]resenter secret [q]uit  (? help)";
+           "[f]inish [p]resenter secret [q]uit  (? help)";
 }
 
 #define QR_QUIET 2 /* modules of quiet zone around the code */

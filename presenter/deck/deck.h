@@ -66,6 +66,18 @@ int deck_question_at(const struct deck *d, int position, int *test_index, enum q
 /* The position of (test_index, kind), or -1 if that question is not asked. */
 int deck_question_position(const struct deck *d, int test_index, enum qkind kind);
 
+/* A talk's subset (serve --questions): list is question numbers as the
+ * console counts them (1-based, deck order), ranges and commas: "1-9,19".
+ * deck_select_parse fills want[0..count-1] (1: asked); deck_select rewrites
+ * *d (and its JSON, which the session stores) to ask only those, dropping
+ * tests left with none. Returns 0, or -1 with err (nothing changed). */
+int deck_select_parse(const char *list, int count, unsigned char want[], char *err, size_t errlen);
+int deck_select(struct deck *d, const char *list, char *err, size_t errlen);
+/* The talk's estimated length in whole minutes: DECK_QUESTION_S a question
+ * (open, vote, measure, reveal, a word about it). */
+#define DECK_QUESTION_S 75
+int deck_talk_minutes(const struct deck *d);
+
 /* The test spec as JSON text for the store (probe_spec_to_json), e.g.
  * {"proto":"udp4","mode":"do","size":1400,"ttl":0,"host":"","port":0}.
  * Returns 0, or -1 if buf is too small. */

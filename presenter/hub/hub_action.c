@@ -94,6 +94,7 @@ static const enum room_action cmd_action[] = {
     [HUB_CMD_OPEN] = ROOM_OPEN, [HUB_CMD_CLOSE] = ROOM_CLOSE, [HUB_CMD_MEASURE] = ROOM_MEASURE,
     [HUB_CMD_REVEAL] = ROOM_REVEAL, [HUB_CMD_NEXT] = ROOM_NEXT, [HUB_CMD_BACK] = ROOM_BACK,
     [HUB_CMD_SKIP] = ROOM_SKIP, [HUB_CMD_RERUN] = ROOM_RERUN, [HUB_CMD_REVOTE] = ROOM_REVOTE,
+    [HUB_CMD_END] = ROOM_END,
 };
 
 void hub_action_posted(struct hub *h, const struct hub_cmd *c) {
@@ -103,6 +104,6 @@ void hub_action_posted(struct hub *h, const struct hub_cmd *c) {
         hub_measured(h, c->rid, &c->result, err, sizeof err);
         break;
     default:
-        if ((unsigned)c->kind <= HUB_CMD_REVOTE) hub_act(h, cmd_action[c->kind], c->seconds, err, sizeof err);
+        if ((unsigned)c->kind <= HUB_CMD_END) hub_act(h, cmd_action[c->kind], c->seconds, err, sizeof err);
     }
 }

@@ -347,6 +347,18 @@ int quiz_skip(struct quiz *q, char *err, size_t errlen) {
     return 0;
 }
 
+int quiz_end(struct quiz *q, char *err, size_t errlen) {
+    if (q->ended) return fv_fail(err, errlen, "the quiz has ended already");
+    for (int i = 0; i < q->n; i++) {
+        struct quiz_qinfo *o = &q->q[i].info;
+        if (o->state == QUIZ_REVEALED || o->state == QUIZ_SKIPPED) continue;
+        o->state = QUIZ_SKIPPED;
+        o->measuring = 0;
+    }
+    q->ended = 1;
+    return 0;
+}
+
 int quiz_revote_check(const struct quiz *q, char *err, size_t errlen) {
     if (q->ended) return fv_fail(err, errlen, "the quiz has ended (use back to return to the last question)");
     const struct quiz_q *x = &q->q[q->cursor];

@@ -149,6 +149,11 @@ int quiz_skip(struct quiz *q, char *err, size_t errlen);
  * round, closed -> voting; its tally becomes first_yes/first_no and the
  * round's yes/no start at 0 (everyone votes again; the final round counts).
  * quiz_revote_check says whether it may, without changing anything. */
+/* The talk ends here (issue 37, item 6: a 30-minute talk, not the whole
+ * deck): every question not revealed is skipped (its votes and any
+ * measurement kept; a question voting now stops, as skip stops it) and
+ * the quiz goes to its end. Refused once ended. */
+int quiz_end(struct quiz *q, char *err, size_t errlen);
 int quiz_revote_check(const struct quiz *q, char *err, size_t errlen);
 int quiz_revote(struct quiz *q, char *err, size_t errlen);
 

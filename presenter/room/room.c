@@ -16,8 +16,8 @@
 #include "room_token.h"
 
 static const char *const action_names[] = {"open", "close", "measure", "rerun", "reveal", "next", "back", "skip",
-                                           "revote"};
-_Static_assert(FV_NAMES_N(action_names) == ROOM_REVOTE + 1, "a name for each enum room_action");
+                                           "revote", "end"};
+_Static_assert(FV_NAMES_N(action_names) == ROOM_END + 1, "a name for each enum room_action");
 
 FV_NAMES_DEFINE(room_action, enum room_action, action_names) /* room_action_name, room_action_parse */
 
@@ -304,12 +304,13 @@ int room_act(struct room *r, enum room_action a, char *err, size_t errlen) {
     case ROOM_NEXT: rc = quiz_next(q, err, errlen); break;
     case ROOM_BACK: rc = quiz_back(q, err, errlen); break;
     case ROOM_SKIP: rc = quiz_skip(q, err, errlen); break;
+    case ROOM_END: rc = quiz_end(q, err, errlen); break;
     default: return fv_fail(err, errlen, "unknown action %d", (int)a);
     }
     if (rc < 0) return -1;
     if (a == ROOM_OPEN || a == ROOM_REVOTE) room_prober_prefetch(r);
     if (room_persist(r, err, errlen)) return -1;
-    if ((a == ROOM_NEXT || a == ROOM_SKIP) && quiz_ended(q) && room_end(r, err, errlen)) return -1;
+    if ((a == ROOM_NEXT || a == ROOM_SKIP || a == ROOM_END) && quiz_ended(q) && room_end(r, err, errlen)) return -1;
     return rc;
 }
 

@@ -75,7 +75,39 @@ static void test_final_state_carries_the_league_line(void) {
     hubfix_stop(&F);
 }
 
+/* Issue 37, item 6: `end` from the presenter at question 1 (voting) goes
+ * to the final state at once, every question not revealed skipped, and the
+ * session is over in the store. */
+static void test_end_goes_to_the_final_state(void) {
+    REQUIRE(start() == 0);
+    char err[256];
+    struct wsc *a = fvr_phone("127.0.0.1", F.port, "FINAL2", 1, NULL, T_MS, NULL, err, sizeof err);
+    struct wsc *s = fvr_connect("127.0.0.1", F.port, "fragvote-screen", T_MS, err, sizeof err);
+    struct wsc *p = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
+    REQUIRE(a && s && p);
+    REQUIRE(step(p, "open") == 0);
+    REQUIRE(fvr_vote(a, 1, 0, 1, T_MS, NULL) == 0);
+    REQUIRE(step(p, "end") == 0);
+    json_t *fin = fvr_final_state(s, T_MS);
+    REQUIRE(fin);
+    json_t *qs = json_object_get(fin, "questions");
+    CHECK_INT(json_array_size(qs), 2);
+    for (size_t i = 0; i < json_array_size(qs); i++)
+        CHECK_STR(json_string_value(json_object_get(json_array_get(qs, i), "state")), "skipped");
+    json_decref(fin);
+    CHECK(step(p, "end") != 0); /* once */
+    struct db_session_row row;
+    REQUIRE(db_session_get(F.db, room_session_id(F.room), &row, err, sizeof err) == 0);
+    CHECK(row.ended_at > 0);
+    db_session_row_free(&row);
+    wsc_close(a, 1000);
+    wsc_close(s, 1000);
+    wsc_close(p, 1000);
+    hubfix_stop(&F);
+}
+
 int main(void) {
     RUN(test_final_state_carries_the_league_line);
+    RUN(test_end_goes_to_the_final_state);
     return check_summary();
 }

@@ -483,6 +483,31 @@ static void test_skip_next_and_end(void) {
     quiz_free(q);
 }
 
+/* Issue 37, item 6: the talk ends where the speaker is: everything not
+ * revealed is skipped (the question voting now too), the quiz ends. */
+static void test_end_skips_what_is_left(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    struct probe_result r = result(1, 1, 0, "went whole");
+    reveal_current(q, &r); /* question 1 revealed */
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    CHECK_INT(quiz_next(q, err, sizeof err), 0); /* question 2 left pending behind */
+    CHECK_INT(quiz_open(q, err, sizeof err), 0); /* question 3 voting */
+    CHECK_INT(quiz_end(q, err, sizeof err), 0);
+    CHECK_INT(quiz_ended(q), 1);
+    struct quiz_qinfo i;
+    quiz_get(q, 0, &i);
+    CHECK_INT(i.state, QUIZ_REVEALED);
+    for (int pos = 1; pos < quiz_count(q); pos++) {
+        quiz_get(q, pos, &i);
+        CHECK_INT(i.state, QUIZ_SKIPPED);
+    }
+    CHECK_INT(quiz_end(q, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "ended");
+    quiz_free(q);
+}
+
 static void test_collective_score(void) {
     char err[256];
     struct quiz *q = quiz_new(&deck, err, sizeof err);
@@ -552,6 +577,7 @@ int main(void) {
     RUN(test_sent_yes_keeps_the_rest_and_a_rerun_replaces_the_truth);
     RUN(test_votes_change_the_counts);
     RUN(test_skip_next_and_end);
+    RUN(test_end_skips_what_is_left);
     RUN(test_collective_score);
     RUN(test_state_names_round_trip);
     return check_summary();
