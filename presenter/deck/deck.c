@@ -633,10 +633,23 @@ void deck_question_text(const struct deck_test *t, enum qkind kind, char *buf, s
     snprintf(buf, buflen, "A %d-byte %s packet, %s: %s%s", t->spec.size, proto_words(t->spec.proto), mode, q, where);
 }
 
+const char *deck_mode_plain(enum probe_mode m) {
+    switch (m) {
+    case PROBE_MODE_DEFAULT: return "the app asked nothing: Linux's default";
+    case PROBE_MODE_WANT: return "the app asked: follow the route's path MTU";
+    case PROBE_MODE_DONT: return "the app asked: never set DF";
+    case PROBE_MODE_DO: return "the app asked: always set DF";
+    case PROBE_MODE_PROBE: return "the app asked: ignore the learned path MTU";
+    case PROBE_MODE_INTERFACE: return "the app asked: only the interface MTU counts, no DF";
+    case PROBE_MODE_OMIT: return "the app asked: ignore the path's MTU, fragment at the interface's";
+    }
+    return "";
+}
+
 void deck_test_summary(const struct deck_test *t, char *buf, size_t buflen) {
     char mode[40], ttl[16] = "TTL auto";
     mode_words(&t->spec, mode, sizeof mode);
     if (t->spec.ttl != PROBE_TTL_AUTO) snprintf(ttl, sizeof ttl, "TTL %d", t->spec.ttl);
-    snprintf(buf, buflen, "%s \xc2\xb7 %s \xc2\xb7 %d bytes \xc2\xb7 %s", probe_proto_name(t->spec.proto), mode,
-             t->spec.size, ttl);
+    snprintf(buf, buflen, "%s \xc2\xb7 %s (%s) \xc2\xb7 %d bytes \xc2\xb7 %s", probe_proto_name(t->spec.proto), mode,
+             deck_mode_plain(t->spec.mode), t->spec.size, ttl);
 }

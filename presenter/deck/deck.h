@@ -86,7 +86,11 @@ int deck_spec_json(const struct probe_spec *s, char *buf, size_t buflen);
 /* The question as the room reads it, e.g. "A 1400-byte UDP/IPv4 packet,
  * IP_PMTUDISC_DO: is it sent?" Writes into buf (NUL-terminated). */
 void deck_question_text(const struct deck_test *t, enum qkind kind, char *buf, size_t buflen);
-/* The test spelled out for the phone, e.g. "udp4 · IP_PMTUDISC_DO · 1400 bytes · TTL 2". */
+/* What a socket mode asks, in plain words beside the jargon (issue 37,
+ * item 6), as linux/in.h words it: "the app asked: always set DF". */
+const char *deck_mode_plain(enum probe_mode m);
+/* The test spelled out for the phone, e.g.
+ * "udp4 · IP_PMTUDISC_DO (the app asked: always set DF) · 1400 bytes · TTL 2". */
 void deck_test_summary(const struct deck_test *t, char *buf, size_t buflen);
 
 #endif

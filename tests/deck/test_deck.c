@@ -326,7 +326,10 @@ static void test_texts(void) {
     deck_question_text(&d.tests[1], QKIND_FRAGMENTED, buf, sizeof buf);
     CHECK_STR(buf, "A 1500-byte TCP/IPv6 packet, default socket options: is it fragmented on the way?");
     deck_test_summary(&d.tests[0], buf, sizeof buf);
-    CHECK_STR(buf, "udp4 \xc2\xb7 IP_PMTUDISC_DO \xc2\xb7 1400 bytes \xc2\xb7 TTL 2");
+    CHECK_STR(buf, "udp4 \xc2\xb7 IP_PMTUDISC_DO (the app asked: always set DF) \xc2\xb7 1400 bytes \xc2\xb7 TTL 2");
+    /* every mode has its plain words */
+    for (int m = 0; m <= PROBE_MODE_OMIT; m++) CHECK_CONTAINS(deck_mode_plain((enum probe_mode)m), "the app asked");
+    CHECK_STR(deck_mode_plain(PROBE_MODE_DONT), "the app asked: never set DF");
     CHECK(deck_spec_json(&d.tests[0].spec, buf, sizeof buf) == 0);
     CHECK_STR(buf, "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ttl\":2,\"host\":\"\",\"port\":0}");
     CHECK(deck_spec_json(&d.tests[0].spec, buf, 10) < 0);
