@@ -188,9 +188,9 @@ static int act(struct play *p, enum room_action a) {
 
 static int vote(struct play *p, int pos, int yes) {
     char err[512];
-    struct room *r = p->room;
-    if (room_batch_begin(r, err, sizeof err) || room_batch_vote(r, p->voter, pos, yes, err, sizeof err) ||
-        room_batch_commit(r, err, sizeof err)) {
+    struct room_write w;
+    if (room_write_plan(p->room, &w, p->voter, NULL, pos, yes, 0, err, sizeof err) ||
+        room_write_commit(p->room, &w, 1, err, sizeof err)) {
         fprintf(stderr, "fragvote play: your answer could not be stored: %s\n", err);
         return -1;
     }
@@ -372,15 +372,17 @@ static int setup_room(struct play *p) {
                              .target = p->target, .lab_json = p->labjs};
     p->room = room_create(p->db, &p->deck, &info, err, sizeof err);
     char token[ROOM_TOKEN_HEX + 1];
-    if (!p->room || room_token_new(p->room, token, err, sizeof err) || room_batch_begin(p->room, err, sizeof err)) {
+    if (!p->room || room_token_new(p->room, token, err, sizeof err)) {
         fprintf(stderr, "fragvote play: %s\n", err);
         return FV_EXIT_DB;
     }
-    p->voter = room_batch_join(p->room, token, err, sizeof err);
-    if (p->voter < 0 || room_batch_commit(p->room, err, sizeof err)) {
+    struct room_write w;
+    if (room_write_plan_join(p->room, &w, token, 0, err, sizeof err) ||
+        room_write_commit(p->room, &w, 1, err, sizeof err)) {
         fprintf(stderr, "fragvote play: cannot store the player: %s\n", err);
         return FV_EXIT_DB;
     }
+    p->voter = w.voter;
     room_set_prefetch(p->room, !p->o.no_prefetch);
     room_set_prober(p->room, &(struct prober){worker_prober_ask, p->worker});
     return FV_EXIT_OK;

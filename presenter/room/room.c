@@ -231,7 +231,6 @@ fail:
 void room_free(struct room *r) {
     if (!r) return;
     room_voter_release(&r->voters);
-    free(r->batch.pend);
     quiz_free(r->quiz);
     free(r);
 }

@@ -2,7 +2,7 @@
  *
  * Every transition of the quiz is persisted (question states, the cursor,
  * measurements); voters and votes are kept in memory for fast lookups and
- * written in batches (group commit, see room_batch_*). A room resumes a
+ * written in batches (group commit, see room_write_*). A room resumes a
  * session from the database after a restart: states, truths, tallies, voters
  * and their votes.
  *
@@ -145,35 +145,23 @@ int room_token_issued(const struct room *r, const char *token);
 /* Index (>= 0) of the voter with this token if already known, else -1. */
 int room_voter_find(const struct room *r, const char *token);
 /* May a vote on question pos count now? The one "may vote" rule (the hub
- * asks it before a vote joins a batch, room_write_plan and room_batch_vote
- * again when the batch is planned; db_vote_put's SQL condition stays as the
- * durable guard): pos is a question, it is the current one, voting on it
- * is open and the quiz has not ended. 0, or -1 with the reason in err. */
+ * asks it before a vote joins a batch, room_write_plan again when the batch
+ * is planned; db_vote_put's SQL condition stays as the durable guard): pos
+ * is a question, it is the current one, voting on it is open and the quiz
+ * has not ended. 0, or -1 with the reason in err. */
 int room_vote_check(const struct room *r, long long pos, char *err, size_t errlen);
 /* This voter's current vote on pos: -1 none, 0 no, 1 yes. */
 int room_voter_vote(const struct room *r, int voter, int pos);
 
 /* ---- group commit ----
- * The hub collects joins and votes for a few milliseconds, then:
- *   room_batch_begin(); room_batch_join()/room_batch_vote() for each;
- *   room_batch_commit()  -- one transaction; only after it returns 0 are the
- *   results (voter indexes, vote outcomes) valid to acknowledge.
- * On a failed commit everything of the batch is rolled back and forgotten. */
-int room_batch_begin(struct room *r, char *err, size_t errlen);
-/* Finds or creates the voter of a token this room issued; returns its
- * index, or -1 (err: not issued here, room full, database). */
-int room_batch_join(struct room *r, const char *token, char *err, size_t errlen);
-/* Records voter's vote on pos; returns 0, 1 refused (err says why: closed,
- * unknown question...), or -1 database error. */
-int room_batch_vote(struct room *r, int voter, int pos, int yes, char *err, size_t errlen);
-int room_batch_commit(struct room *r, char *err, size_t errlen);
-
-/* ---- the group commit on a store thread ----
- * The same batch in three steps, so the SQL can run on a thread of its own
- * while the hub's thread keeps serving (the hub's store, hub_store.c):
+ * The one way votes (and voters) are written. The hub collects votes for a
+ * few milliseconds, then writes them in three steps, so the SQL can run on
+ * a thread of its own while the hub's thread keeps serving (the hub's
+ * store, hub_store.c):
  *   room_write_plan()   hub's thread: checks a vote against the room's memory
  *                       (question open, token issued, room not full) and
- *                       fills w with what to write;
+ *                       fills w with what to write (room_write_plan_join:
+ *                       a voter without a vote);
  *   room_write_run()    store thread: one transaction with every planned
  *                       write, waiting up to wait_ms for a database another
  *                       process holds; touches nothing of the room but its
@@ -184,7 +172,7 @@ int room_batch_commit(struct room *r, char *err, size_t errlen);
  * to the database itself (room_act, room_measured, room_end wait). */
 struct room_write {
     int voter;                     /* room voter index; -1: the token's first vote (a new voter) */
-    int pos, yes;
+    int pos, yes;                  /* pos -1: a join (room_write_plan_join), the voter and no vote */
     int64_t qid, voter_id;         /* voter_id 0 when new */
     char hash[65];                 /* a new voter's token hash (db_token_hash), computed once by the plan */
     int result;                    /* after run: 0 stored, 1 refused (err), -1 database error */
@@ -197,6 +185,11 @@ struct room_write {
  * so far (the room's cap counts them). */
 int room_write_plan(struct room *r, struct room_write *w, int voter, const char *token, int pos, int yes,
                     int new_in_batch, char *err, size_t errlen);
+/* A join: the voter of a token this room issued, found or created, with
+ * no vote (play's player; the hub's phones are voters from their first
+ * vote). After apply, w->voter is its index. 0, or 1 refused with err. */
+int room_write_plan_join(struct room *r, struct room_write *w, const char *token, int new_in_batch, char *err,
+                         size_t errlen);
 /* Waits up to wait_ms for a lock another process holds (the database's
  * busy timeout, set back to ROOM_BUSY_LIVE_MS afterwards). Returns 0
  * committed (each w->result says what became of it), -1 nothing stored
@@ -211,6 +204,12 @@ int room_write_checkpoints_apart(struct room *r, char *err, size_t errlen);
 /* After a committed run: sets w->voter of new voters, counts the stored
  * votes. Returns 0, or -1 when memory ran out adding a voter (err). */
 int room_write_apply(struct room *r, struct room_write *w, int n, char *err, size_t errlen);
+/* Run and apply at once, for a caller without a store thread (play, tools,
+ * tests): run's transaction on the database's own busy timeout, then
+ * apply. 0 every write stored; 1 committed, but a write was refused or
+ * failed (err: the first one's reason; each w->result says); -1 nothing
+ * stored, or memory ran out applying (err). */
+int room_write_commit(struct room *r, struct room_write *w, int n, char *err, size_t errlen);
 
 /* Personal score of a voter over revealed questions: answered, scored (with
  * a known truth), correct. */

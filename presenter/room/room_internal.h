@@ -13,14 +13,6 @@
 #include "room_prober.h"
 #include "room_voter.h"
 
-/* The batch of room_batch_* open (room_write.c): its votes, counted once committed. */
-struct room_batch {
-    int open;
-    int first_new;              /* voters at or above this index were created in the batch */
-    struct room_batch_vote { int voter, pos, yes; } *pend;
-    int npend, cappend;
-};
-
 struct room {
     struct db *db;
     struct quiz *quiz;
@@ -36,7 +28,6 @@ struct room {
     int saved_cursor;
     struct room_prober pr;      /* measurements: the room side of the prober seam (room_prober.c) */
     struct room_voters voters;  /* the voter table (room_voter.c) */
-    struct room_batch batch;    /* the group commit in one step (room_write.c) */
 };
 
 /* room.c: writes every question state that differs from the stored one,

@@ -76,16 +76,8 @@ void room_voter_clear_votes(struct room_voters *vs, int pos) {
     for (int v = 0; v < vs->n; v++) vs->v[v].votes[pos] = -1;
 }
 
-void room_voter_drop_from(struct room_voters *vs, int from) {
-    while (vs->n > from) { /* newest first: each is its chain's head */
-        struct room_voter *v = &vs->v[--vs->n];
-        vs->buckets[hash_bucket(vs, v->hash)] = v->next;
-        free(v->votes);
-    }
-}
-
 void room_voter_release(struct room_voters *vs) {
-    room_voter_drop_from(vs, 0);
+    for (int i = 0; i < vs->n; i++) free(vs->v[i].votes);
     free(vs->v);
     free(vs->buckets);
     memset(vs, 0, sizeof *vs);

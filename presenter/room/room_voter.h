@@ -32,8 +32,6 @@ int room_voter_add(struct room_voters *vs, int nq, int64_t id, const char *hash)
 int room_voter_by_id(const struct room_voters *vs, int64_t id);
 /* Every voter's vote on pos cleared (a re-vote's final round). */
 void room_voter_clear_votes(struct room_voters *vs, int pos);
-/* Drops the voters added since index from (a batch rolled back). */
-void room_voter_drop_from(struct room_voters *vs, int from);
 /* Frees every voter and the table (empty again). */
 void room_voter_release(struct room_voters *vs);
 

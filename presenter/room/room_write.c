@@ -1,6 +1,6 @@
-/* The room's group commit (room.h): the one "may vote" rule, the batch in
- * one step (room_batch_*) and in three (room_write_plan/run/apply, the SQL
- * on the hub's store thread). */
+/* The room's group commit (room.h): the one "may vote" rule and the one
+ * way votes and voters are written, room_write_plan/run/apply (the SQL on
+ * the hub's store thread; room_write_commit runs and applies at once). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,77 +24,11 @@ int room_vote_check(const struct room *r, long long pos, char *err, size_t errle
     return 0;
 }
 
-/* ---- the batch in one step ---- */
-
-int room_batch_begin(struct room *r, char *err, size_t errlen) {
-    if (r->batch.open) return fv_fail(err, errlen, "a batch is already open");
-    if (db_begin(r->db, err, errlen)) return -1;
-    r->batch.open = 1;
-    r->batch.first_new = r->voters.n;
-    r->batch.npend = 0;
-    return 0;
-}
-
-int room_batch_join(struct room *r, const char *token, char *err, size_t errlen) {
-    if (!room_token_issued(r, token)) return fv_fail(err, errlen, "not a voter token of this room");
-    char hash[65];
-    db_token_hash(token, hash);
-    int i = room_voter_find_hash(&r->voters, hash);
-    if (i >= 0) return i;
-    if (r->voters.n >= ROOM_VOTERS_MAX) return fv_fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX);
-    int64_t id = db_voter_add(r->db, r->session_id, hash, err, errlen); /* the room knows every voter */
-    if (id < 0) return -1;
-    i = room_voter_add(&r->voters, r->nq, id, hash);
-    if (i < 0) return fv_fail(err, errlen, "out of memory adding a voter");
-    return i;
-}
-
-int room_batch_vote(struct room *r, int voter, int pos, int yes, char *err, size_t errlen) {
-    if (voter < 0 || voter >= r->voters.n) return fv_fail(err, errlen, "unknown voter"), 1;
-    if (room_vote_check(r, pos, err, errlen)) return 1;
-    enum db_vote_result v = db_vote_put(r->db, r->qid[pos], r->voters.v[voter].id, yes ? 1 : 0, err, errlen);
-    if (v == DB_VOTE_ERROR) return -1;
-    if (v == DB_VOTE_REFUSED) return 1;
-    struct room_batch *b = &r->batch;
-    if (b->npend == b->cappend) {
-        int cap = b->cappend ? b->cappend * 2 : 256;
-        struct room_batch_vote *p = realloc(b->pend, sizeof *p * (size_t)cap);
-        if (!p) return fv_fail(err, errlen, "out of memory"), -1;
-        b->pend = p;
-        b->cappend = cap;
-    }
-    b->pend[b->npend++] = (struct room_batch_vote){voter, pos, yes ? 1 : 0};
-    return 0;
-}
-
-int room_batch_commit(struct room *r, char *err, size_t errlen) {
-    struct room_batch *b = &r->batch;
-    if (!b->open) return fv_fail(err, errlen, "no batch open");
-    b->open = 0;
-    if (db_commit(r->db, err, errlen)) {
-        db_rollback(r->db);
-        room_voter_drop_from(&r->voters, b->first_new);
-        b->npend = 0;
-        return -1;
-    }
-    for (int i = 0; i < b->npend; i++) {
-        struct room_batch_vote *p = &b->pend[i];
-        signed char *cur = &r->voters.v[p->voter].votes[p->pos];
-        if (*cur == p->yes) continue;
-        quiz_vote_apply(r->quiz, p->pos, *cur, p->yes);
-        *cur = (signed char)p->yes;
-    }
-    b->npend = 0;
-    return 0;
-}
-
-/* ---- the group commit on a store thread ---- */
-
-int room_write_plan(struct room *r, struct room_write *w, int voter, const char *token, int pos, int yes,
-                    int new_in_batch, char *err, size_t errlen) {
-    memset(w, 0, sizeof *w);
-    w->pos = pos;
-    w->yes = yes ? 1 : 0;
+/* The voter of a write: voter (the room's index), or when -1 token's (a
+ * voter the room does not know is new: w->voter stays -1). 0, or 1 refused
+ * with err. */
+static int plan_voter(struct room *r, struct room_write *w, int voter, const char *token, int new_in_batch,
+                      char *err, size_t errlen) {
     if (voter < 0 && token) { /* hashed once: the store and room_write_apply use w->hash */
         db_token_hash(token, w->hash);
         voter = room_voter_find_hash(&r->voters, w->hash);
@@ -109,9 +43,25 @@ int room_write_plan(struct room *r, struct room_write *w, int voter, const char 
     } else {
         w->voter_id = r->voters.v[voter].id;
     }
+    return 0;
+}
+
+int room_write_plan(struct room *r, struct room_write *w, int voter, const char *token, int pos, int yes,
+                    int new_in_batch, char *err, size_t errlen) {
+    memset(w, 0, sizeof *w);
+    w->pos = pos;
+    w->yes = yes ? 1 : 0;
+    if (plan_voter(r, w, voter, token, new_in_batch, err, errlen)) return 1;
     if (room_vote_check(r, pos, err, errlen)) return 1;
     w->qid = r->qid[pos];
     return 0;
+}
+
+int room_write_plan_join(struct room *r, struct room_write *w, const char *token, int new_in_batch, char *err,
+                         size_t errlen) {
+    memset(w, 0, sizeof *w);
+    w->pos = -1; /* no vote: room_vote_check refuses -1, so only a join carries it */
+    return plan_voter(r, w, -1, token, new_in_batch, err, errlen);
 }
 
 /* A batch may carry a new voter's first vote twice (the phone changed it
@@ -160,8 +110,8 @@ static int write_run(struct room *r, struct room_write *w, int n, char *err, siz
             x->new_id = f->new_id;
             if (x->new_id < 0) memcpy(x->err, f->err, sizeof x->err); /* f is earlier in w: never x */
         }
-        if (x->new_id < 0) {
-            x->result = -1;
+        if (x->new_id < 0 || x->pos < 0) { /* the voter's row failed, or a join: no vote */
+            x->result = x->new_id < 0 ? -1 : 0;
             continue;
         }
         enum db_vote_result v = db_vote_put(r->db, x->qid, x->new_id, x->yes, x->err, sizeof x->err);
@@ -201,11 +151,18 @@ int room_write_apply(struct room *r, struct room_write *w, int n, char *err, siz
                 continue;
             }
         }
-        if (x->result) continue;
+        if (x->result || x->pos < 0) continue;
         signed char *cur = &r->voters.v[x->voter].votes[x->pos];
         if (*cur == x->yes) continue;
         quiz_vote_apply(r->quiz, x->pos, *cur, x->yes);
         *cur = (signed char)x->yes;
     }
     return rc;
+}
+
+int room_write_commit(struct room *r, struct room_write *w, int n, char *err, size_t errlen) {
+    if (write_run(r, w, n, err, errlen) || room_write_apply(r, w, n, err, errlen)) return -1;
+    for (int i = 0; i < n; i++)
+        if (w[i].result) return fv_fail(err, errlen, "%s", w[i].err), 1;
+    return 0;
 }

@@ -360,15 +360,14 @@ static void test_wait_votes_sees_committed_votes_and_times_out_honestly(void) {
     char err[512] = "";
     REQUIRE(run(&c, "open\n", err, sizeof err) == 0);
     /* Three phones vote through the room's group commit. */
-    REQUIRE(room_batch_begin(rb.room, err, sizeof err) == 0);
+    struct room_write w[3];
     for (int i = 0; i < 3; i++) {
         char tok[ROOM_TOKEN_HEX + 1];
         REQUIRE(room_token_new(rb.room, tok, err, sizeof err) == 0);
-        int v = room_batch_join(rb.room, tok, err, sizeof err);
-        REQUIRE(v >= 0);
-        REQUIRE(room_batch_vote(rb.room, v, 0, i != 1, err, sizeof err) == 0);
+        REQUIRE(room_write_plan(rb.room, &w[i], -1, tok, 0, i != 1, i, err, sizeof err) == 0);
     }
-    REQUIRE(room_batch_commit(rb.room, err, sizeof err) == 0);
+    REQUIRE(room_write_commit(rb.room, w, 3, err, sizeof err) == 0);
+    for (int i = 0; i < 3; i++) REQUIRE(w[i].voter >= 0);
     CHECK(run(&c, "wait-voters 3 1000\nwait-votes 3 1000\n", err, sizeof err) == 0);
     CHECK(run(&c, "wait-votes 4 100\n", err, sizeof err) < 0);
     CHECK_CONTAINS(err, "talk.script:1: wait-votes 4: timed out after 100 ms with 3 votes on question 1");

@@ -92,11 +92,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         } else if (m->vote_ok && conn_token[0]) {
             long long q = m->q;
             if (room_vote_check(room, q, err, sizeof err) == 0) {
-                if (room_batch_begin(room, err, sizeof err)) abort();
-                int v = room_voter_find(room, conn_token), r = 1;
-                if (v < 0) v = room_batch_join(room, conn_token, err, sizeof err); /* the first vote */
-                if (v >= 0) r = room_batch_vote(room, v, (int)q, m->yes, err, sizeof err);
-                if (room_batch_commit(room, err, sizeof err)) abort();
+                struct room_write w; /* a token the room does not know yet: its first vote makes the voter */
+                int r = room_write_plan(room, &w, -1, conn_token, (int)q, m->yes, 0, err, sizeof err), v = -1;
+                if (r == 0) {
+                    if (room_write_commit(room, &w, 1, err, sizeof err) < 0) abort();
+                    r = w.result;
+                    v = w.voter;
+                }
                 if (r == 0) {
                     if (room_voter_vote(room, v, (int)q) != m->yes) abort();
                     check_reply(hub_msg_ack(id, (int)q, m->yes, quiz_votes(room_quiz(room), (int)q)));

@@ -75,12 +75,13 @@ static void test_tokens_are_issued_by_their_room_only(void) {
     memcpy(forged, a, sizeof forged);
     forged[0] = forged[0] == '0' ? '1' : '0'; /* another id under a's MAC */
     CHECK(!room_token_issued(r, forged));
-    REQUIRE(room_batch_begin(r, err, sizeof err) == 0);
-    CHECK_INT(room_batch_join(r, "0123456789abcdef0123456789abcdef", err, sizeof err), -1);
+    struct room_write w;
+    CHECK_INT(room_write_plan_join(r, &w, "0123456789abcdef0123456789abcdef", 0, err, sizeof err), 1);
     CHECK_CONTAINS(err, "not a voter token of this room");
-    CHECK_INT(room_batch_join(r, c, err, sizeof err), -1);
-    CHECK(room_batch_join(r, a, err, sizeof err) >= 0);
-    CHECK_INT(room_batch_commit(r, err, sizeof err), 0);
+    CHECK_INT(room_write_plan_join(r, &w, c, 0, err, sizeof err), 1);
+    REQUIRE(room_write_plan_join(r, &w, a, 0, err, sizeof err) == 0);
+    CHECK_INT(room_write_commit(r, &w, 1, err, sizeof err), 0);
+    CHECK(w.voter >= 0);
     CHECK(!room_token_valid(""));
     CHECK(!room_token_valid(NULL));
     CHECK(!room_token_valid("0123456789abcdef0123456789abcdeF"));  /* upper case */
@@ -123,9 +124,10 @@ static void test_a_session_from_before_keyed_tokens_keeps_its_voters(void) {
     CHECK_STR(query(path, "SELECT length(token_key) FROM sessions"), "64");
     CHECK(room_token_issued(r, old));
     CHECK(!room_token_issued(r, "ffeeddccbbaa99887766554433221100"));
-    REQUIRE(room_batch_begin(r, err, sizeof err) == 0);
-    CHECK_INT(room_batch_join(r, old, err, sizeof err), room_voter_find(r, old));
-    CHECK_INT(room_batch_commit(r, err, sizeof err), 0);
+    struct room_write w;
+    REQUIRE(room_write_plan_join(r, &w, old, 0, err, sizeof err) == 0);
+    CHECK_INT(room_write_commit(r, &w, 1, err, sizeof err), 0);
+    CHECK_INT(w.voter, room_voter_find(r, old));
     CHECK_INT(room_voter_count(r), 1);
     room_free(r);
     db_close(db);
@@ -215,26 +217,28 @@ static void test_batches_commit_joins_and_votes_together(void) {
     REQUIRE(r);
     room_token_new(r, t1, err, sizeof err);
     room_token_new(r, t2, err, sizeof err);
-    REQUIRE(room_batch_begin(r, err, sizeof err) == 0);
-    int a = room_batch_join(r, t1, err, sizeof err), b = room_batch_join(r, t2, err, sizeof err);
+    struct room_write w[4];
+    REQUIRE(room_write_plan_join(r, &w[0], t1, 0, err, sizeof err) == 0);
+    REQUIRE(room_write_plan_join(r, &w[1], t2, 1, err, sizeof err) == 0);
+    REQUIRE(room_write_plan_join(r, &w[2], t1, 2, err, sizeof err) == 0);
+    CHECK_INT(room_write_plan_join(r, &w[3], "nonsense", 3, err, sizeof err), 1);
+    CHECK_INT(room_write_plan(r, &w[3], -1, t1, 0, 1, 3, err, sizeof err), 1); /* pending question */
+    CHECK_INT(room_write_commit(r, w, 3, err, sizeof err), 0);
+    int a = w[0].voter, b = w[1].voter;
     CHECK(a >= 0 && b >= 0 && a != b);
-    CHECK_INT(room_batch_join(r, t1, err, sizeof err), a); /* same token, same voter */
-    CHECK_INT(room_batch_join(r, "nonsense", err, sizeof err), -1);
-    CHECK_INT(room_batch_vote(r, a, 0, 1, err, sizeof err), 1); /* pending question */
-    CHECK_INT(room_batch_commit(r, err, sizeof err), 0);
+    CHECK_INT(w[2].voter, a); /* same token, same voter */
     CHECK_INT(room_voter_count(r), 2);
     CHECK_STR(query(path, "SELECT count(*) FROM voters"), "2");
     CHECK_INT(room_voter_find(r, t2), b);
     room_act(r, ROOM_OPEN, err, sizeof err);
-    REQUIRE(room_batch_begin(r, err, sizeof err) == 0);
-    CHECK_INT(room_batch_vote(r, a, 0, 1, err, sizeof err), 0);
-    CHECK_INT(room_batch_vote(r, b, 0, 1, err, sizeof err), 0);
-    CHECK_INT(room_batch_vote(r, a, 0, 0, err, sizeof err), 0); /* changed in the same batch */
-    CHECK_INT(room_batch_vote(r, a, 1, 0, err, sizeof err), 1);  /* not the open question */
+    CHECK_INT(room_write_plan(r, &w[0], a, NULL, 0, 1, 0, err, sizeof err), 0);
+    CHECK_INT(room_write_plan(r, &w[1], b, NULL, 0, 1, 0, err, sizeof err), 0);
+    CHECK_INT(room_write_plan(r, &w[2], a, NULL, 0, 0, 0, err, sizeof err), 0); /* changed in the same batch */
+    CHECK_INT(room_write_plan(r, &w[3], a, NULL, 1, 0, 0, err, sizeof err), 1);  /* not the open question */
     struct quiz_qinfo qi;
     quiz_get(room_quiz(r), 0, &qi);
     CHECK_INT(qi.yes + qi.no, 0); /* nothing counts before the commit */
-    CHECK_INT(room_batch_commit(r, err, sizeof err), 0);
+    CHECK_INT(room_write_commit(r, w, 3, err, sizeof err), 0);
     quiz_get(room_quiz(r), 0, &qi);
     CHECK_INT(qi.yes, 1);
     CHECK_INT(qi.no, 1);

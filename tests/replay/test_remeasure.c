@@ -129,11 +129,11 @@ static int record(const struct probe_lab *lab) {
     char ta[ROOM_TOKEN_HEX + 1], tb[ROOM_TOKEN_HEX + 1];
     if (room_token_new(room, ta, err, sizeof err) || room_token_new(room, tb, err, sizeof err)) goto fail;
     for (int pos = 0; pos < NQ; pos++) {
-        if (room_act(room, ROOM_OPEN, err, sizeof err) || room_batch_begin(room, err, sizeof err)) goto fail;
-        int a = room_batch_join(room, ta, err, sizeof err);
-        int b = room_batch_join(room, tb, err, sizeof err);
-        if (a < 0 || b < 0 || room_batch_vote(room, a, pos, 1, err, sizeof err) ||
-            room_batch_vote(room, b, pos, pos % 2, err, sizeof err) || room_batch_commit(room, err, sizeof err))
+        if (room_act(room, ROOM_OPEN, err, sizeof err)) goto fail;
+        struct room_write w[2];
+        if (room_write_plan(room, &w[0], -1, ta, pos, 1, 0, err, sizeof err) ||
+            room_write_plan(room, &w[1], -1, tb, pos, pos % 2, 1, err, sizeof err) ||
+            room_write_commit(room, w, 2, err, sizeof err))
             goto fail;
         if (room_act(room, ROOM_CLOSE, err, sizeof err)) goto fail;
         int m = room_act(room, ROOM_MEASURE, err, sizeof err);

@@ -48,12 +48,10 @@ static int play(struct room *room, int pos, const int votes[3], const struct pro
     for (int i = 0; i < 3 && !tokens[i][0]; i++)
         if (room_token_new(room, tokens[i], err, sizeof err)) goto fail;
     if (room_act(room, ROOM_OPEN, err, sizeof err)) goto fail;
-    if (room_batch_begin(room, err, sizeof err)) goto fail;
-    for (int i = 0; i < 3; i++) {
-        int v = room_batch_join(room, tokens[i], err, sizeof err);
-        if (v < 0 || room_batch_vote(room, v, pos, votes[i], err, sizeof err)) goto fail;
-    }
-    if (room_batch_commit(room, err, sizeof err)) goto fail;
+    struct room_write w[3];
+    for (int i = 0; i < 3; i++)
+        if (room_write_plan(room, &w[i], -1, tokens[i], pos, votes[i], i, err, sizeof err)) goto fail;
+    if (room_write_commit(room, w, 3, err, sizeof err)) goto fail;
     if (room_act(room, ROOM_CLOSE, err, sizeof err)) goto fail;
     int m = room_act(room, ROOM_MEASURE, err, sizeof err);
     if (m < 0) goto fail;
