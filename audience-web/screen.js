@@ -103,9 +103,34 @@
       fvText('finalscore', score ? 'This room scored ' + score : 'No question was scored.');
       fvText('league', state.league || '');
       leaders(state.leaderboard);
+      finale(state.finale || {});
       board();
     }
     fit();
+  }
+
+  /* The questions the room missed most, each with its lesson, and the
+   * biggest shift a re-vote made (hub_msg.c finale_json). */
+  function finale(f) {
+    var items = (f.missed || []).map(function (m) {
+      var li = document.createElement('li');
+      var head = document.createElement('span');
+      head.className = 'missedq';
+      head.textContent = 'Q' + (m.pos + 1) + ' · ' + pct(m.wrong) + ' wrong · ' + m.text;
+      li.appendChild(head);
+      if (m.lesson) {
+        var l = document.createElement('span');
+        l.className = 'lesson';
+        l.textContent = m.lesson;
+        li.appendChild(l);
+      }
+      return li;
+    });
+    fvEl('missed').replaceChildren.apply(fvEl('missed'), items);
+    var s = f.shift;
+    fvText('shiftline', s ? 'Biggest change after discussion: Q' + (s.pos + 1) + ', ' + pct(s.before) + ' right → ' + pct(s.after) : '');
+    fvShow('shiftline', !!s);
+    fvShow('finale', items.length > 0 || !!s);
   }
 
   /* serve --leaderboard: the top nicknames by personal score (text only). */

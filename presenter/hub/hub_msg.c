@@ -7,6 +7,7 @@
 
 #include "hub_internal.h"
 #include "hub_msg.h"
+#include "finale.h"
 #include "leaderboard.h"
 #include "path_json.h"
 #include "league.h"
@@ -64,6 +65,26 @@ static json_t *leaderboard_json(struct hub *h) {
     return a;
 }
 
+/* The final screen's lessons (finale.h): every question in them was
+ * revealed, so they tell nothing new. */
+static json_t *finale_json(const struct quiz *q) {
+    struct finale_missed m[FINALE_MISSED];
+    int n = finale_missed(q, m);
+    json_t *missed = json_array();
+    for (int i = 0; i < n; i++) {
+        json_t *e = json_pack("{s:i, s:s, s:f, s:i}", "pos", m[i].pos, "text", m[i].text, "wrong", m[i].wrong, "votes",
+                              m[i].votes);
+        if (e && m[i].lesson[0]) json_object_set_new(e, "lesson", json_string(m[i].lesson));
+        json_array_append_new(missed, e);
+    }
+    json_t *o = json_pack("{s:o}", "missed", missed);
+    struct finale_shift s;
+    finale_shift(q, &s);
+    if (o && s.pos >= 0)
+        json_object_set_new(o, "shift", json_pack("{s:i, s:f, s:f}", "pos", s.pos, "before", s.before, "after", s.after));
+    return o;
+}
+
 /* What who may see, decided by the room (room_view.h). */
 static void view_of(struct hub *h, enum room_viewer who, struct room_view *v) {
     struct room_view_opts o = {.live_split = h->cfg.live_split, .leaderboard = h->board != NULL};
@@ -119,6 +140,7 @@ char *hub_msg_state(struct hub *h, enum room_viewer who) {
     char league[LEAGUE_LINE_MAX];
     league_line(quiz_ended(q) ? coll : -1, league, sizeof league);
     if (v.league && league[0]) json_object_set_new(o, "league", json_string(league));
+    if (quiz_ended(q)) json_object_set_new(o, "finale", finale_json(q));
     if (v.leaderboard) json_object_set_new(o, "leaderboard", leaderboard_json(h));
     return dump(o);
 }

@@ -593,6 +593,17 @@ async function main(setAbort) {
       checkEq(r[4], truths[pos], `scoreboard Q${pos + 1} truth`);
       checkEq(r[5], mark, `scoreboard Q${pos + 1} room right/wrong`);
     }
+    /* The finale (issue 37, item 6): the questions most of whose votes were wrong, most missed first. */
+    const missed = [];
+    for (let pos = 0; pos < NQ; pos++) {
+      const vs = ['A', 'B', 'C'].map((n) => phones[n].votes[pos]).filter(Boolean);
+      const wrong = vs.filter((v) => (truths[pos] === 'yes' || truths[pos] === 'no') && v !== truths[pos]).length;
+      if (vs.length && (truths[pos] === 'yes' || truths[pos] === 'no') && wrong * 2 > vs.length) missed.push({ pos, share: wrong / vs.length });
+    }
+    missed.sort((a, b) => b.share - a.share || a.pos - b.pos);
+    const shownMissed = await screen.locator('#missed .missedq').allTextContents();
+    checkEq(JSON.stringify(shownMissed.map((t) => t.split(' ')[0])), JSON.stringify(missed.slice(0, 3).map((m) => 'Q' + (m.pos + 1))),
+      'screen (final): the most-missed questions, most missed first');
     const wantCollective = scored ? `This room scored ${Math.round((sum / scored) * 100)}% over ${scored} question${scored === 1 ? '' : 's'}` : 'No question was scored.';
     checkEq(await screen.locator('#finalscore').textContent({ timeout: 2000 }).catch(() => '(no #finalscore)'), wantCollective,
       'screen shows the collective score');

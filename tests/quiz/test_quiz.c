@@ -6,6 +6,7 @@
 #include "check_path.h"
 #include "check_probe.h"
 #include "path_json.h"
+#include "finale.h"
 #include "quiz.h"
 
 /* Two tests: 0 asks sent+df+fragmented, 1 asks sent+fragmented; 2 asks nothing. */
@@ -508,6 +509,54 @@ static void test_end_skips_what_is_left(void) {
     quiz_free(q);
 }
 
+/* Plays the current question: votes (1 yes, 0 no), close, the result r,
+ * a re-vote round first when revote_votes is not NULL, reveal. */
+static void play_votes(struct quiz *q, const int *votes, int n, const int *revote_votes, const struct probe_result *r) {
+    char err[256];
+    int pos = quiz_cursor(q);
+    quiz_open(q, err, sizeof err);
+    for (int i = 0; i < n; i++) quiz_vote_apply(q, pos, -1, votes[i]);
+    quiz_close(q, err, sizeof err);
+    if (revote_votes) {
+        REQUIRE(quiz_revote(q, err, sizeof err) == 0);
+        for (int i = 0; i < n; i++) quiz_vote_apply(q, pos, -1, revote_votes[i]);
+        quiz_close(q, err, sizeof err);
+    }
+    if (quiz_measure(q, 0, err, sizeof err) == QUIZ_MEASURE_PROBE) quiz_measured(q, pos, r, err, sizeof err);
+    REQUIRE(quiz_reveal(q, err, sizeof err) == 0);
+}
+
+/* Issue 37, item 6: the finale lists the questions the room missed most,
+ * most missed first, each with its lesson, and the biggest re-vote shift. */
+static void test_finale_missed_and_shift(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    struct probe_result r = result(1, 1, 0, "went whole"); /* sent yes, DF yes, fragmented no */
+    static const int yes3[] = {1, 1, 1}, no3[] = {0, 0, 0}, mostly_no[] = {0, 0, 1}, mostly_yes[] = {1, 1, 0};
+    play_votes(q, no3, 3, NULL, &r);             /* Q1 sent? (yes): all wrong */
+    quiz_next(q, err, sizeof err);
+    play_votes(q, mostly_no, 3, yes3, &r);       /* Q2 DF? (yes): 1/3 right, then 3/3 after discussion */
+    quiz_next(q, err, sizeof err);
+    play_votes(q, mostly_yes, 3, NULL, &r);      /* Q3 fragmented? (no): 2/3 wrong */
+    struct finale_missed m[FINALE_MISSED];
+    CHECK_INT(finale_missed(q, m), 2);           /* Q2's final round was right */
+    CHECK_INT(m[0].pos, 0);
+    CHECK(m[0].wrong > 0.99);
+    CHECK_INT(m[0].votes, 3);
+    CHECK_CONTAINS(m[0].text, "is it sent?");
+    struct quiz_truth t;
+    REQUIRE(quiz_truth(q, 0, &t) == 0);
+    CHECK_STR(m[0].lesson, t.explain_key);
+    CHECK_INT(m[1].pos, 2);
+    CHECK(m[1].wrong > 0.66 && m[1].wrong < 0.67);
+    struct finale_shift s;
+    finale_shift(q, &s);
+    CHECK_INT(s.pos, 1);
+    CHECK(s.before > 0.33 && s.before < 0.34 && s.after > 0.99);
+    quiz_free(q);
+}
+
 static void test_collective_score(void) {
     char err[256];
     struct quiz *q = quiz_new(&deck, err, sizeof err);
@@ -578,6 +627,7 @@ int main(void) {
     RUN(test_votes_change_the_counts);
     RUN(test_skip_next_and_end);
     RUN(test_end_skips_what_is_left);
+    RUN(test_finale_missed_and_shift);
     RUN(test_collective_score);
     RUN(test_state_names_round_trip);
     return check_summary();
