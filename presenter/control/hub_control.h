@@ -16,6 +16,10 @@
 #define HUB_VOTER_BURST 1000           /* ... with this burst: a NATed venue's 1,000 phones voting at once get
                                         * in; a script from 8 addresses needs hours for ROOM_VOTERS_MAX
                                         * (docs/SECURITY.md); beyond it: error busy, the vote not stored */
+#define HUB_VOTER_RESERVE_DIV 10       /* the room's last tenth of voters (ROOM_VOTERS_MAX, or hub_config
+                                        * voters_max) is kept for networks new to it ... */
+#define HUB_VOTER_RESERVE_PER_NET 5    /* ... each of which may take this many of it (issue 36, item 5: many
+                                        * /48s minting cannot fill the room to its last place) */
 #define HUB_MINT_WARN 1000             /* the console flags minting when tokens issued exceed twice the
                                         * phones by this many, or any new voter was refused */
 #define HUB_COUNTDOWN_MAX_S 3600       /* longest voting timer */

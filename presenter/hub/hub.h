@@ -118,6 +118,8 @@ struct hub_config {
     int leaderboard;                   /* 1: phones may pick a nickname; the final state lists the top
                                         * LEADERBOARD_TOP (presenter/room/leaderboard.h). 0: nicknames are
                                         * refused and appear in no frame */
+    int voters_max;                    /* voters the room accepts; 0: ROOM_VOTERS_MAX (tests use a small one).
+                                        * The last 1/HUB_VOTER_RESERVE_DIV of them is the reserve */
     int voter_rate;                    /* new voters/s per source address (burst HUB_VOTER_BURST);
                                         * 0: HUB_VOTER_RATE, -1: no cap */
     int prober_remote;                 /* 1: serve --prober remote: no probe runs here; the room's prober is

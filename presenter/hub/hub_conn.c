@@ -108,10 +108,15 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
     if (c->voter < 0 && !c->new_voter_ok && room_voter_find(h->room, c->token) < 0) {
         /* This vote would create a voter: capped per source address, so one
          * client cannot fill the room (ROOM_VOTERS_MAX) with minted tokens. */
-        if (hub_guard_voter_take(h->guard, &c->peer, fv_clock_coarse_ms())) {
+        int max = h->cfg.voters_max > 0 ? h->cfg.voters_max : ROOM_VOTERS_MAX, n = room_voter_count(h->room);
+        int reserve = n >= max - max / HUB_VOTER_RESERVE_DIV;
+        if (n >= max || hub_guard_voter_take(h->guard, &c->peer, fv_clock_coarse_ms(), reserve)) {
             h->voters_refused++;
             hub_tally_schedule(h); /* the console sees the count at the next tick */
-            hub_conn_error(c, id, "busy", "too many new voters from your network just now; vote again in a few seconds");
+            hub_conn_error(c, id, "busy",
+                           n >= max ? "the room is full"
+                           : reserve ? "the room keeps its last places for networks new to it; vote again later"
+                                     : "too many new voters from your network just now; vote again in a few seconds");
             return;
         }
         c->new_voter_ok = 1;

@@ -164,28 +164,33 @@ int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long
     return bucket_take(g, g->http, HUB_GUARD_HTTP_SETS, p->addr, g->http_rate, g->http_burst, now);
 }
 
-int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long long now) {
+int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long long now, int reserve) {
     if (p->self || g->voter_rate <= 0) return 0;
-    if (hub_peer_is_v4(p->addr))
-        return bucket_take(g, g->voter, HUB_GUARD_VOTER_SETS, p->addr, g->voter_rate, g->voter_burst, now);
-    /* IPv6: one host may hold a /64, one customer a /56 or a /48: its /64,
-     * /56 and /48 must each still have a token (nested buckets), so a /48's
-     * 65,536 /64s mint no more than one /64 (issue 36, item 5). */
+    /* IPv4: the address's bucket. IPv6: one host may hold a /64, one
+     * customer a /56 or a /48: its /64, /56 and /48 must each still have a
+     * token (nested buckets), so a /48's 65,536 /64s mint no more than one
+     * /64 (issue 36, item 5). */
     static const int plens[3] = {64, 56, 48};
+    int nb = hub_peer_is_v4(p->addr) ? 1 : 3;
     struct hub_guard_entry *e[3];
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < nb; i++) {
         unsigned char key[16];
         int fresh;
-        hub_peer_net_key(p->addr, plens[i], key);
+        if (nb == 1) memcpy(key, p->addr, 16);
+        else hub_peer_net_key(p->addr, plens[i], key);
         e[i] = find_or_take(g, g->voter, HUB_GUARD_VOTER_SETS, key, &fresh);
         if (fresh) e[i]->tokens = g->voter_burst;
         else e[i]->tokens += (double)(now - e[i]->t) * g->voter_rate / 1000.0;
         if (e[i]->tokens > g->voter_burst) e[i]->tokens = g->voter_burst;
         e[i]->t = now > 0 ? now : 1;
     }
-    for (int i = 0; i < 3; i++)
-        if (e[i]->tokens < 1) return -1;
-    for (int i = 0; i < 3; i++) e[i]->tokens -= 1;
+    /* In the room's reserve only a network that made fewer than
+     * HUB_VOTER_RESERVE_PER_NET voters lately may add one. */
+    double floor = reserve ? g->voter_burst - HUB_VOTER_RESERVE_PER_NET + 1 : 1;
+    if (floor < 1) floor = 1;
+    for (int i = 0; i < nb; i++)
+        if (e[i]->tokens < floor) return -1;
+    for (int i = 0; i < nb; i++) e[i]->tokens -= 1;
     return 0;
 }
 

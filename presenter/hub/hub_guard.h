@@ -86,9 +86,12 @@ int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long
  * HUB_VOTER_RATE and HUB_VOTER_BURST). IPv4 counts by address; an IPv6 peer
  * by its /64, its /56 and its /48 at once (nested buckets, each must have a
  * token: one host may hold a /64, one customer a /48 of 65,536 of them).
+ * reserve: the room is in its last places (HUB_VOTER_RESERVE_DIV), kept
+ * for networks new to it: only a network (each of its buckets) that made
+ * fewer than HUB_VOTER_RESERVE_PER_NET voters lately may add one.
  * Returns 0, or -1 when p is over the cap. This host is never capped, and
  * nobody when voter_rate is 0. */
-int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
+int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long long now_ms, int reserve);
 
 /* Resumes: takes one from the bucket of token (its first 16 bytes; the
  * room issued it: random), HUB_RESUME_RATE per s, burst HUB_RESUME_BURST,

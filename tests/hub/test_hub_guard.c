@@ -39,7 +39,8 @@ static struct {
     struct hubfix fx;
 } F;
 
-static int http_rate; /* hub_config.http_rate for the next start(): 0 default */
+static int http_rate;  /* hub_config.http_rate for the next start(): 0 default */
+static int voters_max; /* hub_config.voters_max for the next start(): 0 default */
 
 static int start(void) {
     static int n;
@@ -50,7 +51,8 @@ static int start(void) {
     F.deck.ntests = 1;
     F.deck.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
     F.deck.tests[0].ask[QKIND_SENT] = 1;
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = SECRET, .use_poll = 1, .http_rate = http_rate};
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = SECRET, .use_poll = 1, .http_rate = http_rate,
+                             .voters_max = voters_max};
     if (hubfix_start(&F.fx, path, &F.deck, "GUARD1", 0, &cfg, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;
     return 0;
 }
@@ -300,24 +302,24 @@ static void test_new_voters_are_capped_per_ipv4_address_and_ipv6_64(void) {
     struct hub_peer a = v4(10), b = v4(11), self = v4(12);
     self.self = 1;
     int got = 0;
-    for (int i = 0; i < 3000; i++) got += hub_guard_voter_take(&g, &a, now) == 0;
+    for (int i = 0; i < 3000; i++) got += hub_guard_voter_take(&g, &a, now, 0) == 0;
     CHECK_INT(got, HUB_VOTER_BURST);
-    CHECK_INT(hub_guard_voter_take(&g, &b, now), 0); /* the next address has its own */
-    CHECK_INT(hub_guard_voter_take(&g, &a, now + 1000 / HUB_VOTER_RATE), 0);
-    CHECK_INT(hub_guard_voter_take(&g, &a, now + 1000 / HUB_VOTER_RATE), -1);
-    for (int i = 0; i < 3000; i++) CHECK_INT(hub_guard_voter_take(&g, &self, now), 0);
+    CHECK_INT(hub_guard_voter_take(&g, &b, now, 0), 0); /* the next address has its own */
+    CHECK_INT(hub_guard_voter_take(&g, &a, now + 1000 / HUB_VOTER_RATE, 0), 0);
+    CHECK_INT(hub_guard_voter_take(&g, &a, now + 1000 / HUB_VOTER_RATE, 0), -1);
+    for (int i = 0; i < 3000; i++) CHECK_INT(hub_guard_voter_take(&g, &self, now, 0), 0);
     /* IPv6: 3,000 addresses of one /64 share a bucket; another /64 has its own */
     got = 0;
     for (unsigned i = 0; i < 3000; i++) {
         struct hub_peer p = v6(i, i);
-        got += hub_guard_voter_take(&g, &p, now) == 0;
+        got += hub_guard_voter_take(&g, &p, now, 0) == 0;
     }
     CHECK_INT(got, HUB_VOTER_BURST);
     struct hub_peer other = v6(1, 1);
     other.addr[7] = 1; /* 2001:db8:0:1::/64: another /64, but of the same /56 and /48 (issue 36 item 5) */
-    CHECK_INT(hub_guard_voter_take(&g, &other, now), -1);
+    CHECK_INT(hub_guard_voter_take(&g, &other, now, 0), -1);
     other.addr[5] = 7; /* 2001:db8:7:1::/64: another /48 has its own */
-    CHECK_INT(hub_guard_voter_take(&g, &other, now), 0);
+    CHECK_INT(hub_guard_voter_take(&g, &other, now, 0), 0);
     /* IPv6 /48 (issue 36 item 5): 3,000 addresses, each in another /64 of one
      * /48 (2001:db8:5::/48), mint no more than one /64 may */
     got = 0;
@@ -325,16 +327,94 @@ static void test_new_voters_are_capped_per_ipv4_address_and_ipv6_64(void) {
         struct hub_peer p = v6(1, 1);
         p.addr[4] = 0, p.addr[5] = 5;                           /* 2001:db8:5:: */
         p.addr[6] = (unsigned char)(i >> 8), p.addr[7] = (unsigned char)i; /* its own /64 */
-        got += hub_guard_voter_take(&g, &p, now) == 0;
+        got += hub_guard_voter_take(&g, &p, now, 0) == 0;
     }
     printf("3,000 /64s of one /48: %d new voters at once (burst %d)\n", got, HUB_VOTER_BURST);
     CHECK_INT(got, HUB_VOTER_BURST);
     struct hub_peer next48 = v6(1, 1);
     next48.addr[4] = 0, next48.addr[5] = 6; /* 2001:db8:6::/48: its own */
-    CHECK_INT(hub_guard_voter_take(&g, &next48, now), 0);
+    CHECK_INT(hub_guard_voter_take(&g, &next48, now, 0), 0);
     /* rate 0: nobody capped */
     g.voter_rate = 0;
-    CHECK_INT(hub_guard_voter_take(&g, &a, now), 0);
+    CHECK_INT(hub_guard_voter_take(&g, &a, now, 0), 0);
+}
+
+/* The room's reserve (issue 36, item 5): in it, only a network that made
+ * fewer than HUB_VOTER_RESERVE_PER_NET voters lately adds one; an IPv6
+ * network counts by its /64, /56 and /48 alike. */
+static void test_the_reserve_is_for_networks_new_to_the_room(void) {
+    static struct hub_guard g;
+    REQUIRE(hub_guard_init(&g) == 0);
+    long long now = 7000000;
+    struct hub_peer big = v4(20), fresh = v4(21);
+    for (int i = 0; i < 100; i++) REQUIRE(hub_guard_voter_take(&g, &big, now, 0) == 0);
+    CHECK_INT(hub_guard_voter_take(&g, &big, now, 1), -1); /* it minted 100: none of the reserve */
+    CHECK_INT(hub_guard_voter_take(&g, &big, now, 0), 0);  /* outside the reserve its burst still holds */
+    int got = 0;
+    for (int i = 0; i < 50; i++) got += hub_guard_voter_take(&g, &fresh, now, 1) == 0;
+    CHECK_INT(got, HUB_VOTER_RESERVE_PER_NET);
+    /* 3,000 /64s of one /48, in the reserve: the /48 takes its share once */
+    got = 0;
+    for (unsigned i = 0; i < 3000; i++) {
+        struct hub_peer p = v6(1, 1);
+        p.addr[4] = 0, p.addr[5] = 9;
+        p.addr[6] = (unsigned char)(i >> 8), p.addr[7] = (unsigned char)i;
+        got += hub_guard_voter_take(&g, &p, now, 1) == 0;
+    }
+    printf("in the reserve: 3,000 /64s of one /48 add %d voters (%d per network)\n", got, HUB_VOTER_RESERVE_PER_NET);
+    CHECK_INT(got, HUB_VOTER_RESERVE_PER_NET);
+    struct hub_peer self = v4(22);
+    self.self = 1;
+    for (int i = 0; i < 100; i++) CHECK_INT(hub_guard_voter_take(&g, &self, now, 1), 0); /* the laptop */
+}
+
+/* The same against the real hub, its room lowered to voters_max: one
+ * address mints into the reserve and is held there; addresses new to the
+ * room still get in; at voters_max nobody does. */
+static int new_voter(const char *src, char *code, size_t codelen) {
+    char err[256];
+    struct wsc *w = connect_from(src, "fragvote-audience");
+    if (!w || fvr_hello(w, "GUARD1", 1, NULL, T_MS, NULL, err, sizeof err)) {
+        if (w) wsc_free(w);
+        return -1;
+    }
+    json_t *reply = NULL;
+    int r = fvr_vote(w, 1, 0, 1, T_MS, &reply);
+    const char *c = reply ? json_string_value(json_object_get(reply, "code")) : NULL;
+    snprintf(code, codelen, "%s", r == 0 ? "ok" : c ? c : "?");
+    json_decref(reply);
+    wsc_free(w);
+    return r == 0 ? 0 : 1;
+}
+
+static void test_the_hub_keeps_the_reserve(void) {
+    voters_max = 200; /* the reserve: the last 20 */
+    int started = start();
+    voters_max = 0;
+    REQUIRE(started == 0);
+    char err[256];
+    struct wsc *p = fvr_presenter("127.0.0.1", F.fx.port, SECRET, T_MS, err, sizeof err);
+    REQUIRE(p && fvr_step(p, "open", T_MS) == 0);
+    char code[64];
+    int big = 0, refused = 0;
+    for (int i = 0; i < 200; i++) {
+        int r = new_voter("127.0.0.30", code, sizeof code);
+        if (r == 0) big++;
+        else if (strcmp(code, "busy") == 0) refused++;
+    }
+    printf("one address: %d voters of %d, %d refused busy\n", big, 200, refused);
+    CHECK_INT(big, 200 - 200 / HUB_VOTER_RESERVE_DIV); /* held at the reserve */
+    int fresh = 0;
+    for (int a = 31; a < 31 + 4; a++) {
+        char src[32];
+        snprintf(src, sizeof src, "127.0.0.%d", a);
+        for (int i = 0; i < HUB_VOTER_RESERVE_PER_NET + 2; i++) fresh += new_voter(src, code, sizeof code) == 0;
+    }
+    CHECK_INT(fresh, 20); /* the 20 places: 5, 5, 5, 5 */
+    CHECK_INT(new_voter("127.0.0.35", code, sizeof code), 1); /* full */
+    CHECK_STR(code, "busy");
+    wsc_close(p, 1000);
+    stop();
 }
 
 /* hub_guard_peer on real sockets: IPv4 from another loopback address is
@@ -611,5 +691,7 @@ int main(void) {
     RUN(test_http_flood_from_one_address_is_refused_while_others_load_pages);
     RUN(test_http_rate_is_configurable_and_can_be_off);
     RUN(test_one_identity_reconnecting_fast_is_held_to_its_rate);
+    RUN(test_the_reserve_is_for_networks_new_to_the_room);
+    RUN(test_the_hub_keeps_the_reserve);
     return check_summary();
 }
