@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_engine.h"
 #include "fragprobe.h"
 
 #define WITNESS_KEY_FILE_MAX 256   /* a key file holds 32 hex digits and maybe a newline */
@@ -40,6 +41,9 @@ static void witness_usage(FILE *out) {
             "  --rate-source N  at most N replies a second to one source (1..%d)\n"
             "  --seconds N      stop after N seconds (default: until SIGINT/SIGTERM)\n"
             "  -h, --help       show this help\n"
+            "\n"
+            "Started as root it drops root once its sockets are open: to the invoking\n"
+            "user (sudo, doas, pkexec) or else to nobody, keeping no capability.\n"
             "\n"
             "Exit codes: 0 ok, 1 failed, 2 usage, 3 missing capability (--raw).\n",
             PROBE_WITNESS_REPORT_BYTES, PROBE_WITNESS_REPLY_MAX, PROBE_WITNESS_RATE, PROBE_WITNESS_RATE_SOURCE,
@@ -140,6 +144,13 @@ static int witness_args(int argc, char **argv, struct probe_witness_opts *o, lon
     return 0;
 }
 
+static int witness_ready(void *ctx, char *err, size_t errlen) {
+    (void)ctx;
+    int rc = cli_engine_drop_sockets_open(err, errlen);
+    fflush(stdout);
+    return rc;
+}
+
 int cmd_witness(int argc, char **argv) {
     if (cli_help(argc, argv, witness_usage)) return FV_EXIT_OK;
     struct probe_witness_opts o;
@@ -176,6 +187,7 @@ int cmd_witness(int argc, char **argv) {
     o.stop = (volatile int *)&witness_stop;
     struct probe_witness_stats st;
     o.stats = &st;
+    o.ready = witness_ready; /* sockets open: root is no longer needed */
     char hex[2 * PROBE_WITNESS_KEY_BYTES + 1];
     probe_witness_key_format(o.key, hex);
     if (!have_key) printf("key %s\n", hex);

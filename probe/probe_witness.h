@@ -108,6 +108,11 @@ struct probe_witness_opts {
     volatile int *stop;
     volatile int *bound_port;          /* set once listening (may be NULL) */
     struct probe_witness_stats *stats; /* may be NULL */
+    /* Called once every socket is open and bound, before the first packet
+     * is read (fragvote witness drops root here); non-zero stops the run
+     * with err. NULL: none. */
+    int (*ready)(void *ctx, char *err, size_t errlen);
+    void *ready_ctx;
 };
 int probe_witness_run(const struct probe_witness_opts *o, char *err, size_t errlen);
 

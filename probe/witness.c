@@ -146,6 +146,10 @@ int probe_witness_run(const struct probe_witness_opts *o, char *err, size_t errl
         goto cleanup;
     }
     if (o->bound_port) *o->bound_port = port;
+    if (o->ready && o->ready(o->ready_ctx, err, errlen)) {
+        rc = PROBE_E_PERM;
+        goto cleanup;
+    }
     double end = o->seconds > 0 ? probe_clock_s() + o->seconds : 0;
     while (!(o->stop && *o->stop) && (!end || probe_clock_s() < end)) {
         struct pollfd pf[3 + 2 + PROBE_WITNESS_TCP_CONNS];

@@ -92,6 +92,13 @@ static int drop_root(int keep_root, const char *user, const int *caps, int n, co
     if (geteuid() != 0 || keep_root) return 0;
     int t = drop_target(user, &uid, &gid, who, sizeof who, err, errlen);
     if (t < 0) return -1;
+    if (t == 0 && !kept) { /* no file to write: nobody will do */
+        struct passwd *pw = getpwnam("nobody");
+        if (!pw || pw->pw_uid == 0) return fv_fail(err, errlen, "no invoking user known and no user 'nobody' to drop to");
+        uid = (long)pw->pw_uid, gid = (long)pw->pw_gid;
+        snprintf(who, sizeof who, "nobody: no invoking user known");
+        t = 1;
+    }
     if (t == 0) {
         /* a warning: stderr, so a command refused later still prints nothing on stdout */
         fprintf(stderr, "Running as root: no invoking user known (no SUDO_UID, DOAS_USER or PKEXEC_UID); give --user NAME\n"
@@ -99,7 +106,7 @@ static int drop_root(int keep_root, const char *user, const int *caps, int n, co
         return 0;
     }
     if (probe_priv_drop_to(uid, gid, caps, n, err, errlen) < 0) return -1;
-    printf("Dropped root: now uid %ld, keeping %s (from %s).\n", uid, kept, who);
+    printf("Dropped root: now uid %ld, keeping %s (from %s).\n", uid, kept ? kept : "no capability", who);
     return 0;
 }
 
@@ -160,6 +167,8 @@ int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, co
     }
     return FV_EXIT_OK;
 }
+
+int cli_engine_drop_sockets_open(char *err, size_t errlen) { return drop_root(0, NULL, NULL, 0, NULL, err, errlen); }
 
 int cli_engine_drop_all(const char *cmd, int keep_root, const char *user) {
     char err[256];

@@ -37,6 +37,10 @@ int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, co
  * not keep_root, the same drop keeping no capability. FV_EXIT_OK or
  * FV_EXIT_PERM (printed as "fragvote CMD: why"). */
 int cli_engine_drop_all(const char *cmd, int keep_root, const char *user);
+/* A server whose sockets are all open and that writes no file (fragvote
+ * witness): as root, become the invoking user (SUDO_UID, DOAS_USER,
+ * PKEXEC_UID) or else nobody, keeping no capability. 0, or -1 with err. */
+int cli_engine_drop_sockets_open(char *err, size_t errlen);
 /* The run options of the probe worker: observer, lab, witness, and the PMTU
  * cache flush unless keep_pmtu_cache or without CAP_NET_ADMIN (both said). */
 void cli_engine_opts(const struct cli_engine *e, int keep_pmtu_cache, struct probe_run_opts *opts);

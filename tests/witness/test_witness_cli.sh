@@ -75,6 +75,21 @@ check "witness ends on SIGTERM with exit 0" test $wrc -eq 0
 check "witness counted 2 replies and refused the wrong key's probe" \
   grep -qE "replied 2, refused: [1-9][0-9]* malformed or untagged" "$tmp/w.out"
 
+# Started as root (no SUDO_UID, DOAS_USER or PKEXEC_UID: a root shell), the witness drops to nobody
+# with no capability once its sockets are open (issue 36, item 11); the packet tap it opened as root
+# still reports DF and the pieces.
+ip netns exec "$P-dst" env -u SUDO_UID -u SUDO_GID -u DOAS_USER -u PKEXEC_UID \
+  "$bin" witness --raw --key "$key" --seconds 60 9002 >"$tmp/r.out" 2>"$tmp/r.err" &
+wpid=$!
+for _ in $(seq 1 100); do grep -q '^Dropped root' "$tmp/r.out" && break; sleep 0.05; done
+echo "  root witness: $(grep '^Dropped root' "$tmp/r.out")"
+check "a root witness: uid 65534 while serving" test "$(awk '/^Uid:/{print $2}' /proc/$wpid/status)" = 65534
+check "a root witness: no effective capability" test "$(awk '/^CapEff:/{print $2}' /proc/$wpid/status)" = 0000000000000000
+probe --witness 203.0.113.2:9002 --witness-key "$key" -p udp4 -f dont -s 1400 --json >"$tmp/r.json" 2>/dev/null
+check "a root witness after the drop: its tap still reports DF and the pieces" \
+  jqc '.witness.heard == true and .witness.raw == true and .fragmented.answer == "yes"' "$tmp/r.json"
+kill -TERM "$wpid"; wait "$wpid"; wpid=
+
 # serve on its own lab: the default witness in dst, merged into the stored measurement.
 cat >"$tmp/deck.json" <<'EOF'
 {"title": "witness", "tests": [{"proto": "udp4", "mode": "dont", "size": 1400, "ask": ["fragmented"]}]}
