@@ -6,6 +6,7 @@
   var token = readToken(), room = (fvParam('room') || store('get', ROOM_KEY) || '').toUpperCase();
   var state = null, votes = [], pending = null, nextId = 1, joined = false, conn = null;
   var lastTally = null; /* the count line's tally, for the count an ack brings */
+  var verdictSaid = ""; /* what #verdict (a live region) says now: replaced only when that changes */
   var countdown = fvCountdown('countdown');
 
   function store(op, k, v) {
@@ -132,7 +133,13 @@
       tail.className = 'nowrap';
       v.appendChild(head);
       v.appendChild(tail);
-      fvEl('verdict').replaceChildren(v);
+      /* #verdict is a live region: replaced only when it says something new,
+       * so a screen reader announces each verdict once, not at every frame */
+      var said = q.pos + '|' + v.className + '|' + words;
+      if (verdictSaid !== said) {
+        fvEl('verdict').replaceChildren(v);
+        verdictSaid = said;
+      }
       fvText('truth', rv.truth);
       fvText('basis', '(' + rv.basis + ')' + (known ? ' — ' + fvTruthWords(q.kind, rv.truth) : ''));
       fvText('evidence', rv.evidence || rv.why || '');

@@ -286,6 +286,54 @@ async function main(setAbort) {
     check(await A.locator('#yes').isDisabled(), 'Yes is disabled before voting opens');
     await shot(A, 'phone-1-joined');
 
+    /* Accessibility (issue 39, item 3): axe at the phone's size and at a
+     * desktop's; text zoom to 200 % (the phone's sizes are in rem) cuts
+     * nothing sideways and keeps the answers whole. */
+    async function axePhone(p, label) {
+      await axe(p, label);
+      const vp = p.viewportSize();
+      await p.setViewportSize({ width: 1920, height: 1080 });
+      await axe(p, label + ' at 1920x1080');
+      await p.setViewportSize(vp);
+    }
+    async function textZoomFits(p, label) {
+      await p.evaluate(() => { document.documentElement.style.fontSize = '200%'; });
+      await sleep(100);
+      const r = await p.evaluate(() => {
+        const w = window.innerWidth, out = [];
+        if (document.documentElement.scrollWidth > w + 1) out.push('page ' + document.documentElement.scrollWidth + ' px wide');
+        for (const el of document.querySelectorAll('#play *, #final *, #joinform *')) {
+          if (!el.getClientRects().length || el.closest('[hidden]')) continue;
+          const b = el.getBoundingClientRect();
+          if (b.width > 0 && (b.right > w + 1 || b.left < -1)) out.push(`${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''} ${Math.round(b.left)}..${Math.round(b.right)}`);
+          if (getComputedStyle(el).overflowX === 'hidden' && el.scrollWidth > el.clientWidth + 1) out.push(`${el.id || el.tagName} cuts its text`);
+        }
+        return out;
+      });
+      check(r.length === 0, `${label}: text zoom 200 % cuts nothing`, r.slice(0, 5).join(', '));
+      const fs = await p.evaluate(() => parseFloat(getComputedStyle(document.body).fontSize));
+      check(fs >= 35, `${label}: text zoom 200 % reaches the page's text (${fs} px)`);
+      await p.evaluate(() => { document.documentElement.style.fontSize = ''; });
+    }
+    /* Motion (WCAG 2.3.3): every animation and transition of the pages' style sheet sits under
+     * @media (prefers-reduced-motion: no-preference). */
+    const moving = await screen.evaluate(() => {
+      const out = [];
+      const walk = (rules, calm) => {
+        for (const r of rules) {
+          if (r.media && r.cssRules) walk(r.cssRules, calm || /prefers-reduced-motion:\s*no-preference/.test(r.media.mediaText));
+          else if (r.cssRules) walk(r.cssRules, calm);
+          else if (r.style && !calm && ((r.style.animationName && r.style.animationName !== 'none') ||
+            (r.style.transitionDuration && r.style.transitionDuration !== '0s'))) out.push(r.selectorText);
+        }
+      };
+      for (const sh of document.styleSheets) walk(sh.cssRules, false);
+      return out;
+    });
+    check(moving.length === 0, 'the pages move only when the reader did not ask for reduced motion', moving.join(', '));
+    await axePhone(A, 'phone (pending)');
+    await textZoomFits(A, 'phone (pending)');
+
     const truths = [];  /* per question: the revealed truth */
     const revealedTexts = new Map();  /* explanation text → the deck test whose reveal showed it first */
     const verdictsSeen = new Set();  /* the room's right/wrong × truth yes/no, as the projector coloured them */
@@ -330,6 +378,7 @@ async function main(setAbort) {
       checkEq(await bg(screen, '#yesbar'), YES_BLUE, `Q${pos + 1}: the yes bar is neutral blue`);
       checkEq(await bg(screen, '#nobar'), NO_PURPLE, `Q${pos + 1}: the no bar is neutral purple`);
       if (stageShots) {
+        await axePhone(A, 'phone (closed)');
         await shot(screen, 'screen-3-closed');
         await fitsProjectors(projectors, ['#banner', '#qtext', '.count', '#bars'], 'screen (closed)');
       }
@@ -340,6 +389,13 @@ async function main(setAbort) {
       for (const p of [screen, A, B, C]) domsBefore.push(await p.content());
       if (stageShots) await shot(screen, 'screen-4-measured');
 
+      /* #verdict is a live region: a screen reader announces what changes in it */
+      await A.evaluate(() => {
+        window.fvVerdictChanges = 0;
+        if (window.fvVerdictObs) window.fvVerdictObs.disconnect();
+        window.fvVerdictObs = new MutationObserver(() => { window.fvVerdictChanges++; });
+        window.fvVerdictObs.observe(document.getElementById('verdict'), { childList: true, subtree: true, characterData: true });
+      });
       const before = frames.length;
       const t0 = Date.now();
       await step('reveal', keys && 'PageDown');
@@ -422,12 +478,23 @@ async function main(setAbort) {
           checkEq(await text(p, '#ack'), '', `Q${pos + 1}: phone ${n} (did not vote) is told so once, not twice`);
         }
       }
+      await sleep(1500); /* tallies and states keep coming after the reveal */
+      if (stageShots) { /* a wifi blip: phone A reconnects and gets the same revealed state again */
+        await phones.A.ctx.setOffline(true);
+        killPhoneSockets(phones.A.socks);
+        await until('phone A notices it is offline', async () => /^offline/.test(await text(A, '#conn')));
+        await phones.A.ctx.setOffline(false);
+        await waitText(A, '#conn', 'online');
+        await sleep(500);
+      }
+      checkEq(await A.evaluate(() => window.fvVerdictChanges), 1, `Q${pos + 1}: phone A's verdict is announced once`);
       if (stageShots) {
         await shot(screen, 'screen-5-revealed');
         await shot(screen43, 'screen768-5-revealed');
         await fitsProjectors(projectors, ['#banner', '#qtext', '#bars', '#truth', '#explain', '#evidence', '#majority', '#collective'], 'screen (revealed)');
         await shot(A, 'phone-4-revealed-right-or-wrong');
-        await axe(A, 'phone (revealed)');
+        await axePhone(A, 'phone (revealed)');
+        await textZoomFits(A, 'phone (revealed)');
         await axe(screen, 'screen (revealed)');
         await axe(desk, 'presenter (revealed)');
       } else await fitsProjectors(projectors, ['#banner', '#qtext', '#bars', '#truth', '#explain', '#evidence', '#majority', '#collective'], `screen (Q${pos + 1} revealed)`);
@@ -452,7 +519,7 @@ async function main(setAbort) {
     await shot(screen, 'screen-2-voting');
     await shot(screen43, 'screen768-2-voting');
     await fitsProjectors(projectors, ['#banner', '#qr', '#url', '#code', '#qtext', '.count', '#qnum'], 'screen (voting)');
-    await axe(A, 'phone (voting)');
+    await axePhone(A, 'phone (voting)');
     const openAt = frames.length;
     await vote('A', true);
     await waitText(screen, '#votes', '1');
@@ -465,7 +532,7 @@ async function main(setAbort) {
     await waitText(desk, '#split', 'Yes 2 · No 1');
     await shot(A, 'phone-2-voted');
     await shot(desk, 'presenter-2-voting');
-    await axe(A, 'phone (voted)');
+    await axePhone(A, 'phone (voted)');
     await axe(desk, 'presenter (voting)');
 
     /* B reloads mid-question: same voter, vote still shown. */
@@ -490,7 +557,7 @@ async function main(setAbort) {
     const ob = await C.locator('#offline').boundingBox();
     check(ob && ob.y >= 0 && ob.y < 200, 'phone C: the offline banner is at the top of the screen', ob && `y=${Math.round(ob.y)}`);
     await shot(C, 'phone-3-offline');
-    await axe(C, 'phone (offline)');
+    await axePhone(C, 'phone (offline)');
     const tBack = Date.now();
     await phones.C.ctx.setOffline(false);
     await waitText(C, '#conn', 'online');
@@ -552,7 +619,7 @@ async function main(setAbort) {
     const cdPx = await screen.locator('#countdown').evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
     check(cdPx >= 0.05 * PROJECTOR.height, `the projector's countdown is big (${cdPx} px)`);
     await until('the timer field is emptied', async () => (await presenter.locator('#seconds').inputValue()) === '');
-    await axe(A, 'phone (countdown)');
+    await axePhone(A, 'phone (countdown)');
     await vote('A', false); await vote('B', false);
     await closeMeasureReveal(3, { A: 'no', B: 'no', C: null }, false, { timed: true });
     checkEq(await text(A, '#countdown'), '', 'the phone countdown is gone once closed');
@@ -658,7 +725,7 @@ async function main(setAbort) {
       checkEq(await p.evaluate(() => document.activeElement && document.activeElement.id), 'copy', `phone ${n}: the focus is back on the copy button`);
       checkEq(await reader.evaluate(() => navigator.clipboard.readText()), `fragvote ${room} ${right}/${sc}\n${grid}`,
         `phone ${n}: the copy button put the grid text on the clipboard`);
-      if (n === 'A') { await shot(p, 'phone-5-final-grid'); await axe(p, 'phone (final)'); }
+      if (n === 'A') { await shot(p, 'phone-5-final-grid'); await axePhone(p, 'phone (final)'); await textZoomFits(p, 'phone (final)'); }
     }
 
     /* 11. quit: serve ends cleanly and its summary agrees with what the room saw. */
