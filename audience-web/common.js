@@ -167,7 +167,10 @@ function fvSkipped(prev, now) {
   if (!prev || prev.ended || now.ended || now.q.pos <= prev.q.pos) return '';
   var from = prev.q.state === 'revealed' ? prev.q.pos + 2 : prev.q.pos + 1, to = now.q.pos;
   if (from > to) return '';
-  return from === to ? 'Question ' + from + ' was skipped' : 'Questions ' + from + '–' + to + ' were skipped';
+  var which = from === to ? 'Question ' + from + ' was skipped' : 'Questions ' + from + '–' + to + ' were skipped';
+  /* the quiz skips the rest of a test by itself when its "sent?" was no (quiz.c) */
+  var unsent = prev.q.state === 'revealed' && prev.q.kind === 'sent' && prev.reveal && prev.reveal.truth === 'no';
+  return unsent ? which + ': nothing left the laptop, so there is no DF bit and no fragment to ask about' : which;
 }
 
 /* Text that must fit a box (the projector: nobody scrolls it): the largest
