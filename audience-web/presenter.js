@@ -54,7 +54,7 @@
   function planStep(q, first) {
     if (q.measuring) return { next: null, ok: ['skip'], hint: 'Measuring… the probe is running.' };
     switch (q.state) {
-    case 'pending': return { next: 'open', ok: ['open', 'next', 'skip'].concat(first ? [] : ['back']), hint: 'Next: open voting.' };
+    case 'pending': return { next: 'open', ok: ['open', 'next', 'skip', 'answer'].concat(first ? [] : ['back']), hint: 'Next: open voting (or show the answer without a vote).' };
     case 'voting': return { next: 'close', ok: ['close', 'skip'], hint: 'The room votes. Next: close voting.' };
     case 'closed': return { next: 'measure', ok: ['measure', 'rerun', 'skip'].concat(q.round === 2 ? [] : ['revote'], first ? [] : ['back']),
       hint: 'Next: measure (send the packet)' + (q.round === 2 ? '.' : ', or a second round (re-vote) after the room talked.') };
@@ -124,7 +124,7 @@
       if (ev.preventDefault) ev.preventDefault();
       act = 'back';
     } else {
-      act = { o: 'open', t: 'open', c: 'close', v: 'revote', m: 'measure', r: 'reveal', n: 'next', e: 'rerun', s: 'skip', b: 'back', f: 'end' }[k] || null;
+      act = { o: 'open', t: 'open', c: 'close', v: 'revote', m: 'measure', r: 'reveal', n: 'next', e: 'rerun', s: 'skip', b: 'back', f: 'end', a: 'answer' }[k] || null;
       if (act === 'end' && !endArmed()) act = null;
       if (k === 't') secs = timerField() || TIMER_KEY_S;
       else if (k === 'o') secs = timerField();

@@ -16,7 +16,7 @@ static const struct {
     {"next", HUB_CMD_NEXT},     {"open", HUB_CMD_OPEN},   {"close", HUB_CMD_CLOSE},
     {"measure", HUB_CMD_MEASURE}, {"reveal", HUB_CMD_REVEAL}, {"rerun", HUB_CMD_RERUN},
     {"skip", HUB_CMD_SKIP},     {"back", HUB_CMD_BACK},   {"quit", HUB_CMD_QUIT},
-    {"revote", HUB_CMD_REVOTE}, {"end", HUB_CMD_END},
+    {"revote", HUB_CMD_REVOTE}, {"end", HUB_CMD_END}, {"answer", HUB_CMD_ANSWER},
 };
 #define CONSOLE_NACTS (sizeof console_acts / sizeof console_acts[0])
 
@@ -178,6 +178,7 @@ int console_parse_key(int key, struct console_cmd *out) {
     case 's': out->act = HUB_CMD_SKIP; return 0;
     case 'b': out->act = HUB_CMD_BACK; return 0;
     case 'f': out->act = HUB_CMD_END; return 0;
+    case 'a': out->act = HUB_CMD_ANSWER; return 0;
     case 'q': out->act = HUB_CMD_QUIT; return 0;
     case '?': case 'h': out->verb = CONSOLE_HELP; return 0;
     case 'p': out->verb = CONSOLE_SECRET; return 0;
@@ -203,7 +204,7 @@ static int act_taken(enum hub_cmd_kind act, const struct console_status *b, cons
     switch (act) {
     case HUB_CMD_OPEN: return moved || (nq->state == QUIZ_VOTING && bq->state != QUIZ_VOTING);
     case HUB_CMD_CLOSE: return moved || (nq->state == QUIZ_CLOSED && bq->state != QUIZ_CLOSED);
-    case HUB_CMD_MEASURE:
+    case HUB_CMD_MEASURE: case HUB_CMD_ANSWER:
         return moved || n->measure_requests != b->measure_requests ||
                (nq->state == QUIZ_MEASURED && bq->state != QUIZ_MEASURED);
     case HUB_CMD_RERUN: return moved || n->measure_requests != b->measure_requests;

@@ -8,9 +8,13 @@
 #include "revote.h"
 
 const char *console_keys_help(void) {
-    return "keys: [o]pen [t]imed open [c]lose re-[v]ote [m]easure [r]eveal [n]ext/space r[e]-run [s]kip [b]ack "
-           "[f]inish [p]resenter secret [q]uit  (? help)";
+    return "keys: [o]pen [t]imed open [c]lose re-[v]ote [m]easure [r]eveal [n]ext/space r[e]-run [s]kip [a]nswer w/o vote "
+           "[b]ack [f]inish [p]resenter secret [q]uit  (? help)";
 }
+
+/* The keys as letters only, beside the QR code at 80x24 (the full line
+ * wrapped to four rows there and pushed the QR code off a revealed frame). */
+static const char *keys_short(void) { return "keys: o t c v m r n e s a b f p q  (? help)"; }
 
 #define QR_QUIET 2 /* modules of quiet zone around the code */
 
@@ -264,7 +268,7 @@ void console_render(FILE *out, const struct console_view *v, const struct consol
     int side = have_qr ? width - qr.cols - 2 : 0;
     if (have_qr && side >= 30) {
         for (int i = 0; i < body.n; i++) cr_wrap(&lay, body.line[i], side);
-        cr_wrap(&lay, console_keys_help(), side);
+        cr_wrap(&lay, keys_short(), side);
         int tall = lay.n > qr.nrows ? lay.n : qr.nrows;
         if (head.n + tall <= height) { /* the QR code on the left, the question beside it */
             for (int i = 0; i < head.n; i++) print_cut(out, head.line[i], width);

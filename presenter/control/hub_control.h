@@ -69,7 +69,7 @@ struct hub_status {
 
 enum hub_cmd_kind {
     HUB_CMD_OPEN, HUB_CMD_CLOSE, HUB_CMD_MEASURE, HUB_CMD_REVEAL, HUB_CMD_NEXT, HUB_CMD_BACK,
-    HUB_CMD_SKIP, HUB_CMD_RERUN, HUB_CMD_REVOTE, HUB_CMD_END, HUB_CMD_QUIT,
+    HUB_CMD_SKIP, HUB_CMD_RERUN, HUB_CMD_REVOTE, HUB_CMD_END, HUB_CMD_ANSWER, HUB_CMD_QUIT,
     HUB_CMD_MEASURED                   /* the prober's result for ask `rid` (room_prober_result) */
 };
 struct hub_cmd {

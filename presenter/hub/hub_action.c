@@ -54,7 +54,7 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
     /* The quiz changes and the room writes: no batch may be in flight (first
      * round votes still collected are judged before a second round opens). */
     if (store_idle(h, a, err, errlen)) return -1;
-    if ((a == ROOM_MEASURE || a == ROOM_RERUN) && !room_has_prober(h->room)) {
+    if ((a == ROOM_MEASURE || a == ROOM_RERUN || a == ROOM_ANSWER) && !room_has_prober(h->room)) {
         fv_fail(err, errlen, "no probe is configured: this hub cannot measure");
         hub_status_update(h, err);
         return -1;
@@ -94,7 +94,7 @@ static const enum room_action cmd_action[] = {
     [HUB_CMD_OPEN] = ROOM_OPEN, [HUB_CMD_CLOSE] = ROOM_CLOSE, [HUB_CMD_MEASURE] = ROOM_MEASURE,
     [HUB_CMD_REVEAL] = ROOM_REVEAL, [HUB_CMD_NEXT] = ROOM_NEXT, [HUB_CMD_BACK] = ROOM_BACK,
     [HUB_CMD_SKIP] = ROOM_SKIP, [HUB_CMD_RERUN] = ROOM_RERUN, [HUB_CMD_REVOTE] = ROOM_REVOTE,
-    [HUB_CMD_END] = ROOM_END,
+    [HUB_CMD_END] = ROOM_END, [HUB_CMD_ANSWER] = ROOM_ANSWER,
 };
 
 void hub_action_posted(struct hub *h, const struct hub_cmd *c) {
@@ -104,6 +104,6 @@ void hub_action_posted(struct hub *h, const struct hub_cmd *c) {
         hub_measured(h, c->rid, &c->result, err, sizeof err);
         break;
     default:
-        if ((unsigned)c->kind <= HUB_CMD_END) hub_act(h, cmd_action[c->kind], c->seconds, err, sizeof err);
+        if ((unsigned)c->kind <= HUB_CMD_ANSWER) hub_act(h, cmd_action[c->kind], c->seconds, err, sizeof err);
     }
 }

@@ -172,7 +172,7 @@ static void on_cmd(struct hub *h, struct hub_conn *c, const struct hub_client_ms
     }
     enum room_action a;
     if (!name || room_action_parse(name, &a)) {
-        hub_conn_error(c, -1, "bad_cmd", "unknown command (open close revote measure rerun reveal next back skip end)");
+        hub_conn_error(c, -1, "bad_cmd", "unknown command (open close revote measure rerun reveal next back skip end answer)");
         return;
     }
     char err[256];

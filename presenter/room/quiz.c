@@ -347,6 +347,15 @@ int quiz_skip(struct quiz *q, char *err, size_t errlen) {
     return 0;
 }
 
+int quiz_answer_unvoted(struct quiz *q, char *err, size_t errlen) {
+    struct quiz_q *x = current(q, err, errlen);
+    if (!x) return -1;
+    if (x->info.state != QUIZ_PENDING)
+        return refuse(x, "show the answer to", "without a vote only before voting opens", err, errlen);
+    x->info.state = QUIZ_CLOSED; /* closed without a vote: measured and revealed as any other */
+    return 0;
+}
+
 int quiz_end(struct quiz *q, char *err, size_t errlen) {
     if (q->ended) return fv_fail(err, errlen, "the quiz has ended already");
     for (int i = 0; i < q->n; i++) {

@@ -154,6 +154,11 @@ int quiz_skip(struct quiz *q, char *err, size_t errlen);
  * measurement kept; a question voting now stops, as skip stops it) and
  * the quiz goes to its end. Refused once ended. */
 int quiz_end(struct quiz *q, char *err, size_t errlen);
+/* The answer without a vote (issue 37, item 6: a question the talk has no
+ * time to vote on still shows the room its result): the current pending
+ * question is closed with no votes, ready to be measured and revealed (it
+ * scores nothing). Refused unless pending. */
+int quiz_answer_unvoted(struct quiz *q, char *err, size_t errlen);
 int quiz_revote_check(const struct quiz *q, char *err, size_t errlen);
 int quiz_revote(struct quiz *q, char *err, size_t errlen);
 

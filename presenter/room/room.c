@@ -16,8 +16,8 @@
 #include "room_token.h"
 
 static const char *const action_names[] = {"open", "close", "measure", "rerun", "reveal", "next", "back", "skip",
-                                           "revote", "end"};
-_Static_assert(FV_NAMES_N(action_names) == ROOM_END + 1, "a name for each enum room_action");
+                                           "revote", "end", "answer"};
+_Static_assert(FV_NAMES_N(action_names) == ROOM_ANSWER + 1, "a name for each enum room_action");
 
 FV_NAMES_DEFINE(room_action, enum room_action, action_names) /* room_action_name, room_action_parse */
 
@@ -304,6 +304,15 @@ int room_act(struct room *r, enum room_action a, char *err, size_t errlen) {
     case ROOM_BACK: rc = quiz_back(q, err, errlen); break;
     case ROOM_SKIP: rc = quiz_skip(q, err, errlen); break;
     case ROOM_END: rc = quiz_end(q, err, errlen); break;
+    case ROOM_ANSWER: /* closed without a vote, then measured as ROOM_MEASURE is */
+        if (quiz_answer_unvoted(q, err, errlen)) return -1;
+        rc = room_prober_measure(r, 0, err, errlen);
+        if (rc < 0) { /* it stays closed, in the store too: measure may be asked again */
+            char ignored[8];
+            room_persist(r, ignored, sizeof ignored);
+            return -1;
+        }
+        break;
     default: return fv_fail(err, errlen, "unknown action %d", (int)a);
     }
     if (rc < 0) return -1;

@@ -60,7 +60,7 @@ int room_voter_count(const struct room *r);
  * failure the action is reported as failed (err) but the quiz keeps the new
  * state; the next successful action writes all states again. */
 enum room_action { ROOM_OPEN, ROOM_CLOSE, ROOM_MEASURE, ROOM_RERUN, ROOM_REVEAL, ROOM_NEXT, ROOM_BACK, ROOM_SKIP,
-                   ROOM_REVOTE, ROOM_END };
+                   ROOM_REVOTE, ROOM_END, ROOM_ANSWER };
 const char *room_action_name(enum room_action a);    /* "open" "close" "measure" "rerun" ... "revote" */
 int room_action_parse(const char *name, enum room_action *out);
 /* ROOM_REVOTE opens the current closed question's second round: the store

@@ -225,7 +225,7 @@ async function main(setAbort) {
     const cmdState = async (p) => p.locator('[data-cmd]').evaluateAll((bs) => Object.fromEntries(bs.map((b) =>
       [b.dataset.cmd, b.disabled ? 'off' : b.classList.contains('primary') ? 'primary' : 'quiet'])));
     checkEq(JSON.stringify(await cmdState(presenter)), JSON.stringify({ open: 'primary', close: 'off', revote: 'off', measure: 'off', reveal: 'off',
-      next: 'quiet', back: 'off', skip: 'quiet', rerun: 'off', end: 'quiet' }), 'presenter (pending): Open highlighted, the others quiet or not offered');
+      next: 'quiet', back: 'off', skip: 'quiet', answer: 'quiet', rerun: 'off', end: 'quiet' }), 'presenter (pending): Open highlighted, the others quiet or not offered');
     for (const c of ['seconds', 'open', 'next', 'skip']) {
       await presenter.evaluate(() => document.activeElement && document.activeElement.blur());
       await tabTo(presenter, c);

@@ -110,8 +110,37 @@ static void test_end_goes_to_the_final_state(void) {
     hubfix_stop(&F);
 }
 
+/* Issue 37, item 6: `answer` measures the pending question without a
+ * vote; reveal shows the result to the room with no votes. */
+static void test_answer_without_a_vote(void) {
+    REQUIRE(start() == 0);
+    char err[256];
+    struct wsc *s = fvr_connect("127.0.0.1", F.port, "fragvote-screen", T_MS, err, sizeof err);
+    struct wsc *p = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
+    REQUIRE(s && p);
+    REQUIRE(step(p, "answer") == 0);
+    hubfix_wait_state(&F, QUIZ_MEASURED);
+    REQUIRE(step(p, "reveal") == 0);
+    json_t *st = NULL, *x;
+    while ((x = wsc_recv_type(s, "state", 1000))) {
+        json_decref(st);
+        st = x;
+    }
+    REQUIRE(st);
+    json_t *q = json_object_get(st, "q"), *rv = json_object_get(st, "reveal");
+    CHECK_STR(json_string_value(json_object_get(q, "state")), "revealed");
+    CHECK_STR(json_string_value(json_object_get(rv, "truth")), "yes");
+    CHECK_INT(json_integer_value(json_object_get(rv, "yes")) + json_integer_value(json_object_get(rv, "no")), 0);
+    json_decref(st);
+    CHECK(step(p, "answer") != 0); /* revealed: no answer without a vote */
+    wsc_close(s, 1000);
+    wsc_close(p, 1000);
+    hubfix_stop(&F);
+}
+
 int main(void) {
     RUN(test_final_state_carries_the_league_line);
+    RUN(test_answer_without_a_vote);
     RUN(test_end_goes_to_the_final_state);
     return check_summary();
 }

@@ -528,6 +528,34 @@ static void play_votes(struct quiz *q, const int *votes, int n, const int *revot
 
 /* Issue 37, item 6: the finale lists the questions the room missed most,
  * most missed first, each with its lesson, and the biggest re-vote shift. */
+/* Issue 37, item 6: the answer without a vote: a pending question closes
+ * with no votes, is measured and revealed, and scores nothing. */
+static void test_answer_without_a_vote(void) {
+    char err[256];
+    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    REQUIRE(q);
+    struct probe_result r = result(1, 1, 0, "went whole");
+    CHECK_INT(quiz_answer_unvoted(q, err, sizeof err), 0);
+    struct quiz_qinfo i;
+    quiz_get(q, 0, &i);
+    CHECK_INT(i.state, QUIZ_CLOSED);
+    CHECK_INT(i.yes + i.no, 0);
+    CHECK_INT(quiz_measure(q, 0, err, sizeof err), QUIZ_MEASURE_PROBE);
+    CHECK_INT(quiz_measured(q, 0, &r, err, sizeof err), 0);
+    CHECK_INT(quiz_reveal(q, err, sizeof err), 0);
+    struct quiz_truth t;
+    CHECK_INT(quiz_truth(q, 0, &t), 0);
+    CHECK_INT(t.answer, PROBE_ANS_YES);
+    int scored = -1;
+    CHECK(quiz_collective(q, &scored) < 0);
+    CHECK_INT(scored, 0); /* no votes: nothing scored */
+    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    CHECK_INT(quiz_open(q, err, sizeof err), 0);
+    CHECK_INT(quiz_answer_unvoted(q, err, sizeof err), -1); /* voting: the room is answering */
+    CHECK_CONTAINS(err, "before voting opens");
+    quiz_free(q);
+}
+
 static void test_finale_missed_and_shift(void) {
     char err[256];
     struct quiz *q = quiz_new(&deck, err, sizeof err);
@@ -627,6 +655,7 @@ int main(void) {
     RUN(test_votes_change_the_counts);
     RUN(test_skip_next_and_end);
     RUN(test_end_skips_what_is_left);
+    RUN(test_answer_without_a_vote);
     RUN(test_finale_missed_and_shift);
     RUN(test_collective_score);
     RUN(test_state_names_round_trip);
