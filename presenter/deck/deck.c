@@ -232,7 +232,7 @@ static int valid_target(const char *t) {
 }
 
 static const char *const deck_fields[] = {"title", "target", "port", "ttl", "observer", "keep_pmtu_cache",
-                                          "witness", "lab", "tests", NULL};
+                                          "witness", "lab", "tests", "questions", NULL};
 static const char *const test_fields[] = {"proto", "mode", "size", "ttl", "ask", "notes", "target", "port", "lab", NULL};
 static const char *const lab_fields[] = {"routers", "mtu", "reassemble", "ratelimit", "dropfrag", "blackhole",
                                          "silent", "nat", NULL};
@@ -449,6 +449,18 @@ int deck_load_string(const char *text, const char *name, struct deck *out, char 
         return -1;
     }
     int rc = load_root(&c, root, out);
+    /* "questions": the talk's subset, as serve --questions (deck_select
+     * rewrites the text without the key: what the session stores is the
+     * subset itself, so reloading it selects nothing again) */
+    json_t *qs = json_object_get(root, "questions");
+    char list[128] = "";
+    if (rc == 0 && qs) {
+        struct deck_step path[1] = {{.key = "questions"}};
+        if (!json_is_string(qs) || json_string_length(qs) >= sizeof list)
+            rc = fail_at(&c, path, 1, 0, "must be a list of question numbers like \"1-9,19\"");
+        else
+            snprintf(list, sizeof list, "%s", json_string_value(qs));
+    }
     json_decref(root);
     if (rc < 0) {
         deck_free(out);
@@ -457,6 +469,10 @@ int deck_load_string(const char *text, const char *name, struct deck *out, char 
     out->json = strdup(text);
     if (!out->json) {
         snprintf(err, errlen, "%s: out of memory", c.name);
+        return -1;
+    }
+    if (list[0] && deck_select(out, list, err, errlen)) {
+        deck_free(out);
         return -1;
     }
     return 0;

@@ -58,6 +58,7 @@ static char *rewrite(const struct deck *d, const unsigned char want[], char *err
         fv_fail(err, errlen, "--questions: the deck's text is not at hand");
         return NULL;
     }
+    json_object_del(root, "questions"); /* the subset is the deck now */
     for (int i = d->ntests - 1; i >= 0; i--) {
         json_t *ask = json_array();
         for (int k = 0; k < QKIND_N; k++) {

@@ -62,8 +62,39 @@ static void test_the_deck_asks_only_the_chosen_questions(void) {
     deck_free(&full);
 }
 
+/* A deck may pick its own questions ("questions": "2-3"): the loaded deck
+ * asks those, and its stored text is the subset without the key. */
+static void test_a_deck_picks_its_questions(void) {
+    struct deck d;
+    char err[256];
+    static const char text[] =
+        "{\"title\":\"T\",\"questions\":\"2-3\",\"tests\":["
+        "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ask\":[\"sent\",\"df\"]},"
+        "{\"proto\":\"udp6\",\"mode\":\"dont\",\"size\":1400,\"ask\":[\"sent\",\"fragmented\"]}]}";
+    REQUIRE(deck_load_string(text, "t.json", &d, err, sizeof err) == 0);
+    CHECK_INT(deck_question_count(&d), 2);
+    int ti;
+    enum qkind k;
+    REQUIRE(deck_question_at(&d, 0, &ti, &k) == 0);
+    CHECK_INT(d.tests[ti].spec.proto, PROBE_UDP4);
+    CHECK_INT(k, QKIND_DF);
+    REQUIRE(deck_question_at(&d, 1, &ti, &k) == 0);
+    CHECK_INT(d.tests[ti].spec.proto, PROBE_UDP6);
+    CHECK_INT(k, QKIND_SENT);
+    CHECK(!strstr(d.json, "\"questions\""));
+    deck_free(&d);
+    static const char bad[] = "{\"title\":\"T\",\"questions\":7,\"tests\":[{\"proto\":\"udp4\",\"size\":1400}]}";
+    CHECK_INT(deck_load_string(bad, "b.json", &d, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "b.json:1:");
+    CHECK_CONTAINS(err, "questions");
+    static const char out_of_range[] = "{\"title\":\"T\",\"questions\":\"5\",\"tests\":[{\"proto\":\"udp4\",\"size\":1400}]}";
+    CHECK_INT(deck_load_string(out_of_range, "r.json", &d, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "1..");
+}
+
 int main(void) {
     RUN(test_lists_parse_and_bad_ones_are_refused);
     RUN(test_the_deck_asks_only_the_chosen_questions);
+    RUN(test_a_deck_picks_its_questions);
     return check_summary();
 }
