@@ -100,7 +100,7 @@ static struct probe_pacer *pace_slot(const char *path, double now_ms) {
 }
 
 int probe_pace_wait(const char *path) {
-    double now = probe_clock_s() * 1e3;
+    double now = fv_clock_ms_frac();
     pthread_mutex_lock(&pace_mu);
     int wait = probe_pacer_book(pace_slot(path, now), now);
     pthread_mutex_unlock(&pace_mu);
@@ -109,7 +109,7 @@ int probe_pace_wait(const char *path) {
 }
 
 void probe_pace_drained(const char *path, int limited) {
-    double now = probe_clock_s() * 1e3;
+    double now = fv_clock_ms_frac();
     pthread_mutex_lock(&pace_mu);
     probe_pacer_drained(pace_slot(path, now), now, limited);
     pthread_mutex_unlock(&pace_mu);

@@ -44,10 +44,6 @@ struct pd_sock {
     uint16_t ping_seq_base;
 };
 
-static double now_ms(void) {
-    return probe_clock_s() * 1e3;
-}
-
 static void pd_close(struct pd_sock *s) {
     if (s->fd >= 0) close(s->fd);
     s->fd = -1;
@@ -95,7 +91,7 @@ static int pd_open(const struct sockaddr_storage *dst, int port, struct pd_sock 
         snprintf(err, errlen, "cannot connect the probe socket: %s", strerror(e));
         return PROBE_E_FAIL;
     }
-    uint32_t r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)(now_ms() * 1000.0);
+    uint32_t r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)(fv_clock_ms_frac() * 1000.0);
     s->token = r;
     s->ping_seq_base = (uint16_t)(r >> 7);
     return 0;
@@ -215,7 +211,7 @@ static int pd_collect(struct pd_sock *s, struct probe_pmtu_discovery *d, const i
             if (pending[i] && !d->acked[i] && !d->reported[i]) open_left++;
         }
         if (!open_left) return 0;
-        double left = deadline - now_ms();
+        double left = deadline - fv_clock_ms_frac();
         if (left <= 0) return 0;
         struct pollfd pfd = {.fd = s->fd, .events = POLLIN};
         int pr = poll(&pfd, 1, (int)left + 1);
@@ -237,9 +233,9 @@ static int pd_collect(struct pd_sock *s, struct probe_pmtu_discovery *d, const i
                 d->acked[idx] = 1;
                 if (largest_acked < 0) {
                     /* First acknowledgement: the rest left together with it. */
-                    double rtt = now_ms() - t0;
+                    double rtt = fv_clock_ms_frac() - t0;
                     double extra = rtt * PD_RTT_FACTOR + PD_RTT_FLOOR_MS;
-                    if (now_ms() + extra < deadline) deadline = now_ms() + extra;
+                    if (fv_clock_ms_frac() + extra < deadline) deadline = fv_clock_ms_frac() + extra;
                 }
             }
         }
@@ -281,7 +277,7 @@ static int pd_round(const struct sockaddr_storage *dst, int port, int timeout_ms
     int rc = pd_open(dst, port, &s, err, errlen);
     if (rc < 0) return rc;
     int pending[PROBE_PMTU_MAX_SIZES] = {0};
-    double t0 = now_ms();
+    double t0 = fv_clock_ms_frac();
     for (int i = 0; i < d->n; i++) {
         rc = pd_send(&s, d->sizes[i], i, err, errlen);
         if (rc < 0) goto out;
@@ -289,7 +285,7 @@ static int pd_round(const struct sockaddr_storage *dst, int port, int timeout_ms
     }
     d->round_trips++;
     rc = pd_collect(&s, d, pending, t0, timeout_ms, err, errlen);
-    d->elapsed_ms += now_ms() - t0;
+    d->elapsed_ms += fv_clock_ms_frac() - t0;
     for (int i = 0; i < d->n; i++)
         if (d->acked[i]) d->pmtu = d->sizes[i];
 out:
@@ -344,7 +340,7 @@ int probe_pmtu_discover_sequential(const char *host, int port, int timeout_ms,
     int lo = d->family == AF_INET6 ? 1280 : 576, hi = d->local_mtu, size = hi;
     int confirmed = 0;
     d->n = 0;
-    double t0 = now_ms();
+    double t0 = fv_clock_ms_frac();
     while (d->n < PROBE_PMTU_MAX_SIZES) {
         int i = d->n++;
         d->sizes[i] = size;
@@ -355,7 +351,7 @@ int probe_pmtu_discover_sequential(const char *host, int port, int timeout_ms,
         if (rc < 0) goto out;
         d->probes_sent++;
         d->round_trips++;
-        rc = pd_collect(&s, d, pending, now_ms(), timeout_ms, err, errlen);
+        rc = pd_collect(&s, d, pending, fv_clock_ms_frac(), timeout_ms, err, errlen);
         if (rc < 0) goto out;
         if (d->acked[i]) {
             lo = size;
@@ -374,7 +370,7 @@ int probe_pmtu_discover_sequential(const char *host, int port, int timeout_ms,
         }
         size = d->reported[i] && d->reported[i] < size && d->reported[i] > lo ? d->reported[i] : lo + (hi - lo + 1) / 2;
     }
-    d->elapsed_ms = now_ms() - t0;
+    d->elapsed_ms = fv_clock_ms_frac() - t0;
     if (!confirmed) {
         snprintf(err, errlen, "no probe to %s was acknowledged (%d probes, %d ms each)", d->addr, d->probes_sent,
                  timeout_ms);

@@ -168,7 +168,7 @@ static struct {
 static int ttl_reuse_next;
 
 static int ttl_reused(const char *key, struct probe_ttl_discovery *out) {
-    double now = probe_clock_s() * 1e3;
+    double now = fv_clock_ms_frac();
     int hit = 0;
     pthread_mutex_lock(&ttl_reuse_mu);
     for (int i = 0; i < TTL_REUSE_PATHS && !hit; i++)
@@ -184,7 +184,7 @@ static void ttl_keep(const char *key, const struct probe_ttl_discovery *d) {
     pthread_mutex_lock(&ttl_reuse_mu);
     int i = ttl_reuse_next++ % TTL_REUSE_PATHS;
     snprintf(ttl_reuse[i].key, sizeof ttl_reuse[i].key, "%s", key);
-    ttl_reuse[i].at_ms = probe_clock_s() * 1e3;
+    ttl_reuse[i].at_ms = fv_clock_ms_frac();
     ttl_reuse[i].d = *d;
     pthread_mutex_unlock(&ttl_reuse_mu);
 }

@@ -18,13 +18,8 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "fv_clock.h"
 #include "room.h"
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -80,21 +75,21 @@ int main(int argc, char **argv) {
     if (!tok || !w || !t) return fprintf(stderr, "bench_store: out of memory\n"), 1;
     for (int i = 0; i < phones; i++)
         if (room_token_new(r, tok[i], err, sizeof err)) return fprintf(stderr, "bench_store: %s\n", err), 1;
-    double all0 = now_ms();
+    double all0 = fv_clock_ms_frac();
     for (int b = 0; b < nb; b++) {
         int n = 0;
         for (int i = b * batch; i < phones && i < (b + 1) * batch; i++, n++)
             if (room_write_plan(r, &w[n], -1, tok[i], 0, i & 1, n, err, sizeof err))
                 return fprintf(stderr, "bench_store: %s\n", err), 1;
-        double t0 = now_ms();
+        double t0 = fv_clock_ms_frac();
         if (room_write_run(r, w, n, 5000, err, sizeof err)) return fprintf(stderr, "bench_store: %s\n", err), 1;
-        t[b] = now_ms() - t0;
+        t[b] = fv_clock_ms_frac() - t0;
         run_ms += t[b];
         for (int i = 0; i < n; i++)
             if (w[i].result) return fprintf(stderr, "bench_store: vote %d: %s\n", b * batch + i, w[i].err), 1;
         if (room_write_apply(r, w, n, err, sizeof err)) return fprintf(stderr, "bench_store: %s\n", err), 1;
     }
-    double all_ms = now_ms() - all0;
+    double all_ms = fv_clock_ms_frac() - all0;
     int stored = room_voter_count(r);
     room_free(r);
     db_close(db);

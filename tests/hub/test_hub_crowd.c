@@ -19,12 +19,6 @@
 #include "room.h"
 #include "wsclient.h"
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -49,7 +43,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     setrlimit(RLIMIT_NOFILE, &rl);
     if ((long)rl.rlim_cur < 2L * n + 64) SKIP_ALL("open-files limit too low for this crowd");
 
-    double t_start = now_s();
+    double t_start = check_mono_s();
     char err[512], path[512], web[1024];
     snprintf(path, sizeof path, "%s/crowd.db", check_tmpdir());
     snprintf(web, sizeof web, "%s/audience-web", getenv("FRAGVOTE_SRC") ? getenv("FRAGVOTE_SRC") : "..");
@@ -79,7 +73,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     REQUIRE(screen);
     struct wsc **w = calloc((size_t)n, sizeof *w);
     double *lat = calloc((size_t)n, sizeof *lat), *sent = calloc((size_t)n, sizeof *sent);
-    double t_join = now_s();
+    double t_join = check_mono_s();
     for (int i = 0; i < n; i++) {
         char src[32];
         snprintf(src, sizeof src, "127.0.0.%d", 2 + i % 200);
@@ -92,7 +86,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
         REQUIRE(m);
         json_decref(m);
     }
-    printf("%d phones joined in %.2f s\n", n, now_s() - t_join);
+    printf("%d phones joined in %.2f s\n", n, check_mono_s() - t_join);
 
     struct hub_cmd c = {.kind = HUB_CMD_OPEN};
     hub_post(hub, &c);
@@ -107,18 +101,18 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     REQUIRE(st0.current.state == QUIZ_VOTING);
 
     /* Everyone votes at once; acks are read as they come (poll over all). */
-    double t_vote = now_s();
+    double t_vote = check_mono_s();
     unsigned long tallies0 = st0.phone_tallies;
     int yes_sent = 0;
     for (int i = 0; i < n; i++) {
-        sent[i] = now_s();
+        sent[i] = check_mono_s();
         int yes = i % 3 != 0;
         yes_sent += yes;
         REQUIRE(wsc_send_json(w[i], "{s:s, s:i, s:i, s:b}", "t", "vote", "id", i, "q", 0, "yes", yes) == 0);
     }
     struct pollfd *pfd = calloc((size_t)n, sizeof *pfd);
     int acked = 0, errors = 0;
-    while (acked + errors < n && now_s() - t_vote < 30) {
+    while (acked + errors < n && check_mono_s() - t_vote < 30) {
         for (int i = 0; i < n; i++) pfd[i] = (struct pollfd){lat[i] ? -1 : wsc_fd(w[i]), POLLIN, 0};
         if (poll(pfd, (nfds_t)n, 1000) <= 0) continue;
         for (int i = 0; i < n; i++) {
@@ -129,7 +123,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
                 free(m);
                 const char *t = json_string_value(json_object_get(o, "t"));
                 if (t && !strcmp(t, "ack")) {
-                    lat[i] = now_s() - sent[i];
+                    lat[i] = check_mono_s() - sent[i];
                     acked++;
                 } else if (t && !strcmp(t, "error")) {
                     lat[i] = -1;
@@ -139,7 +133,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
             }
         }
     }
-    double t_all = now_s() - t_vote;
+    double t_all = check_mono_s() - t_vote;
     CHECK_INT(acked, n);
     CHECK_INT(errors, 0);
     qsort(lat, (size_t)n, sizeof *lat, cmp_double);
@@ -185,7 +179,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     CHECK_INT(phones_final, n);
     struct hub_status st2;
     hub_snapshot(hub, &st2);
-    double elapsed = now_s() - t_vote, lifetime = now_s() - t_join;
+    double elapsed = check_mono_s() - t_vote, lifetime = check_mono_s() - t_join;
     unsigned long step = (unsigned long)rate * HUB_ROTATION_MS / 1000, sent_t = st2.phone_tallies - tallies0;
     printf("phones: %lu tallies written in %.2f s (at most %lu per %d ms step); at most %d to one phone in %.1f s\n",
            sent_t, elapsed, step, HUB_ROTATION_MS, most, lifetime);
@@ -215,7 +209,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
         final_votes = (int)json_integer_value(json_object_get(t, "votes"));
         json_decref(t);
     }
-    double span = now_s() - t_start; /* the hub's whole life so far: every tally was built within it */
+    double span = check_mono_s() - t_start; /* the hub's whole life so far: every tally was built within it */
     CHECK(ok_order);
     CHECK_INT(final_votes, n);
     struct hub_status st3;

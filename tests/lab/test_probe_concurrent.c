@@ -33,12 +33,6 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 static void test_concurrent_tests_get_their_own_answers(void) {
     static const struct { enum probe_proto p; enum probe_mode m; int size; } kinds[4] = {
         {PROBE_UDP4, PROBE_MODE_DONT, 1400},     /* whole, DF=0: r1 fragments */
@@ -59,14 +53,14 @@ static void test_concurrent_tests_get_their_own_answers(void) {
     /* A first pass settles the cache (the IPv6 host fragments teach it 1280
      * once); the second, one at a time, is the expectation. */
     for (int i = 0; i < 4; i++) REQUIRE(probe_run(&o, &specs[i], &seq[i], err, sizeof err) == 0);
-    double t0 = now();
+    double t0 = check_mono_s();
     for (int i = 0; i < N_TESTS; i++) REQUIRE(probe_run(&o, &specs[i], &seq[i], err, sizeof err) == 0);
-    double t_seq = now() - t0;
+    double t_seq = check_mono_s() - t0;
     pthread_t th[N_TESTS];
-    t0 = now();
+    t0 = check_mono_s();
     for (int i = 0; i < N_TESTS; i++) REQUIRE(pthread_create(&th[i], NULL, worker, (void *)(long)i) == 0);
     for (int i = 0; i < N_TESTS; i++) pthread_join(th[i], NULL);
-    double t_par = now() - t0;
+    double t_par = check_mono_s() - t0;
     printf("  %d tests: one at a time %.0f ms, all at once %.0f ms\n", N_TESTS, t_seq * 1e3, t_par * 1e3);
     for (int i = 0; i < N_TESTS; i++) {
         CHECK_INT(par_rc[i], 0);

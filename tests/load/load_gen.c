@@ -25,12 +25,6 @@
 #define LOAD_TICK_MS 1               /* loop wake-up period while anything is scheduled */
 #define LOAD_CLOSE_WAIT_MS 30000     /* presenter open/skip/close: wait this long for cmd_ok */
 
-double load_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 double load_cpu_self_s(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -83,7 +77,7 @@ static int write_vote(struct lrun *r, struct conn *c) {
     int n = snprintf(p, LOAD_OUT_MAX, "{\"t\":\"vote\",\"id\":%d,\"q\":%d,\"yes\":%s}", (int)(c - r->c) + 1, c->q,
                      load_phone_yes((int)(c - r->c)) ? "true" : "false");
     c->vote_due = 0;
-    double t = load_now_ms();
+    double t = fv_clock_ms_frac();
     if (lws_write(c->wsi, (unsigned char *)p, (size_t)n, LWS_WRITE_TEXT) < n) {
         load_failf(r, "write failed on connection %d", (int)(c - r->c));
         return -1;
@@ -118,7 +112,7 @@ static void on_state(struct lrun *r, struct conn *c, const char *m, size_t len) 
     if (c->role == R_PHONE) {
         if (voting && !c->voting_seen) {
             c->voting_seen = 1;
-            c->t_state = load_now_ms();
+            c->t_state = fv_clock_ms_frac();
             c->q = (int)pos;
             if (c->vote_time_passed) phone_vote_now(r, c);
         }
@@ -144,17 +138,17 @@ static void on_tally(struct lrun *r, struct conn *c, const char *m, size_t len) 
     if (r->phase < P_VOTING || r->phase > P_CLOSING || q != r->question) return;
     if (c->role == R_SCREEN) {
         if (r->sc_n < LOAD_SCREEN_LOG_MAX) {
-            r->sc_t[r->sc_n] = load_now_ms();
+            r->sc_t[r->sc_n] = fv_clock_ms_frac();
             r->sc_votes[r->sc_n++] = votes;
         }
     } else if (c->role == R_PRESENTER) {
         if (r->pr_n < LOAD_SCREEN_LOG_MAX) {
-            r->pr_t[r->pr_n] = load_now_ms();
+            r->pr_t[r->pr_n] = fv_clock_ms_frac();
             r->pr_votes[r->pr_n++] = votes;
         }
     } else if (c->role == R_PHONE && c->acked && !c->tallied && votes >= c->need_votes) {
         c->tallied = 1;
-        c->t_tally = load_now_ms();
+        c->t_tally = fv_clock_ms_frac();
         r->res->tallied++;
     }
 }
@@ -191,7 +185,7 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
             return;
         }
         c->answered = c->acked = 1;
-        c->t_ack = load_now_ms();
+        c->t_ack = fv_clock_ms_frac();
         r->t_last_ack = c->t_ack;
         c->need_votes = r->votes_sent - r->res->refused;
         if (load_json_int(m, len, "votes", &c->ack_votes) < 0) c->ack_votes = -1;
@@ -206,7 +200,7 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
         }
         r->joined++;
         r->res->joined++;
-        c->t_welcome = load_now_ms();
+        c->t_welcome = fv_clock_ms_frac();
         load_rejoin_remember(r, c, m, len);
     } else if (IS("error")) {
         long long id;
@@ -223,10 +217,10 @@ static void on_message(struct lrun *r, struct conn *c, const char *m, size_t len
         if (c->role != R_PRESENTER) return;
         if (load_json_str_is(m, len, "cmd", "open") == 1 && !r->opened) {
             r->opened = 1;
-            r->res->open_ms = load_now_ms() - r->t_cmd;
+            r->res->open_ms = fv_clock_ms_frac() - r->t_cmd;
         } else if (load_json_str_is(m, len, "cmd", "close") == 1) {
             r->closed = 1;
-            r->res->close_ms = load_now_ms() - r->t_cmd;
+            r->res->close_ms = fv_clock_ms_frac() - r->t_cmd;
         }
         else if (load_json_str_is(m, len, "cmd", "skip") == 1) r->nexted = 1;
     }
@@ -340,7 +334,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             break;
         } else
             break;
-        double t = load_now_ms();
+        double t = fv_clock_ms_frac();
         if (c->role == R_PRESENTER) {
             r->t_cmd = t;
             r->cmd_written = 1;
@@ -470,7 +464,7 @@ static int voting_finished(struct lrun *r) {
 }
 
 static void tick(struct lrun *r) {
-    double now = load_now_ms();
+    double now = fv_clock_ms_frac();
     switch (r->phase) {
     case P_CONNECT: {
         int total = r->n + 2;
@@ -777,7 +771,7 @@ int load_run(const struct load_config *cfg, struct load_result *res, char *err, 
             goto out;
         }
     }
-    r->t0 = load_now_ms();
+    r->t0 = fv_clock_ms_frac();
     r->t_connect_deadline = r->t0 + cfg->connect_timeout_s * 1000.0;
     r->phase = P_CONNECT;
     if (cfg->storm && load_storm_start(r, err, errlen)) {

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "fv_clock.h"
 #include "load.h"
 
 #define LOAD_OUT_MAX 512             /* one outgoing message */
@@ -107,7 +108,6 @@ struct lrun {
 static inline int load_phone_yes(int i) { return i % 3 != 0; }
 
 /* load_gen.c */
-double load_now_ms(void);
 double load_cpu_self_s(void);
 uint32_t load_rnd_next(uint32_t *s);
 /* Counts an error; the first one's text is kept for the report. */

@@ -62,7 +62,7 @@ int load_rejoin_start(struct lrun *r) {
     if (r->cfg->server_pid) load_proc_sample(r->cfg->server_pid, &out->srv_start);
     rj->gen_cpu0 = load_cpu_self_s();
     rj->errors0 = r->res->errors;
-    rj->t_blip = load_now_ms();
+    rj->t_blip = fv_clock_ms_frac();
     rj->t_deadline = rj->t_blip + r->cfg->rejoin_spread_ms + r->cfg->connect_timeout_s * 1000.0;
     for (int k = 0; k < rj->total; k++) {
         struct conn *c = &r->c[rj->order[k]];
@@ -139,7 +139,7 @@ void load_rejoin_tick(struct lrun *r, double now) {
 int load_rejoin_closed(struct lrun *r, struct conn *c) {
     if (r->phase != P_REJOIN || c->role != R_PHONE) return 0;
     if (c->rj == RJ_CLOSE_DUE || c->rj == RJ_CLOSING) {
-        c->t_rj_closed = load_now_ms();
+        c->t_rj_closed = fv_clock_ms_frac();
         if (c->t_rj_closed >= r->rj.t_blip + c->rj_at) make_ready(r, c);
         else c->rj = RJ_CLOSED;
         return 1;
@@ -159,7 +159,7 @@ void load_rejoin_welcome(struct lrun *r, struct conn *c, const char *m, size_t l
         return;
     }
     c->rj = RJ_BACK;
-    c->t_rj_welcome = load_now_ms();
+    c->t_rj_welcome = fv_clock_ms_frac();
     r->rj.back++;
     out->back++;
     char tok[LOAD_TOKEN_MAX] = "";
@@ -193,7 +193,7 @@ void load_rejoin_tally(struct lrun *r, const char *m, size_t len) {
      * gets one built after its own join, on its own socket after its welcome. */
     if (!rj->online_ok && rj->back + rj->failed == rj->total && online == r->n) {
         rj->online_ok = 1;
-        out->online_ms = load_now_ms() - rj->t_blip;
+        out->online_ms = fv_clock_ms_frac() - rj->t_blip;
     }
 }
 

@@ -101,7 +101,7 @@ static void phone_done(struct load_storm *s, struct slot *sl, int ok) {
         s->failed++;
         return;
     }
-    c->t_page = load_now_ms();
+    c->t_page = fv_clock_ms_frac();
     pthread_mutex_lock(&s->lock);
     s->ready[s->rtail++] = sl->phone;
     pthread_mutex_unlock(&s->lock);
@@ -152,7 +152,7 @@ static void start_phone(struct load_storm *s, struct slot *sl) {
     sl->phone = s->next++;
     sl->req = 0;
     sl->nres = 0;
-    s->r->c[sl->phone].t_http0 = load_now_ms();
+    s->r->c[sl->phone].t_http0 = fv_clock_ms_frac();
     if (slot_connect(s, sl) < 0) phone_done(s, sl, 0);
 }
 

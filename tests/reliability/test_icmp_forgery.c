@@ -69,11 +69,9 @@ static int count_fn(void *arg) {
     uint8_t want[16];
     inet_pton(c->v6 ? AF_INET6 : AF_INET, c->from, want);
     atomic_store(&c->ready, 1);
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long long t0 = check_mono_ms();
     for (;;) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        long left = c->ms - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+        long left = (long)(c->ms - (check_mono_ms() - t0));
         if (left <= 0) break;
         struct pollfd p = {fd, POLLIN, 0};
         if (poll(&p, 1, (int)left) <= 0) continue;

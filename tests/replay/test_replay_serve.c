@@ -131,13 +131,11 @@ static int spawn(struct child *c, const char *tmpdir) { return spawn_loop(c, tmp
 
 /* Reads the child's stdout until it contains needle; returns 0 or -1 on timeout/EOF. */
 static int wait_output(struct child *c, const char *needle, int timeout_ms) {
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long long t0 = check_mono_ms();
     for (;;) {
         c->buf[c->n] = '\0';
         if (strstr(c->buf, needle)) return 0;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        long left = timeout_ms - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+        long left = (long)(timeout_ms - (check_mono_ms() - t0));
         if (left <= 0) return -1;
         struct pollfd p = {.fd = c->out, .events = POLLIN};
         if (poll(&p, 1, (int)left) <= 0) return -1;

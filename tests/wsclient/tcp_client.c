@@ -1,5 +1,6 @@
 /* Raw TCP connections and a one-shot HTTP GET for tests (see tcp_client.h). */
 #include "tcp_client.h"
+#include "fv_clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -96,16 +97,10 @@ char *tcp_http_get(const char *host, int port, const char *path, int timeout_ms,
     return buf;
 }
 
-static long long mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int tcp_dribble(int *fds, int n, int timeout_ms) {
-    long long t0 = mono_ms();
+    long long t0 = fv_clock_ms();
     int open_left = n;
-    while (open_left && mono_ms() - t0 < timeout_ms) {
+    while (open_left && fv_clock_ms() - t0 < timeout_ms) {
         open_left = 0;
         for (int i = 0; i < n; i++) {
             if (fds[i] < 0) continue;

@@ -14,13 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fv_clock.h"
 #include "wsclient.h"
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+static double now_s(void) { return fv_clock_ms_frac() / 1e3; }
 
 int main(int argc, char **argv) {
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {

@@ -1,6 +1,7 @@
 /* Blocking RFC 6455 client for tests (see wsclient.h). */
 #include "wsclient.h"
 #include "tcp_client.h"
+#include "fv_clock.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -36,12 +37,6 @@ static int seterr(struct wsc *w, const char *fmt, ...) {
     return -1;
 }
 
-static long long mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int write_all(struct wsc *w, const void *buf, size_t len) {
     const uint8_t *p = buf;
     while (len) {
@@ -66,7 +61,7 @@ static int fill(struct wsc *w, long long deadline) {
         w->incap = cap;
     }
     for (;;) {
-        long long left = deadline - mono_ms();
+        long long left = deadline - fv_clock_ms();
         if (left < 0) left = 0;
         struct pollfd pfd = {w->fd, POLLIN, 0};
         int r = poll(&pfd, 1, (int)left);
@@ -132,7 +127,7 @@ struct wsc *wsc_connect_origin(const char *host, int port, const char *path, con
         snprintf(err, errlen, "%s", w->err);
         goto fail;
     }
-    long long deadline = mono_ms() + timeout_ms;
+    long long deadline = fv_clock_ms() + timeout_ms;
     char *end = NULL;
     while (!end) {
         int r = fill(w, deadline);
@@ -256,7 +251,7 @@ static void log_add(struct wsc *w, const char *s, size_t n) {
 long wsc_recv(struct wsc *w, char **out, int timeout_ms) {
     *out = NULL;
     if (w->closed) return 0;
-    long long deadline = mono_ms() + timeout_ms;
+    long long deadline = fv_clock_ms() + timeout_ms;
     for (;;) {
         struct wsc_frame f;
         int h = wsc_frame_parse(w->in, w->inlen, &f);
@@ -332,9 +327,9 @@ json_t *wsc_recv_type(struct wsc *w, const char *type, int timeout_ms) {
 }
 
 json_t *wsc_recv_types(struct wsc *w, const char *type, const char *or_type, int timeout_ms) {
-    long long deadline = mono_ms() + timeout_ms;
+    long long deadline = fv_clock_ms() + timeout_ms;
     for (;;) {
-        long left = (long)(deadline - mono_ms());
+        long left = (long)(deadline - fv_clock_ms());
         if (left < 0) left = 0;
         char *m;
         long n = wsc_recv(w, &m, (int)left);
