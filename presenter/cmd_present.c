@@ -39,8 +39,6 @@
 
 #define PRESENT_EXPORTS_MAX 4      /* --export files per run */
 #define PRESENT_EXPORT_MS 15000    /* the hub's answer to an export, at most this long */
-#define PRESENT_HELLO_MAX 65536    /* the hub's cap on an authed presenter's message (HUB_PROBER_MSG_MAX) */
-#define PRESENT_HELLO_MAX_TEXT "65536"
 
 struct present_opts {
     const char *url, *secret, *deck, *script, *ca;
@@ -270,11 +268,11 @@ static void send_prober(struct present *s, int take_over) {
     struct present_facts f = {.host = s->host, .kernel = s->kernel, .observer = s->engine.observer_name,
                               .target = s->engine.target, .lab_json = s->lab_json};
     char *hello = present_frame_prober(s->deck.json, &f, take_over, s->instance);
-    if (hello && strlen(hello) > PRESENT_HELLO_MAX) {
-        char n[32];
+    if (hello && strlen(hello) > HUB_PROBER_MSG_MAX) {
+        char n[32], max[32];
         snprintf(n, sizeof n, "%zu", strlen(hello));
-        fatal(s, "the deck is too large for the hub: its prober hello is %s bytes, the hub takes %s at most", n,
-              PRESENT_HELLO_MAX_TEXT);
+        snprintf(max, sizeof max, "%d", HUB_PROBER_MSG_MAX);
+        fatal(s, "the deck is too large for the hub: its prober hello is %s bytes, the hub takes %s at most", n, max);
     } else if (!hello || present_link_send(s->link, hello) < 0) {
         present_link_drop(s->link, "could not send the prober hello");
     }

@@ -11,6 +11,9 @@
 #include "fragprobe.h"
 #include "quiz.h"
 
+#define HUB_PROBER_MSG_MAX 65536       /* bytes per message from an authed presenter connection (the laptop's
+                                        * prober hello carries its deck); larger: closed (1009). `present`
+                                        * refuses to send a larger hello (one constant for both ends) */
 #define HUB_VOTER_RATE 2               /* new voters (a token's first vote) per second per source address
                                         * (IPv6: per /64; token bucket; the laptop itself is not capped) ... */
 #define HUB_VOTER_BURST 1000           /* ... with this burst: a NATed venue's 1,000 phones voting at once get

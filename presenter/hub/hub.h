@@ -27,8 +27,6 @@
                                         * empty frames: lws answers pings itself, so the hub counts the
                                         * socket's bytes, TCP_INFO, at each keepalive sweep) ... */
 #define HUB_MSG_BYTES_BURST 65536      /* ... with this burst; beyond it: closed at once */
-#define HUB_PROBER_MSG_MAX 65536       /* bytes per message from an authed presenter connection (the laptop's
-                                        * prober hello carries its deck); larger: closed (1009) */
 #define HUB_PROBER_RESULT_MAX 16384    /* bytes of one result message; larger: error bad_result */
 #define HUB_PROBER_BYTES_PER_S 65536   /* an authed presenter connection's byte budget ... */
 #define HUB_PROBER_BYTES_BURST 262144  /* ... and its burst (instead of HUB_MSG_BYTES_PER_S / _BURST) */
