@@ -48,8 +48,23 @@
     var q = s.q, first = q.pos === 0;
     if (s.ended) return { next: null, ok: ['back'], hint: 'The quiz has ended. Back returns to the last question.' };
     var r = planStep(q, first);
+    if (s.prober === false) r = withoutLaptop(r, q);
     if (r.ok.length) r.ok.push('end'); /* the talk may end at any question (quiz_end) */
     return r;
+  }
+  /* A hosted room (serve --prober remote) whose laptop is not connected:
+   * what measures (Measure, Re-run, Answer) would only wait for it, so it
+   * is not offered. */
+  var LAPTOP_WORDS = { measure: 'Measure', rerun: 'Re-run', answer: 'Answer without a vote' };
+  function withoutLaptop(r, q) {
+    var ok = r.ok.filter(function (c) { return !LAPTOP_WORDS[c]; });
+    var gone = r.ok.filter(function (c) { return LAPTOP_WORDS[c]; }).map(function (c) { return LAPTOP_WORDS[c]; });
+    if (q.measuring) return { next: null, ok: ok, hint: 'Measuring… waiting for the laptop that measures: it is not connected.' };
+    if (!gone.length) return r;
+    if (r.next === 'measure')
+      return { next: null, ok: ok, hint: 'Measure waits for the laptop that measures: it is not connected.' +
+        (ok.indexOf('revote') >= 0 ? ' A second round (re-vote) does not need it.' : '') };
+    return { next: r.next, ok: ok, hint: (r.next === 'open' ? 'Next: open voting.' : r.hint) + ' ' + gone.join(' and ') + ' wait' + (gone.length > 1 ? '' : 's') + ' for the laptop that measures.' };
   }
   function planStep(q, first) {
     if (q.measuring) return { next: null, ok: ['skip'], hint: 'Measuring… the probe is running.' };
@@ -151,6 +166,7 @@
     chip.textContent = (s.ended ? 'ended' : q.measuring ? 'measuring…' : q.state) + (!s.ended && q.round === 2 ? ' · round 2' : '');
     chip.className = 'chip ' + cls;
     fvText('roomsees', 'The projector shows: ' + fvStateWords(s));
+    laptop(s);
     fvText('skipnote', skipNote);
     fvShow('skipnote', !!skipNote && q.state === 'pending');
     fvQuestion('qtext', q.text);
@@ -186,6 +202,15 @@
       board(s);
     }
     controls();
+  }
+
+  /* "prober" is in the state only in a hosted room (docs/PROTOCOL.md). */
+  function laptop(s) {
+    var e = fvEl('laptop');
+    fvShow('laptop', 'prober' in s);
+    e.textContent = s.prober ? 'Laptop connected' :
+      'The laptop that measures is not connected (run fragvote present on it): Measure waits for it.';
+    e.className = s.prober ? 'muted' : 'laptop-away';
   }
 
   function board(s) {

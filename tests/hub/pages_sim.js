@@ -4,6 +4,9 @@
 // every id the scripts use must exist in the page. Drives the quiz as the
 // presenter over its own websocket. Exit 0 when every check holds.
 //   node [--experimental-websocket] pages_sim.js PORT SECRET WEBROOT
+// With "laptop DECKFILE" after them, against a hub started --prober remote:
+// the presenter page while the laptop that measures comes and goes (a
+// laptop that says prober with the deck in DECKFILE, and never answers).
 'use strict';
 // Node's own WebSocket (22+, or 20.10+ with the flag) or, on Debian 12's Node 18
 // which has none, Debian's node-ws: the same browser API (onopen, onmessage ...).
@@ -11,7 +14,7 @@ const WebSocket = typeof globalThis.WebSocket === 'function' ? globalThis.WebSoc
 const fs = require('fs');
 const http = require('http');
 const vm = require('vm');
-const [port, secret, webroot] = process.argv.slice(2);
+const [port, secret, webroot, mode, deckFile] = process.argv.slice(2);
 const MARKER = 'EVIDENCE-pages-7c1d';   /* the test's evidence (test_hub_pages.c) */
 const WHY_SENT = 'WHY-pages-sent-3b9e';  /* "sent?"'s own fact */
 let failures = 0;
@@ -95,7 +98,7 @@ async function makePage(file, search, shared) {
     createElement: (tag) => makeElement(doc, '', tag),
     querySelectorAll: (sel) => (sel === '[data-cmd]' ? cmdButtons : []),
     addEventListener: (t, fn) => { (docListeners[t] = docListeners[t] || []).push(fn); },
-    dispatch: (t) => (docListeners[t] || []).forEach((fn) => fn({})),
+    dispatch: (t, ev) => (docListeners[t] || []).forEach((fn) => fn(ev || {})),
     execCommand: (c) => { if (c !== 'copy') return false; doc.copied = doc._selection; return true; },
   });
   Object.defineProperty(doc, 'cookie', {
@@ -104,9 +107,11 @@ async function makePage(file, search, shared) {
   });
   const winListeners = {};
   const sockets = [];
-  /* after: functions run with each message once the page has handled it */
+  /* after: functions run with each message once the page has handled it;
+   * sent: what the page sent, parsed */
   class TrackedWebSocket extends WebSocket {
-    constructor(url, proto) { super(url, proto); this.after = []; sockets.push(this); }
+    constructor(url, proto) { super(url, proto); this.after = []; this.sent = []; sockets.push(this); }
+    send(data) { this.sent.push(JSON.parse(data)); return super.send(data); }
     get onmessage() { return super.onmessage; }
     set onmessage(fn) { super.onmessage = (ev) => { fn(ev); this.after.forEach((f) => f(JSON.parse(ev.data))); }; }
   }
@@ -150,6 +155,8 @@ function presenter() {
           const r = await expect((m) => m.t === 'cmd_ok' || m.t === 'error');
           if (r.t !== 'cmd_ok') throw new Error(c + ': ' + r.message);
         },
+        /* sends m, returns the first answer whose t is one of types */
+        say: (m, ...types) => { ws.send(JSON.stringify(m)); return expect((a) => types.includes(a.t)); },
         close: () => ws.close(),
       });
     };
@@ -157,7 +164,7 @@ function presenter() {
   });
 }
 
-(async () => {
+async function wholeRoom() {
   const shared = { cookie: {}, local: {} };
   const phone = await makePage('index.html', '?room=TEST42', shared);
   const screen = await makePage('screen.html', '', { cookie: {}, local: {} });
@@ -290,6 +297,70 @@ function presenter() {
   p.close();
   reloaded.close();
   screen.close();
+}
+
+/* A hosted room (serve --prober remote): the state carries "prober", and
+ * Measure and Re-run are offered only while the laptop that measures is
+ * connected; the page says which. */
+async function laptopComesAndGoes() {
+  const deck = JSON.parse(fs.readFileSync(deckFile, 'utf8'));
+  let laptops = 0;
+  const laptop = async () => {
+    const l = await presenter();
+    const ok = await l.say({ t: 'prober', v: 1, deck: deck, instance: 'pages-laptop-' + ++laptops }, 'prober_ok', 'error');
+    check(ok.t === 'prober_ok', 'a laptop connects as the prober (' + (ok.message || ok.t) + ')');
+    return l;
+  };
+  const pres = await makePage('presenter.html', '', { cookie: {}, local: {}, hash: '#secret=' + secret });
+  check(await until(() => !pres.el('panel').hidden), 'presenter page: the secret unlocks the controls');
+  const btn = (c) => pres.cmdButtons.find((b) => b.getAttribute('data-cmd') === c);
+  const line = pres.el('laptop');
+  const away = () => !line.hidden && /^The laptop that measures is not connected/.test(line.textContent);
+  const here = () => !line.hidden && line.textContent === 'Laptop connected';
+  const cmds = () => pres.sockets.reduce((n, w) => n.concat(w.sent.filter((m) => m.t === 'cmd').map((m) => m.cmd)), []);
+  const key = (k) => pres.doc.dispatch('keydown', { key: k, target: null, preventDefault() {} });
+  check(await until(away), 'no laptop: the page says so (' + line.textContent + ')');
+  check(btn('answer').disabled && !btn('open').disabled && btn('open').classList.contains('primary') &&
+    pres.el('nexthint').textContent === 'Next: open voting. Answer without a vote waits for the laptop that measures.',
+    'pending, no laptop: Open offered, Answer disabled and the hint says why (' + pres.el('nexthint').textContent + ')');
+  await sleep(500);
+  key('a');
+  await sleep(300);
+  check(cmds().length === 0 && pres.el('qstate').textContent === 'pending', 'key a does nothing without the laptop');
+  const p = await presenter();
+  await p.cmd('open');
+  await p.cmd('close');
+  check(await until(() => pres.el('qstate').textContent === 'closed'), 'presenter page: the question is closed');
+  check(btn('measure').disabled && btn('rerun').disabled && !btn('revote').disabled && !btn('skip').disabled && away(),
+    'closed, no laptop: Measure and Re-run disabled, Re-vote and Skip offered, the line shown');
+  check(/^Measure waits for the laptop that measures: it is not connected/.test(pres.el('nexthint').textContent),
+    'the hint says why (' + pres.el('nexthint').textContent + ')');
+  await sleep(500); /* past the double-press guard: PageDown would act now */
+  const before = cmds().length;
+  ['m', 'e', 'PageDown'].forEach(key);
+  await sleep(300);
+  check(cmds().length === before && pres.el('qstate').textContent === 'closed', 'keys m, e and PageDown do nothing without the laptop');
+
+  let l = await laptop();
+  check(await until(() => here() && !btn('measure').disabled && btn('measure').classList.contains('primary') && !btn('rerun').disabled),
+    'the laptop connected: "Laptop connected", Measure enabled and highlighted, Re-run enabled');
+  check(line.className === 'muted' && /^Next: measure/.test(pres.el('nexthint').textContent), 'a quiet line, the usual hint');
+  l.close();
+  check(await until(() => away() && btn('measure').disabled && btn('rerun').disabled), 'the laptop left: Measure and Re-run disabled again');
+
+  l = await laptop();
+  check(await until(() => here() && !btn('measure').disabled), 'the laptop back: Measure enabled');
+  await sleep(500);
+  key('m');
+  check(await until(() => pres.el('qstate').textContent === 'measuring…') && cmds().includes('measure'), 'with the laptop, m measures');
+  l.close(); /* it never answered: the measurement waits for the next laptop */
+  check(await until(() => away() && /^Measuring… waiting for the laptop that measures/.test(pres.el('nexthint').textContent)),
+    'measuring while the laptop is gone: the hint says what it waits for (' + pres.el('nexthint').textContent + ')');
+  p.close();
+  pres.close();
+}
+
+(mode === 'laptop' ? laptopComesAndGoes() : wholeRoom()).then(() => {
   console.log(failures ? failures + ' failed' : 'all page checks passed');
   setTimeout(() => process.exit(failures ? 1 : 0), 100);
-})().catch((e) => { console.log('FAIL exception: ' + (e.stack || e)); process.exit(1); });
+}).catch((e) => { console.log('FAIL exception: ' + (e.stack || e)); process.exit(1); });

@@ -2,7 +2,9 @@
  * against the real hub: join from the QR link, vote, "counted" only after the
  * ack, reconnect and reload keep the voter, reveal, final share grid copied
  * without a secure context. The script is tests/hub/pages_sim.js; this
- * harness starts the hub and answers the measurement like serve's worker. */
+ * harness starts the hub and answers the measurement like serve's worker.
+ * Then a hosted room's hub (--prober remote): the presenter page while the
+ * laptop that measures comes and goes (pages_sim.js ... laptop DECKFILE). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include "check.h"
 #include "db.h"
 #include "hub.h"
+#include "hubfix.h"
 #include "room.h"
 
 #define SECRET "pages-secret"
@@ -89,10 +92,18 @@ static int node_has_websocket(void) {
     return 0;
 }
 
+/* pages_sim.js against the hub on port, with args after its own (or ""): its exit status is 0 when every check held. */
+static int run_sim(const char *src, const char *web, int port, const char *args) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "node %s %s/tests/hub/pages_sim.js %d %s %s %s 2>&1", node_flags, src, port, SECRET, web,
+             args);
+    return system(cmd);
+}
+
 static void test_pages_in_node_against_the_hub(void) {
     const char *src = getenv("FRAGVOTE_SRC");
     REQUIRE(src);
-    char err[512], path[512], web[1024], cmd[4096];
+    char err[512], path[512], web[1024];
     snprintf(web, sizeof web, "%s/audience-web", src);
     snprintf(path, sizeof path, "%s/pages.db", check_tmpdir());
     struct db *db = db_open(path, err, sizeof err);
@@ -116,10 +127,7 @@ static void test_pages_in_node_against_the_hub(void) {
     pthread_t t_hub, t_worker;
     pthread_create(&t_hub, NULL, run, hub);
     pthread_create(&t_worker, NULL, worker, NULL);
-    snprintf(cmd, sizeof cmd, "node %s %s/tests/hub/pages_sim.js %d %s %s 2>&1", node_flags, src, hub_port(hub),
-             SECRET, web);
-    int rc = system(cmd);
-    CHECK(rc == 0);
+    CHECK(run_sim(src, web, hub_port(hub), "") == 0);
     pthread_mutex_lock(&mu);
     done = 1;
     pthread_cond_signal(&cv);
@@ -132,9 +140,33 @@ static void test_pages_in_node_against_the_hub(void) {
     db_close(db);
 }
 
+static void test_presenter_page_shows_whether_the_laptop_is_connected(void) {
+    const char *src = getenv("FRAGVOTE_SRC");
+    REQUIRE(src);
+    char err[512], path[512], deckpath[512], web[1024], args[600];
+    snprintf(web, sizeof web, "%s/audience-web", src);
+    snprintf(path, sizeof path, "%s/laptop.db", check_tmpdir());
+    snprintf(deckpath, sizeof deckpath, "%s/laptop-deck.json", check_tmpdir());
+    struct deck d;
+    REQUIRE(deck_load_builtin(&d, err, sizeof err) == 0);
+    FILE *f = fopen(deckpath, "w");
+    REQUIRE(f);
+    fputs(d.json, f); /* what the laptop says in its prober hello */
+    REQUIRE(fclose(f) == 0);
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = SECRET, .prober_remote = 1};
+    struct hubfix fx;
+    if (hubfix_start(&fx, path, &d, "RMT3PR", 0, &cfg, err, sizeof err)) fprintf(stderr, "hubfix_start: %s\n", err);
+    REQUIRE(fx.hub);
+    snprintf(args, sizeof args, "laptop %s", deckpath);
+    CHECK(run_sim(src, web, fx.port, args) == 0);
+    hubfix_stop(&fx);
+    deck_free(&d);
+}
+
 int main(void) {
     if (!node_has_websocket())
         SKIP_ALL("needs Node.js with a WebSocket: its own (>= 20.10) or Debian's node-ws (apt-get install node-ws)");
     RUN(test_pages_in_node_against_the_hub);
+    RUN(test_presenter_page_shows_whether_the_laptop_is_connected);
     return check_summary();
 }
