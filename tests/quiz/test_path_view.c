@@ -31,6 +31,18 @@ static void test_lab_paths_views_do_not_depend_on_open_answers(void) {
     CHECK(checked >= 2 * 9);
 }
 
+/* r->path on a real path whose TTL discovery heard two hops. */
+static void build_real(struct probe_result *r) {
+    struct probe_ttl_discovery d;
+    memset(&d, 0, sizeof d);
+    d.tried = 2;
+    snprintf(d.hop[0], sizeof d.hop[0], "192.0.2.1");
+    snprintf(d.hop[1], sizeof d.hop[1], "192.0.2.9");
+    struct probe_path_topology t;
+    probe_path_topology_real(&d, r, &t);
+    probe_path_build(r, &t, &r->path);
+}
+
 /* host, two hops discovery heard, then the answering router (Frag Needed,
  * MTU 1280) beyond a gap, a gap, the target. */
 static struct probe_result real_path_frag_needed(void) {
@@ -39,14 +51,7 @@ static struct probe_result real_path_frag_needed(void) {
     check_path_dropped_at_r1(&r); /* the observations; the topology below replaces the lab's */
     snprintf(r.spec.host, sizeof r.spec.host, "198.51.100.77");
     check_path_answer(&r, "203.0.113.5", "", 3, 4, 1280, 1400, 1, 0);
-    struct probe_ttl_discovery d;
-    memset(&d, 0, sizeof d);
-    d.tried = 2;
-    snprintf(d.hop[0], sizeof d.hop[0], "192.0.2.1");
-    snprintf(d.hop[1], sizeof d.hop[1], "192.0.2.9");
-    struct probe_path_topology t;
-    probe_path_topology_real(&d, &r, &t);
-    probe_path_build(&r, &t, &r.path);
+    build_real(&r);
     return r;
 }
 
@@ -67,14 +72,7 @@ static void test_a_real_paths_answering_router_is_not_drawn_early(void) {
     struct probe_result quiet = r;
     quiet.icmp.hop[0] = '\0';
     quiet.icmp.type = quiet.icmp.code = quiet.icmp.mtu = 0;
-    struct probe_ttl_discovery d;
-    memset(&d, 0, sizeof d);
-    d.tried = 2;
-    snprintf(d.hop[0], sizeof d.hop[0], "192.0.2.1");
-    snprintf(d.hop[1], sizeof d.hop[1], "192.0.2.9");
-    struct probe_path_topology t;
-    probe_path_topology_real(&d, &quiet, &t);
-    probe_path_build(&quiet, &t, &quiet.path);
+    build_real(&quiet);
     char *a = check_path_view_text(&r.path, QKIND_SENT, 1u << QKIND_SENT);
     char *b = check_path_view_text(&quiet.path, QKIND_SENT, 1u << QKIND_SENT);
     REQUIRE(a && b);
