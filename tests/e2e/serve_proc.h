@@ -60,6 +60,16 @@ static inline int serve_proc_listening(int port, pid_t *pid, int timeout_ms) {
     return -1;
 }
 
+/* 1 when a line of serve's output (output_path) contains needle. */
+static inline int serve_proc_output_has(const char *output_path, const char *needle) {
+    FILE *f = fopen(output_path, "r");
+    char line[1024];
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f)) found = strstr(line, needle) != NULL;
+    if (f) fclose(f);
+    return found;
+}
+
 /* Starts argv (argv[0] the fragvote binary, then "serve" and its options;
  * NULL-terminated) with stdin from /dev/null and its console into
  * output_path, and waits until it listens (its Join line names the port):

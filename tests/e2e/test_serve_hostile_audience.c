@@ -23,6 +23,7 @@
 
 #include "check.h"
 #include "db.h"
+#include "e2e/serve_proc.h"
 #include "fv_roles.h"
 #include "hub.h"
 #include "tcp_client.h"
@@ -293,14 +294,7 @@ static long rss_kb(void) {
     return kb;
 }
 
-static int output_has(const char *needle) {
-    FILE *f = fopen(outpath, "r");
-    char line[1024];
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f)) found = strstr(line, needle) != NULL;
-    if (f) fclose(f);
-    return found;
-}
+static int output_has(const char *needle) { return serve_proc_output_has(outpath, needle); }
 
 static void test_a_minting_script_cannot_fill_the_room(void) {
     /* the console shows the room once 1,000 votes are in */

@@ -36,14 +36,6 @@ static int write_file(const char *path, const char *text) {
     return fclose(f);
 }
 
-static int output_has(const char *s) {
-    FILE *f = fopen(outpath, "r");
-    char line[1024];
-    int hit = 0;
-    while (f && !hit && fgets(line, sizeof line, f)) hit = strstr(line, s) != NULL;
-    if (f) fclose(f);
-    return hit;
-}
 
 /* One integer from the database, or -1. */
 static long long db_int(const char *sql) {
@@ -79,16 +71,14 @@ static void test_questions_pick_the_talk_and_end_finishes_it(void) {
     int minutes = (3 * DECK_QUESTION_S + 59) / 60;
     char want[96];
     snprintf(want, sizeof want, "Talk: 3 questions, about %d minutes", minutes);
-    CHECK(output_has(want));
+    CHECK(serve_proc_output_has(outpath, want));
     /* the deck the session keeps asks the three */
     CHECK_INT(db_int("SELECT COUNT(*) FROM questions"), 3);
     /* end: the final state, every question skipped */
     json_t *fin = fvr_final_state(s, T_MS);
     REQUIRE(fin);
-    json_t *qs = json_object_get(fin, "questions");
-    CHECK_INT(json_array_size(qs), 3);
-    for (size_t i = 0; i < json_array_size(qs); i++)
-        CHECK_STR(json_string_value(json_object_get(json_array_get(qs, i), "state")), "skipped");
+    CHECK_INT(json_array_size(json_object_get(fin, "questions")), 3);
+    CHECK_INT(fvr_questions_in(fin, "skipped"), 3);
     json_decref(fin);
     for (int t = 0; t < 50 && db_int("SELECT COUNT(*) FROM sessions WHERE ended_at IS NOT NULL AND ended_at > 0") != 1; t++)
         usleep(100000);

@@ -121,3 +121,13 @@ json_t *fvr_final_state(struct wsc *w, int timeout_ms) {
         json_decref(m);
     }
 }
+
+int fvr_questions_in(const json_t *state_msg, const char *state) {
+    json_t *qs = json_object_get(state_msg, "questions");
+    int n = 0;
+    for (size_t i = 0; i < json_array_size(qs); i++) {
+        const char *st = json_string_value(json_object_get(json_array_get(qs, i), "state"));
+        n += st && !strcmp(st, state);
+    }
+    return n;
+}

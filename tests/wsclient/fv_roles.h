@@ -67,5 +67,8 @@ int fvr_vote(struct wsc *w, int id, int q, int yes, int timeout_ms, json_t **rep
  * skipping everything before it. Caller json_decref's; NULL when none came
  * within timeout_ms of the previous message. */
 json_t *fvr_final_state(struct wsc *w, int timeout_ms);
+/* How many of a state message's questions[] are in quiz state `state`
+ * ("skipped", "revealed", ...). */
+int fvr_questions_in(const json_t *state_msg, const char *state);
 
 #endif
