@@ -145,15 +145,22 @@ void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long
     else g->room_tokens = 0;
 }
 
-/* One token from addr's bucket in table; 0, or -1 when it is empty. */
-static int bucket_take(struct hub_guard *g, struct hub_guard_entry *table, unsigned sets, const unsigned char addr[16],
-                       double rate, double burst, long long now) {
+/* addr's bucket in table, refilled to now (a new one full). */
+static struct hub_guard_entry *bucket_refill(struct hub_guard *g, struct hub_guard_entry *table, unsigned sets,
+                                             const unsigned char addr[16], double rate, double burst, long long now) {
     int fresh;
     struct hub_guard_entry *e = find_or_take(g, table, sets, addr, &fresh);
     if (fresh) e->tokens = burst;
     else e->tokens += (double)(now - e->t) * rate / 1000.0;
     if (e->tokens > burst) e->tokens = burst;
     e->t = now > 0 ? now : 1;
+    return e;
+}
+
+/* One token from addr's bucket in table; 0, or -1 when it is empty. */
+static int bucket_take(struct hub_guard *g, struct hub_guard_entry *table, unsigned sets, const unsigned char addr[16],
+                       double rate, double burst, long long now) {
+    struct hub_guard_entry *e = bucket_refill(g, table, sets, addr, rate, burst, now);
     if (e->tokens < 1) return -1;
     e->tokens -= 1;
     return 0;
@@ -175,14 +182,9 @@ int hub_guard_voter_take(struct hub_guard *g, const struct hub_peer *p, long lon
     struct hub_guard_entry *e[3];
     for (int i = 0; i < nb; i++) {
         unsigned char key[16];
-        int fresh;
         if (nb == 1) memcpy(key, p->addr, 16);
         else hub_peer_net_key(p->addr, plens[i], key);
-        e[i] = find_or_take(g, g->voter, HUB_GUARD_VOTER_SETS, key, &fresh);
-        if (fresh) e[i]->tokens = g->voter_burst;
-        else e[i]->tokens += (double)(now - e[i]->t) * g->voter_rate / 1000.0;
-        if (e[i]->tokens > g->voter_burst) e[i]->tokens = g->voter_burst;
-        e[i]->t = now > 0 ? now : 1;
+        e[i] = bucket_refill(g, g->voter, HUB_GUARD_VOTER_SETS, key, g->voter_rate, g->voter_burst, now);
     }
     /* In the room's reserve only a network that made fewer than
      * HUB_VOTER_RESERVE_PER_NET voters lately may add one. */
