@@ -110,6 +110,17 @@ static int drop_root(int keep_root, const char *user, const int *caps, int n, co
     return 0;
 }
 
+int cli_engine_caps(const struct cli_engine *e, int caps[CLI_ENGINE_CAPS_MAX]) {
+    int n = 0;
+    caps[n++] = CAP_NET_RAW;
+    caps[n++] = CAP_NET_ADMIN;
+    if (e->use_lab) caps[n++] = CAP_SYS_ADMIN;
+    /* Removing the lab, or rebuilding it for a deck's scenario: files under
+     * /run/netns owned by root. */
+    if (e->use_lab && (e->lab_built || e->lab_switches)) caps[n++] = CAP_DAC_OVERRIDE;
+    return n;
+}
+
 /* Started with sudo: the lab is up, so become the invoking user before any
  * file is created (it then belongs to them) and before any network client
  * is served. What the probe still needs stays: CAP_NET_RAW (raw observer
@@ -118,16 +129,12 @@ static int drop_root(int keep_root, const char *user, const int *caps, int n, co
  * lab, CAP_DAC_OVERRIDE so `ip netns del` can remove it at the end. Run as
  * root without sudo (a root shell, CI) there is no invoking user to return
  * to and nothing is dropped; docs/PRIVILEGES.md has setcap as the
- * alternative. keep_root (--keep-root) skips the drop. */
+ * alternative. keep_root (--keep-root) skips the drop. What stays is
+ * cli_engine_caps. */
 static int drop_privileges(const struct cli_engine *e, int keep_root, const char *user, char *err, size_t errlen) {
-    int caps[4], n = 0;
-    caps[n++] = CAP_NET_RAW;
-    caps[n++] = CAP_NET_ADMIN;
-    if (e->use_lab) caps[n++] = CAP_SYS_ADMIN;
-    /* Removing the lab, or rebuilding it for a deck's scenario: files under
-     * /run/netns owned by root. */
-    int dac = e->use_lab && (e->lab_built || e->lab_switches);
-    if (dac) caps[n++] = CAP_DAC_OVERRIDE;
+    int caps[CLI_ENGINE_CAPS_MAX];
+    int n = cli_engine_caps(e, caps);
+    int dac = caps[n - 1] == CAP_DAC_OVERRIDE;
     char kept[128];
     snprintf(kept, sizeof kept, "only CAP_NET_RAW, CAP_NET_ADMIN%s",
              !e->use_lab ? "" : dac ? ", CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (lab)" : " and CAP_SYS_ADMIN (lab)");

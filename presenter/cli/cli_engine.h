@@ -33,6 +33,14 @@ int cli_engine_pick(const char *cmd, const char *observer, const char *target, s
  * what was set up stays for cli_engine_down. */
 int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, const char *witness_key, int keep_root,
                   const char *user);
+/* The capabilities the engine needs while it measures, which are those
+ * the drop keeps: CAP_NET_RAW (raw observer sockets per test, TTL
+ * discovery), CAP_NET_ADMIN (the PMTU flush) and, with the lab,
+ * CAP_SYS_ADMIN (setns into it per test) plus CAP_DAC_OVERRIDE when this
+ * run builds or switches the lab (lab_built, lab_switches: /run/netns is
+ * root's). Fills caps; returns how many. */
+#define CLI_ENGINE_CAPS_MAX 4
+int cli_engine_caps(const struct cli_engine *e, int caps[CLI_ENGINE_CAPS_MAX]);
 /* No engine here (serve --prober remote: the laptop measures): as root and
  * not keep_root, the same drop keeping no capability. FV_EXIT_OK or
  * FV_EXIT_PERM (printed as "fragvote CMD: why"). */

@@ -1,6 +1,5 @@
 /* Where phones reach us (join URL) and the QR code of it. No lws here. */
 #include <arpa/inet.h>
-#include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <qrencode.h>
@@ -8,47 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fv_route.h"
 #include "hub.h"
-
-/* Name of the interface holding the IPv4 default route (lowest metric), from
- * /proc/net/route; 0 on success. */
-static int default_route_iface(char *name, size_t namelen) {
-    FILE *f = fopen("/proc/net/route", "r");
-    if (!f) return -1;
-    char line[512], ifn[IF_NAMESIZE + 1];
-    unsigned long dst, gw, flags, refcnt, use, metric, mask;
-    unsigned long best = (unsigned long)-1;
-    int found = -1;
-    if (!fgets(line, sizeof line, f)) goto out; /* header */
-    while (fgets(line, sizeof line, f)) {
-        if (sscanf(line, "%16s %lx %lx %lx %lu %lu %lu %lx", ifn, &dst, &gw, &flags, &refcnt, &use, &metric, &mask) !=
-            8)
-            continue;
-        if (dst != 0 || mask != 0 || !(flags & 1 /* RTF_UP */)) continue;
-        if (metric < best) {
-            best = metric;
-            snprintf(name, namelen, "%s", ifn);
-            found = 0;
-        }
-    }
-out:
-    fclose(f);
-    return found;
-}
-
-static int iface_ipv4(const char *ifname, char *out, size_t outlen) {
-    struct ifaddrs *ifa, *i;
-    int rc = -1;
-    if (getifaddrs(&ifa)) return -1;
-    for (i = ifa; i; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || strcmp(i->ifa_name, ifname)) continue;
-        inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, out, (socklen_t)outlen);
-        rc = 0;
-        break;
-    }
-    freeifaddrs(ifa);
-    return rc;
-}
 
 /* bind_addr as the host part of a URL ("[::1]" for IPv6), 1 when it is one
  * address (not a wildcard), with *loopback set; 0 otherwise. */
@@ -86,7 +46,7 @@ int hub_join_url_make(const char *public_url, const char *bind_addr, int tls, in
         if (loopback && err && errlen)
             snprintf(err, errlen, "serve listens on %s only (--bind): phones cannot reach the join URL; bind a "
                                   "venue address or pass a public URL", bind_addr);
-    } else if (default_route_iface(ifn, sizeof ifn) || iface_ipv4(ifn, addr, sizeof addr)) {
+    } else if (fv_route_default_iface(AF_INET, ifn, sizeof ifn) || fv_route_iface_addr(ifn, AF_INET, addr, sizeof addr)) {
         snprintf(addr, sizeof addr, "127.0.0.1");
         if (err && errlen)
             snprintf(err, errlen, "no IPv4 default route: the join URL uses 127.0.0.1, which phones cannot reach; "
