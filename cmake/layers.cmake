@@ -15,6 +15,6 @@ function(fragvote_link_alone lib)
   set_target_properties(link_alone_${lib} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/layers)
 endfunction()
 foreach(lib fragclock fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragseam fragroom fragprober fraghub fragconsole
-            fragexport fragreplay fragcli fragpresent fragcommands)
+            fragexport fragreplay fragcli fragpresent fragcheck fragcommands)
   fragvote_link_alone(${lib})
 endforeach()

@@ -22,6 +22,7 @@ static const struct subcommand subcommands[] = {
     {"sessions", cmd_sessions, "list recorded sessions with their collective score; purge their voters"},
     {"replay", cmd_replay, "replay a recorded session in the terminal or on the projector"},
     {"export", cmd_export, "export a session's score summary (csv, json, markdown, svg)"},
+    {"check", cmd_check, "the venue check before a talk: join URL, targets, ICMP, privileges, witness, IPv6"},
 };
 #define N_SUBCOMMANDS (sizeof subcommands / sizeof subcommands[0])
 
@@ -46,7 +47,7 @@ static void usage(FILE *out) {
             "\n"
             "Exit codes: 0 ok, 1 failed, 2 usage error, 3 missing privilege,\n"
             "4 unknown host, 5 no IPv6, 6 timeout, 7 database error, 8 no route,\n"
-            "9 ICMP-silent path.\n");
+            "9 ICMP-silent path, 10 a venue check failed (fragvote check).\n");
 }
 
 int main(int argc, char **argv) {

@@ -65,6 +65,19 @@ struct probe_ttl_discovery {
 int probe_ttl_discover(const struct probe_run_opts *opts, int v6, const char *host,
                        struct probe_ttl_discovery *out, char *err, size_t errlen);
 
+/* A router's ICMP budget: count datagrams (like discovery's) with this TTL,
+ * one after the other, each waiting up to PROBE_TTL_DISCOVER_HOP_MS for its
+ * Time Exceeded, not paced. A Linux router with the default limits answers
+ * a burst of 6 and then about one a second (probe_pace.h). Needs
+ * CAP_NET_RAW. Returns 0 with *out, or PROBE_E_*. */
+#define PROBE_TTL_BURST_MAX 20        /* datagrams a burst sends at most (at most 6 s) */
+struct probe_ttl_burst {
+    int sent, answered;               /* datagrams sent, Time Exceeded heard about them */
+    double ms;                        /* how long the burst took */
+};
+int probe_ttl_burst(const struct probe_run_opts *opts, int v6, const char *host, int ttl, int count,
+                    struct probe_ttl_burst *out, char *err, size_t errlen);
+
 /* The recverr observer never sees a quoted IP header, so the judge's
  * "quoted the whole packet" cannot stand for its results: this re-derives
  * "fragmented?" from the kernel's rules (inferred), using the path's link

@@ -209,3 +209,44 @@ int probe_ttl_discover(const struct probe_run_opts *opts, int v6, const char *ho
     if (rc == 0 && out->ratelimited) ttl_keep(c.pace_key, out);
     return rc;
 }
+
+/* The burst's datagrams, one after the other on this thread (in src for the lab). */
+struct ttl_burst_ctx {
+    struct ttl_ctx c;
+    int ttl, count;
+    struct probe_ttl_burst *out;
+};
+
+static int ttl_burst_inner(void *p) {
+    struct ttl_burst_ctx *b = p;
+    struct sockaddr_storage dst;
+    int rc = probe_resolve(b->c.host, b->c.v6, TTL_PORT_BASE, &dst, b->c.err, b->c.errlen);
+    if (rc < 0) return rc;
+    double t0 = fv_clock_ms_frac();
+    for (int i = 0; i < b->count; i++) {
+        struct probe_observation obs;
+        const struct probe_icmp *te, *un;
+        if ((rc = ttl_send_one(&b->c, &dst, b->ttl, &obs)) < 0) return rc;
+        b->out->sent++;
+        if (ttl_answers(&obs, &te, &un) && te) b->out->answered++;
+    }
+    b->out->ms = fv_clock_ms_frac() - t0;
+    return 0;
+}
+
+int probe_ttl_burst(const struct probe_run_opts *opts, int v6, const char *host, int ttl, int count,
+                    struct probe_ttl_burst *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    struct probe_run_opts none = {0};
+    if (!opts) opts = &none;
+    if (!host || !*host) host = opts->lab ? probe_lab_dst_addr(opts->lab, v6) : NULL;
+    if (!host || ttl < 1 || ttl > PROBE_TTL_DISCOVER_MAX || count < 1 || count > PROBE_TTL_BURST_MAX) {
+        snprintf(err, errlen, "a burst wants a target, a TTL in 1..%d and 1..%d datagrams", PROBE_TTL_DISCOVER_MAX,
+                 PROBE_TTL_BURST_MAX);
+        return PROBE_E_FAIL;
+    }
+    /* Not paced: the burst is there to find the routers' budget. */
+    struct ttl_burst_ctx b = {{opts, v6, host, NULL, "", 0, err, errlen}, ttl, count, out};
+    return opts->lab ? probe_netns_run(opts->lab->ns[PROBE_LAB_SRC], ttl_burst_inner, &b, err, errlen)
+                     : ttl_burst_inner(&b);
+}

@@ -21,6 +21,7 @@ enum fv_exit {
     FV_EXIT_DB = 7,          /* database could not be opened, migrated or written */
     FV_EXIT_NOROUTE = 8,     /* no route to the target address */
     FV_EXIT_SILENT = 9,      /* ICMP-silent path: no hop ever answered TTL discovery */
+    FV_EXIT_CHECK = 10,      /* fragvote check: at least one check failed (a ✘ line) */
 };
 
 int cmd_serve(int argc, char **argv);
@@ -33,6 +34,7 @@ int cmd_witness(int argc, char **argv);
 int cmd_sessions(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 /* The exit code of a probe error (a negative PROBE_E_* from probe/): the one
  * mapping of probe errors to the documented codes above; anything else is

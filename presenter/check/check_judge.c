@@ -1,0 +1,259 @@
+/* The venue check's judges (check_venue.h): pure, facts in, one line out. */
+#include <linux/capability.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check_venue.h"
+
+void check_line_print(FILE *out, const struct check_line *l) {
+    fprintf(out, "%s %s: %s\n", l->ok ? "\u2714" : "\u2718", l->what, l->says);
+}
+
+static void line(struct check_line *out, int ok, const char *what) {
+    memset(out, 0, sizeof *out);
+    out->ok = ok;
+    snprintf(out->what, sizeof out->what, "%s", what);
+}
+
+int check_url_host(const char *url, char *host, size_t hostlen) {
+    const char *p = strstr(url, "://");
+    if (!p) return -1;
+    p += 3;
+    size_t n;
+    if (*p == '[') {
+        const char *e = strchr(++p, ']');
+        if (!e) return -1;
+        n = (size_t)(e - p);
+    } else {
+        n = strcspn(p, ":/?#");
+    }
+    if (n == 0 || n >= hostlen) return -1;
+    memcpy(host, p, n);
+    host[n] = 0;
+    return 0;
+}
+
+void check_judge_join(const struct check_join *j, struct check_line *o) {
+    char what[340];
+    snprintf(what, sizeof what, "join URL %s", j->url);
+    const char *by = j->public_url ? "--public-url" : j->bound ? "--bind" : "the default route's interface";
+    if (!j->is_addr && !j->resolved) {
+        line(o, 0, what);
+        snprintf(o->says, sizeof o->says,
+                 "%s does not resolve here: phones will not find it either. Do: fix its DNS name, or give "
+                 "--public-url with a name or address that resolves", j->host);
+        return;
+    }
+    const char *addr = j->addr[0] ? j->addr : j->host;
+    if (j->loopback) {
+        line(o, 0, what);
+        snprintf(o->says, sizeof o->says,
+                 "%s (%s) is loopback: no phone can reach it%s. Do: %s", addr, by,
+                 j->public_url || j->bound ? "" : " (this host has no IPv4 default route)",
+                 j->public_url ? "give --public-url a name or address phones can reach"
+                 : j->bound ? "--bind the address of the interface that faces the venue network, or no --bind"
+                            : "connect this laptop to the venue network (it needs a default route), or --bind an "
+                              "address of it, or --public-url");
+        return;
+    }
+    if (j->linklocal) {
+        line(o, 0, what);
+        snprintf(o->says, sizeof o->says,
+                 "%s (%s) is link-local: phones reach it only on the same link, and browsers refuse most such "
+                 "URLs. Do: get an address from the venue network (DHCP), or serve --bind a routable one",
+                 addr, by);
+        return;
+    }
+    if (j->public_url && !j->iface[0]) {
+        line(o, 1, what);
+        snprintf(o->says, sizeof o->says,
+                 "%s is not this host's (--public-url: a proxy or a hosted hub forwards it); whether phones reach "
+                 "it is checked only by a phone", addr);
+        return;
+    }
+    if (!j->iface[0]) {
+        line(o, 0, what);
+        snprintf(o->says, sizeof o->says,
+                 "%s (%s) is on no interface of this host: serve cannot listen there. Do: --bind an address this "
+                 "laptop has (`ip addr`)", addr, by);
+        return;
+    }
+    if (!j->iface_default) {
+        line(o, 0, what);
+        snprintf(o->says, sizeof o->says,
+                 "%s is on %s, which holds no default route: a network this laptop reaches only locally (a "
+                 "cable, a VM, a VPN's inside), not likely the one phones join. Do: --bind the address of the "
+                 "interface that faces the venue's wifi, or route the venue network there", addr, j->iface);
+        return;
+    }
+    line(o, 1, what);
+    snprintf(o->says, sizeof o->says, "%s on %s, which holds the default route (%s)", addr, j->iface, by);
+}
+
+/* What each capability the engine needs is for, and what happens without it. */
+static const struct {
+    int cap;
+    const char *name, *for_what, *without;
+} caps[] = {
+    {CAP_NET_RAW, "CAP_NET_RAW", "the raw observer and TTL discovery",
+     "the recverr observer infers DF and router fragmentation, and tests go with TTL 64 (no router is heard)"},
+    {CAP_NET_ADMIN, "CAP_NET_ADMIN", "the PMTU cache flush before each test",
+     "an answer may depend on what earlier tests taught the PMTU cache"},
+    {CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "the namespace lab (building it, entering it per test)",
+     "the deck's lab tests cannot run"},
+    {CAP_DAC_OVERRIDE, "CAP_DAC_OVERRIDE", "removing or rebuilding the lab (/run/netns is root's)",
+     "the deck's lab scenarios cannot switch the lab"},
+};
+
+void check_judge_cap(int cap, int has, struct check_line *o) {
+    size_t i = 0;
+    while (i < sizeof caps / sizeof caps[0] - 1 && caps[i].cap != cap) i++;
+    char what[340];
+    snprintf(what, sizeof what, "privilege %s", caps[i].name);
+    line(o, has, what);
+    if (has)
+        snprintf(o->says, sizeof o->says, "there, for %s", caps[i].for_what);
+    else
+        snprintf(o->says, sizeof o->says,
+                 "missing, needed for %s: without it %s. Do: run fragvote with sudo (serve drops root after set-up), "
+                 "or `sudo setcap cap_net_raw,cap_net_admin,cap_sys_admin+ep $(command -v fragvote)` "
+                 "(docs/PRIVILEGES.md)", caps[i].for_what, caps[i].without);
+}
+
+/* The TTLs of t's discovery whose hop is a router that answered Time
+ * Exceeded (not the destination's own answer). */
+static int router_answered(const struct check_target *t, int i) {
+    if (!t->d.hop[i][0]) return 0;
+    return !(t->d.reached_dst && i == t->d.tried - 1);
+}
+
+static int routers_heard(const struct check_target *t) {
+    int n = 0;
+    for (int i = 0; i < t->d.tried && i < PROBE_TTL_DISCOVER_MAX; i++) n += router_answered(t, i);
+    return n;
+}
+
+int check_target_answering_ttl(const struct check_target *t) {
+    if (t->rc < 0 || !t->raw) return 0;
+    for (int i = 0; i < t->d.tried && i < PROBE_TTL_DISCOVER_MAX; i++)
+        if (router_answered(t, i) && t->d.hop_state[i] == PROBE_HOP_ANSWERED) return i + 1;
+    for (int i = 0; i < t->d.tried && i < PROBE_TTL_DISCOVER_MAX; i++)
+        if (router_answered(t, i)) return i + 1;
+    return 0;
+}
+
+static void target_what(const struct check_target *t, const char *about, char *what, size_t n) {
+    snprintf(what, n, "%s%s (%s, %d test%s)", about, t->host, t->v6 ? "IPv6" : "IPv4", t->tests,
+             t->tests == 1 ? "" : "s");
+}
+
+/* The ✘ of a discovery that could not run. 1 when it wrote one. */
+static int path_not_run(const struct check_target *t, struct check_line *o) {
+    if (t->raw && t->rc >= 0) return 0;
+    o->ok = 0;
+    if (!t->raw)
+        snprintf(o->says, sizeof o->says,
+                 "not asked: TTL discovery needs CAP_NET_RAW; without it tests go with TTL 64 and no router is "
+                 "heard. Do: run with sudo (see the privileges above)");
+    else if (t->rc == PROBE_E_HOST)
+        snprintf(o->says, sizeof o->says, "does not resolve here (%s). Do: check the deck's target and the "
+                 "venue's DNS, or give --target an address", t->err);
+    else if (t->rc == PROBE_E_NOROUTE || t->rc == PROBE_E_NOV6)
+        snprintf(o->says, sizeof o->says, "no route from this laptop (%s). Do: connect to the venue network; "
+                 "for IPv6, ask the venue for it or drop the deck's IPv6 tests", t->err);
+    else
+        snprintf(o->says, sizeof o->says, "could not be asked: %s", t->err);
+    return 1;
+}
+
+void check_judge_path(const struct check_target *t, struct check_line *o) {
+    char what[340];
+    target_what(t, "target ", what, sizeof what);
+    line(o, 1, what);
+    if (path_not_run(t, o)) return;
+    const struct probe_ttl_discovery *d = &t->d;
+    int heard = routers_heard(t);
+    if (d->ttl > 0 || heard) {
+        snprintf(o->says, sizeof o->says, "reachable, the routers on the way answer Time Exceeded: %s", d->why);
+        return;
+    }
+    if (d->reached_dst && d->tried == 1) {
+        snprintf(o->says, sizeof o->says, "on this link: the destination answers at TTL 1, no router between");
+        return;
+    }
+    o->ok = 0;
+    if (d->reached_dst)
+        snprintf(o->says, sizeof o->says,
+                 "reachable (the destination answers at TTL %d), but no router on the way answers Time Exceeded "
+                 "(TTL 1 to %d silent, even after a pause each): what routers do is then seen only in a Frag "
+                 "Needed or by a witness. Do: run `fragvote witness` at the far end and give --witness "
+                 "HOST:PORT, or pick a target whose path answers",
+                 d->tried, d->tried - 1);
+    else
+        snprintf(o->says, sizeof o->says,
+                 "nothing answered: %s. An ICMP-silent network or a firewall on the way. Do: ask the venue to let "
+                 "ICMP Time Exceeded through, run `fragvote witness` at the far end (--witness HOST:PORT), or "
+                 "play the deck on the lab (--target lab)", d->why);
+}
+
+int check_judge_rate(const struct check_target *t, struct check_line *o) {
+    if (!t->burst_ttl) return 0;
+    char what[340];
+    target_what(t, "ICMP rate towards ", what, sizeof what);
+    line(o, 1, what);
+    const struct probe_ttl_burst *b = &t->burst;
+    const char *hop = t->d.hop[t->burst_ttl - 1];
+    if (t->burst_rc < 0) {
+        o->ok = 0;
+        snprintf(o->says, sizeof o->says, "the burst could not run: %s", t->err);
+    } else if (b->answered >= b->sent) {
+        snprintf(o->says, sizeof o->says,
+                 "%s (TTL %d) answered all %d Time Exceeded of %d datagrams sent one after the other in %.0f ms: "
+                 "no rate limit seen", hop, t->burst_ttl, b->answered, b->sent, b->ms);
+    } else {
+        o->ok = 0;
+        snprintf(o->says, sizeof o->says,
+                 "%s (TTL %d) answered %d of %d datagrams sent one after the other in %.0f ms: it rate-limits "
+                 "ICMP (Linux's default: a burst of 6, then one a second) or loses packets. The engine paces its "
+                 "sends and asks a silent test again after a pause, so tests still measure, a second or so each "
+                 "once the burst is spent. Do: keep serve's prefetch on (it measures while the room votes), or "
+                 "give --witness HOST:PORT (no Time Exceeded needed)",
+                 hop, t->burst_ttl, b->answered, b->sent, b->ms);
+    }
+    return 1;
+}
+
+int check_target_measures(const struct check_target *t, int witness_ok) {
+    if (witness_ok) return 1;
+    if (!t->raw || t->rc < 0) return 0;
+    return t->d.ttl > 0 || routers_heard(t) || (t->d.reached_dst && t->d.tried == 1);
+}
+
+void check_judge_witness(const struct check_witness *w, struct check_line *o) {
+    char what[340];
+    snprintf(what, sizeof what, "witness %s", w->label);
+    line(o, w->rc >= 0 && w->heard, what);
+    if (w->rc < 0)
+        snprintf(o->says, sizeof o->says, "could not be asked: %s. Do: check --witness HOST:PORT", w->err);
+    else if (w->heard)
+        snprintf(o->says, sizeof o->says, "reachable and keyed: its signed report came back (%s)", w->note);
+    else
+        snprintf(o->says, sizeof o->says,
+                 "no signed report came back (%s): it is not running there, a firewall drops its port, or the key "
+                 "is not its key. Do: start `fragvote witness PORT` on the far end, open its UDP and TCP port, "
+                 "and give the key it printed (--witness-key or $FRAGVOTE_WITNESS_KEY)", w->note);
+}
+
+void check_judge_v6(const struct check_v6 *v, struct check_line *o) {
+    line(o, v->iface[0] || !v->tests, "IPv6");
+    if (v->iface[0])
+        snprintf(o->says, sizeof o->says, "a default route on %s", v->iface);
+    else if (v->tests)
+        snprintf(o->says, sizeof o->says,
+                 "no IPv6 default route: the deck's %d IPv6 test%s cannot leave this laptop. Do: ask the venue "
+                 "for IPv6 (or a tunnel), or play them on the lab, or drop them (serve --questions)",
+                 v->tests, v->tests == 1 ? "" : "s");
+    else
+        snprintf(o->says, sizeof o->says, "no IPv6 default route; the deck has no IPv6 test off the lab, so "
+                 "nothing is lost");
+}
