@@ -14,12 +14,16 @@
 #include "cli_engine_args.h"
 #include "deck.h"
 #include "hub.h"
+#include "present_check.h"
 #include "witness_cli.h"
 
 #define CHECK_PORT_DEFAULT 8080 /* serve's */
+#define CHECK_HUB_HOLD_S_MAX 60
 
 struct check_opts {
     const char *deck, *bind, *public_url;
+    const char *hub, *ca;          /* --hub URL of a hosted room, --ca its certificate */
+    int hub_hold_s;
     struct cli_engine_args engine; /* --target, --observer, --keep-pmtu-cache, --witness... as serve's */
     int port, tls, burst;
 };
@@ -49,7 +53,8 @@ static void usage(FILE *out) {
             "link-local, on the interface of the default route); the privileges the probe\n"
             "needs; each target of the deck (reachable, routers answer Time Exceeded, at\n"
             "what rate before they rate-limit); the witness, if one is named (reachable\n"
-            "and keyed); IPv6 (a default route, when the deck has IPv6 tests).\n"
+            "and keyed); IPv6 (a default route, when the deck has IPv6 tests); with\n"
+            "--hub, a websocket through the hosted room's hub.\n"
             "\n"
             "Options:\n"
             "  --deck FILE          the talk's deck (default: the built-in deck)\n"
@@ -65,22 +70,29 @@ static void usage(FILE *out) {
             "  --tls                serve will have --tls-cert (https)\n"
             "  --burst N            TTL-limited datagrams of each rate burst, 0..%d (default %d;\n"
             "                       0: no burst)\n"
+            "  --hub URL            a hosted room's hub (docs/DEPLOY.md): hold a websocket\n"
+            "                       to it open and time the protocol's ping\n"
+            "  --hub-hold S         hold it S seconds, 1..%d (default %d)\n"
+            "  --ca FILE            wss: trust this PEM certificate (a self-signed hub)\n"
             "  -h, --help           show this help\n"
             "\n"
             "Exit codes: 0 every check \u2714, 10 at least one \u2718, 2 usage error.\n",
             PROBE_TTL_BURST_MAX, WITNESS_CLI_KEY_ENV, CHECK_PORT_DEFAULT, PROBE_TTL_BURST_MAX,
-            CHECK_BURST_DEFAULT);
+            CHECK_BURST_DEFAULT, CHECK_HUB_HOLD_S_MAX, CHECK_HUB_HOLD_S_DEFAULT);
 }
 
 static int parse_opts(int argc, char **argv, struct check_opts *o) {
-    enum { O_DECK = 256, O_BIND, O_PORT, O_PUBURL, O_TLS, O_BURST };
+    enum { O_DECK = 256, O_BIND, O_PORT, O_PUBURL, O_TLS, O_BURST, O_HUB, O_HOLD, O_CA };
     static const struct option longopts[] = {
         {"deck", required_argument, NULL, O_DECK},     {"bind", required_argument, NULL, O_BIND},
         {"port", required_argument, NULL, O_PORT},     {"public-url", required_argument, NULL, O_PUBURL},
         {"tls", no_argument, NULL, O_TLS},             {"burst", required_argument, NULL, O_BURST},
+        {"hub", required_argument, NULL, O_HUB},       {"hub-hold", required_argument, NULL, O_HOLD},
+        {"ca", required_argument, NULL, O_CA},
         CLI_ENGINE_ARGS_TARGET,                        CLI_ENGINE_ARGS_WITNESS,
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
-    *o = (struct check_opts){.port = CHECK_PORT_DEFAULT, .burst = CHECK_BURST_DEFAULT};
+    *o = (struct check_opts){.port = CHECK_PORT_DEFAULT, .burst = CHECK_BURST_DEFAULT,
+                             .hub_hold_s = CHECK_HUB_HOLD_S_DEFAULT};
     long num;
     cli_opt_begin();
     for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
@@ -89,6 +101,12 @@ static int parse_opts(int argc, char **argv, struct check_opts *o) {
         case O_BIND: o->bind = optarg; break;
         case O_PUBURL: o->public_url = optarg; break;
         case O_TLS: o->tls = 1; break;
+        case O_HUB: o->hub = optarg; break;
+        case O_CA: o->ca = optarg; break;
+        case O_HOLD:
+            if (cli_opt_range("check", "hub-hold", optarg, 1, CHECK_HUB_HOLD_S_MAX, "seconds", &num)) return -1;
+            o->hub_hold_s = (int)num;
+            break;
         case O_PORT:
             if (cli_opt_range("check", "port", optarg, 1, 65535, NULL, &num)) return -1;
             o->port = (int)num;
@@ -224,6 +242,23 @@ static void check_v6(struct check_run *r) {
     say(r, &l);
 }
 
+/* 6. A websocket through the hosted room's hub (--hub). */
+static void check_hub(struct check_run *r) {
+    if (!r->o.hub) return;
+    struct check_hub h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.url, sizeof h.url, "%s", r->o.hub);
+    h.hold_ms = r->o.hub_hold_s * 1000;
+    char err[sizeof h.why];
+    if (present_check_hub(&h, r->o.ca, err, sizeof err) < 0) {
+        h.connected = 0;
+        snprintf(h.why, sizeof h.why, "%s", err);
+    }
+    struct check_line l;
+    check_judge_hub(&h, &l);
+    say(r, &l);
+}
+
 static void summary(struct check_run *r) {
     int n = r->lab_ok ? r->lab_tests : 0;
     for (int k = 0; k < r->ntargets; k++) {
@@ -254,6 +289,7 @@ int cmd_check(int argc, char **argv) {
     check_targets(&r);
     check_witness(&r);
     check_v6(&r);
+    check_hub(&r);
     summary(&r);
     witness_cli_stop(&r.witness);
     deck_free(&r.deck);

@@ -257,3 +257,29 @@ void check_judge_v6(const struct check_v6 *v, struct check_line *o) {
         snprintf(o->says, sizeof o->says, "no IPv6 default route; the deck has no IPv6 test off the lab, so "
                  "nothing is lost");
 }
+
+void check_judge_hub(const struct check_hub *h, struct check_line *o) {
+    char what[340];
+    snprintf(what, sizeof what, "websocket through the hub %s", h->url);
+    line(o, 0, what);
+    if (!h->connected) {
+        snprintf(o->says, sizeof o->says,
+                 "did not open: %s. Do: check the URL (the hub's join URL works as it is); a proxy or firewall "
+                 "that refuses websocket upgrades stops phones too", h->why);
+    } else if (h->dropped) {
+        snprintf(o->says, sizeof o->says,
+                 "opened in %.0f ms, then lost %.1f s after it opened (%s): something on the way cuts websockets (a proxy's "
+                 "or the venue's idle timeout, a captive portal). Do: try another network (a phone's hotspot), or "
+                 "put the hub behind TLS (wss://), which middleboxes leave alone more often",
+                 h->open_ms, h->held_ms / 1000, h->why);
+    } else if (h->pongs < h->pings || !h->pongs) {
+        snprintf(o->says, sizeof o->says,
+                 "open for %.1f s, but %d of %d pings came back: not a fragvote hub, or frames are lost on the way. "
+                 "Do: check the URL", h->held_ms / 1000, h->pongs, h->pings);
+    } else {
+        o->ok = 1;
+        snprintf(o->says, sizeof o->says,
+                 "open in %.0f ms and held %.1f s; %d of %d pings answered, round trip %.0f-%.0f ms",
+                 h->open_ms, h->held_ms / 1000, h->pongs, h->pings, h->rtt_min_ms, h->rtt_max_ms);
+    }
+}

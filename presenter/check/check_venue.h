@@ -103,4 +103,20 @@ void check_judge_v6(const struct check_v6 *v, struct check_line *out);
 /* I/O: the interface of the IPv6 default route. */
 void check_v6_facts(struct check_v6 *v);
 
+/* ---- 6. a websocket through a hosted hub (--hub URL) ---- */
+#define CHECK_HUB_HOLD_S_DEFAULT 10    /* seconds the websocket is held open */
+struct check_hub {
+    char url[300];
+    int hold_ms;                   /* asked for */
+    int connected;                 /* the websocket opened */
+    double open_ms;                /* from the start to open (TCP, TLS, upgrade) */
+    double held_ms;                /* open this long (until the hold ended, or it dropped) */
+    int dropped;                   /* it closed before the hold ended */
+    char why[200];                 /* why it did not open, or why it dropped */
+    int pings, pongs;              /* the protocol's ping, one a second, and the pongs back */
+    double rtt_min_ms, rtt_max_ms; /* of the pongs */
+};
+/* Pure. */
+void check_judge_hub(const struct check_hub *h, struct check_line *out);
+
 #endif

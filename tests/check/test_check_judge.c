@@ -196,6 +196,28 @@ static void test_witness_and_v6(void) {
     CHECK_CONTAINS(l.says, "a default route on wlan0");
 }
 
+static void test_hub(void) {
+    struct check_line l;
+    struct check_hub h = {"ws://192.0.2.9:8080/", 3000, 0, 0, 0, 0, "Unable to connect", 0, 0, 0, 0};
+    check_judge_hub(&h, &l);
+    CHECK_INT(l.ok, 0);
+    CHECK_CONTAINS(l.what, "websocket through the hub ws://192.0.2.9:8080/");
+    CHECK_CONTAINS(l.says, "did not open: Unable to connect");
+    h.connected = 1, h.open_ms = 7, h.held_ms = 3000, h.pings = 3, h.pongs = 3, h.rtt_min_ms = 1, h.rtt_max_ms = 4;
+    check_judge_hub(&h, &l);
+    CHECK_INT(l.ok, 1);
+    CHECK_CONTAINS(l.says, "open in 7 ms and held 3.0 s; 3 of 3 pings answered, round trip 1-4 ms");
+    h.pongs = 2;
+    check_judge_hub(&h, &l);
+    CHECK_INT(l.ok, 0);
+    CHECK_CONTAINS(l.says, "2 of 3 pings came back");
+    h.pongs = 3, h.dropped = 1, h.held_ms = 8500;
+    snprintf(h.why, sizeof h.why, "no frame from the hub for 6 s");
+    check_judge_hub(&h, &l);
+    CHECK_INT(l.ok, 0);
+    CHECK_CONTAINS(l.says, "then lost 8.5 s after it opened (no frame from the hub for 6 s)");
+}
+
 int main(void) {
     RUN(test_url_host);
     RUN(test_join);
@@ -203,5 +225,6 @@ int main(void) {
     RUN(test_path);
     RUN(test_rate);
     RUN(test_witness_and_v6);
+    RUN(test_hub);
     return check_summary();
 }
