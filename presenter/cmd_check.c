@@ -12,6 +12,8 @@
 #include "cli.h"
 #include "cli_engine.h"
 #include "cli_engine_args.h"
+#include "cli_secret.h"
+#include "console.h"
 #include "deck.h"
 #include "hub.h"
 #include "present_check.h"
@@ -19,11 +21,14 @@
 
 #define CHECK_PORT_DEFAULT 8080 /* serve's */
 #define CHECK_HUB_HOLD_S_MAX 60
+#define CHECK_PHONE_WAIT_S_MAX 900
 
 struct check_opts {
     const char *deck, *bind, *public_url;
     const char *hub, *ca;          /* --hub URL of a hosted room, --ca its certificate */
     int hub_hold_s;
+    int phone, phone_wait_s;       /* --phone: wait for a phone to join through the hub */
+    struct cli_secret secret;      /* --secret-file, $FRAGVOTE_SECRET: the room's presenter secret */
     struct cli_engine_args engine; /* --target, --observer, --keep-pmtu-cache, --witness... as serve's */
     int port, tls, burst;
 };
@@ -74,25 +79,31 @@ static void usage(FILE *out) {
             "                       to it open and time the protocol's ping\n"
             "  --hub-hold S         hold it S seconds, 1..%d (default %d)\n"
             "  --ca FILE            wss: trust this PEM certificate (a self-signed hub)\n"
+            "  --phone              with --hub: show the room's join URL and its QR code and\n"
+            "                       wait for a phone on the venue's wifi to join through the hub\n"
+            "  --phone-wait S       wait at most S seconds, 1..%d (default %d)\n"
+            "  --secret-file FILE   --phone: the room's presenter secret (also $%s)\n"
             "  -h, --help           show this help\n"
             "\n"
             "Exit codes: 0 every check \u2714, 10 at least one \u2718, 2 usage error.\n",
             PROBE_TTL_BURST_MAX, WITNESS_CLI_KEY_ENV, CHECK_PORT_DEFAULT, PROBE_TTL_BURST_MAX,
-            CHECK_BURST_DEFAULT, CHECK_HUB_HOLD_S_MAX, CHECK_HUB_HOLD_S_DEFAULT);
+            CHECK_BURST_DEFAULT, CHECK_HUB_HOLD_S_MAX, CHECK_HUB_HOLD_S_DEFAULT, CHECK_PHONE_WAIT_S_MAX,
+            CHECK_PHONE_WAIT_S_DEFAULT, CLI_SECRET_ENV);
 }
 
 static int parse_opts(int argc, char **argv, struct check_opts *o) {
-    enum { O_DECK = 256, O_BIND, O_PORT, O_PUBURL, O_TLS, O_BURST, O_HUB, O_HOLD, O_CA };
+    enum { O_DECK = 256, O_BIND, O_PORT, O_PUBURL, O_TLS, O_BURST, O_HUB, O_HOLD, O_CA, O_PHONE, O_PWAIT, O_SECF };
     static const struct option longopts[] = {
         {"deck", required_argument, NULL, O_DECK},     {"bind", required_argument, NULL, O_BIND},
         {"port", required_argument, NULL, O_PORT},     {"public-url", required_argument, NULL, O_PUBURL},
         {"tls", no_argument, NULL, O_TLS},             {"burst", required_argument, NULL, O_BURST},
         {"hub", required_argument, NULL, O_HUB},       {"hub-hold", required_argument, NULL, O_HOLD},
-        {"ca", required_argument, NULL, O_CA},
+        {"ca", required_argument, NULL, O_CA},         {"phone", no_argument, NULL, O_PHONE},
+        {"phone-wait", required_argument, NULL, O_PWAIT}, {"secret-file", required_argument, NULL, O_SECF},
         CLI_ENGINE_ARGS_TARGET,                        CLI_ENGINE_ARGS_WITNESS,
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     *o = (struct check_opts){.port = CHECK_PORT_DEFAULT, .burst = CHECK_BURST_DEFAULT,
-                             .hub_hold_s = CHECK_HUB_HOLD_S_DEFAULT};
+                             .hub_hold_s = CHECK_HUB_HOLD_S_DEFAULT, .phone_wait_s = CHECK_PHONE_WAIT_S_DEFAULT};
     long num;
     cli_opt_begin();
     for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
@@ -103,6 +114,12 @@ static int parse_opts(int argc, char **argv, struct check_opts *o) {
         case O_TLS: o->tls = 1; break;
         case O_HUB: o->hub = optarg; break;
         case O_CA: o->ca = optarg; break;
+        case O_PHONE: o->phone = 1; break;
+        case O_SECF: o->secret.file = optarg; break;
+        case O_PWAIT:
+            if (cli_opt_range("check", "phone-wait", optarg, 1, CHECK_PHONE_WAIT_S_MAX, "seconds", &num)) return -1;
+            o->phone_wait_s = (int)num;
+            break;
         case O_HOLD:
             if (cli_opt_range("check", "hub-hold", optarg, 1, CHECK_HUB_HOLD_S_MAX, "seconds", &num)) return -1;
             o->hub_hold_s = (int)num;
@@ -119,6 +136,10 @@ static int parse_opts(int argc, char **argv, struct check_opts *o) {
         }
     }
     if (cli_opt_no_args("check", argc, argv) || cli_engine_args_check("check", &o->engine)) return -1;
+    if (o->phone && !o->hub) {
+        fprintf(stderr, "fragvote check: --phone needs --hub URL (the hosted room's hub)\n");
+        return -1;
+    }
     return 0;
 }
 
@@ -259,6 +280,33 @@ static void check_hub(struct check_run *r) {
     say(r, &l);
 }
 
+static void show_join(void *ctx, const char *join_url) {
+    (void)ctx;
+    char err[256];
+    printf("  Open this on a phone on the venue's wifi (its camera: the QR code):\n  %s\n", join_url);
+    if (console_qr_draw(stdout, join_url, err, sizeof err) < 0) printf("  (no QR code: %s)\n", err);
+    fflush(stdout);
+}
+
+/* --phone: a phone joins the room through the hub. */
+static int check_phone(struct check_run *r) {
+    if (!r->o.phone) return FV_EXIT_OK;
+    const char *secret = NULL;
+    if (cli_secret_resolve("check", &r->o.secret, &secret) < 0) return FV_EXIT_USAGE;
+    struct check_phone p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.url, sizeof p.url, "%s", r->o.hub);
+    p.wait_ms = r->o.phone_wait_s * 1000;
+    char err[sizeof p.why];
+    if (!secret) snprintf(p.why, sizeof p.why, "no presenter secret given");
+    else if (present_check_phone(&p, r->o.ca, secret, show_join, r, err, sizeof err) < 0)
+        snprintf(p.why, sizeof p.why, "%s", err);
+    struct check_line l;
+    check_judge_phone(&p, &l);
+    say(r, &l);
+    return FV_EXIT_OK;
+}
+
 static void summary(struct check_run *r) {
     int n = r->lab_ok ? r->lab_tests : 0;
     for (int k = 0; k < r->ntargets; k++) {
@@ -290,6 +338,12 @@ int cmd_check(int argc, char **argv) {
     check_witness(&r);
     check_v6(&r);
     check_hub(&r);
+    rc = check_phone(&r);
+    if (rc != FV_EXIT_OK) {
+        witness_cli_stop(&r.witness);
+        deck_free(&r.deck);
+        return rc;
+    }
     summary(&r);
     witness_cli_stop(&r.witness);
     deck_free(&r.deck);

@@ -283,3 +283,27 @@ void check_judge_hub(const struct check_hub *h, struct check_line *o) {
                  h->open_ms, h->held_ms / 1000, h->pongs, h->pings, h->rtt_min_ms, h->rtt_max_ms);
     }
 }
+
+void check_judge_phone(const struct check_phone *p, struct check_line *o) {
+    char what[340];
+    snprintf(what, sizeof what, "a phone joining through the hub %s", p->url);
+    line(o, 0, what);
+    if (!p->connected || !p->authed || !p->join_url[0])
+        snprintf(o->says, sizeof o->says, "%s: %s. Do: %s", !p->connected ? "did not open" : "not asked",
+                 p->why[0] ? p->why : "the hub sent no state",
+                 p->connected && !p->authed ? "give the room's presenter secret (--secret-file FILE or "
+                                              "$FRAGVOTE_SECRET)"
+                                            : "check the URL");
+    else if (p->joined <= p->joined0)
+        snprintf(o->says, sizeof o->says,
+                 "no phone joined in %d s after %s was shown: the venue's wifi may isolate clients or block the "
+                 "hub, a captive portal may hold the phones, or nobody opened it. Do: open it on a phone on the "
+                 "venue's wifi and again on mobile data; if only mobile data works, tell the room to use it",
+                 p->wait_ms / 1000, p->join_url);
+    else {
+        o->ok = 1;
+        snprintf(o->says, sizeof o->says, "%d phone%s joined the room through the hub, the first %.1f s after %s "
+                 "was shown", p->joined - p->joined0, p->joined - p->joined0 == 1 ? "" : "s",
+                 (p->joined_ms - p->shown_ms) / 1000, p->join_url);
+    }
+}

@@ -16,7 +16,7 @@
 struct check_line {
     int ok;          /* 1 ✔, 0 ✘ */
     char what[400];  /* "join URL http://...", "target 203.0.113.2 (IPv4)" */
-    char says[600];  /* what was found; with ✘, then what to do */
+    char says[1000]; /* what was found; with ✘, then what to do */
 };
 /* "✔ WHAT: SAYS\n" on out. */
 void check_line_print(FILE *out, const struct check_line *l);
@@ -118,5 +118,20 @@ struct check_hub {
 };
 /* Pure. */
 void check_judge_hub(const struct check_hub *h, struct check_line *out);
+
+/* --phone: the presenter's connection to the hub shows a URL and its QR and
+ * waits for a phone to join through the hub (the hub's tally counts it). */
+#define CHECK_PHONE_WAIT_S_DEFAULT 120
+struct check_phone {
+    char url[300];                 /* the hub */
+    int wait_ms;                   /* asked for */
+    int connected, authed;         /* the websocket opened; the hub took the presenter secret */
+    char why[200];                 /* why not (did not open, refused, no state) */
+    char join_url[512];            /* the room's join URL, as the hub's state says it */
+    int joined0, joined;           /* phones that joined the room: when shown, at the end */
+    double shown_ms, joined_ms;    /* the URL shown, the first phone joined (from the start) */
+};
+/* Pure. */
+void check_judge_phone(const struct check_phone *p, struct check_line *out);
 
 #endif

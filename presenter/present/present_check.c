@@ -1,10 +1,13 @@
-/* The venue check's websocket through a hosted hub (present_check.h). */
+/* The venue check's websocket through a hosted hub (present_check.h): held
+ * open with pings (--hub), or as the presenter waiting for a phone (--phone). */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "fv_clock.h"
+#include "fv_err.h"
 #include "present_check.h"
 #include "present_frame.h"
 #include "present_link.h"
@@ -12,43 +15,78 @@
 #define CHECK_PING_MS 1000
 
 struct trial {
-    struct check_hub *h;
+    struct check_hub *h;   /* --hub, or NULL */
+    struct check_phone *p; /* --phone, or NULL */
+    const char *secret;
+    struct console_status *st; /* --phone: the tally as the console reads it (only the loop's thread) */
     struct present_link *link;
     pthread_mutex_t mu;
-    double t0, ping_at; /* ms: the start; the ping in flight (0: none) */
+    double t0, ping_at, open_ms; /* ms: the start; the ping in flight (0: none); open after t0 */
     int up, down;
+    char why[200];
 };
 
 static void on_up(void *ctx) {
     struct trial *t = ctx;
     pthread_mutex_lock(&t->mu);
     t->up = 1;
-    t->h->connected = 1;
-    t->h->open_ms = fv_clock_ms_frac() - t->t0;
+    t->open_ms = fv_clock_ms_frac() - t->t0;
     pthread_mutex_unlock(&t->mu);
+    if (t->p) {
+        char *auth = present_frame_auth(t->secret);
+        if (auth) present_link_send(t->link, auth);
+        free(auth);
+    }
+}
+
+static void on_pong(struct trial *t) {
+    struct check_hub *h = t->h;
+    if (t->ping_at <= 0) return;
+    double rtt = fv_clock_ms_frac() - t->ping_at;
+    if (!h->pongs || rtt < h->rtt_min_ms) h->rtt_min_ms = rtt;
+    if (rtt > h->rtt_max_ms) h->rtt_max_ms = rtt;
+    h->pongs++;
+    t->ping_at = 0;
+}
+
+/* The presenter's frames: auth_ok, an error (the secret refused), the
+ * state's join URL, the tally's phones joined. */
+static void on_presenter_frame(struct trial *t, const struct present_frame *f, const char *text, size_t len) {
+    struct check_phone *p = t->p;
+    if (f->type == PF_AUTH_OK) p->authed = 1;
+    if (f->type == PF_ERROR && !p->authed) {
+        snprintf(t->why, sizeof t->why, "the hub refused: %s", f->code);
+        t->down = 1;
+    }
+    if (f->type == PF_STATE && !p->join_url[0]) snprintf(p->join_url, sizeof p->join_url, "%s", f->join_url);
+    if (f->type == PF_TALLY) {
+        char err[128];
+        if (present_frame_tally(text, len, t->st, err, sizeof err) == 0) {
+            if (t->st->hub.voters > p->joined && p->shown_ms > 0 && p->joined <= p->joined0)
+                p->joined_ms = fv_clock_ms_frac() - t->t0;
+            p->joined = t->st->hub.voters;
+        }
+    }
 }
 
 static void on_frame(void *ctx, const char *text, size_t len) {
     struct trial *t = ctx;
     struct present_frame f;
     char err[128];
-    if (present_frame_parse(text, len, &f, err, sizeof err) || f.type != PF_PONG) return;
+    if (present_frame_parse(text, len, &f, err, sizeof err)) return;
     pthread_mutex_lock(&t->mu);
-    if (t->ping_at > 0) {
-        double rtt = fv_clock_ms_frac() - t->ping_at;
-        if (!t->h->pongs || rtt < t->h->rtt_min_ms) t->h->rtt_min_ms = rtt;
-        if (rtt > t->h->rtt_max_ms) t->h->rtt_max_ms = rtt;
-        t->h->pongs++;
-        t->ping_at = 0;
-    }
+    if (t->h && f.type == PF_PONG) on_pong(t);
+    if (t->p) on_presenter_frame(t, &f, text, len);
+    int stop = t->down;
     pthread_mutex_unlock(&t->mu);
+    if (stop) present_link_stop(t->link);
 }
 
 static void on_down(void *ctx, const char *why, int next_ms) {
     struct trial *t = ctx;
     (void)next_ms;
     pthread_mutex_lock(&t->mu);
-    if (!t->down) snprintf(t->h->why, sizeof t->h->why, "%s", why);
+    if (!t->down) snprintf(t->why, sizeof t->why, "%s", why);
     t->down = 1;
     pthread_mutex_unlock(&t->mu);
     present_link_stop(t->link); /* one attempt: the check reports, it does not retry */
@@ -59,53 +97,117 @@ static void *run(void *p) {
     return NULL;
 }
 
-/* The hold: a ping a second while open, until hold_ms or the link is down
- * (or never opened within the connection's limit). */
+static void nap(void) {
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* --hub: a ping a second while open, until hold_ms or the link is down (or
+ * never opened within the connection's limit). */
 static void hold(struct trial *t) {
     const double connect_ms = PRESENT_CONNECT_S * 1000.0 + 1000;
+    struct check_hub *h = t->h;
     for (;;) {
-        struct timespec ts = {0, 50 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+        nap();
         double now = fv_clock_ms_frac();
         pthread_mutex_lock(&t->mu);
         int up = t->up, down = t->down;
-        double opened = t->t0 + t->h->open_ms;
-        int send = up && !down && t->ping_at == 0 && now - opened >= (double)t->h->pings * CHECK_PING_MS;
+        double opened = t->t0 + t->open_ms;
+        int send = up && !down && t->ping_at == 0 && now - opened >= (double)h->pings * CHECK_PING_MS;
         if (send) t->ping_at = now;
         pthread_mutex_unlock(&t->mu);
         if (down || (!up && now - t->t0 > connect_ms)) break;
-        if (up && now - opened >= t->h->hold_ms) break;
-        if (send && present_link_send(t->link, "{\"t\":\"ping\"}") == 0) t->h->pings++;
+        if (up && now - opened >= h->hold_ms) break;
+        if (send && present_link_send(t->link, "{\"t\":\"ping\"}") == 0) h->pings++;
     }
     pthread_mutex_lock(&t->mu);
-    if (t->up) {
-        t->h->held_ms = fv_clock_ms_frac() - t->t0 - t->h->open_ms;
-        t->h->dropped = t->down;
-    } else if (!t->down) {
-        snprintf(t->h->why, sizeof t->h->why, "no connection within %d s", PRESENT_CONNECT_S);
-    }
+    h->connected = t->up;
+    h->open_ms = t->open_ms;
+    if (t->up) h->held_ms = fv_clock_ms_frac() - t->t0 - t->open_ms;
+    h->dropped = t->up && t->down;
+    if (!t->up && !t->down) snprintf(t->why, sizeof t->why, "no connection within %d s", PRESENT_CONNECT_S);
+    snprintf(h->why, sizeof h->why, "%s", t->why);
     pthread_mutex_unlock(&t->mu);
+}
+
+/* --phone: authenticated and the join URL known, show it; then until a
+ * phone joined, wait_ms passed or the link is down. */
+static void wait_phone(struct trial *t, void (*show)(void *ctx, const char *join_url), void *ctx) {
+    const double ready_ms = PRESENT_CONNECT_S * 1000.0 + 3000;
+    struct check_phone *p = t->p;
+    for (;;) {
+        nap();
+        double now = fv_clock_ms_frac();
+        pthread_mutex_lock(&t->mu);
+        int ready = p->authed && p->join_url[0] && p->shown_ms == 0, down = t->down;
+        int joined = p->shown_ms > 0 && p->joined > p->joined0;
+        if (ready) {
+            p->shown_ms = now - t->t0;
+            p->joined0 = p->joined;
+        }
+        pthread_mutex_unlock(&t->mu);
+        if (ready) show(ctx, p->join_url);
+        if (down || joined) break;
+        if (p->shown_ms == 0 && now - t->t0 > ready_ms) break;
+        if (p->shown_ms > 0 && now - t->t0 - p->shown_ms >= p->wait_ms) break;
+    }
+    pthread_mutex_lock(&t->mu);
+    p->connected = t->up;
+    if (!t->why[0] && !p->authed) snprintf(t->why, sizeof t->why, "no answer to the presenter's auth");
+    snprintf(p->why, sizeof p->why, "%s", t->why);
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* One link to url for the trial t (its callbacks above), run on a thread
+ * while fn waits on this one. 0, or -1 with err. */
+static int with_link(struct trial *t, const char *url, const char *ca_file, void (*fn)(struct trial *, void *),
+                     void *arg, char *err, size_t errlen) {
+    struct present_link_config cfg = {.ca_file = ca_file, .on_up = on_up, .on_frame = on_frame, .on_down = on_down,
+                                      .ctx = t};
+    if (present_url_parse(url, &cfg.url, err, errlen)) return -1;
+    if (!(t->link = present_link_new(&cfg, err, errlen))) return -1;
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_t th;
+    t->t0 = fv_clock_ms_frac();
+    int rc = pthread_create(&th, NULL, run, t) ? -1 : 0;
+    if (rc == 0) {
+        fn(t, arg);
+        present_link_stop(t->link);
+        pthread_join(th, NULL);
+    } else {
+        snprintf(err, errlen, "cannot start the link's thread");
+    }
+    present_link_free(t->link);
+    pthread_mutex_destroy(&t->mu);
+    return rc;
+}
+
+static void do_hold(struct trial *t, void *arg) {
+    (void)arg;
+    hold(t);
 }
 
 int present_check_hub(struct check_hub *h, const char *ca_file, char *err, size_t errlen) {
     struct trial t = {.h = h};
-    struct present_link_config cfg = {.ca_file = ca_file, .on_up = on_up, .on_frame = on_frame, .on_down = on_down,
-                                      .ctx = &t};
-    if (present_url_parse(h->url, &cfg.url, err, errlen)) return -1;
-    if (!(t.link = present_link_new(&cfg, err, errlen))) return -1;
-    pthread_mutex_init(&t.mu, NULL);
-    pthread_t th;
-    t.t0 = fv_clock_ms_frac();
-    if (pthread_create(&th, NULL, run, &t)) {
-        present_link_free(t.link);
-        pthread_mutex_destroy(&t.mu);
-        snprintf(err, errlen, "cannot start the link's thread");
-        return -1;
-    }
-    hold(&t);
-    present_link_stop(t.link);
-    pthread_join(th, NULL);
-    present_link_free(t.link);
-    pthread_mutex_destroy(&t.mu);
-    return 0;
+    return with_link(&t, h->url, ca_file, do_hold, NULL, err, errlen);
+}
+
+struct shower {
+    void (*show)(void *ctx, const char *join_url);
+    void *ctx;
+};
+
+static void do_wait_phone(struct trial *t, void *arg) {
+    struct shower *s = arg;
+    wait_phone(t, s->show, s->ctx);
+}
+
+int present_check_phone(struct check_phone *p, const char *ca_file, const char *secret,
+                        void (*show)(void *ctx, const char *join_url), void *ctx, char *err, size_t errlen) {
+    struct trial t = {.p = p, .secret = secret};
+    struct shower s = {show, ctx};
+    if (!(t.st = fv_zalloc(sizeof *t.st, err, errlen))) return -1;
+    int rc = with_link(&t, p->url, ca_file, do_wait_phone, &s, err, errlen);
+    free(t.st);
+    return rc;
 }

@@ -218,6 +218,32 @@ static void test_hub(void) {
     CHECK_CONTAINS(l.says, "then lost 8.5 s after it opened (no frame from the hub for 6 s)");
 }
 
+static void test_phone(void) {
+    struct check_line l;
+    struct check_phone p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.url, sizeof p.url, "ws://192.0.2.9:8080/");
+    p.wait_ms = 120000;
+    snprintf(p.why, sizeof p.why, "Unable to connect");
+    check_judge_phone(&p, &l);
+    CHECK_INT(l.ok, 0);
+    CHECK_CONTAINS(l.says, "did not open: Unable to connect. Do: check the URL");
+    p.connected = 1;
+    snprintf(p.why, sizeof p.why, "the hub refused: bad_secret");
+    check_judge_phone(&p, &l);
+    CHECK_CONTAINS(l.says, "not asked: the hub refused: bad_secret. Do: give the room's presenter secret");
+    p.authed = 1, p.why[0] = 0;
+    snprintf(p.join_url, sizeof p.join_url, "http://192.0.2.9:8080/?room=K7QX2M");
+    p.joined0 = p.joined = 2;
+    check_judge_phone(&p, &l);
+    CHECK_INT(l.ok, 0);
+    CHECK_CONTAINS(l.says, "no phone joined in 120 s after http://192.0.2.9:8080/?room=K7QX2M was shown");
+    p.joined = 3, p.shown_ms = 1000, p.joined_ms = 13500;
+    check_judge_phone(&p, &l);
+    CHECK_INT(l.ok, 1);
+    CHECK_CONTAINS(l.says, "1 phone joined the room through the hub, the first 12.5 s after");
+}
+
 int main(void) {
     RUN(test_url_host);
     RUN(test_join);
@@ -226,5 +252,6 @@ int main(void) {
     RUN(test_rate);
     RUN(test_witness_and_v6);
     RUN(test_hub);
+    RUN(test_phone);
     return check_summary();
 }
