@@ -3,11 +3,22 @@
  * the live count, neutral yes/no bars after close with the true one marked
  * after the reveal, the evidence and the room's score; the join box (QR,
  * URL, room code) on the right. At the end the final scoreboard takes the
- * question's place. Everything fits one screenful: nobody scrolls a projector. */
+ * question's place. Everything fits one screenful: nobody scrolls a projector.
+ *
+ * /screen/?q=N (docs/SLIDES.md): question N alone (1-based, as the console
+ * and the presenter page count), whatever question the room is on, for a
+ * slide deck's iframe: no join box, no final board; &view=result: only its
+ * result, and before its reveal a neutral "not revealed yet". */
 'use strict';
 (function () {
   var BOARD_ONE_COLUMN = 14; /* rows of the final board before it splits into two columns */
   var state = null, split = null, online = false, skipNote = '';
+  var qParam = fvParam('q');
+  /* the position followed (0-based), -1 none, -2 a q that is no question number */
+  var follow = !qParam ? -1 : /^[1-9][0-9]{0,3}$/.test(qParam) ? +qParam - 1 : -2;
+  var resultOnly = follow !== -1 && fvParam('view') === 'result';
+  if (follow !== -1) document.body.classList.add('embed');
+  if (resultOnly) document.body.classList.add('resultonly');
   var countdown = fvCountdown('countdown', function (s) { return s + ' s'; }, function (left) {
     fvEl('banner').classList.toggle('urgent', left > 0 && left <= 5);
   });
@@ -42,22 +53,44 @@
     e.replaceChildren(a, b);
   }
 
+  /* The state as the banner words it: a followed question's own, even
+   * once the talk has ended (no final score on its slide). */
+  function shown() { return follow >= 0 ? { q: state.q, reveal: state.reveal } : state; }
+
   function banner() {
     var b = fvEl('banner');
     if (!state) return;
-    b.className = 'banner ' + fvStateClass(state) + (b.classList.contains('urgent') ? ' urgent' : '');
-    fvText('bannertext', !online ? 'Offline: waiting for the laptop' : fvStateWords(state));
+    b.className = 'banner ' + fvStateClass(shown()) + (b.classList.contains('urgent') ? ' urgent' : '');
+    fvText('bannertext', !online ? 'Offline: waiting for the laptop' : fvStateWords(shown()));
     if (!online) b.className = 'banner offline';
+  }
+
+  /* ?q= names no question of this deck: said, and nothing else shown. */
+  function noSuchQuestion() {
+    fvText('bannertext', 'No question ' + qParam + ' in this talk');
+    fvEl('banner').className = 'banner pending';
+    fvShow('live', false);
+  }
+
+  /* view=result before the reveal: neutral, and nothing of the question's
+   * votes in the page (its text, count and bars are not even filled in). */
+  function notYet() {
+    fvText('qnum', 'Question ' + (follow + 1));
+    fvText('bannertext', 'Question ' + (follow + 1) + ': the result is not revealed yet');
+    fvEl('banner').className = 'banner pending';
+    fvEl('page').setAttribute('data-state', 'notyet');
+    fvShow('live', false);
   }
 
   function render() {
     if (!state) return;
+    if (resultOnly && !state.reveal) return notYet();
     var q = state.q;
     fvText('title', state.title);
     fvText('code', state.room);
     showUrl(state.join_url.replace(/^https?:\/\//, ''));
-    fvText('qnum', state.ended ? 'Final' : 'Question ' + (q.pos + 1) + ' of ' + state.n);
-    fvEl('page').setAttribute('data-state', fvStateClass(state));
+    fvText('qnum', state.ended && follow < 0 ? 'Final' : 'Question ' + (q.pos + 1) + ' of ' + state.n);
+    fvEl('page').setAttribute('data-state', fvStateClass(shown()));
     banner();
     fvQuestion('qtext', q.text);
     fvText('qsummary', q.summary);
@@ -73,13 +106,13 @@
     fvEl('bars').classList.toggle('revealed', !!known);
     fvText('yesmark', known && rv.truth === 'yes' ? '✔ measured' : '');
     fvText('nomark', known && rv.truth === 'no' ? '✔ measured' : '');
-    fvPath.show(fvEl('path'), rv && rv.path, 'wide');
+    fvPath.show(fvEl('path'), !resultOnly && rv && rv.path, 'wide');
     /* the picture needs the width: the join column steps back while it is shown */
     fvEl('page').classList.toggle('haspath', !fvEl('path').hidden);
     /* The rules' conclusion under the verdict; beside a path picture it
      * takes the join column's free lower part, so the picture keeps its
      * type large. Cleared when nothing is revealed. */
-    var ex = fvEl('explain'), home = fvEl('path').hidden ? fvEl('reveal') : fvEl('join');
+    var ex = fvEl('explain'), home = fvEl('path').hidden || follow >= 0 ? fvEl('reveal') : fvEl('join');
     if (ex && home && ex.parentNode !== home) {
       if (home === fvEl('join')) home.appendChild(ex); else home.insertBefore(ex, fvEl('evidence'));
     }
@@ -94,17 +127,18 @@
       fvText('majority', rv.majority ? 'The room said ' + rv.majority + (rv.correct === 1 ? ' — right!' : rv.correct === 0 ? ' — wrong.' : rv.correct === 0.5 ? ' — split.' : '') : 'No votes.');
     }
     var score = state.scored ? pct(state.collective) + ' over ' + fvCount(state.scored, 'question') : '';
-    fvText('collective', score ? 'Room score so far: ' + score : '');
+    fvText('collective', score && follow < 0 ? 'Room score so far: ' + score : '');
     /* At the end the scoreboard replaces the last question, its bars and
      * truth: on a projector nothing below the first screenful is seen. */
-    fvShow('live', !state.ended);
-    fvShow('final', !!state.ended);
-    if (state.ended) {
+    var board = !!state.ended && follow < 0;
+    fvShow('live', !board);
+    fvShow('final', board);
+    if (board) {
       fvText('finalscore', score ? 'This room scored ' + score : 'No question was scored.');
       fvText('league', state.league || '');
       leaders(state.leaderboard);
       finale(state.finale || {});
-      board();
+      boardRows();
     }
     fit();
   }
@@ -146,7 +180,7 @@
 
   /* The questions played: a talk ended early (end) or with skips lists
    * those it skipped as one line, not a row each. */
-  function board() {
+  function boardRows() {
     var all = state.questions || [], played = all.filter(function (q) { return q.state !== 'skipped'; });
     var skipped = all.length - played.length;
     fvText('skippedn', skipped ? fvCount(skipped, 'question') + ' skipped' : '');
@@ -200,24 +234,37 @@
   }
   window.addEventListener('resize', fit);
 
-  fvConnect('fragvote-screen', {
+  if (follow === -2) noSuchQuestion();
+  else if (resultOnly) notYet();
+  else if (follow >= 0) { fvText('qnum', 'Question ' + (follow + 1)); fvShow('live', false); }
+  var conn = fvConnect('fragvote-screen', {
     status: function (s) {
       online = s === 'online';
       fvShow('offline', !online);
       if (!online) countdown.stop();
       banner();
     },
-    open: function () { },
+    open: function () { if (follow >= 0) conn.send({ t: 'hello', q: follow }); },
     message: function (m) {
+      if (follow === -2 || (m.t === 'error' && m.code === 'bad_question')) return noSuchQuestion();
+      /* following a question: the state on connecting is the room's
+       * current one until the hub has read the hello; tallies count the
+       * current question (its own count comes with its states) */
+      if (follow >= 0 && (m.t === 'state' ? m.q.pos : m.q) !== follow) {
+        if (m.t === 'tally' && !resultOnly) counts(m.online, +fvEl('votes').textContent || 0);
+        return;
+      }
+      if (resultOnly && m.t === 'tally') return; /* its result comes with the reveal's state */
       if (m.t === 'state' || m.t === 'tally') countdown(m);
       if (m.t === 'state') {
-        var note = fvSkipped(state, m);
+        var note = follow >= 0 ? '' : fvSkipped(state, m);
         if (state && state.q.pos !== m.q.pos) {
           skipNote = note;
           counts(+fvEl('online').textContent || 0, 0); /* a new question: no votes yet */
         }
         state = m;
         split = m.split || null;
+        if (typeof m.q.votes === 'number') counts(+fvEl('online').textContent || 0, m.q.votes);
         render();
       } else if (m.t === 'tally') {
         /* a tally still about the previous question counts only its voters */

@@ -11,6 +11,7 @@
 #include "console.h"
 #include "deck.h"
 #include "hub.h"
+#include "hub_origin.h"
 #include "leaderboard.h"
 #include "room.h"
 #include "witness_cli.h"
@@ -37,6 +38,12 @@ static void usage(FILE *out) {
             "  --bind ADDR          listen on this address only (default: all addresses); the\n"
             "                       join URL names it unless --public-url is given\n"
             "  --public-url URL     join URL to show (reverse proxy, DNS name)\n"
+            "  --frame-ancestors SOURCES\n"
+            "                       the sites whose pages may show the projector's page\n"
+            "                       (/screen/, /screen/?q=N) in a frame, e.g. a slide deck:\n"
+            "                       'self' and origins http[s]://HOST[:PORT], space-separated\n"
+            "                       (docs/SLIDES.md). Default: no site may frame it. The\n"
+            "                       phone's and the presenter's pages are never framed\n"
             "  --title TEXT         session title (default: the deck's)\n"
             "  --observer MODE      auto, raw or recverr (default: the deck's, else auto)\n"
             "  --witness W          far-end witness: HOST:PORT of `fragvote witness` (the\n"
@@ -134,13 +141,14 @@ static int rate_arg(const char *name, const char *what, int *out) {
 static int parse(int argc, char **argv, struct serve_opts *o) {
     enum { O_DECK = 256, O_DB, O_PORT, O_BIND, O_TITLE, O_LIVE, O_PUBURL, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE,
            O_NOQR, O_LIBEV, O_RESUME, O_TLSCERT, O_TLSKEY, O_POLL, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD,
-           O_VOTERRATE, O_PROBER, O_WSPERADDR, O_SECRETFILE, O_RETAIN, O_QUESTIONS };
+           O_VOTERRATE, O_PROBER, O_WSPERADDR, O_SECRETFILE, O_RETAIN, O_QUESTIONS, O_FRAME };
     static const struct option longopts[] = {
         CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT,
         {"deck", required_argument, NULL, O_DECK},     {"questions", required_argument, NULL, O_QUESTIONS},
         {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
         {"bind", required_argument, NULL, O_BIND},     {"title", required_argument, NULL, O_TITLE},
         {"live-split", no_argument, NULL, O_LIVE},     {"public-url", required_argument, NULL, O_PUBURL},
+        {"frame-ancestors", required_argument, NULL, O_FRAME},
         {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
         {"secret-file", required_argument, NULL, O_SECRETFILE},
         {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
@@ -190,6 +198,15 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
                 fprintf(stderr, "fragvote serve: %s\n", perr);
                 return -1;
             }
+            break;
+        }
+        case O_FRAME: {
+            char why[200];
+            if (hub_origin_frame_sources_check(optarg, why, sizeof why)) {
+                fprintf(stderr, "fragvote serve: --frame-ancestors: %s\n", why);
+                return -1;
+            }
+            o->frame_ancestors = optarg;
             break;
         }
         case O_PROBER:

@@ -228,7 +228,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         fv_fail(err, errlen, "getrandom failed making the presenter secret");
         goto fail;
     }
-    if (hub_http_init(&h->http, cfg->web_root, err, errlen)) goto fail;
+    if (hub_http_init(&h->http, cfg->web_root, cfg->frame_ancestors, err, errlen)) goto fail;
 
     static const char *names[] = {"fragvote-audience", "fragvote-screen", "fragvote-presenter"};
     h->protocols[0] = (struct lws_protocols){"http", hub_http_callback, 0, 0, 0, h, 0};

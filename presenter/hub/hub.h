@@ -98,6 +98,9 @@ struct hub_config {
     int port;                          /* 0: a free port the kernel picks (see hub_port) */
     const char *web_root;              /* NULL: <dir of binary>/../share/fragvote/web */
     const char *public_url;            /* join URL override (reverse proxy, DNS name); NULL: derived */
+    const char *frame_ancestors;       /* the sites whose pages may frame the projector's page (serve
+                                        * --frame-ancestors, hub_origin_frame_sources_check; copied);
+                                        * NULL or "": none. The phone's and presenter's never */
     const char *secret;                /* presenter secret; NULL: a random one (hub_secret) */
     int live_split;                    /* 1: show the yes/no split while voting */
     const char *tls_cert, *tls_key;    /* both set: HTTPS/WSS */

@@ -41,7 +41,14 @@ static int secret_ok(const char *want, const char *got) {
 
 static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
     if (c->role != HUB_AUDIENCE) {
-        hub_conn_send(c, hub_tally_state(h, hub_conn_viewer(c)));
+        /* a screen may follow one question ("q", 0-based: docs/SLIDES.md) */
+        if (c->role == HUB_SCREEN && m->hello_q &&
+            (m->hello_q < 0 || m->q >= quiz_count(room_quiz(h->room)))) {
+            hub_conn_error(c, -1, "bad_question", "no such question in this deck");
+            return;
+        }
+        if (c->role == HUB_SCREEN && m->hello_q) c->follow = (int)m->q;
+        hub_conn_send(c, hub_tally_state(h, c));
         return;
     }
     if (m->has_room && m->room[0] && strcasecmp(m->room, room_code(h->room))) {
@@ -150,7 +157,7 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
     if (m->has_secret && secret_ok(h->secret, m->secret)) {
         c->authed = 1;
         hub_conn_send_own(c, hub_msg_simple("auth_ok", NULL, NULL));
-        hub_conn_send(c, hub_tally_state(h, hub_conn_viewer(c)));
+        hub_conn_send(c, hub_tally_state(h, c));
         if (hub_tally_built(h)) hub_tally_now(h); /* a new version, now with the split (versions never repeat) */
         return;
     }
@@ -380,6 +387,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->hub = h;
         c->role = (enum hub_role)proto->id;
         c->voter = -1;
+        c->follow = -1;
         hub_proxy_peer(&h->proxy, wsi, &c->peer); /* the upgrade's headers are still there */
         c->tokens = HUB_MSG_BURST;
         c->last_ms = c->last_rx_ms = c->opened_ms = c->bytes_ms = fv_clock_coarse_ms();
@@ -399,7 +407,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (h->conns) h->conns->prev = c;
         h->conns = c;
         h->n_role[c->role]++;
-        hub_conn_send(c, hub_tally_state(h, hub_conn_viewer(c)));
+        hub_conn_send(c, hub_tally_state(h, c));
         hub_tally_schedule(h);
         break;
     }

@@ -96,6 +96,7 @@ static int http_connect_refuse(struct lws *wsi) {
 static const struct {
     const char *mount, *file;
 } hub_pages[] = {{"/screen", "screen.html"}, {"/presenter", "presenter.html"}};
+#define HUB_PAGE_SCREEN 0 /* the one page other sites may frame, when --frame-ancestors names them */
 
 /* The scripts each page loads, in one request each (hub_static.c's joins):
  * the names their <script src> give. */
@@ -130,7 +131,9 @@ static int http_page(const struct hub_http *x, struct lws *wsi, const char *uri,
             return 1;
         return lws_http_transaction_completed(wsi) ? -1 : 0;
     }
-    if (!strcmp(rest, "/")) return hub_static_answer(x->files, wsi, hub_pages[i].file, 0);
+    if (!strcmp(rest, "/"))
+        return hub_static_answer(x->files, wsi, hub_pages[i].file, 0,
+                                 i == HUB_PAGE_SCREEN && x->frame[0] ? x->frame : NULL);
     if (lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL)) return -1;
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
@@ -207,7 +210,7 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
         const char *uri = in ? (const char *)in : "";
         int page = http_page_of(uri);
         if (page >= 0) return http_page(&h->http, wsi, uri, page);
-        if (strcmp(uri, "/qr.svg")) return hub_static_answer(h->http.files, wsi, uri, 1);
+        if (strcmp(uri, "/qr.svg")) return hub_static_answer(h->http.files, wsi, uri, 1, NULL);
         unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
         if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "image/svg+xml", h->http.qr_len, &p, end) ||
             lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
@@ -227,7 +230,13 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
     return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 
-int hub_http_init(struct hub_http *x, const char *web_root, char *err, size_t errlen) {
+int hub_http_init(struct hub_http *x, const char *web_root, const char *frame_ancestors, char *err, size_t errlen) {
+    char why[200];
+    if (frame_ancestors && frame_ancestors[0] && hub_origin_frame_sources_check(frame_ancestors, why, sizeof why)) {
+        fv_fail(err, errlen, "frame ancestors: %s", why);
+        return -1;
+    }
+    snprintf(x->frame, sizeof x->frame, "%s", frame_ancestors ? frame_ancestors : "");
     if (web_root && web_root[0])
         snprintf(x->web_root, sizeof x->web_root, "%s", web_root);
     else {

@@ -8,20 +8,24 @@
 #include <libwebsockets.h>
 #include <stddef.h>
 
+#include "hub_origin.h"
+
 struct hub_http {
     char web_root[4096];           /* the pages' directory */
     struct lws_http_mount mounts[4]; /* /qr.svg, /screen, /presenter, / (all callbacks) */
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the join URL's QR code as SVG, ready for lws_write */
     size_t qr_len;
     struct hub_static *files;      /* the web root's files, answered from memory (hub_static.c) */
+    char frame[HUB_FRAME_SOURCES_MAX + 1]; /* who may frame the projector's page (CSP frame-ancestors); "": nobody */
 };
 
 /* The headers of every answer (content-security-policy, nosniff): lws's info.headers. */
 extern const struct lws_protocol_vhost_options hub_http_headers;
 
 /* Locates the pages (web_root, or NULL/"": next to the binary) and mounts
- * them. 0, or -1 with err. */
-int hub_http_init(struct hub_http *x, const char *web_root, char *err, size_t errlen);
+ * them; frame_ancestors (NULL or "": none): the sites that may frame the
+ * projector's page (hub_origin.h). 0, or -1 with err. */
+int hub_http_init(struct hub_http *x, const char *web_root, const char *frame_ancestors, char *err, size_t errlen);
 /* /qr.svg's body: the QR code of join_url. 0, or -1 with err. */
 int hub_http_qr(struct hub_http *x, const char *join_url, char *err, size_t errlen);
 void hub_http_free(struct hub_http *x);

@@ -70,6 +70,8 @@ struct hub_conn {
                                     * yet): given to the voter the first vote makes, "" none */
     int nick_sets;                 /* nicknames picked on this connection before that */
     int authed;                    /* presenter: secret accepted */
+    int follow;                    /* screen: the question its hello named ("q"): its states are about it;
+                                    * -1 the current question */
     int prober;                    /* the room's remote prober (hub_prober.c; at most one: hub.remote.conn) */
     int bad_secrets;
     struct hub_msg *q[HUB_CONN_QUEUE];

@@ -85,19 +85,24 @@ static json_t *finale_json(const struct quiz *q) {
     return o;
 }
 
-/* What who may see, decided by the room (room_view.h). */
-static void view_of(struct hub *h, enum room_viewer who, struct room_view *v) {
+/* What who may see of question pos, decided by the room (room_view.h). */
+static void view_of(struct hub *h, enum room_viewer who, int pos, struct room_view *v) {
     struct room_view_opts o = {.live_split = h->cfg.live_split, .leaderboard = h->board != NULL};
-    room_view(h->room, who, &o, v);
+    room_view_at(h->room, who, &o, pos, v);
 }
 
 char *hub_msg_state(struct hub *h, enum room_viewer who) {
+    return hub_msg_state_of(h, who, quiz_cursor(room_quiz(h->room)));
+}
+
+char *hub_msg_state_of(struct hub *h, enum room_viewer who, int pos) {
     struct room_view v;
-    view_of(h, who, &v);
+    view_of(h, who, pos, &v);
     struct quiz *q = room_quiz(h->room);
     int n = quiz_count(q), cur = quiz_cursor(q), scored = 0;
     struct quiz_qinfo ci;
-    quiz_get(q, cur, &ci);
+    if (quiz_get(q, pos, &ci)) return NULL;
+    if (!v.text) ci.text[0] = ci.summary[0] = 0; /* a question the room has not reached yet */
     double coll = quiz_collective(q, &scored);
     json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:o, s:f, s:i}", "t", "state", "v",
                           HUB_PROTOCOL_VERSION, "room", room_code(h->room), "title", room_title(h->room), "join_url",
@@ -109,15 +114,17 @@ char *hub_msg_state(struct hub *h, enum room_viewer who) {
     /* serve --prober remote: whether the laptop that measures is connected (the presenter only) */
     if (who == ROOM_VIEWER_PRESENTER && h->cfg.prober_remote)
         json_object_set_new(o, "prober", json_boolean(hub_prober_connected(h)));
-    const struct deck_test *dt = v.notes ? quiz_test(q, cur) : NULL;
+    const struct deck_test *dt = v.notes ? quiz_test(q, pos) : NULL;
     if (dt && dt->notes[0]) json_object_set_new(json_object_get(o, "q"), "notes", json_string(dt->notes));
-    json_t *rv = reveal_json(q, cur);
-    /* The current question's path picture, as quiz_path() filters it (the
+    /* another than the current question: its count (the tallies count the current one's) */
+    if (pos != cur) json_object_set_new(json_object_get(o, "q"), "votes", json_integer(quiz_votes(q, pos)));
+    json_t *rv = reveal_json(q, pos);
+    /* The question's path picture, as quiz_path() filters it (the
      * questions[] list carries none). */
     struct probe_path path;
-    if (rv && !quiz_path(q, cur, &path)) json_object_set_new(rv, "path", path_json_from(&path));
+    if (rv && !quiz_path(q, pos, &path)) json_object_set_new(rv, "path", path_json_from(&path));
     if (rv) json_object_set_new(o, "reveal", rv);
-    long long left = hub_closes_in_ms(h);
+    long long left = pos == cur ? hub_closes_in_ms(h) : -1; /* the timer is the current question's */
     if (left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));
     if (!v.questions) return dump(o); /* each one's truth only once revealed (reveal_json) */
     json_t *all = json_array();
@@ -146,9 +153,9 @@ char *hub_msg_state(struct hub *h, enum room_viewer who) {
 }
 
 char *hub_msg_tally(struct hub *h, enum room_viewer who) {
-    struct room_view v;
-    view_of(h, who, &v);
     struct quiz *q = room_quiz(h->room);
+    struct room_view v;
+    view_of(h, who, quiz_cursor(q), &v);
     struct quiz_qinfo ci;
     quiz_get(q, quiz_cursor(q), &ci);
     json_t *o = json_pack("{s:s, s:i, s:I, s:i, s:s, s:i, s:i, s:i}", "t", "tally", "v", HUB_PROTOCOL_VERSION, "ver",

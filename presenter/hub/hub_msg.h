@@ -8,6 +8,10 @@ struct hub;
 
 /* What who may see of the state and the tally: room_view decides. */
 char *hub_msg_state(struct hub *h, enum room_viewer who);
+/* The state about question pos instead of the current one (a screen that
+ * follows it: "q" is pos, with its split, reveal and path as room_view_at
+ * and quiz_truth allow); NULL when pos is not in the deck. */
+char *hub_msg_state_of(struct hub *h, enum room_viewer who, int pos);
 char *hub_msg_tally(struct hub *h, enum room_viewer who);
 char *hub_msg_welcome(struct hub *h, int voter, const char *token);
 /* A stored vote's answer; votes: question pos's count with it (quiz_votes). */

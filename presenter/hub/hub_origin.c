@@ -1,4 +1,5 @@
-/* The Origin check of websocket upgrades (hub_origin.h). Pure. */
+/* The Origin check of websocket upgrades, the list of sites that may frame
+ * the projector (hub_origin.h). Pure. */
 #include "hub_origin.h"
 
 #include <stdio.h>
@@ -60,4 +61,38 @@ int hub_origin_allowed(const char *origin, const char *host, const char *public_
     if (origin_parse(origin, &o)) return 0;
     if (host && !authority_parse(host, strlen(host), &h) && same(&o, &h)) return 1;
     return public_url && public_url[0] && !origin_parse(public_url, &p) && same(&o, &p);
+}
+
+/* One source of a frame-ancestors list, n bytes at s: 'self', or an origin
+ * and nothing more (no path, no user), whose host is letters, digits, '-'
+ * and '.' (after an optional "*."), or an IPv6 literal in brackets. */
+static int frame_source_ok(const char *s, size_t n) {
+    if (n == 6 && !memcmp(s, "'self'", 6)) return 1;
+    char url[HUB_FRAME_SOURCES_MAX + 1];
+    struct authority a;
+    memcpy(url, s, n);
+    url[n] = 0;
+    if (origin_parse(url, &a)) return 0;
+    const char *auth = strstr(url, "://") + 3, *h = a.host;
+    if (strspn(auth, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.:[]*") != strlen(auth)) return 0;
+    if (!strncmp(h, "*.", 2)) h += 2;
+    return h[0] && h[0] != '.' && !strchr(h, '*');
+}
+
+int hub_origin_frame_sources_check(const char *sources, char *err, size_t errlen) {
+    size_t len = strlen(sources), n = 0;
+    if (len > HUB_FRAME_SOURCES_MAX) {
+        snprintf(err, errlen, "the list is longer than %d bytes", HUB_FRAME_SOURCES_MAX);
+        return -1;
+    }
+    for (const char *s = sources + strspn(sources, " "); *s; s += strspn(s, " "), n++) {
+        size_t l = strcspn(s, " ");
+        if (!frame_source_ok(s, l)) {
+            snprintf(err, errlen, "'%.*s' is neither 'self' nor an origin http[s]://HOST[:PORT]", (int)l, s);
+            return -1;
+        }
+        s += l;
+    }
+    if (!n) snprintf(err, errlen, "no source given ('self' or an origin http[s]://HOST[:PORT])");
+    return n ? 0 : -1;
 }

@@ -38,6 +38,9 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
         out->type = HUB_C_HELLO;
         out->has_room = str_field(m, "room", out->room, sizeof out->room);
         out->has_token = str_field(m, "token", out->token, sizeof out->token);
+        json_t *jq = json_object_get(m, "q");
+        if (jq) out->hello_q = json_is_integer(jq) && json_integer_value(jq) >= 0 ? 1 : -1;
+        if (out->hello_q > 0) out->q = (long long)json_integer_value(jq);
     } else if (!strcmp(t, "vote")) {
         out->type = HUB_C_VOTE;
         json_t *jq = json_object_get(m, "q"), *jy = json_object_get(m, "yes");

@@ -19,8 +19,8 @@ struct hub_client_msg {
     enum hub_client_type type;
     long long id;                   /* "id" when an integer in 0..HUB_ID_MAX, else -1 */
     int id_bad;                     /* "id" present but not such an integer (a vote with it: bad_vote) */
-    /* hello */
-    int has_room, has_token;
+    /* hello; a screen's "q" (the question it follows): hello_q 1 with it in q, -1 when not an integer >= 0 */
+    int has_room, has_token, hello_q;
     char room[HUB_PARSE_STR_MAX + 1], token[HUB_PARSE_STR_MAX + 1];
     /* vote: vote_ok when "q" is an integer and "yes" a boolean */
     int vote_ok, yes;

@@ -28,8 +28,8 @@
  * length and the file's mtime, so a plain and a gzip answer never share
  * one); If-None-Match with it answers 304 without a body. The projector's
  * and the presenter's pages are "no-store" instead, without a validator. lws adds the
- * headers of every answer (hub_http_headers: vary, CSP, nosniff). Runs on
- * the lws thread. */
+ * headers of every answer (hub_http_headers: vary, CSP, nosniff); each answer
+ * here adds who may frame it (st_frame_headers). Runs on the lws thread. */
 #include "hub_static.h"
 
 #include <stdio.h>
@@ -217,7 +217,22 @@ static int st_accepts_gzip(struct lws *wsi) {
     return lws_hdr_copy(wsi, ae, sizeof ae, WSI_TOKEN_HTTP_ACCEPT_ENCODING) > 0 && strstr(ae, "gzip") != NULL;
 }
 
-int hub_static_answer(struct hub_static *s, struct lws *wsi, const char *path, int cacheable) {
+/* Who may frame the answer (hub_static.h): a second policy beside the one
+ * of every answer (hub_http_headers), which browsers enforce as well; its
+ * only directive differs by page. 0, or -1 when the headers' room is full. */
+static int st_frame_headers(struct lws *wsi, const char *frame, unsigned char **p, unsigned char *end) {
+    char fa[600];
+    int n = snprintf(fa, sizeof fa, "frame-ancestors %s", frame ? frame : "'none'");
+    if (n >= (int)sizeof fa ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"content-security-policy:", (const unsigned char *)fa, n,
+                                    p, end))
+        return -1;
+    return frame ? 0
+                 : lws_add_http_header_by_name(wsi, (const unsigned char *)"x-frame-options:",
+                                               (const unsigned char *)"DENY", 4, p, end);
+}
+
+int hub_static_answer(struct hub_static *s, struct lws *wsi, const char *path, int cacheable, const char *frame) {
     const char *name = path[0] == '/' ? path + 1 : path;
     if (!name[0]) name = "index.html";
     int type = st_type(name);
@@ -254,7 +269,7 @@ int hub_static_answer(struct hub_static *s, struct lws *wsi, const char *path, i
         lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (const unsigned char *)cc, ccl, &p, end) ||
         (cacheable &&
          lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_ETAG, (const unsigned char *)etag, (int)strlen(etag), &p, end)) ||
-        lws_finalize_http_header(wsi, &p, end))
+        st_frame_headers(wsi, frame, &p, end) || lws_finalize_http_header(wsi, &p, end))
         return -1;
     memcpy(p, body, send_body);
     p += send_body;

@@ -15,9 +15,11 @@ struct hub_static *hub_static_new(const char *root, const char *const *joins);
  * 200 with the file, 304 when If-None-Match names its validator, headers
  * only for HEAD, 404 for a name that is not a file of the root. cacheable
  * 0: "cache-control: no-store" and no validator (the projector's and the
- * presenter's pages). Returns what LWS_CALLBACK_HTTP returns (0 keep
- * going, -1 close). */
-int hub_static_answer(struct hub_static *s, struct lws *wsi, const char *path, int cacheable);
+ * presenter's pages). frame: the sources whose pages may put it in a frame
+ * (a Content-Security-Policy "frame-ancestors" of their own); NULL: none
+ * ('none', and "X-Frame-Options: DENY" for browsers older than CSP 2).
+ * Returns what LWS_CALLBACK_HTTP returns (0 keep going, -1 close). */
+int hub_static_answer(struct hub_static *s, struct lws *wsi, const char *path, int cacheable, const char *frame);
 void hub_static_free(struct hub_static *s);
 
 #endif

@@ -133,12 +133,31 @@ static void tally_tick(lws_sorted_usec_list_t *sul) {
     }
 }
 
+/* The followed questions' states are built again when next sent. */
+static void follow_drop(struct hub *h) {
+    for (int i = 0; i < QUIZ_QUESTIONS_MAX; i++) hub_msg_unref(h->bcast.follow[i]), h->bcast.follow[i] = NULL;
+}
+
 /* New state messages for every viewer, marked as states (hub_conn_send: a
  * newer one replaces an older one still queued). 0, or -1. */
 static int state_views(struct hub *h) {
     if (hub_build_views(h, hub_msg_state, h->bcast.state)) return -1;
     for (int v = 0; v < ROOM_VIEWERS; v++) h->bcast.state[v]->is_state = 1;
+    follow_drop(h);
     return 0;
+}
+
+/* The state for the screens that follow question pos: the screens' own
+ * while it is the current one (or no longer in the deck), else one built
+ * once per change for all of them (so a thousand screens cost one build
+ * per question they follow). NULL: out of memory. */
+static struct hub_msg *follow_state(struct hub *h, int pos) {
+    struct quiz *q = room_quiz(h->room);
+    if (pos == quiz_cursor(q) || pos >= quiz_count(q) || pos >= QUIZ_QUESTIONS_MAX)
+        return h->bcast.state[ROOM_VIEWER_SCREEN];
+    if (!h->bcast.follow[pos] && (h->bcast.follow[pos] = hub_msg_new(hub_msg_state_of(h, ROOM_VIEWER_SCREEN, pos))))
+        h->bcast.follow[pos]->is_state = 1;
+    return h->bcast.follow[pos];
 }
 
 static void state_tick(lws_sorted_usec_list_t *sul) { hub_state_changed(hub_of_timer(sul, HUB_T_STATE)); }
@@ -159,7 +178,7 @@ void hub_state_changed(struct hub *h) {
             if (c->role == HUB_AUDIENCE)
                 hub_conn_send_later(c, h->bcast.state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
             else
-                hub_conn_send(c, h->bcast.state[hub_conn_viewer(c)]);
+                hub_conn_send(c, hub_tally_state(h, c));
         }
     }
     hub_tally_schedule(h);
@@ -171,9 +190,12 @@ int hub_tally_start(struct hub *h) { return state_views(h); }
 void hub_tally_free(struct hub *h) {
     hub_drop_views(h->bcast.tally);
     hub_drop_views(h->bcast.state);
+    follow_drop(h);
 }
 
-struct hub_msg *hub_tally_state(const struct hub *h, enum room_viewer v) { return h->bcast.state[v]; }
+struct hub_msg *hub_tally_state(struct hub *h, const struct hub_conn *c) {
+    return c->follow >= 0 ? follow_state(h, c->follow) : h->bcast.state[hub_conn_viewer(c)];
+}
 int hub_tally_built(const struct hub *h) { return h->bcast.tally[0] != NULL; }
 unsigned long hub_tally_version(const struct hub *h) { return h->bcast.tally_version; }
 

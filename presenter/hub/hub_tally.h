@@ -15,6 +15,8 @@ struct hub_msg;
 struct hub_broadcast {
     struct hub_msg *state[ROOM_VIEWERS]; /* the newest state, one per viewer (hub_msg_state) */
     struct hub_msg *tally[ROOM_VIEWERS]; /* the newest tally, one per viewer (hub_msg_tally) */
+    struct hub_msg *follow[QUIZ_QUESTIONS_MAX]; /* the newest state about question i for the screens that
+                                                 * follow it (hub_msg_state_of), built when one is sent */
     unsigned long tally_version;
     int tally_dirty;
     int status_stale;              /* a tally was built since the last hub_status_update of the tick */
@@ -40,7 +42,8 @@ int hub_build_views(struct hub *h, char *(*build)(struct hub *, enum room_viewer
 void hub_drop_views(struct hub_msg *cur[]);
 int hub_tally_start(struct hub *h);             /* hub_create: the first state messages; 0 or -1 out of memory */
 void hub_tally_free(struct hub *h);             /* hub_free: the messages */
-struct hub_msg *hub_tally_state(const struct hub *h, enum room_viewer v); /* the newest state for v */
+/* The newest state for c: its viewer's, or a screen's about the question it follows (hub_conn.follow). */
+struct hub_msg *hub_tally_state(struct hub *h, const struct hub_conn *c);
 int hub_tally_built(const struct hub *h);       /* a tally was built once */
 unsigned long hub_tally_version(const struct hub *h);
 unsigned long hub_tally_phone_count(const struct hub *h); /* tallies written to phones (any thread) */

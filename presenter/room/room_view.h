@@ -23,7 +23,8 @@ struct room_view_opts {
 };
 
 struct room_view {
-    int split;                     /* the current question's yes/no counts (state's "split", tally's yes/no) */
+    int split;                     /* the question's yes/no counts (state's "split", tally's yes/no) */
+    int text;                      /* the question's text and summary (not a question the room has not reached) */
     int notes;                     /* the deck's speaker notes of the current question */
     int questions;                 /* every question listed ("questions"; each one's truth only once revealed) */
     int league;                    /* the league line of the collective score (with the list) */
@@ -32,7 +33,13 @@ struct room_view {
     int hub_counts;                /* the screens and presenters connected (tally's "screens", "presenters") */
 };
 
-/* What who may see of room r now. */
+/* What who may see of room r now, about its current question. */
 void room_view(const struct room *r, enum room_viewer who, const struct room_view_opts *o, struct room_view *out);
+/* The same about question pos (a screen that follows one question, the
+ * projector's view for a slide deck: docs/SLIDES.md): its split once its
+ * votes are in; its text unless it is pending after the current question
+ * before the end (the room has not reached it, or went back before it). */
+void room_view_at(const struct room *r, enum room_viewer who, const struct room_view_opts *o, int pos,
+                  struct room_view *out);
 
 #endif

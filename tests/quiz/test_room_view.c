@@ -1,6 +1,9 @@
 /* The room's one rule of what each viewer may see (room_view), over every
  * viewer x question state x serve option: nothing reaches a phone, the
- * projector or a presenter page before its secret earlier than it may. */
+ * projector or a presenter page before its secret earlier than it may. And
+ * of a question that is not the current one (room_view_at: a screen that
+ * follows it, /screen/?q=N): its split once its votes are in, its text
+ * unless it is pending after the current question. */
 #include <stdio.h>
 #include <string.h>
 
@@ -78,6 +81,60 @@ static void test_what_each_viewer_may_see_in_each_state(void) {
     db_close(db);
 }
 
+/* Question 2 (position 1) seen while the room is on question 1. */
+static void check_other(struct room *r, int text_reached, const char *what) {
+    struct room_view_opts o = {0}, live = {.live_split = 1};
+    struct room_view v;
+    for (int w = 0; w < ROOM_VIEWERS; w++) {
+        int presenter = w == ROOM_VIEWER_PRESENTER;
+        room_view_at(r, (enum room_viewer)w, &o, 1, &v);
+        if (v.text != (presenter || text_reached)) fprintf(stderr, "text %d for %s %s\n", v.text, viewer_name[w], what);
+        CHECK_INT(v.text, presenter || text_reached);
+        CHECK_INT(v.split, presenter); /* pending: no votes to show */
+        room_view_at(r, (enum room_viewer)w, &live, 1, &v);
+        CHECK_INT(v.split, 1);
+    }
+}
+
+static void test_a_question_followed_out_of_turn(void) {
+    char err[256], path[512];
+    snprintf(path, sizeof path, "%s/view-at.db", check_tmpdir());
+    struct db *db = db_open(path, err, sizeof err);
+    REQUIRE(db);
+    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    REQUIRE(r);
+    struct room_view_opts o = {0};
+    struct room_view v;
+    check_other(r, 0, "before the room reached it");
+    room_view_at(r, ROOM_VIEWER_SCREEN, &o, 0, &v); /* the current one: as room_view says */
+    CHECK_INT(v.text, 1);
+    CHECK_INT(v.split, 0);
+    REQUIRE(room_act(r, ROOM_OPEN, err, sizeof err) == 0);
+    REQUIRE(room_act(r, ROOM_CLOSE, err, sizeof err) == 0);
+    check_other(r, 0, "with question 1 closed");
+    REQUIRE(room_act(r, ROOM_MEASURE, err, sizeof err) == QUIZ_MEASURE_PROBE);
+    struct probe_result res = check_probe_result(1, 1, 0, "the evidence line");
+    REQUIRE(room_measured(r, 0, &res, err, sizeof err) == 0);
+    REQUIRE(room_act(r, ROOM_REVEAL, err, sizeof err) == 0);
+    REQUIRE(room_act(r, ROOM_NEXT, err, sizeof err) == 0); /* the room on question 2 */
+    for (int w = 0; w < ROOM_VIEWERS; w++) {
+        room_view_at(r, (enum room_viewer)w, &o, 0, &v);
+        CHECK_INT(v.split, 1); /* question 1's votes are in */
+        CHECK_INT(v.text, 1);
+    }
+    REQUIRE(room_act(r, ROOM_SKIP, err, sizeof err) == 0);
+    REQUIRE(quiz_ended(room_quiz(r)));
+    for (int w = 0; w < ROOM_VIEWERS; w++) {
+        room_view_at(r, (enum room_viewer)w, &o, 1, &v);
+        CHECK_INT(v.text, 1); /* the end: nothing is ahead any more */
+    }
+    room_view_at(r, ROOM_VIEWER_SCREEN, &o, 7, &v); /* not in the deck: nothing */
+    CHECK_INT(v.text, 0);
+    CHECK_INT(v.split, 0);
+    room_free(r);
+    db_close(db);
+}
+
 int main(void) {
     memset(&deck, 0, sizeof deck);
     snprintf(deck.title, sizeof deck.title, "view deck");
@@ -86,5 +143,6 @@ int main(void) {
     deck.tests[0].ask[QKIND_SENT] = deck.tests[0].ask[QKIND_DF] = 1;
     snprintf(deck.tests[0].notes, sizeof deck.tests[0].notes, "speaker notes");
     RUN(test_what_each_viewer_may_see_in_each_state);
+    RUN(test_a_question_followed_out_of_turn);
     return check_summary_and_clean();
 }
