@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm packages of the browser end-to-end tests (tests/browser): playwright-core
-# drives Debian's chromium (no browser download), axe-core checks accessibility.
+# drives Debian's chromium (no browser download), axe-core checks accessibility,
+# reveal.js is the slide deck of docs/SLIDES.md's example (Debian 12 has none).
 # Installs exactly what package-lock.json pins; node_modules is git-ignored.
 set -euo pipefail
 dir=$(cd "$(dirname "$0")/../../tests/browser" && pwd)

@@ -14,7 +14,9 @@
 #
 # FRAGVOTE_BROWSER_SCENARIO names the scenario to run (default scenario.js;
 # test_browser_path.sh runs path_scenario.js, which also builds labs of its
-# own under <prefix>l2 and <prefix>l3, removed here too).
+# own under <prefix>l2 and <prefix>l3, removed here too;
+# test_browser_slides.sh runs slides_scenario.js, whose slide deck server
+# runs in the laptop's namespace like serve).
 set -euo pipefail
 
 src=${FRAGVOTE_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -35,7 +37,8 @@ for tool in ip zbarimg; do
   command -v "$tool" >/dev/null 2>&1 || { echo "FAIL: $tool is missing (scripts/deps.sh installs it)"; exit 1; }
 done
 [ -x "$bin" ] || { echo "FAIL: $bin not built"; exit 1; }
-if [ ! -f "$here/node_modules/playwright-core/package.json" ] || [ ! -f "$here/node_modules/axe-core/axe.min.js" ]; then
+if [ ! -f "$here/node_modules/playwright-core/package.json" ] || [ ! -f "$here/node_modules/axe-core/axe.min.js" ] ||
+   [ ! -f "$here/node_modules/reveal.js/dist/reveal.js" ]; then
   echo "browser test: installing npm packages (scripts/deps.d/browser.sh)"
   bash "$src/scripts/deps.d/browser.sh" || { echo "FAIL: npm packages could not be installed"; exit 1; }
 fi
