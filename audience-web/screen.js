@@ -60,6 +60,7 @@
   function banner() {
     var b = fvEl('banner');
     if (!state) return;
+    if (resultOnly && !state.reveal && online) return notYet(); /* not even the question's state */
     b.className = 'banner ' + fvStateClass(shown()) + (b.classList.contains('urgent') ? ' urgent' : '');
     fvText('bannertext', !online ? 'Offline: waiting for the laptop' : fvStateWords(shown()));
     if (!online) b.className = 'banner offline';
