@@ -14,6 +14,9 @@
 #        PERF=1 records `perf record -g` of the server during each run (needs perf)
 #        POLL=1 runs the server with lws's poll() loop instead of libev
 #        PIN=1 pins the server to CPU 0 and the generator to CPU 1 (taskset)
+#        MEM=1G runs the server in a memory cgroup of that size (with PIN=1: the one-core, 1 GB VM)
+#        The column "hub µs per vote" is issue 38's headline: the server's own CPU (/proc, all its
+#        threads) from just before the open to the close, over the votes it acknowledged
 #        REJOIN=1 adds the reconnect storm after the vote (fv_load --rejoin; REJOIN_SPREAD_MS=0 by
 #        default: all at once) and a last column "rejoin s / p99 ms" (mass close -> all phones
 #        welcomed again / per-phone close->welcome p99); without it the table is unchanged
@@ -58,9 +61,28 @@ PERF_PID=
 [ -x "$BIN" ] && [ -x "$LOAD" ] || { echo "build first: $BIN and $LOAD are needed" >&2; exit 2; }
 mkdir -p "$OUT"
 
+# MEM=1G: the server runs in a memory cgroup of that size (the smallest VM's RAM): cgroup v2's
+# memory.max when this machine delegates it, else v1's memory.limit_in_bytes; no cgroup, no run.
+memcg_run() {
+    local max=$1 cg
+    shift
+    for cg in /sys/fs/cgroup/fv-bench.$$ /sys/fs/cgroup/memory/fv-bench.$$; do # v2, then v1
+        mkdir "$cg" 2>/dev/null || continue
+        [ -e "$cg/cgroup.procs" ] || { rmdir "$cg"; continue; } # a plain directory: no cgroup file system there
+        if echo "$max" >"$cg/memory.max" 2>/dev/null || echo "$max" >"$cg/memory.limit_in_bytes" 2>/dev/null; then
+            echo "$BASHPID" >"$cg/cgroup.procs" && exec "$@"
+        fi
+        rmdir "$cg" 2>/dev/null
+    done
+    echo "MEM=$max: no memory cgroup could be made here" >&2
+    exit 2
+}
+memcg_clean() { rmdir /sys/fs/cgroup/fv-bench.$$ /sys/fs/cgroup/memory/fv-bench.$$ 2>/dev/null; }
+
 stop_all() {
     if [ -n "$PERF_PID" ]; then kill -INT "$PERF_PID" 2>/dev/null; wait "$PERF_PID" 2>/dev/null; PERF_PID=; fi
     if [ -n "$SERVE_PID" ]; then kill -TERM "$SERVE_PID" 2>/dev/null; wait "$SERVE_PID" 2>/dev/null; SERVE_PID=; fi
+    memcg_clean
 }
 trap stop_all EXIT
 trap 'exit 130' INT TERM
@@ -74,8 +96,8 @@ else
     rev="not a git checkout ($(cat "$SRC/REV" 2>/dev/null || echo unknown))"
 fi
 echo "# $(date -u +%FT%TZ) $(uname -sr), $(nproc) CPUs, open files $(ulimit -n), source $rev; raw output in $OUT"
-echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | hub ack p50/p99/max ms | tally p50/p90/p99/max ms | screen per vote p50/p99/max ms [p99 counting every vote sent before the ack] | presenter per vote p99 ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | generator CPU s | open/close cmd ms | tallies rx (connect/vote) |$rejoin_col$storm_col"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|$rejoin_sep$storm_sep"
+echo "| phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | hub ack p50/p99/max ms | tally p50/p90/p99/max ms | screen per vote p50/p99/max ms [p99 counting every vote sent before the ack] | presenter per vote p99 ms | screen after last vote ms | server RSS kB (base→joined) | KB/conn | server CPU s (connect/vote) | **hub µs per vote** | generator CPU s | open/close cmd ms | tallies rx (connect/vote) |$rejoin_col$storm_col"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|$rejoin_sep$storm_sep"
 failed=0
 for n in "${SIZES[@]}"; do
     d=$OUT/$n
@@ -87,6 +109,7 @@ for n in "${SIZES[@]}"; do
     [ "${POLL:-0}" = 1 ] && loop=--poll
     pin_srv=() pin_gen=()
     [ "${PIN:-0}" = 1 ] && pin_srv=(taskset -c 0) && pin_gen=(taskset -c 1)
+    [ -n "${MEM:-}" ] && pin_srv=(memcg_run "$MEM" "${pin_srv[@]}")
     "${pin_srv[@]}" "$BIN" serve --db "$d/room.db" --port 0 --bind 127.0.0.1 --target 127.0.0.1 --no-prefetch --secret "$SECRET" \
         --no-qr $loop --script "$d/empty.script" >"$d/serve.out" 2>"$d/serve.err" &
     SERVE_PID=$!
@@ -128,7 +151,7 @@ for n in "${SIZES[@]}"; do
     jq -r --arg n "$n" --arg la "$loadavg" --arg huback "${huback:-–}" --arg idle "$idle" --arg rejoin "$REJOIN" --arg storm "$STORM" '
         def f: . * 10 | round / 10;
         def lat: "\(.p50|f) / \(.p90|f) / \(.p99|f) / \(.max|f)";
-        "| \($n)\(if ($idle|tonumber) > 0 then " (idle \($idle) s)" else "" end) | \($la) | \(.joined) | \(.acked) | \(.errors) | \(.db_votes) | \(.ack_ms|lat) | \($huback) | \(.tally_ms|lat) | \(.screen_ms.p50|f) / \(.screen_ms.p99|f) / \(.screen_ms.max|f)\(if .screen_exact == 1 then " [\(.screen_sent_ms.p99|f)]" else " (acks without a count)" end) | \(.presenter_ms.p99|f) | \(.screen_last_ms|f) | \(.srv_base.rss_kb) → \(.srv_joined.rss_kb) | \(.kb_per_conn*100|round/100) | \((.srv_joined.cpu_s - .srv_base.cpu_s)*100|round/100) / \((.srv_end.cpu_s - .srv_idle.cpu_s)*100|round/100) | \(.gen_cpu_s) | \(.open_ms|f) / \(.close_ms|f) | \(.rx_tally[0]) / \(.rx_tally[1]) |\(if $rejoin != "1" then "" elif .rejoin == null then " – |" else " \(.rejoin.total_s * 100 | round / 100) / \(.rejoin.welcome_ms.p99|f) |" end)\(if $storm == "0" then "" elif .storm == null then " – |" else " \(.storm.pages_s|round) · \(.storm.page_ms.p99|f) · \(.storm.welcome_ms.p99|f) · \(.storm.all_joined_s * 100 | round / 100) |" end)\(if .passed then "" else " **FAILED: \(.verdict)**" end)"
+        "| \($n)\(if ($idle|tonumber) > 0 then " (idle \($idle) s)" else "" end) | \($la) | \(.joined) | \(.acked) | \(.errors) | \(.db_votes) | \(.ack_ms|lat) | \($huback) | \(.tally_ms|lat) | \(.screen_ms.p50|f) / \(.screen_ms.p99|f) / \(.screen_ms.max|f)\(if .screen_exact == 1 then " [\(.screen_sent_ms.p99|f)]" else " (acks without a count)" end) | \(.presenter_ms.p99|f) | \(.screen_last_ms|f) | \(.srv_base.rss_kb) → \(.srv_joined.rss_kb) | \(.kb_per_conn*100|round/100) | \((.srv_joined.cpu_s - .srv_base.cpu_s)*100|round/100) / \((.srv_end.cpu_s - .srv_idle.cpu_s)*100|round/100) | **\(.hub_us_per_vote|f)** | \(.gen_cpu_s) | \(.open_ms|f) / \(.close_ms|f) | \(.rx_tally[0]) / \(.rx_tally[1]) |\(if $rejoin != "1" then "" elif .rejoin == null then " – |" else " \(.rejoin.total_s * 100 | round / 100) / \(.rejoin.welcome_ms.p99|f) |" end)\(if $storm == "0" then "" elif .storm == null then " – |" else " \(.storm.pages_s|round) · \(.storm.page_ms.p99|f) · \(.storm.welcome_ms.p99|f) · \(.storm.all_joined_s * 100 | round / 100) |" end)\(if .passed then "" else " **FAILED: \(.verdict)**" end)"
     ' "$d/run.json"
     sleep 2 # let the sockets of this run leave the machine before the next one
 done

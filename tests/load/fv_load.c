@@ -111,6 +111,14 @@ static void json_rejoin(FILE *f, const struct load_rejoin_result *j) {
             j->srv_end.cpu_s);
 }
 
+/* The headline of issue 38: the server's CPU (its /proc utime + stime, both
+ * threads) from just before the open to the close confirmed, over the votes
+ * it acknowledged; 0 when it was not sampled or nothing was acked. */
+static double hub_us_per_vote(const struct load_result *r) {
+    if (!r->srv_idle.ok || !r->srv_end.ok || r->acked <= 0) return 0;
+    return (r->srv_end.cpu_s - r->srv_idle.cpu_s) * 1e6 / r->acked;
+}
+
 static void json_storm(FILE *f, const struct load_storm_result *s) {
     if (!s->ran) {
         fprintf(f, "\"storm\":null,");
@@ -172,6 +180,7 @@ static int write_json(const char *path, const struct load_config *cfg, const str
     json_proc(f, "srv_joined", &r->srv_joined);
     json_proc(f, "srv_idle", &r->srv_idle);
     json_proc(f, "srv_end", &r->srv_end);
+    fprintf(f, "\"hub_us_per_vote\":%.1f,", hub_us_per_vote(r));
     fprintf(f, "\"first_error\":");
     json_str(f, r->first_error);
     fprintf(f, ",");
@@ -302,6 +311,8 @@ int main(int argc, char **argv) {
         printf("\nserver CPU: connect %.2f s, idle %.2f s, vote %.2f s (total %.2f s)\n",
                r.srv_joined.cpu_s - r.srv_base.cpu_s, r.srv_idle.cpu_s - r.srv_joined.cpu_s,
                r.srv_end.cpu_s - r.srv_idle.cpu_s, r.srv_end.cpu_s - r.srv_base.cpu_s);
+        printf("hub CPU per vote: %.1f us (the vote phase's %.2f s over %d acked votes)\n", hub_us_per_vote(&r),
+               r.srv_end.cpu_s - r.srv_idle.cpu_s, r.acked);
     }
     if (cfg.rejoin) print_rejoin(&cfg, &r.rejoin);
     printf("generator: CPU %.2f s (%.2f s while voting), max RSS %ld kB\n", r.gen_cpu_s, r.gen_cpu_vote_s, r.gen_rss_kb);
