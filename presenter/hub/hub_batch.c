@@ -56,7 +56,9 @@ void hub_batch_flush(struct hub *h) {
         /* A token's first vote creates its voter, in the same transaction as
          * the vote: acked together after the COMMIT, or neither exists. */
         struct room_write *w = &b->writes[nw];
-        if (room_write_plan(h->room, w, op->voter, op->token, op->pos, op->yes, nnew, op->err, sizeof op->err)) {
+        /* a phone's token was checked at its hello (hub_conn.c on_hello) */
+        int voter = op->voter >= 0 ? op->voter : ROOM_VOTER_CHECKED;
+        if (room_write_plan(h->room, w, voter, op->token, op->pos, op->yes, nnew, op->err, sizeof op->err)) {
             op->result = 1;
             continue;
         }

@@ -62,7 +62,8 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         return;
     }
     const char *token = m->has_token ? m->token : NULL;
-    if (token && room_token_issued(h->room, token) && hub_guard_resume_take(h->guard, token, fv_clock_coarse_ms())) {
+    int issued = token && room_token_issued(h->room, token); /* once: an HMAC (and a join storm has 20,000) */
+    if (issued && hub_guard_resume_take(h->guard, token, fv_clock_coarse_ms())) {
         h->resumes_refused++;
         hub_status_soon(h);
         hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "this phone reconnects too often: trying again shortly");
@@ -74,7 +75,7 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         return;
     }
     char err[128];
-    if (token && room_token_issued(h->room, token)) { /* made-up tokens get a fresh one */
+    if (issued) { /* made-up tokens get a fresh one */
         memcpy(op->token, token, ROOM_TOKEN_HEX + 1);
     } else if (room_token_new(h->room, op->token, err, sizeof err)) {
         op->conn = NULL;

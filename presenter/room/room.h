@@ -181,8 +181,12 @@ struct room_write {
 };
 /* Returns 0 (w filled), or 1 refused with err. voter: the room's index of
  * the voter, or -1 to look token up (a voter the room does not know is
- * new: w->voter stays -1). new_in_batch: new voters planned in this batch
- * so far (the room's cap counts them). */
+ * new: w->voter stays -1, and token must be one room_token_issued knows),
+ * or ROOM_VOTER_CHECKED: the same, the caller having checked the token with
+ * room_token_issued already (the hub, at the phone's hello: its HMAC is not
+ * computed again for every first vote). new_in_batch: new voters planned in
+ * this batch so far (the room's cap counts them). */
+#define ROOM_VOTER_CHECKED (-2)
 int room_write_plan(struct room *r, struct room_write *w, int voter, const char *token, int pos, int yes,
                     int new_in_batch, char *err, size_t errlen);
 /* A join: the voter of a token this room issued, found or created, with

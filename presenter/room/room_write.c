@@ -29,13 +29,16 @@ int room_vote_check(const struct room *r, long long pos, char *err, size_t errle
  * with err. */
 static int plan_voter(struct room *r, struct room_write *w, int voter, const char *token, int new_in_batch,
                       char *err, size_t errlen) {
+    int checked = voter == ROOM_VOTER_CHECKED;
+    if (checked) voter = -1;
     if (voter < 0 && token) { /* hashed once: the store and room_write_apply use w->hash */
         db_token_hash(token, w->hash);
         voter = room_voter_find_hash(&r->voters, w->hash);
     }
     w->voter = voter;
     if (voter < 0) {
-        if (!token || !room_token_issued(r, token)) return fv_fail(err, errlen, "not a voter token of this room"), 1;
+        if (!token || (!checked && !room_token_issued(r, token)))
+            return fv_fail(err, errlen, "not a voter token of this room"), 1;
         if (r->voters.n + new_in_batch >= ROOM_VOTERS_MAX)
             return fv_fail(err, errlen, "the room is full (%d voters)", ROOM_VOTERS_MAX), 1;
     } else if (voter >= r->voters.n) {

@@ -78,6 +78,12 @@ static void test_tokens_are_issued_by_their_room_only(void) {
     struct room_write w;
     CHECK_INT(room_write_plan_join(r, &w, "0123456789abcdef0123456789abcdef", 0, err, sizeof err), 1);
     CHECK_CONTAINS(err, "not a voter token of this room");
+    /* a vote with a made-up token: refused unless the caller says it checked the token (the hub, at hello) */
+    REQUIRE(room_act(r, ROOM_OPEN, err, sizeof err) == 0);
+    CHECK_INT(room_write_plan(r, &w, -1, "0123456789abcdef0123456789abcdef", 0, 1, 0, err, sizeof err), 1);
+    CHECK_CONTAINS(err, "not a voter token of this room");
+    CHECK_INT(room_write_plan(r, &w, ROOM_VOTER_CHECKED, "0123456789abcdef0123456789abcdef", 0, 1, 0, err, sizeof err), 0);
+    CHECK_INT(w.voter, -1); /* new: the write would make it (the caller vouched for the token: no HMAC here) */
     CHECK_INT(room_write_plan_join(r, &w, c, 0, err, sizeof err), 1);
     REQUIRE(room_write_plan_join(r, &w, a, 0, err, sizeof err) == 0);
     CHECK_INT(room_write_commit(r, &w, 1, err, sizeof err), 0);
