@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "confidence.h"
 #include "qkind.h"
 
 /* The schema version this build writes (the last "-- migration: N" in schema.sql). */
@@ -160,11 +161,14 @@ int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char
 int64_t db_voter_add(struct db *db, int64_t session_id, const char *token_hash, char *err, size_t errlen);
 
 enum db_vote_result { DB_VOTE_OK = 0, DB_VOTE_REFUSED = 1, DB_VOTE_ERROR = -1 };
-/* Records (or changes) a voter's vote. REFUSED (with a reason in err) when
- * the question is not open for voting or voter and question belong to
- * different sessions. A vote is durable once the enclosing transaction (or
- * this statement, outside one) has committed. */
-enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t voter_id, int yes,
+/* Records (or changes) a voter's vote, its answer and its confidence in one
+ * statement (CONFIDENCE_NONE: stored NULL; a changed vote takes the new
+ * confidence, none included; `changes` counts changed answers only).
+ * REFUSED (with a reason in err) when the question is not open for voting
+ * or voter and question belong to different sessions. A vote is durable
+ * once the enclosing transaction (or this statement, outside one) has
+ * committed. */
+enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t voter_id, int yes, enum confidence conf,
                                 char *err, size_t errlen);
 /* The voter's current vote on a question: 1 yes, 0 no, -1 none. */
 int db_vote_get(struct db *db, int64_t question_id, int64_t voter_id);

@@ -24,21 +24,24 @@ int db_hub_truths_each(struct db *db, int64_t session_id,
 /* Voters of the session, ordered by id. */
 int db_hub_voters_each(struct db *db, int64_t session_id, int (*fn)(int64_t id, const char *token_hash, void *arg),
                        void *arg, char *err, size_t errlen);
-/* Votes of the session. */
+/* Votes of the session (confidence: its name, "" for none). */
 int db_hub_votes_each(struct db *db, int64_t session_id,
-                      int (*fn)(int64_t question_id, int64_t voter_id, int answer, void *arg), void *arg, char *err,
-                      size_t errlen);
+                      int (*fn)(int64_t question_id, int64_t voter_id, int answer, const char *confidence, void *arg),
+                      void *arg, char *err, size_t errlen);
 /* Questions in their second round (re-vote), with the first round's yes/no
- * counts (the final round's votes come with db_hub_votes_each). */
+ * counts per confidence: a row per confidence among its first round's votes
+ * ("" for those without one), one row ("", 0, 0) when it had none (the
+ * final round's votes come with db_hub_votes_each). */
 int db_hub_first_rounds_each(struct db *db, int64_t session_id,
-                             int (*fn)(int64_t question_id, int yes, int no, void *arg), void *arg, char *err,
-                             size_t errlen);
+                             int (*fn)(int64_t question_id, const char *confidence, int yes, int no, void *arg),
+                             void *arg, char *err, size_t errlen);
 /* Votes without a voter (a purged session's, db_session_purge), per
- * question position: how many said yes and no (final round). The room
- * resumes no voter to hold them; a replay of the session adds them to its
- * tallies. */
-int db_hub_anonymous_votes_each(struct db *db, int64_t session_id, int (*fn)(int position, int yes, int no, void *arg),
-                                void *arg, char *err, size_t errlen);
+ * question position and confidence ("" none): how many said yes and no
+ * (final round). The room resumes no voter to hold them; a replay of the
+ * session adds them to its tallies. */
+int db_hub_anonymous_votes_each(struct db *db, int64_t session_id,
+                                int (*fn)(int position, const char *confidence, int yes, int no, void *arg), void *arg,
+                                char *err, size_t errlen);
 
 /* The session's token key (hex) into out; "" for a session made before
  * tokens were keyed. -1 when there is no such session. */

@@ -39,6 +39,11 @@
             "UNION ALL SELECT correct, voters FROM purged_scores WHERE session_id = ?1) "              \
             "GROUP BY correct ORDER BY correct")                                                       \
     X(voters, "SELECT " DB_SQL_VOTERS_OF_S1)                                                           \
+    /* Each question's votes by confidence, final round and first. */       \
+    X(conf_final, "SELECT v.question_id, coalesce(v.confidence, ''), v.answer, count(*) FROM votes v "  \
+                  "JOIN questions q ON q.id = v.question_id WHERE q.session_id = ?1 GROUP BY 1, 2, 3") \
+    X(conf_first, "SELECT v.question_id, coalesce(v.confidence, ''), v.answer, count(*) FROM round_votes v " \
+                  "JOIN questions q ON q.id = v.question_id WHERE q.session_id = ?1 GROUP BY 1, 2, 3") \
     X(ids, "SELECT id FROM sessions ORDER BY id")
 
 struct db_report {
@@ -194,6 +199,29 @@ static int load_questions(struct db_report *r, struct db_report_session *s, char
     return 0;
 }
 
+/* The rows of st (conf_final or conf_first) into each question's split. */
+static int load_split(struct db_report *r, struct db_report_session *s, sqlite3_stmt *st, int first, char *err,
+                      size_t errlen) {
+    sqlite3_bind_int64(st, 1, s->row.id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t qid = sqlite3_column_int64(st, 0);
+        enum confidence c = CONFIDENCE_NONE;
+        confidence_parse((const char *)sqlite3_column_text(st, 1), &c); /* "" (none) stays NONE */
+        int answer = sqlite3_column_int(st, 2), n = sqlite3_column_int(st, 3);
+        for (int i = 0; i < s->nquestions; i++) {
+            if (s->questions[i].id != qid) continue;
+            struct confidence_split *sp = first ? &s->questions[i].first_conf : &s->questions[i].conf;
+            if (answer) sp->yes[c] += n;
+            else sp->no[c] += n;
+            break;
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) return db_sql_fail(&r->c, err, errlen, "reading the votes' confidence");
+    return 0;
+}
+
 static int load_sets(struct db_report *r, struct db_report_session *s, char *err, size_t errlen) {
     sqlite3_stmt *st = r->sets;
     sqlite3_bind_int64(st, 1, s->row.id);
@@ -295,6 +323,9 @@ static void aggregate_score(struct db_report_session *s) {
     sc->collective = score_collective(&sum);
     sc->vote_accuracy = score_vote_accuracy(&sum);
     s->row.collective = sc->collective;
+    for (int i = 0; i < s->nquestions; i++) /* as the live room: revealed questions (calibration.c) */
+        if (!strcmp(s->questions[i].state, "revealed"))
+            confidence_calib_add(&s->calib, &s->questions[i].conf, score_truth_parse(s->questions[i].truth));
 }
 
 int db_report_session_load(struct db *db, struct db_report *r, int64_t session_id, struct db_report_session *out,
@@ -302,6 +333,7 @@ int db_report_session_load(struct db *db, struct db_report *r, int64_t session_i
     (void)db; /* the reader has its own connection to the same file */
     memset(out, 0, sizeof *out);
     if (load_row(r, session_id, &out->row, err, errlen) || load_questions(r, out, err, errlen) ||
+        load_split(r, out, r->conf_final, 0, err, errlen) || load_split(r, out, r->conf_first, 1, err, errlen) ||
         load_sets(r, out, err, errlen) || load_dist(r, out, err, errlen)) {
         db_report_session_free(out);
         return -1;

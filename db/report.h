@@ -49,6 +49,7 @@ struct db_report_question {
     int round;                 /* 1, or 2 after a re-vote: yes/no/... are the final (second) round's */
     double revoted_at;         /* when round 2 opened, 0 without a re-vote */
     int first_yes, first_no;   /* round 2: the first round's votes */
+    struct confidence_split conf, first_conf; /* the same votes split by confidence (confidence.h) */
     char truth[8];             /* "yes" / "no" / "unknown" / "" (not measured) */
     char majority[8];          /* "yes" / "no" / "tie" / "" (no votes) */
     double correct;            /* 1, 0, 0.5 or -1 unscored */
@@ -81,12 +82,14 @@ struct db_report_session {
     int nsets;
     struct db_report_set *sets;           /* oldest first; sets[0] is normally the live set */
     struct db_report_dist dist;
+    struct confidence_calib calib; /* the room's calibration: revealed questions' final rounds (docs/SCORING.md) */
 };
 
 /* Reads everything about one session through r: the row, the questions with
- * the store's question_score view, the sets, the distribution, and the
- * session score aggregated from those rows as the store does (equal to
- * db_session_score, checked by tests/export). db is the store r was opened
+ * the store's question_score view and their votes split by confidence, the
+ * sets, the distribution, the session score aggregated from those rows as
+ * the store does (equal to db_session_score, checked by tests/export) and
+ * the calibration from the revealed questions' splits. db is the store r was opened
  * on. Caller owns *out; release with db_report_session_free(). Returns 0, or
  * -1 (no such session / error). */
 int db_report_session_load(struct db *db, struct db_report *r, int64_t session_id,

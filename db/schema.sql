@@ -339,3 +339,14 @@ CREATE TABLE purged_scores (
   voters      INTEGER NOT NULL,         -- purged voters who had that many right
   PRIMARY KEY (session_id, correct)
 );
+
+-- migration: 9
+-- A vote's confidence (issue 37, item 5; docs/SCORING.md "Confidence"):
+-- 'sure', 'think_so' or 'guessing', NULL when the phone gave none (the
+-- tap is optional; votes stored before this migration have none). Written
+-- by the same statement as the answer (db_vote_put), so a vote acked is
+-- acked with its confidence. A re-vote moves it with the answer to
+-- round_votes. The calibration is computed from these columns
+-- (score/confidence.c); no view of them is needed.
+ALTER TABLE votes ADD COLUMN confidence TEXT CHECK (confidence IN ('sure', 'think_so', 'guessing'));
+ALTER TABLE round_votes ADD COLUMN confidence TEXT CHECK (confidence IN ('sure', 'think_so', 'guessing'));

@@ -34,17 +34,18 @@ extern const char db_schema_sql[];
     X(question_measuring, "UPDATE questions SET measuring = ? WHERE id = ?")                           \
     X(voter_find, "SELECT id FROM voters WHERE session_id = ? AND token_hash = ?")                    \
     X(voter_insert, "INSERT INTO voters(session_id, token_hash, joined_at) VALUES (?,?,?)")           \
-    X(vote_upsert, "INSERT INTO votes(question_id, voter_id, answer, voted_at) "                      \
-                   "SELECT q.id, vr.id, ?3, ?4 FROM questions q JOIN voters vr "                      \
+    X(vote_upsert, "INSERT INTO votes(question_id, voter_id, answer, voted_at, confidence) "          \
+                   "SELECT q.id, vr.id, ?3, ?4, ?5 FROM questions q JOIN voters vr "                  \
                    "ON vr.session_id = q.session_id WHERE q.id = ?1 AND vr.id = ?2 AND q.state = 'voting' " \
                    "ON CONFLICT(question_id, voter_id) DO UPDATE SET "                                \
                    "changes = changes + (answer != excluded.answer), answer = excluded.answer, "     \
-                   "voted_at = excluded.voted_at")                                                    \
+                   "voted_at = excluded.voted_at, confidence = excluded.confidence")                 \
     X(question_state_get, "SELECT state FROM questions WHERE id = ?")                                 \
     X(question_revote, "UPDATE questions SET round = 2, state = 'voting', revoted_at = ?2 "            \
                        "WHERE id = ?1 AND state = 'closed' AND round = 1")                            \
-    X(round_archive, "INSERT INTO round_votes(question_id, voter_id, round, answer, voted_at, changes) " \
-                     "SELECT question_id, voter_id, 1, answer, voted_at, changes FROM votes WHERE question_id = ?") \
+    X(round_archive, "INSERT INTO round_votes(question_id, voter_id, round, answer, voted_at, changes, confidence) " \
+                     "SELECT question_id, voter_id, 1, answer, voted_at, changes, confidence FROM votes "  \
+                     "WHERE question_id = ?")                                                          \
     X(round_clear, "DELETE FROM votes WHERE question_id = ?")                                         \
     X(vote_get, "SELECT answer FROM votes WHERE question_id = ? AND voter_id = ?")                    \
     X(set_insert, "INSERT INTO measurement_sets(session_id, kind, host, kernel, target, lab, created_at) " \
@@ -517,13 +518,14 @@ int64_t db_voter_join(struct db *db, int64_t session_id, const char *token, char
     return id ? id : db_voter_add(db, session_id, hash, err, errlen);
 }
 
-enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t voter_id, int yes, char *err,
-                                size_t errlen) {
+enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t voter_id, int yes, enum confidence conf,
+                                char *err, size_t errlen) {
     sqlite3_stmt *st = db->vote_upsert;
     sqlite3_bind_int64(st, 1, question_id);
     sqlite3_bind_int64(st, 2, voter_id);
     sqlite3_bind_int(st, 3, yes ? 1 : 0);
     sqlite3_bind_double(st, 4, db_now());
+    bind_text(st, 5, confidence_name(conf)); /* NULL: none */
     if (step_done(db, st, err, errlen, "recording a vote")) return DB_VOTE_ERROR;
     if (sqlite3_changes(db->c.h) == 1) return DB_VOTE_OK;
     /* Nothing written: say why. */

@@ -14,16 +14,17 @@ static const char *const row_sql[] = {
                   "JOIN measurement_sets s2 ON s2.id = m2.set_id WHERE m2.question_id = m.question_id "
                   "AND s2.kind = 'live')",
     [ROW_VOTER] = "SELECT id, token_hash FROM voters WHERE session_id = ? ORDER BY id",
-    [ROW_VOTE] = "SELECT v.question_id, v.voter_id, v.answer FROM votes v JOIN questions q ON q.id = v.question_id "
-                 "WHERE q.session_id = ?",
-    [ROW_FIRST_ROUND] = "SELECT q.id, "
-                        "(SELECT count(*) FROM round_votes rv WHERE rv.question_id = q.id AND rv.answer = 1), "
-                        "(SELECT count(*) FROM round_votes rv WHERE rv.question_id = q.id AND rv.answer = 0) "
-                        "FROM questions q WHERE q.session_id = ? AND q.round = 2",
+    [ROW_VOTE] = "SELECT v.question_id, v.voter_id, v.answer, coalesce(v.confidence, '') FROM votes v "
+                 "JOIN questions q ON q.id = v.question_id WHERE q.session_id = ?",
+    [ROW_FIRST_ROUND] = "SELECT q.id, coalesce(rv.confidence, ''), coalesce(sum(rv.answer = 1), 0), "
+                        "coalesce(sum(rv.answer = 0), 0) FROM questions q "
+                        "LEFT JOIN round_votes rv ON rv.question_id = q.id "
+                        "WHERE q.session_id = ? AND q.round = 2 GROUP BY q.id, rv.confidence",
     [ROW_KEY] = "SELECT coalesce(token_key, '') FROM sessions WHERE id = ?",
-    [ROW_ANONYMOUS] = "SELECT q.position, sum(v.answer = 1), sum(v.answer = 0) FROM votes v "
-                      "JOIN questions q ON q.id = v.question_id WHERE q.session_id = ? AND v.voter_id IS NULL "
-                      "GROUP BY q.id ORDER BY q.position",
+    [ROW_ANONYMOUS] = "SELECT q.position, coalesce(v.confidence, ''), sum(v.answer = 1), sum(v.answer = 0) "
+                      "FROM votes v JOIN questions q ON q.id = v.question_id "
+                      "WHERE q.session_id = ? AND v.voter_id IS NULL "
+                      "GROUP BY q.id, v.confidence ORDER BY q.position",
 };
 
 static const char *col(sqlite3_stmt *st, int i) {
@@ -56,18 +57,17 @@ static int each(struct db *db, int64_t session_id, enum row_kind kind, void *fn,
             stop = ((int (*)(int64_t, const char *, void *))fn)(sqlite3_column_int64(st, 0), col(st, 1), arg);
             break;
         case ROW_FIRST_ROUND:
-            stop = ((int (*)(int64_t, int, int, void *))fn)(sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
-                                                           sqlite3_column_int(st, 2), arg);
+            stop = ((int (*)(int64_t, const char *, int, int, void *))fn)(
+                sqlite3_column_int64(st, 0), col(st, 1), sqlite3_column_int(st, 2), sqlite3_column_int(st, 3), arg);
             break;
         case ROW_ANONYMOUS:
-            stop = ((int (*)(int, int, int, void *))fn)(sqlite3_column_int(st, 0), sqlite3_column_int(st, 1),
-                                                       sqlite3_column_int(st, 2), arg);
+            stop = ((int (*)(int, const char *, int, int, void *))fn)(
+                sqlite3_column_int(st, 0), col(st, 1), sqlite3_column_int(st, 2), sqlite3_column_int(st, 3), arg);
             break;
         case ROW_KEY: stop = ((int (*)(const char *, void *))fn)(col(st, 0), arg); break;
         case ROW_VOTE:
-            stop = ((int (*)(int64_t, int64_t, int, void *))fn)(sqlite3_column_int64(st, 0),
-                                                               sqlite3_column_int64(st, 1),
-                                                               sqlite3_column_int(st, 2), arg);
+            stop = ((int (*)(int64_t, int64_t, int, const char *, void *))fn)(
+                sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2), col(st, 3), arg);
             break;
         }
         if (stop) break;
@@ -97,17 +97,17 @@ int db_hub_voters_each(struct db *db, int64_t session_id, int (*fn)(int64_t, con
                        char *err, size_t errlen) {
     return each(db, session_id, ROW_VOTER, (void *)fn, arg, err, errlen);
 }
-int db_hub_votes_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int64_t, int, void *), void *arg,
-                      char *err, size_t errlen) {
+int db_hub_votes_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int64_t, int, const char *, void *),
+                      void *arg, char *err, size_t errlen) {
     return each(db, session_id, ROW_VOTE, (void *)fn, arg, err, errlen);
 }
-int db_hub_first_rounds_each(struct db *db, int64_t session_id, int (*fn)(int64_t, int, int, void *), void *arg,
-                             char *err, size_t errlen) {
+int db_hub_first_rounds_each(struct db *db, int64_t session_id, int (*fn)(int64_t, const char *, int, int, void *),
+                             void *arg, char *err, size_t errlen) {
     return each(db, session_id, ROW_FIRST_ROUND, (void *)fn, arg, err, errlen);
 }
 
-int db_hub_anonymous_votes_each(struct db *db, int64_t session_id, int (*fn)(int, int, int, void *), void *arg,
-                                char *err, size_t errlen) {
+int db_hub_anonymous_votes_each(struct db *db, int64_t session_id, int (*fn)(int, const char *, int, int, void *),
+                                void *arg, char *err, size_t errlen) {
     return each(db, session_id, ROW_ANONYMOUS, (void *)fn, arg, err, errlen);
 }
 

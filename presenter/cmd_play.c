@@ -189,7 +189,7 @@ static int act(struct play *p, enum room_action a) {
 static int vote(struct play *p, int pos, int yes) {
     char err[512];
     struct room_write w;
-    if (room_write_plan(p->room, &w, p->voter, NULL, pos, yes, 0, err, sizeof err) ||
+    if (room_write_plan(p->room, &w, p->voter, NULL, pos, yes, CONFIDENCE_NONE, 0, err, sizeof err) ||
         room_write_commit(p->room, &w, 1, err, sizeof err)) {
         fprintf(stderr, "fragvote play: your answer could not be stored: %s\n", err);
         return -1;

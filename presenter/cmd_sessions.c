@@ -27,7 +27,9 @@ static void usage(FILE *out) {
             "  --league        rank the rooms by collective score instead, with the RIPE 87\n"
             "                  audience (%s) as a reference row; sessions with\n"
             "                  no scored question or fewer than %d voters (solo games of\n"
-            "                  fragvote play) are counted but not ranked\n"
+            "                  fragvote play) are counted but not ranked; BRIER is each\n"
+            "                  room's calibration, the Brier score of its votes with a\n"
+            "                  confidence (0 perfect, 0.25 guessing; - none)\n"
             "  --purge         delete the voters of every ended session: each phone's token\n"
             "                  hash and the session's token key go, and every vote stays\n"
             "                  without its voter, so scores, tallies, measurements, replay,\n"
@@ -86,6 +88,21 @@ static int read_cells(struct db *db, int64_t id, struct cells *c) {
     return 0;
 }
 
+/* Room id's Brier score (docs/SCORING.md "Confidence") into buf, "-" when
+ * no vote of it carries a confidence. 0, or -1 after saying why on stderr. */
+static int brier_cell(struct db *db, struct db_report *r, int64_t id, char *buf, size_t len) {
+    char err[512];
+    struct db_report_session s;
+    if (db_report_session_load(db, r, id, &s, err, sizeof err)) {
+        fprintf(stderr, "fragvote sessions: %s\n", err);
+        return -1;
+    }
+    if (confidence_calib_votes(&s.calib) > 0) snprintf(buf, len, "%.3f", confidence_brier(&s.calib));
+    else snprintf(buf, len, "-");
+    db_report_session_free(&s);
+    return 0;
+}
+
 /* fragvote sessions --league: the rooms ranked, the reference row in its place. */
 static int print_league(struct db *db, const char *path, const int64_t *ids, int n) {
     char err[512];
@@ -108,22 +125,30 @@ static int print_league(struct db *db, const char *path, const int64_t *ids, int
         else solo++;
     }
     int ref = league_rank(e, rooms);
+    struct db_report *r = db_report_open(db, err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "fragvote sessions: %s\n", err);
+        free(e);
+        return FV_EXIT_DB;
+    }
     printf("League of the rooms in %s by collective score (docs/SCORING.md)\n", path);
-    printf("%4s  %6s  %5s  %-16s  %-*s  %6s  %6s\n", "RANK", "SCORE", "ID", "DATE", SESSIONS_TITLE_COLS, "ROOM",
-           "SCORED", "VOTERS");
+    printf("%4s  %6s  %5s  %-16s  %-*s  %6s  %6s  %6s\n", "RANK", "SCORE", "ID", "DATE", SESSIONS_TITLE_COLS, "ROOM",
+           "SCORED", "VOTERS", "BRIER");
     int rc = FV_EXIT_OK;
     for (int i = 0; i <= rooms; i++) {
         if (i == ref) /* the reference has no id, date or counts */
             printf("%4s  %6s  %5s  %-16s  %s (reference)\n", "-", "<80%", "", "", LEAGUE_REF_NAME);
         if (i == rooms) break;
         struct cells c;
-        if (read_cells(db, e[i].id, &c)) {
+        char brier[16];
+        if (read_cells(db, e[i].id, &c) || brier_cell(db, r, e[i].id, brier, sizeof brier)) {
             rc = FV_EXIT_DB;
             break;
         }
-        printf("%4d  %6s  %5lld  %-16s  %-*s  %6d  %6d\n", i + 1, c.score, (long long)e[i].id, c.when,
-               SESSIONS_TITLE_COLS, c.title, e[i].scored, e[i].voters);
+        printf("%4d  %6s  %5lld  %-16s  %-*s  %6d  %6d  %6s\n", i + 1, c.score, (long long)e[i].id, c.when,
+               SESSIONS_TITLE_COLS, c.title, e[i].scored, e[i].voters, brier);
     }
+    db_report_close(r);
     printf("Reference: fragquiz played by show of hands at RIPE 87, %s collectively.\n", LEAGUE_REF_SCORE);
     if (unscored || solo)
         printf("Not ranked: %d session%s with no scored question, %d with fewer than %d voters (solo games).\n",

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "export.h"
+#include "export_calib.h"
 #include "export_path.h"
 #include "export_text.h"
 #include "league.h"
@@ -77,7 +78,9 @@ static void csv_num(FILE *out, double v) {
 
 static const char csv_header[] =
     "record,session,title,started_at,questions,voters,collective,vote_accuracy,votes_scored,votes_correct,"
-    "position,test,kind,question,yes,no,majority,truth,correct,accuracy,basis,evidence,score,voters_with_score,league,round,first_yes,first_no\n";
+    "position,test,kind,question,yes,no,majority,truth,correct,accuracy,basis,evidence,score,voters_with_score,league,"
+    "round,first_yes,first_no," EXPORT_CALIB_CSV_HEADER "\n";
+#define CSV_COLUMNS_BEFORE_CALIB 28 /* the columns before export_calib.c's */
 
 static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
     fputs(csv_header, out);
@@ -95,7 +98,9 @@ static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
         league_line(s->score.collective, league, sizeof league);
         fprintf(out, ",%d,%d,,,,,,,,,,,,,,,", s->score.votes_scored, s->score.votes_correct);
         export_csv_text(out, league);
-        fputs(",,,\n", out);
+        fputs(",,,", out);
+        export_calib_csv_session(out, s);
+        fputc('\n', out);
         for (int k = 0; k < s->nquestions; k++) {
             const struct db_report_question *q = &s->questions[k];
             char test[EXPORT_TEST_SUMMARY_MAX];
@@ -111,11 +116,17 @@ static void write_csv(FILE *out, const struct db_report_session *ss, int n) {
             fprintf(out, ",%s,", q->live.basis);
             export_csv_text(out, q->live.evidence);
             fprintf(out, ",,,,%d,", q->round);
-            if (q->round == 2) fprintf(out, "%d,%d\n", q->first_yes, q->first_no);
-            else fputs(",\n", out);
+            if (q->round == 2) fprintf(out, "%d,%d", q->first_yes, q->first_no);
+            else fputs(",", out);
+            export_calib_csv_empty(out);
+            fputc('\n', out);
         }
-        for (int k = 0; k <= s->dist.max_correct; k++)
-            fprintf(out, "distribution,%lld,,,,,,,,,,,,,,,,,,,,,%d,%d,,,,\n", (long long)s->row.id, k, s->dist.voters[k]);
+        for (int k = 0; k <= s->dist.max_correct; k++) {
+            fprintf(out, "distribution,%lld,,,,,,,,,,,,,,,,,,,,,%d,%d,,,,", (long long)s->row.id, k, s->dist.voters[k]);
+            export_calib_csv_empty(out);
+            fputc('\n', out);
+        }
+        export_calib_csv_rows(out, s, CSV_COLUMNS_BEFORE_CALIB);
     }
 }
 
@@ -193,6 +204,7 @@ static json_t *json_question(const struct db_report_question *q) {
         json_object_set_new(o, "first_round", json_null());
         json_object_set_new(o, "shift", json_null());
     }
+    json_object_set_new(o, "confidence", export_calib_question_json(q));
     return o;
 }
 
@@ -219,6 +231,7 @@ static json_t *json_session(const struct db_report_session *s) {
     char league[LEAGUE_LINE_MAX];
     league_line(s->score.collective, league, sizeof league);
     json_object_set_new(o, "league", jstr_or_null(league));
+    json_object_set_new(o, "calibration", export_calib_json(s));
 
     json_t *qs = json_array();
     for (int i = 0; i < s->nquestions; i++) json_array_append_new(qs, json_question(&s->questions[i]));
@@ -331,6 +344,7 @@ static void write_markdown(FILE *out, const struct db_report_session *ss, int n)
                     revotes++ ? "" : "\nRe-votes (the final round is scored):\n\n", q->position + 1, q->first_yes,
                     q->first_no, q->yes, q->no, shift[0] ? "; " : "", shift);
         }
+        export_calib_markdown(out, s);
         fputs("\n| Right answers | Voters |\n|--------------:|-------:|\n", out);
         for (int k = 0; k <= s->dist.max_correct; k++) fprintf(out, "| %d | %d |\n", k, s->dist.voters[k]);
         if (s->dist.voters_unscored)
@@ -377,6 +391,7 @@ static void svg_chart(FILE *out, const struct db_report_session *s, int yoff) {
     else fputs("No question scored", out);
     if (s->score.vote_accuracy >= 0) fprintf(out, " · %.0f%% of votes right", s->score.vote_accuracy * 100);
     fprintf(out, " · %d voters</text>\n", s->score.voters);
+    export_calib_svg(out, s, 212);
 
     /* Axis and grid: 0, 50, 100 %. */
     for (int g = 0; g <= 100; g += 50) {

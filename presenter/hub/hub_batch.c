@@ -58,7 +58,8 @@ void hub_batch_flush(struct hub *h) {
         struct room_write *w = &b->writes[nw];
         /* a phone's token was checked at its hello (hub_conn.c on_hello) */
         int voter = op->voter >= 0 ? op->voter : ROOM_VOTER_CHECKED;
-        if (room_write_plan(h->room, w, voter, op->token, op->pos, op->yes, nnew, op->err, sizeof op->err)) {
+        if (room_write_plan(h->room, w, voter, op->token, op->pos, op->yes, op->conf, nnew, op->err,
+                            sizeof op->err)) {
             op->result = 1;
             continue;
         }
@@ -150,7 +151,8 @@ static void batch_finish(struct hub *h, int ok, const char *err) {
             }
             /* the count with this vote in it: the phone shows it at once, and
              * fv_load knows which screen tally is the first to include it */
-            hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes, quiz_votes(room_quiz(h->room), op->pos)));
+            int votes = quiz_votes(room_quiz(h->room), op->pos);
+            hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes, op->conf, votes));
             c->count_ms = fv_clock_coarse_ms(); /* the rotation's next tally for it can wait (HUB_PHONE_COUNT_MS) */
             hub_acklat_add(&h->acklat, op->read_us);
         } else {

@@ -13,6 +13,7 @@ struct hub_op {
     struct hub_conn *conn;         /* NULL once it closed */
     long long id;                  /* vote: the phone's id (0..HUB_ID_MAX), -1 none */
     int pos, yes;
+    enum confidence conf;          /* vote: its confidence (CONFIDENCE_NONE: none) */
     int voter;                     /* vote: the voter index, -1 while its token has none (the batch makes it) */
     char token[ROOM_TOKEN_HEX + 1];
     int result;                    /* after the batch: voter index / 0 ok / 1 refused / -1 error */

@@ -103,6 +103,12 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
         hub_conn_error(c, id, "bad_vote", "a vote needs \"q\" (question position) and \"yes\" (true/false)");
         return;
     }
+    if (m->conf_bad) {
+        hub_conn_error(c, id, "bad_vote",
+                       "\"confidence\" must be \"sure\", \"think_so\" or \"guessing\" (or left out); "
+                       "the vote is not counted");
+        return;
+    }
     if (!c->token[0]) {
         hub_conn_error(c, id, "hello_first", "join first (hello), then vote");
         return;
@@ -137,6 +143,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
     op->id = id;
     op->pos = (int)q;
     op->yes = m->yes;
+    op->conf = m->conf;
     op->voter = c->voter;
     memcpy(op->token, c->token, sizeof op->token);
 }

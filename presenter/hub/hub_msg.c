@@ -7,6 +7,7 @@
 
 #include "hub_internal.h"
 #include "hub_msg.h"
+#include "calibration.h"
 #include "finale.h"
 #include "leaderboard.h"
 #include "path_json.h"
@@ -51,6 +52,9 @@ static json_t *reveal_json(struct quiz *q, int pos) {
     if (o && t.explain_key[0]) json_object_set_new(o, "explain_key", json_string(t.explain_key));
     if (o && t.surprise[0]) json_object_set_new(o, "surprise", json_string(t.surprise));
     if (o) reveal_add_rounds(o, &i, &t);
+    json_t *conf = o ? calibration_reveal_json(&i.conf, i.round == 2 ? &i.first_conf : NULL, quiz_score_truth(&t))
+                     : NULL; /* the votes split by confidence */
+    if (conf) json_object_set_new(o, "confidence", conf);
     return o;
 }
 
@@ -147,7 +151,13 @@ char *hub_msg_state_of(struct hub *h, enum room_viewer who, int pos) {
     char league[LEAGUE_LINE_MAX];
     league_line(quiz_ended(q) ? coll : -1, league, sizeof league);
     if (v.league && league[0]) json_object_set_new(o, "league", json_string(league));
-    if (quiz_ended(q)) json_object_set_new(o, "finale", finale_json(q));
+    if (quiz_ended(q)) {
+        json_object_set_new(o, "finale", finale_json(q));
+        struct confidence_calib calib;
+        calibration_of_quiz(q, &calib); /* revealed questions only */
+        json_t *cj = calibration_json(&calib);
+        if (cj) json_object_set_new(o, "calibration", cj);
+    }
     if (v.leaderboard) json_object_set_new(o, "leaderboard", leaderboard_json(h));
     return dump(o);
 }
@@ -178,21 +188,27 @@ char *hub_msg_tally(struct hub *h, enum room_viewer who) {
 char *hub_msg_welcome(struct hub *h, int voter, const char *token) {
     struct quiz *q = room_quiz(h->room);
     int n = quiz_count(q);
-    json_t *votes = json_array();
-    for (int p = 0; p < n; p++) json_array_append_new(votes, json_integer(room_voter_vote(h->room, voter, p)));
+    json_t *votes = json_array(), *conf = json_array();
+    for (int p = 0; p < n; p++) {
+        json_array_append_new(votes, json_integer(room_voter_vote(h->room, voter, p)));
+        const char *c = confidence_name(room_voter_confidence(h->room, voter, p));
+        json_array_append_new(conf, c ? json_string(c) : json_null());
+    }
     int answered, scored, correct;
     room_voter_score(h->room, voter, &answered, &scored, &correct);
-    return dump(json_pack("{s:s, s:i, s:s, s:s, s:o, s:{s:i, s:i, s:i}}", "t", "welcome", "v", HUB_PROTOCOL_VERSION,
-                          "token", token, "room", room_code(h->room), "votes", votes, "score", "answered", answered,
-                          "scored", scored, "correct", correct));
+    return dump(json_pack("{s:s, s:i, s:s, s:s, s:o, s:o, s:{s:i, s:i, s:i}}", "t", "welcome", "v",
+                          HUB_PROTOCOL_VERSION, "token", token, "room", room_code(h->room), "votes", votes, "confidence",
+                          conf, "score", "answered", answered, "scored", scored, "correct", correct));
 }
 
 /* One per vote, 20,000 within seconds: numbers only, so printed directly
  * rather than built as a jansson object. */
-char *hub_msg_ack(long long id, int pos, int yes, int votes) {
-    char s[128], sid[32] = "";
+char *hub_msg_ack(long long id, int pos, int yes, enum confidence conf, int votes) {
+    char s[160], sid[32] = "", sconf[32] = "";
     if (id >= 0) snprintf(sid, sizeof sid, ",\"id\":%lld", id);
-    snprintf(s, sizeof s, "{\"t\":\"ack\",\"q\":%d,\"yes\":%s,\"votes\":%d%s}", pos, yes ? "true" : "false", votes, sid);
+    if (confidence_name(conf)) snprintf(sconf, sizeof sconf, ",\"confidence\":\"%s\"", confidence_name(conf));
+    snprintf(s, sizeof s, "{\"t\":\"ack\",\"q\":%d,\"yes\":%s%s,\"votes\":%d%s}", pos, yes ? "true" : "false", sconf,
+             votes, sid);
     return strdup(s);
 }
 

@@ -14,8 +14,9 @@ char *hub_msg_state(struct hub *h, enum room_viewer who);
 char *hub_msg_state_of(struct hub *h, enum room_viewer who, int pos);
 char *hub_msg_tally(struct hub *h, enum room_viewer who);
 char *hub_msg_welcome(struct hub *h, int voter, const char *token);
-/* A stored vote's answer; votes: question pos's count with it (quiz_votes). */
-char *hub_msg_ack(long long id, int pos, int yes, int votes);          /* id -1: no "id" */
+/* A stored vote's answer (its confidence when it has one); votes: question
+ * pos's count with it (quiz_votes). */
+char *hub_msg_ack(long long id, int pos, int yes, enum confidence conf, int votes); /* id -1: no "id" */
 char *hub_msg_error(long long id, const char *code, const char *message); /* id -1: no "id" */
 char *hub_msg_simple(const char *type, const char *key, const char *value);
 

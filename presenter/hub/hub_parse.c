@@ -49,6 +49,9 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
             out->q = (long long)json_integer_value(jq);
             out->yes = json_is_true(jy);
         }
+        json_t *jc = json_object_get(m, "confidence");
+        out->conf = CONFIDENCE_NONE;
+        if (jc && !json_is_null(jc)) out->conf_bad = confidence_parse(json_string_value(jc), &out->conf) != 0;
     } else if (!strcmp(t, "auth")) {
         out->type = HUB_C_AUTH;
         out->has_secret = str_field(m, "secret", out->secret, sizeof out->secret);

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "confidence.h"
 #include "fragprobe.h"
 
 #define HUB_PARSE_STR_MAX 128  /* longest string field kept; longer ones are kept cut (and never match) */
@@ -22,8 +23,11 @@ struct hub_client_msg {
     /* hello; a screen's "q" (the question it follows): hello_q 1 with it in q, -1 when not an integer >= 0 */
     int has_room, has_token, hello_q;
     char room[HUB_PARSE_STR_MAX + 1], token[HUB_PARSE_STR_MAX + 1];
-    /* vote: vote_ok when "q" is an integer and "yes" a boolean */
-    int vote_ok, yes;
+    /* vote: vote_ok when "q" is an integer and "yes" a boolean; "confidence"
+     * absent or null: CONFIDENCE_NONE, one of its names: that level,
+     * anything else: conf_bad (the vote does not count) */
+    int vote_ok, yes, conf_bad;
+    enum confidence conf;
     long long q;
     /* auth */
     int has_secret;

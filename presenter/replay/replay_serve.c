@@ -40,10 +40,13 @@ struct replay_srv {
     sigset_t sigs;
 };
 
-/* yes and no votes without a voter on question pos, into the quiz's tally. */
-static int add_anonymous(int pos, int yes, int no, void *quiz) {
-    for (int i = 0; i < yes; i++) quiz_vote_apply(quiz, pos, -1, 1);
-    for (int i = 0; i < no; i++) quiz_vote_apply(quiz, pos, -1, 0);
+/* yes and no votes without a voter on question pos, with the confidence
+ * named ("" none), into the quiz's tally. */
+static int add_anonymous(int pos, const char *confidence, int yes, int no, void *quiz) {
+    enum confidence conf = CONFIDENCE_NONE;
+    confidence_parse(confidence, &conf);
+    for (int i = 0; i < yes; i++) quiz_vote_apply(quiz, pos, -1, CONFIDENCE_NONE, 1, conf);
+    for (int i = 0; i < no; i++) quiz_vote_apply(quiz, pos, -1, CONFIDENCE_NONE, 0, conf);
     return 0;
 }
 

@@ -387,19 +387,22 @@ int quiz_revote(struct quiz *q, char *err, size_t errlen) {
     struct quiz_qinfo *i = &q->q[q->cursor].info;
     i->first_yes = i->yes;
     i->first_no = i->no;
+    i->first_conf = i->conf;
     i->yes = i->no = 0;
+    memset(&i->conf, 0, sizeof i->conf);
     i->round = 2;
     i->state = QUIZ_VOTING;
     return 0;
 }
 
-void quiz_vote_apply(struct quiz *q, int pos, int old, int yes) {
+void quiz_vote_apply(struct quiz *q, int pos, int old, enum confidence old_conf, int yes, enum confidence conf) {
     if (pos < 0 || pos >= q->n) return;
     struct quiz_qinfo *i = &q->q[pos].info;
     if (old == 1) i->yes--;
     if (old == 0) i->no--;
     if (yes) i->yes++;
     else i->no++;
+    confidence_split_apply(&i->conf, old, old_conf, yes ? 1 : 0, conf);
 }
 
 int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, const struct quiz_truth *truth) {
@@ -408,6 +411,9 @@ int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, co
     x->info.state = s;
     x->info.yes = yes;
     x->info.no = no;
+    memset(&x->info.conf, 0, sizeof x->info.conf);
+    x->info.conf.yes[CONFIDENCE_NONE] = yes;
+    x->info.conf.no[CONFIDENCE_NONE] = no;
     x->info.measuring = 0;
     x->has_truth = truth != NULL;
     if (truth) x->truth = *truth;
@@ -428,12 +434,14 @@ int quiz_restore_path(struct quiz *q, int pos, const struct probe_path *p) {
     return 0;
 }
 
-int quiz_restore_round(struct quiz *q, int pos, int first_yes, int first_no) {
-    if (pos < 0 || pos >= q->n) return -1;
+int quiz_restore_round(struct quiz *q, int pos, enum confidence conf, int first_yes, int first_no) {
+    if (pos < 0 || pos >= q->n || (int)conf < 0 || (int)conf >= CONFIDENCE_LEVELS) return -1;
     struct quiz_qinfo *i = &q->q[pos].info;
     i->round = 2;
-    i->first_yes = first_yes;
-    i->first_no = first_no;
+    i->first_yes += first_yes;
+    i->first_no += first_no;
+    i->first_conf.yes[conf] += first_yes;
+    i->first_conf.no[conf] += first_no;
     return 0;
 }
 

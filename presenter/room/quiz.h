@@ -22,6 +22,7 @@
 
 #include "deck.h"
 #include "fragprobe.h"
+#include "confidence.h"
 #include "qkind.h"
 #include "score.h"
 
@@ -46,6 +47,10 @@ struct quiz_qinfo {
     int yes, no;                  /* committed votes (of the final round) */
     int round;                    /* 1, or 2 after a re-vote */
     int first_yes, first_no;      /* round 2: the first round's votes */
+    /* The same votes split by confidence (their sums are yes/no and
+     * first_yes/first_no). Like yes/no, no message shows them before the
+     * reveal: the hub reads them only for a revealed question (reveal_json). */
+    struct confidence_split conf, first_conf;
     char text[QUIZ_TEXT_MAX];     /* deck_question_text() */
     char summary[QUIZ_TEXT_MAX];  /* deck_test_summary() */
 };
@@ -165,11 +170,13 @@ int quiz_revote(struct quiz *q, char *err, size_t errlen);
 /* ---- votes ---- */
 /* (Whether a vote may count is the room's to decide: room_vote_check.) */
 /* Applies a committed vote to the tally: old is the voter's previous vote on
- * pos (-1 none, 0 no, 1 yes), yes the new one. */
-void quiz_vote_apply(struct quiz *q, int pos, int old, int yes);
+ * pos (-1 none, 0 no, 1 yes) with its confidence old_conf, yes the new one
+ * with conf (the tally's split by confidence, quiz_qinfo.conf). */
+void quiz_vote_apply(struct quiz *q, int pos, int old, enum confidence old_conf, int yes, enum confidence conf);
 
 /* ---- restoring (room resume) ---- */
-/* Sets state, tally and truth of question pos as stored, without rules.
+/* Sets state, tally and truth of question pos as stored, without rules
+ * (the tally's votes without a confidence: quiz_vote_apply adds others).
  * truth may be NULL (not measured). */
 int quiz_restore(struct quiz *q, int pos, enum quiz_state s, int yes, int no, const struct quiz_truth *truth);
 void quiz_restore_cursor(struct quiz *q, int cursor, int ended);
@@ -179,8 +186,10 @@ void quiz_restore_cursor(struct quiz *q, int cursor, int ended);
 int quiz_restore_measuring(struct quiz *q, int pos);
 /* The path stored with the measurement of question pos's test (room resume). */
 int quiz_restore_path(struct quiz *q, int pos, const struct probe_path *p);
-/* Question pos is in its second round with the first round's tally as stored. */
-int quiz_restore_round(struct quiz *q, int pos, int first_yes, int first_no);
+/* Question pos is in its second round; yes and no votes of its first round
+ * with confidence conf are added to that round's tally as stored (called
+ * once per confidence level the round had). */
+int quiz_restore_round(struct quiz *q, int pos, enum confidence conf, int first_yes, int first_no);
 
 /* The truth a probe result gives for a kind of question. */
 void quiz_truth_from_probe(const struct probe_result *r, enum qkind kind, struct quiz_truth *out);

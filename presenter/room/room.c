@@ -164,22 +164,31 @@ static int resume_voter(int64_t id, const char *hash, void *arg) {
     return 0;
 }
 
-static int resume_vote(int64_t qid, int64_t voter_id, int answer, void *arg) {
+/* A stored confidence ("" none; the column's CHECK allows nothing else). */
+static enum confidence stored_confidence(const char *name) {
+    enum confidence conf = CONFIDENCE_NONE;
+    confidence_parse(name, &conf);
+    return conf;
+}
+
+static int resume_vote(int64_t qid, int64_t voter_id, int answer, const char *confidence, void *arg) {
     struct room_resume_ctx *c = arg;
     int p = position_of(c->r, qid);
     if (p < 0) return 0;
     int v = room_voter_by_id(&c->r->voters, voter_id); /* voters come ordered by id */
     if (v >= 0) {
+        enum confidence conf = stored_confidence(confidence);
         c->r->voters.v[v].votes[p] = (signed char)answer;
-        quiz_vote_apply(c->r->quiz, p, -1, answer);
+        c->r->voters.v[v].conf[p] = (unsigned char)conf;
+        quiz_vote_apply(c->r->quiz, p, -1, CONFIDENCE_NONE, answer, conf);
     }
     return 0;
 }
 
-static int resume_first_round(int64_t qid, int yes, int no, void *arg) {
+static int resume_first_round(int64_t qid, const char *confidence, int yes, int no, void *arg) {
     struct room_resume_ctx *c = arg;
     int p = position_of(c->r, qid);
-    if (p >= 0) quiz_restore_round(c->r->quiz, p, yes, no);
+    if (p >= 0) quiz_restore_round(c->r->quiz, p, stored_confidence(confidence), yes, no);
     return 0;
 }
 

@@ -152,6 +152,9 @@ int room_voter_find(const struct room *r, const char *token);
 int room_vote_check(const struct room *r, long long pos, char *err, size_t errlen);
 /* This voter's current vote on pos: -1 none, 0 no, 1 yes. */
 int room_voter_vote(const struct room *r, int voter, int pos);
+/* Its confidence (CONFIDENCE_NONE: none, or no vote). Only the voter's own
+ * phone is told it (welcome); no message shows anyone's to others. */
+enum confidence room_voter_confidence(const struct room *r, int voter, int pos);
 
 /* ---- group commit ----
  * The one way votes (and voters) are written. The hub collects votes for a
@@ -173,6 +176,7 @@ int room_voter_vote(const struct room *r, int voter, int pos);
 struct room_write {
     int voter;                     /* room voter index; -1: the token's first vote (a new voter) */
     int pos, yes;                  /* pos -1: a join (room_write_plan_join), the voter and no vote */
+    enum confidence conf;          /* the vote's confidence, stored with its answer in one statement */
     int64_t qid, voter_id;         /* voter_id 0 when new */
     char hash[65];                 /* a new voter's token hash (db_token_hash), computed once by the plan */
     int result;                    /* after run: 0 stored, 1 refused (err), -1 database error */
@@ -184,11 +188,13 @@ struct room_write {
  * new: w->voter stays -1, and token must be one room_token_issued knows),
  * or ROOM_VOTER_CHECKED: the same, the caller having checked the token with
  * room_token_issued already (the hub, at the phone's hello: its HMAC is not
- * computed again for every first vote). new_in_batch: new voters planned in
- * this batch so far (the room's cap counts them). */
+ * computed again for every first vote). yes and conf: the vote
+ * (CONFIDENCE_NONE: none; a changed vote takes the new confidence).
+ * new_in_batch: new voters planned in this batch so far (the room's cap
+ * counts them). */
 #define ROOM_VOTER_CHECKED (-2)
 int room_write_plan(struct room *r, struct room_write *w, int voter, const char *token, int pos, int yes,
-                    int new_in_batch, char *err, size_t errlen);
+                    enum confidence conf, int new_in_batch, char *err, size_t errlen);
 /* A join: the voter of a token this room issued, found or created, with
  * no vote (play's player; the hub's phones are voters from their first
  * vote). After apply, w->voter is its index. 0, or 1 refused with err. */

@@ -50,9 +50,11 @@ int room_voter_add(struct room_voters *vs, int nq, int64_t id, const char *hash)
     }
     if (vs->n * 2 >= vs->nbuckets && rehash(vs, vs->nbuckets ? vs->nbuckets * 2 : 1024)) return -1;
     struct room_voter *v = &vs->v[vs->n];
-    v->votes = malloc((size_t)nq);
+    v->votes = malloc(2 * (size_t)nq); /* the answers, then the confidences */
     if (!v->votes) return -1;
     memset(v->votes, -1, (size_t)nq);
+    v->conf = (unsigned char *)v->votes + nq;
+    memset(v->conf, CONFIDENCE_NONE, (size_t)nq);
     v->id = id;
     snprintf(v->hash, sizeof v->hash, "%s", hash);
     unsigned k = hash_bucket(vs, hash);
@@ -73,7 +75,10 @@ int room_voter_by_id(const struct room_voters *vs, int64_t id) {
 }
 
 void room_voter_clear_votes(struct room_voters *vs, int pos) {
-    for (int v = 0; v < vs->n; v++) vs->v[v].votes[pos] = -1;
+    for (int v = 0; v < vs->n; v++) {
+        vs->v[v].votes[pos] = -1;
+        vs->v[v].conf[pos] = CONFIDENCE_NONE;
+    }
 }
 
 void room_voter_release(struct room_voters *vs) {
@@ -92,6 +97,11 @@ int room_voter_find(const struct room *r, const char *token) {
 int room_voter_vote(const struct room *r, int voter, int pos) {
     if (voter < 0 || voter >= r->voters.n || pos < 0 || pos >= r->nq) return -1;
     return r->voters.v[voter].votes[pos];
+}
+
+enum confidence room_voter_confidence(const struct room *r, int voter, int pos) {
+    if (voter < 0 || voter >= r->voters.n || pos < 0 || pos >= r->nq) return CONFIDENCE_NONE;
+    return (enum confidence)r->voters.v[voter].conf[pos];
 }
 
 int room_voter_count(const struct room *r) { return r->voters.n; }

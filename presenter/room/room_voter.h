@@ -12,6 +12,7 @@ struct room_voter {
     char hash[65];              /* SHA-256 of the token, as stored */
     int next;                   /* hash chain */
     signed char *votes;         /* per question: -1 none, 0 no, 1 yes */
+    unsigned char *conf;        /* per question: the vote's enum confidence (the same allocation as votes) */
 };
 
 struct room_voters {
@@ -30,7 +31,7 @@ int room_voter_find_hash(const struct room_voters *vs, const char *hash);
 int room_voter_add(struct room_voters *vs, int nq, int64_t id, const char *hash);
 /* Index of the voter whose row is id (the table ordered by id, as resumed), or -1. */
 int room_voter_by_id(const struct room_voters *vs, int64_t id);
-/* Every voter's vote on pos cleared (a re-vote's final round). */
+/* Every voter's vote on pos cleared, its confidence with it (a re-vote's final round). */
 void room_voter_clear_votes(struct room_voters *vs, int pos);
 /* Frees every voter and the table (empty again). */
 void room_voter_release(struct room_voters *vs);

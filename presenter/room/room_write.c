@@ -50,10 +50,12 @@ static int plan_voter(struct room *r, struct room_write *w, int voter, const cha
 }
 
 int room_write_plan(struct room *r, struct room_write *w, int voter, const char *token, int pos, int yes,
-                    int new_in_batch, char *err, size_t errlen) {
+                    enum confidence conf, int new_in_batch, char *err, size_t errlen) {
     memset(w, 0, sizeof *w);
     w->pos = pos;
     w->yes = yes ? 1 : 0;
+    if ((unsigned)conf >= CONFIDENCE_LEVELS) return fv_fail(err, errlen, "not a confidence level"), 1;
+    w->conf = conf;
     if (plan_voter(r, w, voter, token, new_in_batch, err, errlen)) return 1;
     if (room_vote_check(r, pos, err, errlen)) return 1;
     w->qid = r->qid[pos];
@@ -117,7 +119,7 @@ static int write_run(struct room *r, struct room_write *w, int n, char *err, siz
             x->result = x->new_id < 0 ? -1 : 0;
             continue;
         }
-        enum db_vote_result v = db_vote_put(r->db, x->qid, x->new_id, x->yes, x->err, sizeof x->err);
+        enum db_vote_result v = db_vote_put(r->db, x->qid, x->new_id, x->yes, x->conf, x->err, sizeof x->err);
         x->result = v == DB_VOTE_OK ? 0 : v == DB_VOTE_REFUSED ? 1 : -1;
     }
     free(first);
@@ -155,10 +157,13 @@ int room_write_apply(struct room *r, struct room_write *w, int n, char *err, siz
             }
         }
         if (x->result || x->pos < 0) continue;
-        signed char *cur = &r->voters.v[x->voter].votes[x->pos];
-        if (*cur == x->yes) continue;
-        quiz_vote_apply(r->quiz, x->pos, *cur, x->yes);
+        struct room_voter *v = &r->voters.v[x->voter];
+        signed char *cur = &v->votes[x->pos];
+        unsigned char *conf = &v->conf[x->pos];
+        if (*cur == x->yes && *conf == x->conf) continue;
+        quiz_vote_apply(r->quiz, x->pos, *cur, (enum confidence)*conf, x->yes, x->conf);
         *cur = (signed char)x->yes;
+        *conf = (unsigned char)x->conf;
     }
     return rc;
 }

@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
     for (int b = 0; b < nb; b++) {
         int n = 0;
         for (int i = b * batch; i < phones && i < (b + 1) * batch; i++, n++)
-            if (room_write_plan(r, &w[n], -1, tok[i], 0, i & 1, n, err, sizeof err))
+            if (room_write_plan(r, &w[n], -1, tok[i], 0, i & 1, CONFIDENCE_NONE, n, err, sizeof err))
                 return fprintf(stderr, "bench_store: %s\n", err), 1;
         double t0 = fv_clock_ms_frac();
         if (room_write_run(r, w, n, 5000, err, sizeof err)) return fprintf(stderr, "bench_store: %s\n", err), 1;

@@ -364,7 +364,7 @@ static void test_wait_votes_sees_committed_votes_and_times_out_honestly(void) {
     for (int i = 0; i < 3; i++) {
         char tok[ROOM_TOKEN_HEX + 1];
         REQUIRE(room_token_new(rb.room, tok, err, sizeof err) == 0);
-        REQUIRE(room_write_plan(rb.room, &w[i], -1, tok, 0, i != 1, i, err, sizeof err) == 0);
+        REQUIRE(room_write_plan(rb.room, &w[i], -1, tok, 0, i != 1, CONFIDENCE_NONE, i, err, sizeof err) == 0);
     }
     REQUIRE(room_write_commit(rb.room, w, 3, err, sizeof err) == 0);
     for (int i = 0; i < 3; i++) REQUIRE(w[i].voter >= 0);

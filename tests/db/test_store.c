@@ -67,9 +67,9 @@ static void test_vote_changed_twice_counts_once(void) {
     int64_t v = db_voter_join(db, s, "token-1", err, sizeof err);
     REQUIRE(v > 0);
     CHECK_INT(db_voter_join(db, s, "token-1", err, sizeof err), v); /* same token, same voter */
-    CHECK_INT(db_vote_put(db, q, v, 1, err, sizeof err), DB_VOTE_OK);
-    CHECK_INT(db_vote_put(db, q, v, 0, err, sizeof err), DB_VOTE_OK);
-    CHECK_INT(db_vote_put(db, q, v, 1, err, sizeof err), DB_VOTE_OK);
+    CHECK_INT(db_vote_put(db, q, v, 1, CONFIDENCE_NONE, err, sizeof err), DB_VOTE_OK);
+    CHECK_INT(db_vote_put(db, q, v, 0, CONFIDENCE_NONE, err, sizeof err), DB_VOTE_OK);
+    CHECK_INT(db_vote_put(db, q, v, 1, CONFIDENCE_NONE, err, sizeof err), DB_VOTE_OK);
     struct db_qscore qs;
     REQUIRE(db_question_score(db, q, &qs, err, sizeof err) == 0);
     CHECK_INT(qs.yes, 1);
@@ -84,15 +84,15 @@ static void test_votes_refused_unless_voting(void) {
     int64_t s = session(db);
     int64_t q = db_question_add(db, s, 0, 0, "{}", QKIND_DF, "df?", err, sizeof err);
     int64_t v = db_voter_join(db, s, "tok", err, sizeof err);
-    CHECK_INT(db_vote_put(db, q, v, 1, err, sizeof err), DB_VOTE_REFUSED); /* still pending */
+    CHECK_INT(db_vote_put(db, q, v, 1, CONFIDENCE_NONE, err, sizeof err), DB_VOTE_REFUSED); /* still pending */
     CHECK_CONTAINS(err, "pending");
     db_question_set_state(db, q, "voting", err, sizeof err);
-    CHECK_INT(db_vote_put(db, q, v, 1, err, sizeof err), DB_VOTE_OK);
+    CHECK_INT(db_vote_put(db, q, v, 1, CONFIDENCE_NONE, err, sizeof err), DB_VOTE_OK);
     db_question_set_state(db, q, "closed", err, sizeof err);
-    CHECK_INT(db_vote_put(db, q, v, 0, err, sizeof err), DB_VOTE_REFUSED);
+    CHECK_INT(db_vote_put(db, q, v, 0, CONFIDENCE_NONE, err, sizeof err), DB_VOTE_REFUSED);
     CHECK_CONTAINS(err, "closed");
     CHECK_INT(db_vote_get(db, q, v), 1); /* the refused change did not land */
-    CHECK_INT(db_vote_put(db, 9999, v, 0, err, sizeof err), DB_VOTE_REFUSED);
+    CHECK_INT(db_vote_put(db, 9999, v, 0, CONFIDENCE_NONE, err, sizeof err), DB_VOTE_REFUSED);
     CHECK_CONTAINS(err, "no question");
     db_close(db);
 }
@@ -104,7 +104,7 @@ static void test_voter_of_another_session_is_refused(void) {
     int64_t q = db_question_add(db, s1, 0, 0, "{}", QKIND_SENT, "?", err, sizeof err);
     db_question_set_state(db, q, "voting", err, sizeof err);
     int64_t v2 = db_voter_join(db, s2, "tok", err, sizeof err);
-    CHECK_INT(db_vote_put(db, q, v2, 1, err, sizeof err), DB_VOTE_REFUSED);
+    CHECK_INT(db_vote_put(db, q, v2, 1, CONFIDENCE_NONE, err, sizeof err), DB_VOTE_REFUSED);
     db_close(db);
 }
 
@@ -139,7 +139,8 @@ static void test_scores_on_hand_computed_example(void) {
     int64_t who[3] = {a, b, c};
     for (int v = 0; v < 3; v++)
         for (int i = 0; i < 5; i++)
-            if (votes[v][i] >= 0) CHECK_INT(db_vote_put(db, q[i], who[v], votes[v][i], err, sizeof err), DB_VOTE_OK);
+            if (votes[v][i] >= 0)
+                CHECK_INT(db_vote_put(db, q[i], who[v], votes[v][i], CONFIDENCE_NONE, err, sizeof err), DB_VOTE_OK);
     const char *truth[4] = {"yes", "no", "yes", "unknown"};
     for (int i = 0; i < 4; i++) {
         db_question_set_state(db, q[i], "closed", err, sizeof err);
@@ -198,10 +199,10 @@ static void test_group_commit_rollback_loses_uncommitted_votes_only(void) {
     db_question_set_state(db, q, "voting", err, sizeof err);
     int64_t v1 = db_voter_join(db, s, "1", err, sizeof err), v2 = db_voter_join(db, s, "2", err, sizeof err);
     REQUIRE(db_begin(db, err, sizeof err) == 0);
-    CHECK_INT(db_vote_put(db, q, v1, 1, err, sizeof err), DB_VOTE_OK);
+    CHECK_INT(db_vote_put(db, q, v1, 1, CONFIDENCE_NONE, err, sizeof err), DB_VOTE_OK);
     REQUIRE(db_commit(db, err, sizeof err) == 0);
     REQUIRE(db_begin(db, err, sizeof err) == 0);
-    CHECK_INT(db_vote_put(db, q, v2, 1, err, sizeof err), DB_VOTE_OK);
+    CHECK_INT(db_vote_put(db, q, v2, 1, CONFIDENCE_NONE, err, sizeof err), DB_VOTE_OK);
     db_rollback(db);
     CHECK_INT(db_vote_get(db, q, v1), 1);
     CHECK_INT(db_vote_get(db, q, v2), -1);
@@ -375,7 +376,7 @@ static void test_checkpoints_run_on_their_own_thread(void) {
             db_token_hash(token, hash);
             int64_t v = db_voter_add(db, s, hash, err, sizeof err); /* as the room's store: no lookup */
             REQUIRE(v > 0);
-            CHECK_INT(db_vote_put(db, q, v, voters % 2, err, sizeof err), DB_VOTE_OK);
+            CHECK_INT(db_vote_put(db, q, v, voters % 2, CONFIDENCE_NONE, err, sizeof err), DB_VOTE_OK);
         }
         REQUIRE(db_commit(db, err, sizeof err) == 0);
     }

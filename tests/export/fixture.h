@@ -71,7 +71,7 @@ static inline int fx_vote_round(struct db *db, int64_t q, const int64_t *voters,
     char err[256];
     if (db_question_set_state(db, q, "voting", err, sizeof err)) goto fail;
     for (int i = 0; i < 6; i++)
-        if (v[i] >= 0 && db_vote_put(db, q, voters[i], v[i], err, sizeof err) != DB_VOTE_OK) goto fail;
+        if (v[i] >= 0 && db_vote_put(db, q, voters[i], v[i], CONFIDENCE_NONE, err, sizeof err) != DB_VOTE_OK) goto fail;
     return 0;
 fail:
     fprintf(stderr, "fixture: %s\n", err);
@@ -130,7 +130,7 @@ static inline int64_t fx_record(struct db *db, const char *title, int64_t qids[F
 
     /* Q1, with v4 changing its mind from yes to no. */
     if (db_question_set_state(db, qids[0], "voting", err, sizeof err) ||
-        db_vote_put(db, qids[0], voters[3], 1, err, sizeof err) != DB_VOTE_OK) {
+        db_vote_put(db, qids[0], voters[3], 1, CONFIDENCE_NONE, err, sizeof err) != DB_VOTE_OK) {
         fprintf(stderr, "fixture: %s\n", err);
         return -1;
     }

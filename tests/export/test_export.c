@@ -550,8 +550,8 @@ static void test_distribution_equals_the_voter_score_view(void) {
         for (int v = 0; v < NV; v++) {
             int pick = rand() % 5; /* 0-1 yes, 2-3 no, 4 abstain */
             if (pick == 4) continue;
-            if (rand() % 7 == 0) REQUIRE(db_vote_put(db, q[i], voters[v], pick >= 2, err, sizeof err) == DB_VOTE_OK);
-            REQUIRE(db_vote_put(db, q[i], voters[v], pick < 2, err, sizeof err) == DB_VOTE_OK);
+            if (rand() % 7 == 0) REQUIRE(db_vote_put(db, q[i], voters[v], pick >= 2, CONFIDENCE_NONE, err, sizeof err) == DB_VOTE_OK);
+            REQUIRE(db_vote_put(db, q[i], voters[v], pick < 2, CONFIDENCE_NONE, err, sizeof err) == DB_VOTE_OK);
             if (pick < 2) yes_votes[i]++;
             else no_votes[i]++;
         }

@@ -48,7 +48,7 @@ static int64_t room(struct db *db, const char *title, int nq, int right, int vot
                                     "sent?", err, sizeof err);
         if (q < 0 || db_question_set_state(db, q, "voting", err, sizeof err)) return -1;
         for (int i = 0; i < voters; i++)
-            if (db_vote_put(db, q, v[i], 1, err, sizeof err) != DB_VOTE_OK) return -1;
+            if (db_vote_put(db, q, v[i], 1, CONFIDENCE_NONE, err, sizeof err) != DB_VOTE_OK) return -1;
         if (db_question_set_state(db, q, "closed", err, sizeof err) ||
             db_measurement_add(db, live, q, p < right ? "yes" : "no", "observed", "ev", "{}", "raw", err,
                                sizeof err) < 0 ||

@@ -98,15 +98,25 @@ static int make_v1_file(const char *path) {
         "  (1, 2, 'yes', 'observed', 'DF=1 on the wire', '{}', 'raw', 1700000235.0);");
 }
 
-static void test_v1_file_is_migrated_and_read(void) {
-    const char *path = fx_path("v1.db");
-    REQUIRE(make_v1_file(path) == 0);
-    CHECK_INT(raw_int(path, "SELECT version FROM schema_version"), 1);
+/* `fragvote export 1 --format json` of the file at path, parsed; NULL (a
+ * failed check) unless it exits 0 with nothing on stderr. */
+static json_t *export_json(const char *path) {
     char args[512], *out, *errs;
     snprintf(args, sizeof args, "export 1 --format json --db '%s'", path);
     CHECK_INT(fx_run(args, &out, &errs), 0);
     CHECK_STR(errs, "");
     json_t *root = json_loads(out ? out : "", 0, NULL);
+    free(out);
+    free(errs);
+    return root;
+}
+
+static void test_v1_file_is_migrated_and_read(void) {
+    const char *path = fx_path("v1.db");
+    REQUIRE(make_v1_file(path) == 0);
+    CHECK_INT(raw_int(path, "SELECT version FROM schema_version"), 1);
+    char args[512], *out, *errs;
+    json_t *root = export_json(path);
     REQUIRE(root);
     json_t *s = json_array_get(json_object_get(root, "sessions"), 0);
     json_t *sc = json_object_get(s, "score");
@@ -120,8 +130,6 @@ static void test_v1_file_is_migrated_and_read(void) {
     CHECK_STR(json_string_value(json_object_get(q0, "opened_at")), "2023-11-14T22:14:20.000Z");
     CHECK_STR(json_string_value(json_object_get(q0, "closed_at")), "2023-11-14T22:14:50.500Z");
     json_decref(root);
-    free(out);
-    free(errs);
     /* The file now carries this build's schema version. */
     CHECK_INT(raw_int(path, "SELECT version FROM schema_version"), db_schema_latest());
 
@@ -205,6 +213,48 @@ static void test_v6_file_keeps_every_measurement_and_takes_a_rule(void) {
     free(out);
     free(errs);
     CHECK_INT(raw_int(path, "SELECT sum(correct) FROM voter_score"), 5); /* question 2's truth is now no: 3 more right */
+}
+
+/* Migration 9 (issue 37, item 5) gives votes and round_votes a confidence:
+ * a version-8 file's votes keep theirs as none, so the old session still
+ * replays and exports as before with no calibration; the column takes only
+ * the three levels. */
+static void test_v8_file_has_votes_without_confidence(void) {
+    const char *path = fx_path("v8.db");
+    REQUIRE(make_v5_file(path) == 0);
+    for (int v = 6; v <= 8; v++) REQUIRE(apply_migration(path, v) == 0);
+    REQUIRE(raw_exec(path, "UPDATE schema_version SET version = 8;") == 0);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM pragma_table_info('votes') WHERE name = 'confidence'"), 0);
+    char args[512], *out, *errs;
+    json_t *root = export_json(path);
+    REQUIRE(root);
+    json_t *s = json_array_get(json_object_get(root, "sessions"), 0);
+    CHECK(json_is_null(json_object_get(s, "calibration")));
+    CHECK(json_real_value(json_object_get(json_object_get(s, "score"), "collective")) == 0.5);
+    json_t *q0 = json_array_get(json_object_get(s, "questions"), 0);
+    CHECK(json_is_null(json_object_get(q0, "confidence")));
+    CHECK_INT(json_integer_value(json_object_get(q0, "yes")), 2);
+    json_decref(root);
+    CHECK_INT(raw_int(path, "SELECT version FROM schema_version"), db_schema_latest());
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM votes WHERE confidence IS NULL"), 6);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM round_votes WHERE confidence IS NULL"), 1);
+    CHECK(raw_exec(path, "UPDATE votes SET confidence = 'maybe' WHERE id = 1;") != 0);
+    CHECK(raw_exec(path, "UPDATE votes SET confidence = 'think_so' WHERE id = 1;") == 0);
+    CHECK(raw_exec(path, "UPDATE votes SET confidence = NULL WHERE id = 1;") == 0);
+    snprintf(args, sizeof args, "replay 1 --db '%s'", path);
+    CHECK_INT(fx_run(args, &out, &errs), 0);
+    CHECK_CONTAINS(out, "votes     yes 2 · no 1 (3 votes) · majority yes");
+    free(out);
+    free(errs);
+    const char *formats[] = {"csv", "markdown", "svg"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, "export 1 --format %s --db '%s'", formats[i], path);
+        CHECK_INT(fx_run(args, &out, &errs), 0);
+        CHECK(!strstr(out ? out : "", "calibration,") && !strstr(out ? out : "", "Brier") &&
+              !strstr(out ? out : "", "class=\"calibration\""));
+        free(out);
+        free(errs);
+    }
 }
 
 /* A migration that would leave a reference dangling is rolled back: a
@@ -291,6 +341,7 @@ int main(void) {
     RUN(test_v1_file_is_migrated_and_read);
     RUN(test_v5_file_keeps_every_voter_and_vote_through_the_rebuild);
     RUN(test_v6_file_keeps_every_measurement_and_takes_a_rule);
+    RUN(test_v8_file_has_votes_without_confidence);
     RUN(test_a_migration_leaving_a_reference_dangling_is_rolled_back);
     RUN(test_version0_file_is_migrated);
     RUN(test_failed_migration_leaves_file_unchanged);

@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             long long q = m->q;
             if (room_vote_check(room, q, err, sizeof err) == 0) {
                 struct room_write w; /* a token the room does not know yet: its first vote makes the voter */
-                int r = room_write_plan(room, &w, -1, conn_token, (int)q, m->yes, 0, err, sizeof err), v = -1;
+                int r = room_write_plan(room, &w, -1, conn_token, (int)q, m->yes, m->conf, 0, err, sizeof err), v = -1;
                 if (r == 0) {
                     if (room_write_commit(room, &w, 1, err, sizeof err) < 0) abort();
                     r = w.result;
@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 }
                 if (r == 0) {
                     if (room_voter_vote(room, v, (int)q) != m->yes) abort();
-                    check_reply(hub_msg_ack(id, (int)q, m->yes, quiz_votes(room_quiz(room), (int)q)));
+                    check_reply(hub_msg_ack(id, (int)q, m->yes, m->conf, quiz_votes(room_quiz(room), (int)q)));
                 }
             } else {
                 check_reply(hub_msg_error(id, "refused", err));

@@ -204,8 +204,9 @@ static void test_exports_and_replay_show_both_rounds(void) {
     free(errs);
     snprintf(args, sizeof args, "export 1 --format csv --db '%s'", dbpath);
     CHECK_INT(fx_run(args, &out, &errs), 0);
-    CHECK_CONTAINS(out, ",round,first_yes,first_no\n");
-    CHECK_CONTAINS(out, ",,,,2,0,2\n");
+    CHECK_CONTAINS(out, ",round,first_yes,first_no,confidence,probability,confidence_votes,confidence_right,"
+                        "confidence_share_right,brier\n");
+    CHECK_CONTAINS(out, ",,,,2,0,2,,,,,,\n"); /* no confidence in this session: its columns empty */
     free(out);
     free(errs);
     snprintf(args, sizeof args, "export 1 --format markdown --db '%s'", dbpath);

@@ -101,15 +101,32 @@ int hubfix_wait_state(struct hubfix *f, enum quiz_state s) {
     return -1;
 }
 
-long long hubfix_sql_int(const char *dbpath, const char *sql) {
+/* The first column of sql's first row as an integer (*i) and a real (*d);
+ * untouched when there is none. */
+static void sql_first(const char *dbpath, const char *sql, long long *i, double *d) {
     sqlite3 *h = NULL;
     sqlite3_stmt *st;
-    long long v = -1;
     if (sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
         sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            *i = sqlite3_column_int64(st, 0);
+            *d = sqlite3_column_double(st, 0);
+        }
         sqlite3_finalize(st);
     }
     sqlite3_close(h);
-    return v;
+}
+
+long long hubfix_sql_int(const char *dbpath, const char *sql) {
+    long long i = -1;
+    double d;
+    sql_first(dbpath, sql, &i, &d);
+    return i;
+}
+
+double hubfix_sql_double(const char *dbpath, const char *sql) {
+    long long i;
+    double d = -1;
+    sql_first(dbpath, sql, &i, &d);
+    return d;
 }

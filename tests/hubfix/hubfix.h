@@ -50,6 +50,8 @@ int hubfix_measure_yes_yes_no(void *ctx, const struct prober_ask *a);
 /* The first column of the first row of sql on the file at dbpath, read
  * through a read-only connection of its own; -1 when there is none. */
 long long hubfix_sql_int(const char *dbpath, const char *sql);
+/* The same as a real number; -1 when there is none. */
+double hubfix_sql_double(const char *dbpath, const char *sql);
 
 /* Polls until the current question is in state s (up to 2 s): 0, or -1. */
 int hubfix_wait_state(struct hubfix *f, enum quiz_state s);

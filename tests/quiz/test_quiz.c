@@ -445,9 +445,9 @@ static void test_votes_change_the_counts(void) {
     struct quiz *q = quiz_new(&deck, err, sizeof err);
     REQUIRE(q);
     quiz_open(q, err, sizeof err);
-    quiz_vote_apply(q, 0, -1, 1);
-    quiz_vote_apply(q, 0, -1, 0);
-    quiz_vote_apply(q, 0, 1, 0); /* first voter changes yes -> no */
+    quiz_vote_apply(q, 0, -1, CONFIDENCE_NONE, 1, CONFIDENCE_NONE);
+    quiz_vote_apply(q, 0, -1, CONFIDENCE_NONE, 0, CONFIDENCE_NONE);
+    quiz_vote_apply(q, 0, 1, CONFIDENCE_NONE, 0, CONFIDENCE_NONE); /* first voter changes yes -> no */
     struct quiz_qinfo i;
     quiz_get(q, 0, &i);
     CHECK_INT(i.yes, 0);
@@ -515,11 +515,11 @@ static void play_votes(struct quiz *q, const int *votes, int n, const int *revot
     char err[256];
     int pos = quiz_cursor(q);
     quiz_open(q, err, sizeof err);
-    for (int i = 0; i < n; i++) quiz_vote_apply(q, pos, -1, votes[i]);
+    for (int i = 0; i < n; i++) quiz_vote_apply(q, pos, -1, CONFIDENCE_NONE, votes[i], CONFIDENCE_NONE);
     quiz_close(q, err, sizeof err);
     if (revote_votes) {
         REQUIRE(quiz_revote(q, err, sizeof err) == 0);
-        for (int i = 0; i < n; i++) quiz_vote_apply(q, pos, -1, revote_votes[i]);
+        for (int i = 0; i < n; i++) quiz_vote_apply(q, pos, -1, CONFIDENCE_NONE, revote_votes[i], CONFIDENCE_NONE);
         quiz_close(q, err, sizeof err);
     }
     if (quiz_measure(q, 0, err, sizeof err) == QUIZ_MEASURE_PROBE) quiz_measured(q, pos, r, err, sizeof err);
@@ -594,9 +594,9 @@ static void test_collective_score(void) {
     CHECK_INT(scored, 0);
     /* q0: majority yes, truth yes -> 1 */
     quiz_open(q, err, sizeof err);
-    quiz_vote_apply(q, 0, -1, 1);
-    quiz_vote_apply(q, 0, -1, 1);
-    quiz_vote_apply(q, 0, -1, 0);
+    quiz_vote_apply(q, 0, -1, CONFIDENCE_NONE, 1, CONFIDENCE_NONE);
+    quiz_vote_apply(q, 0, -1, CONFIDENCE_NONE, 1, CONFIDENCE_NONE);
+    quiz_vote_apply(q, 0, -1, CONFIDENCE_NONE, 0, CONFIDENCE_NONE);
     quiz_close(q, err, sizeof err);
     quiz_measure(q, 0, err, sizeof err);
     struct probe_result r = result(1, 1, 1, "e");
@@ -606,8 +606,8 @@ static void test_collective_score(void) {
     quiz_next(q, err, sizeof err);
     /* q1: tie -> 0.5 */
     quiz_open(q, err, sizeof err);
-    quiz_vote_apply(q, 1, -1, 1);
-    quiz_vote_apply(q, 1, -1, 0);
+    quiz_vote_apply(q, 1, -1, CONFIDENCE_NONE, 1, CONFIDENCE_NONE);
+    quiz_vote_apply(q, 1, -1, CONFIDENCE_NONE, 0, CONFIDENCE_NONE);
     quiz_close(q, err, sizeof err);
     quiz_measure(q, 0, err, sizeof err);
     quiz_measured(q, 1, &r, err, sizeof err); /* the test's result again (the room holds it) */
@@ -615,7 +615,7 @@ static void test_collective_score(void) {
     quiz_next(q, err, sizeof err);
     /* q2: majority no, truth yes -> 0 */
     quiz_open(q, err, sizeof err);
-    quiz_vote_apply(q, 2, -1, 0);
+    quiz_vote_apply(q, 2, -1, CONFIDENCE_NONE, 0, CONFIDENCE_NONE);
     quiz_close(q, err, sizeof err);
     quiz_measure(q, 0, err, sizeof err);
     quiz_measured(q, 2, &r, err, sizeof err);

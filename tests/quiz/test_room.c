@@ -80,9 +80,10 @@ static void test_tokens_are_issued_by_their_room_only(void) {
     CHECK_CONTAINS(err, "not a voter token of this room");
     /* a vote with a made-up token: refused unless the caller says it checked the token (the hub, at hello) */
     REQUIRE(room_act(r, ROOM_OPEN, err, sizeof err) == 0);
-    CHECK_INT(room_write_plan(r, &w, -1, "0123456789abcdef0123456789abcdef", 0, 1, 0, err, sizeof err), 1);
+    CHECK_INT(room_write_plan(r, &w, -1, "0123456789abcdef0123456789abcdef", 0, 1, CONFIDENCE_NONE, 0, err, sizeof err), 1);
     CHECK_CONTAINS(err, "not a voter token of this room");
-    CHECK_INT(room_write_plan(r, &w, ROOM_VOTER_CHECKED, "0123456789abcdef0123456789abcdef", 0, 1, 0, err, sizeof err), 0);
+    CHECK_INT(room_write_plan(r, &w, ROOM_VOTER_CHECKED, "0123456789abcdef0123456789abcdef", 0, 1, CONFIDENCE_NONE, 0, err,
+                              sizeof err), 0);
     CHECK_INT(w.voter, -1); /* new: the write would make it (the caller vouched for the token: no HMAC here) */
     CHECK_INT(room_write_plan_join(r, &w, c, 0, err, sizeof err), 1);
     REQUIRE(room_write_plan_join(r, &w, a, 0, err, sizeof err) == 0);
@@ -228,7 +229,7 @@ static void test_batches_commit_joins_and_votes_together(void) {
     REQUIRE(room_write_plan_join(r, &w[1], t2, 1, err, sizeof err) == 0);
     REQUIRE(room_write_plan_join(r, &w[2], t1, 2, err, sizeof err) == 0);
     CHECK_INT(room_write_plan_join(r, &w[3], "nonsense", 3, err, sizeof err), 1);
-    CHECK_INT(room_write_plan(r, &w[3], -1, t1, 0, 1, 3, err, sizeof err), 1); /* pending question */
+    CHECK_INT(room_write_plan(r, &w[3], -1, t1, 0, 1, CONFIDENCE_NONE, 3, err, sizeof err), 1); /* pending question */
     CHECK_INT(room_write_commit(r, w, 3, err, sizeof err), 0);
     int a = w[0].voter, b = w[1].voter;
     CHECK(a >= 0 && b >= 0 && a != b);
@@ -237,10 +238,10 @@ static void test_batches_commit_joins_and_votes_together(void) {
     CHECK_STR(query(path, "SELECT count(*) FROM voters"), "2");
     CHECK_INT(room_voter_find(r, t2), b);
     room_act(r, ROOM_OPEN, err, sizeof err);
-    CHECK_INT(room_write_plan(r, &w[0], a, NULL, 0, 1, 0, err, sizeof err), 0);
-    CHECK_INT(room_write_plan(r, &w[1], b, NULL, 0, 1, 0, err, sizeof err), 0);
-    CHECK_INT(room_write_plan(r, &w[2], a, NULL, 0, 0, 0, err, sizeof err), 0); /* changed in the same batch */
-    CHECK_INT(room_write_plan(r, &w[3], a, NULL, 1, 0, 0, err, sizeof err), 1);  /* not the open question */
+    CHECK_INT(room_write_plan(r, &w[0], a, NULL, 0, 1, CONFIDENCE_NONE, 0, err, sizeof err), 0);
+    CHECK_INT(room_write_plan(r, &w[1], b, NULL, 0, 1, CONFIDENCE_NONE, 0, err, sizeof err), 0);
+    CHECK_INT(room_write_plan(r, &w[2], a, NULL, 0, 0, CONFIDENCE_NONE, 0, err, sizeof err), 0); /* changed in the same batch */
+    CHECK_INT(room_write_plan(r, &w[3], a, NULL, 1, 0, CONFIDENCE_NONE, 0, err, sizeof err), 1);  /* not the open question */
     struct quiz_qinfo qi;
     quiz_get(room_quiz(r), 0, &qi);
     CHECK_INT(qi.yes + qi.no, 0); /* nothing counts before the commit */
@@ -269,11 +270,11 @@ static void test_a_vote_counts_only_on_the_current_open_question(void) {
     struct room_write w;
     CHECK_INT(room_vote_check(r, 0, err, sizeof err), -1);
     CHECK_CONTAINS(err, "question 1 is pending");
-    CHECK_INT(room_write_plan(r, &w, -1, tok, 0, 1, 0, err, sizeof err), 1);
+    CHECK_INT(room_write_plan(r, &w, -1, tok, 0, 1, CONFIDENCE_NONE, 0, err, sizeof err), 1);
     CHECK_CONTAINS(err, "pending");
     REQUIRE(room_act(r, ROOM_OPEN, err, sizeof err) == 0);
     CHECK_INT(room_vote_check(r, 0, err, sizeof err), 0);
-    CHECK_INT(room_write_plan(r, &w, -1, tok, 0, 1, 0, err, sizeof err), 0);
+    CHECK_INT(room_write_plan(r, &w, -1, tok, 0, 1, CONFIDENCE_NONE, 0, err, sizeof err), 0);
     CHECK_INT(room_vote_check(r, 1, err, sizeof err), -1); /* not the current one */
     CHECK_CONTAINS(err, "question 2 is pending");
     CHECK_INT(room_vote_check(r, 42, err, sizeof err), -1);
@@ -287,7 +288,7 @@ static void test_a_vote_counts_only_on_the_current_open_question(void) {
     REQUIRE(room_act(r, ROOM_CLOSE, err, sizeof err) == 0);
     CHECK_INT(room_vote_check(r, 0, err, sizeof err), -1);
     CHECK_CONTAINS(err, "closed");
-    CHECK_INT(room_write_plan(r, &w, -1, tok, 0, 1, 0, err, sizeof err), 1);
+    CHECK_INT(room_write_plan(r, &w, -1, tok, 0, 1, CONFIDENCE_NONE, 0, err, sizeof err), 1);
     REQUIRE(room_act(r, ROOM_REVOTE, err, sizeof err) == 0); /* the second round is open again */
     CHECK_INT(room_vote_check(r, 0, err, sizeof err), 0);
     struct quiz *q = room_quiz(r);
@@ -316,7 +317,8 @@ static void test_a_new_token_is_one_voter_within_and_across_batches(void) {
     struct room_write w[5];
     const char *tok[5] = {a, b, a, c, a}; /* a voted, changed its mind, changed it back */
     const int yes[5] = {1, 1, 0, 0, 1};
-    for (int i = 0; i < 5; i++) REQUIRE(room_write_plan(r, &w[i], -1, tok[i], 0, yes[i], i, err, sizeof err) == 0);
+    for (int i = 0; i < 5; i++)
+        REQUIRE(room_write_plan(r, &w[i], -1, tok[i], 0, yes[i], CONFIDENCE_NONE, i, err, sizeof err) == 0);
     REQUIRE(room_write_run(r, w, 5, 1000, err, sizeof err) == 0);
     for (int i = 0; i < 5; i++) CHECK_INT(w[i].result, 0);
     CHECK(w[0].new_id > 0);
@@ -330,7 +332,7 @@ static void test_a_new_token_is_one_voter_within_and_across_batches(void) {
     CHECK_INT(room_voter_vote(r, room_voter_find(r, a), 0), 1);
 
     /* the next batch: a is known (its index, not a new row) */
-    REQUIRE(room_write_plan(r, &w[0], -1, a, 0, 0, 0, err, sizeof err) == 0);
+    REQUIRE(room_write_plan(r, &w[0], -1, a, 0, 0, CONFIDENCE_NONE, 0, err, sizeof err) == 0);
     CHECK_INT(w[0].voter, room_voter_find(r, a));
     REQUIRE(room_write_run(r, w, 1, 1000, err, sizeof err) == 0);
     REQUIRE(room_write_apply(r, w, 1, err, sizeof err) == 0);
@@ -340,7 +342,7 @@ static void test_a_new_token_is_one_voter_within_and_across_batches(void) {
      * the plan and the commit): its row is committed, and the room knows it */
     char d[ROOM_TOKEN_HEX + 1];
     REQUIRE(room_token_new(r, d, err, sizeof err) == 0);
-    REQUIRE(room_write_plan(r, &w[0], -1, d, 0, 1, 0, err, sizeof err) == 0);
+    REQUIRE(room_write_plan(r, &w[0], -1, d, 0, 1, CONFIDENCE_NONE, 0, err, sizeof err) == 0);
     REQUIRE(db_question_set_state(db, w[0].qid, "closed", err, sizeof err) == 0);
     REQUIRE(room_write_run(r, w, 1, 1000, err, sizeof err) == 0);
     CHECK_INT(w[0].result, 1);
@@ -348,7 +350,7 @@ static void test_a_new_token_is_one_voter_within_and_across_batches(void) {
     CHECK(room_voter_find(r, d) >= 0);
     CHECK_INT(room_voter_count(r), 4);
     REQUIRE(db_question_set_state(db, w[0].qid, "voting", err, sizeof err) == 0);
-    REQUIRE(room_write_plan(r, &w[0], -1, d, 0, 1, 0, err, sizeof err) == 0);
+    REQUIRE(room_write_plan(r, &w[0], -1, d, 0, 1, CONFIDENCE_NONE, 0, err, sizeof err) == 0);
     CHECK_INT(w[0].voter, room_voter_find(r, d));
     REQUIRE(room_write_run(r, w, 1, 1000, err, sizeof err) == 0);
     CHECK_INT(w[0].result, 0);

@@ -131,8 +131,8 @@ static int record(const struct probe_lab *lab) {
     for (int pos = 0; pos < NQ; pos++) {
         if (room_act(room, ROOM_OPEN, err, sizeof err)) goto fail;
         struct room_write w[2];
-        if (room_write_plan(room, &w[0], -1, ta, pos, 1, 0, err, sizeof err) ||
-            room_write_plan(room, &w[1], -1, tb, pos, pos % 2, 1, err, sizeof err) ||
+        if (room_write_plan(room, &w[0], -1, ta, pos, 1, CONFIDENCE_NONE, 0, err, sizeof err) ||
+            room_write_plan(room, &w[1], -1, tb, pos, pos % 2, CONFIDENCE_NONE, 1, err, sizeof err) ||
             room_write_commit(room, w, 2, err, sizeof err))
             goto fail;
         if (room_act(room, ROOM_CLOSE, err, sizeof err)) goto fail;

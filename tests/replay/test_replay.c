@@ -107,7 +107,7 @@ static void test_replay_follows_the_store(void) {
     int64_t v = db_voter_join(db, sid, "feedfacefeedfacefeedfacefeedface", err, sizeof err);
     REQUIRE(v > 0);
     REQUIRE(db_question_set_state(db, qids[4], "voting", err, sizeof err) == 0);
-    REQUIRE(db_vote_put(db, qids[4], v, 0, err, sizeof err) == DB_VOTE_OK);
+    REQUIRE(db_vote_put(db, qids[4], v, 0, CONFIDENCE_NONE, err, sizeof err) == DB_VOTE_OK);
     REQUIRE(db_question_set_state(db, qids[4], "closed", err, sizeof err) == 0);
     db_close(db);
 

@@ -50,7 +50,7 @@ static int play(struct room *room, int pos, const int votes[3], const struct pro
     if (room_act(room, ROOM_OPEN, err, sizeof err)) goto fail;
     struct room_write w[3];
     for (int i = 0; i < 3; i++)
-        if (room_write_plan(room, &w[i], -1, tokens[i], pos, votes[i], i, err, sizeof err)) goto fail;
+        if (room_write_plan(room, &w[i], -1, tokens[i], pos, votes[i], CONFIDENCE_NONE, i, err, sizeof err)) goto fail;
     if (room_write_commit(room, w, 3, err, sizeof err)) goto fail;
     if (room_act(room, ROOM_CLOSE, err, sizeof err)) goto fail;
     int m = room_act(room, ROOM_MEASURE, err, sizeof err);

@@ -69,9 +69,9 @@ static int gen_session(struct db *db, struct db_report *rep, int n) {
             for (int v = 0; v < nv; v++) {
                 q[p].vote[v] = (int)rnd(3) - 1;
                 if (q[p].vote[v] < 0) continue;
-                if (rnd(3) == 0 && db_vote_put(db, q[p].id, voter[v], !q[p].vote[v], err, sizeof err) != DB_VOTE_OK)
+                if (rnd(3) == 0 && db_vote_put(db, q[p].id, voter[v], !q[p].vote[v], CONFIDENCE_NONE, err, sizeof err) != DB_VOTE_OK)
                     return -1; /* changed later: the last vote counts */
-                if (db_vote_put(db, q[p].id, voter[v], q[p].vote[v], err, sizeof err) != DB_VOTE_OK) return -1;
+                if (db_vote_put(db, q[p].id, voter[v], q[p].vote[v], CONFIDENCE_NONE, err, sizeof err) != DB_VOTE_OK) return -1;
             }
             if (db_question_set_state(db, q[p].id, "closed", err, sizeof err)) return -1;
             if (round < rounds && db_question_revote(db, q[p].id, err, sizeof err)) return -1;
