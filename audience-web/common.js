@@ -206,6 +206,32 @@ function fvExplain(rv, brief) {
   fvText('surprise', rv && rv.surprise ? rv.surprise : '');
   fvText('explain', why ? 'Why, by the rules: ' + why : '');
 }
+/* A vote's confidence (docs/SCORING.md "Confidence"): the wire's names and
+ * their words. */
+var FV_CONFIDENCE = [['sure', 'sure'], ['think_so', 'think so'], ['guessing', 'guessing']];
+function fvConfWords(name) {
+  for (var i = 0; i < FV_CONFIDENCE.length; i++) if (FV_CONFIDENCE[i][0] === name) return FV_CONFIDENCE[i][1];
+  return '';
+}
+/* The reveal's split by confidence (docs/PROTOCOL.md reveal.confidence) in
+ * one line, levels with votes only: "sure: 1 of 7 right · think so: 1 of 1
+ * right"; '' when the reveal carries none. */
+function fvConfSplit(c) {
+  if (!c || !c.levels) return '';
+  return c.levels.filter(function (l) { return l.votes > 0; }).map(function (l) {
+    return fvConfWords(l.level) + ': ' + (l.right == null ? fvCount(l.votes, 'vote') : l.right + ' of ' + l.votes + ' right');
+  }).join(' · ');
+}
+/* The final state's calibration (docs/PROTOCOL.md "calibration"): "How sure
+ * the room was: sure 62% right · think so 55% right · Brier 0.21"; ''
+ * without one. */
+function fvCalibration(cal) {
+  if (!cal || !cal.levels) return '';
+  var parts = cal.levels.filter(function (l) { return l.votes > 0; }).map(function (l) {
+    return fvConfWords(l.level) + ' ' + Math.round(l.share_right * 100) + '% right';
+  });
+  return 'How sure the room was: ' + parts.join(' · ') + ' · Brier score ' + cal.brier.toFixed(2) + ' (0 is perfect, 0.25 guessing)';
+}
 function fvShow(id, on) { var e = fvEl(id); if (e) e.hidden = !on; }
 function fvParam(name) {
   var m = new RegExp('[?&#]' + name + '=([^&#]*)').exec(location.search + location.hash);

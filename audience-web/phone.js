@@ -5,6 +5,9 @@
   var nickSent = false; /* the nickname lives in the server's memory only: sent again after each welcome */
   var token = readToken(), room = (fvParam('room') || store('get', ROOM_KEY) || '').toUpperCase();
   var state = null, votes = [], pending = null, nextId = 1, joined = false, conn = null;
+  /* Each vote's confidence as stored (welcome, ack), and the one tapped
+   * before this question's vote (sent with it): docs/PROTOCOL.md "vote". */
+  var confs = [], confFirst = { q: -1, c: null };
   var lastTally = null; /* the count line's tally, for the count an ack brings */
   var verdictSaid = ""; /* what #verdict (a live region) says now: replaced only when that changes */
   var countdown = fvCountdown('countdown');
@@ -39,11 +42,22 @@
   var ACK_WAIT_MS = 6000; /* no ack by then: say so, the tap may not have arrived */
   var ackTimer = null, online = false, tappedOffline = false, shownReveal = -1, skipNote = '';
 
-  function vote(yes) {
+  /* The confidence this phone shows for question pos (null: none). */
+  function confOf(pos) {
+    if (pending && pending.q === pos) return pending.conf;
+    var mine = votes[pos];
+    if (mine === 0 || mine === 1) return confs[pos] || null;
+    return confFirst.q === pos ? confFirst.c : null;
+  }
+
+  function vote(yes, conf) {
     if (!state || state.q.state !== 'voting') return;
     if (!online) { tappedOffline = true; render(); return; }
-    pending = { id: nextId++, q: state.q.pos, yes: yes };
-    if (!conn.send({ t: 'vote', id: pending.id, q: pending.q, yes: yes })) {
+    if (conf === undefined) conf = confOf(state.q.pos);
+    pending = { id: nextId++, q: state.q.pos, yes: yes, conf: conf };
+    var m = { t: 'vote', id: pending.id, q: pending.q, yes: yes };
+    if (conf) m.confidence = conf; /* the whole vote: none when left out */
+    if (!conn.send(m)) {
       pending = null;
       tappedOffline = true;
       render();
@@ -70,6 +84,17 @@
   });
   fvEl('yes').addEventListener('click', function () { vote(true); });
   fvEl('no').addEventListener('click', function () { vote(false); });
+  /* One optional tap: how sure. Before the vote it goes with it; after, the
+   * vote is sent again with it; the chosen one tapped again clears it. */
+  FV_CONFIDENCE.forEach(function (lv) {
+    fvEl('conf_' + lv[0]).addEventListener('click', function () {
+      if (!state || state.q.state !== 'voting') return;
+      var pos = state.q.pos, c = confOf(pos) === lv[0] ? null : lv[0];
+      var mine = pending && pending.q === pos ? (pending.yes ? 1 : 0) : votes[pos];
+      if (mine === 0 || mine === 1) vote(mine === 1, c);
+      else { confFirst = { q: pos, c: c }; render(); }
+    });
+  });
 
   var CHIP = { pending: 'waiting', voting: 'voting open', closed: 'voting closed', measuring: 'measuring…',
     measured: 'measured', revealed: 'revealed', skipped: 'skipped', ended: 'ended' };
@@ -113,9 +138,18 @@
     var shown = pending && pending.q === q.pos ? (pending.yes ? 1 : 0) : mine;
     fvEl('yes').classList.toggle('chosen', shown === 1);
     fvEl('no').classList.toggle('chosen', shown === 0);
+    var conf = confOf(q.pos);
+    fvShow('confrow', open || !!conf);
+    FV_CONFIDENCE.forEach(function (lv) {
+      var b = fvEl('conf_' + lv[0]);
+      b.disabled = !open || !online;
+      b.classList.toggle('chosen', conf === lv[0]);
+      b.setAttribute('aria-pressed', conf === lv[0] ? 'true' : 'false');
+    });
     var ack = fvEl('ack');
     if (pending && pending.q === q.pos) ack.textContent = 'sending…';
-    else if (mine === 0 || mine === 1) ack.textContent = rv ? '' : 'vote counted ✓ (' + (mine ? 'yes' : 'no') + ')';
+    else if (mine === 0 || mine === 1) ack.textContent = rv ? '' : 'vote counted ✓ (' + (mine ? 'yes' : 'no') +
+      (confs[q.pos] ? ', ' + fvConfWords(confs[q.pos]) : '') + ')';
     else if (open) ack.textContent = online ? 'tap Yes or No' : (tappedOffline ? 'offline: that tap did not go out' : 'offline');
     else ack.textContent = q.state === 'pending' ? 'voting opens soon' : rv || q.state === 'skipped' ? '' : 'voting closed — you did not vote';
     fvShow('revealcard', !!rv);
@@ -144,7 +178,8 @@
       fvText('basis', '(' + rv.basis + ')' + (known ? ' — ' + fvTruthWords(q.kind, rv.truth) : ''));
       fvText('evidence', rv.evidence || rv.why || '');
       fvExplain(rv);
-      fvText('roomverdict', (voted ? 'You said ' + (mine ? 'yes' : 'no') + '. ' : '') +
+      fvText('confheadline', rv.confidence && rv.confidence.headline ? rv.confidence.headline : '');
+      fvText('roomverdict', (voted ? 'You said ' + (mine ? 'yes' : 'no') + (confs[q.pos] ? ' (' + fvConfWords(confs[q.pos]) + ')' : '') + '. ' : '') +
         (rv.majority ? 'The room said ' + rv.majority + '.' : 'Nobody voted.'));
       /* The result first: scrolled into view once, when it arrives. */
       if (shownReveal !== q.pos) { shownReveal = q.pos; if (window.scrollTo) window.scrollTo(0, 0); }
@@ -227,6 +262,7 @@
         store('set', ROOM_KEY, m.room);
         room = m.room;
         votes = m.votes || [];
+        confs = m.confidence || [];
         joined = true;
         tappedOffline = false;
         nickSent = false;
@@ -239,7 +275,9 @@
         countdown(m);
         if (state && state.q.pos !== m.q.pos) { pending = null; tappedOffline = false; skipNote = fvSkipped(state, m); lastTally = null; fvText('tally', ''); }
         /* A re-vote: everyone votes again, the first round's vote is kept apart. */
-        if (state && state.q.pos === m.q.pos && m.q.round === 2 && state.q.round !== 2) { votes[m.q.pos] = -1; pending = null; }
+        if (state && state.q.pos === m.q.pos && m.q.round === 2 && state.q.round !== 2) {
+          votes[m.q.pos] = -1; confs[m.q.pos] = null; confFirst = { q: -1, c: null }; pending = null;
+        }
         state = m;
         resendNick();
         render();
@@ -251,6 +289,7 @@
         break;
       case 'ack':
         votes[m.q] = m.yes ? 1 : 0;
+        confs[m.q] = m.confidence || null;
         if (pending && pending.id === m.id) pending = null;
         /* the ack carries the count with this vote in it: shown now, not at the next tally */
         if (lastTally && lastTally.q === m.q && m.votes > lastTally.votes && !('yes' in lastTally)) {

@@ -190,6 +190,9 @@
       fvText('evidence', rv.evidence || rv.why || '');
       fvExplain(rv);
       fvText('shift', rv.shift ? 'Re-vote: ' + rv.shift : '');
+      var c = rv.confidence;
+      fvText('confheadline', c && c.headline ? c.headline : '');
+      fvText('confsplit', c ? 'By confidence: ' + fvConfSplit(c) + (c.moved ? ' · ' + c.moved : '') : '');
     }
     /* the projector's picture (after revealbox is shown: path.js measures its
      * lines); a narrow presenter page gets the phone's one-hop-per-row layout */
@@ -201,6 +204,7 @@
       fvText('finalscore', s.scored ? 'This room scored ' + Math.round(s.collective * 100) + '% over ' + fvCount(s.scored, 'question') : 'No question was scored.');
       board(s);
     }
+    fvText('calibration', s.ended ? fvCalibration(s.calibration) : '');
     controls();
   }
 

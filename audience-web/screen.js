@@ -125,6 +125,9 @@
       fvText('truthwords', known ? '— ' + fvTruthWords(q.kind, rv.truth) : '');
       fvText('evidence', rv.evidence || rv.why || '');
       fvText('shift', rv.shift ? 'Re-vote: ' + rv.shift : '');
+      var c = rv.confidence;
+      fvText('confheadline', c && c.headline ? c.headline : '');
+      fvText('confsplit', c ? 'By confidence: ' + fvConfSplit(c) + (c.moved ? ' · ' + c.moved : '') : '');
       fvText('majority', rv.majority ? 'The room said ' + rv.majority + (rv.correct === 1 ? ' — right!' : rv.correct === 0 ? ' — wrong.' : rv.correct === 0.5 ? ' — split.' : '') : 'No votes.');
     }
     var score = state.scored ? pct(state.collective) + ' over ' + fvCount(state.scored, 'question') : '';
@@ -137,6 +140,7 @@
     if (board) {
       fvText('finalscore', score ? 'This room scored ' + score : 'No question was scored.');
       fvText('league', state.league || '');
+      fvText('calibration', fvCalibration(state.calibration));
       leaders(state.leaderboard);
       finale(state.finale || {});
       boardRows();

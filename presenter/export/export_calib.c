@@ -77,14 +77,25 @@ void export_calib_markdown(FILE *out, const struct db_report_session *s) {
     }
 }
 
-void export_calib_svg(FILE *out, const struct db_report_session *s, int y) {
-    if (!has_calib(s)) return;
-    fprintf(out, "<text class=\"calibration\" x=\"60\" y=\"%d\" font-size=\"32\" fill=\"#000000\">Confidence:", y);
-    for (int l = CONFIDENCE_SURE; l < CONFIDENCE_LEVELS; l++) {
-        double sh = confidence_share_right(&s->calib, (enum confidence)l);
-        fprintf(out, "%s %s ", l == CONFIDENCE_SURE ? "" : " \xc2\xb7", confidence_words((enum confidence)l));
-        if (sh >= 0) fprintf(out, "%.0f%% right", sh * 100);
-        else fputs("no votes", out);
+void export_calib_text(const struct confidence_calib *c, char *buf, size_t len) {
+    if (!len) return;
+    buf[0] = '\0';
+    if (confidence_calib_votes(c) <= 0) return;
+    size_t at = 0;
+    for (int l = CONFIDENCE_SURE; l < CONFIDENCE_LEVELS && at < len; l++) {
+        double sh = confidence_share_right(c, (enum confidence)l);
+        char right[24];
+        if (sh >= 0) snprintf(right, sizeof right, "%.0f%% right", sh * 100);
+        else snprintf(right, sizeof right, "no votes");
+        at += (size_t)snprintf(buf + at, len - at, "%s %s \xc2\xb7 ", confidence_words((enum confidence)l), right);
     }
-    fprintf(out, " \xc2\xb7 Brier %.2f</text>\n", confidence_brier(&s->calib));
+    if (at < len) snprintf(buf + at, len - at, "Brier %.2f", confidence_brier(c));
+}
+
+void export_calib_svg(FILE *out, const struct db_report_session *s, int y) {
+    char line[160];
+    export_calib_text(&s->calib, line, sizeof line);
+    if (!line[0]) return;
+    fprintf(out, "<text class=\"calibration\" x=\"60\" y=\"%d\" font-size=\"32\" fill=\"#000000\">Confidence: %s</text>\n",
+            y, line);
 }

@@ -33,8 +33,11 @@ json_t *export_calib_question_json(const struct db_report_question *q);
 /* "Confidence" table, Brier line, and each question's headline and shift;
  * nothing without a confidence. */
 void export_calib_markdown(FILE *out, const struct db_report_session *s);
-/* The slide's calibration line at y (one <text class="calibration">);
- * nothing without a confidence. */
+/* "sure 62% right · think so 55% right · guessing no votes · Brier 0.21"
+ * (the slide's and replay's line); "" without a confidence. */
+void export_calib_text(const struct confidence_calib *c, char *buf, size_t len);
+/* The slide's calibration line at y (one <text class="calibration">):
+ * "Confidence: " and export_calib_text; nothing without a confidence. */
 void export_calib_svg(FILE *out, const struct db_report_session *s, int y);
 
 #endif

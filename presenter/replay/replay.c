@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "export_calib.h"
 #include "export_text.h"
 #include "path_json.h"
 #include "replay.h"
@@ -68,6 +69,12 @@ static void print_question(FILE *out, const struct db_report_session *s, const s
     }
     pct(a, sizeof a, export_question_accuracy(q));
     fprintf(out, "    verdict   %s · %s of votes right\n", export_verdict(q->correct), a);
+    struct confidence_calib qc = {{0}, {0}};
+    char line[160], head[CONFIDENCE_LINE_MAX];
+    confidence_calib_add(&qc, &q->conf, score_truth_parse(q->truth));
+    export_calib_text(&qc, line, sizeof line);
+    confidence_headline(&qc, head, sizeof head);
+    if (line[0]) fprintf(out, "    confidence %s%s%s\n", line, head[0] ? " · " : "", head);
     double t0 = s->row.started_at;
     offset(a, sizeof a, t0, q->opened_at);
     offset(b, sizeof b, t0, q->closed_at);
@@ -93,6 +100,9 @@ void replay_print(FILE *out, const struct db_report_session *s) {
     fprintf(out, "  %d questions · %d voters · collective score %s (%d scored) · vote accuracy %s (%d of %d)\n",
             s->score.questions, s->score.voters, col, s->score.scored, acc, s->score.votes_correct,
             s->score.votes_scored);
+    char calib[160];
+    export_calib_text(&s->calib, calib, sizeof calib);
+    if (calib[0]) fprintf(out, "  confidence: %s\n", calib);
     for (int i = 0; i < s->nquestions; i++) print_question(out, s, &s->questions[i]);
     int remeasures = 0;
     for (int i = 0; i < s->nsets; i++)

@@ -256,8 +256,18 @@ async function wholeRoom() {
     'phone: the second round, its first-round vote cleared (' + reloaded.el('ack').textContent + ')');
   check(await until(() => screen.el('bannertext').textContent === 'Round 2: talk to your neighbour, then vote again'),
     'screen: the round 2 banner');
+  /* How sure (issue 37, item 5): tapped before the vote it goes with it; tapped after, the vote is sent again. */
+  check(!reloaded.el('confrow').hidden && !reloaded.el('conf_sure').disabled, 'phone: the optional "how sure" row while voting');
+  reloaded.el('conf_sure').click();
+  check(reloaded.el('conf_sure').classList.contains('chosen'), 'phone: "sure" chosen before voting');
   reloaded.el('yes').click();
-  check(await until(() => /vote counted ✓ \(yes\)/.test(reloaded.el('ack').textContent)), 'phone: its second-round vote counted');
+  check(await until(() => /vote counted ✓ \(yes, sure\)/.test(reloaded.el('ack').textContent)),
+    'phone: its second-round vote counted with its confidence (' + reloaded.el('ack').textContent + ')');
+  reloaded.el('conf_guessing').click();
+  check(await until(() => /vote counted ✓ \(yes, guessing\)/.test(reloaded.el('ack').textContent)),
+    'phone: the confidence changed until close (' + reloaded.el('ack').textContent + ')');
+  check(reloaded.el('conf_guessing').classList.contains('chosen') && !reloaded.el('conf_sure').classList.contains('chosen'),
+    'phone: "guessing" chosen, "sure" no more');
   await p.cmd('close');
   await p.cmd('measure');
   await sleep(300);
@@ -273,6 +283,10 @@ async function wholeRoom() {
   check(/YES/.test(screen.el('truth').textContent), 'screen shows the truth');
   check(screen.el('shift').textContent === 'Re-vote: first round 100 % right → after discussion 100 %',
     'screen: the re-vote\'s shift (' + screen.el('shift').textContent + ')');
+  check(screen.el('confsplit').textContent ===
+    'By confidence: guessing: 1 of 1 right · confidence after discussion: sure 0 → 0 · think so 0 → 0 · guessing 0 → 1',
+    'screen: the votes by confidence and how they moved (' + screen.el('confsplit').textContent + ')');
+  check(screen.el('confheadline').textContent === '', 'screen: no headline (nobody sure was wrong)');
 
   /* A skipped question is announced, not jumped over without a word. */
   await p.cmd('next');
@@ -289,6 +303,9 @@ async function wholeRoom() {
   check(reloaded.el('copybuf').value === '' && reloaded.doc.activeElement === reloaded.el('copy'),
     'copy leaves no text in its buffer and the focus on the button');
   check(await until(() => !screen.el('final').hidden), 'screen shows the final scoreboard');
+  check(screen.el('calibration').textContent ===
+    'How sure the room was: guessing 100% right · Brier score 0.25 (0 is perfect, 0.25 guessing)',
+    'screen: the room\'s calibration (' + screen.el('calibration').textContent + ')');
   check(screen.el('board').children.length === 1 && !screen.el('skippedn').hidden &&
     screen.el('skippedn').textContent === '3 questions skipped',
     'scoreboard: the question played, and the three skipped as one line (' + screen.el('board').children.length + ' rows, "' +

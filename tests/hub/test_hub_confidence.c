@@ -299,6 +299,20 @@ static void test_confidence_through_the_room(void) {
     CHECK_CONTAINS(out, brier);
     free(out);
     free(errs);
+    /* the other formats and replay's timeline carry it too */
+    static const char *const other[][2] = {
+        {"export 1 --format csv", "\ncalibration,1,"},
+        {"export 1 --format markdown", "| sure | 90% | 9 | 2 | 22% |"}, /* Q1: 1 of 7, Q2: 1 of 2 */
+        {"export 1 --format svg", "<text class=\"calibration\""},
+        {"replay 1", "6 of the 7 who were sure were wrong"},
+    };
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+        snprintf(args, sizeof args, "%s --db '%s'", other[i][0], dbpath);
+        CHECK_INT(fx_run(args, &out, &errs), 0);
+        CHECK_CONTAINS(out, other[i][1]);
+        free(out);
+        free(errs);
+    }
     free(final_text);
 }
 
