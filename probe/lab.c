@@ -42,7 +42,7 @@ int probe_lab_down(const char *prefix, char *err, size_t errlen) {
     for (int n = 0; n < lab.nnodes; n++) {
         if (!ns_exists(lab.ns[n])) continue;
         existed++;
-        char *argv[] = {"ip", "netns", "del", lab.ns[n], NULL};
+        char *argv[] = {(char *)lab_tool("ip"), "netns", "del", lab.ns[n], NULL};
         char e[512];
         if (lab_exec(argv, NULL, e, sizeof e) != 0) {
             snprintf(err, errlen, "%s", e);
@@ -63,7 +63,7 @@ static int ipn(const char *ns, char *err, size_t errlen, const char *fmt, ...) {
     va_end(ap);
     char *argv[32];
     int argc = 0;
-    argv[argc++] = "ip";
+    argv[argc++] = (char *)lab_tool("ip");
     if (ns) {
         argv[argc++] = "-n";
         argv[argc++] = (char *)ns;
@@ -135,7 +135,8 @@ static int lab_link(const struct probe_lab *lab, const struct probe_lab_link *l,
     for (int k = 0; k < 2; k++) {
         struct if_setup is = {ifs[k], err, errlen};
         if (probe_netns_run(nss[k], if_neigh_fast, &is, err, errlen) < 0) return PROBE_E_FAIL;
-        char *argv[] = {"ip", "netns", "exec", (char *)nss[k], "ethtool", "-K", (char *)ifs[k],
+        char *argv[] = {(char *)lab_tool("ip"), "netns", "exec", (char *)nss[k], (char *)lab_tool("ethtool"),
+                        "-K", (char *)ifs[k],
                         "tso", "off", "gso", "off", "gro", "off", "tx", "off", NULL};
         if (lab_exec(argv, NULL, err, errlen) != 0) return PROBE_E_FAIL;
     }
@@ -165,7 +166,7 @@ static int lab_routes(const struct probe_lab *lab, char *err, size_t errlen) {
 
 static int lab_build(const struct probe_lab *lab, char *err, size_t errlen) {
     for (int n = 0; n < lab->nnodes; n++) {
-        char *argv[] = {"ip", "netns", "add", (char *)lab->ns[n], NULL};
+        char *argv[] = {(char *)lab_tool("ip"), "netns", "add", (char *)lab->ns[n], NULL};
         if (lab_exec(argv, NULL, err, errlen) != 0) return PROBE_E_FAIL;
         struct ns_setup s = {n > 0 && n + 1 < lab->nnodes, err, errlen};
         if (probe_netns_run(lab->ns[n], ns_sysctls, &s, err, errlen) < 0) return PROBE_E_FAIL;
@@ -301,7 +302,7 @@ static int lab_count(const char *prefix, struct probe_lab *out, char *missing, s
         }
     if (!present) return 0;
     char shown[LAB_EXEC_OUT_MAX], e[256];
-    char *argv[] = {"ip", "-n", out->ns[0], "link", "show", "lo", NULL};
+    char *argv[] = {(char *)lab_tool("ip"), "-n", out->ns[0], "link", "show", "lo", NULL};
     const char *alias = lab_exec_output(argv, shown, sizeof shown, e, sizeof e) == 0 ? strstr(shown, LAB_ALIAS) : NULL;
     if (alias) routers = atoi(alias + strlen(LAB_ALIAS)); /* the shape it was built with */
     cfg.routers = routers ? routers : PROBE_LAB_ROUTERS_DEFAULT;

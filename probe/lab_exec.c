@@ -2,17 +2,55 @@
  * and writing sysctls in the calling thread's network namespace. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fragprobe.h"
 #include "lab_internal.h"
 
-extern char **environ;
+/* Where the lab's tools are looked for, and the only PATH they see: never
+ * the caller's PATH (serve's privileged helper runs them with capabilities). */
+#define LAB_TOOL_DIRS "/usr/sbin:/usr/bin:/sbin:/bin"
+static char *const lab_env[] = {"PATH=" LAB_TOOL_DIRS, "LC_ALL=C", NULL};
+
+static const char *const lab_tools[] = {"ip", "ethtool", "nft"};
+#define LAB_TOOLS (int)(sizeof lab_tools / sizeof *lab_tools)
+static char lab_tool_path[LAB_TOOLS][64];
+static pthread_once_t lab_tool_once = PTHREAD_ONCE_INIT;
+
+/* Each tool's absolute path: the first LAB_TOOL_DIRS entry holding an
+ * executable file of its name, else the first entry's (running it then
+ * fails with ENOENT, said as "is it installed?"). */
+static void lab_tool_find(void) {
+    for (int t = 0; t < LAB_TOOLS; t++) {
+        const char *dirs = LAB_TOOL_DIRS;
+        snprintf(lab_tool_path[t], sizeof lab_tool_path[t], "/usr/sbin/%s", lab_tools[t]);
+        while (*dirs) {
+            size_t n = strcspn(dirs, ":");
+            char cand[64];
+            snprintf(cand, sizeof cand, "%.*s/%s", (int)n, dirs, lab_tools[t]);
+            struct stat st;
+            if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
+                snprintf(lab_tool_path[t], sizeof lab_tool_path[t], "%s", cand);
+                break;
+            }
+            dirs += n + (dirs[n] == ':');
+        }
+    }
+}
+
+const char *lab_tool(const char *name) {
+    pthread_once(&lab_tool_once, lab_tool_find);
+    for (int t = 0; t < LAB_TOOLS; t++)
+        if (!strcmp(name, lab_tools[t])) return lab_tool_path[t];
+    return "/nonexistent/tool"; /* a programming error: every tool is in lab_tools */
+}
 
 static void argv_join(char *const argv[], char *buf, size_t len) {
     size_t n = 0;
@@ -42,7 +80,7 @@ static int lab_run(char *const argv[], const char *input, char *outbuf, size_t o
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
     posix_spawn_file_actions_adddup2(&fa, out[1], 2);
-    int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    int e = argv[0][0] == '/' ? posix_spawn(&pid, argv[0], &fa, NULL, argv, lab_env) : ENOENT;
     if (e) {
         snprintf(err, errlen, "cannot run %s: %s (is it installed? see scripts/apt-packages.txt)",
                  argv[0], strerror(e));

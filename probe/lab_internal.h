@@ -1,4 +1,5 @@
-/* Internal to libfragprobe: running helper programs (ip, ethtool, nft) for the lab. */
+/* Internal to libfragprobe: running helper programs (ip, ethtool, nft) for the lab, by absolute path
+ * with a fixed environment. */
 #ifndef FRAGPROBE_LAB_INTERNAL_H
 #define FRAGPROBE_LAB_INTERNAL_H
 #include <stddef.h>
@@ -6,7 +7,11 @@
 /* Bytes of a helper's output kept for the error message. */
 #define LAB_EXEC_OUT_MAX 4096
 
-/* Runs argv (searched in PATH) with input (may be NULL) on its stdin and
+/* The absolute path of a lab tool: "ip", "ethtool" or "nft", found in
+ * /usr/sbin, /usr/bin, /sbin or /bin (never through the caller's PATH). */
+const char *lab_tool(const char *name);
+
+/* Runs argv (argv[0] an absolute path: lab_tool's) with input (may be NULL) on its stdin and
  * waits. Returns its exit status (0 = success), or -1 if it could not run or
  * was killed. On a non-zero result err holds the command and its output. */
 int lab_exec(char *const argv[], const char *input, char *err, size_t errlen);

@@ -128,7 +128,8 @@ static int table_wanted(int i, unsigned bits, int reassembles) {
 }
 
 int lab_rules_read(const struct probe_lab *lab, int node, unsigned *bits, int *reassembles, char *err, size_t errlen) {
-    char *argv[] = {"ip", "netns", "exec", (char *)lab->ns[node], "nft", "list", "tables", NULL};
+    char *argv[] = {(char *)lab_tool("ip"), "netns", "exec", (char *)lab->ns[node],
+                    (char *)lab_tool("nft"), "list", "tables", NULL};
     char out[LAB_EXEC_OUT_MAX];
     if (lab_exec_output(argv, out, sizeof out, err, errlen) != 0) return PROBE_E_FAIL;
     *bits = 0;
@@ -167,6 +168,7 @@ int lab_rules_apply(const struct probe_lab *lab, int node, unsigned want, int wa
         return PROBE_E_FAIL;
     }
     if (!n) return 0;
-    char *argv[] = {"ip", "netns", "exec", (char *)lab->ns[node], "nft", "-f", "-", NULL};
+    char *argv[] = {(char *)lab_tool("ip"), "netns", "exec", (char *)lab->ns[node],
+                    (char *)lab_tool("nft"), "-f", "-", NULL};
     return lab_exec(argv, script, err, errlen) == 0 ? 0 : PROBE_E_FAIL;
 }
