@@ -19,16 +19,22 @@ struct worker {
     struct probe_result result;    /* the thread's: the run in progress */
 };
 
+void worker_measure(const struct worker_config *cfg, int test_index, const struct probe_spec *spec,
+                    struct probe_result *out) {
+    char err[256] = "";
+    memset(out, 0, sizeof *out);
+    int rc;
+    if (cfg->run) rc = cfg->run(cfg->ctx, test_index, spec, out, err, sizeof err);
+    else if (cfg->before && cfg->before(cfg->ctx, test_index, err, sizeof err) < 0) rc = -1;
+    else rc = probe_run(&cfg->opts, spec, out, err, sizeof err);
+    if (rc < 0) prober_result_unknown(spec, err, out);
+}
+
 /* On the thread: one ask, its result delivered (an "unknown" one if it cannot run). */
 static void worker_run(void *ctx, void *item) {
     struct worker *w = ctx;
     struct wreq *req = item;
-    char err[256] = "";
-    memset(&w->result, 0, sizeof w->result);
-    if (w->cfg.before && w->cfg.before(w->cfg.ctx, req->test_index, err, sizeof err) < 0)
-        prober_result_unknown(&req->spec, err, &w->result);
-    else if (probe_run(&w->cfg.opts, &req->spec, &w->result, err, sizeof err) < 0)
-        prober_result_unknown(&req->spec, err, &w->result);
+    worker_measure(&w->cfg, req->test_index, &req->spec, &w->result);
     w->cfg.deliver(w->cfg.ctx, req->rid, &w->result);
 }
 

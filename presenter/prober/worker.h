@@ -27,6 +27,11 @@ struct worker_config {
      * test_index (-1 unknown) needs (a deck's lab scenario). 0, or -1 with
      * err: the test is delivered "unknown" with that reason. */
     int (*before)(void *ctx, int test_index, char *err, size_t errlen);
+    /* Optional, instead of before and probe_run: runs the test elsewhere
+     * (serve's privileged helper, presenter/privsep/). 0 with *out, or -1
+     * with err: delivered "unknown" with that reason. */
+    int (*run)(void *ctx, int test_index, const struct probe_spec *spec, struct probe_result *out, char *err,
+               size_t errlen);
     void *ctx;
 };
 
@@ -40,6 +45,11 @@ int worker_ask(struct worker *w, uint64_t rid, const struct probe_spec *spec);
 int worker_ask_test(struct worker *w, uint64_t rid, int test_index, const struct probe_spec *spec);
 /* struct prober's ask for a worker (ctx: the worker). */
 int worker_prober_ask(void *ctx, const struct prober_ask *a);
+/* What the thread does for one ask, on the caller's thread: run (or before
+ * and probe_run with cfg->opts) into out, "unknown" with the reason when the
+ * test cannot run. deliver is not called. */
+void worker_measure(const struct worker_config *cfg, int test_index, const struct probe_spec *spec,
+                    struct probe_result *out);
 /* Probe runs done so far. */
 unsigned long worker_runs(struct worker *w);
 /* Stops the thread after the ask being run (queued asks are dropped) and
