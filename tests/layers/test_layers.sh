@@ -9,7 +9,9 @@
 #    probe, jansson, lws or the presenter; the subcommands (libfragcommands.a)
 #    run no SQL of their own (sqlite3_); the local prober (presenter/prober)
 #    and the seam it implements (presenter/seam) reference nothing of the
-#    store or the room (db_, sqlite3_, room_, quiz_) or of lws;
+#    store or the room (db_, sqlite3_, room_, quiz_) or of lws; nor does
+#    serve's privileged helper and its wire (presenter/privsep: the helper
+#    process runs the probe engine, nothing of the room, store or hub);
 #  - link lines: cmake/layers.cmake links each library alone, whole archive,
 #    into build/layers/link_alone_<lib> with --no-as-needed, so the program's
 #    NEEDED entries are the shared libraries the library's own link line
@@ -41,7 +43,7 @@ none() { # none NAME TEXT: TEXT must be empty; else it is shown
 }
 
 presenter_libs="common/libfragcommon.a measure/libfragmeasure.a deck/libfragdeck.a room/libfragroom.a
-  seam/libfragseam.a prober/libfragprober.a hub/libfraghub.a console/libfragconsole.a export/libfragexport.a
+  seam/libfragseam.a prober/libfragprober.a privsep/libfragprivsep.a hub/libfraghub.a console/libfragconsole.a export/libfragexport.a
   replay/libfragreplay.a cli/libfragcli.a present/libfragpresent.a libfragcommands.a"
 for lib in $presenter_libs; do
   check "built_$(basename "$lib" .a)" test -s "$build/presenter/$lib"
@@ -61,7 +63,7 @@ check present_link_references_lws test -n "$(undef presenter/present/libfragpres
 # quiz_kind_name): no symbol of the store or of SQLite in fraghub.
 none hub_references_no_store "$(undef presenter/hub/libfraghub.a ' U (db_|sqlite3_)')"
 none probe_references_no_store "$(undef probe/libfragprobe.a ' U (db_|sqlite3_|lws_)')"
-for lib in prober/libfragprober.a seam/libfragseam.a; do
+for lib in prober/libfragprober.a seam/libfragseam.a privsep/libfragprivsep.a; do
   none "$(basename "$lib" .a)_references_no_store_or_room" "$(undef "presenter/$lib" ' U (db_|sqlite3_|room_|quiz_|lws_)')"
 done
 none db_references_no_lws "$(undef db/libfragdb.a ' U lws_')"
@@ -90,18 +92,19 @@ none qkind_references_only_strcmp "$(undef qkind/libfragqkind.a ' U ' | grep -Ev
 none clock_references_only_clock_gettime "$(undef clock/libfragclock.a ' U ' | grep -Ev ' U (clock_gettime|__stack_chk_fail|__(asan|ubsan|sanitizer)_.*)$')"
 
 # Link lines.
-for lib in fragclock fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragseam fragroom fragprober fraghub fragconsole \
+for lib in fragclock fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragseam fragroom fragprober fragprivsep fraghub fragconsole \
            fragexport fragreplay fragcli fragpresent fragcommands; do
   check "linked_alone_$lib" test -n "$(needed $lib)"
 done
 check hub_links_lws test -n "$(needed fraghub | grep libwebsockets)"
-for lib in fragcommon fragmeasure fragdeck fragseam fragroom fragprober fragconsole fragexport fragcli fragdb fragprobe; do
+for lib in fragcommon fragmeasure fragdeck fragseam fragroom fragprober fragprivsep fragconsole fragexport fragcli fragdb fragprobe; do
   none "${lib}_links_no_lws" "$(needed $lib | grep libwebsockets)"
 done
 none probe_links_no_store "$(needed fragprobe | grep -E 'sqlite|jansson|websockets')"
 for lib in fragseam fragprober; do # the local prober reaches the store neither itself nor through the room
   none "${lib}_links_no_store" "$(needed $lib | grep -E 'sqlite|jansson|websockets')"
 done
+none privsep_links_no_store "$(needed fragprivsep | grep -E 'sqlite|websockets')" # jansson: results as JSON
 for lib in fragclock fragscore fragqkind; do
   none "${lib#frag}_links_only_libc" "$(needed $lib | grep -vE '^(libc|libm|libasan|libubsan|libgcc_s|libstdc\+\+|ld-linux)[.-]')"
 done
