@@ -27,6 +27,7 @@
 #include "hub.h"
 #include "replay.h"
 #include "room.h"
+#include "serve_helper.h"
 #include "serve_opts.h"
 #include "worker.h"
 
@@ -43,6 +44,7 @@ struct serve {
     struct room *room;
     struct hub *hub;
     struct worker *worker;
+    struct privsep_client *helper; /* the privileged helper that measures, when serve started as root */
     struct console con;
     pthread_mutex_t lock;          /* guards hub (for the signal thread) */
     volatile int stop;             /* set by the signal thread or at the end */
@@ -158,6 +160,13 @@ static void deliver(void *ctx, uint64_t rid, const struct probe_result *r) {
     free(cmd);
 }
 
+/* A test in the privileged helper (serve_helper.h), on the worker thread. */
+static int run_in_helper(void *ctx, int test_index, const struct probe_spec *spec, struct probe_result *out, char *err,
+                         size_t errlen) {
+    struct serve *s = ctx;
+    return privsep_client_run(s->helper, test_index, spec, out, err, errlen);
+}
+
 /* Before each test: the lab scenario it names (docs/DECKS.md). */
 static int before_test(void *ctx, int test_index, char *err, size_t errlen) {
     struct serve *s = ctx;
@@ -257,23 +266,44 @@ int cmd_serve(int argc, char **argv) {
     }
     cli_host_facts(s.host, sizeof s.host, s.kernel, sizeof s.kernel);
 
+    /* Before any thread starts (capabilities are per thread): the drop of a
+     * hub that measures nothing, or the privileged helper and the hub's drop. */
+    char *labjs = NULL;
+    int scenarios = remote || !s.engine.use_lab ? 0 : deck_scenarios(&s.deck);
+    int helper = serve_helper_wanted(remote, ea->keep_root);
+    if (remote) code = cli_engine_drop_all("serve", ea->keep_root, ea->user, "no capability (the laptop measures)");
+    else if (helper)
+        code = serve_helper_start(&(struct serve_helper_config){.engine = &s.engine, .deck = &s.deck,
+                                                                .witness = ea->witness ? ea->witness : s.deck.witness,
+                                                                .witness_key = ea->witness_key, .user = ea->user,
+                                                                .keep_pmtu_cache = ea->keep_pmtu_cache || s.deck.keep_pmtu_cache,
+                                                                .scenarios = scenarios, .note = on_note, .ctx = &s},
+                                  &s.helper);
+    if (code != FV_EXIT_OK) {
+        deck_free(&s.deck);
+        db_close(s.db);
+        return code;
+    }
+
     /* Signals go to one thread from here on, so every path reaches cleanup. */
     pthread_mutex_init(&s.lock, NULL);
     if (cli_signals_start(&s.sigs, on_signal, &s) < 0) {
         fprintf(stderr, "fragvote serve: cannot start the signal thread\n");
+        privsep_client_free(s.helper);
         deck_free(&s.deck);
         db_close(s.db);
         return FV_EXIT_FAIL;
     }
 
-    char *labjs = NULL;
-    int scenarios = remote || !s.engine.use_lab ? 0 : deck_scenarios(&s.deck);
-    s.engine.lab_switches = scenarios > 0;
-    code = remote ? cli_engine_drop_all("serve", ea->keep_root, ea->user)
-                  : cli_engine_up("serve", &s.engine, ea->witness ? ea->witness : s.deck.witness, ea->witness_key,
-                                  ea->keep_root, ea->user);
+    if (helper) {
+        code = serve_helper_ready(&s.helper, &labjs);
+    } else if (!remote) {
+        s.engine.lab_switches = scenarios > 0;
+        code = cli_engine_up("serve", &s.engine, ea->witness ? ea->witness : s.deck.witness, ea->witness_key,
+                             ea->keep_root, ea->user);
+        if (code == FV_EXIT_OK && s.engine.use_lab) labjs = replay_lab_json(&s.engine.lab);
+    }
     if (code != FV_EXIT_OK) goto cleanup;
-    if (s.engine.use_lab) labjs = replay_lab_json(&s.engine.lab);
     if (s.stop) goto cleanup;
 
     if (!s.db && (code = cli_store_open("serve", s.o.db, &s.db)) != FV_EXIT_OK) goto cleanup;
@@ -296,12 +326,15 @@ int cmd_serve(int argc, char **argv) {
         .deliver = deliver,
         .ctx = &s,
     };
-    if (!remote) cli_engine_opts(&s.engine, ea->keep_pmtu_cache || s.deck.keep_pmtu_cache, &wc.opts);
+    if (helper) wc.run = run_in_helper; /* the helper has the options, the lab and the scenarios */
+    else if (!remote) cli_engine_opts(&s.engine, ea->keep_pmtu_cache || s.deck.keep_pmtu_cache, &wc.opts);
     printf("Talk: %d questions, about %d minutes at %d s each%s\n", deck_question_count(&s.deck),
            deck_talk_minutes(&s.deck), DECK_QUESTION_S, s.o.questions ? "" : " (--questions picks fewer)");
     if (scenarios) {
-        cli_scenario_init(&s.scenario, &s.engine.lab, &s.engine.witness);
-        wc.before = before_test;
+        if (!helper) {
+            cli_scenario_init(&s.scenario, &s.engine.lab, &s.engine.witness);
+            wc.before = before_test;
+        }
         printf("Lab scenarios: %d of %d tests name one; the lab switches before each (docs/DECKS.md).\n", scenarios,
                s.deck.ntests);
     }
@@ -376,6 +409,7 @@ cleanup:
                runs, hits);
     }
     worker_free(s.worker);
+    privsep_client_free(s.helper); /* it puts the lab back, takes it down, says its scenarios' summary */
     char switched[160];
     cli_scenario_summary(&s.scenario, switched, sizeof switched);
     if (switched[0]) printf("Lab scenarios: %s.\n", switched);

@@ -83,21 +83,37 @@ static int drop_target(const char *user, long *uid, long *gid, char *who, size_t
     return 1;
 }
 
-/* Root and not --keep-root: become the user drop_target names, keeping caps.
- * 0 (nothing to do, or dropped and said so), or -1 with err. */
-static int drop_root(int keep_root, const char *user, const int *caps, int n, const char *kept, char *err,
-                     size_t errlen) {
+/* With no invoking user known (a root shell, su, CI): what the drop does. */
+enum drop_fallback {
+    DROP_KEEP_ROOT, /* stay root and say so (present: its files are the user's) */
+    DROP_NOBODY,    /* become nobody: writes no file (the witness, serve's privileged helper) */
+    DROP_NO_CAPS,   /* stay uid 0 with no capability at all (serve's hub: its database is root's) */
+};
+
+/* Root and not --keep-root: become the user drop_target names, keeping caps
+ * (described by kept), or fall back as said. self names this process in
+ * what it prints ("Dropped root", "Privileged helper (pid N)"). 0 (nothing
+ * to do, or dropped and said so), or -1 with err. */
+static int drop_root(int keep_root, const char *user, const int *caps, int n, const char *kept,
+                     enum drop_fallback fallback, const char *self, char *err, size_t errlen) {
     long uid = -1, gid = -1;
     char who[128];
     if (geteuid() != 0 || keep_root) return 0;
     int t = drop_target(user, &uid, &gid, who, sizeof who, err, errlen);
     if (t < 0) return -1;
-    if (t == 0 && !kept) { /* no file to write: nobody will do */
+    if (t == 0 && fallback == DROP_NOBODY) {
         struct passwd *pw = getpwnam("nobody");
         if (!pw || pw->pw_uid == 0) return fv_fail(err, errlen, "no invoking user known and no user 'nobody' to drop to");
         uid = (long)pw->pw_uid, gid = (long)pw->pw_gid;
         snprintf(who, sizeof who, "nobody: no invoking user known");
         t = 1;
+    }
+    if (t == 0 && fallback == DROP_NO_CAPS) {
+        if (probe_priv_clear(err, errlen) < 0) return -1;
+        printf("Running as root without capabilities: no invoking user known (no SUDO_UID, DOAS_USER or PKEXEC_UID),\n"
+               "      so uid 0 stays (its files are root's) but every capability is gone; --user NAME leaves uid 0\n"
+               "      too (docs/PRIVILEGES.md).\n");
+        return 0;
     }
     if (t == 0) {
         /* a warning: stderr, so a command refused later still prints nothing on stdout */
@@ -106,7 +122,7 @@ static int drop_root(int keep_root, const char *user, const int *caps, int n, co
         return 0;
     }
     if (probe_priv_drop_to(uid, gid, caps, n, err, errlen) < 0) return -1;
-    printf("Dropped root: now uid %ld, keeping %s (from %s).\n", uid, kept ? kept : "no capability", who);
+    printf("%s: now uid %ld, keeping %s (from %s).\n", self, uid, kept ? kept : "no capability", who);
     return 0;
 }
 
@@ -138,7 +154,9 @@ static int drop_privileges(const struct cli_engine *e, int keep_root, const char
     char kept[128];
     snprintf(kept, sizeof kept, "only CAP_NET_RAW, CAP_NET_ADMIN%s",
              !e->use_lab ? "" : dac ? ", CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (lab)" : " and CAP_SYS_ADMIN (lab)");
-    return drop_root(keep_root, user, caps, n, kept, err, errlen);
+    char self[64] = "Dropped root";
+    if (e->helper) snprintf(self, sizeof self, "Privileged helper (pid %ld)", (long)getpid());
+    return drop_root(keep_root, user, caps, n, kept, e->helper ? DROP_NOBODY : DROP_KEEP_ROOT, self, err, errlen);
 }
 
 int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, const char *witness_key, int keep_root,
@@ -175,11 +193,13 @@ int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, co
     return FV_EXIT_OK;
 }
 
-int cli_engine_drop_sockets_open(char *err, size_t errlen) { return drop_root(0, NULL, NULL, 0, NULL, err, errlen); }
+int cli_engine_drop_sockets_open(char *err, size_t errlen) {
+    return drop_root(0, NULL, NULL, 0, NULL, DROP_NOBODY, "Dropped root", err, errlen);
+}
 
-int cli_engine_drop_all(const char *cmd, int keep_root, const char *user) {
+int cli_engine_drop_all(const char *cmd, int keep_root, const char *user, const char *kept) {
     char err[256];
-    if (drop_root(keep_root, user, NULL, 0, "no capability (the laptop measures)", err, sizeof err) < 0) {
+    if (drop_root(keep_root, user, NULL, 0, kept, DROP_NO_CAPS, "Dropped root", err, sizeof err) < 0) {
         fprintf(stderr, "fragvote %s: %s\n", cmd, err);
         return FV_EXIT_PERM;
     }

@@ -18,6 +18,8 @@ struct cli_engine {
     char target[256];                   /* "lab" or the host */
     int use_lab, lab_built;
     int lab_switches;                   /* set before up: the deck switches the lab (keep what that needs) */
+    int helper;                         /* set before up: serve's privileged helper (presenter/serve_helper.c):
+                                           with no invoking user it becomes nobody, it writes no file */
     struct probe_lab lab;               /* use_lab: the lab in use */
     struct witness_cli witness;
 };
@@ -41,10 +43,13 @@ int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, co
  * root's). Fills caps; returns how many. */
 #define CLI_ENGINE_CAPS_MAX 4
 int cli_engine_caps(const struct cli_engine *e, int caps[CLI_ENGINE_CAPS_MAX]);
-/* No engine here (serve --prober remote: the laptop measures): as root and
- * not keep_root, the same drop keeping no capability. FV_EXIT_OK or
- * FV_EXIT_PERM (printed as "fragvote CMD: why"). */
-int cli_engine_drop_all(const char *cmd, int keep_root, const char *user);
+/* No engine in this process (serve --prober remote: the laptop measures;
+ * serve's hub beside its privileged helper): as root and not keep_root, the
+ * same drop keeping no capability (kept says so: "no capability (the laptop
+ * measures)"); with no invoking user known, uid 0 stays but every
+ * capability goes (probe_priv_clear: call it before any thread starts).
+ * FV_EXIT_OK or FV_EXIT_PERM (printed as "fragvote CMD: why"). */
+int cli_engine_drop_all(const char *cmd, int keep_root, const char *user, const char *kept);
 /* A server whose sockets are all open and that writes no file (fragvote
  * witness): as root, become the invoking user (SUDO_UID, DOAS_USER,
  * PKEXEC_UID) or else nobody, keeping no capability. 0, or -1 with err. */

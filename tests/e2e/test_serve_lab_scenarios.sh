@@ -75,8 +75,9 @@ check lab_removed_after_rebuild test "$(ip netns list | grep -c "^$prefix-")" -e
 # Started with sudo, on a lab built beforehand (serve did not build it, so
 # only the switching needs CAP_DAC_OVERRIDE after the drop: a rebuild
 # creates namespaces under /run/netns): a three-router scenario with rate
-# limits (sysctls) and a silent router (nft) is built as uid 65534, and the
-# lab is put back as it was found at the end (another rebuild).
+# limits (sysctls) and a silent router (nft) is built as uid 65534 by the
+# privileged helper, and the lab is put back as it was found at the end
+# (another rebuild).
 "$bin" lab up --prefix "$prefix" >/dev/null 2>&1
 cat >"$tmp/drop.json" <<'J'
 {"title": "drop", "tests": [
@@ -89,7 +90,10 @@ chmod 0777 "$tmp"
    --db "$tmp/drop.db" --port 0 --bind 127.0.0.1 --no-qr --script "$tmp/talk.script" </dev/null >"$tmp/drop.out" 2>&1); rc=$?
 check dropped_exit_0 test "$rc" -eq 0
 [ "$rc" -ne 0 ] && cat "$tmp/drop.out"
-check dropped_keeps_dac grep -q "Dropped root: now uid 65534, keeping only CAP_NET_RAW, CAP_NET_ADMIN, CAP_SYS_ADMIN and CAP_DAC_OVERRIDE" "$tmp/drop.out"
+# The switches run in serve's privileged helper (issue 36, item 11): it keeps
+# what they need, the hub process keeps no capability.
+check dropped_helper_keeps_dac grep -Eq "^Privileged helper \(pid [0-9]+\): now uid 65534, keeping only CAP_NET_RAW, CAP_NET_ADMIN, CAP_SYS_ADMIN and CAP_DAC_OVERRIDE" "$tmp/drop.out"
+check dropped_hub_keeps_nothing grep -q "^Dropped root: now uid 65534, keeping no capability (the privileged helper" "$tmp/drop.out"
 echo "test 0 after the drop: $(obs "$tmp/drop.db" 0 '.lab_does')"
 check dropped_switch_applied test "$(obs "$tmp/drop.db" 0 '.lab_does')" = \
   "r1 keeps Linux's default ICMP rate limits (Time Exceeded to one host: a burst of 6, then 1 a second over IPv4); r2 sends no Time Exceeded"

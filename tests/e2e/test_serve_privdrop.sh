@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Started with sudo, serve builds the lab as root, then drops to the invoking
-# user (SUDO_UID) before it creates the database or serves anyone — and the
-# raw observer still measures on the lab, and the lab is still removed at the
-# end. (sudo itself is not needed: serve only reads SUDO_UID/SUDO_GID.)
+# Started with sudo, serve forks its privileged helper, which builds the lab
+# and drops to the invoking user (SUDO_UID) keeping only what the probe
+# needs, while the hub process (the one that listens and parses every
+# phone) drops to the same user keeping no capability at all (issue 36,
+# item 11), before it creates the database or serves anyone — and the raw
+# observer still measures on the lab, the same answers as one root process
+# measures, and the lab is still removed at the end, also when serve is
+# killed with SIGKILL (the helper sees its socket close). A helper killed
+# mid-talk is said on the console and the measurement answers "unknown".
+# (sudo itself is not needed: serve only reads SUDO_UID/SUDO_GID.)
 # Started as root by doas (DOAS_USER), pkexec (PKEXEC_UID) or with --user NAME
 # and no SUDO_UID, serve and present drop the same way (issue 36, item 10):
-# /proc/PID/status of the running process shows the user's uid and only the
-# probe's capabilities.
+# /proc/PID/status of the running hub shows the user's uid and no
+# capability, its helper's the user's uid and only the probe's capabilities;
+# from a root shell with none of these the hub stays uid 0 with no
+# capability and the helper becomes nobody.
 set -u
 bin=${FRAGVOTE_BIN:?run through ctest}
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root (the lab, the drop)"; exit 77; fi
@@ -18,33 +26,93 @@ cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; "$bin" lab down --prefix "
 trap cleanup EXIT
 fail=0 pass=0
 check() { local name=$1; shift; if "$@"; then echo "ok   $name"; pass=$((pass+1)); else echo "FAIL $name"; fail=$((fail+1)); fi; }
+ids_of() { echo "$(awk '/^Uid:/ {print $2, $3, $4}' /proc/$1/status 2>/dev/null) $(awk '/^CapEff:/ {print $2}' /proc/$1/status 2>/dev/null)"; }
+helper_of() { cat /proc/$1/task/*/children 2>/dev/null | tr ' ' '\n' | grep -m1 .; }
+# The pid that holds the listening socket on port $1.
+listener_of() { ss -Hltnp "sport = :$1" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\),.*/\1/p' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
 
-printf 'open\nclose\nmeasure\nwait-measured 20000\nreveal\nsleep 3000\nquit\n' >"$tmp/talk.script"
+talk() { # N: open, close, measure, reveal N questions
+  for _ in $(seq 1 "$1"); do printf 'open\nclose\nmeasure\nwait-measured 20000\nreveal\nnext\n'; done
+  printf 'sleep 3000\nquit\n'
+}
+talk 4 >"$tmp/talk.script"
 (cd "$tmp" && SUDO_UID=65534 SUDO_GID=65534 FRAGVOTE_LAB_PREFIX=$prefix exec "$bin" serve --db "$tmp/drop.db" \
    --port 0 --bind 127.0.0.1 --no-qr --observer raw --script "$tmp/talk.script" </dev/null >"$tmp/out" 2>&1) &
 pid=$!
-uid_seen=""
-for _ in $(seq 1 100); do
-  if grep -q "revealed" "$tmp/out" 2>/dev/null; then
-    uid_seen=$(awk '/^Uid:/ {print $2, $3, $4}' /proc/$pid/status 2>/dev/null)
-    caps=$(awk '/^CapEff:/ {print $2}' /proc/$pid/status 2>/dev/null)
+hub_ids="" helper_ids="" helper="" listener=""
+for _ in $(seq 1 200); do
+  if [ "$(grep -c "revealed" "$tmp/out" 2>/dev/null)" -ge 4 ]; then
+    hub_ids=$(ids_of "$pid")
+    helper=$(helper_of "$pid")
+    [ -n "$helper" ] && helper_ids=$(ids_of "$helper")
+    port=$(sed -n 's#^Join: http://127.0.0.1:\([0-9]*\)/.*#\1#p' "$tmp/out")
+    listener=$(listener_of "$port")
     break
   fi
   sleep 0.1
 done
 wait "$pid"; rc=$?; pid=
-echo "uid (real effective saved) while serving: $uid_seen; CapEff: ${caps:-?}"
+echo "hub (pid listening: $listener) uid and CapEff while serving: $hub_ids; its helper ($helper): $helper_ids"
 check exit_0 test "$rc" -eq 0
 [ "$rc" -ne 0 ] && cat "$tmp/out"
-check says_it_dropped grep -q "Dropped root: now uid 65534" "$tmp/out"
-check uid_is_not_root test "$uid_seen" = "65534 65534 65534"
-# Only NET_ADMIN(12), NET_RAW(13), SYS_ADMIN(21) and DAC_OVERRIDE(1) remain.
-check only_kept_caps test "${caps:-x}" = "0000000000203002"
+check says_it_dropped grep -q "^Dropped root: now uid 65534, keeping no capability (the privileged helper" "$tmp/out"
+check helper_says_it_dropped grep -Eq "^Privileged helper \(pid $helper\): now uid 65534, keeping only CAP_NET_RAW" "$tmp/out"
+check hub_is_not_root_and_has_no_capability test "$hub_ids" = "65534 65534 65534 0000000000000000"
+check hub_holds_the_listening_socket test -n "$listener" -a "$listener" != "$helper"
+# The helper keeps NET_ADMIN(12), NET_RAW(13), SYS_ADMIN(21) and DAC_OVERRIDE(1), nothing else.
+check helper_keeps_only_the_probes_caps test "$helper_ids" = "65534 65534 65534 0000000000203002"
 check db_belongs_to_user test "$(stat -c %u "$tmp/drop.db")" = 65534
 answer=$(sqlite3 "$tmp/drop.db" "SELECT answer || ' ' || basis || ' ' || observer FROM measurements LIMIT 1")
 echo "measurement after the drop: $answer"
 check measured_observed_raw test "$answer" = "yes observed raw"
 check lab_removed test "$(ip netns list | grep -c "^$prefix-")" -eq 0
+# The same talk in one root process (--keep-root: the engine in the hub, as
+# before the helper): the same answers, bases and observer, question by question.
+facts() { sqlite3 "$1" "SELECT q.position || ' ' || m.answer || ' ' || m.basis || ' ' || m.observer
+                        FROM measurements m JOIN questions q ON q.id = m.question_id ORDER BY q.position"; }
+(cd "$tmp" && FRAGVOTE_LAB_PREFIX=$prefix exec "$bin" serve --keep-root --db "$tmp/one.db" --port 0 --bind 127.0.0.1 \
+   --no-qr --observer raw --script "$tmp/talk.script" </dev/null >"$tmp/one.out" 2>&1)
+echo "through the helper:"; facts "$tmp/drop.db"
+echo "in one root process:"; facts "$tmp/one.db"
+check four_measured test "$(facts "$tmp/drop.db" | wc -l)" -eq 4
+check helper_measures_what_one_process_measured test "$(facts "$tmp/drop.db")" = "$(facts "$tmp/one.db")"
+
+# sudo_serve NAME SCRIPT: serve on the lab as SUDO_UID 65534 in the background
+# ($pid), its database $tmp/NAME.db, its output $tmp/NAME.out; once it
+# listens, its helper's pid in $helper.
+sudo_serve() {
+  (cd "$tmp" && SUDO_UID=65534 SUDO_GID=65534 FRAGVOTE_LAB_PREFIX=$prefix exec "$bin" serve --db "$tmp/$1.db" \
+     --port 0 --bind 127.0.0.1 --no-qr --script "$2" </dev/null >"$tmp/$1.out" 2>&1) &
+  pid=$!
+  for _ in $(seq 1 200); do grep -q "^Join: " "$tmp/$1.out" 2>/dev/null && break; sleep 0.1; done
+  helper=$(helper_of "$pid")
+}
+# serve killed with SIGKILL: the helper sees its socket close and takes the lab down.
+printf 'sleep 60000\nquit\n' >"$tmp/long.script"
+sudo_serve kill "$tmp/long.script"
+check lab_up_while_serving test "$(ip netns list | grep -c "^$prefix-")" -gt 0
+kill -KILL "$pid"; wait "$pid" 2>/dev/null; pid=
+for _ in $(seq 1 150); do
+  [ "$(ip netns list | grep -c "^$prefix-")" -eq 0 ] && ! kill -0 "$helper" 2>/dev/null && break
+  sleep 0.1
+done
+check sigkill_lab_removed test "$(ip netns list | grep -c "^$prefix-")" -eq 0
+check sigkill_helper_gone sh -c "test -n '$helper' && ! kill -0 '$helper' 2>/dev/null"
+check sigkill_helper_says_why grep -q "the hub process has gone; the privileged helper takes the lab down" "$tmp/kill.out"
+
+# The helper killed mid-talk: the console says so, the measurement is "unknown", serve ends normally.
+printf 'sleep 4000\nopen\nclose\nmeasure\nwait-measured 20000\nreveal\nquit\n' >"$tmp/dead.script"
+sudo_serve dead "$tmp/dead.script"
+[ -n "$helper" ] && kill -KILL "$helper"
+t0=$(date +%s)
+wait "$pid"; rc=$?; pid=
+check dead_helper_serve_exit_0 test "$rc" -eq 0 -a $(( $(date +%s) - t0 )) -lt 30
+check dead_helper_said grep -q "the privileged helper (pid $helper) was killed by signal 9: every measurement from now on answers \"unknown\"" "$tmp/dead.out"
+answer=$(sqlite3 "$tmp/dead.db" "SELECT answer || ' ' || basis FROM measurements LIMIT 1")
+echo "measurement with the helper dead: $answer"
+check dead_helper_answers_unknown test "$answer" = "unknown unknown"
+"$bin" lab down --prefix "$prefix" >/dev/null 2>&1   # a killed helper could not take it down
+
 # --keep-root: no drop.
 printf 'quit\n' >"$tmp/quit.script"
 SUDO_UID=65534 SUDO_GID=65534 FRAGVOTE_LAB_PREFIX=$prefix "$bin" serve --keep-root --db "$tmp/keep.db" --port 0 \
@@ -53,15 +121,19 @@ check keep_root_does_not_drop sh -c "! grep -q 'Dropped root' '$tmp/out2' && tes
 
 # No SUDO_UID: the user from DOAS_USER (a name), PKEXEC_UID or --user.
 # running_ids OUT CMD...: starts CMD as root without SUDO_*, reads Uid and
-# CapEff of the running process once it listens, then quits it.
+# CapEff of the running process once it listens, and of its helper (after
+# "|"), then quits it.
 running_ids() {
   local out=$1; shift
   printf 'sleep 30000\nquit\n' >"$tmp/long.script"
   (cd "$tmp" && exec env -u SUDO_UID -u SUDO_GID -u DOAS_USER -u PKEXEC_UID "$@" </dev/null >"$out" 2>&1) &
-  local p=$! ids=""
+  local p=$! ids="" h=""
   for _ in $(seq 1 100); do
     if grep -q "^Join: \|^Connecting to " "$out" 2>/dev/null; then
-      ids="$(awk '/^Uid:/ {print $2, $3, $4}' /proc/$p/status 2>/dev/null) $(awk '/^CapEff:/ {print $2}' /proc/$p/status 2>/dev/null)"
+      h=$(helper_of "$p")
+      ids="$(ids_of "$p")"
+      awk '/^CapBnd:/ {print $2}' /proc/$p/status >"$out.capbnd" 2>/dev/null
+      [ -n "$h" ] && ids="$ids | $(ids_of "$h")"
       break
     fi
     sleep 0.1
@@ -71,19 +143,27 @@ running_ids() {
 }
 nob=$(id -u nobody)
 serve_local=("$bin" serve --target 127.0.0.1 --observer raw --port 0 --bind 127.0.0.1 --no-qr --script "$tmp/long.script")
-# Without a lab: NET_ADMIN(12) and NET_RAW(13) only.
+# Without a lab: the hub no capability, the helper NET_ADMIN(12) and NET_RAW(13) only.
 ids=$(running_ids "$tmp/doas.out" env DOAS_USER=nobody "${serve_local[@]}" --db "$tmp/doas.db")
 echo "DOAS_USER=nobody: uid and CapEff while serving: $ids"
-check doas_user_dropped test "$ids" = "$nob $nob $nob 0000000000003000"
+check doas_user_dropped test "$ids" = "$nob $nob $nob 0000000000000000 | $nob $nob $nob 0000000000003000"
 check doas_user_says_so grep -q "Dropped root: now uid $nob, .*(from DOAS_USER nobody)" "$tmp/doas.out"
 ids=$(running_ids "$tmp/pkexec.out" env PKEXEC_UID="$nob" "${serve_local[@]}" --db "$tmp/pkexec.db")
 echo "PKEXEC_UID=$nob: $ids"
-check pkexec_uid_dropped test "$ids" = "$nob $nob $nob 0000000000003000"
+check pkexec_uid_dropped test "$ids" = "$nob $nob $nob 0000000000000000 | $nob $nob $nob 0000000000003000"
 ids=$(running_ids "$tmp/user.out" "${serve_local[@]}" --user nobody --db "$tmp/user.db")
 echo "--user nobody: $ids"
-check user_option_dropped test "$ids" = "$nob $nob $nob 0000000000003000"
+check user_option_dropped test "$ids" = "$nob $nob $nob 0000000000000000 | $nob $nob $nob 0000000000003000"
 check user_option_db_belongs_to_user test "$(stat -c %u "$tmp/user.db")" = "$nob"
-# A hosted hub (--prober remote) keeps no capability at all.
+# A root shell (none of them, no --user; issue 36, item 10): the hub stays
+# uid 0 (its database is root's) but keeps no capability; the helper becomes nobody.
+ids=$(running_ids "$tmp/rootshell.out" "${serve_local[@]}" --db "$tmp/rootshell.db")
+echo "root shell: $ids"
+check root_shell_hub_has_no_capability test "$ids" = "0 0 0 0000000000000000 | $nob $nob $nob 0000000000003000"
+check root_shell_says_so grep -q "^Running as root without capabilities: no invoking user known" "$tmp/rootshell.out"
+# ... and no exec can give uid 0 its capabilities back: the bounding set is empty.
+check root_shell_bounding_set_empty test "$(cat "$tmp/rootshell.out.capbnd")" = 0000000000000000
+# A hosted hub (--prober remote) keeps no capability at all, and no helper.
 ids=$(running_ids "$tmp/remote.out" env DOAS_USER=nobody "$bin" serve --prober remote --port 0 --bind 127.0.0.1 \
   --no-qr --script "$tmp/long.script" --db "$tmp/remote.db")
 echo "--prober remote, DOAS_USER=nobody: $ids"

@@ -1,0 +1,134 @@
+/* serve's privileged helper: the fork, the helper's life, the hub's drop
+ * (see serve_helper.h). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_scenario.h"
+#include "privsep_helper.h"
+#include "replay.h"
+#include "serve_helper.h"
+#include "worker.h"
+
+#define SERVE_HELPER_FD 3 /* the helper's end of the socket, after its fds are closed */
+
+/* The helper process's state. */
+struct helper {
+    const struct serve_helper_config *cfg;
+    struct cli_scenario scenario;
+    struct worker_config wc;      /* run options and the scenario switch: worker_measure, as serve's worker */
+};
+
+int serve_helper_wanted(int remote, int keep_root) { return !remote && !keep_root && geteuid() == 0; }
+
+/* Before each test: the lab scenario it names (docs/DECKS.md). */
+static int helper_before(void *ctx, int test, char *err, size_t errlen) {
+    struct helper *h = ctx;
+    double ms;
+    int rebuilt;
+    return cli_scenario_enter(&h->scenario, deck_test_lab(h->cfg->deck, test), &ms, &rebuilt, err, errlen);
+}
+
+/* A request "run TEST" (TEST checked against the deck): the deck's own spec. */
+static void helper_run(void *ctx, int test, struct probe_result *out) {
+    struct helper *h = ctx;
+    worker_measure(&h->wc, test, &h->cfg->deck->tests[test].spec, out);
+}
+
+/* Only stdio and the socket stay open: nothing of the hub's (a database a
+ * resume opened, its stdin). fd 3 is the socket afterwards. */
+static int helper_fds(int fd) {
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null >= 0 && null != 0) dup2(null, 0);
+    if (fd != SERVE_HELPER_FD && (dup3(fd, SERVE_HELPER_FD, O_CLOEXEC) < 0)) return -1;
+    return close_range(SERVE_HELPER_FD + 1, ~0U, 0) == 0 ? SERVE_HELPER_FD : -1;
+}
+
+/* The helper's life, in the child; never returns. */
+static void helper_main(int fd, const struct serve_helper_config *cfg) {
+    struct helper h = {.cfg = cfg};
+    struct cli_engine *e = cfg->engine;
+    if ((fd = helper_fds(fd)) < 0) _exit(FV_EXIT_FAIL);
+    e->helper = 1;
+    e->lab_switches = cfg->scenarios > 0;
+    int code = cli_engine_up("serve", e, cfg->witness, cfg->witness_key, 0, cfg->user);
+    if (code != FV_EXIT_OK) {
+        fflush(NULL);
+        privsep_helper_hello(fd, NULL, "the probe engine could not be set up (said above)");
+        cli_engine_down("serve", e);
+        _exit(code);
+    }
+    cli_engine_opts(e, cfg->keep_pmtu_cache, &h.wc.opts);
+    h.wc.ctx = &h;
+    if (cfg->scenarios) {
+        cli_scenario_init(&h.scenario, &e->lab, &e->witness);
+        h.wc.before = helper_before;
+    }
+    char *lab = e->use_lab ? replay_lab_json(&e->lab) : NULL;
+    fflush(NULL);
+    struct privsep_helper_ops ops = {.ntests = cfg->deck->ntests, .run = helper_run, .ctx = &h};
+    int rc = privsep_helper_hello(fd, lab, NULL) < 0 ? 1 : privsep_helper_serve(fd, &ops);
+    free(lab);
+    if (rc != 0)
+        fprintf(stderr, "fragvote serve: the hub process has gone; the privileged helper takes the lab down\n");
+    char line[160], err[512];
+    cli_scenario_summary(&h.scenario, line, sizeof line);
+    if (line[0]) printf("Lab scenarios: %s.\n", line);
+    if (!e->lab_built && cli_scenario_restore(&h.scenario, err, sizeof err) < 0)
+        fprintf(stderr, "fragvote serve: could not put the lab back as it was: %s\n", err);
+    cli_engine_down("serve", e);
+    fflush(NULL);
+    _exit(rc < 0 ? FV_EXIT_FAIL : FV_EXIT_OK);
+}
+
+int serve_helper_start(const struct serve_helper_config *cfg, struct privsep_client **out) {
+    *out = NULL;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+        perror("fragvote serve: socketpair for the privileged helper");
+        return FV_EXIT_FAIL;
+    }
+    fflush(NULL); /* nothing buffered is written twice */
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fragvote serve: cannot start the privileged helper");
+        close(sv[0]);
+        close(sv[1]);
+        return FV_EXIT_FAIL;
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        helper_main(sv[1], cfg);
+    }
+    close(sv[1]);
+    char err[256];
+    struct privsep_client_config pc = {.fd = sv[0], .pid = pid, .note = cfg->note, .ctx = cfg->ctx};
+    struct privsep_client *c = privsep_client_new(&pc, err, sizeof err);
+    if (!c) {
+        close(sv[0]); /* the helper sees EOF and ends */
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        return FV_EXIT_FAIL;
+    }
+    char kept[96];
+    snprintf(kept, sizeof kept, "no capability (the privileged helper, pid %ld, measures)", (long)pid);
+    int code = cli_engine_drop_all("serve", 0, cfg->user, kept);
+    if (code != FV_EXIT_OK) {
+        privsep_client_free(c);
+        return code;
+    }
+    *out = c;
+    return FV_EXIT_OK;
+}
+
+int serve_helper_ready(struct privsep_client **c, char **lab_json) {
+    char err[512];
+    if (privsep_client_ready(*c, PRIVSEP_READY_MS, lab_json, err, sizeof err) == 0) return FV_EXIT_OK;
+    int st = privsep_client_free(*c);
+    *c = NULL;
+    if (st <= 0) fprintf(stderr, "fragvote serve: the privileged helper did not start: %s\n", err);
+    return st > 0 ? st : FV_EXIT_FAIL;
+}
