@@ -245,6 +245,133 @@ static void on_signal(void *ctx, int sig) {
     pthread_mutex_unlock(&s->lock);
 }
 
+/* ---- the engine: this process's, the privileged helper's, or none ---- */
+
+/* An exit before the signal thread starts: the deck and a store a resume
+ * opened are released. Returns code. */
+static int serve_abort(struct serve *s, int code) {
+    deck_free(&s->deck);
+    db_close(s->db);
+    return code;
+}
+
+/* Before any thread starts (capabilities are per thread): the drop of a hub
+ * that measures nothing (--prober remote), or the privileged helper forked
+ * and this process's drop (serve_helper.h). FV_EXIT_OK or the exit code. */
+static int drop_before_threads(struct serve *s, int scenarios) {
+    const struct cli_engine_args *ea = &s->o.engine;
+    if (s->o.prober_remote)
+        return cli_engine_drop_all("serve", ea->keep_root, ea->user, "no capability (the laptop measures)");
+    if (!serve_helper_wanted(0, ea->keep_root)) return FV_EXIT_OK;
+    struct serve_helper_config hc = {
+        .engine = &s->engine, .deck = &s->deck, .witness = ea->witness ? ea->witness : s->deck.witness,
+        .witness_key = ea->witness_key, .user = ea->user,
+        .keep_pmtu_cache = ea->keep_pmtu_cache || s->deck.keep_pmtu_cache, .scenarios = scenarios,
+        .note = on_note, .ctx = s};
+    return serve_helper_start(&hc, &s->helper);
+}
+
+/* The engine up: the helper's "ready", or the lab, the witness and the drop
+ * here (--keep-root, not root); *labjs the lab for the session's record.
+ * FV_EXIT_OK or the exit code (said). */
+static int engine_up(struct serve *s, int scenarios, char **labjs) {
+    const struct cli_engine_args *ea = &s->o.engine;
+    if (s->helper) return serve_helper_ready(&s->helper, labjs);
+    if (s->o.prober_remote) return FV_EXIT_OK;
+    s->engine.lab_switches = scenarios > 0;
+    int code = cli_engine_up("serve", &s->engine, ea->witness ? ea->witness : s->deck.witness, ea->witness_key,
+                             ea->keep_root, ea->user);
+    if (code == FV_EXIT_OK && s->engine.use_lab) *labjs = replay_lab_json(&s->engine.lab);
+    return code;
+}
+
+/* The talk's length said, and the probe worker started (none with --prober
+ * remote): it runs tests here or hands them to the helper. FV_EXIT_OK or
+ * FV_EXIT_FAIL (said). */
+static int worker_start(struct serve *s, int scenarios) {
+    const struct cli_engine_args *ea = &s->o.engine;
+    struct worker_config wc = {.deliver = deliver, .ctx = s};
+    if (s->helper) wc.run = run_in_helper; /* the helper has the options, the lab and the scenarios */
+    else if (!s->o.prober_remote) cli_engine_opts(&s->engine, ea->keep_pmtu_cache || s->deck.keep_pmtu_cache, &wc.opts);
+    printf("Talk: %d questions, about %d minutes at %d s each%s\n", deck_question_count(&s->deck),
+           deck_talk_minutes(&s->deck), DECK_QUESTION_S, s->o.questions ? "" : " (--questions picks fewer)");
+    if (scenarios) {
+        if (!s->helper) {
+            cli_scenario_init(&s->scenario, &s->engine.lab, &s->engine.witness);
+            wc.before = before_test;
+        }
+        printf("Lab scenarios: %d of %d tests name one; the lab switches before each (docs/DECKS.md).\n", scenarios,
+               s->deck.ntests);
+    }
+    if (s->o.prober_remote) {
+        printf("Prober: remote. No probe runs here: the presenter's laptop connects with\n"
+               "      fragvote present URL --secret SECRET and measures on its own network;\n"
+               "      the room votes meanwhile, measurements wait for it.\n");
+        return FV_EXIT_OK;
+    }
+    char err[512];
+    if (!(s->worker = worker_new(&wc, err, sizeof err))) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        return FV_EXIT_FAIL;
+    }
+    return FV_EXIT_OK;
+}
+
+/* Every exit after the signal thread started: the console and the worker
+ * stopped, the helper told to quit (it takes the lab down), the summaries,
+ * everything freed. Returns the exit code. */
+static int serve_end(struct serve *s, int code, char *labjs) {
+    char err[1024];
+    pthread_mutex_lock(&s->lock);
+    s->stop = 1;
+    s->exiting = 1;
+    pthread_mutex_unlock(&s->lock);
+    if (s->con_started) {
+        /* The console may sit in read(): it polls with a timeout and sees stop. */
+        pthread_join(s->con_thread, NULL);
+    }
+    if (s->worker && s->room) {
+        unsigned long runs = worker_runs(s->worker), measures, hits;
+        room_measure_counts(s->room, &measures, &hits);
+        printf("Probe worker: %lu probe runs, %lu measurements answered by a probe started while the room voted.\n",
+               runs, hits);
+    }
+    worker_free(s->worker);
+    privsep_client_free(s->helper); /* it puts the lab back, takes it down, says its scenarios' summary */
+    char switched[160];
+    cli_scenario_summary(&s->scenario, switched, sizeof switched);
+    if (switched[0]) printf("Lab scenarios: %s.\n", switched);
+    if (!s->engine.lab_built && cli_scenario_restore(&s->scenario, err, sizeof err) < 0)
+        fprintf(stderr, "fragvote serve: could not put the lab back as it was: %s\n", err);
+    if (s->room) {
+        if (room_end(s->room, err, sizeof err) < 0) fprintf(stderr, "fragvote serve: %s\n", err);
+        cli_summary_print(stdout, s->db, room_session_id(s->room), "serve");
+    }
+    if (s->hub) {
+        struct hub_status st;
+        hub_snapshot(s->hub, &st);
+        if (st.acks)
+            printf("Votes acked: %lu; from the hub reading a vote to writing its ack (its COMMIT included): "
+                   "p50 %.1f ms, p99 %.1f ms, max %.1f ms.\n",
+                   st.acks, st.ack_p50_ms, st.ack_p99_ms, st.ack_max_ms);
+        hub_free(s->hub);
+    }
+    room_free(s->room);
+    db_close(s->db);
+    cli_engine_down("serve", &s->engine);
+    free(labjs);
+    cli_signals_stop(&s->sigs);
+    pthread_mutex_destroy(&s->lock);
+    if (s->signal_no) fprintf(stderr, "fragvote serve: stopped by signal %d\n", s->signal_no);
+    if (code == FV_EXIT_OK && s->script_failed) code = FV_EXIT_FAIL;
+    if (code == FV_EXIT_OK && s->con.refused_unexpected) {
+        fprintf(stderr, "fragvote serve: %lu console actions were refused\n", s->con.refused_unexpected);
+        if (s->o.script) code = FV_EXIT_FAIL;
+    }
+    deck_free(&s->deck);
+    return code;
+}
+
 int cmd_serve(int argc, char **argv) {
     static struct serve s; /* large (deck); one per process */
     memset(&s, 0, sizeof s);
@@ -259,50 +386,23 @@ int cmd_serve(int argc, char **argv) {
                       : cli_engine_pick("serve", ea->observer ? ea->observer : s.deck.observer, s.deck.target,
                                         &s.engine);
     if (remote) snprintf(s.engine.target, sizeof s.engine.target, "%s", SERVE_REMOTE_TARGET);
-    if (pick != FV_EXIT_OK) {
-        deck_free(&s.deck);
-        db_close(s.db);
-        return pick;
-    }
+    if (pick != FV_EXIT_OK) return serve_abort(&s, pick);
     cli_host_facts(s.host, sizeof s.host, s.kernel, sizeof s.kernel);
 
-    /* Before any thread starts (capabilities are per thread): the drop of a
-     * hub that measures nothing, or the privileged helper and the hub's drop. */
+    /* Before any thread starts (capabilities are per thread). */
     char *labjs = NULL;
     int scenarios = remote || !s.engine.use_lab ? 0 : deck_scenarios(&s.deck);
-    int helper = serve_helper_wanted(remote, ea->keep_root);
-    if (remote) code = cli_engine_drop_all("serve", ea->keep_root, ea->user, "no capability (the laptop measures)");
-    else if (helper)
-        code = serve_helper_start(&(struct serve_helper_config){.engine = &s.engine, .deck = &s.deck,
-                                                                .witness = ea->witness ? ea->witness : s.deck.witness,
-                                                                .witness_key = ea->witness_key, .user = ea->user,
-                                                                .keep_pmtu_cache = ea->keep_pmtu_cache || s.deck.keep_pmtu_cache,
-                                                                .scenarios = scenarios, .note = on_note, .ctx = &s},
-                                  &s.helper);
-    if (code != FV_EXIT_OK) {
-        deck_free(&s.deck);
-        db_close(s.db);
-        return code;
-    }
+    if ((code = drop_before_threads(&s, scenarios)) != FV_EXIT_OK) return serve_abort(&s, code);
 
     /* Signals go to one thread from here on, so every path reaches cleanup. */
     pthread_mutex_init(&s.lock, NULL);
     if (cli_signals_start(&s.sigs, on_signal, &s) < 0) {
         fprintf(stderr, "fragvote serve: cannot start the signal thread\n");
         privsep_client_free(s.helper);
-        deck_free(&s.deck);
-        db_close(s.db);
-        return FV_EXIT_FAIL;
+        return serve_abort(&s, FV_EXIT_FAIL);
     }
 
-    if (helper) {
-        code = serve_helper_ready(&s.helper, &labjs);
-    } else if (!remote) {
-        s.engine.lab_switches = scenarios > 0;
-        code = cli_engine_up("serve", &s.engine, ea->witness ? ea->witness : s.deck.witness, ea->witness_key,
-                             ea->keep_root, ea->user);
-        if (code == FV_EXIT_OK && s.engine.use_lab) labjs = replay_lab_json(&s.engine.lab);
-    }
+    code = engine_up(&s, scenarios, &labjs);
     if (code != FV_EXIT_OK) goto cleanup;
     if (s.stop) goto cleanup;
 
@@ -322,33 +422,7 @@ int cmd_serve(int argc, char **argv) {
      * cost phones a refused vote, not a frozen room (docs/SECURITY.md). */
     db_set_busy_timeout(s.db, DB_BUSY_LIVE_MS);
 
-    struct worker_config wc = {
-        .deliver = deliver,
-        .ctx = &s,
-    };
-    if (helper) wc.run = run_in_helper; /* the helper has the options, the lab and the scenarios */
-    else if (!remote) cli_engine_opts(&s.engine, ea->keep_pmtu_cache || s.deck.keep_pmtu_cache, &wc.opts);
-    printf("Talk: %d questions, about %d minutes at %d s each%s\n", deck_question_count(&s.deck),
-           deck_talk_minutes(&s.deck), DECK_QUESTION_S, s.o.questions ? "" : " (--questions picks fewer)");
-    if (scenarios) {
-        if (!helper) {
-            cli_scenario_init(&s.scenario, &s.engine.lab, &s.engine.witness);
-            wc.before = before_test;
-        }
-        printf("Lab scenarios: %d of %d tests name one; the lab switches before each (docs/DECKS.md).\n", scenarios,
-               s.deck.ntests);
-    }
-    if (remote)
-        printf("Prober: remote. No probe runs here: the presenter's laptop connects with\n"
-               "      fragvote present URL --secret SECRET and measures on its own network;\n"
-               "      the room votes meanwhile, measurements wait for it.\n");
-    else
-        s.worker = worker_new(&wc, err, sizeof err);
-    if (!remote && !s.worker) {
-        fprintf(stderr, "fragvote serve: %s\n", err);
-        code = FV_EXIT_FAIL;
-        goto cleanup;
-    }
+    if ((code = worker_start(&s, scenarios)) != FV_EXIT_OK) goto cleanup;
 
     struct hub_config hc = {.bind_addr = s.o.bind, .port = s.o.port, .public_url = s.o.public_url,
                             .frame_ancestors = s.o.frame_ancestors,
@@ -394,52 +468,5 @@ int cmd_serve(int argc, char **argv) {
     }
 
 cleanup:
-    pthread_mutex_lock(&s.lock);
-    s.stop = 1;
-    s.exiting = 1;
-    pthread_mutex_unlock(&s.lock);
-    if (s.con_started) {
-        /* The console may sit in read(): it polls with a timeout and sees stop. */
-        pthread_join(s.con_thread, NULL);
-    }
-    if (s.worker && s.room) {
-        unsigned long runs = worker_runs(s.worker), measures, hits;
-        room_measure_counts(s.room, &measures, &hits);
-        printf("Probe worker: %lu probe runs, %lu measurements answered by a probe started while the room voted.\n",
-               runs, hits);
-    }
-    worker_free(s.worker);
-    privsep_client_free(s.helper); /* it puts the lab back, takes it down, says its scenarios' summary */
-    char switched[160];
-    cli_scenario_summary(&s.scenario, switched, sizeof switched);
-    if (switched[0]) printf("Lab scenarios: %s.\n", switched);
-    if (!s.engine.lab_built && cli_scenario_restore(&s.scenario, err, sizeof err) < 0)
-        fprintf(stderr, "fragvote serve: could not put the lab back as it was: %s\n", err);
-    if (s.room) {
-        if (room_end(s.room, err, sizeof err) < 0) fprintf(stderr, "fragvote serve: %s\n", err);
-        cli_summary_print(stdout, s.db, room_session_id(s.room), "serve");
-    }
-    if (s.hub) {
-        struct hub_status st;
-        hub_snapshot(s.hub, &st);
-        if (st.acks)
-            printf("Votes acked: %lu; from the hub reading a vote to writing its ack (its COMMIT included): "
-                   "p50 %.1f ms, p99 %.1f ms, max %.1f ms.\n",
-                   st.acks, st.ack_p50_ms, st.ack_p99_ms, st.ack_max_ms);
-        hub_free(s.hub);
-    }
-    room_free(s.room);
-    db_close(s.db);
-    cli_engine_down("serve", &s.engine);
-    free(labjs);
-    cli_signals_stop(&s.sigs);
-    pthread_mutex_destroy(&s.lock);
-    if (s.signal_no) fprintf(stderr, "fragvote serve: stopped by signal %d\n", s.signal_no);
-    if (code == FV_EXIT_OK && s.script_failed) code = FV_EXIT_FAIL;
-    if (code == FV_EXIT_OK && s.con.refused_unexpected) {
-        fprintf(stderr, "fragvote serve: %lu console actions were refused\n", s.con.refused_unexpected);
-        if (s.o.script) code = FV_EXIT_FAIL;
-    }
-    deck_free(&s.deck);
-    return code;
+    return serve_end(&s, code, labjs);
 }
