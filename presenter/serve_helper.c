@@ -1,20 +1,25 @@
 /* serve's privileged helper: the fork, the helper's life, the hub's drop
  * (see serve_helper.h). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_scenario.h"
+#include "fv_clock.h"
 #include "privsep_helper.h"
 #include "replay.h"
 #include "serve_helper.h"
 #include "worker.h"
 
 #define SERVE_HELPER_FD 3 /* the helper's end of the socket, after its fds are closed */
+#define SERVE_HELPER_LOCK_MS 30000 /* how long a helper waits for another one's lab of the same prefix */
 
 /* The helper process's state. */
 struct helper {
@@ -48,6 +53,40 @@ static int helper_fds(int fd) {
     return close_range(SERVE_HELPER_FD + 1, ~0U, 0) == 0 ? SERVE_HELPER_FD : -1;
 }
 
+/* A lab this helper builds or switches is its own until it has put it
+ * back or taken it down: an flock on /run/fragvote-lab-PREFIX.lock, held
+ * (the descriptor open) for the helper's life and removed at its end. A
+ * serve restarted after a crash then waits for the old helper's teardown
+ * instead of racing it (using the old lab as it is, then seeing it
+ * removed). The descriptor, or -1 (no lab; or it cannot be locked: said,
+ * and the lab is set up anyway); path gets the file's name. */
+static int helper_lab_lock(const struct cli_engine *e, char *path, size_t pathlen) {
+    path[0] = 0;
+    if (!e->use_lab) return -1;
+    struct probe_lab_config cfg;
+    probe_lab_config_default(&cfg);
+    snprintf(path, pathlen, "/run/fragvote-lab-%s.lock", cfg.prefix);
+    long long until = fv_clock_ms() + SERVE_HELPER_LOCK_MS;
+    for (int said = 0;; usleep(50000)) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        struct stat held, now;
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            /* the file the previous holder removed is not the lock any more */
+            if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_ino == now.st_ino) return fd;
+        } else if (fd >= 0 && errno == EWOULDBLOCK && fv_clock_ms() < until) {
+            if (!said++) printf("Waiting for the lab \"%s\": another serve's helper still has it.\n", cfg.prefix);
+            fflush(stdout);
+        } else {
+            fprintf(stderr, "fragvote serve: cannot lock the lab \"%s\" (%s); going on\n", cfg.prefix,
+                    fd >= 0 && errno == EWOULDBLOCK ? "another serve did not let go" : strerror(errno));
+            if (fd >= 0) close(fd);
+            path[0] = 0;
+            return -1;
+        }
+        close(fd);
+    }
+}
+
 /* The helper's life, in the child; never returns. */
 static void helper_main(int fd, const struct serve_helper_config *cfg) {
     struct helper h = {.cfg = cfg};
@@ -55,11 +94,18 @@ static void helper_main(int fd, const struct serve_helper_config *cfg) {
     if ((fd = helper_fds(fd)) < 0) _exit(FV_EXIT_FAIL);
     e->helper = 1;
     e->lab_switches = cfg->scenarios > 0;
+    char lock_path[160];
+    int lock = helper_lab_lock(e, lock_path, sizeof lock_path);
     int code = cli_engine_up("serve", e, cfg->witness, cfg->witness_key, 0, cfg->user);
+    if (lock >= 0 && code == FV_EXIT_OK && !e->lab_built && !e->lab_switches) {
+        close(lock); /* a lab used as it is stays someone else's */
+        lock = -1;
+    }
     if (code != FV_EXIT_OK) {
         fflush(NULL);
         privsep_helper_hello(fd, NULL, "the probe engine could not be set up (said above)");
         cli_engine_down("serve", e);
+        if (lock >= 0) unlink(lock_path);
         _exit(code);
     }
     cli_engine_opts(e, cfg->keep_pmtu_cache, &h.wc.opts);
@@ -81,6 +127,7 @@ static void helper_main(int fd, const struct serve_helper_config *cfg) {
     if (!e->lab_built && cli_scenario_restore(&h.scenario, err, sizeof err) < 0)
         fprintf(stderr, "fragvote serve: could not put the lab back as it was: %s\n", err);
     cli_engine_down("serve", e);
+    if (lock >= 0) unlink(lock_path); /* the lab is no longer this helper's; exit lets go of it */
     fflush(NULL);
     _exit(rc < 0 ? FV_EXIT_FAIL : FV_EXIT_OK);
 }

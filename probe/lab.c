@@ -44,7 +44,7 @@ int probe_lab_down(const char *prefix, char *err, size_t errlen) {
         existed++;
         char *argv[] = {(char *)lab_tool("ip"), "netns", "del", lab.ns[n], NULL};
         char e[512];
-        if (lab_exec(argv, NULL, e, sizeof e) != 0) {
+        if (lab_exec(argv, NULL, e, sizeof e) != 0 && ns_exists(lab.ns[n])) { /* gone meanwhile: removed */
             snprintf(err, errlen, "%s", e);
             rc = PROBE_E_FAIL;
         }

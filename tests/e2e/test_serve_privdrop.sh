@@ -111,7 +111,8 @@ check dead_helper_said grep -q "the privileged helper (pid $helper) was killed b
 answer=$(sqlite3 "$tmp/dead.db" "SELECT answer || ' ' || basis FROM measurements LIMIT 1")
 echo "measurement with the helper dead: $answer"
 check dead_helper_answers_unknown test "$answer" = "unknown unknown"
-"$bin" lab down --prefix "$prefix" >/dev/null 2>&1   # a killed helper could not take it down
+"$bin" lab down --prefix "$prefix" >/dev/null 2>&1   # a killed helper could not take it down,
+rm -f "/run/fragvote-lab-$prefix.lock"                # nor remove its lock (serve_helper.c)
 
 # --keep-root: no drop.
 printf 'quit\n' >"$tmp/quit.script"
