@@ -105,6 +105,36 @@ async function waitBanner(pages, state, ms = STEP_MS) {
     check(b.h >= vp.height * 0.06, `projector ${vp.width}x${vp.height}: the ${state} banner is big (${Math.round(b.h)} px)`);
   }
 }
+/* Over the serve's own database (sqlite3, read-only beside the writer):
+ * question pos's final-round votes by confidence as the pages word them
+ * ("sure: 0 of 1 right · think so: 1 of 1 right"), and the room's
+ * calibration over the revealed questions (docs/SCORING.md "Confidence"),
+ * the Brier score computed in SQL. */
+const CONF_WORDS = [['sure', 'sure'], ['think_so', 'think so'], ['guessing', 'guessing']];
+function sql(db, query) {
+  return execFileSync('sqlite3', ['-readonly', db, query], { encoding: 'utf8' }).trim();
+}
+const CALIB_FROM = "FROM votes v JOIN questions q ON q.id = v.question_id JOIN question_truth t ON t.question_id = q.id " +
+  "WHERE t.truth IN ('yes', 'no') AND v.confidence IS NOT NULL";
+function confSplitOf(db, pos) {
+  return CONF_WORDS.map(([name, words]) => {
+    const [votes, right] = sql(db, `SELECT count(*), coalesce(sum((v.answer = 1) = (t.truth = 'yes')), 0) ${CALIB_FROM} ` +
+      `AND q.position = ${pos} AND v.confidence = '${name}'`).split('|').map(Number);
+    return votes ? `${words}: ${right} of ${votes} right` : '';
+  }).filter(Boolean).join(' · ');
+}
+function calibrationOf(db) {
+  const parts = CONF_WORDS.map(([name, words]) => {
+    const [votes, right] = sql(db, `SELECT count(*), coalesce(sum((v.answer = 1) = (t.truth = 'yes')), 0) ${CALIB_FROM} ` +
+      `AND q.state = 'revealed' AND v.confidence = '${name}'`).split('|').map(Number);
+    return votes ? `${words} ${Math.round(100 * right / votes)}% right` : '';
+  }).filter(Boolean);
+  const brier = Number(sql(db, "SELECT avg((p - o) * (p - o)) FROM (SELECT CASE v.confidence WHEN 'sure' THEN 0.9 " +
+    "WHEN 'think_so' THEN 0.7 ELSE 0.5 END AS p, (v.answer = 1) = (t.truth = 'yes') AS o " + CALIB_FROM +
+    " AND q.state = 'revealed')"));
+  return 'How sure the room was: ' + parts.join(' · ') + ' · Brier score ' + brier.toFixed(2) + ' (0 is perfect, 0.25 guessing)';
+}
+
 async function bg(page, sel) { return page.locator(sel).evaluate((e) => getComputedStyle(e).backgroundColor); }
 
 
@@ -501,13 +531,15 @@ async function main(setAbort) {
       return rv;
     }
 
-    async function vote(name, yes, how = 'tap') {
+    /* conf: the optional "how sure" tapped before the answer (issue 37, item 5), or none. */
+    async function vote(name, yes, how = 'tap', conf = null) {
       const p = phones[name].page;
       const id = yes ? 'yes' : 'no';
+      if (conf) await p.tap('#conf_' + conf);
       if (how !== 'tap') await tabTo(p, id);
       const t0 = Date.now();
       if (how === 'tap') await p.tap('#' + id); else await p.keyboard.press(how);
-      await waitText(p, '#ack', `vote counted ✓ (${id})`);
+      await waitText(p, '#ack', `vote counted ✓ (${id}${conf ? ', ' + conf.replace('_', ' ') : ''})`);
       timings.tapToAck.push(Date.now() - t0);
       check(await p.locator('#' + id).evaluate((e) => e.classList.contains('chosen')), `phone ${name}: ${id} shown as chosen`);
     }
@@ -595,8 +627,13 @@ async function main(setAbort) {
     await shot(A, 'phone-6-long-question');
     await con.cmd('open');
     await until('Q3 open on phone A', async () => !(await A.locator('#yes').isDisabled()));
-    await vote('A', true); await vote('B', true); await vote('C', false);
+    await vote('A', true, 'tap', 'sure'); await vote('B', true, 'tap', 'think_so'); await vote('C', false);
     await closeMeasureReveal(2, { A: 'yes', B: 'yes', C: 'no' }, false);
+    /* The reveal's split by confidence is the database's (two phones said how sure, one did not). */
+    const q3split = confSplitOf(db, 2);
+    check(/sure: \d of 1 right/.test(q3split) && /think so: \d of 1 right/.test(q3split), 'the database holds both confidences', q3split);
+    await waitText(screen, '#confsplit', 'By confidence: ' + q3split);
+    await waitText(desk, '#confsplit', 'By confidence: ' + q3split);
     await con.cmd('next');
 
     /* 8. Question 4 is opened from the presenter page (keyboard) with a
@@ -674,6 +711,8 @@ async function main(setAbort) {
     const wantCollective = scored ? `This room scored ${Math.round((sum / scored) * 100)}% over ${scored} question${scored === 1 ? '' : 's'}` : 'No question was scored.';
     checkEq(await screen.locator('#finalscore').textContent({ timeout: 2000 }).catch(() => '(no #finalscore)'), wantCollective,
       'screen shows the collective score');
+    /* The room's calibration on the final screen is the database's. */
+    await waitText(screen, '#calibration', calibrationOf(db));
     await until('presenter shows the final scoreboard', async () => !(await hidden(desk, '#finalbox')));
     checkEq(await text(desk, '#finalscore'), wantCollective, 'presenter shows the collective score');
     checkEq(await desk.locator('#board tr').count(), NQ, 'presenter scoreboard has one row per question');
