@@ -2,6 +2,7 @@
  * (see serve_helper.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,13 +93,20 @@ static void helper_main(int fd, const struct serve_helper_config *cfg) {
     struct helper h = {.cfg = cfg};
     struct cli_engine *e = cfg->engine;
     if ((fd = helper_fds(fd)) < 0) _exit(FV_EXIT_FAIL);
+    /* Only the hub ends the helper (quit, or its end closing): a Ctrl-C at
+     * the terminal reaches the whole process group, and a helper it killed
+     * would leave the lab up. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
     e->helper = 1;
     e->lab_switches = cfg->scenarios > 0;
     char lock_path[160];
     int lock = helper_lab_lock(e, lock_path, sizeof lock_path);
     int code = cli_engine_up("serve", e, cfg->witness, cfg->witness_key, 0, cfg->user);
     if (lock >= 0 && code == FV_EXIT_OK && !e->lab_built && !e->lab_switches) {
-        close(lock); /* a lab used as it is stays someone else's */
+        close(lock); /* a lab used as it is stays someone else's (the file stays: /run is root's) */
         lock = -1;
     }
     if (code != FV_EXIT_OK) {

@@ -81,7 +81,7 @@ check helper_measures_what_one_process_measured test "$(facts "$tmp/drop.db")" =
 # ($pid), its database $tmp/NAME.db, its output $tmp/NAME.out; once it
 # listens, its helper's pid in $helper.
 sudo_serve() {
-  (cd "$tmp" && SUDO_UID=65534 SUDO_GID=65534 FRAGVOTE_LAB_PREFIX=$prefix exec "$bin" serve --db "$tmp/$1.db" \
+  (cd "$tmp" && SUDO_UID=65534 SUDO_GID=65534 FRAGVOTE_LAB_PREFIX=$prefix exec ${launcher:-} "$bin" serve --db "$tmp/$1.db" \
      --port 0 --bind 127.0.0.1 --no-qr --script "$2" </dev/null >"$tmp/$1.out" 2>&1) &
   pid=$!
   for _ in $(seq 1 200); do grep -q "^Join: " "$tmp/$1.out" 2>/dev/null && break; sleep 0.1; done
@@ -99,6 +99,14 @@ done
 check sigkill_lab_removed test "$(ip netns list | grep -c "^$prefix-")" -eq 0
 check sigkill_helper_gone sh -c "test -n '$helper' && ! kill -0 '$helper' 2>/dev/null"
 check sigkill_helper_says_why grep -q "the hub process has gone; the privileged helper takes the lab down" "$tmp/kill.out"
+
+# Ctrl-C at a terminal: SIGINT to serve's whole process group (its own,
+# setsid), the helper included. The helper ignores it; serve ends, the lab goes.
+launcher=setsid sudo_serve ctrlc "$tmp/long.script"
+kill -INT -- "-$pid"; wait "$pid"; rc=$?; pid=
+check ctrl_c_serve_exit_0 test "$rc" -eq 0
+check ctrl_c_helper_gone sh -c "test -n '$helper' && ! kill -0 '$helper' 2>/dev/null"
+check ctrl_c_lab_removed test "$(ip netns list | grep -c "^$prefix-")" -eq 0
 
 # The helper killed mid-talk: the console says so, the measurement is "unknown", serve ends normally.
 printf 'sleep 4000\nopen\nclose\nmeasure\nwait-measured 20000\nreveal\nquit\n' >"$tmp/dead.script"
