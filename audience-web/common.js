@@ -69,7 +69,7 @@ function fvConnect(protocol, handlers) {
  * that lost the server must not keep counting a deadline it cannot know. */
 function fvCountdown(id, fmt, onTick) {
   var deadline = 0, timer = null;
-  fmt = fmt || function (s) { return 'closes in ' + s + ' s'; };
+  fmt = fmt || function (s) { return fvT('common.closes_in', { s: s }); };
   function tick() {
     var left = Math.ceil((deadline - Date.now()) / 1000);
     var on = deadline && left > 0;
@@ -91,38 +91,76 @@ function fvCountdown(id, fmt, onTick) {
   return feed;
 }
 
-/* "1 vote", "2 votes". */
-function fvCount(n, one, many) { return n + ' ' + (n === 1 ? one : (many || one + 's')); }
-
-/* A question as the deck words it, "A 1400-byte UDP/IPv4 packet, default
- * socket options: is the DF bit set on the wire?": consecutive questions
- * about one packet differ only in the ask after the last ": ", so the ask
- * gets its own, stronger span. The element's text stays the whole question. */
-function fvQuestion(id, text) {
+/* A question in the page's language, from its parts (the state's q.ask,
+ * docs/PROTOCOL.md: protocol, socket mode, size, TTL, the lab's path), as
+ * {head, ask}: "A 1400-byte UDP/IPv4 packet, IP_PMTUDISC_DO:" and "is the
+ * DF bit set on the wire?" plus the path it runs on. Without q.ask (a state
+ * from an older hub) the hub's English text, cut at its last ": ". */
+function fvQuestionParts(q) {
+  var a = q && q.ask;
+  if (!a) {
+    var text = (q && q.text) || '', cut = text.lastIndexOf(': ');
+    return cut > 0 ? { head: text.slice(0, cut + 1), ask: text.slice(cut + 2) } : { head: '', ask: text };
+  }
+  var head = fvT('q.head', { size: a.size, proto: fvT('proto.' + a.proto), mode: fvModeName(a) });
+  var does = (a.lab || []).map(function (r) {
+    var what = (r.reassembles ? [fvT('lab.reassembles')] : []).concat((r.does || []).map(function (d) { return fvT('lab.' + d); }));
+    return fvT('lab.node_does', { node: r.node, does: what.join(fvT('lab.and')) });
+  }).join(fvT('lab.then'));
+  var mtus = (a.mtus || []).join(', ');
+  var where = mtus && does ? fvT('q.where_mtus_does', { mtus: mtus, does: does }) : mtus ? fvT('q.where_mtus', { mtus: mtus }) :
+    does ? fvT('q.where_does', { does: does }) : '';
+  return { head: head, ask: fvT('ask.' + (q.kind === 'sent' || q.kind === 'df' ? q.kind : 'fragmented')) + where };
+}
+function fvQuestionText(q) { var p = fvQuestionParts(q); return p.head ? p.head + ' ' + p.ask : p.ask; }
+/* "IP_PMTUDISC_DO" / "IPV6_PMTUDISC_DO" (the option's own name, never
+ * translated), or the default's words. */
+function fvModeName(a) {
+  if (a.mode === 'default') return fvT('mode.default');
+  return (/6$/.test(a.proto) ? 'IPV6' : 'IP') + '_PMTUDISC_' + String(a.mode).toUpperCase();
+}
+/* The test spelled out: "udp4 · IP_PMTUDISC_DO (the app asked: always set
+ * DF) · 1400 bytes · TTL 2". */
+function fvSummary(q) {
+  var a = q && q.ask;
+  if (!a) return (q && q.summary) || '';
+  return fvT('q.summary', { proto: a.proto, mode: fvModeName(a), plain: fvT('modeplain.' + a.mode), size: a.size,
+    ttl: a.ttl > 0 ? fvT('q.ttl', { ttl: a.ttl }) : fvT('q.ttl_auto') });
+}
+/* The question in element `id`: consecutive questions about one packet
+ * differ only in the ask, so the ask gets its own, stronger span. The
+ * element's text stays the whole question. */
+function fvQuestion(id, q) {
   var e = fvEl(id);
   if (!e) return;
-  text = text || '';
-  var cut = text.lastIndexOf(': ');
+  var p = fvQuestionParts(q);
   var head = document.createElement('span'), ask = document.createElement('span');
   head.className = 'qhead';
   ask.className = 'qask';
-  if (cut > 0) { head.textContent = text.slice(0, cut + 2); ask.textContent = text.slice(cut + 2); }
-  else ask.textContent = text;
+  head.textContent = p.head ? p.head + ' ' : '';
+  ask.textContent = p.ask;
   e.replaceChildren(head, ask);
+}
+/* A server's error in words: its code's, where the catalog has one
+ * (error.<code>), else the server's own message. */
+var FV_ERRORS = ['bad_room', 'already_joined', 'hello_first', 'bad_vote', 'storage', 'busy', 'refused', 'leaderboard_off',
+  'bad_nick', 'forbidden', 'bad_secret', 'throttled'];
+function fvError(m) {
+  return FV_ERRORS.indexOf(m.code) >= 0 ? fvT('error.' + m.code) : m.message || m.code || '';
 }
 
 /* What a question's state means to the room, in words: the projector's
  * banner, the phone's and the presenter's state chip. */
 function fvStateWords(s) {
   var q = s.q;
-  if (s.ended) return 'Final score';
-  if (q.measuring) return 'Measuring… the laptop is sending the packet';
+  if (s.ended) return fvT('state.ended');
+  if (q.measuring) return fvT('state.measuring');
   switch (q.state) {
-  case 'pending': return 'Get ready: voting opens soon';
-  case 'voting': return q.round === 2 ? 'Round 2: talk to your neighbour, then vote again' : 'Vote now on your phone';
-  case 'closed': return 'Voting closed';
-  case 'measured': return 'Measured: the answer comes next';
-  case 'skipped': return 'Skipped';
+  case 'pending': return fvT('state.pending');
+  case 'voting': return fvT(q.round === 2 ? 'state.voting_round2' : 'state.voting');
+  case 'closed': return fvT('state.closed');
+  case 'measured': return fvT('state.measured');
+  case 'skipped': return fvT('state.skipped');
   case 'revealed': return fvVerdictWords(s.reveal);
   }
   return q.state;
@@ -143,23 +181,31 @@ function fvVerdictClass(rv) {
   return rv.correct === 1 ? 'right' : rv.correct === 0 ? 'wrong' : 'tie';
 }
 function fvVerdictWords(rv) {
-  switch (fvVerdictClass(rv)) {
-  case 'right': return 'The room was right ✔';
-  case 'wrong': return 'The room was wrong ✘';
-  case 'tie': return 'A split room: half right';
-  case 'unknown': return 'Nobody can tell for sure';
-  case 'novotes': return 'Revealed: nobody voted';
-  }
-  return 'Revealed';
+  var c = fvVerdictClass(rv);
+  return fvT(c === 'revealed' ? 'verdict.revealed' : 'verdict.' + c);
 }
 /* What the measurement says, for people: "the packet is sent", "DF is
  * set", ... from the truth and the question's kind. */
 function fvTruthWords(kind, truth) {
-  if (truth !== 'yes' && truth !== 'no') return 'unknown';
-  var yes = truth === 'yes';
-  return kind === 'sent' ? (yes ? 'it is sent' : 'it is not sent') :
-    kind === 'df' ? (yes ? 'DF is set' : 'DF is not set') : (yes ? 'it is fragmented' : 'it is not fragmented');
+  if (truth !== 'yes' && truth !== 'no') return fvT('answer.unknown');
+  return fvT('truth.' + (kind === 'sent' || kind === 'df' ? kind : 'fragmented') + '.' + truth);
 }
+
+/* A re-voted question's shift (the reveal's first_round and final votes,
+ * docs/PROTOCOL.md): "Re-vote: first round 45 % right → after discussion
+ * 72 %". "" without a second round or a known truth. */
+function fvShift(rv) {
+  if (!rv || !rv.first_round || (rv.truth !== 'yes' && rv.truth !== 'no')) return '';
+  function share(yes, no) {
+    return yes + no > 0 ? fvT('shift.pct', { pct: Math.round(100 * (rv.truth === 'yes' ? yes : no) / (yes + no)) }) : fvT('shift.no_votes');
+  }
+  var f = rv.first_round;
+  return fvT(f.yes + f.no > 0 ? 'shift.line' : 'shift.line_novotes', { before: share(f.yes, f.no), after: share(rv.yes, rv.no) });
+}
+/* The final board's question column, "test 3 · DF set?", and its truth
+ * column: the measured answer, or the question's state when none. */
+function fvBoardQuestion(q) { return fvT('board.question', { test: q.test + 1, kind: fvKindWord(q.kind) }); }
+function fvBoardTruth(q) { return q.truth ? fvT('answer.' + q.truth) : fvT('qstate.' + q.state); }
 
 /* Questions jumped over between two states the page saw: the one it was on
  * (if it was never revealed) and any between. "" when none. */
@@ -167,10 +213,10 @@ function fvSkipped(prev, now) {
   if (!prev || prev.ended || now.ended || now.q.pos <= prev.q.pos) return '';
   var from = prev.q.state === 'revealed' ? prev.q.pos + 2 : prev.q.pos + 1, to = now.q.pos;
   if (from > to) return '';
-  var which = from === to ? 'Question ' + from + ' was skipped' : 'Questions ' + from + '–' + to + ' were skipped';
+  var which = from === to ? fvT('skip.one', { q: from }) : fvT('skip.range', { from: from, to: to });
   /* the quiz skips the rest of a test by itself when its "sent?" was no (quiz.c) */
   var unsent = prev.q.state === 'revealed' && prev.q.kind === 'sent' && prev.reveal && prev.reveal.truth === 'no';
-  return unsent ? which + ': nothing left the laptop, so there is no DF bit and no fragment to ask about' : which;
+  return unsent ? fvT('skip.unsent', { which: which }) : which;
 }
 
 /* Text that must fit a box (the projector: nobody scrolls it): the largest
@@ -204,13 +250,13 @@ function fvText(id, text) { var e = fvEl(id); if (e) e.textContent = text; }
 function fvExplain(rv, brief) {
   var why = rv && (brief ? rv.explain_key : rv.explain);
   fvText('surprise', rv && rv.surprise ? rv.surprise : '');
-  fvText('explain', why ? 'Why, by the rules: ' + why : '');
+  fvText('explain', why ? fvT('reveal.explain', { why: why }) : '');
 }
 /* A vote's confidence (docs/SCORING.md "Confidence"): the wire's names and
  * their words. */
-var FV_CONFIDENCE = [['sure', 'sure'], ['think_so', 'think so'], ['guessing', 'guessing']];
+var FV_CONFIDENCE = [['sure'], ['think_so'], ['guessing']];
 function fvConfWords(name) {
-  for (var i = 0; i < FV_CONFIDENCE.length; i++) if (FV_CONFIDENCE[i][0] === name) return FV_CONFIDENCE[i][1];
+  for (var i = 0; i < FV_CONFIDENCE.length; i++) if (FV_CONFIDENCE[i][0] === name) return fvT('conf.' + name);
   return '';
 }
 /* The reveal's split by confidence (docs/PROTOCOL.md reveal.confidence) in
@@ -219,7 +265,8 @@ function fvConfWords(name) {
 function fvConfSplit(c) {
   if (!c || !c.levels) return '';
   return c.levels.filter(function (l) { return l.votes > 0; }).map(function (l) {
-    return fvConfWords(l.level) + ': ' + (l.right == null ? fvCount(l.votes, 'vote') : l.right + ' of ' + l.votes + ' right');
+    return l.right == null ? fvT('conf.split_votes', { level: fvConfWords(l.level), votes: fvTn('count.votes', l.votes) }) :
+      fvT('conf.split_right', { level: fvConfWords(l.level), right: l.right, n: l.votes });
   }).join(' · ');
 }
 /* The final state's calibration (docs/PROTOCOL.md "calibration"): "How sure
@@ -228,9 +275,9 @@ function fvConfSplit(c) {
 function fvCalibration(cal) {
   if (!cal || !cal.levels) return '';
   var parts = cal.levels.filter(function (l) { return l.votes > 0; }).map(function (l) {
-    return fvConfWords(l.level) + ' ' + Math.round(l.share_right * 100) + '% right';
+    return fvT('cal.level', { level: fvConfWords(l.level), pct: fvT('common.pct', { n: Math.round(l.share_right * 100) }) });
   });
-  return 'How sure the room was: ' + parts.join(' · ') + ' · Brier score ' + cal.brier.toFixed(2) + ' (0 is perfect, 0.25 guessing)';
+  return fvT('cal.line', { levels: parts.join(' · '), brier: cal.brier.toFixed(2) });
 }
 function fvShow(id, on) { var e = fvEl(id); if (e) e.hidden = !on; }
 function fvParam(name) {
@@ -238,7 +285,7 @@ function fvParam(name) {
   return m ? decodeURIComponent(m[1]) : '';
 }
 function fvKindWord(kind) {
-  return kind === 'sent' ? 'sent?' : kind === 'df' ? 'DF set?' : 'fragmented?';
+  return fvT('kind.' + (kind === 'sent' || kind === 'df' ? kind : 'fragmented'));
 }
 /* ✔ right, ✘ wrong, · not answered / not scored. */
 function fvMark(vote, q) {

@@ -43,10 +43,10 @@ var fvPath = (function () {
   /* "1276 + 144": sizes joined so that the wrapper may break between them. */
   function sizes(p) { return p.map(num).join(' + '); }
   function piecesLines(p, sizeSaid) {
-    if (p === null) return [{ t: 'pieces: ?' }];
+    if (p === null) return [{ t: fvT('path.pieces_unknown') }];
     if (!p || !p.length) return [];
-    if (p.length === 1) return [{ t: 'whole' + (typeof p[0] === 'number' && !sizeSaid ? ', ' + p[0] + '\u00a0B' : '') }];
-    return [{ t: p.length + ' pieces:' }, { t: sizes(p) }];
+    if (p.length === 1) return [{ t: typeof p[0] === 'number' && !sizeSaid ? fvT('path.whole_bytes', { bytes: p[0] }) : fvT('path.whole') }];
+    return [{ t: fvTn('path.pieces', p.length) }, { t: sizes(p) }];
   }
   function isV6(path) { var a = path.nodes && path.nodes[0] && path.nodes[0].addr; return typeof a === 'string' && a.indexOf(':') >= 0; }
 
@@ -54,17 +54,17 @@ var fvPath = (function () {
   function sentBlock(path) {
     var s = path.sent, lines = [];
     if (!s) return null;
-    lines.push({ t: has(s, 'bytes') ? num(s.bytes) + '\u00a0B' : s.left === false ? 'not sent' : 'sent', head: true });
-    if (has(s, 'df')) lines.push({ t: s.df === true ? 'DF=1' : s.df === false ? 'DF=0' : isV6(path) ? 'no DF (IPv6)' : 'DF ?' });
+    lines.push({ t: has(s, 'bytes') ? fvT('path.bytes', { bytes: num(s.bytes) }) : fvT(s.left === false ? 'path.not_sent' : 'path.sent'), head: true });
+    if (has(s, 'df')) lines.push({ t: s.df === true ? 'DF=1' : s.df === false ? 'DF=0' : isV6(path) ? fvT('path.no_df_v6') : 'DF ?' });
     if (has(s, 'pieces') && s.left !== false && !hostFragmented(path)) lines = lines.concat(piecesLines(s.pieces, has(s, 'bytes')));
-    if (has(s, 'pmtu_cache')) lines.push({ t: 'cached PMTU ' + num(s.pmtu_cache) });
+    if (has(s, 'pmtu_cache')) lines.push({ t: fvT('path.cached_pmtu', { mtu: num(s.pmtu_cache) }) });
     if (s.left === false) {
       /* the kernel refused it: said by the host's "refused" event when the reveal carries it */
       if (!hostRefused(path)) {
         if (has(s, 'error')) lines.push({ t: s.error || '?' });
         if (has(s, 'mtu')) lines.push({ t: 'MTU\u00a0' + num(s.mtu) });
       }
-      if (has(s, 'bytes')) lines.push({ t: 'nothing left', cls: 'bad', head: true });
+      if (has(s, 'bytes')) lines.push({ t: fvT('path.nothing_left'), cls: 'bad', head: true });
     }
     return { icon: 'packet', cls: s.left === false ? 'bad' : 'info', kind: 'sent', lines: lines };
   }
@@ -78,7 +78,7 @@ var fvPath = (function () {
   function quoteLine(q) {
     if (!q) return null;
     var frag = q.mf === 1 || (typeof q.offset === 'number' && q.offset > 0) || q.frag_hdr === 1;
-    return [{ t: 'quoting ' + num(q.len) + '\u00a0B' }].concat(frag ? [{ t: '(a fragment)' }] : []);
+    return [{ t: fvT('path.quoting', { bytes: num(q.len) }) }].concat(frag ? [{ t: fvT('path.a_fragment') }] : []);
   }
 
   /* One event: its shape, its colour class, its lines (from the fields only). */
@@ -87,60 +87,60 @@ var fvPath = (function () {
     switch (ev.what) {
     case 'refused':
       icon = 'cross'; cls = 'bad';
-      lines.push({ t: 'refused', head: true }, { t: 'EMSGSIZE' });
+      lines.push({ t: fvT('path.refused'), head: true }, { t: 'EMSGSIZE' });
       if (has(ev, 'mtu')) lines.push({ t: 'MTU\u00a0' + num(ev.mtu) });
       break;
     case 'fragmented':
       icon = 'split';
-      lines.push({ t: 'fragmented', head: true });
-      if (has(ev, 'pieces')) lines = lines.concat(ev.pieces === null ? [{ t: 'pieces: ?' }] :
-        [{ t: ev.pieces.length + ' pieces:' }, { t: sizes(ev.pieces) }]);
+      lines.push({ t: fvT('path.fragmented'), head: true });
+      if (has(ev, 'pieces')) lines = lines.concat(ev.pieces === null ? [{ t: fvT('path.pieces_unknown') }] :
+        [{ t: fvTn('path.pieces', ev.pieces.length) }, { t: sizes(ev.pieces) }]);
       break;
     case 'reassembled':
       icon = 'merge';
-      lines.push({ t: 'reassembled', head: true });
+      lines.push({ t: fvT('path.reassembled'), head: true });
       if (has(ev, 'pieces')) lines = lines.concat(piecesLines(ev.pieces));
       break;
     case 'passed':
       icon = 'pass';
-      lines.push({ t: 'passed', head: true });
+      lines.push({ t: fvT('path.passed'), head: true });
       if (has(ev, 'pieces')) lines = lines.concat(piecesLines(ev.pieces));
       break;
     case 'dropped':
       icon = 'cross'; cls = 'bad';
-      lines.push({ t: 'dropped', head: true });
+      lines.push({ t: fvT('path.dropped'), head: true });
       if (has(ev, 'icmp')) lines.push({ t: ICMP[ev.icmp] || ev.icmp });
       if (has(ev, 'mtu')) lines.push({ t: 'MTU\u00a0' + num(ev.mtu) });
       if ((l = quoteLine(ev.quote))) lines = lines.concat(l);
       break;
     case 'expired':
       icon = 'hourglass'; cls = 'warn';
-      lines.push({ t: 'TTL expired', head: true });
+      lines.push({ t: fvT('path.expired'), head: true });
       if (has(ev, 'icmp') && ev.icmp !== 'time_exceeded') lines.push({ t: ICMP[ev.icmp] || ev.icmp });
       else if (has(ev, 'icmp')) lines.push({ t: ICMP.time_exceeded });
       if ((l = quoteLine(ev.quote))) lines = lines.concat(l);
       break;
     case 'arrived':
       icon = 'tick'; cls = 'ok';
-      lines.push({ t: 'arrived', head: true });
+      lines.push({ t: fvT('path.arrived'), head: true });
       if (has(ev, 'pieces')) lines = lines.concat(piecesLines(ev.pieces));
       var on = [];
       if (has(ev, 'ttl')) on.push('TTL\u00a0' + num(ev.ttl));
       if (has(ev, 'df')) on.push(ev.df === true || ev.df === 1 ? 'DF=1' : ev.df === false || ev.df === 0 ? 'DF=0' : 'DF\u00a0?');
       if (on.length) lines.push({ t: on.join(', ') });
-      if (ev.seen_by === 'witness') lines.push({ t: '(witness)' });
+      if (ev.seen_by === 'witness') lines.push({ t: fvT('path.witness') });
       break;
     case 'silent':
       icon = 'silent'; cls = 'warn';
-      lines.push({ t: 'no answer', head: true }, { t: 'nothing known' }, { t: 'from here on' });
+      lines.push({ t: fvT('path.no_answer'), head: true }, { t: fvT('path.nothing_known') }, { t: fvT('path.from_here') });
       break;
     case 'other':
       /* an ICMP answer about another packet of the test (a later TCP segment): not this one's fate */
       icon = 'silent'; cls = 'info';
-      lines.push({ t: 'another packet', head: true });
+      lines.push({ t: fvT('path.another'), head: true });
       if (has(ev, 'icmp')) lines.push({ t: ICMP[ev.icmp] || ev.icmp });
       if ((l = quoteLine(ev.quote))) lines = lines.concat(l);
-      lines.push({ t: '(not this one)' });
+      lines.push({ t: fvT('path.not_this') });
       break;
     default:
       return null; /* a kind this page does not know: drawn as nothing rather than guessed */
@@ -233,12 +233,12 @@ var fvPath = (function () {
 
   function nodeName(n, i, last) {
     if (n.role === 'gap') return '…';
-    if (i === 0) return 'laptop';
-    return n.name || (i === last ? 'target' : 'hop ' + i);
+    if (i === 0) return fvT('path.laptop');
+    return n.name || (i === last ? fvT('path.target') : fvT('path.hop', { n: i }));
   }
   function nodeTag(n, i) {
-    if (n.reassembles) return 'reassembles';
-    if (n.silent) return 'silent';
+    if (n.reassembles) return fvT('path.tag_reassembles');
+    if (n.silent) return fvT('path.tag_silent');
     if (i === 0 && n.name && n.name !== 'host') return n.name;
     return '';
   }
@@ -323,7 +323,7 @@ var fvPath = (function () {
         var l = (path.links || [])[i], linkH = look.mtu * 2.6, y2 = bottom + linkH;
         arrow(svg, bw / 2, y + h + 2, bw / 2, y2 - 2, look, !reachedLink(path, i));
         var lx = bw / 2 + look.pad * 2, g = cell(svg, 'fvp-mtu', lx, bottom + 4, look.W - lx);
-        g.close(lines(g, [{ t: 'MTU ' + mtuText(l), size: look.mtu, head: true }], lx, bottom + (linkH - look.mtu * 1.18) / 2, look.W - lx, look, 'start'));
+        g.close(lines(g, [{ t: fvT('path.mtu', { mtu: mtuText(l) }), size: look.mtu, head: true }], lx, bottom + (linkH - look.mtu * 1.18) / 2, look.W - lx, look, 'start'));
         g.setAttribute('data-mtu', mtuText(l));
         g.setAttribute('data-link', i);
         y = y2;
@@ -335,14 +335,14 @@ var fvPath = (function () {
   /* The same picture in words (the SVG's accessible name; screen readers). */
   function describe(path) {
     var nodes = path.nodes || [], parts = [];
-    parts.push('Path: ' + nodes.map(function (nd, i) { return nodeName(nd, i, nodes.length - 1); }).join(' → ') + '.');
+    parts.push(fvT('path.say_path', { nodes: nodes.map(function (nd, i) { return nodeName(nd, i, nodes.length - 1); }).join(' → ') }));
     (path.links || []).forEach(function (l, i) {
-      if (i < nodes.length - 1) parts.push('Link ' + nodeName(nodes[i], i, nodes.length - 1) + '–' +
-        nodeName(nodes[i + 1], i + 1, nodes.length - 1) + ': MTU ' + mtuText(l) + '.');
+      if (i < nodes.length - 1) parts.push(fvT('path.say_link', { from: nodeName(nodes[i], i, nodes.length - 1),
+        to: nodeName(nodes[i + 1], i + 1, nodes.length - 1), mtu: mtuText(l) }));
     });
     nodes.forEach(function (nd, i) {
       blocksOf(path, i).forEach(function (b) {
-        parts.push(nodeName(nd, i, nodes.length - 1) + ': ' + b.lines.map(function (x) { return x.t; }).join(', ') + '.');
+        parts.push(fvT('path.say_node', { node: nodeName(nd, i, nodes.length - 1), what: b.lines.map(function (x) { return x.t; }).join(', ') }));
       });
     });
     return parts.join(' ');
@@ -358,7 +358,7 @@ var fvPath = (function () {
    * or the layout changed. */
   function show(box, path, layout) {
     if (!box) return;
-    var key = valid(path) ? layout + JSON.stringify(path) : '';
+    var key = valid(path) ? layout + ' ' + fvI18n.code() + ' ' + JSON.stringify(path) : '';
     if (box.fvPathKey === key && (key === '' || box.firstChild)) return;
     box.replaceChildren();
     box.hidden = !key;

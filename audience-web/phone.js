@@ -1,7 +1,15 @@
 /* The phone page: join, vote, see the truth, share the score. */
 'use strict';
-(function () {
-  var TOKEN_KEY = 'fragvote_token', ROOM_KEY = 'fragvote_room', NICK_KEY = 'fragvote_nick';
+/* The phone's language: the one picked on its switch (kept in localStorage),
+ * else ?lang=, else the browser's first shipped one, else English. */
+function fvPhoneLang() {
+  var kept = null;
+  try { kept = localStorage.getItem('fragvote_lang'); } catch (e) { kept = null; }
+  var nav = typeof navigator !== 'undefined' ? navigator.languages || (navigator.language ? [navigator.language] : []) : [];
+  return kept || fvParam('lang') || fvI18n.first(nav) || 'en';
+}
+fvI18n.use(fvPhoneLang(), function () {
+  var LANG_KEY = 'fragvote_lang', TOKEN_KEY = 'fragvote_token', ROOM_KEY = 'fragvote_room', NICK_KEY = 'fragvote_nick';
   var nickSent = false; /* the nickname lives in the server's memory only: sent again after each welcome */
   var token = readToken(), room = (fvParam('room') || store('get', ROOM_KEY) || '').toUpperCase();
   var state = null, votes = [], pending = null, nextId = 1, joined = false, conn = null;
@@ -40,7 +48,7 @@
   });
 
   var ACK_WAIT_MS = 6000; /* no ack by then: say so, the tap may not have arrived */
-  var ackTimer = null, online = false, tappedOffline = false, shownReveal = -1, skipNote = '';
+  var ackTimer = null, online = false, tappedOffline = false, shownReveal = -1, skipFrom = null;
 
   /* The confidence this phone shows for question pos (null: none). */
   function confOf(pos) {
@@ -69,7 +77,7 @@
       if (pending !== mine) return;
       pending = null;
       render();
-      fvText('ack', 'no answer from the laptop yet: check your wifi and tap again');
+      fvText('ack', fvT('phone.ack_timeout'));
     }, ACK_WAIT_MS);
     render();
   }
@@ -96,16 +104,15 @@
     });
   });
 
-  var CHIP = { pending: 'waiting', voting: 'voting open', closed: 'voting closed', measuring: 'measuring…',
-    measured: 'measured', revealed: 'revealed', skipped: 'skipped', ended: 'ended' };
+  /* The state chip's words: chip.<class> (pending, voting, closed, measuring, measured, revealed, skipped, ended). */
+  var CHIPS = ['pending', 'voting', 'closed', 'measuring', 'measured', 'revealed', 'skipped', 'ended'];
 
   /* What happens to this phone's vote while the connection is gone. */
   function offlineText() {
     var q = state && !state.ended ? state.q : null, mine = q ? votes[q.pos] : -1;
-    var fate = !q ? '' : mine === 0 || mine === 1 ? ' Your vote (' + (mine ? 'yes' : 'no') + ') is counted and kept.' :
-      q.state === 'voting' ? (tappedOffline ? ' Your tap did not go out: vote again when the connection is back.' :
-        ' You have not voted yet: the buttons come back with the connection.') : '';
-    return 'Offline — reconnecting…' + fate;
+    var fate = !q ? '' : mine === 0 || mine === 1 ? fvT('phone.offline_kept', { vote: fvT(mine ? 'answer.yes' : 'answer.no') }) :
+      q.state === 'voting' ? fvT(tappedOffline ? 'phone.offline_tap_lost' : 'phone.offline_not_voted') : '';
+    return fate ? fvT('phone.offline_with', { fate: fate }) : fvT('phone.offline');
   }
 
   function render() {
@@ -115,23 +122,24 @@
     fvShow('nickform', !!state.nicknames && joined && !state.ended);
     fvText('title', state.title);
     fvEl('title').setAttribute('title', state.title);
-    fvText('roomchip', joined ? 'room ' + state.room : '');
+    fvText('roomchip', joined ? fvT('common.room', { room: state.room }) : '');
     if (state.ended) { renderFinal(); return; }
     fvShow('final', false);
     fvShow('play', joined);
     var q = state.q, mine = votes[q.pos], rv = state.reveal;
-    fvText('qnum', 'Question ' + (q.pos + 1) + ' of ' + state.n +
-      (q.round === 2 && q.state === 'voting' ? ' · second round: talk to your neighbour, then vote again' : ''));
+    fvText('qnum', fvT(q.round === 2 && q.state === 'voting' ? 'phone.qnum_round2' : 'common.qnum', { q: q.pos + 1, n: state.n }));
     var cls = fvStateClass(state), chip = fvEl('qstate');
     /* The room's verdict is the projector's; this phone's own verdict is in
      * its result card, so the chip stays neutral once revealed. */
     if (q.state === 'revealed') cls = 'revealed';
-    chip.textContent = CHIP[cls] || q.state;
+    chip.textContent = CHIPS.indexOf(cls) >= 0 ? fvT('chip.' + cls) : q.state;
     chip.className = 'chip ' + cls;
+    /* the state before a jump to this question: the skip note, worded at each render */
+    var skipNote = skipFrom ? fvSkipped(skipFrom, state) : '';
     fvText('skipnote', skipNote);
     fvShow('skipnote', !!skipNote && q.state === 'pending');
-    fvQuestion('qtext', q.text);
-    fvText('qsummary', q.summary);
+    fvQuestion('qtext', q);
+    fvText('qsummary', fvSummary(q));
     var open = q.state === 'voting';
     fvEl('yes').disabled = !open || !online;
     fvEl('no').disabled = !open || !online;
@@ -147,11 +155,12 @@
       b.setAttribute('aria-pressed', conf === lv[0] ? 'true' : 'false');
     });
     var ack = fvEl('ack');
-    if (pending && pending.q === q.pos) ack.textContent = 'sending…';
-    else if (mine === 0 || mine === 1) ack.textContent = rv ? '' : 'vote counted ✓ (' + (mine ? 'yes' : 'no') +
-      (confs[q.pos] ? ', ' + fvConfWords(confs[q.pos]) : '') + ')';
-    else if (open) ack.textContent = online ? 'tap Yes or No' : (tappedOffline ? 'offline: that tap did not go out' : 'offline');
-    else ack.textContent = q.state === 'pending' ? 'voting opens soon' : rv || q.state === 'skipped' ? '' : 'voting closed — you did not vote';
+    if (pending && pending.q === q.pos) ack.textContent = fvT('phone.sending');
+    else if (mine === 0 || mine === 1) ack.textContent = rv ? '' : confs[q.pos] ?
+      fvT('phone.counted_conf', { vote: fvT(mine ? 'answer.yes' : 'answer.no'), conf: fvConfWords(confs[q.pos]) }) :
+      fvT('phone.counted', { vote: fvT(mine ? 'answer.yes' : 'answer.no') });
+    else if (open) ack.textContent = fvT(online ? 'phone.tap' : tappedOffline ? 'phone.tap_lost' : 'phone.offline_short');
+    else ack.textContent = q.state === 'pending' ? fvT('phone.opens_soon') : rv || q.state === 'skipped' ? '' : fvT('phone.missed');
     fvShow('revealcard', !!rv);
     fvEl('play').classList.toggle('revealed', !!rv);
     fvPath.show(fvEl('path'), rv && rv.path, 'tall');
@@ -159,7 +168,7 @@
       var v = document.createElement('div'), voted = mine === 0 || mine === 1;
       var right = voted && (mine === 1) === (rv.truth === 'yes'), known = rv.truth === 'yes' || rv.truth === 'no';
       v.className = 'verdict' + (voted && known ? (right ? ' right' : ' wrong') : '');
-      var words = !voted ? 'You did not vote on this one.' : !known ? 'Nobody can tell for sure.' : right ? 'You were right ✔' : 'Not this time ✘';
+      var words = fvT(!voted ? 'phone.verdict_novote' : !known ? 'phone.verdict_unknown' : right ? 'phone.verdict_right' : 'phone.verdict_wrong');
       /* the mark stays with its last word, never alone on a line */
       var cut = words.lastIndexOf(' ', words.length - 3), head = document.createElement('span'), tail = document.createElement('span');
       head.textContent = words.slice(0, cut + 1);
@@ -174,13 +183,14 @@
         fvEl('verdict').replaceChildren(v);
         verdictSaid = said;
       }
-      fvText('truth', rv.truth);
-      fvText('basis', '(' + rv.basis + ')' + (known ? ' — ' + fvTruthWords(q.kind, rv.truth) : ''));
+      fvText('truth', fvT('answer.' + (known ? rv.truth : 'unknown')));
+      fvText('basis', fvT(known ? 'reveal.basis_words' : 'reveal.basis', { basis: fvT('basis.' + rv.basis), words: fvTruthWords(q.kind, rv.truth) }));
       fvText('evidence', rv.evidence || rv.why || '');
       fvExplain(rv);
+      var room = rv.majority ? fvT('phone.room_said', { vote: fvT('answer.' + rv.majority) }) : fvT('phone.nobody_voted');
       fvText('confheadline', rv.confidence && rv.confidence.headline ? rv.confidence.headline : '');
-      fvText('roomverdict', (voted ? 'You said ' + (mine ? 'yes' : 'no') + (confs[q.pos] ? ' (' + fvConfWords(confs[q.pos]) + ')' : '') + '. ' : '') +
-        (rv.majority ? 'The room said ' + rv.majority + '.' : 'Nobody voted.'));
+      var said = { vote: fvT(mine ? 'answer.yes' : 'answer.no'), conf: fvConfWords(confs[q.pos]), room: room };
+      fvText('roomverdict', !voted ? room : fvT(confs[q.pos] ? 'phone.you_conf_and_room' : 'phone.you_and_room', said));
       /* The result first: scrolled into view once, when it arrives. */
       if (shownReveal !== q.pos) { shownReveal = q.pos; if (window.scrollTo) window.scrollTo(0, 0); }
     } else shownReveal = -1;
@@ -205,16 +215,16 @@
     fvShow('final', true);
     var s = shareText();
     fvText('bigscore', s.scored ? s.right + ' / ' + s.scored : '–');
-    fvText('score', s.right + ' right out of ' + s.scored + ' scored questions.');
+    fvText('score', fvTn('phone.score', s.scored, { right: s.right }));
     fvText('grid', s.text.split('\n').slice(1).join('\n'));
-    fvText('gridlabels', s.tests.map(function (t) { return 'packet ' + (t + 1); }).join('\n'));
+    fvText('gridlabels', s.tests.map(function (t) { return fvT('phone.packet', { n: t + 1 }); }).join('\n'));
   }
 
   /* navigator.clipboard needs a secure context, which a phone on
    * http://<laptop-ip>/ is not: fall back to select + execCommand. */
   fvEl('copy').addEventListener('click', function () {
     var text = shareText().text;
-    function done(ok) { fvText('copied', ok ? 'copied ✓' : 'select and copy the text above'); }
+    function done(ok) { fvText('copied', fvT(ok ? 'phone.copied' : 'phone.copy_by_hand')); }
     if (window.isSecureContext && navigator.clipboard) {
       navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(legacyCopy(text)); });
     } else done(legacyCopy(text));
@@ -240,17 +250,24 @@
   }
 
   function showTally(m) {
-    fvText('tally', fvCount(m.online, 'phone') + ' online · ' + fvCount(m.votes, 'vote') +
-      ('yes' in m ? ' · yes ' + m.yes + ' / no ' + m.no : ''));
+    var line = fvT('phone.tally', { online: fvTn('count.phones_online', m.online), votes: fvTn('count.votes', m.votes) });
+    fvText('tally', 'yes' in m ? fvT('phone.tally_split', { line: line, yes: m.yes, no: m.no }) : line);
+  }
+
+  var connNow = { s: 'connecting', why: '' };
+  function showConn() {
+    var e = fvEl('conn'), s = connNow.s, why = connNow.why;
+    /* short: the banner below says the rest once joined */
+    e.textContent = online ? fvT('conn.online') : s === 'connecting' ? fvT('conn.connecting') : joined ? fvT('conn.offline') :
+      why ? fvT('conn.reconnecting_why', { why: why }) : fvT('conn.reconnecting');
+    e.className = online ? '' : 'offline';
   }
 
   conn = fvConnect('fragvote-audience', {
     status: function (s, why) {
-      var e = fvEl('conn');
       online = s === 'online';
-      /* short: the banner below says the rest once joined */
-      e.textContent = online ? 'online' : s === 'connecting' ? 'connecting…' : joined ? 'offline' : 'offline — reconnecting' + (why ? ' (' + why + ')' : '');
-      e.className = online ? '' : 'offline';
+      connNow = { s: s, why: why };
+      showConn();
       if (!online) { pending = null; countdown.stop(); lastTally = null; fvText('tally', ''); } /* counts that can no longer be true */
       render();
     },
@@ -273,7 +290,7 @@
         break;
       case 'state':
         countdown(m);
-        if (state && state.q.pos !== m.q.pos) { pending = null; tappedOffline = false; skipNote = fvSkipped(state, m); lastTally = null; fvText('tally', ''); }
+        if (state && state.q.pos !== m.q.pos) { pending = null; tappedOffline = false; skipFrom = state; lastTally = null; fvText('tally', ''); }
         /* A re-vote: everyone votes again, the first round's vote is kept apart. */
         if (state && state.q.pos === m.q.pos && m.q.round === 2 && state.q.round !== 2) {
           votes[m.q.pos] = -1; confs[m.q.pos] = null; confFirst = { q: -1, c: null }; pending = null;
@@ -285,7 +302,7 @@
       case 'nick_ok':
         store('set', NICK_KEY, m.nick);
         fvEl('nick').value = m.nick;
-        fvText('nickok', 'saved ✓');
+        fvText('nickok', fvT('phone.nick_saved'));
         break;
       case 'ack':
         votes[m.q] = m.yes ? 1 : 0;
@@ -307,10 +324,28 @@
       case 'error':
         if (pending && m.id === pending.id) pending = null;
         if (m.code === 'bad_room') { room = ''; store('set', ROOM_KEY, ''); fvShow('join', true); fvShow('play', false); }
-        fvText('error', m.message);
+        fvText('error', fvError(m));
         render();
         break;
       }
     }
   });
-})();
+
+  /* The language switch: every shipped catalog by its own name. */
+  var pick = fvEl('lang');
+  if (pick) {
+    pick.replaceChildren.apply(pick, Object.keys(FV_LANGS).map(function (c) {
+      var o = document.createElement('option');
+      o.value = c;
+      o.textContent = FV_LANGS[c];
+      o.setAttribute('lang', c);
+      return o;
+    }));
+    pick.value = fvI18n.code();
+    pick.addEventListener('change', function () {
+      var c = pick.value;
+      store('set', LANG_KEY, c);
+      fvI18n.use(c, function () { verdictSaid = ''; showConn(); render(); if (lastTally) showTally(lastTally); fvText('copied', ''); fvText('nickok', ''); });
+    });
+  }
+});

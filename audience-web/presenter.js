@@ -5,9 +5,9 @@
  * A presentation clicker works: PageDown / → / Space do the highlighted
  * step (Space too, unless a button has the focus), PageUp / ← go back; the console's letter keys do the same here. */
 'use strict';
-(function () {
+fvI18n.use(fvParam('lang') || 'en', function () {
   var secret = fragmentSecret() || (function () { try { return sessionStorage.getItem('fragvote_secret') || ''; } catch (e) { return ''; } })();
-  var authed = false, online = false, conn, state = null, skipNote = '', errTimer = null;
+  var authed = false, online = false, conn, state = null, skipFrom = null, errTimer = null;
   var busyUntil = 0, changedAt = 0;
   var BUSY_MS = 1500;        /* a command's answer is awaited this long before the next key counts */
   var DOUBLE_PRESS_MS = 400; /* a clicker pressed twice by accident does not also do the step after */
@@ -46,7 +46,7 @@
    * moves the talk on: the highlighted button. */
   function plan(s) {
     var q = s.q, first = q.pos === 0;
-    if (s.ended) return { next: null, ok: ['back'], hint: 'The quiz has ended. Back returns to the last question.' };
+    if (s.ended) return { next: null, ok: ['back'], hint: fvT('presenter.hint_ended') };
     var r = planStep(q, first);
     if (s.prober === false) r = withoutLaptop(r, q);
     if (r.ok.length) r.ok.push('end'); /* the talk may end at any question (quiz_end) */
@@ -55,27 +55,27 @@
   /* A hosted room (serve --prober remote) whose laptop is not connected:
    * what measures (Measure, Re-run, Answer) would only wait for it, so it
    * is not offered. */
-  var LAPTOP_WORDS = { measure: 'Measure', rerun: 'Re-run', answer: 'Answer without a vote' };
+  var LAPTOP_CMDS = ['measure', 'rerun', 'answer'];
   function withoutLaptop(r, q) {
-    var ok = r.ok.filter(function (c) { return !LAPTOP_WORDS[c]; });
-    var gone = r.ok.filter(function (c) { return LAPTOP_WORDS[c]; }).map(function (c) { return LAPTOP_WORDS[c]; });
-    if (q.measuring) return { next: null, ok: ok, hint: 'Measuring… waiting for the laptop that measures: it is not connected.' };
+    var ok = r.ok.filter(function (c) { return LAPTOP_CMDS.indexOf(c) < 0; });
+    var gone = r.ok.filter(function (c) { return LAPTOP_CMDS.indexOf(c) >= 0; }).map(function (c) { return fvT('presenter.cmd_' + c); });
+    if (q.measuring) return { next: null, ok: ok, hint: fvT('presenter.hint_measuring_away') };
     if (!gone.length) return r;
     if (r.next === 'measure')
-      return { next: null, ok: ok, hint: 'Measure waits for the laptop that measures: it is not connected.' +
-        (ok.indexOf('revote') >= 0 ? ' A second round (re-vote) does not need it.' : '') };
-    return { next: r.next, ok: ok, hint: (r.next === 'open' ? 'Next: open voting.' : r.hint) + ' ' + gone.join(' and ') + ' wait' + (gone.length > 1 ? '' : 's') + ' for the laptop that measures.' };
+      return { next: null, ok: ok, hint: fvT(ok.indexOf('revote') >= 0 ? 'presenter.hint_measure_away_revote' : 'presenter.hint_measure_away') };
+    return { next: r.next, ok: ok, hint: fvTn('presenter.hint_wait_laptop', gone.length, { hint: r.next === 'open' ? fvT('presenter.hint_open') : r.hint,
+      cmds: gone.join(fvT('presenter.and')) }) };
   }
   function planStep(q, first) {
-    if (q.measuring) return { next: null, ok: ['skip'], hint: 'Measuring… the probe is running.' };
+    if (q.measuring) return { next: null, ok: ['skip'], hint: fvT('presenter.hint_measuring') };
     switch (q.state) {
-    case 'pending': return { next: 'open', ok: ['open', 'next', 'skip', 'answer'].concat(first ? [] : ['back']), hint: 'Next: open voting (or show the answer without a vote).' };
-    case 'voting': return { next: 'close', ok: ['close', 'skip'], hint: 'The room votes. Next: close voting.' };
+    case 'pending': return { next: 'open', ok: ['open', 'next', 'skip', 'answer'].concat(first ? [] : ['back']), hint: fvT('presenter.hint_pending') };
+    case 'voting': return { next: 'close', ok: ['close', 'skip'], hint: fvT('presenter.hint_voting') };
     case 'closed': return { next: 'measure', ok: ['measure', 'rerun', 'skip'].concat(q.round === 2 ? [] : ['revote'], first ? [] : ['back']),
-      hint: 'Next: measure (send the packet)' + (q.round === 2 ? '.' : ', or a second round (re-vote) after the room talked.') };
-    case 'measured': return { next: 'reveal', ok: ['reveal', 'rerun', 'skip'].concat(first ? [] : ['back']), hint: 'Measured. Next: reveal it to the room.' };
-    case 'revealed': return { next: 'next', ok: ['next', 'rerun'].concat(first ? [] : ['back']), hint: 'Next: the next question.' };
-    case 'skipped': return { next: 'next', ok: ['next'].concat(first ? [] : ['back']), hint: 'Skipped. Next: the next question.' };
+      hint: fvT(q.round === 2 ? 'presenter.hint_closed_round2' : 'presenter.hint_closed') };
+    case 'measured': return { next: 'reveal', ok: ['reveal', 'rerun', 'skip'].concat(first ? [] : ['back']), hint: fvT('presenter.hint_measured') };
+    case 'revealed': return { next: 'next', ok: ['next', 'rerun'].concat(first ? [] : ['back']), hint: fvT('presenter.hint_revealed') };
+    case 'skipped': return { next: 'next', ok: ['next'].concat(first ? [] : ['back']), hint: fvT('presenter.hint_skipped') };
     }
     return { next: null, ok: [], hint: '' };
   }
@@ -102,12 +102,12 @@
 
   /* End skips every question not revealed, for good: the first press (or
    * f) only asks again, for END_CONFIRM_MS. */
-  var END_CONFIRM_MS = 4000, endAsked = 0, endLabel = buttons.end ? buttons.end.textContent : '';
+  var END_CONFIRM_MS = 4000, endAsked = 0;
   function endArmed() {
-    if (Date.now() - endAsked < END_CONFIRM_MS) { endAsked = 0; buttons.end.textContent = endLabel; return true; }
+    if (Date.now() - endAsked < END_CONFIRM_MS) { endAsked = 0; buttons.end.textContent = fvT('presenter.btn_end'); return true; }
     endAsked = Date.now();
-    buttons.end.textContent = 'Press again to end the quiz';
-    setTimeout(function () { if (Date.now() - endAsked >= END_CONFIRM_MS) buttons.end.textContent = endLabel; }, END_CONFIRM_MS);
+    buttons.end.textContent = fvT('presenter.end_again');
+    setTimeout(function () { if (Date.now() - endAsked >= END_CONFIRM_MS) buttons.end.textContent = fvT('presenter.btn_end'); }, END_CONFIRM_MS);
     return false;
   }
 
@@ -119,7 +119,7 @@
       b.classList.toggle('primary', ok && p.next === name);
       b.classList.toggle('quiet', ok && p.next !== name);
     });
-    fvText('nexthint', online ? p.hint : 'Offline.');
+    fvText('nexthint', online ? p.hint : fvT('presenter.hint_offline'));
   }
 
   /* Keys: only when the page is unlocked and no text field has the focus. */
@@ -153,24 +153,27 @@
     fvEl('nobar').style.width = total ? Math.round(100 * no / total) + '%' : '0';
     fvText('yesn', String(yes));
     fvText('non', String(no));
-    fvText('split', 'Yes ' + yes + ' · No ' + no);
-    fvText('votes', fvCount(total, 'vote'));
+    fvText('split', fvT('presenter.split', { yes: yes, no: no }));
+    fvText('votes', fvTn('count.votes', total));
   }
 
   function render(s) {
     var q = s.q, rv = s.reveal;
     fvText('title', s.title);
-    fvText('roomchip', 'room ' + s.room);
-    fvText('qnum', s.ended ? 'The quiz has ended' : 'Question ' + (q.pos + 1) + ' of ' + s.n);
+    fvText('roomchip', fvT('common.room', { room: s.room }));
+    fvText('qnum', s.ended ? fvT('presenter.ended') : fvT('common.qnum', { q: q.pos + 1, n: s.n }));
     var cls = fvStateClass(s), chip = fvEl('qstate');
-    chip.textContent = (s.ended ? 'ended' : q.measuring ? 'measuring…' : q.state) + (!s.ended && q.round === 2 ? ' · round 2' : '');
+    var word = s.ended ? fvT('chip.ended') : q.measuring ? fvT('chip.measuring') : fvT('qstate.' + q.state);
+    chip.textContent = !s.ended && q.round === 2 ? fvT('presenter.chip_round2', { state: word }) : word;
     chip.className = 'chip ' + cls;
-    fvText('roomsees', 'The projector shows: ' + fvStateWords(s));
+    fvText('roomsees', fvT('presenter.room_sees', { words: fvStateWords(s) }));
     laptop(s);
+    /* the state before a jump to this question: the skip note, worded at each render */
+    var skipNote = skipFrom ? fvSkipped(skipFrom, s) : '';
     fvText('skipnote', skipNote);
     fvShow('skipnote', !!skipNote && q.state === 'pending');
-    fvQuestion('qtext', q.text);
-    fvText('qsummary', q.summary);
+    fvQuestion('qtext', q);
+    fvText('qsummary', fvSummary(q));
     if (s.split) bars(s.split.yes, s.split.no);
     fvShow('splitnote', !s.live_split && (q.state === 'voting' || q.state === 'pending'));
     fvText('notes', q.notes || '');
@@ -180,28 +183,30 @@
     fvEl('bars').classList.toggle('revealed', !!known);
     fvEl('yesrow').classList.toggle('true', !!known && rv.truth === 'yes');
     fvEl('norow').classList.toggle('true', !!known && rv.truth === 'no');
-    fvText('yesmark', known && rv.truth === 'yes' ? '✔ measured' : '');
-    fvText('nomark', known && rv.truth === 'no' ? '✔ measured' : '');
+    fvText('yesmark', known && rv.truth === 'yes' ? fvT('common.measured_mark') : '');
+    fvText('nomark', known && rv.truth === 'no' ? fvT('common.measured_mark') : '');
     if (rv) {
       var v = fvEl('verdict');
-      v.textContent = fvVerdictWords(rv) + (rv.majority ? ' (the room said ' + rv.majority + ')' : '');
+      v.textContent = rv.majority ? fvT('presenter.verdict_said', { verdict: fvVerdictWords(rv), vote: fvT('answer.' + rv.majority) }) : fvVerdictWords(rv);
       v.className = 'chip ' + fvVerdictClass(rv);
-      fvText('truth', 'Measured: ' + rv.truth.toUpperCase() + ' (' + rv.basis + ')' + (known ? ' — ' + fvTruthWords(q.kind, rv.truth) : ''));
+      var tw = { truth: fvT('answer.' + (known ? rv.truth : 'unknown')).toUpperCase(), basis: fvT('basis.' + rv.basis), words: known ? fvTruthWords(q.kind, rv.truth) : '' };
+      fvText('truth', fvT(known ? 'presenter.truth_words' : 'presenter.truth', tw));
       fvText('evidence', rv.evidence || rv.why || '');
       fvExplain(rv);
-      fvText('shift', rv.shift ? 'Re-vote: ' + rv.shift : '');
+      fvText('shift', fvShift(rv));
       var c = rv.confidence;
       fvText('confheadline', c && c.headline ? c.headline : '');
-      fvText('confsplit', c ? 'By confidence: ' + fvConfSplit(c) + (c.moved ? ' · ' + c.moved : '') : '');
+      fvText('confsplit', c ? fvT(c.moved ? 'conf.by_moved' : 'conf.by', { split: fvConfSplit(c), moved: c.moved }) : '');
     }
     /* the projector's picture (after revealbox is shown: path.js measures its
      * lines); a narrow presenter page gets the phone's one-hop-per-row layout */
     var width = fvEl('revealbox').clientWidth;
     fvPath.show(fvEl('path'), rv && rv.path, width && width < 520 ? 'tall' : 'wide');
-    fvText('collective', s.scored ? 'Room score so far: ' + Math.round(s.collective * 100) + '% over ' + fvCount(s.scored, 'question') : 'Room score: nothing scored yet');
+    var score = s.scored ? fvTn('common.score', s.scored, { pct: fvT('common.pct', { n: Math.round(s.collective * 100) }) }) : '';
+    fvText('collective', score ? fvT('common.score_so_far', { score: score }) : fvT('presenter.nothing_scored'));
     fvShow('finalbox', !!s.ended);
     if (s.ended) {
-      fvText('finalscore', s.scored ? 'This room scored ' + Math.round(s.collective * 100) + '% over ' + fvCount(s.scored, 'question') : 'No question was scored.');
+      fvText('finalscore', score ? fvT('common.final_score', { score: score }) : fvT('common.none_scored'));
       board(s);
     }
     fvText('calibration', s.ended ? fvCalibration(s.calibration) : '');
@@ -212,8 +217,7 @@
   function laptop(s) {
     var e = fvEl('laptop');
     fvShow('laptop', 'prober' in s);
-    e.textContent = s.prober ? 'Laptop connected' :
-      'The laptop that measures is not connected (run fragvote present on it): Measure waits for it.';
+    e.textContent = fvT(s.prober ? 'presenter.laptop_here' : 'presenter.laptop_away');
     e.className = s.prober ? 'muted' : 'laptop-away';
   }
 
@@ -221,8 +225,8 @@
     var rows = (s.questions || []).map(function (q) {
       var tr = document.createElement('tr');
       var mark = q.correct == null || q.correct < 0 ? '·' : q.correct === 1 ? '✔' : q.correct === 0 ? '✘' : '½';
-      [q.pos + 1, 'test ' + (q.test + 1) + ' · ' + fvKindWord(q.kind), q.yes == null ? '' : q.yes, q.no == null ? '' : q.no,
-        q.truth || q.state, mark].forEach(function (c) {
+      [q.pos + 1, fvBoardQuestion(q), q.yes == null ? '' : q.yes, q.no == null ? '' : q.no,
+        fvBoardTruth(q), mark].forEach(function (c) {
         var td = document.createElement('td');
         td.textContent = String(c);
         tr.appendChild(td);
@@ -232,12 +236,18 @@
     fvEl('board').replaceChildren.apply(fvEl('board'), rows);
   }
 
+  var connNow = 'connecting';
+  function showConn() {
+    var e = fvEl('conn');
+    e.textContent = fvT(online ? 'conn.online' : connNow === 'connecting' ? 'conn.connecting' : 'conn.reconnecting');
+    e.className = online ? '' : 'offline';
+  }
+
   conn = fvConnect('fragvote-presenter', {
     status: function (s) {
-      var e = fvEl('conn');
       online = s === 'online';
-      e.textContent = online ? 'online' : s === 'connecting' ? 'connecting…' : 'offline — reconnecting';
-      e.className = online ? '' : 'offline';
+      connNow = s;
+      showConn();
       fvShow('offline', !online && authed);
       if (!online) { countdown.stop(); busyUntil = 0; }
       controls();
@@ -256,18 +266,20 @@
         break;
       case 'state':
         countdown(m);
-        if (state && state.q.pos !== m.q.pos) { skipNote = fvSkipped(state, m); bars(0, 0); }
+        if (state && state.q.pos !== m.q.pos) { skipFrom = state; bars(0, 0); }
         if (!state || state.q.state !== m.q.state || state.q.pos !== m.q.pos || state.ended !== m.ended) changedAt = Date.now();
         state = m;
         busyUntil = 0;
+        /* the deck's language or serve --lang (?lang= in the address wins) */
+        if (!fvParam('lang') && fvFollowLang(m.lang, function () { showConn(); render(state); })) break;
         render(m);
         break;
       case 'tally':
         countdown(m);
-        fvText('tally', fvCount(m.online, 'phone') + ' online · ' + m.joined + ' joined');
+        fvText('tally', fvT('presenter.tally', { online: fvTn('count.phones_online', m.online), joined: fvTn('count.joined', m.joined) }));
         if (state && m.q !== state.q.pos) break; /* still about the previous question */
         if ('yes' in m) bars(m.yes, m.no);
-        else fvText('votes', fvCount(m.votes, 'vote'));
+        else fvText('votes', fvTn('count.votes', m.votes));
         break;
       case 'cmd_ok':
         busyUntil = 0;
@@ -276,10 +288,10 @@
       case 'error':
         busyUntil = 0;
         if (m.code === 'bad_secret' || m.code === 'throttled') { authed = false; fvShow('auth', true); fvShow('panel', false); }
-        showError(m.message);
+        showError(m.code === 'refused' || m.code === 'bad_cmd' ? fvT('presenter.refused', { reason: m.message }) : fvError(m));
         controls();
         break;
       }
     }
   });
-})();
+});

@@ -10,9 +10,9 @@
  * slide deck's iframe: no join box, no final board; &view=result: only its
  * result, and before its reveal a neutral "not revealed yet". */
 'use strict';
-(function () {
+fvI18n.use(fvParam('lang') || 'en', function () {
   var BOARD_ONE_COLUMN = 14; /* rows of the final board before it splits into two columns */
-  var state = null, split = null, online = false, skipNote = '';
+  var state = null, split = null, online = false, skipFrom = null;
   var qParam = fvParam('q');
   /* the position followed (0-based), -1 none, -2 a q that is no question number */
   var follow = !qParam ? -1 : /^[1-9][0-9]{0,3}$/.test(qParam) ? +qParam - 1 : -2;
@@ -23,7 +23,7 @@
     fvEl('banner').classList.toggle('urgent', left > 0 && left <= 5);
   });
 
-  function pct(x) { return Math.round(x * 100) + '%'; }
+  function pct(x) { return fvT('common.pct', { n: Math.round(x * 100) }); }
 
   function bars(yes, no) {
     var total = yes + no;
@@ -37,9 +37,9 @@
   function counts(voters, votes) {
     fvEl('turnoutbar').style.width = voters > 0 ? Math.min(100, Math.round(100 * votes / voters)) + '%' : '0';
     fvText('online', String(voters));
-    fvText('onlinew', voters === 1 ? 'voter' : 'voters');
+    fvText('onlinew', fvTn('screen.voters_word', voters));
     fvText('votes', String(votes));
-    fvText('votesw', votes === 1 ? 'vote' : 'votes');
+    fvText('votesw', fvTn('screen.votes_word', votes));
   }
 
   /* The URL in big type, breaking only after its '/' (before "?room="),
@@ -62,13 +62,13 @@
     if (!state) return;
     if (resultOnly && !state.reveal && online) return notYet(); /* not even the question's state */
     b.className = 'banner ' + fvStateClass(shown()) + (b.classList.contains('urgent') ? ' urgent' : '');
-    fvText('bannertext', !online ? 'Offline: waiting for the laptop' : fvStateWords(shown()));
+    fvText('bannertext', !online ? fvT('screen.offline') : fvStateWords(shown()));
     if (!online) b.className = 'banner offline';
   }
 
   /* ?q= names no question of this deck: said, and nothing else shown. */
   function noSuchQuestion() {
-    fvText('bannertext', 'No question ' + qParam + ' in this talk');
+    fvText('bannertext', fvT('screen.no_such_question', { q: qParam }));
     fvEl('banner').className = 'banner pending';
     fvShow('live', false);
   }
@@ -76,8 +76,8 @@
   /* view=result before the reveal: neutral, and nothing of the question's
    * votes in the page (its text, count and bars are not even filled in). */
   function notYet() {
-    fvText('qnum', 'Question ' + (follow + 1));
-    fvText('bannertext', 'Question ' + (follow + 1) + ': the result is not revealed yet');
+    fvText('qnum', fvT('screen.question', { q: follow + 1 }));
+    fvText('bannertext', fvT('screen.not_revealed', { q: follow + 1 }));
     fvEl('banner').className = 'banner pending';
     fvEl('page').setAttribute('data-state', 'notyet');
     fvShow('live', false);
@@ -90,11 +90,13 @@
     fvText('title', state.title);
     fvText('code', state.room);
     showUrl(state.join_url.replace(/^https?:\/\//, ''));
-    fvText('qnum', state.ended && follow < 0 ? 'Final' : 'Question ' + (q.pos + 1) + ' of ' + state.n);
+    fvText('qnum', state.ended && follow < 0 ? fvT('screen.final') : fvT('common.qnum', { q: q.pos + 1, n: state.n }));
     fvEl('page').setAttribute('data-state', fvStateClass(shown()));
     banner();
-    fvQuestion('qtext', q.text);
-    fvText('qsummary', q.summary);
+    fvQuestion('qtext', q);
+    fvText('qsummary', fvSummary(q));
+    /* the state before a jump to this question: the skip note, worded at each render */
+    var skipNote = skipFrom ? fvSkipped(skipFrom, state) : '';
     fvText('skipnote', skipNote);
     fvShow('skipnote', !!skipNote && q.state === 'pending');
     if (split) bars(split.yes, split.no); else fvShow('bars', false);
@@ -105,8 +107,8 @@
     fvEl('yesrow').classList.toggle('true', !!known && rv.truth === 'yes');
     fvEl('norow').classList.toggle('true', !!known && rv.truth === 'no');
     fvEl('bars').classList.toggle('revealed', !!known);
-    fvText('yesmark', known && rv.truth === 'yes' ? '✔ measured' : '');
-    fvText('nomark', known && rv.truth === 'no' ? '✔ measured' : '');
+    fvText('yesmark', known && rv.truth === 'yes' ? fvT('common.measured_mark') : '');
+    fvText('nomark', known && rv.truth === 'no' ? fvT('common.measured_mark') : '');
     fvPath.show(fvEl('path'), !resultOnly && rv && rv.path, 'wide');
     /* the picture needs the width: the join column steps back while it is shown */
     fvEl('page').classList.toggle('haspath', !fvEl('path').hidden);
@@ -120,26 +122,28 @@
     fvExplain(rv, true);
     if (rv) {
       var t = fvEl('truth');
-      t.textContent = rv.truth.toUpperCase() + ' (' + rv.basis + ')';
+      t.textContent = fvT('screen.truth', { truth: fvT('answer.' + (known ? rv.truth : 'unknown')).toUpperCase(), basis: fvT('basis.' + rv.basis) });
       t.className = 'truth ' + rv.truth;
-      fvText('truthwords', known ? '— ' + fvTruthWords(q.kind, rv.truth) : '');
+      fvText('truthwords', known ? fvT('screen.truth_words', { words: fvTruthWords(q.kind, rv.truth) }) : '');
       fvText('evidence', rv.evidence || rv.why || '');
-      fvText('shift', rv.shift ? 'Re-vote: ' + rv.shift : '');
+      fvText('shift', fvShift(rv));
       var c = rv.confidence;
       fvText('confheadline', c && c.headline ? c.headline : '');
-      fvText('confsplit', c ? 'By confidence: ' + fvConfSplit(c) + (c.moved ? ' · ' + c.moved : '') : '');
-      fvText('majority', rv.majority ? 'The room said ' + rv.majority + (rv.correct === 1 ? ' — right!' : rv.correct === 0 ? ' — wrong.' : rv.correct === 0.5 ? ' — split.' : '') : 'No votes.');
+      fvText('confsplit', c ? fvT(c.moved ? 'conf.by_moved' : 'conf.by', { split: fvConfSplit(c), moved: c.moved }) : '');
+      var said = { vote: rv.majority ? fvT('answer.' + rv.majority) : '' };
+      fvText('majority', !rv.majority ? fvT('screen.no_votes') : fvT(rv.correct === 1 ? 'screen.room_right' : rv.correct === 0 ? 'screen.room_wrong' :
+        rv.correct === 0.5 ? 'screen.room_split' : 'screen.room_said', said));
     }
-    var score = state.scored ? pct(state.collective) + ' over ' + fvCount(state.scored, 'question') : '';
-    fvText('collective', score && follow < 0 ? 'Room score so far: ' + score : '');
+    var score = state.scored ? fvTn('common.score', state.scored, { pct: pct(state.collective) }) : '';
+    fvText('collective', score && follow < 0 ? fvT('common.score_so_far', { score: score }) : '');
     /* At the end the scoreboard replaces the last question, its bars and
      * truth: on a projector nothing below the first screenful is seen. */
     var board = !!state.ended && follow < 0;
     fvShow('live', !board);
     fvShow('final', board);
     if (board) {
-      fvText('finalscore', score ? 'This room scored ' + score : 'No question was scored.');
-      fvText('league', state.league || '');
+      fvText('finalscore', score ? fvT('common.final_score', { score: score }) : fvT('common.none_scored'));
+      fvText('league', state.league || ''); /* English from the hub (league.c) */
       fvText('calibration', fvCalibration(state.calibration));
       leaders(state.leaderboard);
       finale(state.finale || {});
@@ -155,11 +159,12 @@
       var li = document.createElement('li');
       var head = document.createElement('span');
       head.className = 'missedq';
-      head.textContent = 'Q' + (m.pos + 1) + ' · ' + pct(m.wrong) + ' wrong · ' + m.text;
+      head.textContent = fvT('screen.missed', { q: m.pos + 1, pct: pct(m.wrong), text: m.ask ? fvQuestionText(m) : m.text });
       li.appendChild(head);
       if (m.lesson) {
         var l = document.createElement('span');
         l.className = 'lesson';
+        l.setAttribute('lang', 'en'); /* the rules' words, from the hub */
         l.textContent = m.lesson;
         li.appendChild(l);
       }
@@ -167,7 +172,7 @@
     });
     fvEl('missed').replaceChildren.apply(fvEl('missed'), items);
     var s = f.shift;
-    fvText('shiftline', s ? 'Biggest change after discussion: Q' + (s.pos + 1) + ', ' + pct(s.before) + ' right → ' + pct(s.after) : '');
+    fvText('shiftline', s ? fvT('screen.biggest_shift', { q: s.pos + 1, before: pct(s.before), after: pct(s.after) }) : '');
     fvShow('shiftline', !!s);
     fvShow('finale', items.length > 0 || !!s);
   }
@@ -188,13 +193,13 @@
   function boardRows() {
     var all = state.questions || [], played = all.filter(function (q) { return q.state !== 'skipped'; });
     var skipped = all.length - played.length;
-    fvText('skippedn', skipped ? fvCount(skipped, 'question') + ' skipped' : '');
+    fvText('skippedn', skipped ? fvTn('screen.skipped_n', skipped) : '');
     fvShow('skippedn', skipped > 0);
     var rows = played.map(function (q) {
       var tr = document.createElement('tr');
       var mark = q.correct == null || q.correct < 0 ? '·' : q.correct === 1 ? '✔' : q.correct === 0 ? '✘' : '½';
-      var cells = [q.pos + 1, 'test ' + (q.test + 1) + ' · ' + fvKindWord(q.kind), q.yes == null ? '' : q.yes,
-        q.no == null ? '' : q.no, q.truth || q.state, mark];
+      var cells = [q.pos + 1, fvBoardQuestion(q), q.yes == null ? '' : q.yes,
+        q.no == null ? '' : q.no, fvBoardTruth(q), mark];
       cells.forEach(function (c, i) {
         var td = document.createElement('td');
         td.textContent = String(c);
@@ -241,7 +246,7 @@
 
   if (follow === -2) noSuchQuestion();
   else if (resultOnly) notYet();
-  else if (follow >= 0) { fvText('qnum', 'Question ' + (follow + 1)); fvShow('live', false); }
+  else if (follow >= 0) { fvText('qnum', fvT('screen.question', { q: follow + 1 })); fvShow('live', false); }
   var conn = fvConnect('fragvote-screen', {
     status: function (s) {
       online = s === 'online';
@@ -262,14 +267,15 @@
       if (resultOnly && m.t === 'tally') return; /* its result comes with the reveal's state */
       if (m.t === 'state' || m.t === 'tally') countdown(m);
       if (m.t === 'state') {
-        var note = follow >= 0 ? '' : fvSkipped(state, m);
         if (state && state.q.pos !== m.q.pos) {
-          skipNote = note;
+          skipFrom = follow >= 0 ? null : state;
           counts(+fvEl('online').textContent || 0, 0); /* a new question: no votes yet */
         }
         state = m;
         split = m.split || null;
         if (typeof m.q.votes === 'number') counts(+fvEl('online').textContent || 0, m.q.votes);
+        /* the deck's language or serve --lang (?lang= in the address wins) */
+        if (!fvParam('lang') && fvFollowLang(m.lang, function () { counts(+fvEl('online').textContent || 0, +fvEl('votes').textContent || 0); render(); })) return;
         render();
       } else if (m.t === 'tally') {
         /* a tally still about the previous question counts only its voters */
@@ -280,4 +286,4 @@
       }
     }
   });
-})();
+});

@@ -45,6 +45,10 @@ static void usage(FILE *out) {
             "                       (docs/SLIDES.md). Default: no site may frame it. The\n"
             "                       phone's and the presenter's pages are never framed\n"
             "  --title TEXT         session title (default: the deck's)\n"
+            "  --lang CODE          the projector's and presenter page's language: de, fr, es,\n"
+            "                       en ... (default: the deck's \"lang\", else English; a\n"
+            "                       language without a catalog shows English). Phones follow\n"
+            "                       their browser's language (docs/LANGUAGES.md)\n"
             "  --observer MODE      auto, raw or recverr (default: the deck's, else auto)\n"
             "  --witness W          far-end witness: HOST:PORT of `fragvote witness` (the\n"
             "                       target's host), \"lab\" (one in the lab's dst; the default\n"
@@ -141,10 +145,23 @@ static int rate_arg(const char *name, const char *what, int *out) {
     return 0;
 }
 
+/* What the deck's fields take: --title's length, --lang a language tag's
+ * shape (deck_lang_ok; which have a catalog is the pages' business). 0, or
+ * -1 after saying why. */
+static int deck_values_check(const struct serve_opts *o) {
+    if (o->title && strlen(o->title) >= DECK_TEXT_MAX) {
+        fprintf(stderr, "fragvote serve: --title is longer than %d bytes\n", DECK_TEXT_MAX - 1);
+        return -1;
+    }
+    if (!o->lang || deck_lang_ok(o->lang)) return 0;
+    fprintf(stderr, "fragvote serve: --lang wants a language tag such as de, fr or pt-BR, not '%s'\n", o->lang);
+    return -1;
+}
+
 static int parse(int argc, char **argv, struct serve_opts *o) {
     enum { O_DECK = 256, O_DB, O_PORT, O_BIND, O_TITLE, O_LIVE, O_PUBURL, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE,
            O_NOQR, O_LIBEV, O_RESUME, O_TLSCERT, O_TLSKEY, O_POLL, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD,
-           O_VOTERRATE, O_PROBER, O_WSPERADDR, O_SECRETFILE, O_RETAIN, O_QUESTIONS, O_FRAME };
+           O_VOTERRATE, O_PROBER, O_WSPERADDR, O_SECRETFILE, O_RETAIN, O_QUESTIONS, O_FRAME, O_LANG };
     static const struct option longopts[] = {
         CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT,
         {"deck", required_argument, NULL, O_DECK},     {"questions", required_argument, NULL, O_QUESTIONS},
@@ -163,7 +180,7 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
         {"leaderboard", no_argument, NULL, O_LEADERBOARD},
         {"voter-rate", required_argument, NULL, O_VOTERRATE}, {"prober", required_argument, NULL, O_PROBER},
         {"ws-per-address", required_argument, NULL, O_WSPERADDR},
-        {"retain", required_argument, NULL, O_RETAIN},
+        {"retain", required_argument, NULL, O_RETAIN}, {"lang", required_argument, NULL, O_LANG},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
     *o = (struct serve_opts){
         .port = SERVE_PORT_DEFAULT, .db = SERVE_DB_DEFAULT, .timer_s = CONSOLE_TIMER_S_DEFAULT, .retain = -1};
@@ -221,6 +238,7 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
             break;
         case O_BIND: o->bind = optarg; break;
         case O_TITLE: o->title = optarg; break;
+        case O_LANG: o->lang = optarg; break;
         case O_QUESTIONS: o->questions = optarg; break;
         case O_LIVE: o->live_split = 1; break;
         case O_LEADERBOARD: o->leaderboard = 1; break;
@@ -264,11 +282,7 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
                         "--witness-key, --no-witness and --keep-pmtu-cache are options of fragvote present there\n");
         return -1;
     }
-    if (o->title && strlen(o->title) >= DECK_TEXT_MAX) {
-        fprintf(stderr, "fragvote serve: --title is longer than %d bytes\n", DECK_TEXT_MAX - 1);
-        return -1;
-    }
-    if (cli_engine_args_check("serve", e)) return -1;
+    if (deck_values_check(o) || cli_engine_args_check("serve", e)) return -1;
     if (o->room) {
         if (strlen(o->room) != ROOM_CODE_LEN || strspn(o->room, ROOM_CODE_ALPHABET) != ROOM_CODE_LEN) {
             fprintf(stderr, "fragvote serve: --room wants %d characters of %s\n", ROOM_CODE_LEN, ROOM_CODE_ALPHABET);

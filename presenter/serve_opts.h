@@ -16,6 +16,7 @@
 
 struct serve_opts {
     const char *deck, *db, *bind, *title, *public_url, *script, *room;
+    const char *lang;                 /* --lang: the pages' language (NULL: the deck's) */
     const char *questions;             /* --questions LIST: the talk's questions of the deck (deck_select) */
     const char *frame_ancestors;   /* --frame-ancestors: who may frame the projector's page (hub_config) */
     const char *secret;            /* from secret_src (--secret-file, --secret, $FRAGVOTE_SECRET); NULL: random */

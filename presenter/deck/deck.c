@@ -231,8 +231,19 @@ static int valid_target(const char *t) {
     return 1;
 }
 
-static const char *const deck_fields[] = {"title", "target", "port", "ttl", "observer", "keep_pmtu_cache",
+static const char *const deck_fields[] = {"title", "lang", "target", "port", "ttl", "observer", "keep_pmtu_cache",
                                           "witness", "lab", "tests", "questions", NULL};
+
+int deck_lang_ok(const char *tag) {
+    size_t n = strspn(tag, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"), len = strlen(tag);
+    if (n < 2 || n > 3 || len >= DECK_LANG_MAX) return 0;
+    for (const char *p = tag + n; *p; p += n) {
+        if (*p++ != '-') return 0;
+        n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+        if (n < 1 || n > 8) return 0;
+    }
+    return 1;
+}
 static const char *const test_fields[] = {"proto", "mode", "size", "ttl", "ask", "notes", "target", "port", "lab", NULL};
 static const char *const lab_fields[] = {"routers", "mtu", "reassemble", "ratelimit", "dropfrag", "blackhole",
                                          "silent", "nat", NULL};
@@ -386,6 +397,9 @@ static int load_root(struct deck_ctx *c, json_t *root, struct deck *d) {
         path[0].key = "title";
         return fail_at(c, path, r ? 1 : 0, 0, "the deck needs a non-empty \"title\"");
     }
+    if (get_string(c, root, "lang", d->lang, sizeof d->lang, path, 0) < 0) return -1;
+    path[0].key = "lang";
+    if (d->lang[0] && !deck_lang_ok(d->lang)) return fail_at(c, path, 1, 0, "\"%s\" is not a language tag (\"de\", \"pt-BR\")", d->lang);
     if (get_string(c, root, "target", d->target, sizeof d->target, path, 0) < 0) return -1;
     path[0].key = "target";
     if (!valid_target(d->target)) return fail_at(c, path, 1, 0, "\"%s\" is not a host name or address", d->target);

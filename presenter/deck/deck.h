@@ -16,6 +16,7 @@
 #define DECK_FILE_MAX (256 * 1024) /* bytes: a deck file larger than this is refused */
 #define DECK_TESTS_MAX 64          /* tests per deck */
 #define DECK_TEXT_MAX 512          /* title / notes length */
+#define DECK_LANG_MAX 36           /* a language tag ("de", "pt-BR") with its NUL */
 
 struct deck_test {
     struct probe_spec spec;         /* host/port from the deck's target unless the test overrides */
@@ -27,6 +28,7 @@ struct deck_test {
 
 struct deck {
     char title[DECK_TEXT_MAX];
+    char lang[DECK_LANG_MAX];       /* "" or the projector's and presenter page's language (docs/LANGUAGES.md) */
     char target[256];               /* "" or "lab" = the namespace lab */
     int ttl;                        /* default TTL, PROBE_TTL_AUTO if unset */
     char observer[16];              /* "auto" / "raw" / "recverr" */
@@ -51,6 +53,11 @@ void deck_free(struct deck *d);
  * command line's --target overrides the deck's. target must fit the specs'
  * host field (callers check its length). */
 void deck_set_target(struct deck *d, const char *target);
+
+/* 1 when tag has a language tag's shape: 2 or 3 letters, then "-" and 1 to
+ * 8 letters or digits as often as it fits ("de", "pt-BR"); which ones have a
+ * catalog is the pages' business (an unknown one shows English). */
+int deck_lang_ok(const char *tag);
 
 /* How many tests name a lab scenario (their own or the deck's). */
 int deck_scenarios(const struct deck *d);

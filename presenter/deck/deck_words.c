@@ -1,10 +1,14 @@
 /* A test's words: the question and the test's summary in English, as the
- * room reads them. Pure. */
+ * terminal shows them (console, play, export), and the same as parts, for
+ * the pages to word in their reader's language (deck_ask.h,
+ * docs/LANGUAGES.md). Pure. */
 #include <ctype.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "deck.h"
+#include "deck_ask.h"
 
 static const char *proto_words(enum probe_proto p) {
     switch (p) {
@@ -95,4 +99,33 @@ void deck_test_summary(const struct deck_test *t, char *buf, size_t buflen) {
     if (t->spec.ttl != PROBE_TTL_AUTO) snprintf(ttl, sizeof ttl, "TTL %d", t->spec.ttl);
     snprintf(buf, buflen, "%s \xc2\xb7 %s (%s) \xc2\xb7 %d bytes \xc2\xb7 %s", probe_proto_name(t->spec.proto), mode,
              deck_mode_plain(t->spec.mode), t->spec.size, ttl);
+}
+
+json_t *deck_ask_json(const struct deck_test *t) {
+    const struct probe_spec *s = &t->spec;
+    json_t *o = json_pack("{s:s, s:s, s:i, s:i}", "proto", probe_proto_name(s->proto), "mode", probe_mode_name(s->mode),
+                          "size", s->size, "ttl", s->ttl == PROBE_TTL_AUTO ? 0 : s->ttl);
+    struct probe_lab lab;
+    int own_mtus;
+    if (!o || lab_of(t, &lab, &own_mtus) < 0) return o;
+    if (own_mtus) {
+        json_t *m = json_array();
+        for (int i = 0; i < lab.nlinks; i++) json_array_append_new(m, json_integer(lab.link[i].mtu));
+        json_object_set_new(o, "mtus", m);
+    }
+    /* the routers that do something, in path order, as probe_lab_behaviours_text words them */
+    json_t *routers = json_array();
+    for (int k = 1; k + 1 < lab.nnodes; k++) {
+        json_t *does = json_array();
+        for (int b = 0; b < PROBE_LAB_BEHAVIOURS; b++)
+            if (lab.cfg.behave[k] & (1u << b)) json_array_append_new(does, json_string(probe_lab_behaviour_name(1u << b)));
+        int reasm = lab.cfg.reassemble == k;
+        if (reasm || json_array_size(does))
+            json_array_append_new(routers, json_pack("{s:s, s:o, s:b}", "node", lab.name[k], "does", does, "reassembles", reasm));
+        else
+            json_decref(does);
+    }
+    if (json_array_size(routers)) json_object_set_new(o, "lab", routers);
+    else json_decref(routers);
+    return o;
 }

@@ -106,6 +106,8 @@ struct hub_config {
                                         * NULL or "": none. The phone's and presenter's never */
     const char *secret;                /* presenter secret; NULL: a random one (hub_secret) */
     int live_split;                    /* 1: show the yes/no split while voting */
+    const char *lang;                  /* serve --lang: the projector's and presenter page's language
+                                        * (a deck_lang_ok tag); NULL or "": the deck's, else English */
     const char *tls_cert, *tls_key;    /* both set: HTTPS/WSS */
     int use_poll;                      /* 1: lws's poll() loop. 0: the libev event-lib plugin (epoll),
                                         * falling back to poll when it is missing. Measured with 8,000

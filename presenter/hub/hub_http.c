@@ -100,8 +100,8 @@ static const struct {
 
 /* The scripts each page loads, in one request each (hub_static.c's joins):
  * the names their <script src> give. */
-static const char *const hub_joins[] = {"common,path,phone.js", "common,path,screen.js", "common,path,presenter.js",
-                                        NULL};
+static const char *const hub_joins[] = {"common,i18n,path,phone.js", "common,i18n,path,screen.js",
+                                        "common,i18n,path,presenter.js", NULL};
 
 /* The page whose mount uri is ("/screen") or is below ("/screen/..."):
  * its index in hub_pages, or -1. */

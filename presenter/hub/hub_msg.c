@@ -8,6 +8,7 @@
 #include "hub_internal.h"
 #include "hub_msg.h"
 #include "calibration.h"
+#include "deck_ask.h"
 #include "finale.h"
 #include "leaderboard.h"
 #include "path_json.h"
@@ -20,10 +21,15 @@ static char *dump(json_t *o) {
     return s;
 }
 
-static json_t *question_json(const struct quiz_qinfo *i) {
-    return json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:s, s:i}", "pos", i->position, "test", i->test_index, "kind",
+/* The current question: its English text and summary, and "ask", the same
+ * as parts that the pages word in their reader's language (deck_ask.h);
+ * with words 0 (a question the room has not reached yet) no ask: its text
+ * and summary are "" then. */
+static json_t *question_json(const struct quiz *q, const struct quiz_qinfo *i, int words) {
+    const struct deck_test *t = words ? quiz_test(q, i->position) : NULL;
+    return json_pack("{s:i, s:i, s:s, s:s, s:b, s:s, s:s, s:i, s:o*}", "pos", i->position, "test", i->test_index, "kind",
                      quiz_kind_name(i->kind), "state", quiz_state_name(i->state), "measuring", i->measuring, "text",
-                     i->text, "summary", i->summary, "round", i->round);
+                     i->text, "summary", i->summary, "round", i->round, "ask", t ? deck_ask_json(t) : NULL);
 }
 
 /* A revealed question's first round and the shift to the final one (re-vote). */
@@ -76,8 +82,11 @@ static json_t *finale_json(const struct quiz *q) {
     int n = finale_missed(q, m);
     json_t *missed = json_array();
     for (int i = 0; i < n; i++) {
-        json_t *e = json_pack("{s:i, s:s, s:f, s:i}", "pos", m[i].pos, "text", m[i].text, "wrong", m[i].wrong, "votes",
-                              m[i].votes);
+        struct quiz_qinfo qi;
+        const struct deck_test *t = quiz_test(q, m[i].pos);
+        json_t *e = json_pack("{s:i, s:s, s:f, s:i, s:s?, s:o*}", "pos", m[i].pos, "text", m[i].text, "wrong", m[i].wrong,
+                              "votes", m[i].votes, "kind", quiz_get(q, m[i].pos, &qi) ? NULL : quiz_kind_name(qi.kind),
+                              "ask", t ? deck_ask_json(t) : NULL);
         if (e && m[i].lesson[0]) json_object_set_new(e, "lesson", json_string(m[i].lesson));
         json_array_append_new(missed, e);
     }
@@ -111,8 +120,11 @@ char *hub_msg_state_of(struct hub *h, enum room_viewer who, int pos) {
     json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:o, s:f, s:i}", "t", "state", "v",
                           HUB_PROTOCOL_VERSION, "room", room_code(h->room), "title", room_title(h->room), "join_url",
                           h->join_url, "n", n, "cursor", cur, "ended", quiz_ended(q), "live_split", h->cfg.live_split,
-                          "q", question_json(&ci), "collective", coll, "scored", scored);
+                          "q", question_json(q, &ci, v.text), "collective", coll, "scored", scored);
     if (!o) return NULL;
+    /* the projector's and presenter page's language: serve --lang, else the deck's */
+    const char *lang = h->cfg.lang && h->cfg.lang[0] ? h->cfg.lang : room_lang(h->room);
+    json_object_set_new(o, "lang", json_string(lang[0] ? lang : "en"));
     if (v.nicknames) json_object_set_new(o, "nicknames", json_true()); /* phones may offer the field */
     if (v.split) json_object_set_new(o, "split", json_pack("{s:i, s:i}", "yes", ci.yes, "no", ci.no));
     /* serve --prober remote: whether the laptop that measures is connected (the presenter only) */

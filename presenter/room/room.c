@@ -46,6 +46,7 @@ static struct room *room_alloc(struct db *db, const struct deck *d, char *err, s
     }
     r->nq = quiz_count(r->quiz);
     snprintf(r->title, sizeof r->title, "%s", d->title);
+    snprintf(r->lang, sizeof r->lang, "%s", d->lang);
     return r;
 }
 
@@ -249,6 +250,7 @@ struct db *room_db(struct room *r) { return r->db; }
 int64_t room_session_id(const struct room *r) { return r->session_id; }
 const char *room_code(const struct room *r) { return r->code; }
 const char *room_title(const struct room *r) { return r->title; }
+const char *room_lang(const struct room *r) { return r->lang; }
 
 /* ---- persistence of transitions ---- */
 
@@ -395,6 +397,7 @@ int room_deck_adopt(struct room *r, const struct deck *d, int *adopted, char *er
     r->saved_cursor = 0;
     room_prober_forget(r);
     snprintf(r->title, sizeof r->title, "%s", d->title);
+    snprintf(r->lang, sizeof r->lang, "%s", d->lang);
     *adopted = 1;
     return 0;
 fail:

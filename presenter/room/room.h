@@ -54,6 +54,8 @@ struct db *room_db(struct room *r);
 int64_t room_session_id(const struct room *r);
 const char *room_code(const struct room *r);
 const char *room_title(const struct room *r);
+/* The deck's "lang" (docs/DECKS.md), "" when it names none. */
+const char *room_lang(const struct room *r);
 int room_voter_count(const struct room *r);
 
 /* Presenter actions: the quiz transition, then persisted. On a database

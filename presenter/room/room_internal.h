@@ -20,6 +20,7 @@ struct room {
     char code[ROOM_CODE_LEN + 1];
     unsigned char token_key[ROOM_TOKEN_KEY_BYTES]; /* authenticates the voter tokens (stored with the session) */
     char title[DECK_TEXT_MAX];
+    char lang[DECK_LANG_MAX];   /* the deck's "lang", "" when it names none */
     int nq;
     int64_t qid[QUIZ_QUESTIONS_MAX];
     enum quiz_state saved_state[QUIZ_QUESTIONS_MAX]; /* as last written to the db */

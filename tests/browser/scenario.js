@@ -139,6 +139,80 @@ function calibrationOf(db) {
 async function bg(page, sel) { return page.locator(sel).evaluate((e) => getComputedStyle(e).backgroundColor); }
 
 
+/* ---- languages (issue 39, item 2; docs/LANGUAGES.md) ---- */
+
+/* The shipped catalogs, read from the web root. */
+function catalogs() {
+  const web = path.join(SRC, 'audience-web'), cats = {};
+  for (const f of fs.readdirSync(web)) {
+    const m = /^i18n-([a-z]{2,3})\.json$/.exec(f);
+    if (m) cats[m[1]] = JSON.parse(fs.readFileSync(path.join(web, f), 'utf8'));
+  }
+  return cats;
+}
+/* What the page shows that is not translated: a catalog key's name or a
+ * {placeholder} in its visible text, its title, its attributes' words or
+ * the path picture's words. */
+async function untranslated(page, keys) {
+  return page.evaluate((keys) => {
+    const attrs = [...document.querySelectorAll('[placeholder], [aria-label], [alt]')]
+      .map((e) => [e.getAttribute('placeholder'), e.getAttribute('aria-label'), e.getAttribute('alt')].join(' '));
+    const all = [document.body.innerText, document.title, ...attrs, ...[...document.querySelectorAll('svg title')].map((t) => t.textContent)].join('\n');
+    return keys.filter((k) => all.includes(k)).concat(all.match(/\{[a-z_]+\}/g) || []);
+  }, keys);
+}
+
+/* The phone in every shipped language, picked on its menu, on a revealed
+ * question with its path picture: the page says the language (<html lang>),
+ * shows no key and no placeholder, words the question, its state and its
+ * buttons from that catalog; axe in German. A projector in German
+ * (?lang=de) the same, within one screenful. Then the phone back in English,
+ * where the rest of the talk checks its words. */
+async function languages(browser, origin, A, projectors) {
+  const cats = catalogs(), keys = Object.keys(cats.en);
+  check(Object.keys(cats).length >= 3, 'English and at least two more catalogs are shipped', Object.keys(cats).join());
+  const names = await A.locator('#lang option').evaluateAll((os) => os.map((o) => o.value));
+  checkEq(names.sort().join(), Object.keys(cats).sort().join(), 'the phone\'s language menu offers every shipped catalog');
+  for (const code of Object.keys(cats).filter((c) => c !== 'en').concat(['en'])) {
+    const cat = cats[code];
+    await A.selectOption('#lang', code);
+    await until(`phone in ${code}`, async () => (await A.evaluate(() => document.documentElement.lang)) === code &&
+      (await text(A, '#yes')) === cat['vote.yes']);
+    const raw = await untranslated(A, keys);
+    check(raw.length === 0, `phone (${code}): no key name or placeholder shows`, raw.join(', '));
+    checkEq(await text(A, '#qstate'), cat['chip.revealed'], `phone (${code}): the state chip is the catalog's`);
+    const ask = await text(A, '#qtext .qask');
+    check(['ask.sent', 'ask.df', 'ask.fragmented'].some((k) => ask.startsWith(cat[k])), `phone (${code}): the question is worded in ${code}`, ask);
+    if (!(await hidden(A, '#path'))) {
+      const said = await A.locator('#path svg title').textContent();
+      check(said.startsWith(cat['path.say_path'].split('{')[0]), `phone (${code}): the path picture is worded in ${code}`, said);
+    }
+    checkEq(await A.evaluate(() => localStorage.getItem('fragvote_lang')), code, `phone (${code}): the choice is kept`);
+    if (code === 'de') { await shot(A, 'phone-lang-de'); await axe(A, 'phone (de)'); }
+  }
+  /* the choice survives a reload */
+  await A.selectOption('#lang', 'fr');
+  await A.reload();
+  await until('phone in fr after a reload', async () => (await A.evaluate(() => document.documentElement.lang)) === 'fr' &&
+    (await text(A, '#yes')) === cats.fr['vote.yes']);
+  await A.selectOption('#lang', 'en');
+  await until('phone back in English', async () => (await text(A, '#yes')) === 'Yes');
+
+  const de = await (await browser.newContext({ viewport: PROJECTOR, locale: 'en-US' })).newPage();
+  watch(de, 'screenDE');
+  await de.goto(origin + '/screen/?lang=de');
+  await until('the German projector shows the reveal', async () => !(await hidden(de, '#reveal')) &&
+    (await de.evaluate(() => document.documentElement.lang)) === 'de');
+  const want = await projectors[0].locator('#banner').evaluate((b) => b.className.split(/\s+/)[1]);
+  checkEq(await text(de, '#bannertext'), cats.de['verdict.' + want], 'projector (de): the verdict banner in German');
+  checkEq(await de.locator('.joinlabel').first().textContent(), cats.de['screen.scan'], 'projector (de): the join box in German');
+  const raw = await untranslated(de, keys);
+  check(raw.length === 0, 'projector (de): no key name or placeholder shows', raw.join(', '));
+  await fitsProjectors([de], ['#banner', '#qtext', '#bars', '#truth', '#explain', '#evidence', '#majority', '#collective'], 'screen (de, revealed)');
+  await shot(de, 'screen-lang-de');
+  await de.context().close();
+}
+
 /* ---- main ---- */
 
 async function main(setAbort) {
@@ -610,6 +684,7 @@ async function main(setAbort) {
     checkEq(await B.locator('#no').evaluate((e) => getComputedStyle(e).backgroundColor), NO_PURPLE, 'phone B (dark): the chosen answer keeps its colour');
     check(await B.locator('#yes').evaluate((e) => parseFloat(getComputedStyle(e).opacity) < 1), 'phone B: the answer not chosen fades once closed');
     await shot(B, 'phone-4b-revealed-dark');
+    await languages(browser, origin, A, projectors);
 
     /* 7. Question 2 from the lectern, with the clicker: PageDown opens, →
      * closes, Space measures, PageDown reveals, PageDown goes on. */

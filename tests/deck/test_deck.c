@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "deck.h"
+#include "deck_ask.h"
 
 static struct deck d; /* large: keep it off the stack */
 static char err[512];
@@ -347,7 +348,61 @@ static void test_texts(void) {
     CHECK_STR(buf, "A 3000-byte UDP/IPv4 packet, default socket options: is it sent?");
 }
 
+/* "lang": the projector's and presenter page's language (docs/LANGUAGES.md):
+ * a language tag's shape, any tag (a catalog is the pages' business). */
+static void test_lang_is_a_language_tag(void) {
+    REQUIRE(load("{\"title\":\"T\",\"tests\":[{\"proto\":\"udp4\",\"size\":1400}]}") == 0);
+    CHECK_STR(d.lang, "");
+    REQUIRE(load("{\"title\":\"T\",\"lang\":\"pt-BR\",\"tests\":[{\"proto\":\"udp4\",\"size\":1400}]}") == 0);
+    CHECK_STR(d.lang, "pt-BR");
+    CHECK(load("{\"title\":\"T\",\n \"lang\":\"de_DE\",\"tests\":[{\"proto\":\"udp4\",\"size\":1400}]}") < 0);
+    CHECK_CONTAINS(err, "t.json:2:");
+    CHECK_CONTAINS(err, "lang: \"de_DE\" is not a language tag");
+    CHECK(load("{\"title\":\"T\",\"lang\":5,\"tests\":[{\"proto\":\"udp4\",\"size\":1400}]}") < 0);
+    const char *good[] = {"en", "de", "fra", "pt-BR", "zh-Hant-TW", "sr-Latn"};
+    const char *bad[] = {"", "e", "english", "de-", "-de", "de_DE", "de--AT", "de-ABCDEFGHI", "d3", "de AT",
+                         "aa-aaaaaaaa-aaaaaaaa-aaaaaaaa-aaaaaaaa"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) CHECK(deck_lang_ok(good[i]));
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (deck_lang_ok(bad[i])) fprintf(stderr, "accepted \"%s\"\n", bad[i]);
+        CHECK(!deck_lang_ok(bad[i]));
+    }
+}
+
+/* The question as parts for the pages (q.ask): what deck_question_text
+ * words in English, the lab's MTUs only when they are not the defaults,
+ * only the routers that do something. */
+static void test_ask_parts(void) {
+    REQUIRE(load("{\"title\": \"T\", \"tests\": [\n"
+                 "  {\"proto\": \"udp4\", \"mode\": \"do\", \"size\": 1400, \"ttl\": 2},\n"
+                 "  {\"proto\": \"udp6\", \"size\": 3000, \"lab\": {\"mtu\": [1500,1400,1280,1500], \"routers\": 3,\n"
+                 "   \"dropfrag\": [\"r2\"], \"silent\": [\"r2\"], \"reassemble\": \"r1\"}},\n"
+                 "  {\"proto\": \"icmp4\", \"size\": 1400, \"lab\": {\"nat\": [\"r1\"]}}\n]}") == 0);
+    const char *want[] = {
+        "{\"proto\":\"udp4\",\"mode\":\"do\",\"size\":1400,\"ttl\":2}",
+        "{\"proto\":\"udp6\",\"mode\":\"default\",\"size\":3000,\"ttl\":0,\"mtus\":[1500,1400,1280,1500],"
+        "\"lab\":[{\"node\":\"r1\",\"does\":[],\"reassembles\":true},"
+        "{\"node\":\"r2\",\"does\":[\"dropfrag\",\"silent\"],\"reassembles\":false}]}",
+        "{\"proto\":\"icmp4\",\"mode\":\"default\",\"size\":1400,\"ttl\":0,"
+        "\"lab\":[{\"node\":\"r1\",\"does\":[\"nat\"],\"reassembles\":false}]}"};
+    for (int i = 0; i < 3; i++) {
+        json_t *o = deck_ask_json(&d.tests[i]);
+        char *txt = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        REQUIRE(txt);
+        CHECK_STR(txt, want[i]);
+        free(txt);
+        json_decref(o);
+    }
+    /* the English sentence says the same */
+    char q[1024];
+    deck_question_text(&d.tests[1], QKIND_SENT, q, sizeof q);
+    CHECK_CONTAINS(q, "MTUs 1500, 1400, 1280, 1500 where r1 reassembles fragments (conntrack defrag); r2 drops every "
+                      "fragment that reaches it and sends no Time Exceeded");
+}
+
 int main(void) {
+    RUN(test_lang_is_a_language_tag);
+    RUN(test_ask_parts);
     RUN(test_minimal_deck_loads_with_defaults);
     RUN(test_ipv6_default_questions_skip_df);
     RUN(test_icmp_tests_load_ask_like_their_family_and_read_as_pings);

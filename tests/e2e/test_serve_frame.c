@@ -92,7 +92,8 @@ static void test_only_the_projector_may_be_framed_by_the_slides(void) {
     check_unframeable(port, "/index.html");
     check_unframeable(port, "/presenter/");
     check_unframeable(port, "/privacy.html");
-    check_unframeable(port, "/common,path,screen.js");
+    check_unframeable(port, "/common,i18n,path,screen.js");
+    check_unframeable(port, "/i18n-de.json");
     check_unframeable(port, "/screen.html"); /* the projector's file by its own name is not the mount */
 
     /* the slides' site frames the page but opens no websocket of its own;

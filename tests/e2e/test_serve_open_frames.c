@@ -137,8 +137,9 @@ static int voting_frames(const struct viewer *v, int pos, int *from, int *to) {
 }
 
 /* A frame as compared across questions: what is the question's own (its
- * position, the tally's version, the question's text and summary, whose
- * size digits differ) set to one value. The sizes are compared raw. */
+ * position, the tally's version, the question's text and summary and their
+ * parts, "ask", whose size digits differ) set to one value. The sizes are
+ * compared raw. */
 static char *frame_norm(const char *text) {
     json_t *o = json_loads(text, 0, NULL);
     if (!o) return strdup(text);
@@ -148,6 +149,7 @@ static char *frame_norm(const char *text) {
         json_object_set_new(q, "test", json_integer(0));
         json_object_set_new(q, "text", json_string(""));
         json_object_set_new(q, "summary", json_string(""));
+        if (json_object_get(q, "ask")) json_object_set_new(q, "ask", json_object());
     } else if (q) {
         json_object_set_new(o, "q", json_integer(0));
     }
@@ -158,10 +160,10 @@ static char *frame_norm(const char *text) {
     return s;
 }
 
-/* The raw size of a frame but for its question's text and summary (the
- * deck's words, the same whatever the measurement: the silent test's text
- * names its lab) and its tally version's digits (they grow with the
- * session). */
+/* The raw size of a frame but for its question's text, summary and "ask"
+ * (the deck's words and their parts, the same whatever the measurement: the
+ * silent test's text names its lab) and its tally version's digits (they
+ * grow with the session). */
 static long frame_size(const char *text) {
     long n = (long)strlen(text);
     const char *v = strstr(text, "\"ver\":");
@@ -169,6 +171,9 @@ static long frame_size(const char *text) {
         for (v += 6; *v >= '0' && *v <= '9'; v++) n--;
     json_t *o = json_loads(text, 0, NULL), *q = json_object_get(o, "q");
     n -= (long)json_string_length(json_object_get(q, "text")) + (long)json_string_length(json_object_get(q, "summary"));
+    char *ask = json_object_get(q, "ask") ? json_dumps(json_object_get(q, "ask"), JSON_COMPACT) : NULL;
+    if (ask) n -= (long)strlen(ask);
+    free(ask);
     json_decref(o);
     return n;
 }

@@ -1481,7 +1481,7 @@ static const char *next_script(const char *from, char *src, size_t srclen) {
 
 /* Each page loads its scripts in one request (issue 22's join storm: the
  * phone page is three requests, not five): its one <script> names a join
- * ("/common,path,phone.js") whose body is the parts' bytes one after the
+ * ("/common,i18n,path,phone.js") whose body is the parts' bytes one after the
  * other, each followed by a line ";", in plain and in gzip, with an ETag
  * and a 304 for it. Only the pages' joins are served: another order,
  * another choice of parts, a part that is not a script or a name that
@@ -1501,13 +1501,13 @@ static void test_each_page_loads_its_scripts_in_one_join(void) {
         char *page = http_raw(req, NULL);
         REQUIRE(page);
         const char *at = next_script(page, src, sizeof src);
-        snprintf(want_src, sizeof want_src, "/common,path,%s", own[i]);
+        snprintf(want_src, sizeof want_src, "/common,i18n,path,%s", own[i]);
         CHECK(at && !strcmp(src, want_src));
         CHECK(at && !next_script(at, src, sizeof src)); /* the only one */
         free(page);
-        const char *parts[] = {"common.js", "path.js", own[i]};
+        const char *parts[] = {"common.js", "i18n.js", "path.js", own[i]};
         size_t want_len = 0, n = 0;
-        char *want = joined_parts(root, parts, 3, &want_len);
+        char *want = joined_parts(root, parts, 4, &want_len);
         REQUIRE(want);
         snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", want_src);
         char *r = http_raw(req, &n);
@@ -1534,7 +1534,7 @@ static void test_each_page_loads_its_scripts_in_one_join(void) {
         free(r);
         free(want);
     }
-    const char *bad[] = {"/path,common,phone.js", "/common,phone.js",       "/common,path,nope.js",
+    const char *bad[] = {"/path,common,phone.js", "/common,phone.js",       "/common,path,nope.js", "/common,path,phone.js",
                          "/common,,path,phone.js", "/,common,path,phone.js", "/common,path,phone.css",
                          "/common,path,..%2fphone.js", "/common,path,.phone.js"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -1549,7 +1549,7 @@ static void test_each_page_loads_its_scripts_in_one_join(void) {
     /* a part grows: the join is read again (new bytes, new ETag) once the
      * hub looks at the disk again (at most every HUB_STATIC_RECHECK_MS) */
     char file[1100], etag_before[128] = "", etag_after[128] = "";
-    const char *req = "GET /common,path,phone.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    const char *req = "GET /common,i18n,path,phone.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     char *r = http_raw(req, NULL);
     REQUIRE(r);
     CHECK(header_value(r, "etag", etag_before, sizeof etag_before) == 0);

@@ -104,11 +104,13 @@ static void test_each_question_as_the_room_sees_it(void) {
     CHECK_STR(str_in(st, "q", "state"), "pending");
     CHECK_STR(str_in(st, "q", "text"), "");
     CHECK_STR(str_in(st, "q", "summary"), "");
+    CHECK(!json_object_get(json_object_get(st, "q"), "ask")); /* nor its parts (docs/LANGUAGES.md) */
     CHECK_INT(json_integer_value(json_object_get(st, "cursor")), 0);
     CHECK(!json_object_get(st, "split"));
     json_decref(st);
     st = newest_state(plain);
     CHECK(st && pos_of(st) == 0 && strlen(str_in(st, "q", "text")) > 10);
+    CHECK(st && json_is_object(json_object_get(json_object_get(st, "q"), "ask")));
     json_decref(st);
 
     /* question 1 (sent?) revealed: the followers of DF? and fragmented?
@@ -182,7 +184,7 @@ static void test_each_question_as_the_room_sees_it(void) {
     /* the second test's follower: never a reveal, still no text */
     CHECK(!strstr(wsc_transcript(later), "\"reveal\""));
     st = newest_state(later);
-    CHECK(!st || (pos_of(st) == 3 && !strcmp(str_in(st, "q", "text"), "")));
+    CHECK(!st || (pos_of(st) == 3 && !strcmp(str_in(st, "q", "text"), "") && !json_object_get(json_object_get(st, "q"), "ask")));
     json_decref(st);
     /* once the room reaches it, its text */
     REQUIRE(step(p, "next") == 0);

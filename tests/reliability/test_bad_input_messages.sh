@@ -65,6 +65,7 @@ expect "serve port letters"   2 "--port wants 0\.\.65535, not 'abc'"            
 expect "serve port negative"  2 "--port wants 0\.\.65535, not '-1'"                    -- "$bin" serve --port -1 --db "$tmp/never.db"
 expect "serve port huge"      2 "--port wants 0\.\.65535, not '99999999999999999999'"  -- "$bin" serve --port 99999999999999999999 --db "$tmp/never.db"
 expect "serve title too long" 2 "--title is longer than [0-9]+ bytes"                  -- "$bin" serve --title "$(head -c 5000 /dev/zero | tr '\0' a)" --db "$tmp/never.db"
+expect "serve lang not a tag"  2 "--lang wants a language tag such as de, fr or pt-BR, not 'de_DE'" -- "$bin" serve --lang de_DE --db "$tmp/never.db"
 expect "serve extra argument" 2 "unexpected argument 'extra'"                          -- "$bin" serve extra --db "$tmp/never.db"
 expect "serve missing value"  2 "--deck needs a value"                                 -- "$bin" serve --deck
 expect "serve db dir missing" 7 "cannot open database .*/no/such/dir/x\.db"            -- "$bin" serve --target 127.0.0.1 --port 0 --db "$tmp/no/such/dir/x.db"
