@@ -105,6 +105,16 @@ var fvI18n = (function () {
     return true;
   }
 
-  return { use: use, follow: follow, t: t, tn: tn, apply: apply, match: match, first: first, code: function () { return code; } };
+  /* The phone's language (its page and the privacy note): the one picked on
+   * its switch (kept in localStorage), else ?lang=, else the browser's first
+   * shipped one, else English. */
+  function phoneLang() {
+    var kept = null, m = /[?&]lang=([^&#]*)/.exec(location.search);
+    try { kept = localStorage.getItem('fragvote_lang'); } catch (e) { kept = null; }
+    var nav = typeof navigator !== 'undefined' ? navigator.languages || (navigator.language ? [navigator.language] : []) : [];
+    return kept || (m && decodeURIComponent(m[1])) || first(nav) || 'en';
+  }
+
+  return { use: use, follow: follow, phoneLang: phoneLang, t: t, tn: tn, apply: apply, match: match, first: first, code: function () { return code; } };
 })();
 var fvT = fvI18n.t, fvTn = fvI18n.tn, fvFollowLang = fvI18n.follow;

@@ -1,14 +1,6 @@
 /* The phone page: join, vote, see the truth, share the score. */
 'use strict';
-/* The phone's language: the one picked on its switch (kept in localStorage),
- * else ?lang=, else the browser's first shipped one, else English. */
-function fvPhoneLang() {
-  var kept = null;
-  try { kept = localStorage.getItem('fragvote_lang'); } catch (e) { kept = null; }
-  var nav = typeof navigator !== 'undefined' ? navigator.languages || (navigator.language ? [navigator.language] : []) : [];
-  return kept || fvParam('lang') || fvI18n.first(nav) || 'en';
-}
-fvI18n.use(fvPhoneLang(), function () {
+fvI18n.use(fvI18n.phoneLang(), function () {
   var LANG_KEY = 'fragvote_lang', TOKEN_KEY = 'fragvote_token', ROOM_KEY = 'fragvote_room', NICK_KEY = 'fragvote_nick';
   var nickSent = false; /* the nickname lives in the server's memory only: sent again after each welcome */
   var token = readToken(), room = (fvParam('room') || store('get', ROOM_KEY) || '').toUpperCase();

@@ -198,6 +198,22 @@ async function languages(browser, origin, A, projectors) {
   await A.selectOption('#lang', 'en');
   await until('phone back in English', async () => (await text(A, '#yes')) === 'Yes');
 
+  /* a language without a catalog: English, a warning on the console, no error page */
+  const xx = await (await browser.newContext({ ...PHONE, locale: 'en-US' })).newPage();
+  const warnings = [];
+  xx.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  await xx.goto(origin + '/?lang=xx');
+  await until('a phone asking for an unknown language shows English', async () => (await text(xx, '#joinbtn')) === 'Join');
+  checkEq(await xx.evaluate(() => document.documentElement.lang), 'en', 'unknown language: <html lang> is English');
+  check(warnings.some((w) => /no catalog for language "xx"/.test(w)), 'unknown language: the console says so', warnings.join(' | '));
+  /* the privacy note the phone links, in the phone's language */
+  await xx.goto(origin + '/privacy.html?lang=es');
+  await until('the privacy note in Spanish', async () => (await text(xx, 'h1')) === cats.es['privacy.heading']);
+  checkEq(await xx.evaluate(() => document.documentElement.lang), 'es', 'privacy note (es): <html lang>');
+  const rawp = await untranslated(xx, keys);
+  check(rawp.length === 0, 'privacy note (es): no key name or placeholder shows', rawp.join(', '));
+  await xx.context().close();
+
   const de = await (await browser.newContext({ viewport: PROJECTOR, locale: 'en-US' })).newPage();
   watch(de, 'screenDE');
   await de.goto(origin + '/screen/?lang=de');

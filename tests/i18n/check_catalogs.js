@@ -64,7 +64,7 @@ for (const [code, cat] of Object.entries(cats)) {
 }
 
 /* ---- the pages against the English catalog ---- */
-const pages = fs.readdirSync(web).filter((f) => /\.(js|html)$/.test(f) && f !== 'privacy.html');
+const pages = fs.readdirSync(web).filter((f) => /\.(js|html)$/.test(f));
 const used = new Set(), prefixes = new Set();
 const stripComments = (s) => s.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"\\])\/\/.*$/gm, '$1').replace(/<!--[\s\S]*?-->/g, '');
 const namespaces = new Set(Object.keys(en).map((k) => k.split('.')[0]));
