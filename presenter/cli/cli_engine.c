@@ -92,10 +92,10 @@ enum drop_fallback {
 
 /* Root and not --keep-root: become the user drop_target names, keeping caps
  * (described by kept), or fall back as said. self names this process in
- * what it prints ("Dropped root", "Privileged helper (pid N)"). 0 (nothing
+ * what it prints ("Dropped root", "Privileged helper (pid N)") on say. 0 (nothing
  * to do, or dropped and said so), or -1 with err. */
 static int drop_root(int keep_root, const char *user, const int *caps, int n, const char *kept,
-                     enum drop_fallback fallback, const char *self, char *err, size_t errlen) {
+                     enum drop_fallback fallback, const char *self, FILE *say, char *err, size_t errlen) {
     long uid = -1, gid = -1;
     char who[128];
     if (geteuid() != 0 || keep_root) return 0;
@@ -110,9 +110,11 @@ static int drop_root(int keep_root, const char *user, const int *caps, int n, co
     }
     if (t == 0 && fallback == DROP_NO_CAPS) {
         if (probe_priv_clear(err, errlen) < 0) return -1;
-        printf("Running as root without capabilities: no invoking user known (no SUDO_UID, DOAS_USER or PKEXEC_UID),\n"
-               "      so uid 0 stays (its files are root's) but every capability is gone; --user NAME leaves uid 0\n"
-               "      too (docs/PRIVILEGES.md).\n");
+        /* a warning, as below: stderr, so a start refused later (the database) prints nothing on stdout */
+        fprintf(stderr,
+                "Running as root without capabilities: no invoking user known (no SUDO_UID, DOAS_USER or PKEXEC_UID),\n"
+                "      so uid 0 stays (its files are root's) but every capability is gone; --user NAME leaves uid 0\n"
+                "      too (docs/PRIVILEGES.md).\n");
         return 0;
     }
     if (t == 0) {
@@ -122,7 +124,7 @@ static int drop_root(int keep_root, const char *user, const int *caps, int n, co
         return 0;
     }
     if (probe_priv_drop_to(uid, gid, caps, n, err, errlen) < 0) return -1;
-    printf("%s: now uid %ld, keeping %s (from %s).\n", self, uid, kept ? kept : "no capability", who);
+    fprintf(say, "%s: now uid %ld, keeping %s (from %s).\n", self, uid, kept ? kept : "no capability", who);
     return 0;
 }
 
@@ -156,7 +158,10 @@ static int drop_privileges(const struct cli_engine *e, int keep_root, const char
              !e->use_lab ? "" : dac ? ", CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (lab)" : " and CAP_SYS_ADMIN (lab)");
     char self[64] = "Dropped root";
     if (e->helper) snprintf(self, sizeof self, "Privileged helper (pid %ld)", (long)getpid());
-    return drop_root(keep_root, user, caps, n, kept, e->helper ? DROP_NOBODY : DROP_KEEP_ROOT, self, err, errlen);
+    /* The helper's line is the other process's: on stderr, like a warning, so a serve whose start fails
+     * after the fork (its database) still prints nothing on stdout. */
+    return drop_root(keep_root, user, caps, n, kept, e->helper ? DROP_NOBODY : DROP_KEEP_ROOT, self,
+                     e->helper ? stderr : stdout, err, errlen);
 }
 
 int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, const char *witness_key, int keep_root,
@@ -194,12 +199,12 @@ int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, co
 }
 
 int cli_engine_drop_sockets_open(char *err, size_t errlen) {
-    return drop_root(0, NULL, NULL, 0, NULL, DROP_NOBODY, "Dropped root", err, errlen);
+    return drop_root(0, NULL, NULL, 0, NULL, DROP_NOBODY, "Dropped root", stdout, err, errlen);
 }
 
 int cli_engine_drop_all(const char *cmd, int keep_root, const char *user, const char *kept) {
     char err[256];
-    if (drop_root(keep_root, user, NULL, 0, kept, DROP_NO_CAPS, "Dropped root", err, sizeof err) < 0) {
+    if (drop_root(keep_root, user, NULL, 0, kept, DROP_NO_CAPS, "Dropped root", stdout, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote %s: %s\n", cmd, err);
         return FV_EXIT_PERM;
     }
