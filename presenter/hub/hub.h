@@ -81,9 +81,6 @@
                                         * phones see who is online within 4 s; rooms up to 5,000 within 1 s) */
 #define HUB_ROTATION_MS 10             /* the phones' rotation takes a step this often while a round runs */
 #define HUB_PHONE_TALLY_HZ 10          /* ... and a round over the room takes at least 1 / this many s */
-#define HUB_PHONE_COUNT_MS 800         /* ... and passes over a phone whose last count (a tally, or the ack of its
-                                        * vote, which carries one) is younger than this: at most ~1.25 counts a
-                                        * second per phone, and an ack saves that phone's next tally (issue 38) */
 #define HUB_SWEEP_STEP_MS 10           /* the keepalive sweep visits a slice of the connections this often */
 #define HUB_STORE_BUSY_MS 5000        /* the store thread waits this long for a database another process
                                         * holds locked, then the batch is refused (error "storage") */

@@ -153,7 +153,6 @@ static void batch_finish(struct hub *h, int ok, const char *err) {
              * fv_load knows which screen tally is the first to include it */
             int votes = quiz_votes(room_quiz(h->room), op->pos);
             hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes, op->conf, votes));
-            c->count_ms = fv_clock_coarse_ms(); /* the rotation's next tally for it can wait (HUB_PHONE_COUNT_MS) */
             hub_acklat_add(&h->acklat, op->read_us);
         } else {
             hub_conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "vote not stored");

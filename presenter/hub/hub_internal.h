@@ -79,7 +79,6 @@ struct hub_conn {
     unsigned q_off;                /* bytes of the head message already sent (fragmented sends) */
     unsigned long tally_sent;      /* version of the last tally sent */
     int tally_turn;                /* phone: the rotation reached it; send the newest tally */
-    long long count_ms;            /* phone: when it was last sent a count (a tally, or an ack: it carries one) */
     double tokens;                 /* rate-cap bucket */
     long long last_ms;             /* rate cap bucket's last refill */
     long long last_rx_ms;          /* anything heard from the peer (message or pong) */

@@ -23,12 +23,8 @@ void hub_tally_schedule(struct hub *h) {
  * writeable). At most HUB_AUDIENCE_SENDS_PER_S sends a second, about
  * HUB_ROTATION_MS / 1000 of that per step (250), so the acks of votes never
  * wait behind more than that many tally writes; and a round over every
- * connection takes at least 1 / HUB_PHONE_TALLY_HZ s. A phone whose last
- * count (a tally, or its ack, which carries one) is younger than
- * HUB_PHONE_COUNT_MS is passed over, and the rotation goes round once more
- * after the last change for the phones it passed over: a phone gets a
- * count at most every HUB_PHONE_COUNT_MS, and one within a round after
- * that while the count changes (issue 38: that ack spared a send). Both
+ * connection takes at least 1 / HUB_PHONE_TALLY_HZ s, so in a small room
+ * a phone still gets at most HUB_PHONE_TALLY_HZ tallies a second. Both
  * follow the time since the last step, not the number of steps: a step
  * that runs late (the loop busy, or its own writes) does not slow them. */
 static void audience_step(struct hub *h) {
@@ -62,18 +58,10 @@ static void audience_step(struct hub *h) {
         h->bcast.rot_left--;
         visits--;
         if (c->role != HUB_AUDIENCE || c->tally_sent >= h->bcast.tally_version || c->close_code) continue;
-        if (now - c->count_ms < HUB_PHONE_COUNT_MS) { /* its count is fresh: the newest one at a later visit */
-            h->bcast.rot_again = 1;
-            continue;
-        }
         sends--;
         c->tally_turn = 1;
         if (hub_conn_write_now(c, h->bcast.tally[hub_conn_viewer(c)])) hub_tally_take(h, c);
         else lws_callback_on_writable(c->wsi);
-    }
-    if (h->bcast.rot_left <= 0 && h->bcast.rot_again) { /* the last change: the phones passed over still need it */
-        h->bcast.rot_again = 0;
-        h->bcast.rot_left = total;
     }
 }
 
@@ -233,7 +221,6 @@ struct hub_msg *hub_tally_take(struct hub *h, struct hub_conn *c) {
     c->tally_sent = h->bcast.tally_version;
     if (c->role == HUB_AUDIENCE) {
         c->tally_turn = 0;
-        c->count_ms = fv_clock_coarse_ms();
         atomic_fetch_add_explicit(&h->bcast.phone_tallies, 1, memory_order_relaxed);
     }
     return h->bcast.tally[hub_conn_viewer(c)];

@@ -28,7 +28,6 @@ struct hub_broadcast {
     int rot_left;                  /* connections still to visit since the last tally change */
     double rot_credit;             /* visits the rotation may still make (HUB_PHONE_TALLY_HZ rounds a second) */
     long long rot_ms;              /* when the last step ran (its visits and sends follow the time since) */
-    int rot_again;                 /* a phone was passed over for a fresh count: one more round when this ends */
     atomic_ulong phone_tallies;    /* tallies written to phones (hub_status.phone_tallies); read by any thread */
 };
 
