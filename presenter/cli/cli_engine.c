@@ -146,9 +146,9 @@ int cli_engine_caps(const struct cli_engine *e, int caps[CLI_ENGINE_CAPS_MAX]) {
  * CAP_SYS_ADMIN (per-test setns into the lab) plus, when this run built the
  * lab, CAP_DAC_OVERRIDE so `ip netns del` can remove it at the end. Run as
  * root without sudo (a root shell, CI) there is no invoking user to return
- * to and nothing is dropped; docs/PRIVILEGES.md has setcap as the
- * alternative. keep_root (--keep-root) skips the drop. What stays is
- * cli_engine_caps. */
+ * to: serve's privileged helper becomes nobody, anything else stays root
+ * and says so; docs/PRIVILEGES.md has setcap as the alternative. keep_root
+ * (--keep-root) skips the drop. What stays is cli_engine_caps. */
 static int drop_privileges(const struct cli_engine *e, int keep_root, const char *user, char *err, size_t errlen) {
     int caps[CLI_ENGINE_CAPS_MAX];
     int n = cli_engine_caps(e, caps);

@@ -25,8 +25,9 @@ int room_vote_check(const struct room *r, long long pos, char *err, size_t errle
 }
 
 /* The voter of a write: voter (the room's index), or when -1 token's (a
- * voter the room does not know is new: w->voter stays -1). 0, or 1 refused
- * with err. */
+ * voter the room does not know is new: w->voter stays -1, and token must be
+ * one the room issued), or when ROOM_VOTER_CHECKED the same without that
+ * check (the caller made it: room.h). 0, or 1 refused with err. */
 static int plan_voter(struct room *r, struct room_write *w, int voter, const char *token, int new_in_batch,
                       char *err, size_t errlen) {
     int checked = voter == ROOM_VOTER_CHECKED;
