@@ -2,14 +2,17 @@
 # Short libFuzzer runs of every parser of untrusted input (ICMP and quotes,
 # MSG_ERRQUEUE / snmp / netlink decoders, deck files, client messages),
 # built with clang + ASan + UBSan in a build directory of its own.
-# FRAGVOTE_FUZZ_SECONDS (default 30) per target; seeds in tests/fuzz/corpus/<target>.
+# FRAGVOTE_FUZZ_SECONDS (default 20) per target; seeds in tests/fuzz/corpus/<target>.
+# FRAGVOTE_FUZZ_BUILD names the fuzz build directory (default: the build
+# directory + "-fuzz"); CI's sanitizer pass reuses the plain pass's, since the
+# fuzz targets are the same clang + ASan + UBSan binaries in both.
 # A crash, leak or sanitizer report fails the test and leaves the reproducer
 # in the build directory (tests/fuzz/crash-*).
 set -u
 src=${FRAGVOTE_SRC:?}
-secs=${FRAGVOTE_FUZZ_SECONDS:-30}
+secs=${FRAGVOTE_FUZZ_SECONDS:-20}
 if ! command -v clang >/dev/null; then echo "SKIP: clang is not installed (scripts/apt-packages.txt lists it)"; exit 77; fi
-build=${FRAGVOTE_BUILD:-$src/build}-fuzz
+build=${FRAGVOTE_FUZZ_BUILD:-${FRAGVOTE_BUILD:-$src/build}-fuzz}
 CC=clang cmake -S "$src" -B "$build" -DFRAGVOTE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
 targets=$(cd "$src/tests/fuzz" && ls fuzz_*.c | sed 's/\.c$//')
 cmake --build "$build" -j"$(nproc)" --target $targets >"$build/fuzz-build.log" 2>&1 || { tail -30 "$build/fuzz-build.log"; exit 1; }
