@@ -1,7 +1,8 @@
 /* The live hub's engine room (see hub.h): creating and destroying the hub
  * (the lws context), the loop (lws's poll, or libev: hub_ev.c), deadlines on
- * lws's scheduler (lws_sul_*, on the loop's thread), the queue from other
- * threads (hub_post) and the status they read (hub_snapshot). Elsewhere: the
+ * lws's scheduler (lws_sul_*, on the loop's thread), what other threads
+ * post (hub_post) and the status they read (hub_snapshot), both through
+ * the mailbox (hub_mailbox.c). Elsewhere: the
  * pages (hub_http.c), presenter actions and the voting timer (hub_action.c),
  * broadcasts (hub_tally.c), the wire side (hub_conn.c, hub_send.c), the
  * group commit (hub_batch.c, hub_store.c). */
@@ -25,17 +26,9 @@
 
 /* ---- status for other threads ---- */
 
-/* hub_status.closes_in_ms for a deadline (0: none): at least 1 while it runs. */
-static long long closes_in(long long due) {
-    if (!due) return 0;
-    long long left = due - fv_clock_ms();
-    return left > 1 ? left : 1;
-}
-
 void hub_status_update(struct hub *h, const char *refused) {
     struct quiz *q = room_quiz(h->room);
-    pthread_mutex_lock(&h->lock);
-    struct hub_status *s = &h->status;
+    struct hub_status *s = hub_mailbox_lock(&h->mb);
     s->port = h->port;
     s->cursor = quiz_cursor(q);
     s->nquestions = quiz_count(q);
@@ -48,23 +41,23 @@ void hub_status_update(struct hub *h, const char *refused) {
     snprintf(s->why, sizeof s->why, "%s", hidden ? "" : t.why);
     snprintf(s->explain, sizeof s->explain, "%s", hidden ? "" : t.explain);
     snprintf(s->surprise, sizeof s->surprise, "%s", hidden ? "" : t.surprise);
-    s->connections = h->n_role[HUB_AUDIENCE];
-    s->screens = h->n_role[HUB_SCREEN];
-    s->presenters = h->n_role[HUB_PRESENTER];
+    struct hub_conns *cs = &h->conns;
+    s->connections = cs->n_role[HUB_AUDIENCE];
+    s->screens = cs->n_role[HUB_SCREEN];
+    s->presenters = cs->n_role[HUB_PRESENTER];
     s->voters = room_voter_count(h->room);
-    s->newcomers = (int)h->newcomers.used;
-    s->tokens_minted = h->tokens_minted;
-    s->voters_refused = h->voters_refused;
-    s->conns_refused = h->conns_refused;
-    s->conns_evicted = h->conns_evicted;
+    s->newcomers = (int)cs->newcomers.used;
+    s->tokens_minted = cs->tokens_minted;
+    s->voters_refused = cs->voters_refused;
+    s->conns_refused = cs->conns_refused;
+    s->conns_evicted = cs->conns_evicted;
     s->origin_refused = h->origin_refused;
-    s->resumes_refused = h->resumes_refused;
+    s->resumes_refused = cs->resumes_refused;
     s->tally_version = hub_tally_version(h);
     s->collective = quiz_collective(q, NULL);
     unsigned long hits;
     room_measure_counts(h->room, &s->measure_asks, &hits);
-    h->status_close_due = hub_closes_in_ms(h) >= 0 ? h->act.close_due : 0;
-    s->closes_in_ms = closes_in(h->status_close_due);
+    s->closes_in_ms = hub_mailbox_close_due(&h->mb, hub_closes_in_ms(h) >= 0 ? h->act.close_due : 0);
     s->acks = h->acklat.n;
     s->ack_p50_ms = hub_acklat_ms(&h->acklat, 0.5);
     s->ack_p99_ms = hub_acklat_ms(&h->acklat, 0.99);
@@ -74,7 +67,7 @@ void hub_status_update(struct hub *h, const char *refused) {
         s->refused_total++;
     }
     struct hub_status copy = *s;
-    pthread_mutex_unlock(&h->lock);
+    hub_mailbox_unlock(&h->mb);
     if (h->cfg.on_event) h->cfg.on_event(h->cfg.ctx, &copy);
 }
 
@@ -82,23 +75,20 @@ void hub_status_update(struct hub *h, const char *refused) {
  * console shows it as a warning, and a scripted command is not taken as
  * refused by it). */
 void hub_status_warn(struct hub *h, const char *why) {
-    pthread_mutex_lock(&h->lock);
-    snprintf(h->status.last_warning, sizeof h->status.last_warning, "%s", why);
-    h->status.warnings_total++;
-    pthread_mutex_unlock(&h->lock);
+    struct hub_status *s = hub_mailbox_lock(&h->mb);
+    snprintf(s->last_warning, sizeof s->last_warning, "%s", why);
+    s->warnings_total++;
+    hub_mailbox_unlock(&h->mb);
     hub_status_update(h, NULL);
 }
 
 void hub_snapshot(struct hub *h, struct hub_status *out) {
-    pthread_mutex_lock(&h->lock);
-    *out = h->status;
-    out->closes_in_ms = closes_in(h->status_close_due);
-    pthread_mutex_unlock(&h->lock);
+    hub_mailbox_read(&h->mb, out);
     out->phone_tallies = hub_tally_phone_count(h);
     /* counts that change with every connection: live, not as of the last tick */
-    out->connections = atomic_load(&h->n_role[HUB_AUDIENCE]);
-    out->screens = atomic_load(&h->n_role[HUB_SCREEN]);
-    out->presenters = atomic_load(&h->n_role[HUB_PRESENTER]);
+    out->connections = atomic_load(&h->conns.n_role[HUB_AUDIENCE]);
+    out->screens = atomic_load(&h->conns.n_role[HUB_SCREEN]);
+    out->presenters = atomic_load(&h->conns.n_role[HUB_PRESENTER]);
 }
 
 /* ---- deadlines ----
@@ -127,30 +117,12 @@ static void run_posted(struct hub *h, const struct hub_cmd *c) {
 }
 
 static void drain_posted(struct hub *h) {
-    struct hub_cmd *c = h->draining;
-    for (;;) {
-        pthread_mutex_lock(&h->lock);
-        if (!h->post_len) {
-            pthread_mutex_unlock(&h->lock);
-            return;
-        }
-        *c = h->posted[h->post_head];
-        h->post_head = (h->post_head + 1) % HUB_POST_MAX;
-        h->post_len--;
-        pthread_mutex_unlock(&h->lock);
-        run_posted(h, c);
-    }
+    const struct hub_cmd *c;
+    while ((c = hub_mailbox_take(&h->mb))) run_posted(h, c);
 }
 
 int hub_post(struct hub *h, const struct hub_cmd *cmd) {
-    pthread_mutex_lock(&h->lock);
-    if (h->post_len == HUB_POST_MAX) {
-        pthread_mutex_unlock(&h->lock);
-        return -1;
-    }
-    h->posted[(h->post_head + h->post_len) % HUB_POST_MAX] = *cmd;
-    h->post_len++;
-    pthread_mutex_unlock(&h->lock);
+    if (hub_mailbox_post(&h->mb, cmd)) return -1;
     lws_cancel_service(h->ctx);
     return 0;
 }
@@ -188,12 +160,10 @@ static int make_secret(char *out, size_t outlen) {
 
 struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen) {
     struct hub *h = calloc(1, sizeof *h);
-    if (!h || !(h->posted = calloc(HUB_POST_MAX, sizeof *h->posted)) || !(h->draining = calloc(1, sizeof *h->draining)) ||
-        !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) || !(h->guard = malloc(sizeof *h->guard)) ||
+    if (!h || hub_mailbox_init(&h->mb) || !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) || !(h->guard = malloc(sizeof *h->guard)) ||
         (cfg->leaderboard && !(h->board = leaderboard_new()))) {
         if (h) {
-            free(h->posted);
-            free(h->draining);
+            hub_mailbox_free(&h->mb);
             free(h->txbuf);
             free(h->guard);
         }
@@ -203,11 +173,12 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     }
     h->cfg = *cfg;
     h->room = room;
-    pthread_mutex_init(&h->lock, NULL);
     hub_fd_init(&h->fd, cfg->conn_max);
     if (hub_guard_init(h->guard) ||
-        hub_addrs_init(&h->addrs, h->fd.conn_cap, cfg->ws_per_addr > 0 ? cfg->ws_per_addr
-                                                  : cfg->ws_per_addr < 0 ? 0 : HUB_WS_PER_ADDR)) {
+        hub_conns_init(&h->conns, h->fd.conn_cap,
+                       cfg->ws_per_addr > 0 ? cfg->ws_per_addr : cfg->ws_per_addr < 0 ? 0 : HUB_WS_PER_ADDR,
+                       1000 * (cfg->ping_s > 0 ? cfg->ping_s : HUB_PING_S),
+                       1000 * (cfg->idle_s > 0 ? cfg->idle_s : HUB_IDLE_S))) {
         fv_fail(err, errlen, "getrandom or memory failed making the hub's address tables");
         goto fail;
     }
@@ -239,9 +210,6 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
      * in lws 4.1.6): a 2 KB state message then took five passes over every
      * connection (found by tests/load with strace). */
     /* protocols[4] stays zero: the terminator */
-
-    h->ping_ms = 1000 * (cfg->ping_s > 0 ? cfg->ping_s : HUB_PING_S);
-    h->idle_ms = 1000 * (cfg->idle_s > 0 ? cfg->idle_s : HUB_IDLE_S);
 
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
@@ -383,15 +351,11 @@ void hub_free(struct hub *h) {
     hub_tally_free(h);
     hub_http_free(&h->http);
     hub_batch_free(h);
-    hub_voters_free(&h->voters);
-    hub_addrs_free(&h->addrs);
-    hub_online_free(&h->newcomers);
-    free(h->posted);
-    free(h->draining);
+    hub_conns_free(&h->conns);
+    hub_mailbox_free(&h->mb);
     free(h->txbuf);
     free(h->guard);
     leaderboard_free(h->board);
-    pthread_mutex_destroy(&h->lock);
     free(h);
 }
 

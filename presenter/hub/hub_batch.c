@@ -116,12 +116,7 @@ void hub_batch_free(struct hub *h) {
 
 static void batch_finish(struct hub *h, int ok, const char *err) {
     struct hub_batch *b = &h->batch;
-    if (ok) {
-        pthread_mutex_lock(&h->lock);
-        h->status.commits++;
-        h->status.ops_committed += (unsigned long)b->njob;
-        pthread_mutex_unlock(&h->lock);
-    }
+    if (ok) hub_mailbox_commit(&h->mb, b->njob);
     int changed = 0; /* joins and votes the commit stored */
     for (int i = 0; i < b->njob; i++) {
         struct hub_op *op = &b->job[i];
@@ -135,7 +130,7 @@ static void batch_finish(struct hub *h, int ok, const char *err) {
         }
         if (op->kind == HUB_OP_JOIN) {
             /* c had no token: on_hello refuses a second join */
-            if (op->result >= 0 ? hub_voters_add(&h->voters, op->result) : hub_online_add(&h->newcomers, op->token) < 0) {
+            if (op->result >= 0 ? hub_voters_add(&h->conns.voters, op->result) : hub_online_add(&h->conns.newcomers, op->token) < 0) {
                 hub_conn_error(c, -1, "busy", "server out of memory");
                 continue;
             }
@@ -143,9 +138,9 @@ static void batch_finish(struct hub *h, int ok, const char *err) {
             c->voter = op->result;
             hub_conn_send_own(c, hub_msg_welcome(h, c->voter, op->token));
         } else if (op->result == 0) {
-            if (c->voter < 0 && hub_voters_add(&h->voters, op->voter) == 0) { /* its first vote made it a voter */
+            if (c->voter < 0 && hub_voters_add(&h->conns.voters, op->voter) == 0) { /* its first vote made it a voter */
                 c->voter = op->voter;
-                hub_online_remove(&h->newcomers, c->token);
+                hub_online_remove(&h->conns.newcomers, c->token);
                 char kept[LEADERBOARD_NICK_MAX + 1], nerr[128];
                 if (h->board && c->nick[0]) leaderboard_set(h->board, c->voter, c->nick, kept, nerr, sizeof nerr);
             }

@@ -1,16 +1,13 @@
 /* The hub's wire side, receiving: caps on what clients send, the client
  * messages (a vote goes on to the group commit, hub_batch.c), the
- * connections' lifecycle and writeables, the keepalive sweep (see hub.h,
- * docs/PROTOCOL.md). What is sent is queued by hub_send.c. Runs on the
- * lws thread. */
+ * connections' lifecycle and writeables (see hub.h, docs/PROTOCOL.md). The
+ * list they are in, who is online and the keepalive sweep are hub_conns.c's;
+ * what is sent is queued by hub_send.c. Runs on the lws thread. */
 #include <jansson.h>
 #include <limits.h>
-#include <linux/tcp.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "hub_internal.h"
 #include "hub_batch.h"
@@ -27,7 +24,6 @@
 
 /* Constant-time comparison of the presenter secret (length leaks nothing
  * useful: every candidate is compared over HUB_SECRET_MAX bytes). */
-#define HUB_CLOSE_TRY_AGAIN_LATER 1013 /* RFC 6455 7.4.1 (IANA): lws 4.1.6 names no such status */
 
 static int secret_ok(const char *want, const char *got) {
     unsigned char diff = 0;
@@ -64,7 +60,7 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
     const char *token = m->has_token ? m->token : NULL;
     int issued = token && room_token_issued(h->room, token); /* once: an HMAC (and a join storm has 20,000) */
     if (issued && hub_guard_resume_take(h->guard, token, fv_clock_coarse_ms())) {
-        h->resumes_refused++;
+        h->conns.resumes_refused++;
         hub_status_soon(h);
         hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "this phone reconnects too often: trying again shortly");
         return;
@@ -82,7 +78,7 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         hub_conn_error(c, -1, "busy", err);
         return;
     } else {
-        h->tokens_minted++; /* costs nothing to remember: see hub_status.tokens_minted */
+        h->conns.tokens_minted++; /* costs nothing to remember: see hub_status.tokens_minted */
     }
     c->joining = 1;
 }
@@ -125,7 +121,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
         int max = h->cfg.voters_max > 0 ? h->cfg.voters_max : ROOM_VOTERS_MAX, n = room_voter_count(h->room);
         int reserve = n >= max - max / HUB_VOTER_RESERVE_DIV;
         if (n >= max || hub_guard_voter_take(h->guard, &c->peer, fv_clock_coarse_ms(), reserve)) {
-            h->voters_refused++;
+            h->conns.voters_refused++;
             hub_tally_schedule(h); /* the console sees the count at the next tick */
             hub_conn_error(c, id, "busy",
                            n >= max ? "the room is full"
@@ -309,74 +305,15 @@ static int frame_take(struct hub_conn *c) {
     return 0;
 }
 
-/* Bytes the kernel has received on c's socket so far (every frame, the
- * pings and empty frames lws never shows us included); 0 if unknown. */
-static unsigned long long rx_bytes(struct hub_conn *c) {
-    struct tcp_info ti;
-    socklen_t len = sizeof ti;
-    memset(&ti, 0, sizeof ti);
-    if (getsockopt(lws_get_socket_fd(c->wsi), IPPROTO_TCP, TCP_INFO, &ti, &len)) return 0;
-    return len >= offsetof(struct tcp_info, tcpi_bytes_received) + sizeof ti.tcpi_bytes_received
-               ? ti.tcpi_bytes_received
-               : 0;
-}
-
 /* ---- lws callbacks ---- */
 
-static void conn_unlink(struct hub *h, struct hub_conn *c) {
-    hub_fanout_remove(c);
-    hub_tally_forget(h, c);
-    if (h->sweep_next == c) h->sweep_next = c->next;
-    if (c->prev) c->prev->next = c->next;
-    else if (h->conns == c) h->conns = c->next;
-    if (c->next) c->next->prev = c->prev;
-    c->prev = c->next = NULL;
-}
-
-int hub_conn_total(const struct hub *h) {
-    return h->n_role[HUB_AUDIENCE] + h->n_role[HUB_SCREEN] + h->n_role[HUB_PRESENTER];
-}
-
-#define HUB_CONN_OVERSHOOT 16          /* admitted beyond the cap while the phones making way close */
-
-/* The websockets screens and presenter pages may take that phones may not:
- * HUB_CONN_RESERVE, an eighth of a smaller room. */
-static int conn_reserve(const struct hub *h) {
-    return h->fd.conn_cap >= 8 * HUB_CONN_RESERVE ? HUB_CONN_RESERVE : h->fd.conn_cap / 8;
-}
-
-/* Makes room by closing the audience connection open longest that never
- * said hello (a phone joins with hello at once; one that does not is a
- * script holding a place): 1 when one was closed. */
-static int evict_silent(struct hub *h) {
-    struct hub_conn *old = NULL;
-    for (struct hub_conn *c = h->conns; c; c = c->next)
-        if (c->role == HUB_AUDIENCE && !c->token[0] && c->voter < 0 && !c->close_code && !c->closing &&
-            (!old || c->opened_ms <= old->opened_ms))
-            old = c;
-    if (!old) return 0;
-    hub_conn_kill(old, HUB_CLOSE_TRY_AGAIN_LATER, "the room is full: a phone that never joined makes way");
-    h->conns_evicted++;
-    hub_status_soon(h);
-    return 1;
-}
-
 int hub_conn_admit(struct hub *h, struct lws *wsi, const char *protocol) {
-    int total = hub_conn_total(h), limit = h->fd.conn_cap;
-    if (!protocol || !strcmp(protocol, h->protocols[HUB_AUDIENCE + 1].name)) { /* [0] is "http" */
-        struct hub_peer peer;
-        hub_proxy_peer(&h->proxy, wsi, &peer);
-        if (!peer.self && h->addrs.per_addr > 0 && hub_addrs_count(&h->addrs, &peer) >= h->addrs.per_addr) {
-            h->conns_refused++;
-            hub_status_soon(h);
-            return 1;
-        }
-        limit -= conn_reserve(h);
-    }
-    if (total < limit || evict_silent(h)) return 0;
-    h->conns_refused++;
-    hub_status_soon(h);
-    return 1;
+    struct hub_peer peer = {0};
+    int audience = !protocol || !strcmp(protocol, h->protocols[HUB_AUDIENCE + 1].name); /* [0] is "http" */
+    if (audience) hub_proxy_peer(&h->proxy, wsi, &peer);
+    int rc = hub_conns_admit(&h->conns, &peer, audience);
+    if (rc) hub_status_soon(h); /* refused, or a silent phone evicted */
+    return rc < 0;
 }
 
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
@@ -387,7 +324,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         /* hub_conn_admit decided at the upgrade; this is the backstop (a
          * silent phone made way and has not closed yet: a few over) */
-        return hub_conn_total(h) >= h->fd.conn_cap + HUB_CONN_OVERSHOOT ? 1 : 0;
+        return hub_conns_full(&h->conns);
     }
     case LWS_CALLBACK_ESTABLISHED: {
         memset(c, 0, sizeof *c);
@@ -400,33 +337,22 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->tokens = HUB_MSG_BURST;
         c->last_ms = c->last_rx_ms = c->opened_ms = c->bytes_ms = fv_clock_coarse_ms();
         c->byte_tokens = HUB_MSG_BYTES_BURST;
-        c->rx_bytes = rx_bytes(c);
+        c->rx_bytes = hub_conn_rx_bytes(c);
         c->want_ping = 1; /* its pong is the first frame a page that never speaks sends (HUB_FIRST_FRAME_S) */
-        if (c->role == HUB_AUDIENCE) {
-            if (hub_addrs_take(&h->addrs, &c->peer)) { /* its address filled its share meanwhile */
-                hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "too many connections from your address");
-                h->conns_refused++;
-                hub_status_soon(h);
-            } else {
-                c->addr_counted = 1;
-            }
+        if (hub_conns_add(&h->conns, c)) { /* its address filled its share meanwhile */
+            hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "too many connections from your address");
+            hub_status_soon(h);
         }
-        c->next = h->conns;
-        if (h->conns) h->conns->prev = c;
-        h->conns = c;
-        h->n_role[c->role]++;
         hub_conn_send(c, hub_tally_state(h, c));
         hub_tally_schedule(h);
         break;
     }
     case LWS_CALLBACK_CLOSED:
         if (!c->wsi) break;
-        conn_unlink(h, c);
+        hub_fanout_remove(c);
+        hub_conns_remove(&h->conns, c);
         hub_prober_closed(h, c); /* after the unlink: its state change goes to the others */
-        h->n_role[c->role]--;
-        if (c->addr_counted) hub_addrs_put(&h->addrs, &c->peer);
-        if (c->voter >= 0) hub_voters_remove(&h->voters, c->voter);
-        else if (c->token[0]) hub_online_remove(&h->newcomers, c->token);
+        hub_conns_closed(&h->conns, c);
         hub_batch_forget(h, c);
         while (c->qlen) hub_msg_unref(hub_conn_dequeue(c));
         free(c->rx);
@@ -515,63 +441,11 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     return 0;
 }
 
-/* Keepalive without per-connection timers: lws's own (retry policy) are
- * re-sorted into one list on every received message, O(connections) each.
- * Instead one sweep a second pings the quiet, closes the silent (and those
- * that never sent a frame within HUB_FIRST_FRAME_S), and charges every
- * connection the bytes its socket received since the last sweep: pings
- * and empty pongs never reach our callback (lws answers pings itself), so
- * a ping flood is only visible there. An abuser is killed at once, not at
- * its next writeable: under a ping flood lws spends every writeable on a
- * pong and never calls us. */
+/* The keepalive sweep's deadline (HUB_T_SWEEP): its next step (hub_conns.c). */
 static void keepalive_sweep(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_of_timer(sul, HUB_T_SWEEP);
-    /* One round visits every connection once per period; the round goes in
-     * steps of a slice each, from a cursor (h->sweep_next, moved on by
-     * conn_unlink), so 20,000 TCP_INFO reads never stop the loop in one
-     * burst of ~100 ms (acks and tallies wait behind such a burst). */
-    long long period = h->ping_ms / 2 < 1000 ? h->ping_ms / 2 : 1000;
-    int total = hub_conn_total(h);
-    long long steps = period / HUB_SWEEP_STEP_MS;
-    if (steps > total) steps = total;
-    if (steps < 1) steps = 1;
-    int slice = (int)((total + steps - 1) / steps);
-    hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, period / steps);
-    if (!h->sweep_next) h->sweep_next = h->conns; /* a new round */
-    long long now = fv_clock_coarse_ms();
-    struct hub_conn *next;
-    for (struct hub_conn *c = h->sweep_next; c && slice-- > 0; c = next) {
-        next = h->sweep_next = c->next;
-        unsigned long long got = rx_bytes(c);
-        if (got > c->rx_bytes) {
-            /* the laptop: its deck and observations have a budget of their own */
-            int laptop = hub_conn_viewer(c) == ROOM_VIEWER_PRESENTER;
-            double rate = laptop ? HUB_PROBER_BYTES_PER_S : HUB_MSG_BYTES_PER_S;
-            double burst = laptop ? HUB_PROBER_BYTES_BURST : HUB_MSG_BYTES_BURST;
-            c->byte_tokens += (double)(now - c->bytes_ms) * rate / 1000.0;
-            if (c->byte_tokens > burst) c->byte_tokens = burst;
-            c->byte_tokens -= (double)(got - c->rx_bytes);
-            c->bytes_ms = now;
-            c->rx_bytes = got;
-            if (c->byte_tokens < 0) {
-                /* No close handshake: it would wait for a writeable (or the
-                 * abuser's ack) up to 5 s while the flood goes on. The
-                 * shutdown ends the socket now; lws sees it and closes. */
-                shutdown(lws_get_socket_fd(c->wsi), SHUT_RDWR);
-                lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-                continue;
-            }
-        }
-        long long quiet = now - c->last_rx_ms;
-        if (!c->heard && now - c->opened_ms >= HUB_FIRST_FRAME_S * 1000LL)
-            hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "nothing received: not a fragvote client");
-        else if (quiet >= h->idle_ms)
-            hub_conn_kill(c, LWS_CLOSE_STATUS_GOINGAWAY, "no answer to pings");
-        else if (quiet >= h->ping_ms && !c->want_ping) {
-            c->want_ping = 1;
-            lws_callback_on_writable(c->wsi);
-        }
-    }
+    hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, hub_conns_sweep_plan(&h->conns));
+    hub_conns_sweep(&h->conns);
 }
 
 void hub_keepalive_start(struct hub *h) { hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, 1000); }

@@ -11,11 +11,14 @@
 #include "hub_acklat.h"
 #include "hub_addrs.h"
 #include "hub_batch.h"
+#include "hub_conn.h"
+#include "hub_conns.h"
 #include "fv_clock.h"
 #include "hub_ev.h"
 #include "hub_fd.h"
 #include "hub_guard.h"
 #include "hub_http.h"
+#include "hub_mailbox.h"
 #include "hub_online.h"
 #include "leaderboard.h"
 #include "hub_parse.h"
@@ -26,8 +29,6 @@
 #include "room_view.h"
 
 #define HUB_PROTOCOL_VERSION 1
-#define HUB_CONN_QUEUE 32          /* messages waiting per connection; a client that lags more is closed */
-#define HUB_RX_BUFFER 512          /* lws receive buffer per connection; longer messages arrive in pieces */
 #define HUB_BATCH_MAX 4096         /* operations per group commit before it is flushed early */
 #define HUB_SECRET_MAX 128
 #define HUB_TX_CHUNK 4096          /* larger messages go out as fragments of this size, one per writeable */
@@ -41,74 +42,11 @@ enum hub_timer_id {
     HUB_T_TALLY,                   /* the next tally tick (HUB_TALLY_HZ) */
     HUB_T_ROTATION,                /* the phones' tally rotation's next step (HUB_ROTATION_MS) */
     HUB_T_CLOSE,                   /* the voting timer closes the question (close_due) */
-    HUB_T_SWEEP,                   /* the keepalive sweep (hub_conn.c) */
+    HUB_T_SWEEP,                   /* the keepalive sweep (hub_conns.c) */
     HUB_T_FLUSH,                   /* hub_run's quit flush ends (HUB_QUIT_FLUSH_MS) */
     HUB_T_STATE,                   /* a debounced state change goes out (hub_state_soon) */
     HUB_TIMERS
 };
-
-enum hub_role { HUB_AUDIENCE, HUB_SCREEN, HUB_PRESENTER, HUB_NROLES };
-
-/* A serialized message shared by every connection that sends it. */
-struct hub_msg {
-    int refs;
-    int is_state;                  /* a state: a newer one queued for a connection replaces it there */
-    size_t len;
-    unsigned char buf[];           /* LWS_PRE bytes of headroom, then len bytes */
-};
-
-struct hub_conn {
-    struct lws *wsi;
-    struct hub *hub;
-    enum hub_role role;
-    int voter;                     /* room voter index; -1 until its token has voted once */
-    char token[ROOM_TOKEN_HEX + 1]; /* after the welcome: its token ("" before) */
-    struct hub_peer peer;          /* the client's address for the throttles (hub_proxy_peer at ESTABLISHED) */
-    int joining;                   /* a join is in the current batch */
-    int new_voter_ok;              /* the per-address new-voter cap let its first vote through */
-    char nick[LEADERBOARD_NICK_MAX + 1]; /* a nickname picked before its first vote (no voter to keep it
-                                    * yet): given to the voter the first vote makes, "" none */
-    int nick_sets;                 /* nicknames picked on this connection before that */
-    int authed;                    /* presenter: secret accepted */
-    int follow;                    /* screen: the question its hello named ("q"): its states are about it;
-                                    * -1 the current question */
-    int prober;                    /* the room's remote prober (hub_prober.c; at most one: hub.remote.conn) */
-    int bad_secrets;
-    struct hub_msg *q[HUB_CONN_QUEUE];
-    unsigned char qhead, qlen;
-    unsigned q_off;                /* bytes of the head message already sent (fragmented sends) */
-    unsigned long tally_sent;      /* version of the last tally sent */
-    int tally_turn;                /* phone: the rotation reached it; send the newest tally */
-    double tokens;                 /* rate-cap bucket */
-    long long last_ms;             /* rate cap bucket's last refill */
-    long long last_rx_ms;          /* anything heard from the peer (message or pong) */
-    long long opened_ms;           /* when the websocket was established */
-    int heard;                     /* a frame came (message or pong): HUB_FIRST_FRAME_S no longer applies */
-    unsigned long long rx_bytes;   /* the socket's bytes received at the last sweep (TCP_INFO) */
-    double byte_tokens;            /* HUB_MSG_BYTES_PER_S bucket, refilled at each sweep */
-    long long bytes_ms;
-    int want_ping;
-    unsigned char *rx;             /* message being reassembled (only when fragmented) */
-    size_t rxlen;
-    int close_code;                /* != 0: close at the next writeable */
-    int addr_counted;              /* audience: counted in hub.addrs (hub_addrs_take), put back at close */
-    int in_rx;                     /* its message is being handled (hub_send.c writes to it only at a writeable then) */
-    int closing;                   /* our close frame handed to lws, or the peer's close came: nothing more is written */
-    char close_reason[64];
-    struct hub_conn *prev, *next;  /* all open connections */
-    int deferred;                  /* in the fan-out list: has queued messages, writeable not yet asked */
-    struct hub_conn *fo_prev, *fo_next;
-};
-
-/* Which of the room's viewers c is (what it may see is the room's rule,
- * room_view.h): a presenter connection is the presenter only once its
- * secret was accepted. */
-static inline enum room_viewer hub_conn_viewer(const struct hub_conn *c) {
-    return c->role == HUB_AUDIENCE ? ROOM_VIEWER_PHONE
-         : c->role == HUB_SCREEN   ? ROOM_VIEWER_SCREEN
-         : c->authed               ? ROOM_VIEWER_PRESENTER
-                                   : ROOM_VIEWER_GUEST;
-}
 
 struct hub {
     struct hub_config cfg;
@@ -121,7 +59,6 @@ struct hub {
     int port;
     struct lws_protocols protocols[5];
     lws_retry_bo_t no_validity;    /* all zero: lws keeps no per-connection validity timer */
-    int ping_ms, idle_ms;          /* keepalive, see HUB_PING_S / HUB_IDLE_S */
     struct hub_actions act;        /* the voting timer (hub_action.c) */
     atomic_int stop;
     struct hub_ev ev;              /* libev's loop, or ev.loop NULL: lws's poll loop (hub_ev.c) */
@@ -129,21 +66,9 @@ struct hub {
 
     struct hub_fd fd;              /* the open-files budget (hub_fd.c) */
 
-    /* connections */
-    struct hub_conn *conns;
-    struct hub_conn *sweep_next;   /* the keepalive sweep's cursor (NULL: the next step starts a round) */
-    atomic_int n_role[HUB_NROLES]; /* open websockets per role; hub_snapshot reads them live */
-    struct hub_online newcomers;   /* tokens welcomed on an open connection that have not voted */
-    unsigned long tokens_minted;   /* fresh tokens issued by hello */
-    unsigned long voters_refused;  /* first votes refused by the per-address new-voter cap */
+    struct hub_conns conns;        /* the connections, who is online (hub_conns.c) */
     unsigned long origin_refused;  /* upgrades refused for another site's Origin (hub_origin.h) */
     long long origin_warned_ms;    /* when the console was last told of them (at most once a second) */
-    struct hub_addrs addrs;        /* open audience websockets per address (hub_addrs.c) */
-    unsigned long conns_refused;   /* upgrades refused: the address's share, or the room full */
-    unsigned long resumes_refused; /* hellos refused: one identity reconnecting too often (HUB_RESUME_RATE) */
-    unsigned long conns_evicted;   /* phones that never said hello closed to make room */
-    struct hub_voters voters;      /* per voter index its open connections (a phone back after a
-                                    * wifi blip, or a second tab, while the old one lingers; hub_online.h) */
 
     struct hub_batch batch;        /* the group commit (hub_batch.c) */
     struct hub_acklat acklat;      /* vote read -> ack written (hub_acklat.c) */
@@ -165,13 +90,7 @@ struct hub {
 
     struct hub_remote remote;      /* the remote prober (hub_prober.c, cfg.prober_remote) */
 
-    /* from other threads */
-    pthread_mutex_t lock;
-    struct hub_cmd *posted;        /* ring of HUB_POST_MAX */
-    struct hub_cmd *draining;      /* lws thread: the command being run */
-    int post_head, post_len;
-    struct hub_status status;      /* copy for hub_snapshot, under lock */
-    long long status_close_due;    /* under lock: close_due while it applies to the current question, else 0 */
+    struct hub_mailbox mb;         /* from other threads: posted commands, the status (hub_mailbox.c) */
 };
 
 /* hub.c: the engine room (lws thread unless said otherwise) */

@@ -182,8 +182,8 @@ char *hub_msg_tally(struct hub *h, enum room_viewer who) {
     quiz_get(q, quiz_cursor(q), &ci);
     json_t *o = json_pack("{s:s, s:i, s:I, s:i, s:s, s:i, s:i, s:i}", "t", "tally", "v", HUB_PROTOCOL_VERSION, "ver",
                           (json_int_t)hub_tally_version(h), "q", ci.position, "state", quiz_state_name(ci.state),
-                          "online", h->voters.joined + (int)h->newcomers.used, "joined",
-                          room_voter_count(h->room) + (int)h->newcomers.used, "votes", quiz_votes(q, ci.position));
+                          "online", h->conns.voters.joined + (int)h->conns.newcomers.used, "joined",
+                          room_voter_count(h->room) + (int)h->conns.newcomers.used, "votes", quiz_votes(q, ci.position));
     long long left = hub_closes_in_ms(h);
     if (o && left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));
     if (o && v.split) {
@@ -191,8 +191,8 @@ char *hub_msg_tally(struct hub *h, enum room_viewer who) {
         json_object_set_new(o, "no", json_integer(ci.no));
     }
     if (o && v.hub_counts) {
-        json_object_set_new(o, "screens", json_integer(h->n_role[HUB_SCREEN]));
-        json_object_set_new(o, "presenters", json_integer(h->n_role[HUB_PRESENTER]));
+        json_object_set_new(o, "screens", json_integer(h->conns.n_role[HUB_SCREEN]));
+        json_object_set_new(o, "presenters", json_integer(h->conns.n_role[HUB_PRESENTER]));
     }
     return dump(o);
 }

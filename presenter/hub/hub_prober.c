@@ -36,16 +36,12 @@ static void peer_text(const struct hub_conn *c, char *out, size_t len) {
 /* A line for serve's console (connects, disconnects, take-overs). */
 static void note(struct hub *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(struct hub *h, const char *fmt, ...) {
-    char line[sizeof h->status.prober_line];
+    char line[sizeof h->mb.status.prober_line];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    pthread_mutex_lock(&h->lock);
-    snprintf(h->status.prober_line, sizeof h->status.prober_line, "%s", line);
-    h->status.prober_events++;
-    h->status.prober = h->remote.conn ? 1 : 0;
-    pthread_mutex_unlock(&h->lock);
+    hub_mailbox_prober(&h->mb, line, h->remote.conn ? 1 : 0);
     if (h->cfg.on_note) h->cfg.on_note(h->cfg.ctx, line);
     if (!atomic_load(&h->stop)) hub_status_update(h, NULL); /* not while the context is being destroyed */
 }
@@ -86,7 +82,8 @@ int hub_prober_init(struct hub *h, char *err, size_t errlen) {
         return -1;
     }
     for (size_t i = 0; i < sizeof b; i++) snprintf(h->remote.epoch + 2 * i, 3, "%02x", b[i]);
-    h->status.prober = h->cfg.prober_remote ? 0 : -1;
+    hub_mailbox_lock(&h->mb)->prober = h->cfg.prober_remote ? 0 : -1;
+    hub_mailbox_unlock(&h->mb);
     if (h->cfg.prober_remote) room_set_prober(h->room, &(struct prober){remote_ask, h});
     return 0;
 }

@@ -2,9 +2,18 @@
 #ifndef FRAGVOTE_HUB_SEND_H
 #define FRAGVOTE_HUB_SEND_H
 
+#include <stddef.h>
+
 struct hub;
 struct hub_conn;
-struct hub_msg;
+
+/* A serialized message shared by every connection that sends it. */
+struct hub_msg {
+    int refs;
+    int is_state;                  /* a state: a newer one queued for a connection replaces it there */
+    size_t len;
+    unsigned char buf[];           /* LWS_PRE bytes of headroom, then len bytes */
+};
 
 /* The fan-out list, embedded in struct hub (h->fanout) and read or written
  * only by hub_send.c: phones with a queued state, not yet made writeable

@@ -2,7 +2,7 @@
  * here, so a database held locked by another process holds up only the
  * votes waiting for that commit -- never the loop, the pings, the acks of
  * other batches or the fan-out. One batch is in flight at a time: the loop
- * plans it and applies what was committed (hub_conn.c); a vote is acked
+ * plans it and applies what was committed (hub_batch.c); a vote is acked
  * only after its COMMIT, as before. Only lws_cancel_service() crosses back
  * to the loop; the room's memory stays the loop's. */
 #include <stdio.h>

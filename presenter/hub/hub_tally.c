@@ -4,7 +4,7 @@
  * made writeable at once, phones visited by a rotation (HUB_T_ROTATION), a
  * state change fanned out to phones in chunks (hub_send.c). Runs on the
  * lws thread. */
-#include "hub_conn.h"
+#include "hub_conns.h"
 #include "hub_internal.h"
 #include "hub_msg.h"
 #include "hub_send.h"
@@ -41,7 +41,7 @@ static void audience_step(struct hub *h) {
     if (dt < 1) dt = 1;
     h->bcast.rot_ms = now;
     long long sends = (long long)rate * dt / 1000;
-    int total = hub_conn_total(h);
+    int total = hub_conns_total(&h->conns);
     /* visits owed so far, fractions carried (a room of 5 visits one connection every 20 ms) */
     h->bcast.rot_credit += (double)total * (double)dt * HUB_PHONE_TALLY_HZ / 1000.0;
     if (h->bcast.rot_credit > total) h->bcast.rot_credit = total;
@@ -49,12 +49,13 @@ static void audience_step(struct hub *h) {
     h->bcast.rot_credit -= (double)visits;
     if (sends < 1) sends = 1;
     while (sends > 0 && visits > 0 && h->bcast.rot_left > 0) {
-        struct hub_conn *c = h->bcast.rot_next ? h->bcast.rot_next : h->conns;
+        struct hub_conn **next = &h->conns.cursor[HUB_CUR_ROTATION];
+        struct hub_conn *c = *next ? *next : h->conns.head;
         if (!c) {
             h->bcast.rot_left = 0;
             break;
         }
-        h->bcast.rot_next = c->next;
+        *next = c->next;
         h->bcast.rot_left--;
         visits--;
         if (c->role != HUB_AUDIENCE || c->tally_sent >= h->bcast.tally_version || c->close_code) continue;
@@ -106,7 +107,7 @@ static void tally_build(struct hub *h) {
     h->bcast.tally_version++; /* the messages carry it */
     if (hub_build_views(h, hub_msg_tally, h->bcast.tally)) return;
     h->bcast.status_stale = 1;
-    h->bcast.rot_left = hub_conn_total(h);
+    h->bcast.rot_left = hub_conns_total(&h->conns);
     rotation_schedule(h);
     lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
     lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_PRESENTER]);
@@ -174,7 +175,7 @@ void hub_status_soon(struct hub *h) {
 /* The quiz changed: new state messages to everyone, a tally soon. */
 void hub_state_changed(struct hub *h) {
     if (state_views(h) == 0) {
-        for (struct hub_conn *c = h->conns; c; c = c->next) {
+        for (struct hub_conn *c = h->conns.head; c; c = c->next) {
             if (c->role == HUB_AUDIENCE)
                 hub_conn_send_later(c, h->bcast.state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
             else
@@ -201,11 +202,6 @@ unsigned long hub_tally_version(const struct hub *h) { return h->bcast.tally_ver
 
 unsigned long hub_tally_phone_count(const struct hub *h) {
     return atomic_load(&((struct hub *)h)->bcast.phone_tallies);
-}
-
-/* c leaves the connection list: the rotation goes on from the next one. */
-void hub_tally_forget(struct hub *h, const struct hub_conn *c) {
-    if (h->bcast.rot_next == c) h->bcast.rot_next = c->next;
 }
 
 /* Whether c has not yet been sent the newest tally meant for its kind

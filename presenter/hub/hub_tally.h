@@ -23,8 +23,8 @@ struct hub_broadcast {
     /* Phones get the tally in a rotation: every HUB_ROTATION_MS it visits
      * the next connections and writes the newest tally to the phones among
      * them that are behind, HUB_AUDIENCE_SENDS_PER_S * HUB_ROTATION_MS / 1000
-     * at most (never all at once; see audience_step). */
-    struct hub_conn *rot_next;     /* next connection the rotation visits (NULL: the list's head) */
+     * at most (never all at once; see audience_step). Its place in the
+     * list is the connections' cursor HUB_CUR_ROTATION (hub_conns.h). */
     int rot_left;                  /* connections still to visit since the last tally change */
     double rot_credit;             /* visits the rotation may still make (HUB_PHONE_TALLY_HZ rounds a second) */
     long long rot_ms;              /* when the last step ran (its visits and sends follow the time since) */
@@ -47,7 +47,6 @@ struct hub_msg *hub_tally_state(struct hub *h, const struct hub_conn *c);
 int hub_tally_built(const struct hub *h);       /* a tally was built once */
 unsigned long hub_tally_version(const struct hub *h);
 unsigned long hub_tally_phone_count(const struct hub *h); /* tallies written to phones (any thread) */
-void hub_tally_forget(struct hub *h, const struct hub_conn *c); /* c leaves the connection list (before unlinking) */
 int hub_tally_pending(const struct hub *h, const struct hub_conn *c); /* c is owed the newest tally now */
 struct hub_msg *hub_tally_take(struct hub *h, struct hub_conn *c); /* that tally, counted as sent to c */
 
