@@ -11,3 +11,16 @@ fv_cleanup() {
   rm -rf "$tmp"
 }
 fv_tmp() { tmp=$(mktemp -d "/tmp/fragvote-$1-XXXXXX"); trap fv_cleanup EXIT; }
+# fv_join_port FILE PID [TRIES]: the port of serve's first
+# "Join: SCHEME://HOST:PORT/" line in FILE (its console), waiting for it
+# (TRIES x 0.1 s, 20 s unless told) while PID lives: prints it, or fails.
+fv_join_port() {
+  local i p
+  for i in $(seq 1 "${3:-200}"); do
+    p=$(sed -n 's#^Join: [a-z]*://[^/]*:\([0-9][0-9]*\)/.*#\1#p' "$1" 2>/dev/null | head -1)
+    [ -n "$p" ] && { echo "$p"; return 0; }
+    kill -0 "$2" 2>/dev/null || return 1
+    [ "$i" -lt "${3:-200}" ] && sleep 0.1
+  done
+  return 1
+}

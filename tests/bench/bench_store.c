@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "deck_fixture.h"
 #include "fv_clock.h"
 #include "room.h"
 
@@ -51,11 +52,7 @@ int main(int argc, char **argv) {
     struct db *db = db_open(path, err, sizeof err);
     if (!db) return fprintf(stderr, "bench_store: %s\n", err), 1;
     struct deck d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.title, sizeof d.title, "bench");
-    d.ntests = 1;
-    d.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    d.tests[0].ask[QKIND_SENT] = 1;
+    deck_fixture_one(&d, "bench", DECK_FIXTURE_SENT);
     struct room *r = room_create(db, &d, NULL, err, sizeof err);
     if (!r || room_act(r, ROOM_OPEN, err, sizeof err)) return fprintf(stderr, "bench_store: %s\n", err), 1;
     if (token_index) { /* schema 5's index, on a second connection before any voter */

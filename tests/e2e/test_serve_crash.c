@@ -18,6 +18,7 @@
 #include "check.h"
 #include "db.h"
 #include "fv_roles.h"
+#include "serve_proc.h"
 #include "wsclient.h"
 
 #define PHONES 10
@@ -27,60 +28,14 @@ static const char *bin;
 static char prefix[16], dir[128], dbpath[256];
 static pid_t pid = -1;
 
-static void cleanup(void) {
-    if (pid > 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        pid = -1;
-    }
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "'%s' lab down --prefix '%s' >/dev/null 2>&1", bin, prefix);
-    if (system(cmd) < 0) perror("system");
-}
+static void cleanup(void) { serve_proc_cleanup(&pid, bin, prefix); }
 
-static pid_t spawn(const char *out, char *const extra[]) {
+/* serve on dbpath with the options in extra, its console into out, on the
+ * lab of prefix: its port, or -1 (what it said on stderr). */
+static int start_serve(const char *out, char *const extra[]) {
     char *argv[32];
-    int n = 0;
-    const char *base[] = {bin, "serve", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1", "--no-qr"};
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) argv[n++] = (char *)base[i];
-    for (int i = 0; extra[i]; i++) argv[n++] = extra[i];
-    argv[n] = NULL;
-    pid_t p = fork();
-    if (p == 0) {
-        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), in = open("/dev/null", O_RDONLY);
-        dup2(in, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        setenv("FRAGVOTE_LAB_PREFIX", prefix, 1);
-        execv(bin, argv);
-        _exit(127);
-    }
-    return p;
-}
-
-static int port_of(const char *out) {
-    for (int t = 0; t < 400; t++) {
-        FILE *f = fopen(out, "r");
-        char line[512];
-        while (f && fgets(line, sizeof line, f)) {
-            const char *c = !strncmp(line, "Join: ", 6) ? strchr(line + 14, ':') : NULL;
-            int p = 0;
-            if (c && sscanf(c + 1, "%d", &p) == 1 && p > 0) {
-                fclose(f);
-                return p;
-            }
-        }
-        if (f) fclose(f);
-        usleep(50000);
-    }
-    return -1;
-}
-
-static void dump(const char *path) {
-    FILE *f = fopen(path, "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f)) fputs(line, stderr);
-    if (f) fclose(f);
+    if (serve_proc_argv(argv, 32, bin, dbpath, extra, NULL) < 0) return -1;
+    return serve_proc_start(argv, out, &(struct serve_proc_io){.lab_prefix = prefix}, &pid);
 }
 
 /* Receives until a message of type t (others skipped); NULL on timeout/close. */
@@ -103,9 +58,7 @@ static void test_crash_loses_nothing_acknowledged_and_resume_goes_on(void) {
     REQUIRE(write_file(s2, "wait-votes 10 5000\nclose\nmeasure\nwait-measured 20000\nreveal\nsleep 600000\n") == 0);
 
     char *extra1[] = {"--script", s1, "--room", ROOM, NULL};
-    pid = spawn(out1, extra1);
-    int port = port_of(out1);
-    if (port <= 0) dump(out1);
+    int port = start_serve(out1, extra1);
     REQUIRE(port > 0);
 
     struct wsc *w[PHONES] = {0};
@@ -138,9 +91,7 @@ static void test_crash_loses_nothing_acknowledged_and_resume_goes_on(void) {
     CHECK_INT(acked, PHONES);
 
     /* The crash: nothing of serve's own cleanup runs. */
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    pid = -1;
+    serve_proc_stop(&pid, SIGKILL);
     for (int i = 0; i < PHONES; i++) wsc_free(w[i]);
 
     sqlite3 *h;
@@ -167,9 +118,7 @@ static void test_crash_loses_nothing_acknowledged_and_resume_goes_on(void) {
     /* Resume. */
     char extra2[] = "--resume";
     char *extra[] = {extra2, "1", "--script", s2, NULL};
-    pid = spawn(out2, extra);
-    port = port_of(out2);
-    if (port <= 0) dump(out2);
+    port = start_serve(out2, extra);
     REQUIRE(port > 0);
     /* Phone 0 comes back with its token and the same room code. */
     struct wsc *back = fvr_connect("127.0.0.1", port, "fragvote-audience", 5000, err, sizeof err);
@@ -199,7 +148,7 @@ static void test_crash_loses_nothing_acknowledged_and_resume_goes_on(void) {
     waitpid(pid, &status, 0);
     pid = -1;
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status)) dump(out2);
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) serve_proc_dump(out2);
 
     REQUIRE(sqlite3_open_v2(dbpath, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
     REQUIRE(sqlite3_prepare_v2(h, "SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM votes), "

@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "e2e/serve_proc.h"
 #include "db.h"
 #include "deck.h"
+#include "serve_proc.h"
 #include "tcp_client.h"
 #include "wsclient.h"
 
@@ -270,29 +270,10 @@ static void test_serve_runs_the_whole_deck_with_50_phones(void) {
     char err[512];
     REQUIRE(deck_load_builtin(&deck, err, sizeof err) == 0);
     write_script();
-    serve_pid = fork();
-    REQUIRE(serve_pid >= 0);
-    if (serve_pid == 0) {
-        int out = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int in = open("/dev/null", O_RDONLY);
-        dup2(in, 0);
-        dup2(out, 1);
-        dup2(out, 2);
-        setenv("FRAGVOTE_LAB_PREFIX", prefix, 1);
-        execl(bin, bin, "serve", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1", "--script", scriptpath,
-              "--secret", SECRET, "--room", ROOM, "--no-qr", (char *)NULL);
-        _exit(127);
-    }
-    port = serve_proc_port(outpath, &serve_pid, 20000);
-    if (port <= 0 || serve_proc_listening(port, &serve_pid, 20000) < 0) {
-        int st;
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "cat '%s'", outpath);
-        char *o = run_capture(cmd, &st);
-        fprintf(stderr, "serve did not listen:\n%s\n", o ? o : "");
-        free(o);
-        REQUIRE(0);
-    }
+    char *argv[] = {(char *)bin, "serve", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1", "--script", scriptpath,
+                    "--secret", SECRET, "--room", ROOM, "--no-qr", NULL};
+    port = serve_proc_start(argv, outpath, &(struct serve_proc_io){.lab_prefix = prefix}, &serve_pid);
+    REQUIRE(port > 0);
     pthread_t th[PHONES], screen;
     REQUIRE(pthread_create(&screen, NULL, screen_main, NULL) == 0);
     for (int i = 0; i < PHONES; i++) {

@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "e2e/serve_proc.h"
+#include "serve_proc.h"
+#include "tcp_client.h"
 #include "fv_roles.h"
 #include "wsclient.h"
 
@@ -41,7 +42,7 @@ static int start_serve(const char *sources) {
     char *argv[] = {(char *)bin, "serve", "--db", db, "--port", "0", "--bind", "127.0.0.1", "--target", "127.0.0.1",
                     "--no-prefetch", "--no-qr", "--room", "FRAME2", sources ? "--frame-ancestors" : NULL,
                     (char *)sources, NULL};
-    return serve_proc_start(argv, out, &serve_pid);
+    return serve_proc_start(argv, out, NULL, &serve_pid);
 }
 
 static void stop_serve(void) {

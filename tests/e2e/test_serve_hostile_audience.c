@@ -23,7 +23,7 @@
 
 #include "check.h"
 #include "db.h"
-#include "e2e/serve_proc.h"
+#include "serve_proc.h"
 #include "fv_roles.h"
 #include "hub.h"
 #include "tcp_client.h"
@@ -37,13 +37,7 @@ static char dbpath[256], outpath[256];
 static pid_t pid = -1;
 static int port;
 
-static void stop_serve(void) {
-    if (pid > 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        pid = -1;
-    }
-}
+static void stop_serve(void) { serve_proc_stop(&pid, SIGKILL); }
 
 /* Starts serve on a fresh database with the console script `script`
  * (extra: more options, NULL-terminated); sets port. */
@@ -57,41 +51,11 @@ static int start_serve(const char *name, const char *script, char *const extra[]
     if (!f) return -1;
     fputs(script, f);
     fclose(f);
+    char *opts[] = {"--target", "127.0.0.1", "--room", ROOM, "--secret", SECRET, "--script", spath, NULL};
     char *argv[40];
-    int n = 0;
-    const char *base[] = {bin, "serve", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1", "--no-qr",
-                          "--target", "127.0.0.1", "--room", ROOM, "--secret", SECRET, "--script", spath};
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) argv[n++] = (char *)base[i];
-    for (int i = 0; extra && extra[i]; i++) argv[n++] = extra[i];
-    argv[n] = NULL;
-    pid = fork();
-    if (pid == 0) {
-        int fd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644), in = open("/dev/null", O_RDONLY);
-        dup2(in, 0);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        execv(bin, argv);
-        _exit(127);
-    }
-    for (int t = 0; t < 200; t++) {
-        FILE *o = fopen(outpath, "r");
-        char line[512];
-        while (o && fgets(line, sizeof line, o)) {
-            const char *c = !strncmp(line, "Join: ", 6) ? strchr(line + 14, ':') : NULL;
-            if (c && sscanf(c + 1, "%d", &port) == 1 && port > 0) {
-                fclose(o);
-                return 0;
-            }
-        }
-        if (o) fclose(o);
-        usleep(50000);
-    }
-    fprintf(stderr, "serve did not print its join URL; its output:\n");
-    FILE *o = fopen(outpath, "r");
-    char line[512];
-    while (o && fgets(line, sizeof line, o)) fputs(line, stderr);
-    if (o) fclose(o);
-    return -1;
+    if (serve_proc_argv(argv, 40, bin, dbpath, opts, extra) < 0) return -1;
+    port = serve_proc_start(argv, outpath, NULL, &pid);
+    return port > 0 ? 0 : -1;
 }
 
 /* Sends a raw request and returns the response (malloc'd) as it came. */

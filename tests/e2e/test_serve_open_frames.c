@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "e2e/serve_proc.h"
+#include "serve_proc.h"
 #include "fv_roles.h"
 #include "wsclient.h"
 
@@ -226,7 +226,7 @@ static int start_serve(void) {
     setenv("FRAGVOTE_LAB_PREFIX", prefix, 1);
     char *argv[] = {(char *)bin, "serve", "--deck", deckpath, "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
                     "--script", scriptpath, "--secret", SECRET, "--room", ROOM, "--no-qr", NULL};
-    port = serve_proc_start(argv, outpath, &serve_pid);
+    port = serve_proc_start(argv, outpath, NULL, &serve_pid);
     return port > 0 ? 0 : -1;
 }
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "e2e/serve_proc.h"
+#include "serve_proc.h"
 #include "fv_roles.h"
 #include "wsclient.h"
 
@@ -37,23 +37,11 @@ static int start_serve(void) {
     const char *dir = check_tmpdir();
     snprintf(outpath, sizeof outpath, "%s/serve.out", dir);
     snprintf(dbpath, sizeof dbpath, "%s/origin.db", dir);
-    int in[2];
-    if (pipe(in)) return -1;
-    console_in = in[1];
-    serve_pid = fork();
+    char *argv[] = {(char *)bin, "serve", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1", "--target", "127.0.0.1",
+                    "--no-prefetch", "--public-url", "https://vote.example.org/", "--secret", SECRET, "--room", ROOM,
+                    "--no-qr", NULL};
+    serve_pid = serve_proc_spawn(argv, outpath, &(struct serve_proc_io){.console_in = &console_in});
     if (serve_pid < 0) return -1;
-    if (serve_pid == 0) {
-        int out = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(in[0], 0);
-        close(in[1]);
-        dup2(out, 1);
-        dup2(out, 2);
-        execl(bin, bin, "serve", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1", "--target", "127.0.0.1",
-              "--no-prefetch", "--public-url", "https://vote.example.org/", "--secret", SECRET, "--room", ROOM,
-              "--no-qr", (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]);
     /* behind --public-url the Join line names no port: ask the kernel which one serve listens on */
     char cmd[160];
     snprintf(cmd, sizeof cmd, "ss -Hltnp 2>/dev/null | grep 'pid=%d,' | awk '{n=split($4,a,\":\"); print a[n]; exit}'",

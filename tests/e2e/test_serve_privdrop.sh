@@ -16,7 +16,7 @@
 # from a root shell with none of these the hub stays uid 0 with no
 # capability and the helper becomes nobody.
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
+. "$(dirname "$0")/../lib.sh"
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root (the lab, the drop)"; exit 77; fi
 prefix="fvq$$"
 tmp=$(mktemp -d /tmp/fragvote-privdrop-XXXXXX)
@@ -45,7 +45,7 @@ for _ in $(seq 1 200); do
     hub_ids=$(ids_of "$pid")
     helper=$(helper_of "$pid")
     [ -n "$helper" ] && helper_ids=$(ids_of "$helper")
-    port=$(sed -n 's#^Join: http://127.0.0.1:\([0-9]*\)/.*#\1#p' "$tmp/out")
+    port=$(fv_join_port "$tmp/out" "$pid" 1)
     listener=$(listener_of "$port")
     break
   fi
@@ -182,12 +182,7 @@ printf '%s\n' "privdrop-presenter-secret" >"$tmp/secret"
 (cd "$tmp" && exec "$bin" serve --prober remote --keep-root --port 0 --bind 127.0.0.1 --no-qr --secret-file "$tmp/secret" \
    --script "$tmp/long.script" --db "$tmp/hub.db" </dev/null >"$tmp/hub.out" 2>&1) &
 hub=$!
-hubport=
-for _ in $(seq 1 100); do
-  hubport=$(sed -n 's#^Join: http://127.0.0.1:\([0-9]*\)/.*#\1#p' "$tmp/hub.out" 2>/dev/null)
-  [ -n "$hubport" ] && break
-  sleep 0.1
-done
+hubport=$(fv_join_port "$tmp/hub.out" "$hub" 100)
 ids=$(running_ids "$tmp/present.out" env PKEXEC_UID="$nob" "$bin" present "ws://127.0.0.1:$hubport/" --target 127.0.0.1 \
   --observer raw --secret-file "$tmp/secret" --script "$tmp/long.script")
 echo "present, PKEXEC_UID=$nob: $ids"

@@ -19,7 +19,7 @@
 
 #include "check.h"
 #include "deck.h"
-#include "e2e/serve_proc.h"
+#include "serve_proc.h"
 #include "fv_roles.h"
 #include "wsclient.h"
 
@@ -59,7 +59,7 @@ static void test_questions_pick_the_talk_and_end_finishes_it(void) {
     REQUIRE(write_file(scriptpath, "sleep 1500\nend\nsleep 600000\n") == 0);
     char *argv[] = {(char *)bin, "serve", "--questions", "1-2,38", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
                     "--target", "127.0.0.1", "--no-witness", "--script", scriptpath, "--no-qr", NULL};
-    int port = serve_proc_start(argv, outpath, &serve_pid);
+    int port = serve_proc_start(argv, outpath, NULL, &serve_pid);
     REQUIRE(port > 0);
     char err[256];
     struct wsc *s = fvr_connect("127.0.0.1", port, "fragvote-screen", T_MS, err, sizeof err);

@@ -20,7 +20,7 @@
 
 #include "check.h"
 #include "check_probe.h"
-#include "e2e/serve_proc.h"
+#include "serve_proc.h"
 #include "fv_roles.h"
 #include "probe_json.h"
 
@@ -37,13 +37,7 @@ static const char *bin;
 static pid_t serve_pid = -1;
 static char outpath[300], dbpath[300];
 
-static void cleanup(void) {
-    if (serve_pid > 0) {
-        kill(serve_pid, SIGKILL);
-        waitpid(serve_pid, NULL, 0);
-        serve_pid = -1;
-    }
-}
+static void cleanup(void) { serve_proc_stop(&serve_pid, SIGKILL); }
 
 static char *slurp(const char *path) {
     size_t n;
@@ -52,16 +46,9 @@ static char *slurp(const char *path) {
 
 /* Waits until serve's console output holds needle (up to T_MS). */
 static int console_says(const char *needle) {
-    for (int t = 0; t < T_MS; t += 50) {
-        char *o = slurp(outpath);
-        int found = o && strstr(o, needle);
-        free(o);
-        if (found) return 1;
-        usleep(50000);
-    }
-    char *o = slurp(outpath);
-    fprintf(stderr, "the console never said \"%s\":\n%s\n", needle, o ? o : "");
-    free(o);
+    if (serve_proc_wait_output(outpath, needle, T_MS)) return 1;
+    fprintf(stderr, "the console never said \"%s\":\n", needle);
+    serve_proc_dump(outpath);
     return 0;
 }
 
@@ -82,23 +69,9 @@ static int serve_remote(const char *name, long long resume) {
     snprintf(outpath, sizeof outpath, "%s/%s.out", check_tmpdir(), name);
     char id[24];
     snprintf(id, sizeof id, "%lld", resume);
-    serve_pid = fork();
-    if (serve_pid < 0) return -1;
-    if (serve_pid == 0) {
-        int in = open("/dev/null", O_RDONLY), out = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(in, 0);
-        dup2(out, 1);
-        dup2(out, 2);
-        if (resume > 0)
-            execl(bin, bin, "serve", "--prober", "remote", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
-                  "--secret", SECRET, "--resume", id, "--no-qr", (char *)NULL);
-        else
-            execl(bin, bin, "serve", "--prober", "remote", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
-                  "--secret", SECRET, "--room", ROOM, "--no-qr", (char *)NULL);
-        _exit(127);
-    }
-    int port = serve_proc_port(outpath, &serve_pid, 20000);
-    return port > 0 && serve_proc_listening(port, &serve_pid, 20000) == 0 ? port : -1;
+    char *argv[] = {(char *)bin, "serve", "--prober", "remote", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
+                    "--secret", SECRET, resume > 0 ? "--resume" : "--room", resume > 0 ? id : ROOM, "--no-qr", NULL};
+    return serve_proc_start(argv, outpath, NULL, &serve_pid);
 }
 
 /* The laptop: presenter, then prober with DECK; returns the connection and
@@ -290,9 +263,7 @@ static long long crash_mid_question(const char *name, int then_measure, json_t *
     if (!bad) CHECK_INT(fvr_vote(phone, 1, 0, 1, T_MS, NULL), 0);
     if (!bad && then_measure) /* the measure waits for the prefetch's answer */
         bad = fvr_cmd(page, "close", T_MS, err, sizeof err) != 0 || fvr_cmd(page, "measure", T_MS, err, sizeof err) != 0;
-    kill(serve_pid, SIGKILL);
-    waitpid(serve_pid, NULL, 0);
-    serve_pid = -1;
+    serve_proc_stop(&serve_pid, SIGKILL);
     wsc_free(lap);
     wsc_free(page);
     wsc_free(phone);

@@ -20,13 +20,7 @@ for sig in TERM INT; do
   FRAGVOTE_LAB_PREFIX=$prefix "$bin" serve --db "$db" --port 0 --bind 127.0.0.1 --no-qr \
     </dev/null >"$tmp/$sig.out" 2>&1 &
   pid=$!
-  port=
-  for _ in $(seq 1 200); do
-    port=$(sed -n 's/^Join: [a-z]*:\/\/[^ ]*:\([0-9][0-9]*\)\/.*/\1/p' "$tmp/$sig.out" | head -1)
-    [ -n "$port" ] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  port=$(fv_join_port "$tmp/$sig.out" "$pid")
   check "${sig}_listening" test -n "$port"
   check "${sig}_lab_up" test "$(ns_count)" -eq 4
   if [ -n "$port" ]; then

@@ -7,7 +7,7 @@
 # Without --trust-proxy the header is never read. HTTP: --http-rate 1 (burst
 # 5), 10 quick requests; secrets: one wrong guess per address per second.
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
+. "$(dirname "$0")/../lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 for t in curl python3; do command -v $t >/dev/null || { echo "SKIP: needs $t"; exit 77; }; done
 tmp=$(mktemp -d /tmp/fragvote-trustproxy-XXXXXX)
@@ -23,12 +23,7 @@ start() {
   "$bin" serve --target 127.0.0.1 --bind 127.0.0.1 --port 0 --no-qr --db "$tmp/$name.db" \
     --secret right-presenter-secret --http-rate 1 --script <(echo "sleep 600000") "$@" </dev/null >"$tmp/$name.out" 2>&1 &
   pids+=($!)
-  port=
-  for _ in $(seq 1 100); do
-    port=$(sed -n 's#^Join: https\?://[^/]*:\([0-9]*\)/.*#\1#p' "$tmp/$name.out" | head -1)
-    [ -n "$port" ] && return 0
-    sleep 0.1
-  done
+  port=$(fv_join_port "$tmp/$name.out" "${pids[-1]}" 100) && return 0
   echo "serve $name did not start:"; cat "$tmp/$name.out"; exit 1
 }
 

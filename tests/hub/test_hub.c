@@ -20,6 +20,7 @@
 #include "fv_roles.h"
 #include "hub.h"
 #include "hub_fd.h"
+#include "deck_fixture.h"
 #include "hubfix.h"
 #include "room.h"
 #include "tcp_client.h"
@@ -62,13 +63,9 @@ static int measure_hook(void *ctx, const struct prober_ask *a) {
 }
 
 static void make_deck(struct deck *d) {
-    memset(d, 0, sizeof *d);
-    snprintf(d->title, sizeof d->title, "hub test deck");
-    d->ntests = 2;
-    d->tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    d->tests[0].ask[QKIND_SENT] = d->tests[0].ask[QKIND_DF] = d->tests[0].ask[QKIND_FRAGMENTED] = 1;
-    d->tests[1].spec = (struct probe_spec){.proto = PROBE_UDP6, .mode = PROBE_MODE_WANT, .size = 3000, .ttl = 2};
-    d->tests[1].ask[QKIND_SENT] = 1;
+    deck_fixture(d, "hub test deck");
+    deck_fixture_test(d, PROBE_UDP4, PROBE_MODE_DO, 1400, DECK_FIXTURE_ALL);
+    deck_fixture_test(d, PROBE_UDP6, PROBE_MODE_WANT, 3000, DECK_FIXTURE_SENT);
 }
 
 static int start(int live_split, int64_t resume_session) {

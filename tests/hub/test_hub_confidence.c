@@ -16,6 +16,7 @@
 #include "check.h"
 #include "export/fixture.h"
 #include "fv_roles.h"
+#include "deck_fixture.h"
 #include "hubfix.h"
 #include "wsclient.h"
 
@@ -31,11 +32,7 @@ static char tok0[64];
 
 static int start(int64_t resume) {
     char err[512];
-    memset(&D, 0, sizeof D);
-    snprintf(D.title, sizeof D.title, "confidence test");
-    D.ntests = 1;
-    D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[QKIND_DF] = D.tests[0].ask[QKIND_FRAGMENTED] = 1; /* measured: DF yes, fragmented no */
+    deck_fixture_one(&D, "confidence test", DECK_FIXTURE_DF | DECK_FIXTURE_FRAG); /* measured: DF yes, fragmented no */
     if (!resume) snprintf(dbpath, sizeof dbpath, "%s/confidence.db", check_tmpdir());
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1};
     if (hubfix_start_probed(&F, dbpath, &D, "CONFID", resume, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F},

@@ -15,6 +15,8 @@
 
 #include "check.h"
 #include "db.h"
+#include "deck_fixture.h"
+#include "hubfix.h"
 #include "hub.h"
 #include "room.h"
 #include "wsclient.h"
@@ -24,15 +26,8 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static void *run(void *h) {
-    hub_run(h);
-    return NULL;
-}
-
+static struct hubfix fx;
 static struct hub *hub;
-static struct room *room;
-static struct db *db;
-static pthread_t thread;
 
 static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     int n = getenv("HUB_CROWD_N") ? atoi(getenv("HUB_CROWD_N")) : 1000;
@@ -44,30 +39,20 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     if ((long)rl.rlim_cur < 2L * n + 64) SKIP_ALL("open-files limit too low for this crowd");
 
     double t_start = check_mono_s();
-    char err[512], path[512], web[1024];
+    char err[512], path[512];
     snprintf(path, sizeof path, "%s/crowd.db", check_tmpdir());
-    snprintf(web, sizeof web, "%s/audience-web", getenv("FRAGVOTE_SRC") ? getenv("FRAGVOTE_SRC") : "..");
-    db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct deck d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.title, sizeof d.title, "crowd");
-    d.ntests = 1;
-    d.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    d.tests[0].ask[QKIND_SENT] = 1;
-    room = room_create(db, &d, &(struct room_info){.code = "CROWD1"}, err, sizeof err);
-    REQUIRE(room);
+    static struct deck d;
+    deck_fixture_one(&d, "crowd", DECK_FIXTURE_SENT);
     /* Phones' tallies at 2 per phone per second: the rotation visits n/5
      * phones per tick, so a cycle takes several ticks even at n = 1000. */
     int rate = 2 * n;
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = "s",
-                             .audience_tallies_per_s = rate,
+    struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = "s", .audience_tallies_per_s = rate,
                              .use_poll = !(getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV"))};
-    hub = hub_new(&cfg, room, err, sizeof err);
-    REQUIRE(hub);
+    if (hubfix_start(&fx, path, &d, "CROWD1", 0, &cfg, err, sizeof err)) fprintf(stderr, "hubfix_start: %s\n", err);
+    REQUIRE(fx.hub);
+    hub = fx.hub;
     printf("event loop: %s\n", hub_event_loop_is_libev(hub) ? "libev" : "poll");
-    pthread_create(&thread, NULL, run, hub);
-    int port = hub_port(hub);
+    int port = fx.port;
 
     struct wsc *screen = wsc_connect("127.0.0.1", port, "/", "fragvote-screen", NULL, 5000, err, sizeof err);
     REQUIRE(screen);
@@ -245,11 +230,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     free(lat);
     free(sent);
     free(pfd);
-    hub_stop(hub);
-    pthread_join(thread, NULL);
-    hub_free(hub);
-    room_free(room);
-    db_close(db);
+    hubfix_stop(&fx);
 }
 
 int main(void) {

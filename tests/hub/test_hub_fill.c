@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "fv_roles.h"
+#include "deck_fixture.h"
 #include "hubfix.h"
 #include "wsclient.h"
 
@@ -34,11 +35,7 @@ static int nheld;
 
 static int start(void) {
     char err[512], path[256];
-    memset(&D, 0, sizeof D);
-    snprintf(D.title, sizeof D.title, "fill test");
-    D.ntests = 1;
-    D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[QKIND_SENT] = 1;
+    deck_fixture_one(&D, "fill test", DECK_FIXTURE_SENT);
     snprintf(path, sizeof path, "%s/fill.db", check_tmpdir());
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1,
                              .conn_max = ROOM, .ws_per_addr = PER_ADDR};

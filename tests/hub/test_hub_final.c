@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "fv_roles.h"
+#include "deck_fixture.h"
 #include "hubfix.h"
 #include "league.h"
 #include "wsclient.h"
@@ -21,11 +22,7 @@ static struct deck D;
 
 static int start(void) {
     char err[512], path[256];
-    memset(&D, 0, sizeof D);
-    snprintf(D.title, sizeof D.title, "final screen test");
-    D.ntests = 1;
-    D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[QKIND_DF] = D.tests[0].ask[QKIND_FRAGMENTED] = 1;
+    deck_fixture_one(&D, "final screen test", DECK_FIXTURE_DF | DECK_FIXTURE_FRAG);
     snprintf(path, sizeof path, "%s/final.db", check_tmpdir());
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET,
                              .use_poll = 1};

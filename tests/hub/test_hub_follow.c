@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "fv_roles.h"
+#include "deck_fixture.h"
 #include "hubfix.h"
 #include "wsclient.h"
 
@@ -27,13 +28,8 @@ static struct deck D;
  * the second DF? (position 3). */
 static int start(void) {
     char err[512], db[300];
-    memset(&D, 0, sizeof D);
-    snprintf(D.title, sizeof D.title, "follow test");
-    D.ntests = 2;
-    D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[QKIND_SENT] = D.tests[0].ask[QKIND_DF] = D.tests[0].ask[QKIND_FRAGMENTED] = 1;
-    D.tests[1].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DONT, .size = 1000, .ttl = 2};
-    D.tests[1].ask[QKIND_DF] = 1;
+    deck_fixture_one(&D, "follow test", DECK_FIXTURE_ALL);
+    deck_fixture_test(&D, PROBE_UDP4, PROBE_MODE_DONT, 1000, DECK_FIXTURE_DF);
     snprintf(db, sizeof db, "%s/follow.db", check_tmpdir());
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1};
     if (hubfix_start_probed(&F, db, &D, ROOM, 0, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,

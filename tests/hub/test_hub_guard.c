@@ -27,6 +27,7 @@
 #include "fv_roles.h"
 #include "hub.h"
 #include "hub_guard.h"
+#include "deck_fixture.h"
 #include "hubfix.h"
 #include "room.h"
 #include "wsclient.h"
@@ -47,10 +48,7 @@ static int start(void) {
     char err[512], path[1024];
     memset(&F, 0, sizeof F);
     snprintf(path, sizeof path, "%s/guard%d.db", check_tmpdir(), ++n);
-    snprintf(F.deck.title, sizeof F.deck.title, "guard test deck");
-    F.deck.ntests = 1;
-    F.deck.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    F.deck.tests[0].ask[QKIND_SENT] = 1;
+    deck_fixture_one(&F.deck, "guard test deck", DECK_FIXTURE_SENT);
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = SECRET, .use_poll = 1, .http_rate = http_rate,
                              .voters_max = voters_max};
     if (hubfix_start(&F.fx, path, &F.deck, "GUARD1", 0, &cfg, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "fv_roles.h"
+#include "deck_fixture.h"
 #include "hubfix.h"
 #include "wsclient.h"
 
@@ -21,12 +22,8 @@ static struct deck D;
 /* A hub on a one-test deck whose "lang" is deck_lang, serve --lang cfg_lang. */
 static int start(const char *deck_lang, const char *cfg_lang) {
     char err[512], path[256];
-    memset(&D, 0, sizeof D);
-    snprintf(D.title, sizeof D.title, "lang test");
+    deck_fixture_one(&D, "lang test", DECK_FIXTURE_DF);
     snprintf(D.lang, sizeof D.lang, "%s", deck_lang);
-    D.ntests = 1;
-    D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[QKIND_DF] = 1;
     snprintf(path, sizeof path, "%s/lang-%s-%s.db", check_tmpdir(), deck_lang, cfg_lang ? cfg_lang : "none");
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1, .lang = cfg_lang};
     if (hubfix_start(&F, path, &D, "LANG42", 0, &cfg, err, sizeof err)) return fprintf(stderr, "%s\n", err), -1;

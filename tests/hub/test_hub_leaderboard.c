@@ -12,6 +12,7 @@
 #include "check.h"
 #include "fv_roles.h"
 #include "hub_parse.h"
+#include "deck_fixture.h"
 #include "hubfix.h"
 #include "leaderboard.h"
 #include "wsclient.h"
@@ -61,11 +62,7 @@ static void test_nick_message_decodes(void) {
 static int start(int leaderboard) {
     char err[512], path[256];
     static int files;
-    memset(&D, 0, sizeof D);
-    snprintf(D.title, sizeof D.title, "leaderboard test");
-    D.ntests = 1;
-    D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[QKIND_DF] = D.tests[0].ask[QKIND_FRAGMENTED] = 1; /* truths: yes, no */
+    deck_fixture_one(&D, "leaderboard test", DECK_FIXTURE_DF | DECK_FIXTURE_FRAG); /* truths: yes, no */
     snprintf(path, sizeof path, "%s/board-%d.db", check_tmpdir(), ++files);
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1,
                              .leaderboard = leaderboard};

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "db.h"
 #include "hub.h"
+#include "deck_fixture.h"
 #include "hubfix.h"
 #include "room.h"
 
@@ -65,11 +66,6 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static void *run(void *h) {
-    hub_run(h);
-    return NULL;
-}
-
 /* How node gets a browser-like WebSocket: its own (Node >= 22, or 20.10+ with
  * the flag, which Node 18 rejects as a bad option) or Debian's node-ws, which
  * Debian 12's Node 18 finds by require('ws'). pages_sim.js takes either. */
@@ -106,38 +102,25 @@ static void test_pages_in_node_against_the_hub(void) {
     char err[512], path[512], web[1024];
     snprintf(web, sizeof web, "%s/audience-web", src);
     snprintf(path, sizeof path, "%s/pages.db", check_tmpdir());
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct deck d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.title, sizeof d.title, "pages deck");
-    d.ntests = 2;
-    d.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    d.tests[0].ask[QKIND_SENT] = d.tests[0].ask[QKIND_DF] = d.tests[0].ask[QKIND_FRAGMENTED] = 1;
-    d.tests[1].spec = (struct probe_spec){.proto = PROBE_UDP6, .mode = PROBE_MODE_WANT, .size = 3000, .ttl = 2};
-    d.tests[1].ask[QKIND_SENT] = 1;
-    struct room *room = room_create(db, &d, &(struct room_info){.code = "TEST42"}, err, sizeof err);
-    REQUIRE(room);
+    static struct deck d;
+    deck_fixture_one(&d, "pages deck", DECK_FIXTURE_ALL);
+    deck_fixture_test(&d, PROBE_UDP6, PROBE_MODE_WANT, 3000, DECK_FIXTURE_SENT);
     /* with the nickname leaderboard on: pages_sim checks its phone field and final list */
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .web_root = web, .secret = SECRET, .leaderboard = 1};
-    hub = hub_new(&cfg, room, err, sizeof err);
-    REQUIRE(hub);
-    room_set_prefetch(room, 0);
-    room_set_prober(room, &(struct prober){measure_hook, NULL});
-    pthread_t t_hub, t_worker;
-    pthread_create(&t_hub, NULL, run, hub);
+    struct hubfix fx;
+    if (hubfix_start_probed(&fx, path, &d, "TEST42", 0, &cfg, &(struct prober){measure_hook, NULL}, err, sizeof err))
+        fprintf(stderr, "hubfix_start_probed: %s\n", err);
+    REQUIRE(fx.hub);
+    hub = fx.hub;
+    pthread_t t_worker;
     pthread_create(&t_worker, NULL, worker, NULL);
-    CHECK(run_sim(src, web, hub_port(hub), "") == 0);
+    CHECK(run_sim(src, web, fx.port, "") == 0);
     pthread_mutex_lock(&mu);
     done = 1;
     pthread_cond_signal(&cv);
     pthread_mutex_unlock(&mu);
     pthread_join(t_worker, NULL);
-    hub_stop(hub);
-    pthread_join(t_hub, NULL);
-    hub_free(hub);
-    room_free(room);
-    db_close(db);
+    hubfix_stop(&fx);
 }
 
 static void test_presenter_page_shows_whether_the_laptop_is_connected(void) {

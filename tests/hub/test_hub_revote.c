@@ -15,6 +15,7 @@
 #include "console.h"
 #include "export/fixture.h"
 #include "fv_roles.h"
+#include "deck_fixture.h"
 #include "hubfix.h"
 #include "revote.h"
 #include "wsclient.h"
@@ -29,11 +30,7 @@ static char dbpath[256];
 
 static int start(int64_t resume) {
     char err[512];
-    memset(&D, 0, sizeof D);
-    snprintf(D.title, sizeof D.title, "re-vote test");
-    D.ntests = 1;
-    D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[QKIND_DF] = D.tests[0].ask[QKIND_FRAGMENTED] = 1;
+    deck_fixture_one(&D, "re-vote test", DECK_FIXTURE_DF | DECK_FIXTURE_FRAG);
     static int files;
     if (!resume) snprintf(dbpath, sizeof dbpath, "%s/revote-%d.db", check_tmpdir(), ++files); /* session 1 in each */
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET,

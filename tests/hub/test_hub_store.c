@@ -17,6 +17,7 @@
 #include "check.h"
 #include "check_sqlite.h"
 #include "fv_roles.h"
+#include "deck_fixture.h"
 #include "hubfix.h"
 #include "wsclient.h"
 
@@ -34,11 +35,7 @@ static void test_a_locked_database_holds_up_only_the_votes_waiting_for_it(void) 
         return;
     }
     char err[512];
-    memset(&D, 0, sizeof D);
-    snprintf(D.title, sizeof D.title, "store test");
-    D.ntests = 1;
-    D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[QKIND_DF] = 1;
+    deck_fixture_one(&D, "store test", DECK_FIXTURE_DF);
     snprintf(dbpath, sizeof dbpath, "%s/store.db", check_tmpdir());
     int libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV");
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .secret = SECRET, .use_poll = !libev};

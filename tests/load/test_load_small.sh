@@ -11,7 +11,8 @@
 # storm whose phones forget their token must report new identities; both
 # exit 1. The big runs are tests/load/bench.sh (not a test).
 set -u
-BIN=${FRAGVOTE_BIN:?FRAGVOTE_BIN not set}
+. "$(dirname "$0")/../lib.sh"
+BIN=$bin
 LOAD=${FRAGVOTE_BUILD:?FRAGVOTE_BUILD not set}/tests/load/fv_load
 PHONES=${LOAD_PHONES:-500}
 TMP=$(mktemp -d /tmp/fv-load-test.XXXXXX)
@@ -55,13 +56,7 @@ check "--rejoin-spread-ms without --rejoin is misuse (2)" test "$rc" = 2 -a -s "
 "$BIN" serve --db "$TMP/room.db" --port 0 --bind 127.0.0.1 --target 127.0.0.1 --no-prefetch \
     --secret load-test-secret --no-qr --libev --script "$TMP/empty.script" >"$TMP/serve.out" 2>"$TMP/serve.err" &
 SERVE_PID=$!
-PORT=
-for _ in $(seq 100); do
-    PORT=$(sed -n 's|^Join: http://[^/]*:\([0-9]*\)/.*|\1|p' "$TMP/serve.out" 2>/dev/null | head -1)
-    [ -n "$PORT" ] && break
-    kill -0 "$SERVE_PID" 2>/dev/null || break
-    sleep 0.1
-done
+PORT=$(fv_join_port "$TMP/serve.out" "$SERVE_PID" 100)
 if [ -z "$PORT" ]; then
     echo "serve did not start:"; cat "$TMP/serve.err"; exit 1
 fi

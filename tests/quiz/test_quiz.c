@@ -5,20 +5,17 @@
 #include "check.h"
 #include "check_path.h"
 #include "check_probe.h"
+#include "deck_fixture.h"
 #include "path_json.h"
 #include "finale.h"
 #include "quiz.h"
 
 /* Two tests: 0 asks sent+df+fragmented, 1 asks sent+fragmented; 2 asks nothing. */
 static void make_deck(struct deck *d) {
-    memset(d, 0, sizeof *d);
-    snprintf(d->title, sizeof d->title, "test deck");
-    d->ntests = 3;
-    d->tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    d->tests[0].ask[0] = d->tests[0].ask[1] = d->tests[0].ask[2] = 1;
-    d->tests[1].spec = (struct probe_spec){.proto = PROBE_TCP6, .mode = PROBE_MODE_WANT, .size = 3000, .ttl = 2};
-    d->tests[1].ask[QKIND_SENT] = d->tests[1].ask[QKIND_FRAGMENTED] = 1;
-    d->tests[2].spec = (struct probe_spec){.proto = PROBE_UDP6, .mode = PROBE_MODE_DONT, .size = 500, .ttl = 2};
+    deck_fixture(d, "test deck");
+    deck_fixture_test(d, PROBE_UDP4, PROBE_MODE_DO, 1400, DECK_FIXTURE_ALL);
+    deck_fixture_test(d, PROBE_TCP6, PROBE_MODE_WANT, 3000, DECK_FIXTURE_SENT | DECK_FIXTURE_FRAG);
+    deck_fixture_test(d, PROBE_UDP6, PROBE_MODE_DONT, 500, 0);
 }
 
 static struct probe_result result(int sent, int df, int frag, const char *evidence) {

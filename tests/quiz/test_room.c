@@ -7,18 +7,15 @@
 #include "check.h"
 #include "check_probe.h"
 #include "db.h"
+#include "deck_fixture.h"
 #include "room.h"
 
 static struct deck deck;
 
 static void make_deck(struct deck *d) {
-    memset(d, 0, sizeof *d);
-    snprintf(d->title, sizeof d->title, "room deck");
-    d->ntests = 2;
-    d->tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    d->tests[0].ask[QKIND_SENT] = d->tests[0].ask[QKIND_DF] = 1;
-    d->tests[1].spec = (struct probe_spec){.proto = PROBE_TCP4, .mode = PROBE_MODE_WANT, .size = 2000, .ttl = 2};
-    d->tests[1].ask[QKIND_FRAGMENTED] = 1;
+    deck_fixture(d, "room deck");
+    deck_fixture_test(d, PROBE_UDP4, PROBE_MODE_DO, 1400, DECK_FIXTURE_SENT | DECK_FIXTURE_DF);
+    deck_fixture_test(d, PROBE_TCP4, PROBE_MODE_WANT, 2000, DECK_FIXTURE_FRAG);
 }
 
 static const char *dbfile(const char *name) {

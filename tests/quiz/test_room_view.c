@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "deck_fixture.h"
 #include "check_probe.h"
 #include "db.h"
 #include "room_view.h"
@@ -136,11 +137,7 @@ static void test_a_question_followed_out_of_turn(void) {
 }
 
 int main(void) {
-    memset(&deck, 0, sizeof deck);
-    snprintf(deck.title, sizeof deck.title, "view deck");
-    deck.ntests = 1;
-    deck.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    deck.tests[0].ask[QKIND_SENT] = deck.tests[0].ask[QKIND_DF] = 1;
+    deck_fixture_one(&deck, "view deck", DECK_FIXTURE_SENT | DECK_FIXTURE_DF);
     snprintf(deck.tests[0].notes, sizeof deck.tests[0].notes, "speaker notes");
     RUN(test_what_each_viewer_may_see_in_each_state);
     RUN(test_a_question_followed_out_of_turn);

@@ -35,6 +35,7 @@
 #include "check.h"
 #include "fv_roles.h"
 #include "hub.h"
+#include "serve_proc.h"
 #include "tcp_client.h"
 #include "wsclient.h"
 
@@ -70,48 +71,15 @@ static int serve_start(const char *name, long nofile, int poll) {
     fputs("sleep 600000\n", f);
     fclose(f);
     unlink(S.db);
-    char *argv[] = {(char *)S.bin, "serve", "--db", S.db, "--port", "0", "--bind", "127.0.0.1", "--no-qr",
-                    "--target", "127.0.0.1", "--room", ROOM, "--secret", SECRET, "--script", S.script,
-                    "--leaderboard", "--ws-per-address", WS_PER_ADDR_S,
-                    poll ? "--poll" : NULL, NULL};
-    S.pid = fork();
-    if (S.pid == 0) {
-        int o = open(S.out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(S.errf, O_WRONLY | O_CREAT | O_TRUNC, 0644),
-            in = open("/dev/null", O_RDONLY);
-        dup2(in, 0);
-        dup2(o, 1);
-        dup2(e, 2);
-        if (nofile > 0) {
-            struct rlimit rl = {(rlim_t)nofile, (rlim_t)nofile};
-            if (setrlimit(RLIMIT_NOFILE, &rl)) _exit(126);
-        }
-        execv(S.bin, argv);
-        _exit(127);
-    }
-    for (int t = 0; t < 200; t++) {
-        FILE *o = fopen(S.out, "r");
-        char line[512];
-        while (o && fgets(line, sizeof line, o)) {
-            const char *c = !strncmp(line, "Join: ", 6) ? strchr(line + 14, ':') : NULL;
-            if (c && sscanf(c + 1, "%d", &S.port) == 1 && S.port > 0) {
-                fclose(o);
-                return 0;
-            }
-        }
-        if (o) fclose(o);
-        usleep(50000);
-    }
-    fprintf(stderr, "serve did not print its join URL\n");
-    return -1;
+    char *opts[] = {"--target", "127.0.0.1", "--room", ROOM, "--secret", SECRET, "--script", S.script, "--leaderboard",
+                    "--ws-per-address", WS_PER_ADDR_S, poll ? "--poll" : NULL, NULL};
+    char *argv[32];
+    if (serve_proc_argv(argv, 32, S.bin, S.db, opts, NULL) < 0) return -1;
+    S.port = serve_proc_start(argv, S.out, &(struct serve_proc_io){.err_path = S.errf, .nofile = nofile}, &S.pid);
+    return S.port > 0 ? 0 : -1;
 }
 
-static void serve_stop(void) {
-    if (S.pid > 0) {
-        kill(S.pid, SIGKILL);
-        waitpid(S.pid, NULL, 0);
-    }
-    S.pid = -1;
-}
+static void serve_stop(void) { serve_proc_stop(&S.pid, SIGKILL); }
 
 /* CPU seconds serve has used (user + system), from /proc/PID/stat. */
 static double serve_cpu_s(void) {

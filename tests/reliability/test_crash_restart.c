@@ -32,6 +32,7 @@
 #include "db.h"
 #include "fv_roles.h"
 #include "room.h"
+#include "serve_proc.h"
 #include "wsclient.h"
 
 #define PHONES 40
@@ -43,13 +44,7 @@
 static pid_t server_pid = -1;
 static int port;
 
-static void kill_server(int sig) {
-    if (server_pid > 0) {
-        kill(server_pid, sig);
-        waitpid(server_pid, NULL, 0);
-        server_pid = -1;
-    }
-}
+static void kill_server(int sig) { serve_proc_stop(&server_pid, sig); }
 
 static void cleanup(void) { kill_server(SIGKILL); }
 
@@ -386,47 +381,10 @@ static int start_serve(const char *dbpath, long long resume, int *console_fd) {
     char outpath[300], sid[32];
     snprintf(outpath, sizeof outpath, "%s/serve%lld.out", check_tmpdir(), resume);
     snprintf(sid, sizeof sid, "%lld", resume);
-    int in[2];
-    if (pipe(in)) return -1;
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        dup2(in[0], 0);
-        close(in[1]);
-        int out = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (out >= 0) dup2(out, 1);
-        const char *bin = getenv("FRAGVOTE_BIN");
-        if (resume > 0)
-            execl(bin, bin, "serve", "--target", "127.0.0.1", "--no-prefetch", "--no-qr", "--bind", "127.0.0.1",
-                  "--port", "0", "--db", dbpath, "--secret", SECRET, "--resume", sid, (char *)NULL);
-        else
-            execl(bin, bin, "serve", "--target", "127.0.0.1", "--no-prefetch", "--no-qr", "--bind", "127.0.0.1",
-                  "--port", "0", "--db", dbpath, "--secret", SECRET, "--room", "CRASH2", (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]);
-    *console_fd = in[1];
-    server_pid = pid;
-    port = 0;
-    for (int t = 0; t < 600 && port <= 0; t++) { /* 30 s: sanitizer builds on a busy machine start slowly */
-        FILE *f = fopen(outpath, "r");
-        char line[512];
-        while (f && port <= 0 && fgets(line, sizeof line, f)) {
-            if (strncmp(line, "Join: http://", 13)) continue;
-            char *slash = strchr(line + 13, '/');
-            if (slash) *slash = 0;
-            char *colon = strrchr(line, ':');
-            if (colon) port = atoi(colon + 1);
-        }
-        if (f) fclose(f);
-        if (port > 0) break;
-        if (waitpid(pid, NULL, WNOHANG) == pid) {
-            server_pid = -1;
-            fprintf(stderr, "serve exited before listening (see %s)\n", outpath);
-            return -1;
-        }
-        usleep(50000);
-    }
+    char *argv[32], *opts[] = {"--target", "127.0.0.1", "--no-prefetch", "--secret", SECRET,
+                               resume > 0 ? "--resume" : "--room", resume > 0 ? sid : "CRASH2", NULL};
+    if (serve_proc_argv(argv, 32, getenv("FRAGVOTE_BIN"), dbpath, opts, NULL) < 0) return -1;
+    port = serve_proc_start(argv, outpath, &(struct serve_proc_io){.console_in = console_fd}, &server_pid);
     return port > 0 ? 0 : -1;
 }
 

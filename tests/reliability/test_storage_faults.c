@@ -29,6 +29,7 @@
 #include "db.h"
 #include "fv_roles.h"
 #include "room.h"
+#include "serve_proc.h"
 #include "wsclient.h"
 
 #define PHONES 20
@@ -61,40 +62,16 @@ static void cleanup(void) {
 
 /* ---- serve and its console ---- */
 
-/* The port serve printed in its "Join: http://ADDR:PORT/..." line, or 0. */
-static int port_from_output(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    char line[512];
-    int p = 0;
-    while (!p && fgets(line, sizeof line, f)) {
-        if (strncmp(line, "Join: ", 6)) continue;
-        char *slash = strchr(line + 6 + strlen("http://"), '/');
-        if (slash) *slash = 0;
-        char *colon = strrchr(line, ':');
-        if (colon) p = atoi(colon + 1);
-    }
-    fclose(f);
-    return p;
-}
-
 /* Starts serve on a port the kernel picks (a port we picked could be taken
- * by the time serve binds it on a busy machine) and waits for it to listen. */
+ * by the time serve binds it on a busy machine) and waits for it to listen;
+ * its console reads console_in. */
 static int start_serve(void) {
-    char *argv[] = {getenv("FRAGVOTE_BIN"), "serve", "--target", "127.0.0.1", "--no-prefetch", "--no-qr", "--bind",
-                    "127.0.0.1", "--port", "0", "--db", dbpath, "--secret", SECRET, "--room", ROOM, NULL};
-    pid_t pid = check_spawn_fed(argv, outpath, &console_in);
-    if (pid < 0) return -1;
-    serve_pid = pid;
-    for (int t = 0; t < 600; t++) { /* 30 s: a sanitizer build on a busy machine starts slowly */
-        if ((port = port_from_output(outpath)) > 0) return 0;
-        if (waitpid(pid, NULL, WNOHANG) == pid) {
-            serve_pid = -1;
-            return -1;
-        }
-        usleep(50000);
-    }
-    return -1;
+    char *argv[32], *opts[] = {"--target", "127.0.0.1", "--no-prefetch", "--secret", SECRET, "--room", ROOM, NULL};
+    int in = -1;
+    if (serve_proc_argv(argv, 32, getenv("FRAGVOTE_BIN"), dbpath, opts, NULL) < 0) return -1;
+    port = serve_proc_start(argv, outpath, &(struct serve_proc_io){.console_in = &in}, &serve_pid);
+    if (in >= 0) console_in = fdopen(in, "w");
+    return port > 0 && console_in ? 0 : -1;
 }
 
 static void console(const char *line) {

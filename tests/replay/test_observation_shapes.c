@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "deck_fixture.h"
 #include "probe_json.h"
 #include "replay.h"
 #include "report.h"
@@ -32,10 +33,9 @@ static const struct probe_spec specs[] = {
 };
 
 static void make_deck(struct deck *d) {
-    memset(d, 0, sizeof *d);
-    snprintf(d->title, sizeof d->title, "shapes");
-    for (d->ntests = 0; d->ntests < 2; d->ntests++) d->tests[d->ntests].spec = specs[d->ntests];
-    d->tests[0].ask[QKIND_SENT] = d->tests[0].ask[QKIND_DF] = d->tests[1].ask[QKIND_FRAGMENTED] = 1;
+    deck_fixture(d, "shapes");
+    deck_fixture_test(d, specs[0].proto, specs[0].mode, specs[0].size, DECK_FIXTURE_SENT | DECK_FIXTURE_DF);
+    deck_fixture_test(d, specs[1].proto, specs[1].mode, specs[1].size, DECK_FIXTURE_FRAG);
 }
 
 static struct probe_result result(int cached_pmtu, enum probe_fragmenter fr, const char *why) {
