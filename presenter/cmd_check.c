@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cli_engine.h"
 #include "cli_engine_args.h"
+#include "cli_listen.h"
 #include "cli_secret.h"
 #include "console.h"
 #include "deck.h"
@@ -19,18 +20,18 @@
 #include "present_check.h"
 #include "witness_cli.h"
 
-#define CHECK_PORT_DEFAULT 8080 /* serve's */
 #define CHECK_HUB_HOLD_S_MAX 60
 #define CHECK_PHONE_WAIT_S_MAX 900
 
 struct check_opts {
-    const char *deck, *bind, *public_url;
+    const char *deck;
+    struct cli_listen listen;      /* serve's --bind, --port, --public-url */
     const char *hub, *ca;          /* --hub URL of a hosted room, --ca its certificate */
     int hub_hold_s;
     int phone, phone_wait_s;       /* --phone: wait for a phone to join through the hub */
     struct cli_secret secret;      /* --secret-file, $FRAGVOTE_SECRET: the room's presenter secret */
     struct cli_engine_args engine; /* --target, --observer, --keep-pmtu-cache, --witness... as serve's */
-    int port, tls, burst;
+    int tls, burst;
 };
 
 struct check_run {
@@ -86,51 +87,45 @@ static void usage(FILE *out) {
             "  -h, --help           show this help\n"
             "\n"
             "Exit codes: 0 every check \u2714, 10 at least one \u2718, 2 usage error.\n",
-            PROBE_TTL_BURST_MAX, WITNESS_CLI_KEY_ENV, CHECK_PORT_DEFAULT, PROBE_TTL_BURST_MAX,
+            PROBE_TTL_BURST_MAX, WITNESS_CLI_KEY_ENV, CLI_LISTEN_PORT_DEFAULT, PROBE_TTL_BURST_MAX,
             CHECK_BURST_DEFAULT, CHECK_HUB_HOLD_S_MAX, CHECK_HUB_HOLD_S_DEFAULT, CHECK_PHONE_WAIT_S_MAX,
             CHECK_PHONE_WAIT_S_DEFAULT, CLI_SECRET_ENV);
 }
 
 static int parse_opts(int argc, char **argv, struct check_opts *o) {
-    enum { O_DECK = 256, O_BIND, O_PORT, O_PUBURL, O_TLS, O_BURST, O_HUB, O_HOLD, O_CA, O_PHONE, O_PWAIT, O_SECF };
+    enum { O_DECK = 256, O_TLS, O_BURST, O_HUB, O_HOLD, O_CA, O_PHONE, O_PWAIT, O_SECF };
     static const struct option longopts[] = {
-        {"deck", required_argument, NULL, O_DECK},     {"bind", required_argument, NULL, O_BIND},
-        {"port", required_argument, NULL, O_PORT},     {"public-url", required_argument, NULL, O_PUBURL},
+        {"deck", required_argument, NULL, O_DECK},     CLI_LISTEN_ARGS_ADDR,
         {"tls", no_argument, NULL, O_TLS},             {"burst", required_argument, NULL, O_BURST},
         {"hub", required_argument, NULL, O_HUB},       {"hub-hold", required_argument, NULL, O_HOLD},
         {"ca", required_argument, NULL, O_CA},         {"phone", no_argument, NULL, O_PHONE},
         {"phone-wait", required_argument, NULL, O_PWAIT}, {"secret-file", required_argument, NULL, O_SECF},
         CLI_ENGINE_ARGS_TARGET,                        CLI_ENGINE_ARGS_WITNESS,
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
-    *o = (struct check_opts){.port = CHECK_PORT_DEFAULT, .burst = CHECK_BURST_DEFAULT,
-                             .hub_hold_s = CHECK_HUB_HOLD_S_DEFAULT, .phone_wait_s = CHECK_PHONE_WAIT_S_DEFAULT};
-    long num;
+    *o = (struct check_opts){.burst = CHECK_BURST_DEFAULT, .hub_hold_s = CHECK_HUB_HOLD_S_DEFAULT,
+                             .phone_wait_s = CHECK_PHONE_WAIT_S_DEFAULT};
+    cli_listen_init(&o->listen);
     cli_opt_begin();
     for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
         switch (c) {
         case O_DECK: o->deck = optarg; break;
-        case O_BIND: o->bind = optarg; break;
-        case O_PUBURL: o->public_url = optarg; break;
         case O_TLS: o->tls = 1; break;
         case O_HUB: o->hub = optarg; break;
         case O_CA: o->ca = optarg; break;
         case O_PHONE: o->phone = 1; break;
         case O_SECF: o->secret.file = optarg; break;
         case O_PWAIT:
-            if (cli_opt_range("check", "phone-wait", optarg, 1, CHECK_PHONE_WAIT_S_MAX, "seconds", &num)) return -1;
-            o->phone_wait_s = (int)num;
+            if (cli_opt_int("check", "phone-wait", optarg, 1, CHECK_PHONE_WAIT_S_MAX, "seconds", &o->phone_wait_s))
+                return -1;
             break;
         case O_HOLD:
-            if (cli_opt_range("check", "hub-hold", optarg, 1, CHECK_HUB_HOLD_S_MAX, "seconds", &num)) return -1;
-            o->hub_hold_s = (int)num;
-            break;
-        case O_PORT:
-            if (cli_opt_range("check", "port", optarg, 1, 65535, NULL, &num)) return -1;
-            o->port = (int)num;
+            if (cli_opt_int("check", "hub-hold", optarg, 1, CHECK_HUB_HOLD_S_MAX, "seconds", &o->hub_hold_s)) return -1;
             break;
         case O_BURST:
-            if (cli_opt_range("check", "burst", optarg, 0, PROBE_TTL_BURST_MAX, "datagrams", &num)) return -1;
-            o->burst = (int)num;
+            if (cli_opt_int("check", "burst", optarg, 0, PROBE_TTL_BURST_MAX, "datagrams", &o->burst)) return -1;
+            break;
+        CLI_LISTEN_CASES:
+            if (cli_listen_arg("check", &o->listen, c, optarg, 1)) return -1;
             break;
         default: return cli_opt_other("check", c, argv);
         }
@@ -155,10 +150,10 @@ static void check_join(struct check_run *r) {
     struct check_join j;
     memset(&j, 0, sizeof j);
     char warn[256];
-    hub_join_url_make(r->o.public_url, r->o.bind, r->o.tls, r->o.port, "ROOM", j.url, sizeof j.url, warn,
+    hub_join_url_make(r->o.listen.public_url, r->o.listen.bind, r->o.tls, r->o.listen.port, "ROOM", j.url, sizeof j.url, warn,
                       sizeof warn);
-    j.public_url = r->o.public_url && r->o.public_url[0];
-    j.bound = !j.public_url && r->o.bind && r->o.bind[0];
+    j.public_url = r->o.listen.public_url && r->o.listen.public_url[0];
+    j.bound = !j.public_url && r->o.listen.bind && r->o.listen.bind[0];
     check_join_facts(&j);
     struct check_line l;
     check_judge_join(&j, &l);

@@ -32,57 +32,63 @@ static void usage(FILE *out) {
             EXPORT_DEFAULT_DB);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
-    fprintf(stderr, "fragvote export: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see fragvote export --help)\n");
-    return FV_EXIT_USAGE;
+struct export_args {
+    const char *path, *outpath, *id_arg;
+    enum export_format fmt;
+    int all;
+    int64_t id; /* id_arg's */
+};
+
+/* The command line into *a: 0, 1 (--help), or -1 after saying why. */
+static int export_args(int argc, char **argv, struct export_args *a) {
+    *a = (struct export_args){.path = EXPORT_DEFAULT_DB, .fmt = EXPORT_MARKDOWN};
+    enum { O_DB = 256, O_ALL };
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+                                         {"db", required_argument, NULL, O_DB},      {"all", no_argument, NULL, O_ALL},
+                                         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    int c;
+    cli_opt_begin();
+    while ((c = getopt_long(argc, argv, ":hf:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (export_format_parse(optarg, &a->fmt))
+                return cli_opt_fail("export", "unknown format '%s' (csv, json, markdown, svg)", optarg);
+            break;
+        case O_DB: a->path = optarg; break;
+        case 'o': a->outpath = optarg; break;
+        case O_ALL: a->all = 1; break;
+        default: return cli_opt_other("export", c, argv);
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (a->id_arg) return cli_opt_fail("export", "more than one session id ('%s')", argv[i]);
+        a->id_arg = argv[i];
+    }
+    if (a->all && a->id_arg) return cli_opt_fail("export", "give a session id or --all, not both ('%s')", a->id_arg);
+    if (!a->all && !a->id_arg)
+        return cli_opt_fail("export", "which session? give its id (see `fragvote sessions`) or --all");
+    if (a->id_arg && export_parse_id(a->id_arg, &a->id))
+        return cli_opt_fail("export", "'%s' is not a session id", a->id_arg);
+    return 0;
 }
 
 int cmd_export(int argc, char **argv) {
     if (cli_help(argc, argv, usage)) return FV_EXIT_OK;
-    const char *path = EXPORT_DEFAULT_DB, *outpath = NULL, *id_arg = NULL;
-    enum export_format fmt = EXPORT_MARKDOWN;
-    int all = 0;
-    enum { O_DB = 256, O_ALL };
-    static const struct option opts[] = {{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
-                                         {"db", required_argument, NULL, O_DB},      {"all", no_argument, NULL, O_ALL},
-                                         {NULL, 0, NULL, 0}};
-    int c;
-    cli_opt_begin();
-    while ((c = getopt_long(argc, argv, ":f:o:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            if (export_format_parse(optarg, &fmt))
-                return usage_error("unknown format '%s' (csv, json, markdown, svg)", optarg);
-            break;
-        case O_DB: path = optarg; break;
-        case 'o': outpath = optarg; break;
-        case O_ALL: all = 1; break;
-        case ':': return usage_error("%s needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    for (int i = optind; i < argc; i++) {
-        if (id_arg) return usage_error("more than one session id ('%s')", argv[i]);
-        id_arg = argv[i];
-    }
-    int64_t id = 0;
-    if (all && id_arg) return usage_error("give a session id or --all, not both ('%s')", id_arg);
-    if (!all && !id_arg) return usage_error("%s", "which session? give its id (see `fragvote sessions`) or --all");
-    if (id_arg && export_parse_id(id_arg, &id)) return usage_error("'%s' is not a session id", id_arg);
-
+    struct export_args a;
+    int urc = cli_opts_end(export_args(argc, argv, &a), "export", usage);
+    if (urc >= 0) return urc;
+    const char *outpath = a.outpath;
     char err[512];
     struct db *db;
     struct db_report *r;
-    int orc = cli_store_read("export", path, &db, &r);
+    int orc = cli_store_read("export", a.path, &db, &r);
     if (orc) return orc;
     int rc = FV_EXIT_OK, n = 0, loaded = 0;
     int64_t *ids = NULL;
     struct db_report_session *ss = NULL;
     char *tmppath = NULL;
     FILE *out = stdout;
-    if (all) {
+    if (a.all) {
         if (db_report_session_ids(r, &ids, &n, err, sizeof err)) {
             rc = FV_EXIT_DB;
             goto fail;
@@ -94,7 +100,7 @@ int cmd_export(int argc, char **argv) {
             rc = FV_EXIT_FAIL;
             goto fail;
         }
-        ids[0] = id;
+        ids[0] = a.id;
         n = 1;
     }
     ss = calloc(n ? (size_t)n : 1, sizeof *ss);
@@ -125,7 +131,7 @@ int cmd_export(int argc, char **argv) {
             goto fail;
         }
     }
-    if (export_write(out, fmt, ss, n, err, sizeof err)) rc = FV_EXIT_FAIL;
+    if (export_write(out, a.fmt, ss, n, err, sizeof err)) rc = FV_EXIT_FAIL;
     if (outpath) {
         if (rc)
             fv_file_abort(out, tmppath);

@@ -197,7 +197,6 @@ static int pmtu_discover(int argc, char **argv) {
         {"verbose", no_argument, NULL, O_VERBOSE},       {"interval", required_argument, NULL, O_INTERVAL},
         {"seconds", required_argument, NULL, O_SECONDS}, {"timeout", required_argument, NULL, O_TIMEOUT},
         {NULL, 0, NULL, 0}};
-    long t;
     int c;
     cli_opt_begin();
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -206,25 +205,16 @@ static int pmtu_discover(int argc, char **argv) {
         case O_WATCH: watch = 1; break;
         case O_VERBOSE: verbose = 1; break;
         case O_INTERVAL:
-            if (cli_parse_long(optarg, 1, PROBE_PMTU_WATCH_INTERVAL_MAX_S, &interval)) {
-                fprintf(stderr, "fragvote pmtu: --interval takes 1..%d seconds\n", PROBE_PMTU_WATCH_INTERVAL_MAX_S);
+            if (cli_opt_range("pmtu", "interval", optarg, 1, PROBE_PMTU_WATCH_INTERVAL_MAX_S, "seconds", &interval))
                 return FV_EXIT_USAGE;
-            }
             break;
         case O_SECONDS:
-            if (cli_parse_long(optarg, 1, 86400 * 365, &seconds)) {
-                fprintf(stderr, "fragvote pmtu: --seconds takes 1..%d\n", 86400 * 365);
-                return FV_EXIT_USAGE;
-            }
+            if (cli_opt_range("pmtu", "seconds", optarg, 1, 86400 * 365, NULL, &seconds)) return FV_EXIT_USAGE;
             break;
         case O_TIMEOUT:
-            if (cli_parse_long(optarg, 1, 60000, &t)) {
-                fprintf(stderr, "fragvote pmtu: --timeout takes 1..60000 ms\n");
-                return FV_EXIT_USAGE;
-            }
-            timeout = (int)t;
+            if (cli_opt_int("pmtu", "timeout", optarg, 1, 60000, "ms", &timeout)) return FV_EXIT_USAGE;
             break;
-        default: return pmtu_unexpected(argv[optind - 1]); /* unknown, or an option without its value */
+        default: cli_opt_other("pmtu", c, argv); return FV_EXIT_USAGE;
         }
     }
     for (int i = optind; i < argc; i++) {
@@ -280,11 +270,11 @@ static int pmtu_respond(int argc, char **argv) {
     int c;
     cli_opt_begin();
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c != 's') return pmtu_unexpected(argv[optind - 1]); /* unknown, or --seconds without its value */
-        if (cli_parse_long(optarg, 1, 86400, &seconds)) {
-            fprintf(stderr, "fragvote pmtu: --seconds takes 1..86400\n");
+        if (c != 's') {
+            cli_opt_other("pmtu", c, argv);
             return FV_EXIT_USAGE;
         }
+        if (cli_opt_range("pmtu", "seconds", optarg, 1, 86400, NULL, &seconds)) return FV_EXIT_USAGE;
     }
     for (int i = optind; i < argc; i++) {
         if (port || argv[i][0] == '-') return pmtu_unexpected(argv[i]);

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_listen.h"
 #include "export.h"
 #include "replay.h"
 
 #define REPLAY_TIMEOUT_MS_MAX PROBE_TIMEOUT_MS_MAX
-#define REPLAY_PORT_DEFAULT 8080
 
 static volatile sig_atomic_t replay_stop; /* SIGINT/SIGTERM during --remeasure */
 
@@ -63,79 +63,69 @@ static void usage(FILE *out) {
             "Exit codes: 0 ok, 1 no such session or the remeasure failed, 2 usage error,\n"
             "3 missing privilege, 7 database missing, unreadable or newer.\n",
             EXPORT_DEFAULT_DB, PROBE_LAB_PREFIX_ENV, PROBE_LAB_PREFIX_DEFAULT, PROBE_TIMEOUT_MS_DEFAULT,
-            REPLAY_TIMEOUT_MS_MAX, REPLAY_PORT_DEFAULT);
+            REPLAY_TIMEOUT_MS_MAX, CLI_LISTEN_PORT_DEFAULT);
 }
 
 struct replay_args {
     const char *db, *id, *target, *lab_prefix, *lab_mtus, *observer;
     int remeasure, keep, timeout_ms;
-    const char *bind, *public_url, *secret;
-    int serve, port, libev, poll;
+    enum probe_observer_kind observer_kind; /* --observer MODE parsed (auto without it) */
+    const char *secret;
+    struct cli_listen listen; /* --bind, --port, --public-url, --poll, --libev */
+    int serve;
 };
 
-static int usage_error(const char *fmt, const char *arg) {
-    fprintf(stderr, "fragvote replay: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see fragvote replay --help)\n");
-    return FV_EXIT_USAGE;
-}
-
+/* The command line into *a: 0, 1 (--help), or -1 after saying why. */
 static int parse_args(int argc, char **argv, struct replay_args *a) {
     memset(a, 0, sizeof *a);
     a->db = EXPORT_DEFAULT_DB;
-    a->port = REPLAY_PORT_DEFAULT;
-    enum { O_DB = 256, O_TARGET, O_LAB_PREFIX, O_LAB_MTUS, O_OBSERVER, O_BIND, O_PUBLIC_URL, O_SECRET,
-           O_TIMEOUT, O_PORT, O_REMEASURE, O_KEEP, O_SERVE, O_LIBEV, O_POLL };
+    cli_listen_init(&a->listen);
+    enum { O_DB = 256, O_TARGET, O_LAB_PREFIX, O_LAB_MTUS, O_OBSERVER, O_SECRET, O_TIMEOUT, O_REMEASURE, O_KEEP,
+           O_SERVE };
     static const struct option opts[] = {
         {"db", required_argument, NULL, O_DB},           {"target", required_argument, NULL, O_TARGET},
         {"lab-prefix", required_argument, NULL, O_LAB_PREFIX}, {"lab-mtus", required_argument, NULL, O_LAB_MTUS},
-        {"observer", required_argument, NULL, O_OBSERVER}, {"bind", required_argument, NULL, O_BIND},
-        {"public-url", required_argument, NULL, O_PUBLIC_URL}, {"secret", required_argument, NULL, O_SECRET},
-        {"timeout", required_argument, NULL, O_TIMEOUT}, {"port", required_argument, NULL, O_PORT},
-        {"remeasure", no_argument, NULL, O_REMEASURE},   {"keep-pmtu-cache", no_argument, NULL, O_KEEP},
-        {"serve", no_argument, NULL, O_SERVE},           {"libev", no_argument, NULL, O_LIBEV},
-        {"poll", no_argument, NULL, O_POLL},             {NULL, 0, NULL, 0}};
-    long v;
+        {"observer", required_argument, NULL, O_OBSERVER}, {"secret", required_argument, NULL, O_SECRET},
+        {"timeout", required_argument, NULL, O_TIMEOUT}, {"remeasure", no_argument, NULL, O_REMEASURE},
+        {"keep-pmtu-cache", no_argument, NULL, O_KEEP},  {"serve", no_argument, NULL, O_SERVE},
+        CLI_LISTEN_ARGS_ADDR,                            CLI_LISTEN_ARGS_LOOP,
+        {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
+    const struct cli_listen *l = &a->listen;
     int c;
     cli_opt_begin();
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case O_DB: a->db = optarg; break;
         case O_TARGET: a->target = optarg; break;
         case O_LAB_PREFIX: a->lab_prefix = optarg; break;
         case O_LAB_MTUS: a->lab_mtus = optarg; break;
         case O_OBSERVER: a->observer = optarg; break;
-        case O_BIND: a->bind = optarg; break;
-        case O_PUBLIC_URL: a->public_url = optarg; break;
         case O_SECRET: a->secret = optarg; break;
-        case O_PORT:
-            if (cli_parse_long(optarg, 0, 65535, &v)) return usage_error("bad --port '%s'", optarg);
-            a->port = (int)v;
-            break;
         case O_TIMEOUT:
-            if (cli_parse_long(optarg, 1, REPLAY_TIMEOUT_MS_MAX, &v)) return usage_error("bad --timeout '%s'", optarg);
-            a->timeout_ms = (int)v;
+            if (cli_opt_int("replay", "timeout", optarg, 1, REPLAY_TIMEOUT_MS_MAX, "ms", &a->timeout_ms)) return -1;
             break;
         case O_REMEASURE: a->remeasure = 1; break;
         case O_KEEP: a->keep = 1; break;
         case O_SERVE: a->serve = 1; break;
-        case O_LIBEV: a->libev = 1; break;
-        case O_POLL: a->poll = 1; break;
-        case ':': return usage_error("%s needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        CLI_LISTEN_CASES:
+            if (cli_listen_arg("replay", &a->listen, c, optarg, 0)) return -1;
+            break;
+        default: return cli_opt_other("replay", c, argv);
         }
     }
     for (int i = optind; i < argc; i++) {
-        if (a->id) return usage_error("more than one session id ('%s')", argv[i]);
+        if (a->id) return cli_opt_fail("replay", "more than one session id ('%s')", argv[i]);
         a->id = argv[i];
     }
     if (!a->remeasure && (a->target || a->lab_prefix || a->lab_mtus || a->observer || a->keep || a->timeout_ms))
-        return usage_error("%s", "--target, --lab-*, --observer, --keep-pmtu-cache and --timeout go with --remeasure");
-    if (!a->serve && (a->bind || a->public_url || a->secret || a->libev || a->poll || a->port != REPLAY_PORT_DEFAULT))
-        return usage_error("%s", "--port, --bind, --public-url, --secret, --libev and --poll go with --serve");
-    if (a->serve && a->remeasure) return usage_error("%s", "--serve or --remeasure, not both");
+        return cli_opt_fail("replay", "--target, --lab-*, --observer, --keep-pmtu-cache and --timeout go with --remeasure");
+    if (!a->serve && (l->bind || l->public_url || a->secret || l->libev || l->poll || l->port != CLI_LISTEN_PORT_DEFAULT))
+        return cli_opt_fail("replay", "--port, --bind, --public-url, --secret, --libev and --poll go with --serve");
+    if (a->serve && a->remeasure) return cli_opt_fail("replay", "--serve or --remeasure, not both");
     if (a->lab_prefix && strlen(a->lab_prefix) > PROBE_LAB_PREFIX_MAX)
-        return usage_error("--lab-prefix '%s' is too long", a->lab_prefix);
+        return cli_opt_fail("replay", "--lab-prefix '%s' is too long", a->lab_prefix);
+    if (a->observer && probe_observer_parse(a->observer, &a->observer_kind) < 0)
+        return cli_opt_fail("replay", "unknown observer '%s' (auto, raw, recverr)", a->observer);
     return 0;
 }
 
@@ -146,14 +136,14 @@ static int remeasure(struct db *db, struct db_report *r, struct db_report_sessio
     memset(&o, 0, sizeof o);
     o.timeout_ms = a->timeout_ms;
     o.keep_pmtu_cache = a->keep;
-    if (a->observer && probe_observer_parse(a->observer, &o.observer) < 0)
-        return usage_error("unknown observer '%s' (auto, raw, recverr)", a->observer);
+    o.observer = a->observer_kind;
     cli_host_facts(host, sizeof host, kernel, sizeof kernel);
     o.host = host;
     o.kernel = kernel;
     const char *target = a->target ? a->target : *s->row.target ? s->row.target : "lab";
     int use_lab = !strcmp(target, "lab");
-    if (!use_lab && a->lab_mtus) return usage_error("%s", "--lab-mtus needs the lab as target");
+    if (!use_lab && a->lab_mtus)
+        return cli_opts_end(cli_opt_fail("replay", "--lab-mtus needs the lab as target"), "replay", usage);
     o.target = target;
     if (!use_lab && a->target) o.host_override = a->target;
 
@@ -235,8 +225,8 @@ static int remeasure(struct db *db, struct db_report *r, struct db_report_sessio
 int cmd_replay(int argc, char **argv) {
     if (cli_help(argc, argv, usage)) return FV_EXIT_OK;
     struct replay_args a;
-    int urc = parse_args(argc, argv, &a);
-    if (urc) return urc;
+    int urc = cli_opts_end(parse_args(argc, argv, &a), "replay", usage);
+    if (urc >= 0) return urc;
     int64_t id;
     if (!a.id || export_parse_id(a.id, &id)) {
         fprintf(stderr, "fragvote replay: give a session id (see `fragvote sessions`)%s%s%s\n",
@@ -257,8 +247,9 @@ int cmd_replay(int argc, char **argv) {
         if (a.remeasure) {
             rc = remeasure(db, r, &s, &a);
         } else if (a.serve) {
-            struct replay_serve_opts so = {.bind_addr = a.bind, .port = a.port, .public_url = a.public_url,
-                                           .secret = a.secret, .use_poll = a.poll, .in_fd = 0, .out = stdout};
+            struct replay_serve_opts so = {.bind_addr = a.listen.bind, .port = a.listen.port,
+                                           .public_url = a.listen.public_url, .secret = a.secret,
+                                           .use_poll = a.listen.poll, .in_fd = 0, .out = stdout};
             if (replay_serve(db, r, id, &so, err, sizeof err)) {
                 fprintf(stderr, "fragvote replay: %s\n", err);
                 rc = FV_EXIT_FAIL;

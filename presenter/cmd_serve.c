@@ -424,10 +424,10 @@ int cmd_serve(int argc, char **argv) {
 
     if ((code = worker_start(&s, scenarios)) != FV_EXIT_OK) goto cleanup;
 
-    struct hub_config hc = {.bind_addr = s.o.bind, .port = s.o.port, .public_url = s.o.public_url,
+    struct hub_config hc = {.bind_addr = s.o.listen.bind, .port = s.o.listen.port, .public_url = s.o.listen.public_url,
                             .frame_ancestors = s.o.frame_ancestors,
                             .secret = s.o.secret, .live_split = s.o.live_split, .lang = s.o.lang, .leaderboard = s.o.leaderboard, .http_rate = s.o.http_rate,
-                            .voter_rate = s.o.voter_rate, .ws_per_addr = s.o.ws_per_addr, .trust_proxy = &s.o.trust_proxy, .use_poll = s.o.poll,
+                            .voter_rate = s.o.voter_rate, .ws_per_addr = s.o.ws_per_addr, .trust_proxy = &s.o.trust_proxy, .use_poll = s.o.listen.poll,
                             .tls_cert = s.o.tls_cert, .tls_key = s.o.tls_key,
                             .prober_remote = remote, .on_note = on_note, .export_session = on_export,
                             .ctx = &s};

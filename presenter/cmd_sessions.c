@@ -157,12 +157,6 @@ static int print_league(struct db *db, const char *path, const int64_t *ids, int
     return rc;
 }
 
-static int unexpected(const char *arg) {
-    fprintf(stderr, "fragvote sessions: unexpected argument '%s'\n", arg);
-    usage(stderr);
-    return FV_EXIT_USAGE;
-}
-
 /* What --purge is asked to purge: every ended session (days -1, id 0), those
  * older than days, or session id. */
 struct purge_ask {
@@ -185,7 +179,7 @@ static int purge(struct db *db, const struct purge_ask *pa) {
     return FV_EXIT_OK;
 }
 
-/* The options: -1 go on, else the exit code (after saying why). */
+/* The options: 0, 1 (--help), or -1 after saying why. */
 static int read_opts(int argc, char **argv, const char **path, int *league, struct purge_ask *pa) {
     enum { O_LEAGUE = 256, O_DB, O_PURGE, O_OLDER, O_SESSION };
     static const struct option opts[] = {{"league", no_argument, NULL, O_LEAGUE},
@@ -193,32 +187,28 @@ static int read_opts(int argc, char **argv, const char **path, int *league, stru
                                          {"purge", no_argument, NULL, O_PURGE},
                                          {"older-than", required_argument, NULL, O_OLDER},
                                          {"session", required_argument, NULL, O_SESSION},
+                                         {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int c;
     *pa = (struct purge_ask){0, -1, 0};
     cli_opt_begin();
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (c == O_LEAGUE) *league = 1;
         else if (c == O_DB) *path = optarg;
         else if (c == O_PURGE) pa->on = 1;
         else if (c == O_OLDER) {
             if (cli_opt_range("sessions", "older-than", optarg, 0, CLI_PURGE_DAYS_MAX, "days", &pa->days))
-                return FV_EXIT_USAGE;
+                return -1;
         } else if (c == O_SESSION) {
-            if (cli_opt_range("sessions", "session", optarg, 1, LONG_MAX, NULL, &pa->id)) return FV_EXIT_USAGE;
-        } else return unexpected(argv[optind - 1]); /* unknown, or an option without its value */
+            if (cli_opt_range("sessions", "session", optarg, 1, LONG_MAX, NULL, &pa->id)) return -1;
+        } else return cli_opt_other("sessions", c, argv);
     }
-    if (optind < argc) return unexpected(argv[optind]);
+    if (cli_opt_no_args("sessions", argc, argv)) return -1;
     const char *bad = NULL;
     if ((pa->days >= 0 || pa->id) && !pa->on) bad = "--older-than and --session go with --purge";
     else if (pa->days >= 0 && pa->id) bad = "--purge takes --older-than DAYS or --session ID, not both";
     else if (pa->on && *league) bad = "--purge and --league do not go together";
-    if (bad) {
-        fprintf(stderr, "fragvote sessions: %s\n", bad);
-        usage(stderr);
-        return FV_EXIT_USAGE;
-    }
-    return -1;
+    return bad ? cli_opt_fail("sessions", "%s", bad) : 0;
 }
 
 int cmd_sessions(int argc, char **argv) {
@@ -226,7 +216,7 @@ int cmd_sessions(int argc, char **argv) {
     const char *path = EXPORT_DEFAULT_DB;
     int league = 0;
     struct purge_ask pa;
-    int orc = read_opts(argc, argv, &path, &league, &pa);
+    int orc = cli_opts_end(read_opts(argc, argv, &path, &league, &pa), "sessions", usage);
     if (orc >= 0) return orc;
     char err[512];
     struct db *db;

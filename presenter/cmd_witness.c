@@ -74,73 +74,50 @@ static int read_key_file(const char *path, uint8_t *key) {
     return 0;
 }
 
-static int witness_unexpected(const char *arg) {
-    fprintf(stderr, "fragvote witness: unexpected argument '%s'\nTry 'fragvote witness --help'.\n", arg);
-    return FV_EXIT_USAGE;
-}
-
-/* The options and PORT of argv into *o, *port and *have_key: 0, or the exit
- * code after saying why on stderr. */
+/* The options and PORT of argv into *o, *port and *have_key: 0, 1 (--help),
+ * or -1 after saying why on stderr. */
 static int witness_args(int argc, char **argv, struct probe_witness_opts *o, long *port, int *have_key) {
-    long v;
     enum { O_KEY = 256, O_KEY_FILE, O_RAW, O_NO_RAW, O_RATE, O_RATE_SOURCE, O_SECONDS };
     static const struct option opts[] = {
         {"key", required_argument, NULL, O_KEY},   {"key-file", required_argument, NULL, O_KEY_FILE},
         {"raw", no_argument, NULL, O_RAW},         {"no-raw", no_argument, NULL, O_NO_RAW},
         {"rate", required_argument, NULL, O_RATE}, {"rate-source", required_argument, NULL, O_RATE_SOURCE},
-        {"seconds", required_argument, NULL, O_SECONDS}, {NULL, 0, NULL, 0}};
+        {"seconds", required_argument, NULL, O_SECONDS}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     int c;
     cli_opt_begin();
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case O_KEY:
-            if (probe_witness_key_parse(optarg, o->key) < 0) {
-                fprintf(stderr, "fragvote witness: --key takes 32 hex digits\n");
-                return FV_EXIT_USAGE;
-            }
+            if (probe_witness_key_parse(optarg, o->key) < 0) return cli_opt_fail("witness", "--key takes 32 hex digits");
             *have_key = 1;
             break;
         case O_KEY_FILE:
-            if (read_key_file(optarg, o->key) < 0) return FV_EXIT_USAGE;
+            if (read_key_file(optarg, o->key) < 0) return -1;
             *have_key = 1;
             break;
         case O_RAW: o->raw = 1; break;
         case O_NO_RAW: o->raw = 0; break;
         case O_RATE:
-            if (cli_parse_long(optarg, 1, PROBE_WITNESS_RATE, &v)) {
-                fprintf(stderr, "fragvote witness: --rate takes 1..%d\n", PROBE_WITNESS_RATE);
-                return FV_EXIT_USAGE;
-            }
-            o->rate = (int)v;
+            if (cli_opt_int("witness", "rate", optarg, 1, PROBE_WITNESS_RATE, NULL, &o->rate)) return -1;
             break;
         case O_RATE_SOURCE:
-            if (cli_parse_long(optarg, 1, PROBE_WITNESS_RATE_SOURCE, &v)) {
-                fprintf(stderr, "fragvote witness: --rate-source takes 1..%d\n", PROBE_WITNESS_RATE_SOURCE);
-                return FV_EXIT_USAGE;
-            }
-            o->rate_source = (int)v;
+            if (cli_opt_int("witness", "rate-source", optarg, 1, PROBE_WITNESS_RATE_SOURCE, NULL, &o->rate_source))
+                return -1;
             break;
         case O_SECONDS:
-            if (cli_parse_long(optarg, 1, 86400, &v)) {
-                fprintf(stderr, "fragvote witness: --seconds takes 1..86400\n");
-                return FV_EXIT_USAGE;
-            }
-            o->seconds = (int)v;
+            if (cli_opt_int("witness", "seconds", optarg, 1, 86400, NULL, &o->seconds)) return -1;
             break;
-        default: return witness_unexpected(argv[optind - 1]); /* unknown, or an option without its value */
+        default: return cli_opt_other("witness", c, argv);
         }
     }
     for (int i = optind; i < argc; i++) {
-        if (*port >= 0 || argv[i][0] == '-') return witness_unexpected(argv[i]); /* a second PORT, or "-" */
-        if (cli_parse_long(argv[i], 1, 65535, port)) {
-            fprintf(stderr, "fragvote witness: PORT must be 1..65535, not '%s'\n", argv[i]);
-            return FV_EXIT_USAGE;
-        }
+        if (*port >= 0 || argv[i][0] == '-') /* a second PORT, or "-" */
+            return cli_opt_fail("witness", "unexpected argument '%s'", argv[i]);
+        if (cli_parse_long(argv[i], 1, 65535, port))
+            return cli_opt_fail("witness", "PORT must be 1..65535, not '%s'", argv[i]);
     }
-    if (*port < 0) {
-        fprintf(stderr, "fragvote witness: needs a PORT\nTry 'fragvote witness --help'.\n");
-        return FV_EXIT_USAGE;
-    }
+    if (*port < 0) return cli_opt_fail("witness", "needs a PORT");
     return 0;
 }
 
@@ -158,8 +135,8 @@ int cmd_witness(int argc, char **argv) {
     o.raw = -1;
     long port = -1;
     int have_key = 0;
-    int urc = witness_args(argc, argv, &o, &port, &have_key);
-    if (urc) return urc;
+    int urc = cli_opts_end(witness_args(argc, argv, &o, &port, &have_key), "witness", witness_usage);
+    if (urc >= 0) return urc;
     if (o.raw == 1 && geteuid() != 0 && !probe_priv_has(CAP_NET_RAW)) {
         fprintf(stderr, "fragvote witness: --raw needs CAP_NET_RAW (the packet tap that sees DF and the pieces); "
                         "without --raw it runs unprivileged\n");

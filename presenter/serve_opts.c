@@ -126,7 +126,7 @@ static void usage(FILE *out) {
             "\n"
             "Exit codes: 0 ok, 1 failed (incl. a failed script), 2 usage, 3 missing\n"
             "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
-            SERVE_PORT_DEFAULT, LEADERBOARD_NICK_MAX, LEADERBOARD_TOP, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT,
+            CLI_LISTEN_PORT_DEFAULT, LEADERBOARD_NICK_MAX, LEADERBOARD_TOP, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT,
             HUB_HTTP_RATE, HUB_VOTER_BURST,
             HUB_VOTER_RATE, HUB_WS_PER_ADDR, HUB_CONN_RESERVE, HUB_PROXY_MAX, CLI_PURGE_DAYS_MAX);
 }
@@ -159,21 +159,18 @@ static int deck_values_check(const struct serve_opts *o) {
 }
 
 static int parse(int argc, char **argv, struct serve_opts *o) {
-    enum { O_DECK = 256, O_DB, O_PORT, O_BIND, O_TITLE, O_LIVE, O_PUBURL, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE,
-           O_NOQR, O_LIBEV, O_RESUME, O_TLSCERT, O_TLSKEY, O_POLL, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD,
-           O_VOTERRATE, O_PROBER, O_WSPERADDR, O_SECRETFILE, O_RETAIN, O_QUESTIONS, O_FRAME, O_LANG };
+    enum { O_DECK = 256, O_DB, O_TITLE, O_LIVE, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_RESUME, O_TLSCERT,
+           O_TLSKEY, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD, O_VOTERRATE, O_PROBER, O_WSPERADDR,
+           O_SECRETFILE, O_RETAIN, O_QUESTIONS, O_FRAME, O_LANG };
     static const struct option longopts[] = {
-        CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT,
+        CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT, CLI_LISTEN_ARGS_ADDR, CLI_LISTEN_ARGS_LOOP,
         {"deck", required_argument, NULL, O_DECK},     {"questions", required_argument, NULL, O_QUESTIONS},
-        {"db", required_argument, NULL, O_DB},         {"port", required_argument, NULL, O_PORT},
-        {"bind", required_argument, NULL, O_BIND},     {"title", required_argument, NULL, O_TITLE},
-        {"live-split", no_argument, NULL, O_LIVE},     {"public-url", required_argument, NULL, O_PUBURL},
-        {"frame-ancestors", required_argument, NULL, O_FRAME},
+        {"db", required_argument, NULL, O_DB},         {"title", required_argument, NULL, O_TITLE},
+        {"live-split", no_argument, NULL, O_LIVE},     {"frame-ancestors", required_argument, NULL, O_FRAME},
         {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
         {"secret-file", required_argument, NULL, O_SECRETFILE},
         {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
-        {"no-qr", no_argument, NULL, O_NOQR},          {"libev", no_argument, NULL, O_LIBEV}, {"poll", no_argument, NULL, O_POLL},
-        {"resume", required_argument, NULL, O_RESUME},
+        {"no-qr", no_argument, NULL, O_NOQR},          {"resume", required_argument, NULL, O_RESUME},
         {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
         {"timer", required_argument, NULL, O_TIMER}, {"http-rate", required_argument, NULL, O_HTTPRATE},
         {"trust-proxy", required_argument, NULL, O_TRUSTPROXY},
@@ -182,21 +179,19 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
         {"ws-per-address", required_argument, NULL, O_WSPERADDR},
         {"retain", required_argument, NULL, O_RETAIN}, {"lang", required_argument, NULL, O_LANG},
         {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
-    *o = (struct serve_opts){
-        .port = SERVE_PORT_DEFAULT, .db = SERVE_DB_DEFAULT, .timer_s = CONSOLE_TIMER_S_DEFAULT, .retain = -1};
+    *o = (struct serve_opts){.db = SERVE_DB_DEFAULT, .timer_s = CONSOLE_TIMER_S_DEFAULT, .retain = -1};
+    cli_listen_init(&o->listen);
     cli_opt_begin();
     for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
         long num;
         switch (c) {
         case O_DECK: o->deck = optarg; break;
         case O_DB: o->db = optarg; break;
-        case O_PORT:
-            if (cli_opt_range("serve", "port", optarg, 0, 65535, NULL, &num)) return -1;
-            o->port = (int)num;
+        CLI_LISTEN_CASES:
+            if (cli_listen_arg("serve", &o->listen, c, optarg, 0)) return -1;
             break;
         case O_TIMER:
-            if (cli_opt_range("serve", "timer", optarg, 1, HUB_COUNTDOWN_MAX_S, "seconds", &num)) return -1;
-            o->timer_s = (int)num;
+            if (cli_opt_int("serve", "timer", optarg, 1, HUB_COUNTDOWN_MAX_S, "seconds", &o->timer_s)) return -1;
             break;
         case O_HTTPRATE:
             if (rate_arg("http-rate", "requests", &o->http_rate)) return -1;
@@ -236,21 +231,17 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
             }
             o->prober_remote = !strcmp(optarg, "remote");
             break;
-        case O_BIND: o->bind = optarg; break;
         case O_TITLE: o->title = optarg; break;
         case O_LANG: o->lang = optarg; break;
         case O_QUESTIONS: o->questions = optarg; break;
         case O_LIVE: o->live_split = 1; break;
         case O_LEADERBOARD: o->leaderboard = 1; break;
-        case O_PUBURL: o->public_url = optarg; break;
         case O_SCRIPT: o->script = optarg; break;
         case O_SECRET: o->secret_src.arg = optarg; break;
         case O_SECRETFILE: o->secret_src.file = optarg; break;
         case O_ROOM: o->room = optarg; break;
         case O_NOPRE: o->no_prefetch = 1; break;
         case O_NOQR: o->no_qr = 1; break;
-        case O_LIBEV: o->libev = 1; break;
-        case O_POLL: o->poll = 1; break;
         case O_TLSCERT: o->tls_cert = optarg; break;
         case O_TLSKEY: o->tls_key = optarg; break;
         case O_RESUME:

@@ -7,15 +7,15 @@
 #include <stdio.h>
 
 #include "cli_engine_args.h"
+#include "cli_listen.h"
 #include "cli_secret.h"
 #include "hub_proxy.h"
 
-#define SERVE_PORT_DEFAULT 8080
 #define SERVE_DB_DEFAULT "fragvote.db"
 #define SERVE_HTTP_RATE_MAX 1000000
 
 struct serve_opts {
-    const char *deck, *db, *bind, *title, *public_url, *script, *room;
+    const char *deck, *db, *title, *script, *room;
     const char *lang;                 /* --lang: the pages' language (NULL: the deck's) */
     const char *questions;             /* --questions LIST: the talk's questions of the deck (deck_select) */
     const char *frame_ancestors;   /* --frame-ancestors: who may frame the projector's page (hub_config) */
@@ -23,7 +23,8 @@ struct serve_opts {
     struct cli_secret secret_src;  /* secret may point into it: *o is not copied */
     const char *tls_cert, *tls_key;
     struct cli_engine_args engine; /* --target, --observer, --witness..., --keep-pmtu-cache, --keep-root */
-    int port, live_split, no_prefetch, no_qr, libev, poll, leaderboard;
+    struct cli_listen listen;      /* --bind, --port, --public-url, --poll, --libev */
+    int live_split, no_prefetch, no_qr, leaderboard;
     int prober_remote;             /* --prober remote: no probe here, the laptop measures (hub_prober.c) */
     int timer_s;                   /* the console's 't' key: voting timer in seconds */
     int http_rate;                 /* hub_config.http_rate: 0 default, -1 no cap */

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,6 @@ int cli_opts_end(int rc, const char *cmd, void (*usage)(FILE *out)) {
     return -1;
 }
 
-
 void cli_opt_begin(void) {
     optind = 1;
     opterr = 0;
@@ -82,5 +82,22 @@ int cli_opt_range(const char *cmd, const char *name, const char *arg, long lo, l
     if (!cli_parse_long(arg, lo, hi, out)) return 0;
     fprintf(stderr, "fragvote %s: --%s wants %ld..%ld%s%s, not '%s'\n", cmd, name, lo, hi, unit ? " " : "",
             unit ? unit : "", arg);
+    return -1;
+}
+
+int cli_opt_int(const char *cmd, const char *name, const char *arg, int lo, int hi, const char *unit, int *out) {
+    long v;
+    if (cli_opt_range(cmd, name, arg, lo, hi, unit, &v)) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int cli_opt_fail(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "fragvote %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
     return -1;
 }

@@ -80,6 +80,12 @@ int cli_opt_no_args(const char *cmd, int argc, char **argv);
  * after "fragvote CMD: --NAME wants LO..HI[ UNIT], not 'ARG'" on stderr
  * (unit NULL: none). */
 int cli_opt_range(const char *cmd, const char *name, const char *arg, long lo, long hi, const char *unit, long *out);
+/* cli_opt_range into an int. */
+int cli_opt_int(const char *cmd, const char *name, const char *arg, int lo, int hi, const char *unit, int *out);
+/* A command line refused for a reason of the subcommand's own: "fragvote
+ * CMD: " and the formatted text on stderr; returns -1, the option parser's
+ * "said why" (cli_opts_end then adds the --help hint). */
+int cli_opt_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* What a subcommand does with its option parser's result rc: 1 (--help):
  * usage on stdout, FV_EXIT_OK; -1 (the parser said why on stderr): "Try
  * 'fragvote CMD --help'." and FV_EXIT_USAGE; 0: -1, go on. */

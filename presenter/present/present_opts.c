@@ -74,12 +74,9 @@ static int parse(int argc, char **argv, struct present_opts *o) {
     cli_opt_begin();
     for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
         switch (c) {
-        case O_TIMER: {
-            long num;
-            if (cli_opt_range("present", "timer", optarg, 1, HUB_COUNTDOWN_MAX_S, "seconds", &num)) return -1;
-            o->timer_s = (int)num;
+        case O_TIMER:
+            if (cli_opt_int("present", "timer", optarg, 1, HUB_COUNTDOWN_MAX_S, "seconds", &o->timer_s)) return -1;
             break;
-        }
         case O_SECRET: o->secret_src.arg = optarg; break;
         case O_SECRETFILE: o->secret_src.file = optarg; break;
         case O_DECK: o->deck = optarg; break;
