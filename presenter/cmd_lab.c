@@ -50,7 +50,6 @@ static int lab_args(int argc, char **argv, struct probe_lab_config *cfg, int *sh
     };
     const char *mtus = NULL;
     char err[512];
-    long routers;
     unsigned bit;
     int c;
     cli_opt_begin();
@@ -70,9 +69,8 @@ static int lab_args(int argc, char **argv, struct probe_lab_config *cfg, int *sh
             mtus = optarg;
             break;
         case 'n':
-            if (cli_opt_range("lab", "--routers", optarg, 1, PROBE_LAB_ROUTERS_MAX, "routers", &routers))
+            if (cli_opt_int("lab", "routers", optarg, 1, PROBE_LAB_ROUTERS_MAX, "routers", &cfg->routers))
                 return FV_EXIT_USAGE;
-            cfg->routers = (int)routers;
             break;
         case 'r':
             cfg->reassemble = strcmp(optarg, "none") ? probe_lab_router_parse(optarg) : 0;
