@@ -320,7 +320,7 @@ int cmd_check(int argc, char **argv) {
     int rc = cli_opts_end(parse_opts(argc, argv, &r.o), "check", usage);
     if (rc >= 0) return rc;
     char err[1024];
-    if (r.o.deck ? deck_load_file(r.o.deck, &r.deck, err, sizeof err) : deck_load_builtin(&r.deck, err, sizeof err)) {
+    if (deck_load_arg(r.o.deck, &r.deck, err, sizeof err)) {
         fprintf(stderr, "fragvote check: %s\n", err);
         return FV_EXIT_USAGE;
     }

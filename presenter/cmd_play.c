@@ -394,7 +394,7 @@ int cmd_play(int argc, char **argv) {
     int rc = cli_opts_end(parse_opts(argc, argv, &p.o), "play", usage);
     if (rc >= 0) return rc;
     char err[1024];
-    if (p.o.deck ? deck_load_file(p.o.deck, &p.deck, err, sizeof err) : deck_load_builtin(&p.deck, err, sizeof err)) {
+    if (deck_load_arg(p.o.deck, &p.deck, err, sizeof err)) {
         fprintf(stderr, "fragvote play: %s\n", err);
         return FV_EXIT_USAGE;
     }

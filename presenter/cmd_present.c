@@ -78,7 +78,7 @@ static int prober_send(void *ctx, const char *text) {
 /* The deck (with --target), then the probe engine as serve sets it up. FV_EXIT_OK or an exit code. */
 static int engine_up(struct present *s) {
     char err[1024];
-    if (s->o.deck ? deck_load_file(s->o.deck, &s->deck, err, sizeof err) : deck_load_builtin(&s->deck, err, sizeof err)) {
+    if (deck_load_arg(s->o.deck, &s->deck, err, sizeof err)) {
         fprintf(stderr, "fragvote present: %s\n", err);
         return FV_EXIT_USAGE;
     }

@@ -131,8 +131,7 @@ static int load_deck(struct serve *s) {
             db_close(s->db);
             return FV_EXIT_DB;
         }
-    } else if (s->o.deck ? deck_load_file(s->o.deck, &s->deck, err, sizeof err)
-                        : deck_load_builtin(&s->deck, err, sizeof err)) {
+    } else if (deck_load_arg(s->o.deck, &s->deck, err, sizeof err)) {
         fprintf(stderr, "fragvote serve: %s\n", err);
         return FV_EXIT_USAGE;
     }

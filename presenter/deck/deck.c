@@ -533,6 +533,10 @@ int deck_load_builtin(struct deck *out, char *err, size_t errlen) {
     return deck_load_string(deck_builtin_json, "builtin:fragquiz.json", out, err, errlen);
 }
 
+int deck_load_arg(const char *arg, struct deck *out, char *err, size_t errlen) {
+    return arg ? deck_load_file(arg, out, err, errlen) : deck_load_builtin(out, err, errlen);
+}
+
 void deck_free(struct deck *d) {
     if (!d) return;
     free(d->json);
