@@ -209,25 +209,16 @@ static json_t *json_question(const struct db_report_question *q) {
 }
 
 static json_t *json_session(const struct db_report_session *s) {
-    json_t *o = json_object();
-    json_object_set_new(o, "id", json_integer(s->row.id));
-    json_object_set_new(o, "title", jtext(s->row.title));
-    json_object_set_new(o, "started_at", jtime(s->row.started_at));
-    json_object_set_new(o, "ended_at", jtime(s->row.ended_at));
-    json_object_set_new(o, "host", jtext(s->row.host));
-    json_object_set_new(o, "kernel", jtext(s->row.kernel));
-    json_object_set_new(o, "observer", jtext(s->row.observer));
-    json_object_set_new(o, "target", jtext(s->row.target));
-    json_object_set_new(o, "voters", json_integer(s->score.voters));
-
-    json_t *sc = json_object();
-    json_object_set_new(sc, "collective", jnum_or_null(s->score.collective));
-    json_object_set_new(sc, "questions", json_integer(s->score.questions));
-    json_object_set_new(sc, "questions_scored", json_integer(s->score.scored));
-    json_object_set_new(sc, "vote_accuracy", jnum_or_null(s->score.vote_accuracy));
-    json_object_set_new(sc, "votes_scored", json_integer(s->score.votes_scored));
-    json_object_set_new(sc, "votes_correct", json_integer(s->score.votes_correct));
-    json_object_set_new(o, "score", sc);
+    const struct db_sscore *sc = &s->score;
+    json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "id", (json_int_t)s->row.id, "title",
+                          jtext(s->row.title), "started_at", jtime(s->row.started_at), "ended_at",
+                          jtime(s->row.ended_at), "host", jtext(s->row.host), "kernel", jtext(s->row.kernel),
+                          "observer", jtext(s->row.observer), "target", jtext(s->row.target), "voters", sc->voters);
+    json_object_set_new(o, "score",
+                        json_pack("{s:o, s:i, s:i, s:o, s:i, s:i}", "collective", jnum_or_null(sc->collective),
+                                  "questions", sc->questions, "questions_scored", sc->scored, "vote_accuracy",
+                                  jnum_or_null(sc->vote_accuracy), "votes_scored", sc->votes_scored,
+                                  "votes_correct", sc->votes_correct));
     char league[LEAGUE_LINE_MAX];
     league_line(s->score.collective, league, sizeof league);
     json_object_set_new(o, "league", jstr_or_null(league));
