@@ -173,6 +173,18 @@ enum db_vote_result db_vote_put(struct db *db, int64_t question_id, int64_t vote
 /* The voter's current vote on a question: 1 yes, 0 no, -1 none. */
 int db_vote_get(struct db *db, int64_t question_id, int64_t voter_id);
 
+/* ---- the self-paced replay (replay_store.c; docs/SERVE.md "After the talk") ----
+ * A phone's answers to the replay of an ended session, apart from votes:
+ * no score, export or league reads them. */
+/* Records a phone's (token_hash's) answer to a revealed question; its first
+ * answer is kept. OK with *stored the answer kept (1/0) and *added 1 when
+ * this call stored it; REFUSED (err) when the question is not revealed;
+ * ERROR (err). Durable once the enclosing transaction commits. */
+enum db_vote_result db_replay_vote_put(struct db *db, int64_t question_id, const char *token_hash, int yes,
+                                       int *stored, int *added, char *err, size_t errlen);
+/* How many replay answers session_id has, or -1 with err. */
+int64_t db_replay_count(struct db *db, int64_t session_id, char *err, size_t errlen);
+
 /* ---- measurements ---- */
 int64_t db_measurement_set_add(struct db *db, int64_t session_id, const char *kind, const char *host,
                                const char *kernel, const char *target, const char *lab_json,

@@ -24,6 +24,8 @@ static const struct {
      "UPDATE votes SET voter_id = NULL WHERE voter_id IN (SELECT id FROM voters WHERE session_id = ?1)"},
     {"detaching the first round's votes from their voters",
      "UPDATE round_votes SET voter_id = NULL WHERE voter_id IN (SELECT id FROM voters WHERE session_id = ?1)"},
+    {"forgetting the replay's token hashes",
+     "UPDATE replay_votes SET token_hash = NULL WHERE question_id IN (SELECT id FROM questions WHERE session_id = ?1)"},
     {"deleting the voters", "DELETE FROM voters WHERE session_id = ?1"},
 };
 

@@ -350,3 +350,22 @@ CREATE TABLE purged_scores (
 -- (score/confidence.c); no view of them is needed.
 ALTER TABLE votes ADD COLUMN confidence TEXT CHECK (confidence IN ('sure', 'think_so', 'guessing'));
 ALTER TABLE round_votes ADD COLUMN confidence TEXT CHECK (confidence IN ('sure', 'think_so', 'guessing'));
+
+-- migration: 10
+-- The self-paced replay after the talk (issue 37, item 4; docs/SERVE.md
+-- "After the talk"): a phone plays the session's revealed questions again
+-- on its own and answers each once. Its answers are stored here, apart
+-- from votes: no score view, export or league reads this table, so the
+-- live room's numbers never move. A row is tied to a question of the
+-- session (so to the session) and to the phone's token by its hash, as a
+-- voter's is; it needs no voter row (a phone that never voted live may
+-- play). The first answer is kept (UNIQUE): the truth is shown right
+-- after it. A purge (docs/PRIVACY.md) forgets the token hashes here too.
+CREATE TABLE replay_votes (
+  id          INTEGER PRIMARY KEY,
+  question_id INTEGER NOT NULL REFERENCES questions(id) ON DELETE CASCADE,
+  token_hash  TEXT,                     -- SHA-256 (hex) of the phone's token; NULL once purged
+  answer      INTEGER NOT NULL CHECK (answer IN (0, 1)),
+  voted_at    REAL NOT NULL,
+  UNIQUE (question_id, token_hash)
+);

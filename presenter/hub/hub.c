@@ -349,6 +349,7 @@ void hub_free(struct hub *h) {
     hub_ev_close(&h->ev);
     hub_fd_close(&h->fd);
     hub_tally_free(h);
+    hub_replay_free(h);
     hub_http_free(&h->http);
     hub_batch_free(h);
     hub_conns_free(&h->conns);

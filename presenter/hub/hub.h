@@ -57,6 +57,8 @@
 #define HUB_RESUME_BURST 20            /* ... with this burst (a phone reloading, waking, changing network);
                                         * beyond it: closed 1013, the page retries later (each resume is a
                                         * read of the store and a state sent: 300 in 158 ms were all served) */
+#define HUB_REPLAY_LINK "/r"           /* the short link: 302 to /?room=CODE&replay=1 (the phone page, its replay) */
+#define HUB_REPLAY_ASKS 3              /* replay messages (the whole session, shared) sent per phone connection */
 #define HUB_SECRET_FAILS 5             /* bad presenter secrets per connection before it is closed */
 #define HUB_SECRET_DELAY_MS 1000       /* per source address, at most one wrong secret compared per this many ms */
 #define HUB_SECRET_ROOM_RATE 20        /* and room-wide at most this many per second (burst as many), except

@@ -43,7 +43,7 @@ void hub_batch_flush(struct hub *h) {
         b->writes = w;
         b->capwrites = b->capjob;
     }
-    int nw = 0, nnew = 0;
+    int nw = 0, nnew = 0, nreplay = 0;
     for (int i = 0; i < b->njob; i++) {
         struct hub_op *op = &b->job[i];
         op->err[0] = 0;
@@ -53,9 +53,18 @@ void hub_batch_flush(struct hub *h) {
             op->result = room_voter_find(h->room, op->token);
             continue;
         }
+        struct room_write *w = &b->writes[nw];
+        if (op->kind == HUB_OP_REPLAY) { /* apart from the votes (room_write_plan_replay) */
+            if (room_write_plan_replay(h->room, w, op->token, op->pos, op->yes, nreplay, op->err, sizeof op->err)) {
+                op->result = 1;
+                continue;
+            }
+            nreplay++;
+            op->wi = nw++;
+            continue;
+        }
         /* A token's first vote creates its voter, in the same transaction as
          * the vote: acked together after the COMMIT, or neither exists. */
-        struct room_write *w = &b->writes[nw];
         /* a phone's token was checked at its hello (hub_conn.c on_hello) */
         int voter = op->voter >= 0 ? op->voter : ROOM_VOTER_CHECKED;
         if (room_write_plan(h->room, w, voter, op->token, op->pos, op->yes, op->conf, nnew, op->err,
@@ -90,7 +99,8 @@ int hub_batch_complete(struct hub *h, int wait_ms) {
             if (op->wi < 0) continue;
             struct room_write *w = &b->writes[op->wi];
             op->result = w->result;
-            if (w->result == 0) op->voter = w->voter;
+            if (op->kind == HUB_OP_REPLAY) op->yes = w->yes; /* the answer kept: the phone's first */
+            else if (w->result == 0) op->voter = w->voter;
             else snprintf(op->err, sizeof op->err, "%s", w->err);
         }
     }
@@ -121,11 +131,16 @@ static void batch_finish(struct hub *h, int ok, const char *err) {
     for (int i = 0; i < b->njob; i++) {
         struct hub_op *op = &b->job[i];
         struct hub_conn *c = op->conn;
-        if (ok && (op->kind == HUB_OP_JOIN ? op->result >= 0 : op->result == 0)) changed++;
+        if (ok && op->kind != HUB_OP_REPLAY && (op->kind == HUB_OP_JOIN ? op->result >= 0 : op->result == 0)) changed++;
         if (c) c->joining = 0;
         if (!c) continue;
         if (!ok) {
-            hub_conn_error(c, op->kind == HUB_OP_VOTE ? op->id : -1, "storage", "could not store it; try again");
+            hub_conn_error(c, op->kind != HUB_OP_JOIN ? op->id : -1, "storage", "could not store it; try again");
+            continue;
+        }
+        if (op->kind == HUB_OP_REPLAY) {
+            if (op->result == 0) hub_conn_send_own(c, hub_msg_replay_ack(op->id, op->pos, op->yes));
+            else hub_conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "not stored");
             continue;
         }
         if (op->kind == HUB_OP_JOIN) {

@@ -7,7 +7,7 @@
 struct hub;
 struct hub_conn;
 
-enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE };
+enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE, HUB_OP_REPLAY }; /* replay: an answer to the self-paced replay */
 struct hub_op {
     enum hub_op_kind kind;
     struct hub_conn *conn;         /* NULL once it closed */

@@ -13,6 +13,7 @@
 #include "hub_batch.h"
 #include "hub_conn.h"
 #include "hub_export.h"
+#include "hub_replay.h"
 #include "hub_msg.h"
 #include "hub_prober.h"
 #include "hub_send.h"
@@ -278,6 +279,8 @@ static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_
     case HUB_C_PROBER: hub_prober_hello(h, c, &m); break;
     case HUB_C_RESULT: hub_prober_result(h, c, &m, len); break;
     case HUB_C_EXPORT: hub_export(h, c, &m); break;
+    case HUB_C_REPLAY: hub_replay_ask(h, c, &m); break;
+    case HUB_C_REPLAY_VOTE: hub_replay_vote(h, c, &m); break;
     case HUB_C_PING: hub_conn_send_own(c, hub_msg_simple("pong", NULL, NULL)); break;
     default: hub_conn_error(c, -1, "unknown_type", "unknown message type"); break;
     }

@@ -36,6 +36,7 @@ struct hub_conn {
                                     * -1 the current question */
     int prober;                    /* the room's remote prober (hub_prober.c; at most one: hub.remote.conn) */
     int bad_secrets;
+    int replay_asks;               /* phone: replay messages sent to it (HUB_REPLAY_ASKS) */
     struct hub_msg *q[HUB_CONN_QUEUE];
     unsigned char qhead, qlen;
     unsigned q_off;                /* bytes of the head message already sent (fragmented sends) */

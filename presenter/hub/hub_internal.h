@@ -24,6 +24,7 @@
 #include "hub_parse.h"
 #include "hub_prober.h"
 #include "hub_proxy.h"
+#include "hub_replay.h"
 #include "hub_send.h"
 #include "hub_tally.h"
 #include "room_view.h"
@@ -89,6 +90,7 @@ struct hub {
     long long flush_hard;          /* ... and ends by this monotonic ms whatever is still going out */
 
     struct hub_remote remote;      /* the remote prober (hub_prober.c, cfg.prober_remote) */
+    struct hub_replay replay;      /* the self-paced replay's shared message (hub_replay.c) */
 
     struct hub_mailbox mb;         /* from other threads: posted commands, the status (hub_mailbox.c) */
 };

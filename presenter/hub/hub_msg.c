@@ -126,6 +126,7 @@ char *hub_msg_state_of(struct hub *h, enum room_viewer who, int pos) {
     const char *lang = h->cfg.lang && h->cfg.lang[0] ? h->cfg.lang : room_lang(h->room);
     json_object_set_new(o, "lang", json_string(lang[0] ? lang : "en"));
     if (v.nicknames) json_object_set_new(o, "nicknames", json_true()); /* phones may offer the field */
+    if (v.replay) json_object_set_new(o, "replay", json_true()); /* phones may offer the replay */
     if (v.split) json_object_set_new(o, "split", json_pack("{s:i, s:i}", "yes", ci.yes, "no", ci.no));
     /* serve --prober remote: whether the laptop that measures is connected (the presenter only) */
     if (who == ROOM_VIEWER_PRESENTER && h->cfg.prober_remote)
@@ -221,6 +222,38 @@ char *hub_msg_ack(long long id, int pos, int yes, enum confidence conf, int vote
     if (confidence_name(conf)) snprintf(sconf, sizeof sconf, ",\"confidence\":\"%s\"", confidence_name(conf));
     snprintf(s, sizeof s, "{\"t\":\"ack\",\"q\":%d,\"yes\":%s%s,\"votes\":%d%s}", pos, yes ? "true" : "false", sconf,
              votes, sid);
+    return strdup(s);
+}
+
+/* Only revealed questions: reveal_json gives nothing of the others, so a
+ * skipped question's measurement is in no replay. */
+char *hub_msg_replay(struct hub *h) {
+    struct quiz *q = room_quiz(h->room);
+    int n = quiz_count(q), scored = 0;
+    double coll = quiz_collective(q, &scored);
+    const char *lang = h->cfg.lang && h->cfg.lang[0] ? h->cfg.lang : room_lang(h->room);
+    json_t *all = json_array();
+    json_t *o = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:f, s:i, s:o}", "t", "replay", "v", HUB_PROTOCOL_VERSION,
+                          "room", room_code(h->room), "title", room_title(h->room), "lang", lang[0] ? lang : "en",
+                          "n", n, "collective", coll, "scored", scored, "questions", all);
+    for (int p = 0; o && p < n; p++) {
+        struct quiz_qinfo i;
+        json_t *rv = quiz_get(q, p, &i) ? NULL : reveal_json(q, p);
+        if (!rv) continue;
+        struct probe_path path;
+        if (!quiz_path(q, p, &path)) json_object_set_new(rv, "path", path_json_from(&path));
+        json_t *e = question_json(q, &i, 1);
+        if (e) json_object_set_new(e, "reveal", rv);
+        else json_decref(rv);
+        json_array_append_new(all, e);
+    }
+    return dump(o);
+}
+
+char *hub_msg_replay_ack(long long id, int pos, int yes) {
+    char s[96], sid[32] = "";
+    if (id >= 0) snprintf(sid, sizeof sid, ",\"id\":%lld", id);
+    snprintf(s, sizeof s, "{\"t\":\"replay_ack\",\"q\":%d,\"yes\":%s%s}", pos, yes ? "true" : "false", sid);
     return strdup(s);
 }
 

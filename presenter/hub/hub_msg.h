@@ -18,6 +18,11 @@ char *hub_msg_welcome(struct hub *h, int voter, const char *token);
  * pos's count with it (quiz_votes). */
 char *hub_msg_ack(long long id, int pos, int yes, enum confidence conf, int votes); /* id -1: no "id" */
 char *hub_msg_error(long long id, const char *code, const char *message); /* id -1: no "id" */
+/* The self-paced replay (docs/PROTOCOL.md "replay"): every revealed
+ * question with its reveal and path as the room was shown them; NULL out of
+ * memory. */
+char *hub_msg_replay(struct hub *h);
+char *hub_msg_replay_ack(long long id, int pos, int yes); /* the answer kept; id -1: no "id" */
 char *hub_msg_simple(const char *type, const char *key, const char *value);
 
 #endif

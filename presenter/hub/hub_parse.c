@@ -41,8 +41,8 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
         json_t *jq = json_object_get(m, "q");
         if (jq) out->hello_q = json_is_integer(jq) && json_integer_value(jq) >= 0 ? 1 : -1;
         if (out->hello_q > 0) out->q = (long long)json_integer_value(jq);
-    } else if (!strcmp(t, "vote")) {
-        out->type = HUB_C_VOTE;
+    } else if (!strcmp(t, "vote") || !strcmp(t, "replay_vote")) {
+        out->type = t[0] == 'v' ? HUB_C_VOTE : HUB_C_REPLAY_VOTE;
         json_t *jq = json_object_get(m, "q"), *jy = json_object_get(m, "yes");
         out->vote_ok = json_is_integer(jq) && json_is_boolean(jy);
         if (out->vote_ok) {
@@ -96,6 +96,8 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
     } else if (!strcmp(t, "export")) {
         out->type = HUB_C_EXPORT;
         out->has_format = str_field(m, "format", out->format, sizeof out->format);
+    } else if (!strcmp(t, "replay")) {
+        out->type = HUB_C_REPLAY;
     } else if (!strcmp(t, "ping")) {
         out->type = HUB_C_PING;
     } else {

@@ -14,7 +14,7 @@
 #define HUB_ID_MAX 9007199254740991LL /* 2^53 - 1: the largest id a phone's JavaScript Number holds exactly */
 
 enum hub_client_type { HUB_C_HELLO, HUB_C_VOTE, HUB_C_AUTH, HUB_C_CMD, HUB_C_PING, HUB_C_NICK, HUB_C_PROBER,
-                       HUB_C_RESULT, HUB_C_EXPORT, HUB_C_UNKNOWN };
+                       HUB_C_RESULT, HUB_C_EXPORT, HUB_C_REPLAY, HUB_C_REPLAY_VOTE, HUB_C_UNKNOWN };
 
 struct hub_client_msg {
     enum hub_client_type type;
@@ -23,7 +23,7 @@ struct hub_client_msg {
     /* hello; a screen's "q" (the question it follows): hello_q 1 with it in q, -1 when not an integer >= 0 */
     int has_room, has_token, hello_q;
     char room[HUB_PARSE_STR_MAX + 1], token[HUB_PARSE_STR_MAX + 1];
-    /* vote: vote_ok when "q" is an integer and "yes" a boolean; "confidence"
+    /* vote and replay_vote (no confidence): vote_ok when "q" is an integer and "yes" a boolean; "confidence"
      * absent or null: CONFIDENCE_NONE, one of its names: that level,
      * anything else: conf_bad (the vote does not count) */
     int vote_ok, yes, conf_bad;

@@ -170,6 +170,8 @@ int replay_serve(struct db *db, struct db_report *r, int64_t session_id, const s
     if (db_hub_anonymous_votes_each(copy, session_id, add_anonymous, room_quiz(room), err, errlen)) goto out;
     /* Start at the first question, as the talk did. */
     quiz_restore_cursor(room_quiz(room), 0, 0);
+    /* A recorded session: phones may play its replay from the start (docs/SERVE.md "After the talk"). */
+    room_set_recorded(room);
 
     struct hub_config cfg = {.bind_addr = o->bind_addr, .port = o->port, .web_root = o->web_root,
                              .public_url = o->public_url, .secret = o->secret, .use_poll = o->use_poll};

@@ -25,6 +25,7 @@
 #define ROOM_TOKEN_HEX 32          /* both as 32 lower-case hex digits (docs/PROTOCOL.md, Identity) */
 #define ROOM_TOKEN_KEY_BYTES 32    /* the room's token key (random, stored with the session) */
 #define ROOM_VOTERS_MAX 200000     /* voters remembered per session */
+#define ROOM_REPLAY_ANSWERS_MAX 400000 /* self-paced replay answers kept per session (20,000 phones x 20) */
 #define ROOM_ASKS_MAX 64           /* measurements asked of the prober and not answered yet */
 #define ROOM_BUSY_LIVE_MS 200      /* the room's own writes wait this long for a database another
                                     * process holds (the live timeout its owner sets on the store;
@@ -152,6 +153,18 @@ int room_voter_find(const struct room *r, const char *token);
  * is a question, it is the current one, voting on it is open and the quiz
  * has not ended. 0, or -1 with the reason in err. */
 int room_vote_check(const struct room *r, long long pos, char *err, size_t errlen);
+/* ---- the self-paced replay (room_replay.c; docs/SERVE.md "After the talk") ----
+ * Once the talk has ended, or when the room is a recorded session served
+ * again (replay --serve), a phone may play the revealed questions again on
+ * its own; its answers are written by the group commit
+ * (room_write_plan_replay) into their own table and change nothing of the
+ * room: no count, no score, no voter. */
+void room_set_recorded(struct room *r);       /* replay --serve: the replay is open from the start */
+int room_replay_open(const struct room *r);   /* 1 when a phone may play the replay */
+/* May a replay answer on pos be stored: the replay open, pos a revealed
+ * question. 0, or -1 with the reason in err. */
+int room_replay_check(const struct room *r, long long pos, char *err, size_t errlen);
+
 /* This voter's current vote on pos: -1 none, 0 no, 1 yes. */
 int room_voter_vote(const struct room *r, int voter, int pos);
 /* Its confidence (CONFIDENCE_NONE: none, or no vote). Only the voter's own
@@ -178,6 +191,7 @@ enum confidence room_voter_confidence(const struct room *r, int voter, int pos);
 struct room_write {
     int voter;                     /* room voter index; -1: the token's first vote (a new voter) */
     int pos, yes;                  /* pos -1: a join (room_write_plan_join), the voter and no vote */
+    int replay;                    /* a replay answer (room_write_plan_replay): no voter, apart from votes */
     enum confidence conf;          /* the vote's confidence, stored with its answer in one statement */
     int64_t qid, voter_id;         /* voter_id 0 when new */
     char hash[65];                 /* a new voter's token hash (db_token_hash), computed once by the plan */
@@ -202,6 +216,12 @@ int room_write_plan(struct room *r, struct room_write *w, int voter, const char 
  * vote). After apply, w->voter is its index. 0, or 1 refused with err. */
 int room_write_plan_join(struct room *r, struct room_write *w, const char *token, int new_in_batch, char *err,
                          size_t errlen);
+/* A phone's answer to the self-paced replay (below): token one this room
+ * issued, pos a revealed question, the replay open; in_batch: replay
+ * answers planned in this batch so far (the room's cap counts them). After
+ * run, w->yes is the answer kept (the phone's first). 0, or 1 refused. */
+int room_write_plan_replay(struct room *r, struct room_write *w, const char *token, int pos, int yes,
+                           int in_batch, char *err, size_t errlen);
 /* Waits up to wait_ms for a lock another process holds (the database's
  * busy timeout, set back to ROOM_BUSY_LIVE_MS afterwards). Returns 0
  * committed (each w->result says what became of it), -1 nothing stored

@@ -29,11 +29,22 @@ struct room {
     int saved_cursor;
     struct room_prober pr;      /* measurements: the room side of the prober seam (room_prober.c) */
     struct room_voters voters;  /* the voter table (room_voter.c) */
+    struct {
+        int recorded;           /* a recorded session served again (replay --serve): the replay is open */
+        int counted;            /* answers read from the store (on the first replay answer planned) */
+        long long answers;      /* replay answers stored for the session, once counted */
+    } replay;                   /* the self-paced replay (room_replay.c) */
 };
 
 /* room.c: writes every question state that differs from the stored one,
  * whether each is measuring, and the cursor. 0, or -1 with err (the states
  * that could be written are). */
 int room_persist(struct room *r, char *err, size_t errlen);
+
+/* room_replay.c, for room_write.c: a replay answer's statement (store
+ * thread; w->result, w->yes the answer kept, w->new_id 1 when stored now)
+ * and its count in memory (hub's thread, after the commit). */
+void room_replay_run(struct room *r, struct room_write *w);
+void room_replay_apply(struct room *r, const struct room_write *w);
 
 #endif

@@ -33,4 +33,6 @@ void room_view_at(const struct room *r, enum room_viewer who, const struct room_
     out->league = out->questions;
     out->nicknames = o->leaderboard;
     out->leaderboard = o->leaderboard && ended;
+    /* Every question it holds was revealed to the room already. */
+    out->replay = room_replay_open(r);
 }

@@ -31,6 +31,7 @@ struct room_view {
     int nicknames;                 /* the phone page may offer a nickname ("nicknames": true) */
     int leaderboard;               /* the final top list of nicknames */
     int hub_counts;                /* the screens and presenters connected (tally's "screens", "presenters") */
+    int replay;                    /* the self-paced replay is offered (state's "replay": true; room_replay_open) */
 };
 
 /* What who may see of room r now, about its current question. */

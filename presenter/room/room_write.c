@@ -84,7 +84,7 @@ static int link_new_voters(const struct room_write *w, int n, int *first) {
     for (unsigned s = 0; s < size; s++) slot[s] = -1;
     for (int i = 0; i < n; i++) {
         first[i] = -1;
-        if (w[i].voter_id) continue;
+        if (w[i].voter_id || w[i].replay) continue; /* a replay answer makes no voter */
         unsigned s = room_voter_hash_prefix(w[i].hash) & (size - 1);
         while (slot[s] >= 0 && strcmp(w[slot[s]].hash, w[i].hash)) s = (s + 1) & (size - 1);
         if (slot[s] < 0) slot[s] = i;
@@ -108,6 +108,10 @@ static int write_run(struct room *r, struct room_write *w, int n, char *err, siz
     for (int i = 0; i < n; i++) {
         struct room_write *x = &w[i];
         x->err[0] = 0;
+        if (x->replay) { /* apart from the votes: room_replay.c */
+            room_replay_run(r, x);
+            continue;
+        }
         x->new_id = x->voter_id;
         if (first[i] == i) {
             x->new_id = db_voter_add(r->db, r->session_id, x->hash, x->err, sizeof x->err);
@@ -146,6 +150,10 @@ int room_write_apply(struct room *r, struct room_write *w, int n, char *err, siz
     int rc = 0;
     for (int i = 0; i < n; i++) {
         struct room_write *x = &w[i];
+        if (x->replay) {
+            room_replay_apply(r, x);
+            continue;
+        }
         /* A new voter is in memory once its row is committed, even if its
          * vote was refused: the room is what keeps a token to one voter. */
         if (x->voter < 0 && x->new_id > 0) {

@@ -1,0 +1,104 @@
+/* The self-paced replay after the talk (docs/PROTOCOL.md "The self-paced
+ * replay", docs/SERVE.md "After the talk"): a phone asks for the session's
+ * revealed questions in one message (built once per change of the room's
+ * state and shared by every phone that asks), plays them on its own and
+ * sends one answer per question; the answers go through the group commit
+ * into their own table (room_write_plan_replay), never into the votes.
+ * Lws thread. */
+#include <stdio.h>
+#include <string.h>
+
+#include "hub_internal.h"
+#include "hub_batch.h"
+#include "hub_msg.h"
+#include "hub_parse.h"
+#include "hub_replay.h"
+#include "hub_send.h"
+#include "hub_tally.h"
+
+/* Whether c may take part: a phone that has joined, the replay open. 0, or
+ * 1 answered with the error. */
+static int replay_refused(struct hub *h, struct hub_conn *c, long long id) {
+    if (c->role != HUB_AUDIENCE) {
+        hub_conn_error(c, id, "forbidden", "the replay is for phones");
+        return 1;
+    }
+    if (!c->token[0]) {
+        hub_conn_error(c, id, "hello_first", "join first (hello), then play the replay");
+        return 1;
+    }
+    if (!room_replay_open(h->room)) {
+        hub_conn_error(c, id, "not_ended", "the replay opens when the talk has ended");
+        return 1;
+    }
+    return 0;
+}
+
+void hub_replay_ask(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
+    (void)m;
+    if (replay_refused(h, c, -1)) return;
+    if (c->replay_asks >= HUB_REPLAY_ASKS) { /* a page asks once; each answer is the whole session */
+        hub_conn_error(c, -1, "busy", "the replay was sent to this connection already");
+        return;
+    }
+    struct hub_replay *r = &h->replay;
+    struct hub_msg *now = hub_tally_state(h, c); /* the phones' state: it changes with every change of the room */
+    if (!r->msg || r->of_state != now) {
+        hub_replay_free(h);
+        char *json = hub_msg_replay(h);
+        if (!json || !(r->msg = hub_msg_new(json))) {
+            hub_conn_error(c, -1, "busy", "server out of memory");
+            return;
+        }
+        r->of_state = now;
+        now->refs++;
+    }
+    c->replay_asks++;
+    hub_conn_send(c, r->msg); /* its own reference */
+}
+
+void hub_replay_vote(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
+    long long id = m->id;
+    if (m->id_bad) {
+        char why[96];
+        snprintf(why, sizeof why, "\"id\" must be an integer 0..%lld (2^53-1)", HUB_ID_MAX);
+        hub_conn_error(c, -1, "bad_vote", why);
+        return;
+    }
+    if (!m->vote_ok) {
+        hub_conn_error(c, id, "bad_vote", "a replay answer needs \"q\" (question position) and \"yes\" (true/false)");
+        return;
+    }
+    if (replay_refused(h, c, id)) return;
+    char err[160];
+    if (room_replay_check(h->room, m->q, err, sizeof err)) {
+        hub_conn_error(c, id, "refused", err);
+        return;
+    }
+    if (c->voter < 0 && !c->new_voter_ok && room_voter_find(h->room, c->token) < 0) {
+        /* A phone that did not vote live: its first answer is charged to its
+         * address like a new voter's, so one client cannot fill the replay's
+         * table (ROOM_REPLAY_ANSWERS_MAX) with minted tokens. */
+        if (hub_guard_voter_take(h->guard, &c->peer, fv_clock_coarse_ms(), 0)) {
+            hub_conn_error(c, id, "busy", "too many new players from your network just now; answer again in a few seconds");
+            return;
+        }
+        c->new_voter_ok = 1;
+    }
+    struct hub_op *op = hub_batch_add(h, c, HUB_OP_REPLAY);
+    if (!op) {
+        hub_conn_error(c, id, "busy", "server out of memory");
+        return;
+    }
+    op->id = id;
+    op->pos = (int)m->q;
+    op->yes = m->yes;
+    memcpy(op->token, c->token, sizeof op->token);
+}
+
+void hub_replay_free(struct hub *h) {
+    struct hub_replay *r = &h->replay;
+    if (r->msg) hub_msg_unref(r->msg);
+    if (r->of_state) hub_msg_unref(r->of_state);
+    r->msg = r->of_state = NULL;
+}
