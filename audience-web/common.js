@@ -293,3 +293,31 @@ function fvMark(vote, q) {
   if (!q || (q.truth !== 'yes' && q.truth !== 'no')) return '·';
   return (vote === 1) === (q.truth === 'yes') ? '✔' : '✘';
 }
+/* Copies text and says so in element doneId. navigator.clipboard needs a
+ * secure context, which a phone on http://<laptop-ip>/ is not: then select
+ * + execCommand on the page's hidden textarea #copybuf. */
+function fvCopy(text, doneId) {
+  function done(ok) { fvText(doneId, fvT(ok ? 'phone.copied' : 'phone.copy_by_hand')); }
+  if (window.isSecureContext && navigator.clipboard) {
+    navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(fvLegacyCopy(text)); });
+  } else done(fvLegacyCopy(text));
+}
+/* The copy leaves nothing behind: no selection, no text in the hidden
+ * textarea, and the focus back where it was (the button: a keyboard or
+ * screen-reader user stays in place). */
+function fvLegacyCopy(text) {
+  var ta = fvEl('copybuf'), back = document.activeElement;
+  if (!back || back === document.body || back === ta) back = fvEl('copy');
+  ta.hidden = false;
+  ta.value = text;
+  ta.select();
+  ta.setSelectionRange(0, text.length);
+  var ok = false;
+  try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+  ta.setSelectionRange(0, 0);
+  ta.value = '';
+  ta.hidden = true;
+  if (window.getSelection) window.getSelection().removeAllRanges();
+  back.focus({ preventScroll: true });
+  return ok;
+}

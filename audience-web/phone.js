@@ -11,6 +11,8 @@ fvI18n.use(fvI18n.phoneLang(), function () {
   var lastTally = null; /* the count line's tally, for the count an ack brings */
   var verdictSaid = ""; /* what #verdict (a live region) says now: replaced only when that changes */
   var countdown = fvCountdown('countdown');
+  /* After the talk: the self-paced replay (replay.js), on this connection. */
+  var replay = fvReplay(function (m) { return conn.send(m); }), replayAuto = false;
 
   function store(op, k, v) {
     try { return op === 'get' ? localStorage.getItem(k) : localStorage.setItem(k, v); } catch (e) { return null; }
@@ -82,6 +84,7 @@ fvI18n.use(fvI18n.phoneLang(), function () {
     var nick = fvEl('nick').value.trim();
     if (nick) sendNick(nick);
   });
+  fvEl('replaystart').addEventListener('click', function () { replay.start(); });
   fvEl('yes').addEventListener('click', function () { vote(true); });
   fvEl('no').addEventListener('click', function () { vote(false); });
   /* One optional tap: how sure. Before the vote it goes with it; after, the
@@ -115,6 +118,11 @@ fvI18n.use(fvI18n.phoneLang(), function () {
     fvText('title', state.title);
     fvEl('title').setAttribute('title', state.title);
     fvText('roomchip', joined ? fvT('common.room', { room: state.room }) : '');
+    /* After the talk (or a recorded session served again): the replay on
+     * offer; the short link (/?room=CODE&replay=1) goes straight to it. */
+    fvShow('replayoffer', joined && replay.offered(state) && !replay.active());
+    if (joined && replay.offered(state) && fvParam('replay') && !replayAuto) { replayAuto = true; replay.start(); }
+    if (replay.active()) { replay.render(); return; }
     if (state.ended) { renderFinal(); return; }
     fvShow('final', false);
     fvShow('play', joined);
@@ -205,6 +213,7 @@ fvI18n.use(fvI18n.phoneLang(), function () {
   function renderFinal() {
     fvShow('play', false);
     fvShow('final', true);
+
     var s = shareText();
     fvText('bigscore', s.scored ? s.right + ' / ' + s.scored : '–');
     fvText('score', fvTn('phone.score', s.scored, { right: s.right }));
@@ -212,34 +221,7 @@ fvI18n.use(fvI18n.phoneLang(), function () {
     fvText('gridlabels', s.tests.map(function (t) { return fvT('phone.packet', { n: t + 1 }); }).join('\n'));
   }
 
-  /* navigator.clipboard needs a secure context, which a phone on
-   * http://<laptop-ip>/ is not: fall back to select + execCommand. */
-  fvEl('copy').addEventListener('click', function () {
-    var text = shareText().text;
-    function done(ok) { fvText('copied', fvT(ok ? 'phone.copied' : 'phone.copy_by_hand')); }
-    if (window.isSecureContext && navigator.clipboard) {
-      navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(legacyCopy(text)); });
-    } else done(legacyCopy(text));
-  });
-  /* The copy leaves nothing behind: no selection, no text in the hidden
-   * textarea, and the focus back where it was (the button: a keyboard or
-   * screen-reader user stays in place). */
-  function legacyCopy(text) {
-    var ta = fvEl('copybuf'), back = document.activeElement;
-    if (!back || back === document.body || back === ta) back = fvEl('copy');
-    ta.hidden = false;
-    ta.value = text;
-    ta.select();
-    ta.setSelectionRange(0, text.length);
-    var ok = false;
-    try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
-    ta.setSelectionRange(0, 0);
-    ta.value = '';
-    ta.hidden = true;
-    if (window.getSelection) window.getSelection().removeAllRanges();
-    back.focus({ preventScroll: true });
-    return ok;
-  }
+  fvEl('copy').addEventListener('click', function () { fvCopy(shareText().text, 'copied'); });
 
   function showTally(m) {
     var line = fvT('phone.tally', { online: fvTn('count.phones_online', m.online), votes: fvTn('count.votes', m.votes) });
@@ -260,11 +242,13 @@ fvI18n.use(fvI18n.phoneLang(), function () {
       online = s === 'online';
       connNow = { s: s, why: why };
       showConn();
+      if (!online) replay.offline();
       if (!online) { pending = null; countdown.stop(); lastTally = null; fvText('tally', ''); } /* counts that can no longer be true */
       render();
     },
     open: hello,
     message: function (m) {
+      if (replay.message(m)) return;
       switch (m.t) {
       case 'welcome':
         saveToken(m.token);

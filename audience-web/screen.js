@@ -89,7 +89,11 @@ fvI18n.use(fvParam('lang') || 'en', function () {
     var q = state.q;
     fvText('title', state.title);
     fvText('code', state.room);
-    showUrl(state.join_url.replace(/^https?:\/\//, ''));
+    /* After the talk the join panel gives the short link to the phones'
+     * replay (docs/SERVE.md "After the talk"): the hub's /r. */
+    var replayAt = !!state.replay && !!state.ended && follow < 0, url = state.join_url.replace(/^https?:\/\//, '');
+    fvText('orgo', fvT(replayAt ? 'screen.replay_at' : 'screen.or_go'));
+    showUrl(replayAt ? url.replace(/\/?\?.*$/, '') + '/r' : url);
     fvText('qnum', state.ended && follow < 0 ? fvT('screen.final') : fvT('common.qnum', { q: q.pos + 1, n: state.n }));
     fvEl('page').setAttribute('data-state', fvStateClass(shown()));
     banner();

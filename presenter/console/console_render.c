@@ -188,6 +188,9 @@ static void body_lines(struct cr_text *t, const struct console_view *v, const st
     if (st->link[0]) cr_add(t, "Hub: %s", st->link);
     if (h->ended) {
         cr_add(t, "The quiz has ended (%d questions).", h->nquestions);
+        /* the short link to the phones' self-paced replay (docs/SERVE.md "After the talk") */
+        if (v->join_url && !console_page_url(v->join_url, "r", line, sizeof line))
+            cr_add(t, "Phones play it again at %s", line);
     } else {
         cr_add(t, "Question %d/%d   [%s]", h->cursor + 1, h->nquestions, q->summary);
         cr_add(t, "  %s", q->text);

@@ -100,7 +100,7 @@ static const struct {
 
 /* The scripts each page loads, in one request each (hub_static.c's joins):
  * the names their <script src> give. */
-static const char *const hub_joins[] = {"common,i18n,path,phone.js", "common,i18n,path,screen.js",
+static const char *const hub_joins[] = {"common,i18n,path,replay,phone.js", "common,i18n,path,screen.js",
                                         "common,i18n,path,presenter.js", NULL};
 
 /* The page whose mount uri is ("/screen") or is below ("/screen/..."):
@@ -118,18 +118,25 @@ static int http_page_of(const char *uri) {
  * pages load "/style.css" and the scripts from the root anyway), the mount
  * with its slash is the page, anything else below it 404. Returns what
  * LWS_CALLBACK_HTTP returns. */
+/* Answers status with Location: loc, a path without scheme or host (the
+ * browser keeps the host it asked). Returns what LWS_CALLBACK_HTTP returns. */
+static int http_redirect(struct lws *wsi, unsigned status, const char *loc) {
+    unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf;
+    if (lws_add_http_header_status(wsi, status, &p, end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION, (const unsigned char *)loc, (int)strlen(loc), &p,
+                                     end) ||
+        lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, (const unsigned char *)"0", 1, &p, end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+        return 1;
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
 static int http_page(const struct hub_http *x, struct lws *wsi, const char *uri, int i) {
     const char *rest = uri + strlen(hub_pages[i].mount);
     if (!rest[0]) {
         char loc[32];
-        int len = snprintf(loc, sizeof loc, "%s/", hub_pages[i].mount);
-        unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf;
-        if (lws_add_http_header_status(wsi, HTTP_STATUS_MOVED_PERMANENTLY, &p, end) ||
-            lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION, (const unsigned char *)loc, len, &p, end) ||
-            lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, (const unsigned char *)"0", 1, &p, end) ||
-            lws_finalize_write_http_header(wsi, start, &p, end))
-            return 1;
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+        snprintf(loc, sizeof loc, "%s/", hub_pages[i].mount);
+        return http_redirect(wsi, HTTP_STATUS_MOVED_PERMANENTLY, loc);
     }
     if (!strcmp(rest, "/"))
         return hub_static_answer(x->files, wsi, hub_pages[i].file, 0,
@@ -210,6 +217,11 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
         const char *uri = in ? (const char *)in : "";
         int page = http_page_of(uri);
         if (page >= 0) return http_page(&h->http, wsi, uri, page);
+        if (!strcmp(uri, HUB_REPLAY_LINK)) { /* the short link to this room's phone page and its replay */
+            char loc[64];
+            snprintf(loc, sizeof loc, "/?room=%s&replay=1", room_code(h->room));
+            return http_redirect(wsi, HTTP_STATUS_FOUND, loc);
+        }
         if (strcmp(uri, "/qr.svg")) return hub_static_answer(h->http.files, wsi, uri, 1, NULL);
         unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
         if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "image/svg+xml", h->http.qr_len, &p, end) ||

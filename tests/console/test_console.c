@@ -490,6 +490,30 @@ static void test_render_names_connections_refused(void) {
     teardown(logf);
 }
 
+/* Issue 37, item 4: once the quiz has ended, the console gives the short
+ * link to the phones' self-paced replay (the hub's /r), not before. */
+static void test_render_gives_the_replay_link_at_the_end(void) {
+    struct console c;
+    FILE *logf;
+    REQUIRE(setup(&c, &logf) == 0);
+    struct console_status st;
+    rb_status(&rb, &st);
+    char *screen = NULL;
+    size_t slen = 0;
+    FILE *sf = open_memstream(&screen, &slen);
+    console_render(sf, &c.view, &st);
+    fclose(sf);
+    CHECK(!strstr(screen, "play it again"));
+    free(screen);
+    st.hub.ended = 1;
+    sf = open_memstream(&screen, &slen);
+    console_render(sf, &c.view, &st);
+    fclose(sf);
+    CHECK_CONTAINS(screen, "Phones play it again at http://192.0.2.1:8080/r");
+    free(screen);
+    teardown(logf);
+}
+
 static void test_render_shows_what_the_speaker_needs(void) {
     struct console c;
     FILE *logf;
@@ -650,6 +674,7 @@ int main(void) {
     RUN(test_render_counts_down_while_a_timer_runs);
     RUN(test_render_shows_what_the_speaker_needs);
     RUN(test_render_names_connections_refused);
+    RUN(test_render_gives_the_replay_link_at_the_end);
     RUN(test_render_fits_the_terminal);
     RUN(test_page_urls_beside_the_join_url);
     RUN(test_result_from_the_hubs_snapshot);
