@@ -20,6 +20,7 @@ function fvReplay(send) {
   function show() {
     fvShow('play', false);
     fvShow('final', false);
+    fvShow('replayoffer', false);
     fvShow('replay', true);
     var done = data && at >= questions().length;
     fvShow('replayplay', !done);
@@ -64,12 +65,13 @@ function fvReplay(send) {
     });
     var room = data.scored > 0 ? Math.round(data.collective * 100) : -1;
     var head = room >= 0 ? fvT('replay.share', { right: r, n: n, room: room }) : fvT('replay.share_noroom', { right: r, n: n });
-    return { head: head, rows: order.map(function (t) { return byTest[t]; }), tests: order };
+    return { head: head, right: r, n: n, rows: order.map(function (t) { return byTest[t]; }), tests: order };
   }
 
   function showFinal() {
     var s = share();
-    fvText('replayscore', s.head);
+    fvText('replayscore', s.n ? s.right + ' / ' + s.n : '–');
+    fvText('replayshare', s.head);
     fvText('replaygrid', s.rows.join('\n'));
     fvText('replaygridlabels', s.tests.map(function (t) { return fvT('phone.packet', { n: t + 1 }); }).join('\n'));
   }

@@ -215,8 +215,12 @@ static int act_taken(enum hub_cmd_kind act, const struct console_status *b, cons
     }
 }
 
-static void say_position(FILE *out, const struct console_status *st) {
-    if (st->hub.ended)
+static void say_position(const struct console *c, const struct console_status *st) {
+    FILE *out = c->out;
+    char replay[600];
+    if (st->hub.ended && c->view.join_url && !console_page_url(c->view.join_url, "r", replay, sizeof replay))
+        fprintf(out, "the quiz has ended; phones play it again at %s", replay); /* docs/SERVE.md "After the talk" */
+    else if (st->hub.ended)
         fprintf(out, "the quiz has ended");
     else
         fprintf(out, "question %d/%d %s", st->hub.cursor + 1, st->hub.nquestions, quiz_state_name(st->hub.current.state));
@@ -275,7 +279,7 @@ static int exec_act(struct console *c, const struct console_cmd *cmd, char *err,
                 return -1;
             }
             fprintf(c->out, "%s> %s: ", ts, name);
-            say_position(c->out, &now);
+            say_position(c, &now);
             fputc('\n', c->out);
             fflush(c->out);
             return 0;
