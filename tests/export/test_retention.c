@@ -159,6 +159,11 @@ static void test_purge_keeps_scores_and_deletes_voters(void) {
     struct db *db = db_open(dbfile, err, sizeof err);
     REQUIRE(db);
     int64_t old = fx_record(db, FX_TITLE, qids), old_voter = fx_last_voters[0];
+    /* a phone played the old session's replay (docs/SERVE.md "After the talk") */
+    int stored = -1, added = 0;
+    char replay_hash[65];
+    db_token_hash("0123456789abcdef0123456789abcdef", replay_hash);
+    CHECK(db_replay_vote_put(db, qids[0], replay_hash, 1, &stored, &added, err, sizeof err) == DB_VOTE_OK && added);
     int64_t revote = record_revote(db);
     int64_t newer = fx_record(db, "newer", qids);
     db_close(db);
@@ -199,6 +204,10 @@ static void test_purge_keeps_scores_and_deletes_voters(void) {
     snprintf(sql, sizeof sql, "SELECT count(*) FROM round_votes WHERE voter_id IS NULL AND question_id IN %s", in_q);
     CHECK_INT(rawf(sql, revote), 3);
     CHECK_INT(rawf("SELECT count(*) FROM sessions WHERE id = %lld AND token_key IS NULL", revote), 1);
+    /* the replay's answer stays, its token's hash goes */
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM replay_votes WHERE token_hash IS NULL AND question_id IN %s", in_q);
+    CHECK_INT(rawf(sql, old), 1);
+    CHECK_INT(rawf("SELECT count(*) FROM replay_votes WHERE token_hash IS NOT NULL", 0LL), 0);
     CHECK_INT(rawf("SELECT count(*) FROM sessions WHERE id = %lld AND purged_at > 0", old), 1);
     CHECK(!file_holds(dbfile, hash));
     CHECK(!file_holds(fx_path("retention.db-wal"), hash));

@@ -34,6 +34,17 @@ static void test_vote_fields_are_typed(void) {
 
 /* The id is echoed exactly in 0..2^53-1 (a phone's Number); anything else is
  * flagged (the hub answers bad_vote) and never cut to 32 bits. */
+/* The self-paced replay: asked with "replay", answered with "replay_vote"
+ * (typed like a vote: "q" an integer, "yes" a boolean, the same id rule). */
+static void test_replay_messages_are_typed(void) {
+    REQUIRE(parse("{\"t\":\"replay\"}") == 0);
+    CHECK(m.type == HUB_C_REPLAY);
+    REQUIRE(parse("{\"t\":\"replay_vote\",\"id\":4,\"q\":2,\"yes\":false}") == 0);
+    CHECK(m.type == HUB_C_REPLAY_VOTE && m.vote_ok && m.q == 2 && !m.yes && m.id == 4);
+    REQUIRE(parse("{\"t\":\"replay_vote\",\"id\":\"4\",\"q\":2,\"yes\":\"no\"}") == 0);
+    CHECK(m.type == HUB_C_REPLAY_VOTE && !m.vote_ok && m.id_bad);
+}
+
 static void test_vote_id_is_a_safe_integer(void) {
     static const struct { const char *id; long long want; } ok[] = {
         {"0", 0}, {"7", 7}, {"2147483648", 2147483648LL}, {"1099511627776", 1099511627776LL},
@@ -166,6 +177,7 @@ int main(void) {
     RUN(test_malformed_messages_are_refused_with_a_reason);
     RUN(test_vote_fields_are_typed);
     RUN(test_vote_id_is_a_safe_integer);
+    RUN(test_replay_messages_are_typed);
     RUN(test_strings_are_bounded);
     RUN(test_cmd_seconds_range);
     RUN(test_types);
