@@ -1,5 +1,5 @@
 // Runs the real audience pages (their scripts as the hub serves them, one
-// join per page: /common,i18n,path,phone.js ...) in Node against the real hub,
+// join per page: /common,i18n,path,replay,phone.js ...) in Node against the real hub,
 // with a minimal DOM built from the real HTML files:
 // every id the scripts use must exist in the page. Drives the quiz as the
 // presenter over its own websocket. Exit 0 when every check holds.
@@ -64,7 +64,7 @@ function makeElement(doc, id, tag) {
 }
 
 /* The body of GET path from the hub, as a browser gets it (a page's
- * scripts come as one join, "/common,i18n,path,phone.js": hub_static.c);
+ * scripts come as one join, "/common,i18n,path,replay,phone.js": hub_static.c);
  * the message catalog the page asks for with fetch (i18n.js) comes the same way. */
 function getText(path) {
   return new Promise((resolve, reject) => {
