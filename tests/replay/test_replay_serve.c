@@ -272,6 +272,18 @@ static void test_screen_steps_through_the_stored_session(void) {
             json_t *e = wsc_recv_type(ph, "error", T_MS);
             CHECK_STR(json_string_value(json_object_get(e, "code")), "refused");
             json_decref(e);
+            /* The self-paced replay is open at once (docs/SERVE.md "After the
+             * talk"): the three revealed questions; an answer is acked, and
+             * reaches only the copy. */
+            CHECK(strstr(wsc_transcript(ph), "\"replay\":true") != NULL);
+            wsc_send_json(ph, "{s:s}", "t", "replay");
+            json_t *r = wsc_recv_type(ph, "replay", T_MS);
+            CHECK_INT(json_array_size(json_object_get(r, "questions")), 3);
+            json_decref(r);
+            wsc_send_json(ph, "{s:s, s:i, s:i, s:b}", "t", "replay_vote", "id", 2, "q", 0, "yes", 1);
+            json_t *a = wsc_recv_type(ph, "replay_ack", T_MS);
+            CHECK(a && json_is_true(json_object_get(a, "yes")));
+            json_decref(a);
             wsc_close(ph, 1000);
         }
         wsc_close(w, 1000);
@@ -279,9 +291,13 @@ static void test_screen_steps_through_the_stored_session(void) {
     CHECK(write(c.in, "quit\n", 5) == 5);
     CHECK_INT(child_exit(&c, T_MS), 0);
     CHECK_INT(leftover_copies(tmp), 0);
-    /* The file is as recorded: three voters, nine votes. */
+    /* The file is as recorded: three voters, nine votes, no replay answer. */
     CHECK_INT(count("voters"), 3);
     CHECK_INT(count("votes"), 9);
+    char err2[256];
+    struct db *db = db_open(dbfile, err2, sizeof err2);
+    CHECK(db && db_replay_count(db, session, err2, sizeof err2) == 0);
+    db_close(db);
 }
 
 static void test_sigterm_ends_the_replay_cleanly(void) {
