@@ -30,6 +30,8 @@ static void lab_usage(FILE *out) {
             "  --blackhole rK      rK drops the ICMP errors it forwards (PMTUD black hole)\n"
             "  --silent rK         rK sends no Time Exceeded\n"
             "  --nat rK            rK masquerades IPv4 with conntrack (home/venue router)\n"
+            "  --cleardf rK        rK clears DF on the whole IPv4 packets it forwards (and so\n"
+            "                      fragments them: a box that breaks the rules)\n"
             "                      (each behaviour may be given several times)\n"
             "  -h, --help          show this help\n"
             "\n"
@@ -46,7 +48,8 @@ static int lab_args(int argc, char **argv, struct probe_lab_config *cfg, int *sh
         {"reassemble", required_argument, NULL, 'r'}, {"routers", required_argument, NULL, 'n'},
         {"ratelimit", required_argument, NULL, 'L'},  {"dropfrag", required_argument, NULL, 'F'},
         {"blackhole", required_argument, NULL, 'B'},  {"silent", required_argument, NULL, 'S'},
-        {"nat", required_argument, NULL, 'N'},        {NULL, 0, NULL, 0},
+        {"nat", required_argument, NULL, 'N'},        {"cleardf", required_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0},
     };
     const char *mtus = NULL;
     char err[512];
@@ -80,9 +83,9 @@ static int lab_args(int argc, char **argv, struct probe_lab_config *cfg, int *sh
                 return FV_EXIT_USAGE;
             }
             break;
-        case 'L': case 'F': case 'B': case 'S': case 'N':
+        case 'L': case 'F': case 'B': case 'S': case 'N': case 'C':
             bit = c == 'L' ? PROBE_LAB_RATELIMIT : c == 'F' ? PROBE_LAB_DROPFRAG : c == 'B' ? PROBE_LAB_BLACKHOLE
-                : c == 'S' ? PROBE_LAB_SILENT : PROBE_LAB_NAT;
+                : c == 'S' ? PROBE_LAB_SILENT : c == 'N' ? PROBE_LAB_NAT : PROBE_LAB_CLEARDF;
             if (probe_lab_config_add(cfg, bit, optarg, err, sizeof err) < 0) {
                 fprintf(stderr, "fragvote lab: %s\n", err);
                 return FV_EXIT_USAGE;

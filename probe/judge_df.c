@@ -11,6 +11,9 @@ void probe_judge_df(const struct probe_judge_in *in, struct probe_result *r) {
     const struct probe_icmp *p = in->p;
     const struct probe_spec *s = &r->spec;
     int v6 = probe_proto_is_v6(s->proto);
+    /* A quote from past a router that clears DF shows DF=0 whatever left the host. */
+    int clears = probe_path_topology_clears_df(in->topo);
+    int quote_cleared = p && p->q.df == 0 && clears && (in->hop_node < 0 || in->hop_node > clears);
     if (v6) {
         probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
              "IPv6 has no DF bit: routers never fragment IPv6, only the sender may");
@@ -22,7 +25,7 @@ void probe_judge_df(const struct probe_judge_in *in, struct probe_result *r) {
     } else if (obs->egress_df >= 0) {
         probe_fact_set(&r->df, obs->egress_df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
              "DF=%d on the first packet that left the host", obs->egress_df);
-    } else if (p && p->q.df >= 0) {
+    } else if (p && p->q.df >= 0 && !quote_cleared) {
         probe_fact_set(&r->df, p->q.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
              "DF=%d in the header an ICMP answer quoted", p->q.df);
     } else {

@@ -92,7 +92,8 @@ void probe_judge_frag(const struct probe_judge_in *in, struct probe_result *r) {
         probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s quoted the whole %d-byte packet", hop,
              p->q.total_len);
         r->fragmenter = PROBE_FRAG_NONE;
-    } else if (!p && obs->echo_replies > 0 && host == 0 && (v6 || r->df.answer == PROBE_ANS_YES)) {
+    } else if (!p && obs->echo_replies > 0 && host == 0 &&
+               (v6 || (r->df.answer == PROBE_ANS_YES && !probe_path_topology_clears_df(topo)))) {
         /* An Echo Reply quotes nothing, but the request did arrive, and no
          * router may fragment it on the way. */
         probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
@@ -100,9 +101,11 @@ void probe_judge_frag(const struct probe_judge_in *in, struct probe_result *r) {
              v6 ? "routers never fragment IPv6" : "with DF=1 no router may fragment it");
         r->fragmenter = PROBE_FRAG_NONE;
     } else if (!p && obs->echo_replies > 0) {
+        int clears = probe_path_topology_clears_df(topo);
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-             "only the target answered (Echo Reply), and it reassembles before answering: with DF=0 a router "
-             "on the way may have fragmented it%s", host == 0 ? " (the host did not)" : "");
+             "only the target answered (Echo Reply), and it reassembles before answering: %s%s a router on the way "
+             "may have fragmented it%s", clears ? topo->node[clears].name : "with DF=0",
+             clears ? " clears DF, so" : "", host == 0 ? " (the host did not)" : "");
     } else if (r->icmp.other.answers) {
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
              "no ICMP answer quoted this packet at TTL %d, only another one%s: what the routers did to it is not "

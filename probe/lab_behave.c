@@ -20,6 +20,10 @@ static const struct {
     {PROBE_LAB_SILENT, "silent", "sends no Time Exceeded", "no Time Exceeded"},
     {PROBE_LAB_NAT, "nat", "masquerades IPv4 with conntrack (a home or venue router: it reassembles IPv4 fragments)",
      "NAT (IPv4)"},
+    {PROBE_LAB_CLEARDF, "cleardf",
+     "clears the DF bit of the whole IPv4 packets it forwards (some firewalls and VPN gateways do; the rules say no "
+     "router does)",
+     "clears DF"},
 };
 
 const char *probe_lab_behaviour_name(unsigned bit) {

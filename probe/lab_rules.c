@@ -118,6 +118,13 @@ static const struct {
     {PROBE_LAB_SILENT, "inet", "fragvote_silent",
      "chain no_time_exceeded { type filter hook output priority filter; policy accept;\n"
      "    icmp type time-exceeded drop\n    icmpv6 type time-exceeded drop\n  }"},
+    /* Before routing (the forward path checks DF against the next link's MTU
+     * before the forward hook): a whole IPv4 packet with DF (frag-off
+     * exactly 0x4000: DF, no MF, offset 0) leaves this router's prerouting
+     * with DF=0, so the router fragments it where the rules say it must drop
+     * it with Frag Needed. nft fixes the header checksum. */
+    {PROBE_LAB_CLEARDF, "ip", "fragvote_cleardf",
+     "chain pre { type filter hook prerouting priority mangle; policy accept;\n    ip frag-off 0x4000 ip frag-off set 0\n  }"},
     {PROBE_LAB_NAT, "ip", "fragvote_nat",
      "chain nat_out { type nat hook postrouting priority srcnat; policy accept;\n    oifname \"%s\" masquerade\n  }"},
 };

@@ -28,3 +28,9 @@ int probe_path_topology_routed_mtu(const struct probe_path_topology *t, int last
         }
     return m;
 }
+
+int probe_path_topology_clears_df(const struct probe_path_topology *t) {
+    for (int i = 1; t && i + 1 < t->nnodes && i < PROBE_PATH_NODES_MAX; i++)
+        if (t->node[i].clears_df) return i;
+    return 0;
+}

@@ -33,10 +33,11 @@ enum probe_lab_behaviour {
     PROBE_LAB_BLACKHOLE = 1u << 2, /* drops the ICMP errors it forwards (its own still go out) */
     PROBE_LAB_SILENT = 1u << 3,    /* sends no Time Exceeded */
     PROBE_LAB_NAT = 1u << 4,       /* masquerades IPv4 with conntrack (and so reassembles IPv4) */
+    PROBE_LAB_CLEARDF = 1u << 5,   /* clears DF on the whole IPv4 packets it forwards (breaks the rules) */
 };
-#define PROBE_LAB_BEHAVIOURS 5
-#define PROBE_LAB_BEHAVIOUR_ALL 0x1fu
-/* "ratelimit" "dropfrag" "blackhole" "silent" "nat" (the option and deck
+#define PROBE_LAB_BEHAVIOURS 6
+#define PROBE_LAB_BEHAVIOUR_ALL 0x3fu
+/* "ratelimit" "dropfrag" "blackhole" "silent" "nat" "cleardf" (the option and deck
  * spelling) for one bit; NULL for anything else. */
 const char *probe_lab_behaviour_name(unsigned bit);
 /* What it means, for people: "drops every fragment that reaches it". */

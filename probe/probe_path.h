@@ -62,6 +62,7 @@ struct probe_path_node {
     int reassembles;              /* known to reassemble fragments */
     int silent;                   /* TTL discovery got no answer from it */
     int drops_fragments;          /* a lab router that drops every fragment reaching it (lab --dropfrag) */
+    int clears_df;                /* a lab router that clears DF on whole IPv4 packets (lab --cleardf) */
     char does[96];                /* a lab router's behaviour, briefly ("drops fragments", "rate-limits
                                      ICMP, no Time Exceeded"), "" none or not known */
 };
@@ -154,6 +155,10 @@ int probe_path_topology_last_node(const struct probe_path_topology *t, const str
  * before it reached node `last` (links 1..last-1; link 0 is the host's own),
  * its index in *link; 0 if none. */
 int probe_path_topology_routed_mtu(const struct probe_path_topology *t, int last, int *link);
+/* Pure: the first router on t known to clear DF (lab --cleardf), or 0 when
+ * none is known (t NULL: nothing known). Where one is, "with DF=1 no router
+ * may fragment it" does not hold: the judges infer nothing from DF=1. */
+int probe_path_topology_clears_df(const struct probe_path_topology *t);
 /* Pure: the path of a finished test. Only r's observations and topo are
  * used; out may be &r->path. */
 void probe_path_build(const struct probe_result *r, const struct probe_path_topology *topo, struct probe_path *out);

@@ -3,7 +3,9 @@
  * black hole nothing comes back -- a stated rule decides what it can from
  * what was observed of the rest, with basis "rule" and its words in the why:
  *   (a) an IPv4 packet with DF=1 that left the host whole: no router
- *       fragments it (one that cannot forward it drops it);
+ *       fragments it (one that cannot forward it drops it) -- except on a
+ *       path known to have a router that clears DF (lab --cleardf), where
+ *       the answer stays unknown;
  *   (b) IPv6 that left the host whole: no router fragments IPv6;
  *   (c) it left the host whole and the witness, asked, did not see it:
  *       dropped on the way, not fragmented by the host (with DF=0 a router
@@ -69,8 +71,14 @@ void probe_rules_apply(const struct probe_path_topology *topo, struct probe_resu
     int whole = r->egress.packets > 0 && r->egress.fragments == 0; /* seen leaving whole (raw tap) */
     if (!whole) return;
     int df = !v6 && r->df.answer == PROBE_ANS_YES && r->df.basis == PROBE_BASIS_OBSERVED;
+    int clears = df ? probe_path_topology_clears_df(topo) : 0;
     const char *lost = r->witness.silent ? "; the witness did not see it: dropped on the way" : "";
-    if (df || v6) {
+    if (clears) {
+        /* Rule (a) does not hold on this path: a router clears DF. */
+        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
+                       "it left the host whole with DF=1, but %s clears DF: a router on the way may have fragmented it",
+                       topo->node[clears].name);
+    } else if (df || v6) {
         probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_RULE, "it left the host whole and %s%s",
                        v6 ? "no router fragments IPv6" : "with DF=1 no router may fragment it", lost);
         r->fragmenter = PROBE_FRAG_NONE;

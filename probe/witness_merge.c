@@ -45,9 +45,11 @@ static void append(char *buf, size_t len, const char *fmt, ...) {
 }
 
 /* The router that must have fragmented a packet of len bytes on a known
- * path: the first one whose next link is smaller. -1 if none. */
-static int path_fragmenter(const struct probe_path_topology *t, int len, int *mtu) {
-    for (int i = 1; i < t->nnodes - 1; i++)
+ * path: the first one from node `from` on whose next link is smaller (a
+ * packet with DF=1 can only be cut after the router that clears DF). -1 if
+ * none. */
+static int path_fragmenter(const struct probe_path_topology *t, int from, int len, int *mtu) {
+    for (int i = from > 1 ? from : 1; i < t->nnodes - 1; i++)
         if (t->link[i].mtu < len) {
             *mtu = t->link[i].mtu;
             return i;
@@ -79,6 +81,24 @@ static void arrival(const struct probe_result *r, const char *where, char *buf, 
                r->spec.ttl - r->witness.ttl == 1 ? "" : "s");
 }
 
+/* DF as it arrived says what left the host only where nothing on the way
+ * changed it. No router sets DF, but some clear it (firewalls, VPN
+ * gateways; lab --cleardf): DF=0 on arrival against the kernel's rule for
+ * this socket (DF=1) says a router cleared it, not that the host sent DF=0. */
+static void df_from_far_end(const struct probe_path_topology *topo, struct probe_result *r, const char *where) {
+    int clears = probe_path_topology_clears_df(topo);
+    if (r->witness.df) {
+        far_fact(r, &r->df, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, "DF=1 on arrival at %s (no router sets it)", where);
+    } else if (r->df.answer == PROBE_ANS_YES) {
+        /* the kernel's rule for this socket (the judge's, inferred) stands */
+        append(r->df.why, sizeof r->df.why, "; DF=0 on arrival at %s: %s cleared it", where,
+               clears ? topo->node[clears].name : "a router on the way");
+    } else {
+        far_fact(r, &r->df, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, 1, "DF=0 on arrival at %s (routers do not set it)",
+                 where);
+    }
+}
+
 void probe_witness_merge(const struct probe_path_topology *topo, struct probe_result *r) {
     if (!r->witness.target[0]) return;
     if (!r->witness.heard) {
@@ -101,9 +121,7 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
         far_fact(r, &r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, "%s", seen);
 
     /* ---- DF? ---- */
-    if (!v6 && r->witness.df >= 0 && r->df.basis != PROBE_BASIS_OBSERVED)
-        far_fact(r, &r->df, r->witness.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED, 1,
-                 "DF=%d on arrival at %s (routers do not change it)", r->witness.df, where);
+    if (!v6 && r->witness.df >= 0 && r->df.basis != PROBE_BASIS_OBSERVED) df_from_far_end(topo, r, where);
 
     /* ---- fragmented, and by whom? ---- */
     int arrived_frag = r->witness.frag_max > 0 ? 1 : r->witness.fragments == 0 ? 0 : -1;
@@ -140,7 +158,8 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
             by = PROBE_FRAG_ROUTER;
             snprintf(who, sizeof who, "by the kernel's rules the host sent it whole: a router fragmented it");
         }
-        int mtu = 0, rt = by == PROBE_FRAG_ROUTER && topo ? path_fragmenter(topo, s->size, &mtu) : -1;
+        int from = r->df.answer == PROBE_ANS_YES && topo ? probe_path_topology_clears_df(topo) : 1;
+        int mtu = 0, rt = by == PROBE_FRAG_ROUTER && topo ? path_fragmenter(topo, from, s->size, &mtu) : -1;
         if (rt > 0)
             snprintf(who, sizeof who, "%s fragmented it (the %s-%s link has MTU %d)%s", topo->node[rt].name,
                      topo->node[rt].name, topo->node[rt + 1].name, mtu,
@@ -164,7 +183,8 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
             far_fact(r, &r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED, 0,
                      "TCP is never IP-fragmented by its sender and routers never fragment IPv6");
             r->fragmenter = PROBE_FRAG_NONE;
-        } else if (r->fragmented.basis == PROBE_BASIS_UNKNOWN && tcp && r->df.answer == PROBE_ANS_YES) {
+        } else if (r->fragmented.basis == PROBE_BASIS_UNKNOWN && tcp && r->df.answer == PROBE_ANS_YES &&
+                   !probe_path_topology_clears_df(topo)) {
             far_fact(r, &r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED, 0,
                      "TCP is never IP-fragmented by its sender and DF=1 forbids the routers");
             r->fragmenter = PROBE_FRAG_NONE;

@@ -246,7 +246,7 @@ int deck_lang_ok(const char *tag) {
 }
 static const char *const test_fields[] = {"proto", "mode", "size", "ttl", "ask", "notes", "target", "port", "lab", NULL};
 static const char *const lab_fields[] = {"routers", "mtu", "reassemble", "ratelimit", "dropfrag", "blackhole",
-                                         "silent", "nat", NULL};
+                                         "silent", "nat", "cleardf", NULL};
 
 /* "rK" at path (a router of the scenario's `routers`): K, or -1 after the message. */
 static int lab_router(struct deck_ctx *c, json_t *v, int routers, struct deck_step *path, int n) {

@@ -75,6 +75,7 @@ json_t *path_json_from(const struct probe_path *p) {
         if (o && n->reassembles) json_object_set_new(o, "reassembles", json_true());
         if (o && n->silent) json_object_set_new(o, "silent", json_true());
         if (o && n->drops_fragments) json_object_set_new(o, "drops_fragments", json_true());
+        if (o && n->clears_df) json_object_set_new(o, "clears_df", json_true());
         if (o && n->does[0]) json_object_set_new(o, "does", json_string(n->does));
         json_array_append_new(nodes, o);
     }
@@ -180,6 +181,7 @@ int path_json_read(const json_t *o, struct probe_path *out, char *err, size_t er
         d->reassembles = bool_field(n, "reassembles") == 1;
         d->silent = bool_field(n, "silent") == 1;
         d->drops_fragments = bool_field(n, "drops_fragments") == 1;
+        d->clears_df = bool_field(n, "clears_df") == 1;
         str_field(n, "does", d->does, sizeof d->does);
     }
     for (int i = 0; i + 1 < out->nnodes; i++) {

@@ -5,8 +5,9 @@
  * a router without it answers all 20), --silent (no Time Exceeded, yet it
  * forwards), --blackhole (the Frag Needed / Packet Too Big of the next
  * router never reaches src; its own Time Exceeded still does), --nat (the
- * far link sees the router's address, and the answer comes back), and a
- * three-router lab with four MTUs. Each case builds its own lab (prefix
+ * far link sees the router's address, and the answer comes back), --cleardf
+ * (DF=1 leaves src, r1 cuts the packet with DF=0 and sends no Frag Needed),
+ * and a three-router lab with four MTUs. Each case builds its own lab (prefix
  * fvb<pid><letter>) and sends its datagrams from src with plain sockets.
  * Needs root (namespaces, tcpdump, nft). */
 #include <arpa/inet.h>
@@ -190,6 +191,55 @@ static void test_dropfrag_drops_every_fragment_at_r2(void) {
     }
 }
 
+/* DF on the packets of a flow on one link: how many carry DF=1 and DF=0. */
+static void df_on(const struct truth_cap *c, int port, int *df1, int *df0) {
+    *df1 = *df0 = 0;
+    for (int i = 0; i < c->n; i++) {
+        const struct truth_pkt *k = &c->p[i];
+        if (k->v6 || k->l4 != 17 || k->dport != port) continue;
+        if (k->df) (*df1)++;
+        else (*df0)++;
+    }
+}
+
+/* --cleardf r1: a 1400-byte UDP datagram with DF=1 leaves src whole with
+ * DF=1; r1 clears DF and cuts it onto its 1280-byte link (the rules say it
+ * must drop it with Frag Needed: none comes back); a 1200-byte one crosses
+ * whole, DF cleared. */
+static void test_cleardf_router_clears_df_and_fragments(void) {
+    struct probe_lab_config cfg;
+    struct probe_lab lab;
+    probe_lab_config_default(&cfg);
+    char err[256];
+    REQUIRE(probe_lab_config_add(&cfg, PROBE_LAB_CLEARDF, "r1", err, sizeof err) == 0);
+    REQUIRE(lab_start('c', &cfg, &lab) == 0);
+    REQUIRE(send_burst(&lab, 0, 1, 1400, 64, 1, 47000) == 1);
+    REQUIRE(send_burst(&lab, 0, 1, 1200, 64, 1, 47100) == 1);
+    REQUIRE(lab_stop() == 0);
+    int p[3], f[3], d1[3], d0[3], wp[3], wf[3], w1[3], w0[3];
+    for (int l = 0; l < 3; l++) {
+        flow_on(&cap[l], 0, 47000, 1, &p[l], &f[l]);
+        df_on(&cap[l], 47000, &d1[l], &d0[l]);
+        flow_on(&cap[l], 0, 47100, 1, &wp[l], &wf[l]);
+        df_on(&cap[l], 47100, &w1[l], &w0[l]);
+    }
+    int fn = icmp_on(&cap[0], 0, 3, lab.link[0].b4, "", 47000, 1);
+    printf("  udp4 1400 DF=1: packets per link %d/%d/%d, fragments %d/%d/%d, DF=1 on link 0: %d, DF=0 first pieces "
+           "on link 1: %d; Frag Needed from r1: %d; 1200 DF=1: DF on link 0 %d, on link 1 %d\n",
+           p[0], p[1], p[2], f[0], f[1], f[2], d1[0], d0[1], fn, w1[0], w1[1]);
+    CHECK_INT(p[0], 1);  /* left src whole */
+    CHECK_INT(f[0], 0);
+    CHECK_INT(d1[0], 1); /* with DF=1 */
+    CHECK(f[1] >= 2);    /* r1 cut it */
+    CHECK(f[2] >= 2);
+    CHECK_INT(d0[1], 1); /* the first piece (the one with the UDP header) has DF=0 */
+    CHECK_INT(fn, 0);    /* and no Frag Needed came back */
+    CHECK_INT(wp[1], 1); /* the small one crossed whole, DF cleared */
+    CHECK_INT(wf[1], 0);
+    CHECK_INT(w1[0], 1);
+    CHECK_INT(w1[1], 0);
+}
+
 /* --ratelimit r1: 20 datagrams with TTL 1 at once draw the kernel's burst
  * from r1 (6 per destination host), while r2, limits off, answers all 20
  * sent with TTL 2. */
@@ -357,5 +407,6 @@ int main(void) {
     RUN(test_blackhole_swallows_the_next_routers_frag_needed);
     RUN(test_nat_router_masquerades_ipv4);
     RUN(test_three_routers_four_links);
+    RUN(test_cleardf_router_clears_df_and_fragments);
     return check_summary_and_clean();
 }

@@ -11,6 +11,8 @@
  *   silent      --silent r2 (no Time Exceeded from the router the lab's TTL
  *               expires at)
  *   nat         --nat r1 (masquerade with conntrack: r1 reassembles IPv4)
+ *   cleardf     --cleardf r1 (r1 clears DF on whole IPv4 packets, then cuts
+ *               them onto its 1280-byte link: a box that breaks the rules)
  * Runs: as root (raw observer) and unprivileged (uid 65534, recverr), with
  * the lab's topology known to the engine ("lab") or as a path it has never
  * seen ("real": only a target address; root then discovers the TTL), with
@@ -65,6 +67,7 @@ static const struct behaviour behaviours[] = {
     {"blackhole", "--mtu 1500,1500,1280 --blackhole r1", 'b'},
     {"silent", "--silent r2", 's'},
     {"nat", "--nat r1", 'n'},
+    {"cleardf", "--cleardf r1", 'c'},
 };
 #define BEHAVIOURS (int)(sizeof behaviours / sizeof behaviours[0])
 
@@ -79,8 +82,13 @@ static const struct run runs[RUNS] = {
     {"unpriv, real", 1, 0, 1},      {"unpriv, real, witness", 1, 1, 1},
 };
 
-enum verdict { V_RIGHT, V_UNKNOWN, V_WRONG, V_NONE, V_KINDS };
-static const char *verdict_name[V_KINDS] = {"right", "unknown", "WRONG", "NO ANSWER"};
+/* V_RULE: "fragmented?" decided by the stated rule "with DF=1 no router may
+ * fragment it" (basis inferred or rule, the room reads which) on a path the
+ * engine was not told has a router that clears DF (the cleardf lab's
+ * "real" runs): the rule, not the engine, is what that router breaks.
+ * Anywhere else such an answer counts as WRONG. */
+enum verdict { V_RIGHT, V_UNKNOWN, V_RULE, V_WRONG, V_NONE, V_KINDS };
+static const char *verdict_name[V_KINDS] = {"right", "unknown", "rule broken", "WRONG", "NO ANSWER"};
 
 /* One test: what was asked, when, and what came back (shared with the
  * unprivileged child). */
@@ -101,10 +109,12 @@ static struct probe_lab_witness wit;
 static int listener = -1;
 /* What each behaviour's process found (MAP_SHARED: the behaviours play at
  * once, each on its own lab, in a process of its own). */
-enum agreement { A_AGREE, A_UNSAID, A_DIFFER, A_KINDS };
+enum agreement { A_AGREE, A_UNSAID, A_BROKEN, A_DIFFER, A_KINDS };
 struct tally {
     int table[BEHAVIOURS][RUNS][V_KINDS];
     int agree[BEHAVIOURS][A_KINDS]; /* the rules' prediction against the wire, per fact (lab runs) */
+    int surprises[BEHAVIOURS];       /* A_BROKEN facts whose reveal leads with the surprise headline */
+    int no_surprise[BEHAVIOURS];     /* A_BROKEN facts the engine answered without one (must stay 0) */
     double run_ms[BEHAVIOURS][RUNS]; /* wall time of each run's tests */
     double wall[BEHAVIOURS];
     int played[BEHAVIOURS];
@@ -142,6 +152,7 @@ static int behaviour_config(int b, struct probe_lab_config *cfg, char *err, size
                : probe_lab_config_add(cfg, PROBE_LAB_BLACKHOLE, "r1", err, len);
     case 's': return probe_lab_config_add(cfg, PROBE_LAB_SILENT, "r2", err, len);
     case 'n': return probe_lab_config_add(cfg, PROBE_LAB_NAT, "r1", err, len);
+    case 'c': return probe_lab_config_add(cfg, PROBE_LAB_CLEARDF, "r1", err, len);
     }
     return 0;
 }
@@ -248,8 +259,8 @@ struct wire {
     enum probe_fragmenter by;
 };
 
-static enum verdict judge(const struct item *it, double t1, int nl, const struct truth_cap *cap, struct wire *w,
-                          char *why, size_t len) {
+static enum verdict judge(const struct item *it, int clears_unknown, double t1, int nl, const struct truth_cap *cap,
+                          struct wire *w, char *why, size_t len) {
     const struct probe_result *r = &it->r;
     if (it->rc < 0) return V_NONE;
     int v6 = probe_proto_is_v6(r->spec.proto);
@@ -268,18 +279,23 @@ static enum verdict judge(const struct item *it, double t1, int nl, const struct
     size_t n = strlen(why);
     snprintf(why + n, len - n, ")");
     *w = (struct wire){sent, df[0], host || router, by};
-    int wrong = 0;
+    int wrong = 0, by_rule = 0;
     if (r->sent.answer != PROBE_ANS_UNKNOWN && r->sent.answer != (sent ? PROBE_ANS_YES : PROBE_ANS_NO)) wrong = 1;
     if (sent && !v6 && r->df.answer != PROBE_ANS_UNKNOWN && r->df.answer != (df[0] ? PROBE_ANS_YES : PROBE_ANS_NO))
         wrong = 1;
     if (!sent && r->df.basis == PROBE_BASIS_OBSERVED) wrong = 1;
     if (r->fragmented.answer != PROBE_ANS_UNKNOWN &&
-        r->fragmented.answer != (host || router ? PROBE_ANS_YES : PROBE_ANS_NO))
-        wrong = 1;
+        r->fragmented.answer != (host || router ? PROBE_ANS_YES : PROBE_ANS_NO)) {
+        if (clears_unknown && !v6 && df[0] && router && r->fragmented.answer == PROBE_ANS_NO &&
+            (r->fragmented.basis == PROBE_BASIS_INFERRED || r->fragmented.basis == PROBE_BASIS_RULE))
+            by_rule = 1;
+        else wrong = 1;
+    }
     if (r->fragmented.answer == PROBE_ANS_YES && (r->fragmenter == PROBE_FRAG_HOST || r->fragmenter == PROBE_FRAG_ROUTER) &&
         r->fragmenter != by)
         wrong = 1;
     if (wrong) return V_WRONG;
+    if (by_rule) return V_RULE;
     if (r->sent.answer == PROBE_ANS_UNKNOWN || r->fragmented.answer == PROBE_ANS_UNKNOWN ||
         (sent && !v6 && r->df.answer == PROBE_ANS_UNKNOWN))
         return V_UNKNOWN;
@@ -334,10 +350,26 @@ static void predicted(int b, const struct item *it, const struct wire *w) {
         enum agreement a = f[k].want == PROBE_ANS_UNKNOWN ? A_UNSAID
                            : (f[k].want == PROBE_ANS_YES) == (f[k].wire != 0) ? A_AGREE : A_DIFFER;
         if (a == A_AGREE && k == 2 && w->frag && p.fragmenter != w->by) a = A_DIFFER;
+        /* Explained: the rules said "with DF=1 no router may fragment it",
+         * and a router of this path is known to clear DF (lab --cleardf). */
+        int clears = in.topo ? probe_path_topology_clears_df(in.topo) : 0;
+        if (a == A_DIFFER && k == 2 && clears && !v6 && p.df.answer == PROBE_ANS_YES && w->frag &&
+            w->by == PROBE_FRAG_ROUTER) {
+            a = A_BROKEN;
+            char h[sizeof r->fragmented.why + 64];
+            if (probe_predict_surprise(&p, PROBE_PREDICT_FRAGMENTED, &r->fragmented, h, sizeof h)) tally->surprises[b]++;
+            else if (r->fragmented.answer != PROBE_ANS_UNKNOWN) {
+                tally->no_surprise[b]++;
+                printf("  NO SURPRISE %s %s %s %d: the rules and the wire differ, the engine said %s\n",
+                       behaviours[b].name, probe_proto_name(r->spec.proto), probe_mode_name(r->spec.mode), r->spec.size,
+                       probe_answer_name(r->fragmented.answer));
+            }
+        }
         tally->agree[b][a]++;
         if (a == A_AGREE) continue;
         char chain[PROBE_PREDICT_TEXT_MAX];
         probe_predict_text(&p, (enum probe_predict_fact)k, ~0u, chain, sizeof chain);
+        if (a == A_BROKEN) continue; /* counted in the table, one line per behaviour */
         printf("  rules %-6s %-9s %-13s %-4s %-9s %4d ttl %d dev %d cache %d: %s said %s%s%s, the wire %d%s%s | %s\n",
                a == A_UNSAID ? "unsaid" : "DIFFER", behaviours[b].name, runs[it->run].name, probe_proto_name(r->spec.proto),
                probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, in.dev_mtu, in.cached_pmtu, f[k].name,
@@ -378,7 +410,8 @@ static int play_behaviour(int b) {
             if (items[j].t0 > items[i].t0 && items[j].t0 < t1) t1 = items[j].t0;
         char why[256];
         struct wire w;
-        enum verdict v = judge(&items[i], t1, ndumps, cap, &w, why, sizeof why);
+        int clears_unknown = behaviours[b].tag == 'c' && runs[items[i].run].real;
+        enum verdict v = judge(&items[i], clears_unknown, t1, ndumps, cap, &w, why, sizeof why);
         tally->table[b][items[i].run][v]++;
         if (v != V_NONE && !runs[items[i].run].real) predicted(b, &items[i], &w);
         if (items[i].r.path.v) { /* every partial picture of this run's path: the same whatever the open answers */
@@ -435,22 +468,24 @@ static void test_real_paths(void) {
         players[b] = 0;
     }
     printf("\nall behaviours at once: %.1f s\n", truth_now() - t0);
-    printf("\n| behaviour | run | right | unknown | wrong | no answer | ms per test |\n|---|---|---|---|---|---|---|\n");
+    printf("\n| behaviour | run | right | unknown | rule broken | wrong | no answer | ms per test |\n"
+           "|---|---|---|---|---|---|---|---|\n");
     int wrong = 0, none = 0, per_run[RUNS][V_KINDS] = {{0}};
     for (int b = 0; b < BEHAVIOURS; b++)
         for (int run = 0; run < RUNS && tally->played[b]; run++) {
-            int *t = tally->table[b][run], total = t[V_RIGHT] + t[V_UNKNOWN] + t[V_WRONG] + t[V_NONE];
-            printf("| %s | %s | %d | %d | %d | %d | %.0f |\n", behaviours[b].name, runs[run].name, t[V_RIGHT],
-                   t[V_UNKNOWN], t[V_WRONG], t[V_NONE], total ? tally->run_ms[b][run] / total : 0);
+            int *t = tally->table[b][run], total = t[V_RIGHT] + t[V_UNKNOWN] + t[V_RULE] + t[V_WRONG] + t[V_NONE];
+            printf("| %s | %s | %d | %d | %d | %d | %d | %.0f |\n", behaviours[b].name, runs[run].name, t[V_RIGHT],
+                   t[V_UNKNOWN], t[V_RULE], t[V_WRONG], t[V_NONE], total ? tally->run_ms[b][run] / total : 0);
             for (int v = 0; v < V_KINDS; v++) per_run[run][v] += t[v];
             wrong += t[V_WRONG];
             none += t[V_NONE];
         }
-    printf("\n| every behaviour | right | unknown | wrong | no answer | right %% |\n|---|---|---|---|---|---|\n");
+    printf("\n| every behaviour | right | unknown | rule broken | wrong | no answer | right %% |\n"
+           "|---|---|---|---|---|---|---|\n");
     for (int run = 0; run < RUNS; run++) {
-        int *t = per_run[run], total = t[V_RIGHT] + t[V_UNKNOWN] + t[V_WRONG] + t[V_NONE];
-        printf("| %s | %d | %d | %d | %d | %.1f |\n", runs[run].name, t[V_RIGHT], t[V_UNKNOWN], t[V_WRONG], t[V_NONE],
-               total ? 100.0 * t[V_RIGHT] / total : 0);
+        int *t = per_run[run], total = t[V_RIGHT] + t[V_UNKNOWN] + t[V_RULE] + t[V_WRONG] + t[V_NONE];
+        printf("| %s | %d | %d | %d | %d | %d | %.1f |\n", runs[run].name, t[V_RIGHT], t[V_UNKNOWN], t[V_RULE],
+               t[V_WRONG], t[V_NONE], total ? 100.0 * t[V_RIGHT] / total : 0);
         /* with the witness at least 95 % right (the issue's rows: a run over every behaviour) */
         if (runs[run].witness && total && t[V_RIGHT] * 100 < 95 * total) {
             check_cur_failed_ = 1;
@@ -459,16 +494,23 @@ static void test_real_paths(void) {
     }
     CHECK_INT(wrong, 0);
     CHECK_INT(none, 0);
-    printf("\n| behaviour | facts | the rules agree | the rules cannot say | differ |\n|---|---|---|---|---|\n");
-    int differ = 0;
+    printf("\n| behaviour | facts | the rules agree | the rules cannot say | differ: a router breaks the rule (surprise "
+           "shown) | differ, unexplained |\n|---|---|---|---|---|---|\n");
+    int differ = 0, no_surprise = 0;
     for (int b = 0; b < BEHAVIOURS; b++) {
         int *a = tally->agree[b];
         if (!tally->played[b]) continue;
-        printf("| %s | %d | %d | %d | %d |\n", behaviours[b].name, a[A_AGREE] + a[A_UNSAID] + a[A_DIFFER], a[A_AGREE],
-               a[A_UNSAID], a[A_DIFFER]);
+        printf("| %s | %d | %d | %d | %d (%d) | %d |\n", behaviours[b].name,
+               a[A_AGREE] + a[A_UNSAID] + a[A_BROKEN] + a[A_DIFFER], a[A_AGREE], a[A_UNSAID], a[A_BROKEN],
+               tally->surprises[b], a[A_DIFFER]);
         differ += a[A_DIFFER];
+        no_surprise += tally->no_surprise[b];
     }
     CHECK_INT(differ, 0);
+    CHECK_INT(no_surprise, 0);
+    /* the rule-breaking router is there: its differences are seen, and shown as surprises */
+    for (int b = 0; b < BEHAVIOURS; b++)
+        if (tally->played[b] && behaviours[b].tag == 'c') CHECK(tally->agree[b][A_BROKEN] > 0 && tally->surprises[b] > 0);
     int views = 0, views_bad = 0;
     for (int b = 0; b < BEHAVIOURS; b++) views += tally->views[b], views_bad += tally->views_bad[b];
     printf("\npartial path views checked against every counterfactual of their open facts: %d, %d depend on one\n",

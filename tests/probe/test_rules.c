@@ -41,6 +41,29 @@ static void test_df_set_and_whole_at_egress_means_no_router_fragments_it(void) {
     CHECK_CONTAINS(r.evidence, "(rule)");
 }
 
+/* Rule (a) is not applied on a path known to have a router that clears DF
+ * (lab --cleardf): there DF=1 does not keep routers from fragmenting it. */
+static void test_df_rule_is_not_applied_past_a_router_that_clears_df(void) {
+    struct probe_result r;
+    black_hole(&r, PROBE_UDP4, 1);
+    struct probe_path_topology topo;
+    memset(&topo, 0, sizeof topo);
+    topo.nnodes = 4;
+    const char *names[4] = {"src", "r1", "r2", "dst"};
+    for (int i = 0; i < 4; i++) snprintf(topo.node[i].name, sizeof topo.node[i].name, "%s", names[i]);
+    topo.link[0].mtu = topo.link[2].mtu = 1500;
+    topo.link[1].mtu = 1280;
+    CHECK_INT(probe_path_topology_clears_df(&topo), 0);
+    topo.node[1].clears_df = 1;
+    CHECK_INT(probe_path_topology_clears_df(&topo), 1);
+    CHECK_INT(probe_path_topology_clears_df(NULL), 0);
+    probe_rules_apply(&topo, &r);
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_UNKNOWN);
+    CHECK_STR(r.fragmented.why,
+              "it left the host whole with DF=1, but r1 clears DF: a router on the way may have fragmented it");
+}
+
 static void test_ipv6_whole_at_egress_means_no_router_fragments_it(void) {
     struct probe_result r;
     black_hole(&r, PROBE_TCP6, 1);
@@ -169,6 +192,7 @@ static void test_basis_names_round_trip(void) {
 
 int main(void) {
     RUN(test_df_set_and_whole_at_egress_means_no_router_fragments_it);
+    RUN(test_df_rule_is_not_applied_past_a_router_that_clears_df);
     RUN(test_ipv6_whole_at_egress_means_no_router_fragments_it);
     RUN(test_whole_and_unseen_by_the_witness_is_dropped_not_host_fragmented);
     RUN(test_rules_never_override_an_observation_nor_guess_past_the_wire);

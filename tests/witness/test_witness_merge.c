@@ -55,6 +55,35 @@ static void test_fragments_at_the_far_end_after_a_whole_departure_mean_a_router(
     CHECK_CONTAINS(r.evidence, "TTL 62 on arrival (2 routers)");
 }
 
+/* A router that clears DF (lab --cleardf r1): the packet left whole with
+ * DF=1 (the kernel's rule for mode do), arrived in pieces with DF=0. The
+ * host's DF stays the kernel's 1 (no router sets DF, some clear it), and the
+ * router that cut it is the first one past r1 with a smaller next link. */
+static void test_df_cleared_on_the_way_keeps_the_hosts_df_and_names_the_cutter(void) {
+    struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DO, 1400);
+    r.df = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_INFERRED, "by the kernel's rules mode do gives DF=1"};
+    r.egress.packets = 1;
+    r.egress.fragments = 0;
+    heard(&r, 1372, 1276, 2, 62);
+    r.witness.df = 0;
+    struct probe_path_topology lab = check_probe_lab_path(0, 1500, 1280, 1500, 0);
+    lab.node[1].clears_df = 1;
+    probe_witness_merge(&lab, &r);
+    CHECK_INT(r.df.answer, PROBE_ANS_YES);
+    CHECK_INT(r.df.basis, PROBE_BASIS_INFERRED);
+    CHECK_CONTAINS(r.df.why, "DF=0 on arrival at dst: r1 cleared it");
+    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
+    CHECK_CONTAINS(r.evidence, "r1 fragmented it (the r1-r2 link has MTU 1280)");
+    /* the same arrival on a path with no router known to clear DF: DF=0 arrived, the host's rule said 0 */
+    struct probe_result d = near_end(PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    heard(&d, 1372, 1276, 2, 62);
+    d.witness.df = 0;
+    probe_witness_merge(NULL, &d);
+    CHECK_INT(d.df.answer, PROBE_ANS_NO);
+    CHECK_STR(probe_fact_basis_label(&d, &d.df), "observed (far end)");
+}
+
 static void test_ipv6_fragments_are_the_hosts_by_rule(void) {
     struct probe_result r = near_end(PROBE_UDP6, PROBE_MODE_DONT, 3000);
     heard(&r, 2952, 1496, -1, 62);
@@ -123,6 +152,7 @@ static void test_a_silent_witness_leaves_the_near_end_with_a_note(void) {
 
 int main(void) {
     RUN(test_fragments_at_the_far_end_after_a_whole_departure_mean_a_router);
+    RUN(test_df_cleared_on_the_way_keeps_the_hosts_df_and_names_the_cutter);
     RUN(test_ipv6_fragments_are_the_hosts_by_rule);
     RUN(test_tcp_fragments_are_a_routers_by_rule);
     RUN(test_whole_at_the_far_end_means_nobody_fragmented);
