@@ -7,7 +7,9 @@
  *   lab 1, serve's own (1500/1280/1500): fragmented by r1, dropped with Frag
  *          Needed at r1, EMSGSIZE at the host, a firewall that drops fragments
  *          (a per-test lab scenario: serve switches the lab to `--dropfrag r2`
- *          for that test and back for the next), fragmented by the host
+ *          for that test and back for the next), a router that clears DF
+ *          (`--cleardf r1`, the same way: the reveal leads with "Surprise"),
+ *          fragmented by the host
  *   lab 2, `lab up --reassemble r1`: a reassembling router
  *   lab 3, `lab up --mtu 1500,1500,1280` and r2 ICMP-silent
  *          (tests/pmtu/icmp_silent.nft): an ICMP-silent hop, and TTL expired
@@ -54,6 +56,13 @@ const CASES = {
   'firewall-drops-fragments': { test: { proto: 'udp4', mode: 'dont', size: 3000, ask: ['sent', 'fragmented'], lab: { dropfrag: ['r2'] } },
     events: [{ node: 0, what: 'fragmented', words: ['3 pieces', '1500 + 1500 + 40'] }], nodeWords: { 2: 'drops fragments' },
     says: 'r2 drops every fragment that reaches it', draws: 'drops fragments' },
+  /* a box that breaks the rules (lab --cleardf r1): the rules said no router may cut a DF=1 packet, the
+   * far end got r1's pieces; the reveal leads with the surprise on every page */
+  'df-clearing-router': { test: { proto: 'udp4', mode: 'do', size: 1400, ask: ['fragmented'], lab: { cleardf: ['r1'] } },
+    events: [{ node: 0, what: 'sent', words: ['1400 B', 'DF=1'] }], nodeWords: { 1: 'clears DF' },
+    says: 'r1 clears the DF bit of the whole IPv4 packets it forwards (some firewalls and VPN gateways do; the rules say no router does)',
+    draws: 'clears DF',
+    surprise: 'Surprise: the rules said no' },
   'fragmented-by-the-host': { test: { proto: 'udp4', mode: 'dont', size: 3000, ask: ['fragmented'] },
     events: [{ node: 0, what: 'fragmented', words: ['3 pieces', '1500 + 1500 + 40'] }] },
   'reassembling-router': { lab: 2, test: { proto: 'udp4', mode: 'dont', size: 3000, ask: ['fragmented'] },
@@ -257,8 +266,17 @@ async function playLab(browser, lab, setAbort) {
         if (last) check(evid.includes('(on this lab ' + says + ')'), `${name} Q${pos + 1}: the evidence names it`, evid);
         check(norm((await picture(screen)).all).includes(CASES[name].draws), `${name} Q${pos + 1}: the picture draws it`);
       } else {
-        check(!/on a path where|on this lab/.test(qtext + ' ' + evid) && !norm((await picture(screen)).all).includes('drops fragments'),
+        check(!/on a path where|on this lab/.test(qtext + ' ' + evid) && !/drops fragments|clears DF/.test(norm((await picture(screen)).all)),
           `${name} Q${pos + 1}: played on the talk's own lab (no scenario left over)`, qtext + ' | ' + evid);
+      }
+      /* where the measurement differs from the rules, every page leads with it (and only there) */
+      const want = CASES[name].surprise;
+      check(want ? String(rv.surprise || '').startsWith(want) : !rv.surprise, `${name} Q${pos + 1}: the reveal's surprise`,
+        String(rv.surprise));
+      for (const [p, who] of [[screen, 'projector'], [phone, 'phone'], [desk, 'presenter page']]) {
+        const s = norm(await p.locator('#surprise').textContent());
+        check(want ? s.startsWith(want) && (await p.locator('#surprise').isVisible()) : s === '',
+          `${name} Q${pos + 1}: the ${who} ${want ? 'leads with "' + want + '"' : 'shows no surprise'}`, s);
       }
       /* the pages stay one screenful; the phone's verdict leads */
       await fitsProjectors(projectors, ['#banner', '#qtext', '#truth', '#path', '#evidence', '#majority'], `${name} Q${pos + 1} revealed`);
