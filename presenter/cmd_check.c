@@ -320,11 +320,10 @@ int cmd_check(int argc, char **argv) {
     int rc = cli_opts_end(parse_opts(argc, argv, &r.o), "check", usage);
     if (rc >= 0) return rc;
     char err[1024];
-    if (deck_load_arg(r.o.deck, &r.deck, err, sizeof err)) {
+    if (deck_load_arg(r.o.deck, r.o.engine.target, &r.deck, err, sizeof err)) {
         fprintf(stderr, "fragvote check: %s\n", err);
         return FV_EXIT_USAGE;
     }
-    if (r.o.engine.target) deck_set_target(&r.deck, r.o.engine.target);
     printf("Venue check of \"%s\" (%d tests)\n\n", r.deck.title, r.deck.ntests);
     collect_targets(&r);
     check_join(&r);

@@ -394,11 +394,10 @@ int cmd_play(int argc, char **argv) {
     int rc = cli_opts_end(parse_opts(argc, argv, &p.o), "play", usage);
     if (rc >= 0) return rc;
     char err[1024];
-    if (deck_load_arg(p.o.deck, &p.deck, err, sizeof err)) {
+    if (deck_load_arg(p.o.deck, p.o.engine.target, &p.deck, err, sizeof err)) {
         fprintf(stderr, "fragvote play: %s\n", err);
         return FV_EXIT_USAGE;
     }
-    if (p.o.engine.target) deck_set_target(&p.deck, p.o.engine.target);
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
     play_stop = 0;

@@ -78,12 +78,11 @@ static int prober_send(void *ctx, const char *text) {
 /* The deck (with --target), then the probe engine as serve sets it up. FV_EXIT_OK or an exit code. */
 static int engine_up(struct present *s) {
     char err[1024];
-    if (deck_load_arg(s->o.deck, &s->deck, err, sizeof err)) {
+    const struct cli_engine_args *a = &s->o.engine;
+    if (deck_load_arg(s->o.deck, a->target, &s->deck, err, sizeof err)) {
         fprintf(stderr, "fragvote present: %s\n", err);
         return FV_EXIT_USAGE;
     }
-    const struct cli_engine_args *a = &s->o.engine;
-    if (a->target) deck_set_target(&s->deck, a->target);
     int code = cli_engine_pick("present", a->observer ? a->observer : s->deck.observer, s->deck.target, &s->engine);
     if (code != FV_EXIT_OK) return code;
     s->engine.lab_switches = s->engine.use_lab && deck_scenarios(&s->deck) > 0;

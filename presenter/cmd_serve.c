@@ -131,7 +131,7 @@ static int load_deck(struct serve *s) {
             db_close(s->db);
             return FV_EXIT_DB;
         }
-    } else if (deck_load_arg(s->o.deck, &s->deck, err, sizeof err)) {
+    } else if (deck_load_arg(s->o.deck, NULL, &s->deck, err, sizeof err)) { /* --target after --questions, below */
         fprintf(stderr, "fragvote serve: %s\n", err);
         return FV_EXIT_USAGE;
     }

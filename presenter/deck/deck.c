@@ -533,8 +533,10 @@ int deck_load_builtin(struct deck *out, char *err, size_t errlen) {
     return deck_load_string(deck_builtin_json, "builtin:fragquiz.json", out, err, errlen);
 }
 
-int deck_load_arg(const char *arg, struct deck *out, char *err, size_t errlen) {
-    return arg ? deck_load_file(arg, out, err, errlen) : deck_load_builtin(out, err, errlen);
+int deck_load_arg(const char *arg, const char *target, struct deck *out, char *err, size_t errlen) {
+    if (arg ? deck_load_file(arg, out, err, errlen) : deck_load_builtin(out, err, errlen)) return -1;
+    if (target) deck_set_target(out, target);
+    return 0;
 }
 
 void deck_free(struct deck *d) {

@@ -49,8 +49,8 @@ int deck_load_file(const char *arg, struct deck *out, char *err, size_t errlen);
 int deck_load_string(const char *text, const char *name, struct deck *out, char *err, size_t errlen);
 int deck_load_builtin(struct deck *out, char *err, size_t errlen);
 /* A command line's --deck ARG (deck_load_file), or the built-in deck when
- * arg is NULL. */
-int deck_load_arg(const char *arg, struct deck *out, char *err, size_t errlen);
+ * arg is NULL; then its --target, when not NULL (deck_set_target). */
+int deck_load_arg(const char *arg, const char *target, struct deck *out, char *err, size_t errlen);
 void deck_free(struct deck *d);
 /* Points every test at target (a host, or "lab" = the namespace lab), as a
  * command line's --target overrides the deck's. target must fit the specs'
