@@ -229,6 +229,34 @@ fvI18n.use(fvI18n.phoneLang(), function () {
   }
 
   var connNow = { s: 'connecting', why: '' };
+  /* fragvote check --phone (docs/CHECK.md): a page opened with check=1
+   * times RTT_SAMPLES ping/pong exchanges over its websocket once joined and
+   * reports their median and maximum (docs/PROTOCOL.md "rtt"), once a load. */
+  var RTT_SAMPLES = 5, RTT_GAP_MS = 200;
+  var rtt = fvParam('check') === '1' ? { samples: [], at: 0, timer: null, done: false } : null;
+  function rttNext() {
+    rtt.timer = null;
+    if (rtt.done || !online || rtt.at) return;
+    if (rtt.samples.length < RTT_SAMPLES) {
+      if (rtt.samples.length === 0) fvText('rtt', fvT('phone.rtt_measuring'));
+      rtt.at = performance.now();
+      if (!conn.send({ t: 'ping' })) rtt.at = 0;
+      return;
+    }
+    var s = rtt.samples.slice().sort(function (a, b) { return a - b; }), n = s.length;
+    var tenth = function (ms) { return Math.round(ms * 10) / 10; };
+    var med = n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    rtt.report = { t: 'rtt', n: n, median_ms: tenth(med), max_ms: tenth(s[n - 1]) };
+    rtt.done = conn.send(rtt.report);
+  }
+  function rttPong() {
+    if (!rtt || !rtt.at) return;
+    rtt.samples.push(performance.now() - rtt.at);
+    rtt.at = 0;
+    rtt.timer = setTimeout(rttNext, RTT_GAP_MS);
+  }
+  function rttStop() { if (rtt) { clearTimeout(rtt.timer); rtt.timer = null; rtt.at = 0; } } /* a sample across a loss is dropped */
+
   function showConn() {
     var e = fvEl('conn'), s = connNow.s, why = connNow.why;
     /* short: the banner below says the rest once joined */
@@ -243,7 +271,7 @@ fvI18n.use(fvI18n.phoneLang(), function () {
       connNow = { s: s, why: why };
       showConn();
       if (!online) replay.offline();
-      if (!online) { pending = null; countdown.stop(); lastTally = null; fvText('tally', ''); } /* counts that can no longer be true */
+      if (!online) { pending = null; countdown.stop(); lastTally = null; fvText('tally', ''); rttStop(); } /* counts that can no longer be true */
       render();
     },
     open: hello,
@@ -263,6 +291,13 @@ fvI18n.use(fvI18n.phoneLang(), function () {
         fvShow('join', false);
         fvText('error', '');
         render();
+        if (rtt && !rtt.timer && !rtt.at) rttNext();
+        break;
+      case 'pong':
+        rttPong();
+        break;
+      case 'rtt_ok':
+        if (rtt && rtt.report) fvText('rtt', fvT('phone.rtt_sent', { median: rtt.report.median_ms, max: rtt.report.max_ms, n: rtt.report.n }));
         break;
       case 'state':
         countdown(m);

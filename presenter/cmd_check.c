@@ -82,6 +82,7 @@ static void usage(FILE *out) {
             "  --ca FILE            wss: trust this PEM certificate (a self-signed hub)\n"
             "  --phone              with --hub: show the room's join URL and its QR code and\n"
             "                       wait for a phone on the venue's wifi to join through the hub\n"
+            "                       and report its round trip to the hub\n"
             "  --phone-wait S       wait at most S seconds, 1..%d (default %d)\n"
             "  --secret-file FILE   --phone: the room's presenter secret (also $%s)\n"
             "  -h, --help           show this help\n"

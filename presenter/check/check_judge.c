@@ -281,6 +281,22 @@ void check_judge_hub(const struct check_hub *h, struct check_line *o) {
     }
 }
 
+void check_phone_url(const char *join_url, char *out, size_t outlen) {
+    snprintf(out, outlen, "%s%scheck=1", join_url, strchr(join_url, '?') ? "&" : "?");
+}
+
+/* The ✔ line's round trip: the phone's report, or why there is none. */
+static void phone_rtt_words(const struct check_phone *p, char *out, size_t outlen) {
+    if (p->rtt_n)
+        snprintf(out, outlen, " \u00b7 round trip median %.1f ms, max %.1f ms (%d sample%s)", p->rtt_median_ms,
+                 p->rtt_max_ms, p->rtt_n, p->rtt_n == 1 ? "" : "s");
+    else if (p->rtt_refused[0])
+        snprintf(out, outlen, "; its round-trip report was refused (%s)", p->rtt_refused);
+    else
+        snprintf(out, outlen, "; no round-trip report came within %d s (a page opened without check=1 in its URL, "
+                 "or an older fragvote's)", CHECK_PHONE_RTT_WAIT_S);
+}
+
 void check_judge_phone(const struct check_phone *p, struct check_line *o) {
     line(o, 0, "a phone joining through the hub %s", p->url);
     if (!p->connected || !p->authed || !p->join_url[0])
@@ -289,7 +305,7 @@ void check_judge_phone(const struct check_phone *p, struct check_line *o) {
              p->connected && !p->authed ? "give the room's presenter secret (--secret-file FILE or "
                                           "$FRAGVOTE_SECRET)"
                                         : "check the URL");
-    else if (p->joined <= p->joined0)
+    else if (p->joined <= p->joined0 && !p->rtt_n)
         says(o,
              "no phone joined in %d s after %s was shown: the venue's wifi may isolate clients or block the "
              "hub, a captive portal may hold the phones, or nobody opened it. Do: open it on a phone on the "
@@ -297,8 +313,14 @@ void check_judge_phone(const struct check_phone *p, struct check_line *o) {
              p->wait_ms / 1000, p->join_url);
     else {
         o->ok = 1;
-        says(o, "%d phone%s joined the room through the hub, the first %.1f s after %s "
-             "was shown", p->joined - p->joined0, p->joined - p->joined0 == 1 ? "" : "s",
-             (p->joined_ms - p->shown_ms) / 1000, p->join_url);
+        char rtt[300];
+        phone_rtt_words(p, rtt, sizeof rtt);
+        if (p->joined > p->joined0)
+            says(o, "%d phone%s joined the room through the hub, the first %.1f s after %s was shown%s",
+                 p->joined - p->joined0, p->joined - p->joined0 == 1 ? "" : "s", (p->joined_ms - p->shown_ms) / 1000,
+                 p->join_url, rtt);
+        else /* its token was in the room already: the count did not rise, the report came through the hub */
+            says(o, "a phone already in the room opened %s and reported through the hub %.1f s after it was shown%s",
+                 p->join_url, (p->joined_ms - p->shown_ms) / 1000, rtt);
     }
 }

@@ -120,8 +120,10 @@ struct check_hub {
 void check_judge_hub(const struct check_hub *h, struct check_line *out);
 
 /* --phone: the presenter's connection to the hub shows a URL and its QR and
- * waits for a phone to join through the hub (the hub's tally counts it). */
+ * waits for a phone to join through the hub (the hub's tally counts it) and
+ * for the phone page's report of its round trip to the hub (`phone_rtt`). */
 #define CHECK_PHONE_WAIT_S_DEFAULT 120
+#define CHECK_PHONE_RTT_WAIT_S 10      /* after a phone joined, its round-trip report is awaited this long */
 struct check_phone {
     char url[300];                 /* the hub */
     int wait_ms;                   /* asked for */
@@ -130,7 +132,13 @@ struct check_phone {
     char join_url[512];            /* the room's join URL, as the hub's state says it */
     int joined0, joined;           /* phones that joined the room: when shown, at the end */
     double shown_ms, joined_ms;    /* the URL shown, the first phone joined (from the start) */
+    int rtt_n;                     /* the phone's round-trip report: samples (0: none came) ... */
+    double rtt_median_ms, rtt_max_ms; /* ... their median and maximum, ms */
+    char rtt_refused[160];         /* a report refused (figures that cannot be true: not printed), "" none */
 };
+/* Pure: the URL a phone opens for the check: the room's join URL with
+ * check=1, which has the phone page measure and report its round trip. */
+void check_phone_url(const char *join_url, char *out, size_t outlen);
 /* Pure. */
 void check_judge_phone(const struct check_phone *p, struct check_line *out);
 

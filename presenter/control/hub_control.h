@@ -6,6 +6,7 @@
 #ifndef FRAGVOTE_HUB_CONTROL_H
 #define FRAGVOTE_HUB_CONTROL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "fragprobe.h"
@@ -26,6 +27,23 @@
 #define HUB_MINT_WARN 1000             /* the console flags minting when tokens issued exceed twice the
                                         * phones by this many, or any new voter was refused */
 #define HUB_COUNTDOWN_MAX_S 3600       /* longest voting timer */
+#define HUB_RTT_SAMPLES_MAX 20         /* a phone's round-trip report (`rtt`, `fragvote check --phone`): at
+                                        * most this many samples ... */
+#define HUB_RTT_MS_MAX 60000.0         /* ... each figure 0..this many ms (a websocket silent for a minute
+                                        * is closed by the keepalive anyway) */
+
+/* The one rule for a phone's round-trip report, checked by the hub on the
+ * phone's `rtt` and by `fragvote check` on the hub's `phone_rtt`
+ * (docs/PROTOCOL.md): NULL when n samples with this median and maximum (ms)
+ * can be true, else why not. */
+static inline const char *hub_rtt_refusal(long long n, double median_ms, double max_ms) {
+    if (n < 1 || n > HUB_RTT_SAMPLES_MAX) return "\"n\" must be the number of samples, 1..20";
+    if (!isfinite(median_ms) || !isfinite(max_ms) || median_ms < 0 || max_ms < 0 ||
+        median_ms > HUB_RTT_MS_MAX || max_ms > HUB_RTT_MS_MAX)
+        return "\"median_ms\" and \"max_ms\" must be milliseconds in 0..60000";
+    if (median_ms > max_ms) return "\"median_ms\" is more than \"max_ms\"";
+    return NULL;
+}
 
 /* What the console shows; hub_snapshot() copies it under a mutex. */
 struct hub_status {

@@ -59,6 +59,10 @@
                                         * read of the store and a state sent: 300 in 158 ms were all served) */
 #define HUB_REPLAY_LINK "/r"           /* the short link: 302 to /?room=CODE&replay=1 (the phone page, its replay) */
 #define HUB_REPLAY_ASKS 3              /* replay messages (the whole session, shared) sent per phone connection */
+#define HUB_RTT_RELAY_RATE 2           /* phones' round-trip reports (rtt) relayed to the presenters per second,
+                                        * room-wide (token bucket) ... */
+#define HUB_RTT_RELAY_BURST 10         /* ... with this burst; beyond it: error throttled, nothing relayed (a
+                                        * room of phones cannot flood the presenter's queue) */
 #define HUB_SECRET_FAILS 5             /* bad presenter secrets per connection before it is closed */
 #define HUB_SECRET_DELAY_MS 1000       /* per source address, at most one wrong secret compared per this many ms */
 #define HUB_SECRET_ROOM_RATE 20        /* and room-wide at most this many per second (burst as many), except

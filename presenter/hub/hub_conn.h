@@ -37,6 +37,7 @@ struct hub_conn {
     int prober;                    /* the room's remote prober (hub_prober.c; at most one: hub.remote.conn) */
     int bad_secrets;
     int replay_asks;               /* phone: replay messages sent to it (HUB_REPLAY_ASKS) */
+    int rtt_relayed;               /* phone: its round-trip report went to the presenters (one per connection) */
     struct hub_msg *q[HUB_CONN_QUEUE];
     unsigned char qhead, qlen;
     unsigned q_off;                /* bytes of the head message already sent (fragmented sends) */

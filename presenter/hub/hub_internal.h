@@ -91,6 +91,8 @@ struct hub {
 
     struct hub_remote remote;      /* the remote prober (hub_prober.c, cfg.prober_remote) */
     struct hub_replay replay;      /* the self-paced replay's shared message (hub_replay.c) */
+    double rtt_tokens;             /* phones' round-trip reports: the relay's bucket (hub_rtt.c) ... */
+    long long rtt_ms;              /* ... and its last refill; 0: never (full) */
 
     struct hub_mailbox mb;         /* from other threads: posted commands, the status (hub_mailbox.c) */
 };

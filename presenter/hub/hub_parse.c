@@ -15,6 +15,22 @@ static int str_field(json_t *m, const char *key, char *dst, size_t dstlen) {
     return 1;
 }
 
+/* A phone's round-trip report, strictly: the types, then the one rule. */
+static void parse_rtt(json_t *m, struct hub_client_msg *out) {
+    json_t *n = json_object_get(m, "n"), *med = json_object_get(m, "median_ms"), *mx = json_object_get(m, "max_ms");
+    const char *why = !json_is_integer(n) || !json_is_number(med) || !json_is_number(mx)
+                          ? "\"n\" must be an integer, \"median_ms\" and \"max_ms\" numbers"
+                          : hub_rtt_refusal(json_integer_value(n), json_number_value(med), json_number_value(mx));
+    if (why) {
+        snprintf(out->rtt_err, sizeof out->rtt_err, "%s", why);
+        return;
+    }
+    out->rtt_ok = 1;
+    out->rtt_n = (int)json_integer_value(n);
+    out->rtt_median_ms = json_number_value(med);
+    out->rtt_max_ms = json_number_value(mx);
+}
+
 int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_client_msg *out, char *err,
                      size_t errlen) {
     memset(out, 0, sizeof *out);
@@ -98,6 +114,9 @@ int hub_parse_client(const char *text, size_t len, int max_seconds, struct hub_c
         out->has_format = str_field(m, "format", out->format, sizeof out->format);
     } else if (!strcmp(t, "replay")) {
         out->type = HUB_C_REPLAY;
+    } else if (!strcmp(t, "rtt")) {
+        out->type = HUB_C_RTT;
+        parse_rtt(m, out);
     } else if (!strcmp(t, "ping")) {
         out->type = HUB_C_PING;
     } else {

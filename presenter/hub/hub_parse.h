@@ -8,13 +8,14 @@
 #include <stddef.h>
 
 #include "confidence.h"
+#include "hub_control.h"
 #include "fragprobe.h"
 
 #define HUB_PARSE_STR_MAX 128  /* longest string field kept; longer ones are kept cut (and never match) */
 #define HUB_ID_MAX 9007199254740991LL /* 2^53 - 1: the largest id a phone's JavaScript Number holds exactly */
 
 enum hub_client_type { HUB_C_HELLO, HUB_C_VOTE, HUB_C_AUTH, HUB_C_CMD, HUB_C_PING, HUB_C_NICK, HUB_C_PROBER,
-                       HUB_C_RESULT, HUB_C_EXPORT, HUB_C_REPLAY, HUB_C_REPLAY_VOTE, HUB_C_UNKNOWN };
+                       HUB_C_RESULT, HUB_C_EXPORT, HUB_C_REPLAY, HUB_C_REPLAY_VOTE, HUB_C_RTT, HUB_C_UNKNOWN };
 
 struct hub_client_msg {
     enum hub_client_type type;
@@ -56,6 +57,12 @@ struct hub_client_msg {
     char epoch[HUB_PARSE_STR_MAX + 1];
     char result_err[160];
     struct probe_result result;
+    /* rtt: a phone's round trip (docs/PROTOCOL.md): rtt_ok when "n" is an
+     * integer and "median_ms", "max_ms" numbers that hub_rtt_refusal
+     * (hub_control.h) lets through, else rtt_err says why */
+    int rtt_ok, rtt_n;
+    double rtt_median_ms, rtt_max_ms;
+    char rtt_err[96];
     /* export: "format" */
     int has_format;
     char format[HUB_PARSE_STR_MAX + 1];

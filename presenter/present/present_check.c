@@ -13,6 +13,7 @@
 #include "present_link.h"
 
 #define CHECK_PING_MS 1000
+#define CHECK_TALLY_LAG_MS 1000 /* --phone: a round trip came; the tally counting its phone may come this much later */
 
 struct trial {
     struct check_hub *h;   /* --hub, or NULL */
@@ -22,6 +23,7 @@ struct trial {
     struct present_link *link;
     pthread_mutex_t mu;
     double t0, ping_at, open_ms; /* ms: the start; the ping in flight (0: none); open after t0 */
+    double rtt_at;               /* --phone: when the phone's round trip came, after t0 */
     int up, down;
     char why[200];
 };
@@ -50,7 +52,7 @@ static void on_pong(struct trial *t) {
 }
 
 /* The presenter's frames: auth_ok, an error (the secret refused), the
- * state's join URL, the tally's phones joined. */
+ * state's join URL, the tally's phones joined, a phone's round trip. */
 static void on_presenter_frame(struct trial *t, const struct present_frame *f, const char *text, size_t len) {
     struct check_phone *p = t->p;
     if (f->type == PF_AUTH_OK) p->authed = 1;
@@ -58,7 +60,15 @@ static void on_presenter_frame(struct trial *t, const struct present_frame *f, c
         snprintf(t->why, sizeof t->why, "the hub refused: %s", f->code);
         t->down = 1;
     }
-    if (f->type == PF_STATE && !p->join_url[0]) snprintf(p->join_url, sizeof p->join_url, "%s", f->join_url);
+    if (f->type == PF_STATE && !p->join_url[0] && f->join_url[0])
+        check_phone_url(f->join_url, p->join_url, sizeof p->join_url);
+    if (f->type == PF_PHONE_RTT && p->shown_ms > 0 && !p->rtt_n) {
+        p->rtt_n = f->rtt_n;
+        p->rtt_median_ms = f->rtt_median_ms;
+        p->rtt_max_ms = f->rtt_max_ms;
+        t->rtt_at = fv_clock_ms_frac() - t->t0;
+        if (p->joined <= p->joined0) p->joined_ms = t->rtt_at;
+    }
     if (f->type == PF_TALLY) {
         char err[128];
         if (present_frame_tally(text, len, t->st, err, sizeof err) == 0) {
@@ -73,7 +83,14 @@ static void on_frame(void *ctx, const char *text, size_t len) {
     struct trial *t = ctx;
     struct present_frame f;
     char err[128];
-    if (present_frame_parse(text, len, &f, err, sizeof err)) return;
+    if (present_frame_parse(text, len, &f, err, sizeof err)) {
+        if (t->p && f.type == PF_PHONE_RTT) { /* figures that cannot be true: said, not printed */
+            pthread_mutex_lock(&t->mu);
+            if (t->p->shown_ms > 0) snprintf(t->p->rtt_refused, sizeof t->p->rtt_refused, "%s", err);
+            pthread_mutex_unlock(&t->mu);
+        }
+        return;
+    }
     pthread_mutex_lock(&t->mu);
     if (t->h && f.type == PF_PONG) on_pong(t);
     if (t->p) on_presenter_frame(t, &f, text, len);
@@ -131,7 +148,8 @@ static void hold(struct trial *t) {
 }
 
 /* --phone: authenticated and the join URL known, show it; then until a
- * phone joined, wait_ms passed or the link is down. */
+ * phone's round trip came, CHECK_PHONE_RTT_WAIT_S after a phone joined
+ * without one, wait_ms passed or the link is down. */
 static void wait_phone(struct trial *t, void (*show)(void *ctx, const char *join_url), void *ctx) {
     const double ready_ms = PRESENT_CONNECT_S * 1000.0 + 3000;
     struct check_phone *p = t->p;
@@ -140,16 +158,18 @@ static void wait_phone(struct trial *t, void (*show)(void *ctx, const char *join
         double now = fv_clock_ms_frac();
         pthread_mutex_lock(&t->mu);
         int ready = p->authed && p->join_url[0] && p->shown_ms == 0, down = t->down;
-        int joined = p->shown_ms > 0 && p->joined > p->joined0;
+        int rtt = p->shown_ms > 0 && p->rtt_n > 0 &&
+                  (p->joined > p->joined0 || now - t->t0 - t->rtt_at >= CHECK_TALLY_LAG_MS);
+        double joined_for = p->shown_ms > 0 && p->joined > p->joined0 ? now - t->t0 - p->joined_ms : -1;
         if (ready) {
             p->shown_ms = now - t->t0;
             p->joined0 = p->joined;
         }
         pthread_mutex_unlock(&t->mu);
         if (ready) show(ctx, p->join_url);
-        if (down || joined) break;
+        if (down || rtt || joined_for >= CHECK_PHONE_RTT_WAIT_S * 1000.0) break;
         if (p->shown_ms == 0 && now - t->t0 > ready_ms) break;
-        if (p->shown_ms > 0 && now - t->t0 - p->shown_ms >= p->wait_ms) break;
+        if (p->shown_ms > 0 && now - t->t0 - p->shown_ms >= p->wait_ms && joined_for < 0) break;
     }
     pthread_mutex_lock(&t->mu);
     p->connected = t->up;

@@ -15,6 +15,7 @@ static const struct {
     {"auth_ok", PF_AUTH_OK}, {"state", PF_STATE},         {"tally", PF_TALLY},         {"cmd_ok", PF_CMD_OK},
     {"error", PF_ERROR},     {"prober_ok", PF_PROBER_OK}, {"measure", PF_MEASURE},     {"result_ok", PF_RESULT_OK},
     {"pong", PF_PONG},       {"prober_gone", PF_PROBER_GONE}, {"export_ok", PF_EXPORT_OK},
+    {"phone_rtt", PF_PHONE_RTT},
 };
 
 static json_t *load(const char *text, size_t len, char *err, size_t errlen) {
@@ -62,6 +63,23 @@ static int parse_spec(json_t *s, struct probe_spec *out) {
     if (probe_proto_parse(proto, &out->proto) || probe_mode_parse(mode, &out->mode)) return -1;
     out->size = (int)json_integer_value(size);
     out->ttl = (int)json_integer_value(ttl);
+    return 0;
+}
+
+/* A phone's round trip as the hub relays it: the types, then the hub's own
+ * rule (hub_rtt_refusal); -1 with err when refused. */
+static int parse_phone_rtt(json_t *o, struct present_frame *out, char *err, size_t errlen) {
+    json_t *n = json_object_get(o, "n"), *med = json_object_get(o, "median_ms"), *mx = json_object_get(o, "max_ms");
+    const char *why = !json_is_integer(n) || !json_is_number(med) || !json_is_number(mx)
+                          ? "\"n\" must be an integer, \"median_ms\" and \"max_ms\" numbers"
+                          : hub_rtt_refusal(json_integer_value(n), json_number_value(med), json_number_value(mx));
+    if (why) {
+        snprintf(err, errlen, "phone_rtt refused: %s", why);
+        return -1;
+    }
+    out->rtt_n = (int)json_integer_value(n);
+    out->rtt_median_ms = json_number_value(med);
+    out->rtt_max_ms = json_number_value(mx);
     return 0;
 }
 
@@ -137,6 +155,12 @@ int present_frame_parse(const char *text, size_t len, struct present_frame *out,
         copy_str(out->room, sizeof out->room, json_object_get(o, "room"));
         copy_str(out->title, sizeof out->title, json_object_get(o, "title"));
         copy_str(out->join_url, sizeof out->join_url, json_object_get(o, "join_url"));
+        break;
+    case PF_PHONE_RTT:
+        if (parse_phone_rtt(o, out, err, errlen) < 0) {
+            json_decref(o);
+            return -1;
+        }
         break;
     default: break;
     }

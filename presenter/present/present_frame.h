@@ -27,6 +27,7 @@ enum present_frame_type {
     PF_PONG,
     PF_PROBER_GONE, /* another connection took the prober role over */
     PF_EXPORT_OK,
+    PF_PHONE_RTT,   /* a phone's round trip to the hub (`fragvote check --phone`) */
 };
 
 #define PRESENT_EPOCH_MAX 32 /* bytes of the hub's epoch (16 hex digits today) */
@@ -54,13 +55,18 @@ struct present_frame {
     char reason[32], format[16];
     /* PF_CMD_OK */
     char cmd[16];
+    /* PF_PHONE_RTT: samples, their median and maximum in ms (hub_rtt_refusal's rule holds) */
+    int rtt_n;
+    double rtt_median_ms, rtt_max_ms;
     /* PF_STATE: the facts the console's head shows */
     char room[16], title[512], join_url[PRESENT_URL_MAX];
 };
 
 /* Parses one text frame. Returns 0 with *out filled (PF_OTHER for a type the
  * laptop ignores), or -1 with a sentence in err (not JSON, no string "t", a
- * field of the wrong type, a rid out of range). Pure. */
+ * field of the wrong type, a rid out of range, a phone_rtt's figures that
+ * cannot be true); out->type is then the frame's type when it has a known
+ * one. Pure. */
 int present_frame_parse(const char *text, size_t len, struct present_frame *out, char *err, size_t errlen);
 
 /* A presenter `state` frame (full, after auth_ok) into st: cursor, questions,

@@ -242,6 +242,32 @@ static void test_phone(void) {
     check_judge_phone(&p, &l);
     CHECK_INT(l.ok, 1);
     CHECK_CONTAINS(l.says, "1 phone joined the room through the hub, the first 12.5 s after");
+    CHECK_CONTAINS(l.says, "no round-trip report came within 10 s");
+    snprintf(p.rtt_refused, sizeof p.rtt_refused, "phone_rtt refused: \"median_ms\" and \"max_ms\" must be ...");
+    check_judge_phone(&p, &l);
+    CHECK_INT(l.ok, 1);
+    CHECK_CONTAINS(l.says, "its round-trip report was refused (phone_rtt refused: ");
+    p.rtt_n = 5, p.rtt_median_ms = 12.34, p.rtt_max_ms = 30;
+    check_judge_phone(&p, &l);
+    CHECK_CONTAINS(l.says, "the first 12.5 s after http://192.0.2.9:8080/?room=K7QX2M was shown \u00b7 round trip "
+                           "median 12.3 ms, max 30.0 ms (5 samples)");
+    /* a phone whose token was in the room already: the count stays, its report came through the hub */
+    p.joined = p.joined0;
+    check_judge_phone(&p, &l);
+    CHECK_INT(l.ok, 1);
+    CHECK_CONTAINS(l.says, "a phone already in the room opened http://192.0.2.9:8080/?room=K7QX2M and reported "
+                           "through the hub 12.5 s after it was shown \u00b7 round trip median 12.3 ms");
+    p.rtt_n = 0;
+    check_judge_phone(&p, &l);
+    CHECK_INT(l.ok, 0);
+}
+
+static void test_phone_url(void) {
+    char u[128];
+    check_phone_url("http://192.0.2.9:8080/?room=K7QX2M", u, sizeof u);
+    CHECK_STR(u, "http://192.0.2.9:8080/?room=K7QX2M&check=1");
+    check_phone_url("https://quiz.example/", u, sizeof u);
+    CHECK_STR(u, "https://quiz.example/?check=1");
 }
 
 int main(void) {
@@ -253,5 +279,6 @@ int main(void) {
     RUN(test_witness_and_v6);
     RUN(test_hub);
     RUN(test_phone);
+    RUN(test_phone_url);
     return check_summary();
 }

@@ -173,6 +173,43 @@ static void test_prober_messages(void) {
     CHECK(!m.has_format);
 }
 
+/* A phone's round-trip report (fragvote check --phone): typed, then the one
+ * rule; every absurd figure refused with its reason, never taken. */
+static void test_rtt_report_is_strict(void) {
+    REQUIRE(parse("{\"t\":\"rtt\",\"n\":5,\"median_ms\":12.3,\"max_ms\":30,\"extra\":1}") == 0);
+    CHECK_INT(m.type, HUB_C_RTT);
+    CHECK_INT(m.rtt_ok, 1);
+    CHECK_INT(m.rtt_n, 5);
+    CHECK(m.rtt_median_ms > 12.29 && m.rtt_median_ms < 12.31);
+    CHECK(m.rtt_max_ms == 30);
+    REQUIRE(parse("{\"t\":\"rtt\",\"n\":1,\"median_ms\":0,\"max_ms\":60000}") == 0);
+    CHECK_INT(m.rtt_ok, 1);
+    static const struct { const char *body, *why; } bad[] = {
+        {"\"n\":5,\"median_ms\":-1,\"max_ms\":30", "milliseconds in 0..60000"},
+        {"\"n\":5,\"median_ms\":-0.1,\"max_ms\":-0.05", "milliseconds in 0..60000"},
+        {"\"n\":5,\"median_ms\":12,\"max_ms\":60000.1", "milliseconds in 0..60000"},
+        {"\"n\":5,\"median_ms\":1e300,\"max_ms\":1e308", "milliseconds in 0..60000"},
+        {"\"n\":5,\"median_ms\":\"12\",\"max_ms\":30", "numbers"},
+        {"\"n\":5,\"median_ms\":null,\"max_ms\":30", "numbers"},
+        {"\"n\":5,\"median_ms\":true,\"max_ms\":30", "numbers"},
+        {"\"n\":5,\"max_ms\":30", "numbers"},
+        {"\"n\":5.0,\"median_ms\":1,\"max_ms\":3", "an integer"},
+        {"\"median_ms\":1,\"max_ms\":3", "an integer"},
+        {"\"n\":0,\"median_ms\":1,\"max_ms\":3", "1..20"},
+        {"\"n\":21,\"median_ms\":1,\"max_ms\":3", "1..20"},
+        {"\"n\":-9223372036854775808,\"median_ms\":1,\"max_ms\":3", "1..20"},
+        {"\"n\":5,\"median_ms\":31,\"max_ms\":30", "more than"},
+    };
+    char buf[200];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(buf, sizeof buf, "{\"t\":\"rtt\",%s}", bad[i].body);
+        REQUIRE(parse(buf) == 0);
+        CHECK_INT(m.type, HUB_C_RTT);
+        CHECK_INT(m.rtt_ok, 0);
+        CHECK_CONTAINS(m.rtt_err, bad[i].why);
+    }
+}
+
 int main(void) {
     RUN(test_malformed_messages_are_refused_with_a_reason);
     RUN(test_vote_fields_are_typed);
@@ -182,5 +219,6 @@ int main(void) {
     RUN(test_cmd_seconds_range);
     RUN(test_types);
     RUN(test_prober_messages);
+    RUN(test_rtt_report_is_strict);
     return check_summary();
 }

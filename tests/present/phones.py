@@ -5,14 +5,24 @@ stdlib only) that join a room, vote once on every question while it is open
 and error with its time. They stop when the quiz has ended, on SIGTERM, or
 after --max-s seconds; then one JSON line on stdout:
   {"phones":N,"joined":J,"sent":S,"acked":A,"errors":E,"acks":[[t,phone,q],...],
-   "reveals":{"POS":"TRUTH",...},"ended":true}
-usage: phones.py URL [--phones N] [--room CODE] [--src ADDR,...] [--max-s S] [--cafile FILE]"""
-import argparse, base64, json, os, signal, socket, ssl, struct, sys, threading, time, urllib.parse
+   "reveals":{"POS":"TRUTH",...},"ended":true,"rtt":[...]}
+URL may be the join URL a phone opens (http(s)://HOST:PORT/?room=CODE): its
+room is joined, and with check=1 in it (`fragvote check --phone`) each phone
+does what the phone page does: once welcomed, 5 ping/pong exchanges 200 ms
+apart, timed, then {"t":"rtt","n":5,"median_ms":..,"max_ms":..}; "rtt" lists
+each report sent, with "ok" once the hub answered rtt_ok.
+--path-delay-ms D: each phone's bytes to the hub cross a relay in this process
+(on loopback) that holds them D ms before sending them on: a slow path.
+usage: phones.py URL [--phones N] [--room CODE] [--src ADDR,...] [--max-s S] [--cafile FILE]
+                 [--path-delay-ms D]"""
+import argparse, base64, json, os, queue, signal, socket, ssl, struct, sys, threading, time, urllib.parse
+
+RTT_SAMPLES, RTT_GAP_S = 5, 0.2  # as audience-web/phone.js
 
 stop = threading.Event()
 lock = threading.Lock()
 res = {"phones": 0, "joined": 0, "sent": 0, "acked": 0, "errors": 0, "acks": [], "error_list": [],
-       "reveals": {}, "ended": False}
+       "reveals": {}, "ended": False, "rtt": []}
 
 
 def recv_exact(sock, n):
@@ -60,15 +70,59 @@ def recv_message(sock):
                 return parts.decode()
 
 
-def connect(url, src, cafile):
+def delay_relay(dst, delay_s):
+    """A loopback listener whose every connection is relayed to dst (host, port),
+    the bytes towards dst each held delay_s; returns its (host, port)."""
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(64)
+
+    def pipe(a, b, hold):
+        q = queue.Queue()
+
+        def later():
+            while True:
+                due, data = q.get()
+                if data is None:
+                    break
+                time.sleep(max(0, due - time.monotonic()))
+                try:
+                    b.sendall(data)
+                except OSError:
+                    break
+            try:
+                b.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+        threading.Thread(target=later, daemon=True).start()
+        while True:
+            try:
+                data = a.recv(65536)
+            except OSError:
+                data = b""
+            q.put((time.monotonic() + hold, data or None))
+            if not data:
+                return
+
+    def serve():
+        while True:
+            c, _ = lsock.accept()
+            up = socket.create_connection(dst)
+            threading.Thread(target=pipe, args=(c, up, delay_s), daemon=True).start()
+            threading.Thread(target=pipe, args=(up, c, 0), daemon=True).start()
+    threading.Thread(target=serve, daemon=True).start()
+    return lsock.getsockname()
+
+
+def connect(url, src, cafile, via=None):
     u = urllib.parse.urlsplit(url)
     tls = u.scheme in ("wss", "https")
     port = u.port or (443 if tls else 80)
-    sock = socket.socket(socket.AF_INET6 if ":" in u.hostname else socket.AF_INET)
+    sock = socket.socket(socket.AF_INET6 if ":" in u.hostname and not via else socket.AF_INET)
     sock.settimeout(10)
     if src:
         sock.bind((src, 0))
-    sock.connect((u.hostname, port))
+    sock.connect(via or (u.hostname, port))
     if tls:
         ctx = ssl.create_default_context(cafile=cafile) if cafile else ssl._create_unverified_context()
         sock = ctx.wrap_socket(sock, server_hostname=u.hostname)
@@ -95,13 +149,37 @@ def note_error(i, what):
         res["error_list"].append([round(time.time(), 3), i, what])
 
 
+def measure_rtt(sock, backlog):
+    """The phone page's round trip (audience-web/phone.js): RTT_SAMPLES timed
+    ping/pong exchanges; other messages meanwhile go to backlog. Its report."""
+    samples = []
+    while len(samples) < RTT_SAMPLES and not stop.is_set():
+        if samples:
+            time.sleep(RTT_GAP_S)
+        t0 = time.monotonic()
+        send_frame(sock, 1, b'{"t":"ping"}')
+        while True:
+            msg = recv_message(sock)
+            if msg is None:
+                raise ConnectionError("closed during the round trips")
+            if json.loads(msg).get("t") == "pong":
+                samples.append((time.monotonic() - t0) * 1000)
+                break
+            backlog.append(msg)
+    s = sorted(samples)
+    n = len(s)
+    med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    return {"t": "rtt", "n": n, "median_ms": round(med, 1), "max_ms": round(s[-1], 1)}
+
+
 def phone(i, args, src):
     try:
-        sock = connect(args.url, src, args.cafile)
+        sock = connect(args.url, src, args.cafile, args.via)
     except Exception as e:  # noqa: BLE001 - a test tool reports every failure
         note_error(i, "connect: %s" % e)
         return
     sock.settimeout(1)
+    backlog = []
     send_frame(sock, 1, json.dumps({"t": "hello", "v": 1, "room": args.room}).encode())
     voted = set()
     vid = 0
@@ -109,7 +187,7 @@ def phone(i, args, src):
     last = None  # the newest state: a phone votes only once welcomed (else: hello_first)
     while not stop.is_set():
         try:
-            msg = recv_message(sock)
+            msg = backlog.pop(0) if backlog else recv_message(sock)
         except socket.timeout:
             continue
         except Exception as e:  # noqa: BLE001
@@ -124,12 +202,26 @@ def phone(i, args, src):
             welcomed = True
             with lock:
                 res["joined"] += 1
+            if args.check and not any(r["phone"] == i for r in res["rtt"]):
+                try:
+                    report = measure_rtt(sock, backlog)
+                    send_frame(sock, 1, json.dumps(report).encode())
+                except Exception as e:  # noqa: BLE001
+                    note_error(i, "round trip: %s" % e)
+                    return
+                with lock:
+                    res["rtt"].append(dict(report, phone=i, ok=False))
             m = last
             t = "state" if last else t
         elif t == "ack":
             with lock:
                 res["acked"] += 1
                 res["acks"].append([round(time.time(), 3), i, m.get("q")])
+        elif t == "rtt_ok":
+            with lock:
+                for r in res["rtt"]:
+                    if r["phone"] == i:
+                        r["ok"] = True
         elif t == "error":
             note_error(i, "%s: %s" % (m.get("code"), m.get("message")))
         if t == "state":
@@ -165,7 +257,18 @@ def main():
     ap.add_argument("--src", default="")
     ap.add_argument("--max-s", type=float, default=300)
     ap.add_argument("--cafile", default="")
+    ap.add_argument("--path-delay-ms", type=float, default=0)
     args = ap.parse_args()
+    # The join URL a phone opens: its room, check=1 (measure the round trip), ws(s) to its host.
+    u = urllib.parse.urlsplit(args.url)
+    query = urllib.parse.parse_qs(u.query)
+    args.room = args.room or query.get("room", [""])[0]
+    args.check = query.get("check", [""])[0] == "1"
+    args.url = urllib.parse.urlunsplit((u.scheme.replace("http", "ws"), u.netloc, "/", "", ""))
+    args.via = None
+    if args.path_delay_ms > 0:
+        args.via = delay_relay((u.hostname, u.port or (443 if u.scheme in ("https", "wss") else 80)),
+                               args.path_delay_ms / 1000)
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     srcs = [s for s in args.src.split(",") if s]
     res["phones"] = args.phones

@@ -63,6 +63,27 @@ static void test_measure_is_typed(void) {
     CHECK_INT(f.rerun, 0);
 }
 
+/* fragvote check --phone: the hub's relay of a phone's round trip, under
+ * the hub's own rule; absurd figures refused (never printed) with a reason. */
+static void test_phone_rtt_is_strict(void) {
+    REQUIRE(parse("{\"t\":\"phone_rtt\",\"v\":1,\"n\":5,\"median_ms\":12.3,\"max_ms\":30}") == 0);
+    CHECK_INT(f.type, PF_PHONE_RTT);
+    CHECK_INT(f.rtt_n, 5);
+    CHECK(f.rtt_median_ms > 12.29 && f.rtt_median_ms < 12.31);
+    CHECK(f.rtt_max_ms == 30);
+    const char *bad[] = {"\"n\":5,\"median_ms\":-3,\"max_ms\":30", "\"n\":5,\"median_ms\":3,\"max_ms\":1e9",
+                         "\"n\":5,\"median_ms\":\"fast\",\"max_ms\":30", "\"n\":0,\"median_ms\":3,\"max_ms\":30",
+                         "\"n\":5,\"median_ms\":40,\"max_ms\":30", "\"median_ms\":3,\"max_ms\":30"};
+    char buf[200];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(buf, sizeof buf, "{\"t\":\"phone_rtt\",\"v\":1,%s}", bad[i]);
+        err[0] = 0;
+        CHECK(parse(buf) < 0);
+        CHECK_INT(f.type, PF_PHONE_RTT);
+        CHECK_CONTAINS(err, "phone_rtt refused: ");
+    }
+}
+
 static void test_errors_take_code_or_error_and_rid(void) {
     REQUIRE(parse("{\"t\":\"error\",\"code\":\"refused\",\"message\":\"question 2 is closed\"}") == 0);
     CHECK_INT(f.type, PF_ERROR);
@@ -263,6 +284,7 @@ int main(void) {
     RUN(test_malformed_frames_are_refused_with_a_reason);
     RUN(test_unknown_types_and_fields_are_ignored);
     RUN(test_measure_is_typed);
+    RUN(test_phone_rtt_is_strict);
     RUN(test_errors_take_code_or_error_and_rid);
     RUN(test_state_fills_the_console_status);
     RUN(test_state_without_reveal_shows_no_truth);
