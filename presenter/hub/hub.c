@@ -158,21 +158,9 @@ static int make_secret(char *out, size_t outlen) {
     return 0;
 }
 
-struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen) {
-    struct hub *h = calloc(1, sizeof *h);
-    if (!h || hub_mailbox_init(&h->mb) || !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) || !(h->guard = malloc(sizeof *h->guard)) ||
-        (cfg->leaderboard && !(h->board = leaderboard_new()))) {
-        if (h) {
-            hub_mailbox_free(&h->mb);
-            free(h->txbuf);
-            free(h->guard);
-        }
-        free(h);
-        fv_fail(err, errlen, "out of memory starting the hub");
-        return NULL;
-    }
-    h->cfg = *cfg;
-    h->room = room;
+/* The caps: descriptors, per-address tables and rates, the trusted
+ * proxies, the presenter secret (given, or made). 0, or -1 with err. */
+static int limits_init(struct hub *h, const struct hub_config *cfg, char *err, size_t errlen) {
     hub_fd_init(&h->fd, cfg->conn_max);
     if (hub_guard_init(h->guard) ||
         hub_conns_init(&h->conns, h->fd.conn_cap,
@@ -180,7 +168,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
                        1000 * (cfg->ping_s > 0 ? cfg->ping_s : HUB_PING_S),
                        1000 * (cfg->idle_s > 0 ? cfg->idle_s : HUB_IDLE_S))) {
         fv_fail(err, errlen, "getrandom or memory failed making the hub's address tables");
-        goto fail;
+        return -1;
     }
     if (cfg->voter_rate) h->guard->voter_rate = cfg->voter_rate > 0 ? cfg->voter_rate : 0;
     if (cfg->trust_proxy) h->proxy = *cfg->trust_proxy;
@@ -188,19 +176,21 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         h->guard->http_rate = cfg->http_rate > 0 ? cfg->http_rate : 0;
         h->guard->http_burst = 5.0 * h->guard->http_rate;
     }
-    lws_set_log_level(LLL_ERR | LLL_WARN, hub_fd_lws_log);
     if (cfg->secret && cfg->secret[0]) {
         if (strlen(cfg->secret) >= HUB_SECRET_MAX) {
             fv_fail(err, errlen, "presenter secret longer than %d characters", HUB_SECRET_MAX - 1);
-            goto fail;
+            return -1;
         }
         snprintf(h->secret, sizeof h->secret, "%s", cfg->secret);
     } else if (make_secret(h->secret, sizeof h->secret)) {
         fv_fail(err, errlen, "getrandom failed making the presenter secret");
-        goto fail;
+        return -1;
     }
-    if (hub_http_init(&h->http, cfg->web_root, cfg->frame_ancestors, err, errlen)) goto fail;
+    return 0;
+}
 
+/* lws's protocols: "http" (hub_http.c), then one websocket subprotocol per role (hub_conn.c). */
+static void protocols_init(struct hub *h) {
     static const char *names[] = {"fragvote-audience", "fragvote-screen", "fragvote-presenter"};
     h->protocols[0] = (struct lws_protocols){"http", hub_http_callback, 0, 0, 0, h, 0};
     for (int i = 0; i < HUB_NROLES; i++)
@@ -210,7 +200,13 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
      * in lws 4.1.6): a 2 KB state message then took five passes over every
      * connection (found by tests/load with strace). */
     /* protocols[4] stays zero: the terminator */
+}
 
+static int tls_on(const struct hub_config *cfg) { return cfg->tls_cert && cfg->tls_cert[0] && cfg->tls_key && cfg->tls_key[0]; }
+
+/* The lws context listening on cfg's address and port (libev's loop
+ * when it loads, else lws's poll), and the port it got. 0, or -1 with err. */
+static int context_create(struct hub *h, const struct hub_config *cfg, char *err, size_t errlen) {
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     info.port = cfg->port;
@@ -238,7 +234,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     info.pt_serv_buf_size = HUB_SERV_BUF;
     info.timeout_secs_ah_idle = HUB_HTTP_HEADERS_S;
     info.keepalive_timeout = HUB_HTTP_IDLE_S;
-    int tls = cfg->tls_cert && cfg->tls_cert[0] && cfg->tls_key && cfg->tls_key[0];
+    int tls = tls_on(cfg);
     if (tls) {
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
         info.ssl_cert_filepath = cfg->tls_cert;
@@ -261,14 +257,36 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     if (!h->ctx) {
         fv_fail(err, errlen, "cannot listen on %s port %d%s (in use? privileged port? bad certificate?)",
              info.iface ? info.iface : "all addresses", cfg->port, tls ? " with TLS" : "");
-        goto fail;
+        return -1;
     }
     h->vhost = lws_get_vhost_by_name(h->ctx, "default");
     h->port = h->vhost ? lws_get_vhost_listen_port(h->vhost) : cfg->port;
     hub_fd_listening(&h->fd, h->port);
+    return 0;
+}
 
+struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen) {
+    struct hub *h = calloc(1, sizeof *h);
+    if (!h || hub_mailbox_init(&h->mb) || !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) || !(h->guard = malloc(sizeof *h->guard)) ||
+        (cfg->leaderboard && !(h->board = leaderboard_new()))) {
+        if (h) {
+            hub_mailbox_free(&h->mb);
+            free(h->txbuf);
+            free(h->guard);
+        }
+        free(h);
+        fv_fail(err, errlen, "out of memory starting the hub");
+        return NULL;
+    }
+    h->cfg = *cfg;
+    h->room = room;
+    if (limits_init(h, cfg, err, errlen)) goto fail;
+    lws_set_log_level(LLL_ERR | LLL_WARN, hub_fd_lws_log);
+    if (hub_http_init(&h->http, cfg->web_root, cfg->frame_ancestors, err, errlen)) goto fail;
+    protocols_init(h);
+    if (context_create(h, cfg, err, errlen)) goto fail;
     char warn[256];
-    hub_join_url_make(cfg->public_url, cfg->bind_addr, tls, h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
+    hub_join_url_make(cfg->public_url, cfg->bind_addr, tls_on(cfg), h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
                       sizeof warn);
     if (hub_http_qr(&h->http, h->join_url, err, errlen)) goto fail;
     if (hub_tally_start(h)) {

@@ -321,50 +321,125 @@ int hub_conn_admit(struct hub *h, struct lws *wsi, const char *protocol) {
     return rc < 0;
 }
 
+/* A websocket of role established: c starts, joins the list, gets the state. */
+static void on_established(struct hub *h, struct hub_conn *c, struct lws *wsi, enum hub_role role) {
+    memset(c, 0, sizeof *c);
+    c->wsi = wsi;
+    c->hub = h;
+    c->role = role;
+    c->voter = -1;
+    c->follow = -1;
+    hub_proxy_peer(&h->proxy, wsi, &c->peer); /* the upgrade's headers are still there */
+    c->tokens = HUB_MSG_BURST;
+    c->last_ms = c->last_rx_ms = c->opened_ms = c->bytes_ms = fv_clock_coarse_ms();
+    c->byte_tokens = HUB_MSG_BYTES_BURST;
+    c->rx_bytes = hub_conn_rx_bytes(c);
+    c->want_ping = 1; /* its pong is the first frame a page that never speaks sends (HUB_FIRST_FRAME_S) */
+    if (hub_conns_add(&h->conns, c)) { /* its address filled its share meanwhile */
+        hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "too many connections from your address");
+        hub_status_soon(h);
+    }
+    hub_conn_send(c, hub_tally_state(h, c));
+    hub_tally_schedule(h);
+}
+
+static void on_closed(struct hub *h, struct hub_conn *c) {
+    if (!c->wsi) return;
+    hub_fanout_remove(c);
+    hub_conns_remove(&h->conns, c);
+    hub_prober_closed(h, c); /* after the unlink: its state change goes to the others */
+    hub_conns_closed(&h->conns, c);
+    hub_batch_forget(h, c);
+    while (c->qlen) hub_msg_unref(hub_conn_dequeue(c));
+    free(c->rx);
+    c->rx = NULL;
+    c->wsi = NULL;
+    hub_tally_schedule(h);
+}
+
+/* A piece of a frame (len bytes at in): capped, reassembled, handled once whole. */
+static int on_receive(struct hub *h, struct hub_conn *c, struct lws *wsi, void *in, size_t len) {
+    if (c->close_code) return 0; /* being cut: ignored */
+    c->last_rx_ms = fv_clock_coarse_ms();
+    c->heard = 1;
+    if (lws_frame_is_binary(wsi))
+        return cut(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary messages are not part of the protocol");
+    /* Rate cap, once per frame (at its end: lws hands a long frame over
+     * in pieces), so empty continuation frames count like any other. */
+    if (!lws_remaining_packet_payload(wsi) && frame_take(c))
+        return cut(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
+    size_t total = c->rxlen + len + lws_remaining_packet_payload(wsi), max = msg_max(c);
+    if (total > max) {
+        char why[64];
+        snprintf(why, sizeof why, "message larger than %zu bytes", max);
+        return cut(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, why);
+    }
+    int final = lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi);
+    if (final && !c->rx) return on_message(h, c, in, len);
+    if (!c->rx && !(c->rx = malloc(max))) return -1;
+    memcpy(c->rx + c->rxlen, in, len);
+    c->rxlen += len;
+    if (!final) return 0;
+    int rc = on_message(h, c, (const char *)c->rx, c->rxlen);
+    free(c->rx);
+    c->rx = NULL;
+    c->rxlen = 0;
+    return rc;
+}
+
+/* c is writeable: its close, a ping, the next fragment of its queue, or
+ * the tally it is owed. */
+static int on_writeable(struct hub *h, struct hub_conn *c, struct lws *wsi) {
+    if (c->close_code) return close_now(c, (enum lws_close_status)c->close_code, c->close_reason);
+    if (c->want_ping) {
+        unsigned char ping[LWS_PRE + 1];
+        ping[LWS_PRE] = 'k';
+        c->want_ping = 0;
+        if (lws_write(wsi, ping + LWS_PRE, 1, LWS_WRITE_PING) < 0) return -1;
+        if (c->qlen || hub_tally_pending(h, c)) lws_callback_on_writable(wsi);
+        return 0;
+    }
+    /* One write per writeable (lws keeps what the kernel did not take
+     * and sends it before calling us again), so no choke check: that
+     * would be one more syscall per message. */
+    int n = 0;
+    if (c->qlen) {
+        struct hub_msg *m = c->q[c->qhead];
+        int done;
+        if (c->q_off == 0 && m->len <= HUB_TX_CHUNK) {
+            n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+            done = 1;
+        } else {
+            /* One fragment per writeable, copied out: lws writes the frame
+             * header in front of the payload, and m is shared. */
+            size_t chunk = m->len - c->q_off < HUB_TX_CHUNK ? m->len - c->q_off : HUB_TX_CHUNK;
+            memcpy(h->txbuf + LWS_PRE, m->buf + LWS_PRE + c->q_off, chunk);
+            int flags = lws_write_ws_flags(LWS_WRITE_TEXT, c->q_off == 0, c->q_off + chunk == m->len);
+            n = lws_write(wsi, h->txbuf + LWS_PRE, chunk, (enum lws_write_protocol)flags);
+            c->q_off += (unsigned)chunk;
+            done = c->q_off == m->len;
+        }
+        if (done) hub_msg_unref(hub_conn_dequeue(c));
+    } else if (hub_tally_pending(h, c)) {
+        struct hub_msg *m = hub_tally_take(h, c);
+        n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+    }
+    if (n < 0) return -1;
+    if (c->qlen || hub_tally_pending(h, c)) lws_callback_on_writable(wsi);
+    return 0;
+}
+
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
     const struct lws_protocols *proto = lws_get_protocol(wsi);
     struct hub *h = proto ? proto->user : NULL;
     struct hub_conn *c = user;
     switch (reason) {
-    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         /* hub_conn_admit decided at the upgrade; this is the backstop (a
          * silent phone made way and has not closed yet: a few over) */
         return hub_conns_full(&h->conns);
-    }
-    case LWS_CALLBACK_ESTABLISHED: {
-        memset(c, 0, sizeof *c);
-        c->wsi = wsi;
-        c->hub = h;
-        c->role = (enum hub_role)proto->id;
-        c->voter = -1;
-        c->follow = -1;
-        hub_proxy_peer(&h->proxy, wsi, &c->peer); /* the upgrade's headers are still there */
-        c->tokens = HUB_MSG_BURST;
-        c->last_ms = c->last_rx_ms = c->opened_ms = c->bytes_ms = fv_clock_coarse_ms();
-        c->byte_tokens = HUB_MSG_BYTES_BURST;
-        c->rx_bytes = hub_conn_rx_bytes(c);
-        c->want_ping = 1; /* its pong is the first frame a page that never speaks sends (HUB_FIRST_FRAME_S) */
-        if (hub_conns_add(&h->conns, c)) { /* its address filled its share meanwhile */
-            hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "too many connections from your address");
-            hub_status_soon(h);
-        }
-        hub_conn_send(c, hub_tally_state(h, c));
-        hub_tally_schedule(h);
-        break;
-    }
-    case LWS_CALLBACK_CLOSED:
-        if (!c->wsi) break;
-        hub_fanout_remove(c);
-        hub_conns_remove(&h->conns, c);
-        hub_prober_closed(h, c); /* after the unlink: its state change goes to the others */
-        hub_conns_closed(&h->conns, c);
-        hub_batch_forget(h, c);
-        while (c->qlen) hub_msg_unref(hub_conn_dequeue(c));
-        free(c->rx);
-        c->rx = NULL;
-        c->wsi = NULL;
-        hub_tally_schedule(h);
-        break;
+    case LWS_CALLBACK_ESTABLISHED: on_established(h, c, wsi, (enum hub_role)proto->id); break;
+    case LWS_CALLBACK_CLOSED: on_closed(h, c); break;
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         c->closing = 1; /* lws answers it; nothing more is written to c */
         break;
@@ -374,73 +449,8 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         c->heard = 1;
         if (frame_take(c)) return cut(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
         break;
-    case LWS_CALLBACK_RECEIVE: {
-        if (c->close_code) break; /* being cut: ignored */
-        c->last_rx_ms = fv_clock_coarse_ms();
-        c->heard = 1;
-        if (lws_frame_is_binary(wsi))
-            return cut(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE, "binary messages are not part of the protocol");
-        /* Rate cap, once per frame (at its end: lws hands a long frame over
-         * in pieces), so empty continuation frames count like any other. */
-        if (!lws_remaining_packet_payload(wsi) && frame_take(c))
-            return cut(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too many messages");
-        size_t total = c->rxlen + len + lws_remaining_packet_payload(wsi), max = msg_max(c);
-        if (total > max) {
-            char why[64];
-            snprintf(why, sizeof why, "message larger than %zu bytes", max);
-            return cut(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, why);
-        }
-        int final = lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi);
-        if (final && !c->rx) return on_message(h, c, in, len);
-        if (!c->rx && !(c->rx = malloc(max))) return -1;
-        memcpy(c->rx + c->rxlen, in, len);
-        c->rxlen += len;
-        if (!final) break;
-        int rc = on_message(h, c, (const char *)c->rx, c->rxlen);
-        free(c->rx);
-        c->rx = NULL;
-        c->rxlen = 0;
-        return rc;
-    }
-    case LWS_CALLBACK_SERVER_WRITEABLE: {
-        if (c->close_code) return close_now(c, (enum lws_close_status)c->close_code, c->close_reason);
-        if (c->want_ping) {
-            unsigned char ping[LWS_PRE + 1];
-            ping[LWS_PRE] = 'k';
-            c->want_ping = 0;
-            if (lws_write(wsi, ping + LWS_PRE, 1, LWS_WRITE_PING) < 0) return -1;
-            if (c->qlen || hub_tally_pending(h, c)) lws_callback_on_writable(wsi);
-            break;
-        }
-        /* One write per writeable (lws keeps what the kernel did not take
-         * and sends it before calling us again), so no choke check: that
-         * would be one more syscall per message. */
-        int n = 0;
-        if (c->qlen) {
-            struct hub_msg *m = c->q[c->qhead];
-            int done;
-            if (c->q_off == 0 && m->len <= HUB_TX_CHUNK) {
-                n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
-                done = 1;
-            } else {
-                /* One fragment per writeable, copied out: lws writes the frame
-                 * header in front of the payload, and m is shared. */
-                size_t chunk = m->len - c->q_off < HUB_TX_CHUNK ? m->len - c->q_off : HUB_TX_CHUNK;
-                memcpy(h->txbuf + LWS_PRE, m->buf + LWS_PRE + c->q_off, chunk);
-                int flags = lws_write_ws_flags(LWS_WRITE_TEXT, c->q_off == 0, c->q_off + chunk == m->len);
-                n = lws_write(wsi, h->txbuf + LWS_PRE, chunk, (enum lws_write_protocol)flags);
-                c->q_off += (unsigned)chunk;
-                done = c->q_off == m->len;
-            }
-            if (done) hub_msg_unref(hub_conn_dequeue(c));
-        } else if (hub_tally_pending(h, c)) {
-            struct hub_msg *m = hub_tally_take(h, c);
-            n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
-        }
-        if (n < 0) return -1;
-        if (c->qlen || hub_tally_pending(h, c)) lws_callback_on_writable(wsi);
-        break;
-    }
+    case LWS_CALLBACK_RECEIVE: return on_receive(h, c, wsi, in, len);
+    case LWS_CALLBACK_SERVER_WRITEABLE: return on_writeable(h, c, wsi);
     default: break;
     }
     return 0;
