@@ -285,6 +285,8 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     if (hub_http_init(&h->http, cfg->web_root, cfg->frame_ancestors, err, errlen)) goto fail;
     protocols_init(h);
     if (context_create(h, cfg, err, errlen)) goto fail;
+    h->fanout.ctx = h->ctx;
+    h->fanout.bcast = &h->bcast;
     char warn[256];
     hub_join_url_make(cfg->public_url, cfg->bind_addr, tls_on(cfg), h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
                       sizeof warn);
@@ -298,7 +300,10 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         goto fail;
     }
     hub_keepalive_start(h);
-    if (hub_store_start(h, err, errlen) || hub_prober_init(h, err, errlen)) goto fail;
+    char swarn[256];
+    if (!(h->store = hub_store_start(room, h->ctx, swarn, sizeof swarn, err, errlen))) goto fail;
+    if (swarn[0]) hub_status_warn(h, swarn);
+    if (hub_prober_init(h, err, errlen)) goto fail;
     if (warn[0]) hub_status_warn(h, warn);
     else hub_status_update(h, NULL);
     return h;
@@ -314,7 +319,7 @@ static int loop_turn(struct hub *h, int wait) {
     /* A batch the store finished meanwhile is answered, and the next one
      * handed over, before this turn's chunk of a fan-out (250 writes). */
     next_batch(h);
-    hub_fanout_pump(h);
+    hub_fanout_pump(&h->fanout);
     int rc = 0;
     if (h->ev.loop)
         hub_ev_turn(&h->ev, wait);
@@ -329,7 +334,7 @@ static int loop_turn(struct hub *h, int wait) {
  * HUB_QUIT_FLUSH_MAX_MS, looked at every HUB_ROTATION_MS. */
 static void flush_tick(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_of_timer(sul, HUB_T_FLUSH);
-    if (hub_fanout_busy(h) && fv_clock_ms() < h->flush_hard)
+    if (hub_fanout_busy(&h->fanout) && fv_clock_ms() < h->flush_hard)
         hub_timer_in(h, HUB_T_FLUSH, flush_tick, HUB_ROTATION_MS);
     else {
         h->flushed = 1;
@@ -359,7 +364,8 @@ int hub_run(struct hub *h) {
 void hub_free(struct hub *h) {
     if (!h) return;
     if (h->store && hub_batch_busy(h)) hub_batch_quiesce(h);
-    hub_store_stop(h); /* it calls lws_cancel_service: before the context goes */
+    hub_store_stop(h->store); /* it calls lws_cancel_service: before the context goes */
+    h->store = NULL;
     if (h->ctx) {
         for (int t = 0; t < HUB_TIMERS; t++) hub_timer_cancel(h, (enum hub_timer_id)t);
         lws_context_destroy(h->ctx);

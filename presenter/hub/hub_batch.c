@@ -81,14 +81,14 @@ void hub_batch_flush(struct hub *h) {
     }
     b->nwrites = nw;
     b->store_busy = 1;
-    hub_store_submit(h, b->writes, nw);
+    hub_store_submit(h->store, b->writes, nw);
 }
 
 int hub_batch_complete(struct hub *h, int wait_ms) {
     struct hub_batch *b = &h->batch;
     if (!b->store_busy) return 0;
     char err[256] = "";
-    int rc = hub_store_result(h, wait_ms, err, sizeof err);
+    int rc = hub_store_result(h->store, wait_ms, err, sizeof err);
     if (rc > 0) return -1; /* still running */
     b->store_busy = 0;
     if (rc == 0) {

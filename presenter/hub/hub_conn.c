@@ -325,7 +325,7 @@ int hub_conn_admit(struct hub *h, struct lws *wsi, const char *protocol) {
 static void on_established(struct hub *h, struct hub_conn *c, struct lws *wsi, enum hub_role role) {
     memset(c, 0, sizeof *c);
     c->wsi = wsi;
-    c->hub = h;
+    c->fanout = &h->fanout;
     c->role = role;
     c->voter = -1;
     c->follow = -1;
@@ -396,7 +396,7 @@ static int on_writeable(struct hub *h, struct hub_conn *c, struct lws *wsi) {
         ping[LWS_PRE] = 'k';
         c->want_ping = 0;
         if (lws_write(wsi, ping + LWS_PRE, 1, LWS_WRITE_PING) < 0) return -1;
-        if (c->qlen || hub_tally_pending(h, c)) lws_callback_on_writable(wsi);
+        if (c->qlen || hub_tally_pending(&h->bcast, c)) lws_callback_on_writable(wsi);
         return 0;
     }
     /* One write per writeable (lws keeps what the kernel did not take
@@ -420,12 +420,12 @@ static int on_writeable(struct hub *h, struct hub_conn *c, struct lws *wsi) {
             done = c->q_off == m->len;
         }
         if (done) hub_msg_unref(hub_conn_dequeue(c));
-    } else if (hub_tally_pending(h, c)) {
-        struct hub_msg *m = hub_tally_take(h, c);
+    } else if (hub_tally_pending(&h->bcast, c)) {
+        struct hub_msg *m = hub_tally_take(&h->bcast, c);
         n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
     }
     if (n < 0) return -1;
-    if (c->qlen || hub_tally_pending(h, c)) lws_callback_on_writable(wsi);
+    if (c->qlen || hub_tally_pending(&h->bcast, c)) lws_callback_on_writable(wsi);
     return 0;
 }
 

@@ -17,11 +17,12 @@
 #define HUB_CLOSE_TRY_AGAIN_LATER 1013 /* RFC 6455 7.4.1 (IANA): lws 4.1.6 names no such status */
 
 struct hub;
+struct hub_fanout;
 struct hub_msg;
 
 struct hub_conn {
     struct lws *wsi;
-    struct hub *hub;
+    struct hub_fanout *fanout;     /* the fan-out list it may join (hub_send.c) */
     enum hub_role role;
     int voter;                     /* room voter index; -1 until its token has voted once */
     char token[ROOM_TOKEN_HEX + 1]; /* after the welcome: its token ("" before) */

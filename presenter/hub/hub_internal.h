@@ -32,10 +32,7 @@
 #define HUB_PROTOCOL_VERSION 1
 #define HUB_BATCH_MAX 4096         /* operations per group commit before it is flushed early */
 #define HUB_SECRET_MAX 128
-#define HUB_TX_CHUNK 4096          /* larger messages go out as fragments of this size, one per writeable */
 #define HUB_SERV_BUF 32768         /* lws's service buffer: an HTTP write goes out in sends of at most this */
-#define HUB_FANOUT_CHUNK 250       /* a state change reaches this many phones per loop iteration, so votes
-                                    * arriving meanwhile are read and acked between chunks */
 
 /* The hub's deadlines: one lws_sorted_usec_list_t each in struct hub. */
 enum hub_timer_id {

@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hub_internal.h"
+#include <libwebsockets.h>
+
+#include "hub_conn.h"
 #include "hub_msg.h"
 #include "hub_send.h"
+#include "hub_tally.h"
 
 /* Wraps a malloc'd JSON string (freed here) in a message with one reference. */
 struct hub_msg *hub_msg_new(char *json) {
@@ -39,12 +42,12 @@ void hub_conn_kill(struct hub_conn *c, int code, const char *reason) {
 
 /* c leaves the fan-out list (if it is in it). */
 void hub_fanout_remove(struct hub_conn *c) {
-    struct hub *h = c->hub;
+    struct hub_fanout *fo = c->fanout;
     if (!c->deferred) return;
     if (c->fo_prev) c->fo_prev->fo_next = c->fo_next;
-    else h->fanout.head = c->fo_next;
+    else fo->head = c->fo_next;
     if (c->fo_next) c->fo_next->fo_prev = c->fo_prev;
-    else h->fanout.tail = c->fo_prev;
+    else fo->tail = c->fo_prev;
     c->fo_prev = c->fo_next = NULL;
     c->deferred = 0;
 }
@@ -67,23 +70,23 @@ static int write_msg(struct hub_conn *c, const struct hub_msg *m) {
  * at once would make the loop do nothing else until the last is written,
  * and votes from the phones that got it first would wait behind the rest.
  * The loop calls this between iterations: one chunk at a time. */
-void hub_fanout_pump(struct hub *h) {
-    for (int i = 0; i < HUB_FANOUT_CHUNK && h->fanout.head; i++) {
-        struct hub_conn *c = h->fanout.head;
+void hub_fanout_pump(struct hub_fanout *fo) {
+    for (int i = 0; i < HUB_FANOUT_CHUNK && fo->head; i++) {
+        struct hub_conn *c = fo->head;
         hub_fanout_remove(c);
         /* The state alone in its queue is written now (hub_conn_write_now's
          * rule): a writeable costs two epoll_ctl calls and a turn more. */
         struct hub_msg *m = c->qlen == 1 && !c->q_off ? c->q[c->qhead] : NULL;
         if (m && write_now_ok(c, m)) {
             hub_conn_dequeue(c);
-            if (write_msg(c, m) == 0 && hub_tally_pending(h, c)) lws_callback_on_writable(c->wsi);
+            if (write_msg(c, m) == 0 && hub_tally_pending(fo->bcast, c)) lws_callback_on_writable(c->wsi);
             hub_msg_unref(m);
         } else
             lws_callback_on_writable(c->wsi);
     }
 }
 
-int hub_fanout_busy(const struct hub *h) { return h->fanout.head != NULL; }
+int hub_fanout_busy(const struct hub_fanout *fo) { return fo->head != NULL; }
 
 unsigned hub_queue_drop_states(struct hub_msg *q[], unsigned cap, unsigned head, unsigned *len, int head_busy) {
     unsigned kept = 0, dropped = 0;
@@ -155,16 +158,16 @@ struct hub_msg *hub_conn_dequeue(struct hub_conn *c) {
 /* Queues m for c; the connection is made writeable by hub_fanout_pump. */
 void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m) {
     if (enqueue(c, m) || c->deferred) return;
-    struct hub *h = c->hub;
+    struct hub_fanout *fo = c->fanout;
     c->deferred = 1;
     c->fo_next = NULL;
-    c->fo_prev = h->fanout.tail;
-    if (h->fanout.tail) h->fanout.tail->fo_next = c;
+    c->fo_prev = fo->tail;
+    if (fo->tail) fo->tail->fo_next = c;
     else {
-        h->fanout.head = c;
-        hub_loop_wake(h); /* a deadline's callback may have begun it: the pump runs between turns */
+        fo->head = c;
+        lws_cancel_service(fo->ctx); /* a deadline's callback may have begun it: the pump runs between turns */
     }
-    h->fanout.tail = c;
+    fo->tail = c;
 }
 
 /* Sends a one-off message built from json (freed). */

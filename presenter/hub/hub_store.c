@@ -8,10 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <libwebsockets.h>
+
 #include "fv_err.h"
 #include "fv_qthread.h"
-#include "hub_internal.h"
+#include "hub.h"
 #include "hub_store.h"
+#include "room.h"
 
 struct store_job {
     struct room_write *w;          /* the loop's array, the thread's until done */
@@ -19,7 +22,8 @@ struct store_job {
 };
 
 struct hub_store {
-    struct hub *h;
+    struct room *room;             /* its memory stays the loop's: the thread only runs the SQL */
+    struct lws_context *ctx;
     struct fv_qthread *thread;     /* one job at a time */
     int rc;                        /* the last job's, read by the loop once fv_qthread_wait says done */
     char err[256];
@@ -33,49 +37,47 @@ static void store_run(void *ctx, void *item) {
      * loop writes to the database only while no batch is in flight, with
      * the live timeout (ROOM_BUSY_LIVE_MS) the room sets back afterwards. */
     s->err[0] = 0;
-    s->rc = room_write_run(s->h->room, job->w, job->n, HUB_STORE_BUSY_MS, s->err, sizeof s->err);
+    s->rc = room_write_run(s->room, job->w, job->n, HUB_STORE_BUSY_MS, s->err, sizeof s->err);
 }
 
 /* After the job counts as done: the loop wakes and finds it so. */
 static void store_after(void *ctx) {
     struct hub_store *s = ctx;
-    lws_cancel_service(s->h->ctx);
+    lws_cancel_service(s->ctx);
 }
 
-int hub_store_start(struct hub *h, char *err, size_t errlen) {
+struct hub_store *hub_store_start(struct room *room, struct lws_context *ctx, char *warn, size_t warnlen, char *err,
+                                  size_t errlen) {
     struct hub_store *s = fv_zalloc(sizeof *s, err, errlen);
-    if (!s) return -1;
-    s->h = h;
+    if (!s) return NULL;
+    s->room = room;
+    s->ctx = ctx;
     struct fv_qthread_config tc = {.name = "the hub's store thread", .item_size = sizeof(struct store_job), .max = 1,
                                    .run = store_run, .after = store_after, .ctx = s};
     s->thread = fv_qthread_start(&tc, err, errlen);
     if (!s->thread) {
         free(s);
-        return -1;
+        return NULL;
     }
-    h->store = s;
     /* Checkpoints of the log go on a thread of their own too: inside a
      * commit they would hold its votes' acks 8-15 ms every ~25 batches. */
     char cerr[256];
-    if (room_write_checkpoints_apart(h->room, cerr, sizeof cerr)) hub_status_warn(h, cerr);
-    return 0;
+    snprintf(warn, warnlen, "%s", room_write_checkpoints_apart(room, cerr, sizeof cerr) ? cerr : "");
+    return s;
 }
 
-void hub_store_stop(struct hub *h) {
-    struct hub_store *s = h->store;
+void hub_store_stop(struct hub_store *s) {
     if (!s) return;
     fv_qthread_stop(s->thread, FV_QTHREAD_DISCARD);
     free(s);
-    h->store = NULL;
 }
 
-void hub_store_submit(struct hub *h, struct room_write *w, int n) {
+void hub_store_submit(struct hub_store *s, struct room_write *w, int n) {
     struct store_job job = {.w = w, .n = n};
-    fv_qthread_push(h->store->thread, &job); /* never full: the loop submits only while no batch is in flight */
+    fv_qthread_push(s->thread, &job); /* never full: the loop submits only while no batch is in flight */
 }
 
-int hub_store_result(struct hub *h, int wait_ms, char *err, size_t errlen) {
-    struct hub_store *s = h->store;
+int hub_store_result(struct hub_store *s, int wait_ms, char *err, size_t errlen) {
     if (!fv_qthread_wait(s->thread, wait_ms)) return 1;
     snprintf(err, errlen, "%s", s->err);
     return s->rc;

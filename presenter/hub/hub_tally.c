@@ -61,7 +61,7 @@ static void audience_step(struct hub *h) {
         if (c->role != HUB_AUDIENCE || c->tally_sent >= h->bcast.tally_version || c->close_code) continue;
         sends--;
         c->tally_turn = 1;
-        if (hub_conn_write_now(c, h->bcast.tally[hub_conn_viewer(c)])) hub_tally_take(h, c);
+        if (hub_conn_write_now(c, h->bcast.tally[hub_conn_viewer(c)])) hub_tally_take(&h->bcast, c);
         else lws_callback_on_writable(c->wsi);
     }
 }
@@ -77,7 +77,7 @@ static void rotation_schedule(struct hub *h) {
  * being fanned out (phones need the question more than a count). */
 static void rotation_tick(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_of_timer(sul, HUB_T_ROTATION);
-    if (!hub_fanout_busy(h)) audience_step(h);
+    if (!hub_fanout_busy(&h->fanout)) audience_step(h);
     rotation_schedule(h);
 }
 
@@ -206,18 +206,18 @@ unsigned long hub_tally_phone_count(const struct hub *h) {
 
 /* Whether c has not yet been sent the newest tally meant for its kind
  * (a phone only once the rotation reached it). */
-int hub_tally_pending(const struct hub *h, const struct hub_conn *c) {
+int hub_tally_pending(const struct hub_broadcast *b, const struct hub_conn *c) {
     if (c->role == HUB_AUDIENCE && !c->tally_turn) return 0;
-    return h->bcast.tally[0] && c->tally_sent < h->bcast.tally_version;
+    return b->tally[0] && c->tally_sent < b->tally_version;
 }
 
 /* c is writeable and owed the newest tally (hub_tally_pending): that
  * message, counted as sent. */
-struct hub_msg *hub_tally_take(struct hub *h, struct hub_conn *c) {
-    c->tally_sent = h->bcast.tally_version;
+struct hub_msg *hub_tally_take(struct hub_broadcast *b, struct hub_conn *c) {
+    c->tally_sent = b->tally_version;
     if (c->role == HUB_AUDIENCE) {
         c->tally_turn = 0;
-        atomic_fetch_add_explicit(&h->bcast.phone_tallies, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&b->phone_tallies, 1, memory_order_relaxed);
     }
-    return h->bcast.tally[hub_conn_viewer(c)];
+    return b->tally[hub_conn_viewer(c)];
 }

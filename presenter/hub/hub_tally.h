@@ -47,7 +47,7 @@ struct hub_msg *hub_tally_state(struct hub *h, const struct hub_conn *c);
 int hub_tally_built(const struct hub *h);       /* a tally was built once */
 unsigned long hub_tally_version(const struct hub *h);
 unsigned long hub_tally_phone_count(const struct hub *h); /* tallies written to phones (any thread) */
-int hub_tally_pending(const struct hub *h, const struct hub_conn *c); /* c is owed the newest tally now */
-struct hub_msg *hub_tally_take(struct hub *h, struct hub_conn *c); /* that tally, counted as sent to c */
+int hub_tally_pending(const struct hub_broadcast *b, const struct hub_conn *c); /* c is owed the newest tally now */
+struct hub_msg *hub_tally_take(struct hub_broadcast *b, struct hub_conn *c); /* that tally, counted as sent to c */
 
 #endif

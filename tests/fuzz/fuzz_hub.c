@@ -17,7 +17,6 @@
 #include "db.h"
 #include "deck.h"
 #include "hub.h"
-#include "hub_internal.h"
 #include "hub_msg.h"
 #include "hub_parse.h"
 #include "leaderboard.h"

@@ -5,10 +5,10 @@
  * (acks, errors, tallies) keeps its place and order. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <libwebsockets.h>
 #include <string.h>
 
 #include "check.h"
-#include "hub_internal.h"
 #include "hub_send.h"
 
 static struct hub_msg *msg(const char *text, int is_state) {
