@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hub_internal.h"
 #include "hub_batch.h"
+#include "hub_conn.h"
+#include "hub_internal.h"
 #include "hub_msg.h"
 #include "hub_send.h"
 #include "hub_store.h"

@@ -312,15 +312,6 @@ static int frame_take(struct hub_conn *c) {
 
 /* ---- lws callbacks ---- */
 
-int hub_conn_admit(struct hub *h, struct lws *wsi, const char *protocol) {
-    struct hub_peer peer = {0};
-    int audience = !protocol || !strcmp(protocol, h->protocols[HUB_AUDIENCE + 1].name); /* [0] is "http" */
-    if (audience) hub_proxy_peer(&h->proxy, wsi, &peer);
-    int rc = hub_conns_admit(&h->conns, &peer, audience);
-    if (rc) hub_status_soon(h); /* refused, or a silent phone evicted */
-    return rc < 0;
-}
-
 /* A websocket of role established: c starts, joins the list, gets the state. */
 static void on_established(struct hub *h, struct hub_conn *c, struct lws *wsi, enum hub_role role) {
     memset(c, 0, sizeof *c);
@@ -435,7 +426,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     struct hub_conn *c = user;
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        /* hub_conn_admit decided at the upgrade; this is the backstop (a
+        /* hub_http.c decided at the upgrade (hub_conns_admit); this is the backstop (a
          * silent phone made way and has not closed yet: a few over) */
         return hub_conns_full(&h->conns);
     case LWS_CALLBACK_ESTABLISHED: on_established(h, c, wsi, (enum hub_role)proto->id); break;

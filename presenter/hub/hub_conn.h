@@ -35,7 +35,6 @@ struct hub_conn {
     int authed;                    /* presenter: secret accepted */
     int follow;                    /* screen: the question its hello named ("q"): its states are about it;
                                     * -1 the current question */
-    int prober;                    /* the room's remote prober (hub_prober.c; at most one: hub.remote.conn) */
     int bad_secrets;
     int replay_asks;               /* phone: replay messages sent to it (HUB_REPLAY_ASKS) */
     int rtt_relayed;               /* phone: its round-trip report went to the presenters (one per connection) */
@@ -75,13 +74,6 @@ static inline enum room_viewer hub_conn_viewer(const struct hub_conn *c) {
                                    : ROOM_VIEWER_GUEST;
 }
 
-/* Whether a websocket upgrade to protocol (its subprotocol's name) may
- * proceed (issue 36, item 4): a phone only within its address's share
- * (hub_addrs, HUB_WS_PER_ADDR) and below the HUB_CONN_RESERVE places kept
- * for screens and presenter pages; anyone while the room has a place, or
- * one a phone that never said hello gives up (it is closed with 1013).
- * 0 admitted, 1 refused (counted in conns_refused). */
-int hub_conn_admit(struct hub *h, struct lws *wsi, const char *protocol);
 void hub_keepalive_start(struct hub *h);        /* the keepalive sweep every second (HUB_T_SWEEP) */
 int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 

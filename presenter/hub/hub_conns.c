@@ -103,6 +103,8 @@ void hub_conns_closed(struct hub_conns *cs, struct hub_conn *c) {
     else if (c->token[0]) hub_online_remove(&cs->newcomers, c->token);
 }
 
+const struct hub_peer *hub_conn_peer(const struct hub_conn *c) { return &c->peer; }
+
 unsigned long long hub_conn_rx_bytes(struct hub_conn *c) {
     struct tcp_info ti;
     socklen_t len = sizeof ti;

@@ -70,5 +70,6 @@ void hub_conns_closed(struct hub_conns *cs, struct hub_conn *c); /* ... then out
 long long hub_conns_sweep_plan(struct hub_conns *cs);
 void hub_conns_sweep(struct hub_conns *cs);
 unsigned long long hub_conn_rx_bytes(struct hub_conn *c); /* its socket's bytes received (TCP_INFO); 0 unknown */
+const struct hub_peer *hub_conn_peer(const struct hub_conn *c); /* its client's address (the throttles') */
 
 #endif

@@ -1,6 +1,7 @@
 /* The hub's HTTP side (hub_http.h): the pages and /qr.svg, every HTTP
- * request's throttle and checks, the headers of every answer. The
- * websocket upgrades are hub_conn.c's. */
+ * request's throttle and checks, the headers of every answer, whether a
+ * websocket upgrade may proceed (its Origin, hub_conns_admit). The
+ * websockets themselves are hub_conn.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,6 @@
 
 #include "datadir.h"
 #include "fv_err.h"
-#include "hub_conn.h"
 #include "hub_internal.h"
 #include "hub_origin.h"
 #include "hub_static.h"
@@ -169,6 +169,18 @@ static int origin_refuse(struct hub *h, struct lws *wsi) {
     return lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL) ? -1 : 1;
 }
 
+/* Whether a websocket upgrade to protocol (its subprotocol's name) may
+ * proceed: hub_conns_admit's rule (issue 36, item 4). 0 admitted, 1
+ * refused (counted in conns_refused). */
+static int ws_admit(struct hub *h, struct lws *wsi, const char *protocol) {
+    struct hub_peer peer = {0};
+    int audience = !protocol || !strcmp(protocol, h->protocols[HUB_AUDIENCE + 1].name); /* [0] is "http" */
+    if (audience) hub_proxy_peer(&h->proxy, wsi, &peer);
+    int rc = hub_conns_admit(&h->conns, &peer, audience);
+    if (rc) hub_status_soon(h); /* refused, or a silent phone evicted */
+    return rc < 0;
+}
+
 int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
     struct hub *h = lws_context_user(lws_get_context(wsi));
     switch (reason) {
@@ -194,7 +206,7 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
         char proto[64] = "";
         if (lws_hdr_total_length(wsi, WSI_TOKEN_PROTOCOL) < (int)sizeof proto)
             lws_hdr_copy(wsi, proto, sizeof proto, WSI_TOKEN_PROTOCOL);
-        if (!hub_conn_admit(h, wsi, proto[0] ? proto : NULL)) return 0;
+        if (!ws_admit(h, wsi, proto[0] ? proto : NULL)) return 0;
         return lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, NULL) ? -1 : 1; /* lws logs nothing */
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         /* A websocket upgrade that names no subprotocol of ours lands on

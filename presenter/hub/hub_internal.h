@@ -11,7 +11,6 @@
 #include "hub_acklat.h"
 #include "hub_addrs.h"
 #include "hub_batch.h"
-#include "hub_conn.h"
 #include "hub_conns.h"
 #include "fv_clock.h"
 #include "hub_ev.h"

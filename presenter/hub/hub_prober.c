@@ -27,10 +27,11 @@
 
 /* The peer's address as text, for the console. */
 static void peer_text(const struct hub_conn *c, char *out, size_t len) {
-    if (hub_peer_is_v4(c->peer.addr))
-        inet_ntop(AF_INET, c->peer.addr + 12, out, (socklen_t)len);
+    const struct hub_peer *p = hub_conn_peer(c);
+    if (hub_peer_is_v4(p->addr))
+        inet_ntop(AF_INET, p->addr + 12, out, (socklen_t)len);
     else
-        inet_ntop(AF_INET6, c->peer.addr, out, (socklen_t)len);
+        inet_ntop(AF_INET6, p->addr, out, (socklen_t)len);
 }
 
 /* A line for serve's console (connects, disconnects, take-overs). */
@@ -164,14 +165,12 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
             verb = "took over";
             snprintf(how, sizeof how, "; the prober at %s is taken over and told", old);
         }
-        gone->prober = 0;
     }
     struct room_prober_facts f = {.host = m->prober_host, .kernel = m->prober_kernel, .observer = m->prober_observer,
                                   .target = m->prober_target, .lab_json = m->prober_lab_json};
     if (m->prober_host[0] && room_prober_facts(h->room, &f, err, sizeof err))
         hub_status_warn(h, err); /* the session's description only: the prober is taken all the same */
     h->remote.conn = c;
-    c->prober = 1;
     snprintf(h->remote.instance, sizeof h->remote.instance, "%s", m->prober_instance);
     int n = send_pending(h, c, 1);
     hub_conn_send_own(c, dump(json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i}", "t", "prober_ok", "v",
@@ -193,7 +192,7 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
 void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m, size_t len) {
     char err[512];
     long long rid = m->rid;
-    if (!c->prober || c != h->remote.conn) {
+    if (c != h->remote.conn) {
         prober_error(c, rid, "forbidden", "only the room's prober sends results (say prober first)");
         return;
     }
@@ -240,11 +239,10 @@ void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_clien
 }
 
 void hub_prober_closed(struct hub *h, struct hub_conn *c) {
-    if (!c->prober || h->remote.conn != c) return;
+    if (h->remote.conn != c) return;
     char who[INET6_ADDRSTRLEN];
     peer_text(c, who, sizeof who);
     h->remote.conn = NULL;
-    c->prober = 0;
     note(h, "prober at %s disconnected; the room keeps voting, measurements wait for it (%d waiting)", who,
          send_pending(h, c, 1));
     if (!atomic_load(&h->stop)) hub_state_changed(h); /* presenters see "prober": false */

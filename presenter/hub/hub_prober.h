@@ -13,7 +13,7 @@ struct hub_client_msg;
 /* The remote prober's state, embedded in struct hub (h->remote) and read or
  * written only by hub_prober.c; others ask hub_prober_connected. */
 struct hub_remote {
-    struct hub_conn *conn;         /* the connection that is the room's prober now, NULL: none */
+    struct hub_conn *conn;         /* the connection that is the room's prober now (at most one), NULL: none */
     char epoch[17];                /* this process's epoch (16 hex digits): rids restart with it */
     char instance[HUB_PARSE_STR_MAX + 1]; /* the current prober's "instance", "" none */
     unsigned long sent, results;   /* measure frames sent, results accepted */

@@ -10,6 +10,7 @@
 
 #include "hub_internal.h"
 #include "hub_batch.h"
+#include "hub_conn.h"
 #include "hub_msg.h"
 #include "hub_parse.h"
 #include "hub_replay.h"

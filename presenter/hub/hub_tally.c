@@ -4,6 +4,7 @@
  * made writeable at once, phones visited by a rotation (HUB_T_ROTATION), a
  * state change fanned out to phones in chunks (hub_send.c). Runs on the
  * lws thread. */
+#include "hub_conn.h"
 #include "hub_conns.h"
 #include "hub_internal.h"
 #include "hub_msg.h"
