@@ -242,15 +242,30 @@ function fvFit(box, min, max) {
 
 function fvEl(id) { return document.getElementById(id); }
 function fvText(id, text) { var e = fvEl(id); if (e) e.textContent = text; }
+/* A text the hub sends twice, in English (english) and as messages (msgs:
+ * one {key, args} or a list of them, joined by sep): into element id, in the
+ * page's language when its catalog words every message, else in the English
+ * sent, marked lang="en" for screen readers. */
+function fvMsgText(id, msgs, english, sep) {
+  var e = fvEl(id);
+  if (!e) return;
+  var list = msgs ? [].concat(msgs) : [], words = list.map(fvI18n.msg);
+  var ours = list.length > 0 && words.every(function (w) { return w !== null; });
+  e.textContent = ours ? words.join(sep || '') : english || '';
+  if (ours || !english) e.removeAttribute('lang'); else e.setAttribute('lang', 'en');
+}
 /* A reveal's rules (docs/PROTOCOL.md "explain", "surprise"): the chain of
  * the question's fact under the verdict (brief: its conclusion alone, for
  * the projector, whose one screenful also holds the path picture), and the
  * headline when the measurement differs from them. Empty when the reveal
  * carries none. */
 function fvExplain(rv, brief) {
+  var steps = rv && rv.explain_msg ? (brief ? rv.explain_msg.slice(-1) : rv.explain_msg) : null;
   var why = rv && (brief ? rv.explain_key : rv.explain);
-  fvText('surprise', rv && rv.surprise ? rv.surprise : '');
-  fvText('explain', why ? fvT('reveal.explain', { why: why }) : '');
+  fvMsgText('surprise', rv && rv.surprise_msg, rv && rv.surprise ? rv.surprise : '');
+  fvMsgText('explain', steps, why || '', fvT('rule.sep'));
+  var e = fvEl('explain');
+  if (e && e.textContent) e.textContent = fvT('reveal.explain', { why: e.textContent });
 }
 /* A vote's confidence (docs/SCORING.md "Confidence"): the wire's names and
  * their words. */

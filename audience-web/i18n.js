@@ -41,6 +41,21 @@ var fvI18n = (function () {
     if (typeof s !== 'string') { warn('no text for "' + key + '" in the ' + (code || 'no') + ' catalog'); s = key; }
     return fill(s, params);
   }
+  /* A text the C side worded as a message (docs/PROTOCOL.md "Texts as
+   * messages"): {key, args}, each argument a number, a string shown as it
+   * is, or {key} whose text it is. null when the catalog lacks a key of it
+   * (warned once): the page then shows the English the hub sent beside it. */
+  function msg(m) {
+    if (!m || typeof m.key !== 'string') return null;
+    if (typeof cat[m.key] !== 'string') { warn('no text for "' + m.key + '" in the ' + (code || 'no') + ' catalog: shown in English'); return null; }
+    var p = {}, ok = true;
+    Object.keys(m.args || {}).forEach(function (name) {
+      var v = m.args[name];
+      if (v && typeof v === 'object') { v = msg(v); if (v === null) ok = false; }
+      p[name] = v;
+    });
+    return ok ? fill(cat[m.key], p) : null;
+  }
   /* A count: key.one / key.other (key.few, key.many where the language has
    * them) by the language's plural rule, {n} filled with n. */
   function tn(key, n, params) {
@@ -115,6 +130,6 @@ var fvI18n = (function () {
     return kept || (m && decodeURIComponent(m[1])) || first(nav) || 'en';
   }
 
-  return { use: use, follow: follow, phoneLang: phoneLang, t: t, tn: tn, apply: apply, match: match, first: first, code: function () { return code; } };
+  return { use: use, follow: follow, phoneLang: phoneLang, t: t, tn: tn, msg: msg, apply: apply, match: match, first: first, code: function () { return code; } };
 })();
 var fvT = fvI18n.t, fvTn = fvI18n.tn, fvFollowLang = fvI18n.follow;

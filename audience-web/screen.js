@@ -168,8 +168,9 @@ fvI18n.use(fvParam('lang') || 'en', function () {
       if (m.lesson) {
         var l = document.createElement('span');
         l.className = 'lesson';
-        l.setAttribute('lang', 'en'); /* the rules' words, from the hub */
-        l.textContent = m.lesson;
+        var words = fvI18n.msg(m.lesson_msg); /* the rules' conclusion, in English when the catalog lacks it */
+        if (words === null) l.setAttribute('lang', 'en');
+        l.textContent = words !== null ? words : m.lesson;
         li.appendChild(l);
       }
       return li;

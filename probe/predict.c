@@ -3,7 +3,6 @@
  * judge_kernel.c's (probe_judge_rule_df, probe_judge_host_frags), the same
  * the judges infer with; the router rules are rules.c's, stated before the
  * send instead of after. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,18 +17,26 @@ struct pctx {
     int len;                      /* the first packet's length (a TCP segment is cut to the route MTU) */
 };
 
-static void step(struct probe_predicted *f, const char *rule, unsigned tells, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void step(struct probe_predicted *f, const char *rule, unsigned tells, const char *fmt, ...) {
-    if (f->nsteps == PROBE_PREDICT_STEPS_MAX) return;
+/* A step: its words are a catalog key and its arguments (fv_msg.h), its
+ * English rendered from them. */
+static struct probe_predict_step *step_add(struct probe_predicted *f, const char *rule, unsigned tells) {
+    if (f->nsteps == PROBE_PREDICT_STEPS_MAX) return NULL;
     struct probe_predict_step *s = &f->step[f->nsteps++];
+    memset(s, 0, sizeof *s);
     s->rule = rule;
     s->tells = tells;
-    va_list ap;
-    va_start(ap, fmt);
-    if (vsnprintf(s->text, sizeof s->text, fmt, ap) < 0) s->text[0] = 0;
-    va_end(ap);
+    return s;
 }
+#define step(f, rule, tells, ...)                                                                                     \
+    do {                                                                                                               \
+        struct probe_predict_step *s_ = step_add((f), (rule), (tells));                                                \
+        if (s_) fv_msg_set(&s_->msg, __VA_ARGS__), fv_msg_text(&s_->msg, s_->text, sizeof s_->text);                   \
+    } while (0)
+#define step0(f, rule, tells, key)                                                                                    \
+    do {                                                                                                               \
+        struct probe_predict_step *s_ = step_add((f), (rule), (tells));                                                \
+        if (s_) fv_msg_key(&s_->msg, (key)), fv_msg_text(&s_->msg, s_->text, sizeof s_->text);                         \
+    } while (0)
 
 static const char *opt_name(const struct pctx *c) {
     static const char *const v4[] = {"", "IP_PMTUDISC_DONT", "IP_PMTUDISC_WANT", "IP_PMTUDISC_DO",
@@ -50,19 +57,18 @@ static int obeys_cache(const struct pctx *c) {
 static void common_steps(const struct pctx *c, struct probe_predicted *f, int with_mtu) {
     const struct probe_predict_in *in = c->in;
     if (in->spec.mode == PROBE_MODE_DEFAULT)
-        step(f, "socket option", 0, "no IP%s_MTU_DISCOVER option is set, so Linux's default applies: %s", c->v6 ? "V6" : "",
+        step(f, "socket option", 0, "rule.default_mode", "sockopt=%s opt=%s", c->v6 ? "IPV6_MTU_DISCOVER" : "IP_MTU_DISCOVER",
              opt_name(c));
     if (!with_mtu) return;
     if (in->dev_mtu <= 0)
-        step(f, "route MTU", 0, "the device's MTU is not known");
+        step0(f, "route MTU", 0, "rule.mtu_unknown");
     else if (in->cached_pmtu > 0 && obeys_cache(c))
-        step(f, "route MTU", 0, "a path MTU of %d is cached for this address (an earlier Frag Needed or Packet Too Big "
-             "filled it), below the device's %d: the socket obeys %d", in->cached_pmtu, in->dev_mtu, c->route_mtu);
+        step(f, "route MTU", 0, "rule.mtu_cached", "pmtu=%d dev=%d mtu=%d", in->cached_pmtu, in->dev_mtu, c->route_mtu);
     else if (in->cached_pmtu > 0)
-        step(f, "route MTU", 0, "%s ignores the cached path MTU %d: only the device's %d limits it", opt_name(c),
-             in->cached_pmtu, in->dev_mtu);
+        step(f, "route MTU", 0, "rule.mtu_cache_ignored", "opt=%s pmtu=%d dev=%d", opt_name(c), in->cached_pmtu,
+             in->dev_mtu);
     else
-        step(f, "route MTU", 0, "nothing is cached for this address, so the route's MTU is the device's %d", in->dev_mtu);
+        step(f, "route MTU", 0, "rule.mtu_device", "dev=%d", in->dev_mtu);
 }
 
 static void predict_sent(struct pctx *c, struct probe_predicted *f) {
@@ -70,22 +76,24 @@ static void predict_sent(struct pctx *c, struct probe_predicted *f) {
     common_steps(c, f, c->mode == PROBE_MODE_DO || c->mode == PROBE_MODE_PROBE || c->mode == PROBE_MODE_INTERFACE);
     c->sent = 1;
     if (c->tcp) {
-        step(f, "kernel: TCP", 0, "TCP never refuses data for its size: the kernel cuts the stream into segments that "
-             "fit the route");
+        step0(f, "kernel: TCP", 0, "rule.tcp_send");
     } else if (c->mode == PROBE_MODE_DO) {
         c->sent = c->route_mtu > 0 ? size <= c->route_mtu : -1;
-        if (c->sent >= 0)
-            step(f, "kernel: send", PROBE_TELLS_SENT, "%s refuses a datagram larger than the route's MTU: %d %s %d, so "
-                 "send() %s", opt_name(c), size, c->sent ? "<=" : ">", c->route_mtu,
-                 c->sent ? "accepts it" : "fails with EMSGSIZE and nothing leaves");
+        if (c->sent > 0)
+            step(f, "kernel: send", PROBE_TELLS_SENT, "rule.do_fits", "opt=%s size=%d mtu=%d", opt_name(c), size,
+                 c->route_mtu);
+        else if (c->sent == 0)
+            step(f, "kernel: send", PROBE_TELLS_SENT, "rule.do_too_big", "opt=%s size=%d mtu=%d", opt_name(c), size,
+                 c->route_mtu);
     } else if (c->mode == PROBE_MODE_PROBE || c->mode == PROBE_MODE_INTERFACE) {
         c->sent = dev > 0 ? size <= dev : -1;
-        if (c->sent >= 0)
-            step(f, "kernel: send", PROBE_TELLS_SENT, "%s refuses only what exceeds the device's MTU: %d %s %d, so "
-                 "send() %s", opt_name(c), size, c->sent ? "<=" : ">", dev,
-                 c->sent ? "accepts it" : "fails with EMSGSIZE and nothing leaves");
+        if (c->sent > 0)
+            step(f, "kernel: send", PROBE_TELLS_SENT, "rule.probe_fits", "opt=%s size=%d mtu=%d", opt_name(c), size, dev);
+        else if (c->sent == 0)
+            step(f, "kernel: send", PROBE_TELLS_SENT, "rule.probe_too_big", "opt=%s size=%d mtu=%d", opt_name(c), size,
+                 dev);
     } else {
-        step(f, "kernel: send", 0, "%s never refuses a datagram for its size: send() accepts it", opt_name(c));
+        step(f, "kernel: send", 0, "rule.never_refuses", "opt=%s", opt_name(c));
     }
     f->answer = c->sent < 0 ? PROBE_ANS_UNKNOWN : c->sent ? PROBE_ANS_YES : PROBE_ANS_NO;
 }
@@ -93,31 +101,36 @@ static void predict_sent(struct pctx *c, struct probe_predicted *f) {
 static void predict_df(const struct pctx *c, struct probe_predicted *f) {
     const struct probe_spec *s = &c->in->spec;
     if (c->v6) {
-        step(f, "IPv6", PROBE_TELLS_DF, "IPv6 has no DF bit: routers never fragment IPv6, only the sender may");
+        step0(f, "IPv6", PROBE_TELLS_DF, "why.v6_no_df");
         f->answer = PROBE_ANS_YES;
         return;
     }
     int rule = probe_judge_rule_df(s), df = rule;
     if (c->tcp && c->mode == PROBE_MODE_PROBE) {
         common_steps(c, f, 0);
-        step(f, "kernel: DF", PROBE_TELLS_DF, "on TCP, %s sends its segments with DF=0 (only UDP gets DF=1 from it)",
-             opt_name(c));
+        step(f, "kernel: DF", PROBE_TELLS_DF, "rule.tcp_probe_df", "opt=%s", opt_name(c));
     } else if (c->tcp) {
         common_steps(c, f, 0);
-        step(f, "kernel: DF", PROBE_TELLS_DF, "a TCP socket with %s sets DF=%d on every segment", opt_name(c), rule);
+        step(f, "kernel: DF", PROBE_TELLS_DF, "rule.tcp_df", "opt=%s df=%d", opt_name(c), rule);
     } else if (c->mode == PROBE_MODE_WANT && c->sent == 1) {
         common_steps(c, f, 1);
         int frags = probe_judge_host_frags(s, c->in->dev_mtu, c->route_mtu);
         df = !frags;
         /* It tells the host's fragmentation only as DF's answer does, by
          * the rule the room is learning: not a sibling's measurement. */
-        step(f, "kernel: DF", PROBE_TELLS_DF, "%s sets DF=1 on a datagram that fits the route's "
-             "MTU and DF=0 on the fragments of one that does not: %d %s %d, so DF=%d", opt_name(c), s->size,
-             frags ? ">" : "<=", c->route_mtu, df);
+        if (frags)
+            step(f, "kernel: DF", PROBE_TELLS_DF, "rule.want_too_big", "opt=%s size=%d mtu=%d", opt_name(c), s->size,
+                 c->route_mtu);
+        else
+            step(f, "kernel: DF", PROBE_TELLS_DF, "rule.want_fits", "opt=%s size=%d mtu=%d", opt_name(c), s->size,
+                 c->route_mtu);
     } else {
         common_steps(c, f, 0);
-        step(f, "kernel: DF", PROBE_TELLS_DF | (c->sent == 0 ? PROBE_TELLS_SENT : 0u), "%s %s DF%s", opt_name(c),
-             rule ? "always sets" : "never sets", c->sent == 0 ? " (had anything left the host)" : "");
+        unsigned tells = PROBE_TELLS_DF | (c->sent == 0 ? PROBE_TELLS_SENT : 0u);
+        if (rule && c->sent == 0) step(f, "kernel: DF", tells, "rule.df_always_unsent", "opt=%s", opt_name(c));
+        else if (rule) step(f, "kernel: DF", tells, "rule.df_always", "opt=%s", opt_name(c));
+        else if (c->sent == 0) step(f, "kernel: DF", tells, "rule.df_never_unsent", "opt=%s", opt_name(c));
+        else step(f, "kernel: DF", tells, "rule.df_never", "opt=%s", opt_name(c));
     }
     f->answer = df ? PROBE_ANS_YES : PROBE_ANS_NO;
 }
@@ -127,17 +140,18 @@ static void predict_routers(const struct pctx *c, int df, struct probe_predictio
     struct probe_predicted *f = &p->fragmented;
     const struct probe_path_topology *t = c->in->topo;
     const char *what = c->v6 ? "Packet Too Big" : "Frag Needed";
+    if (c->v6) {
+        step0(f, "IPv6", PROBE_TELLS_FRAG, "rule.v6_routers_drop");
+    } else if (df) {
+        step0(f, "router: DF=1", PROBE_TELLS_FRAG | PROBE_TELLS_DF, "rule.df1_routers_drop");
+    }
     if (c->v6 || df) {
-        step(f, c->v6 ? "IPv6" : "router: DF=1", PROBE_TELLS_FRAG | (c->v6 ? 0 : PROBE_TELLS_DF),
-             "%s: a router that cannot forward it drops it and answers %s", c->v6 ? "no router fragments IPv6"
-             : "with DF=1 no router may fragment it", what);
         f->answer = PROBE_ANS_NO;
         p->fragmenter = PROBE_FRAG_NONE;
     }
     if (!t || t->nnodes < 2) {
         if (!c->v6 && !df) {
-            step(f, "router: DF=0", PROBE_TELLS_FRAG | PROBE_TELLS_DF, "with DF=0 any router before a smaller link "
-                 "fragments it, and this path's links are not known before the send");
+            step0(f, "router: DF=0", PROBE_TELLS_FRAG | PROBE_TELLS_DF, "rule.df0_path_unknown");
             f->answer = PROBE_ANS_UNKNOWN;
             p->fragmenter = PROBE_FRAG_UNKNOWN;
         }
@@ -146,15 +160,14 @@ static void predict_routers(const struct pctx *c, int df, struct probe_predictio
     int dst = t->nnodes - 1, last = dst, ttl = c->in->spec.ttl;
     if (ttl > 0 && ttl < dst) {
         last = ttl;
-        step(f, "router: TTL", 0, "its TTL of %d runs out at %s, which checks the TTL before the MTU", ttl,
-             t->node[ttl].name);
+        step(f, "router: TTL", 0, "rule.ttl_expires", "ttl=%d node=%s", ttl, t->node[ttl].name);
     }
     for (int k = 1; k < last; k++) {
         int mtu = t->link[k].mtu;
         if (mtu <= 0) {
             if (f->answer == PROBE_ANS_NO) return;
-            step(f, "router: DF=0", PROBE_TELLS_FRAG | PROBE_TELLS_DF, "with DF=0 a router may fragment it, and the "
-                 "MTU of the link after %s is not known before the send", t->node[k].name);
+            step(f, "router: DF=0", PROBE_TELLS_FRAG | PROBE_TELLS_DF, "rule.df0_link_unknown", "node=%s",
+                 t->node[k].name);
             f->answer = PROBE_ANS_UNKNOWN;
             p->fragmenter = PROBE_FRAG_UNKNOWN;
             return;
@@ -167,15 +180,14 @@ static void predict_routers(const struct pctx *c, int df, struct probe_predictio
         }
         struct probe_path_pieces pc;
         int n = probe_path_split(c->len, mtu, 0, &pc);
-        step(f, "router: DF=0", PROBE_TELLS_FRAG | PROBE_TELLS_DF, "with DF=0, %s forwards %d bytes onto its %d-byte "
-             "link to %s in %d pieces", t->node[k].name, c->len, mtu, t->node[k + 1].name, n);
+        step(f, "router: DF=0", PROBE_TELLS_FRAG | PROBE_TELLS_DF, "rule.router_fragments",
+             "router=%s len=%d mtu=%d next=%s n=%d", t->node[k].name, c->len, mtu, t->node[k + 1].name, n);
         f->answer = PROBE_ANS_YES;
         p->fragmenter = PROBE_FRAG_ROUTER;
         return;
     }
     if (f->answer != PROBE_ANS_NO)
-        step(f, "router: fits", PROBE_TELLS_FRAG, "its %d bytes fit every link it crosses, so no router cuts it",
-             c->len);
+        step(f, "router: fits", PROBE_TELLS_FRAG, "rule.fits_every_link", "len=%d", c->len);
     f->answer = PROBE_ANS_NO;
     p->fragmenter = PROBE_FRAG_NONE;
     if (last < dst)
@@ -193,7 +205,7 @@ static void predict_frag(struct pctx *c, int df, struct probe_prediction *p) {
     p->fragmenter = PROBE_FRAG_UNKNOWN;
     f->answer = PROBE_ANS_UNKNOWN;
     if (c->sent == 0) {
-        step(f, "kernel: send", PROBE_TELLS_SENT | PROBE_TELLS_FRAG, "send() refuses it: nothing leaves the host");
+        step0(f, "kernel: send", PROBE_TELLS_SENT | PROBE_TELLS_FRAG, "rule.refused");
         f->answer = PROBE_ANS_NO;
         p->fragmenter = PROBE_FRAG_NONE;
         return;
@@ -206,12 +218,9 @@ static void predict_frag(struct pctx *c, int df, struct probe_prediction *p) {
         c->len = c->route_mtu > 0 && c->route_mtu < s->size ? c->route_mtu : s->size;
         if (peer > 0 && peer < c->len) {
             c->len = peer;
-            step(f, "kernel: TCP", PROBE_TELLS_FRAG, "the host never fragments TCP: it cuts segments to the route's "
-                 "MTU and to the MSS the target announced from its own %d-byte link, so the first one is %d bytes",
-                 peer, c->len);
+            step(f, "kernel: TCP", PROBE_TELLS_FRAG, "rule.tcp_mss", "peer=%d len=%d", peer, c->len);
         } else {
-            step(f, "kernel: TCP", PROBE_TELLS_FRAG, "the host never fragments TCP: it cuts segments to the route's "
-                 "MTU, so the first one is %d bytes", c->len);
+            step(f, "kernel: TCP", PROBE_TELLS_FRAG, "rule.tcp_segments", "len=%d", c->len);
         }
     } else if (c->route_mtu <= 0) {
         return;
@@ -219,18 +228,24 @@ static void predict_frag(struct pctx *c, int df, struct probe_prediction *p) {
         int lim = c->mode == PROBE_MODE_OMIT ? c->in->dev_mtu : c->route_mtu;
         struct probe_path_pieces pc;
         int n = probe_path_split(s->size, lim, c->v6, &pc);
-        step(f, "kernel: fragment", PROBE_TELLS_FRAG, "%s fragments what exceeds %s MTU: %d > %d, so the "
-             "host sends %d fragments", opt_name(c), c->mode == PROBE_MODE_OMIT ? "the device's" : "the route's",
-             s->size, lim, n);
+        if (c->mode == PROBE_MODE_OMIT)
+            step(f, "kernel: fragment", PROBE_TELLS_FRAG, "rule.host_fragments_device", "opt=%s size=%d mtu=%d n=%d",
+                 opt_name(c), s->size, lim, n);
+        else
+            step(f, "kernel: fragment", PROBE_TELLS_FRAG, "rule.host_fragments_route", "opt=%s size=%d mtu=%d n=%d",
+                 opt_name(c), s->size, lim, n);
         f->answer = PROBE_ANS_YES;
         p->fragmenter = PROBE_FRAG_HOST;
         return;
     } else {
         int lim = c->mode == PROBE_MODE_WANT || c->mode == PROBE_MODE_DONT || c->mode == PROBE_MODE_DO
                       ? c->route_mtu : c->in->dev_mtu;
-        step(f, "kernel: fragment", PROBE_TELLS_FRAG, "%s %s: %d <= %d, so the host sends it whole",
-             opt_name(c), c->mode == PROBE_MODE_DO || c->mode == PROBE_MODE_PROBE || c->mode == PROBE_MODE_INTERFACE
-                              ? "never fragments" : "fragments only what exceeds this MTU", s->size, lim);
+        if (c->mode == PROBE_MODE_DO || c->mode == PROBE_MODE_PROBE || c->mode == PROBE_MODE_INTERFACE)
+            step(f, "kernel: fragment", PROBE_TELLS_FRAG, "rule.never_fragments", "opt=%s size=%d mtu=%d", opt_name(c),
+                 s->size, lim);
+        else
+            step(f, "kernel: fragment", PROBE_TELLS_FRAG, "rule.whole_fits", "opt=%s size=%d mtu=%d", opt_name(c),
+                 s->size, lim);
         c->len = s->size;
     }
     predict_routers(c, df, p);
@@ -266,43 +281,61 @@ static unsigned fact_bit(enum probe_predict_fact f) {
     return f == PROBE_PREDICT_SENT ? PROBE_TELLS_SENT : f == PROBE_PREDICT_DF ? PROBE_TELLS_DF : PROBE_TELLS_FRAG;
 }
 
+/* Whether step i of x may be shown with the facts in shown. */
+static int visible(const struct probe_predicted *x, int i, unsigned shown) { return !(x->step[i].tells & ~shown); }
+
 size_t probe_predict_text(const struct probe_prediction *p, enum probe_predict_fact f, unsigned shown, char *out,
                           size_t n) {
     const struct probe_predicted *x = probe_predict_fact(p, f);
     shown |= fact_bit(f);
+    const char *sep = fv_msg_en("rule.sep") ? fv_msg_en("rule.sep") : "; ";
     size_t len = 0;
     if (n) out[0] = 0;
     for (int i = 0; i < x->nsteps && len + 1 < n; i++) {
-        if (x->step[i].tells & ~shown) continue;
-        int w = snprintf(out + len, n - len, "%s%s", len ? "; " : "", x->step[i].text);
+        if (!visible(x, i, shown)) continue;
+        int w = snprintf(out + len, n - len, "%s%s", len ? sep : "", x->step[i].text);
         if (w < 0) break;
         len = len + (size_t)w < n ? len + (size_t)w : n - 1;
     }
     return len;
 }
 
-size_t probe_predict_key(const struct probe_prediction *p, enum probe_predict_fact f, unsigned shown, char *out,
-                         size_t n) {
+int probe_predict_msgs(const struct probe_prediction *p, enum probe_predict_fact f, unsigned shown,
+                       struct fv_msg out[PROBE_PREDICT_STEPS_MAX]) {
     const struct probe_predicted *x = probe_predict_fact(p, f);
     shown |= fact_bit(f);
+    int k = 0;
+    for (int i = 0; i < x->nsteps; i++)
+        if (visible(x, i, shown)) out[k++] = x->step[i].msg;
+    return k;
+}
+
+size_t probe_predict_key(const struct probe_prediction *p, enum probe_predict_fact f, unsigned shown, char *out,
+                         size_t n) {
+    struct fv_msg m[PROBE_PREDICT_STEPS_MAX];
+    int k = probe_predict_msgs(p, f, shown, m);
     if (n) out[0] = 0;
-    for (int i = x->nsteps - 1; i >= 0; i--)
-        if (!(x->step[i].tells & ~shown)) {
-            int w = snprintf(out, n, "%s", x->step[i].text);
-            return w < 0 ? 0 : (size_t)w < n ? (size_t)w : n ? n - 1 : 0;
-        }
-    return 0;
+    return k ? fv_msg_text(&m[k - 1], out, n) : 0;
+}
+
+int probe_predict_surprise_msg(const struct probe_prediction *p, enum probe_predict_fact f,
+                               const struct probe_fact *m, struct fv_msg *out) {
+    enum probe_answer want = probe_predict_fact(p, f)->answer;
+    memset(out, 0, sizeof *out);
+    if (want == PROBE_ANS_UNKNOWN || m->answer == PROBE_ANS_UNKNOWN || m->answer == want) return 0;
+    const char *said = want == PROBE_ANS_YES ? "answer.yes" : "answer.no";
+    if (m->why[0]) fv_msg_set(out, "surprise.said_why", "@answer=%s why=%s", said, m->why);
+    else fv_msg_set(out, "surprise.said", "@answer=%s", said);
+    return 1;
 }
 
 int probe_predict_surprise(const struct probe_prediction *p, enum probe_predict_fact f, const struct probe_fact *m,
                            char *out, size_t n) {
-    enum probe_answer want = probe_predict_fact(p, f)->answer;
+    struct fv_msg s;
+    int r = probe_predict_surprise_msg(p, f, m, &s);
     if (n) out[0] = 0;
-    if (want == PROBE_ANS_UNKNOWN || m->answer == PROBE_ANS_UNKNOWN || m->answer == want) return 0;
-    if (snprintf(out, n, "Surprise: the rules said %s%s%s", probe_answer_name(want), m->why[0] ? " \xe2\x80\x94 " : "",
-                 m->why) < 0 && n)
-        out[0] = 0;
-    return 1;
+    if (r) fv_msg_text(&s, out, n);
+    return r;
 }
 
 void probe_predict_in_of(const struct probe_result *r, struct probe_path_topology *topo, struct probe_predict_in *in) {

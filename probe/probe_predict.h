@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "fv_msg.h"
 #include "probe_path.h"
 #include "probe_result.h"
 #include "probe_spec.h"
@@ -32,7 +33,8 @@ enum { PROBE_TELLS_SENT = 1u << 0, PROBE_TELLS_DF = 1u << 1, PROBE_TELLS_FRAG = 
 struct probe_predict_step {
     const char *rule;             /* the rule's name, static: "socket option", "kernel: send", ... */
     unsigned tells;               /* PROBE_TELLS_* of the answers it gives away; 0 none */
-    char text[PROBE_PREDICT_STEP_MAX];
+    struct fv_msg msg;            /* its words: a catalog key ("rule.do_fits") and its arguments */
+    char text[PROBE_PREDICT_STEP_MAX]; /* msg in English (fv_msg_text) */
 };
 struct probe_predicted {
     enum probe_answer answer;     /* unknown: the rules cannot say (the path is not known) */
@@ -75,6 +77,12 @@ const struct probe_predicted *probe_predict_fact(const struct probe_prediction *
 size_t probe_predict_text(const struct probe_prediction *p, enum probe_predict_fact f, unsigned shown, char *out,
                           size_t n);
 
+/* Pure: the same steps as probe_predict_text, as messages (fv_msg.h: a
+ * key and its arguments, for a page to word in its reader's language).
+ * Returns how many. */
+int probe_predict_msgs(const struct probe_prediction *p, enum probe_predict_fact f, unsigned shown,
+                       struct fv_msg out[PROBE_PREDICT_STEPS_MAX]);
+
 /* Pure: the chain's conclusion alone -- its last step within shown (as
  * probe_predict_text) -- for a screen with no room for the whole chain (the
  * projector beside a path picture). Returns the length written. */
@@ -87,5 +95,10 @@ size_t probe_predict_key(const struct probe_prediction *p, enum probe_predict_fa
  * is ""); 0 (out "") when they agree or either is unknown. */
 int probe_predict_surprise(const struct probe_prediction *p, enum probe_predict_fact f, const struct probe_fact *m,
                            char *out, size_t n);
+/* The same as a message: "surprise.said_why" with the arguments answer (a
+ * key: "answer.no") and why (m's why in English; a page puts the why's own
+ * message in its place), "surprise.said" without a why. */
+int probe_predict_surprise_msg(const struct probe_prediction *p, enum probe_predict_fact f,
+                               const struct probe_fact *m, struct fv_msg *out);
 
 #endif

@@ -13,6 +13,7 @@
 #include "leaderboard.h"
 #include "path_json.h"
 #include "league.h"
+#include "msg_json.h"
 #include "revote.h"
 
 static char *dump(json_t *o) {
@@ -57,6 +58,8 @@ static json_t *reveal_json(struct quiz *q, int pos) {
     if (o && t.explain[0]) json_object_set_new(o, "explain", json_string(t.explain));
     if (o && t.explain_key[0]) json_object_set_new(o, "explain_key", json_string(t.explain_key));
     if (o && t.surprise[0]) json_object_set_new(o, "surprise", json_string(t.surprise));
+    if (o && t.nexplain) json_object_set_new(o, "explain_msg", msg_json_list(t.explain_msg, t.nexplain));
+    if (o && t.surprise_msg.key[0]) json_object_set_new(o, "surprise_msg", msg_json(&t.surprise_msg));
     if (o) reveal_add_rounds(o, &i, &t);
     json_t *conf = o ? calibration_reveal_json(&i.conf, i.round == 2 ? &i.first_conf : NULL, quiz_score_truth(&t))
                      : NULL; /* the votes split by confidence */
@@ -88,6 +91,7 @@ static json_t *finale_json(const struct quiz *q) {
                               "votes", m[i].votes, "kind", quiz_get(q, m[i].pos, &qi) ? NULL : quiz_kind_name(qi.kind),
                               "ask", t ? deck_ask_json(t) : NULL);
         if (e && m[i].lesson[0]) json_object_set_new(e, "lesson", json_string(m[i].lesson));
+        if (e && m[i].lesson_msg.key[0]) json_object_set_new(e, "lesson_msg", msg_json(&m[i].lesson_msg));
         json_array_append_new(missed, e);
     }
     json_t *o = json_pack("{s:o}", "missed", missed);

@@ -24,6 +24,7 @@ int finale_missed(const struct quiz *q, struct finale_missed out[FINALE_MISSED])
         struct finale_missed m = {.pos = pos, .wrong = 1.0 - right, .votes = i.yes + i.no};
         snprintf(m.text, sizeof m.text, "%s", i.text);
         snprintf(m.lesson, sizeof m.lesson, "%s", t.explain_key);
+        if (t.nexplain) m.lesson_msg = t.explain_msg[t.nexplain - 1];
         int at = n < FINALE_MISSED ? n : FINALE_MISSED; /* insertion, most missed first, earlier first on ties */
         while (at > 0 && out[at - 1].wrong < m.wrong) {
             if (at < FINALE_MISSED) out[at] = out[at - 1];

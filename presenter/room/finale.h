@@ -15,6 +15,7 @@ struct finale_missed {
     int votes;
     char text[QUIZ_TEXT_MAX];           /* the question as the room read it */
     char lesson[PROBE_PREDICT_STEP_MAX]; /* the rules' conclusion, "" when the rules cannot say */
+    struct fv_msg lesson_msg;           /* the same as a message (fv_msg.h), key "" with no lesson */
 };
 
 struct finale_shift {

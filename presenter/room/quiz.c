@@ -119,9 +119,11 @@ static void explain(const struct quiz *q, int pos, unsigned open, struct quiz_tr
     enum probe_predict_fact f = (enum probe_predict_fact)x->info.kind;
     probe_predict_text(p, f, ~open, out->explain, sizeof out->explain);
     probe_predict_key(p, f, ~open, out->explain_key, sizeof out->explain_key);
+    out->nexplain = probe_predict_msgs(p, f, ~open, out->explain_msg);
     struct probe_fact m = {.answer = out->answer, .basis = out->basis};
     snprintf(m.why, sizeof m.why, "%s", out->why);
     probe_predict_surprise(p, f, &m, out->surprise, sizeof out->surprise);
+    probe_predict_surprise_msg(p, f, &m, &out->surprise_msg);
 }
 
 int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out) {

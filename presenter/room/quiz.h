@@ -64,6 +64,12 @@ struct quiz_truth {
     char explain[PROBE_PREDICT_TEXT_MAX]; /* the rules' chain for this fact (probe_predict_text), "" none */
     char explain_key[PROBE_PREDICT_STEP_MAX]; /* its conclusion alone (probe_predict_key), for the projector */
     char surprise[256];           /* "Surprise: the rules said no -- ..." where the measurement differs, else "" */
+    /* The same texts as messages (fv_msg.h: a catalog key and its arguments),
+     * for the pages to word in their reader's language; built from the same
+     * data at the same moment, so they show exactly what the English shows. */
+    struct fv_msg explain_msg[PROBE_PREDICT_STEPS_MAX]; /* explain's steps; the last one is explain_key's */
+    int nexplain;                 /* 0: no explanation */
+    struct fv_msg surprise_msg;   /* key "" when no surprise */
 };
 
 struct quiz;

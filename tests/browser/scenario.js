@@ -162,14 +162,38 @@ async function untranslated(page, keys) {
   }, keys);
 }
 
+/* A message the hub sent beside its English (docs/PROTOCOL.md "Texts as
+ * messages": {key, args}, an argument a number, a string or {key}) worded
+ * from catalog cat, as the pages do it; null when cat lacks a key. */
+function worded(cat, m) {
+  if (!m || typeof cat[m.key] !== 'string') return null;
+  let ok = true;
+  const text = cat[m.key].replace(/\{(\w+)\}/g, (all, name) => {
+    let v = (m.args || {})[name];
+    if (v && typeof v === 'object') v = worded(cat, v);
+    if (v === null || v === undefined) { ok = false; return all; }
+    return String(v);
+  });
+  return ok ? text : null;
+}
+/* A reveal's explanation (brief: its conclusion alone, as the projector
+ * shows it) worded from cat, as #explain shows it. */
+function explainIn(cat, rv, brief) {
+  const steps = brief ? rv.explain_msg.slice(-1) : rv.explain_msg;
+  return cat['reveal.explain'].replace('{why}', steps.map((m) => worded(cat, m)).join(cat['rule.sep']));
+}
+
 /* The phone in every shipped language, picked on its menu, on a revealed
  * question with its path picture: the page says the language (<html lang>),
  * shows no key and no placeholder, words the question, its state and its
  * buttons from that catalog; axe in German. A projector in German
- * (?lang=de) the same, within one screenful. Then the phone back in English,
- * where the rest of the talk checks its words. */
-async function languages(browser, origin, A, projectors) {
+ * (?lang=de) the same, within one screenful. The revealed question's
+ * explanation, worded in C as messages, in the phone's and the projector's
+ * language, not in the English the hub sends beside it. Then the phone back
+ * in English, where the rest of the talk checks its words. */
+async function languages(browser, origin, A, projectors, rv) {
   const cats = catalogs(), keys = Object.keys(cats.en);
+  check(rv && Array.isArray(rv.explain_msg) && rv.explain_msg.length > 0, 'the reveal carries its explanation as messages', JSON.stringify(rv && rv.explain_msg));
   check(Object.keys(cats).length >= 3, 'English and at least two more catalogs are shipped', Object.keys(cats).join());
   const names = await A.locator('#lang option').evaluateAll((os) => os.map((o) => o.value));
   checkEq(names.sort().join(), Object.keys(cats).sort().join(), 'the phone\'s language menu offers every shipped catalog');
@@ -188,6 +212,12 @@ async function languages(browser, origin, A, projectors) {
       check(said.startsWith(cat['path.say_path'].split('{')[0]), `phone (${code}): the path picture is worded in ${code}`, said);
     }
     checkEq(await A.evaluate(() => localStorage.getItem('fragvote_lang')), code, `phone (${code}): the choice is kept`);
+    const ex = await text(A, '#explain');
+    checkEq(ex, explainIn(cat, rv, false), `phone (${code}): the rules' explanation is worded from the ${code} catalog`);
+    if (code !== 'en') {
+      check(!ex.includes(rv.explain), `phone (${code}): the explanation is not the English sentence`, ex);
+      checkEq(await A.locator('#explain').getAttribute('lang'), null, `phone (${code}): the explanation is not marked English`);
+    }
     if (code === 'de') { await shot(A, 'phone-lang-de'); await axe(A, 'phone (de)'); }
   }
   /* the choice survives a reload */
@@ -224,6 +254,9 @@ async function languages(browser, origin, A, projectors) {
   checkEq(await de.locator('.joinlabel').first().textContent(), cats.de['screen.scan'], 'projector (de): the join box in German');
   const raw = await untranslated(de, keys);
   check(raw.length === 0, 'projector (de): no key name or placeholder shows', raw.join(', '));
+  const exDe = await text(de, '#explain');
+  checkEq(exDe, explainIn(cats.de, rv, true), 'projector (de): the rules\' conclusion is worded from the German catalog');
+  check(!exDe.includes(rv.explain_key), 'projector (de): the conclusion is not the English sentence', exDe);
   await fitsProjectors([de], ['#banner', '#qtext', '#bars', '#truth', '#explain', '#evidence', '#majority', '#collective'], 'screen (de, revealed)');
   await shot(de, 'screen-lang-de');
   await de.context().close();
@@ -700,7 +733,7 @@ async function main(setAbort) {
     checkEq(await B.locator('#no').evaluate((e) => getComputedStyle(e).backgroundColor), NO_PURPLE, 'phone B (dark): the chosen answer keeps its colour');
     check(await B.locator('#yes').evaluate((e) => parseFloat(getComputedStyle(e).opacity) < 1), 'phone B: the answer not chosen fades once closed');
     await shot(B, 'phone-4b-revealed-dark');
-    await languages(browser, origin, A, projectors);
+    await languages(browser, origin, A, projectors, (stateWithReveal(0) || {}).reveal);
 
     /* 7. Question 2 from the lectern, with the clicker: PageDown opens, →
      * closes, Space measures, PageDown reveals, PageDown goes on. */

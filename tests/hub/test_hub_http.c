@@ -55,7 +55,7 @@ static char *http_raw(const char *req, size_t *len) {
     char err[256];
     int fd = tcp_connect("127.0.0.1", hubroom.fx.port, NULL, err, sizeof err);
     if (fd < 0) return fprintf(stderr, "%s\n", err), NULL;
-    size_t cap = 1 << 16, n = 0;
+    size_t cap = 1 << 20, n = 0; /* the phone's joined script is above 64 KiB */
     char *buf = malloc(cap + 1);
     if (!buf || write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
         free(buf);

@@ -21,6 +21,7 @@
 #include "db_ckpt.h"
 #include "hub_fd.h"
 #include "hubroom.h"
+#include "msg_json.h"
 #include "tcp_client.h"
 
 static void test_truth_is_in_no_frame_before_reveal(void) {
@@ -92,6 +93,29 @@ static int play_to_reveal(struct wsc *p, int answer_probe, char *err, size_t err
     return hubroom_cmd(p, "reveal", err, errlen);
 }
 
+/* A reveal's explanation as messages (explain_msg, docs/PROTOCOL.md) says in
+ * English exactly its "explain", and its surprise_msg its "surprise": the
+ * pages word the same steps in their language. */
+static void check_reveal_msgs(json_t *rv) {
+    char joined[PROBE_PREDICT_TEXT_MAX] = "";
+    json_t *steps = json_object_get(rv, "explain_msg"), *e;
+    size_t i;
+    json_array_foreach(steps, i, e) {
+        struct fv_msg m;
+        CHECK_INT(msg_json_read(e, &m), 0);
+        if (i) strcat(joined, "; ");
+        fv_msg_append(&m, joined, sizeof joined);
+    }
+    const char *explain = json_string_value(json_object_get(rv, "explain"));
+    CHECK_STR(joined, explain ? explain : "");
+    CHECK(explain == NULL || json_array_size(steps) > 0);
+    struct fv_msg sm;
+    char surprise[300] = "";
+    if (!msg_json_read(json_object_get(rv, "surprise_msg"), &sm)) fv_msg_text(&sm, surprise, sizeof surprise);
+    const char *want = json_string_value(json_object_get(rv, "surprise"));
+    CHECK_STR(surprise, want ? want : "");
+}
+
 /* Issue 15: the three questions of one test share one probe result, but the
  * reveal of one question explains only its own fact: no frame to anyone
  * carries a sibling's explanation or the test's evidence (which speaks of
@@ -115,6 +139,7 @@ static void test_each_reveal_shows_only_its_own_fact(void) {
             REQUIRE(st);
             json_t *rv = json_object_get(st, "reveal");
             CHECK_STR(json_string_value(json_object_get(rv, "why")), why[pos]);
+            check_reveal_msgs(rv);
             if (pos < 2) CHECK(json_object_get(rv, "evidence") == NULL);
             else CHECK_STR(json_string_value(json_object_get(rv, "evidence")), MARKER);
             /* issue 20: the path picture draws only the facts that may be shown */

@@ -9,6 +9,12 @@
  *    each family complete (its members read from where the values come
  *    from: probe/spec.c's names, lab_behave.c's behaviours, the pages' own
  *    lists), and every English key is used by some page;
+ *  - every key the C side can emit as a message (msg/fv_msg.h: a key and its
+ *    arguments; the predictor's steps, the judges' whys, the evidence, the
+ *    surprise, the headlines), read from the C sources: a key literal of
+ *    its families and the spec after it ("opt=%s size=%d @answer=%s"), is
+ *    in English with exactly the spec's names as {placeholders} (so, by the
+ *    checks above, in every catalog);
  *  - no page carries words of its own: no text in the HTML outside
  *    data-i18n elements (but the name "fragvote"), no string literal of two
  *    words or more in the scripts.
@@ -103,6 +109,33 @@ for (const p of prefixes) {
   if (!check(p in family, `the pages build keys of "${p}": the checker knows that family`)) continue;
   check(family[p].length > 0, `the family "${p}" has members`);
   for (const m of family[p]) { check(p + m in en, `the family key "${p + m}" is in the English catalog`); used.add(p + m); }
+}
+/* ---- the keys the C side emits (docs/LANGUAGES.md "Texts worded in C") ---- */
+const C_FAMILIES = ['rule', 'why', 'ev', 'surprise', 'headline', 'league', 'answer'];
+const cFiles = [];
+(function walk(dir) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const f = path.join(dir, e.name);
+    if (e.isDirectory()) walk(f); else if (/\.[ch]$/.test(e.name)) cFiles.push(f);
+  }
+  return walk;
+})(path.join(src, 'probe'))(path.join(src, 'msg'))(path.join(src, 'score'))(path.join(src, 'presenter'));
+const cEmits = {}; /* key -> [{file, names}] */
+for (const f of cFiles) {
+  const s = read(f).replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+  for (const m of s.matchAll(/"([a-z]+\.[a-z0-9_.]+)"(\s*,\s*"((?:[^"\\]|\\.)*)")?/g)) {
+    if (!C_FAMILIES.includes(m[1].split('.')[0]) || /\.[ch]$/.test(m[1])) continue;
+    const spec = m[3] !== undefined && /^\s*@?\w+=%[ds]( +@?\w+=%[ds])*\s*$/.test(m[3]) ? m[3] : '';
+    const names = [...spec.matchAll(/@?(\w+)=%[ds]/g)].map((x) => x[1]).sort().join(',');
+    (cEmits[m[1]] = cEmits[m[1]] || []).push({ file: path.relative(src, f), names });
+  }
+}
+check(Object.keys(cEmits).length >= 30, `the C sources emit message keys (${Object.keys(cEmits).length} found)`);
+for (const [k, sites] of Object.entries(cEmits)) {
+  if (!check(k in en, `the C key "${k}" (${sites[0].file}) is in the English catalog`)) continue;
+  used.add(k);
+  for (const site of sites)
+    check(site.names === placeholders(en[k]), `the C key "${k}" (${site.file}) has arguments {${site.names}} = English's placeholders {${placeholders(en[k])}}`);
 }
 used.add('lang.name'); /* the phone's switch names each language by it (checked above) */
 const unused = Object.keys(en).filter((k) => !used.has(k));

@@ -48,7 +48,7 @@ presenter_libs="common/libfragcommon.a measure/libfragmeasure.a deck/libfragdeck
 for lib in $presenter_libs; do
   check "built_$(basename "$lib" .a)" test -s "$build/presenter/$lib"
 done
-for lib in clock/libfragclock.a probe/libfragprobe.a score/libfragscore.a qkind/libfragqkind.a db/libfragdb.a; do
+for lib in clock/libfragclock.a msg/libfragmsg.a probe/libfragprobe.a score/libfragscore.a qkind/libfragqkind.a db/libfragdb.a; do
   check "built_$(basename "$lib" .a)" test -s "$build/$lib"
 done
 
@@ -91,8 +91,11 @@ none qkind_references_only_strcmp "$(undef qkind/libfragqkind.a ' U ' | grep -Ev
 # clock/: the program's one reader of the monotonic clock: clock_gettime and nothing else.
 none clock_references_only_clock_gettime "$(undef clock/libfragclock.a ' U ' | grep -Ev ' U (clock_gettime|__stack_chk_fail|__(asan|ubsan|sanitizer)_.*)$')"
 
+# msg/: messages and their English, pure: libc's string functions and nothing else.
+none msg_references_only_libc "$(undef msg/libfragmsg.a ' U ' | grep -Ev ' U (fv_msg_[a-z_]+|strcmp|strchr|strlen|memcpy|memset|snprintf|vsnprintf|bsearch|__stack_chk_fail|__(snprintf|vsnprintf|memcpy|memset)_chk|__(asan|ubsan|sanitizer)_.*)$')"
+
 # Link lines.
-for lib in fragclock fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragseam fragroom fragprober fragprivsep fraghub fragconsole \
+for lib in fragclock fragmsg fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragseam fragroom fragprober fragprivsep fraghub fragconsole \
            fragexport fragreplay fragcli fragpresent fragcommands; do
   check "linked_alone_$lib" test -n "$(needed $lib)"
 done
@@ -105,7 +108,7 @@ for lib in fragseam fragprober; do # the local prober reaches the store neither 
   none "${lib}_links_no_store" "$(needed $lib | grep -E 'sqlite|jansson|websockets')"
 done
 none privsep_links_no_store "$(needed fragprivsep | grep -E 'sqlite|websockets')" # jansson: results as JSON
-for lib in fragclock fragscore fragqkind; do
+for lib in fragclock fragmsg fragscore fragqkind; do
   none "${lib#frag}_links_only_libc" "$(needed $lib | grep -vE '^(libc|libm|libasan|libubsan|libgcc_s|libstdc\+\+|ld-linux)[.-]')"
 done
 
@@ -129,10 +132,11 @@ upward=$(awk -v ranks="$ranks" 'BEGIN { n = split(ranks, r, " "); for (i = 1; i 
   ($1 in rank) && ($2 in rank) && rank[$1] < rank[$2] { print $1 " -> " $2 }' "$tmp/edges")
 none probe_calls_go_down "$upward"
 # The pure judges: only libc string/format functions, the sanitizers' and
-# fortify's hooks, and symbols of the judges themselves or spec.c's names.
+# fortify's hooks, symbols of the judges themselves or spec.c's names, and
+# msg/'s messages (pure: their words are a catalog key and its arguments).
 pure='judge|judge_sent|judge_df|judge_frag|judge_kernel|judge_fact|observe_recverr_judge|witness_merge|rules|path_topology|spec|quote_about'
 libc='snprintf|vsnprintf|strcmp|strncmp|strstr|strcasecmp|strncasecmp|strlen|strchr|memchr|strerror|inet_ntop|memcpy|memset|memcmp|memmove'
-hooks='__stack_chk_fail|__(snprintf|vsnprintf|memcpy|memset|memmove)_chk|__(asan|ubsan|sanitizer)_.*'
+hooks='fv_msg_[a-z_]+|__stack_chk_fail|__(snprintf|vsnprintf|memcpy|memset|memmove)_chk|__(asan|ubsan|sanitizer)_.*'
 impure=$(awk -v pure="^($pure)\$" 'NR == FNR { def[$2] = $1; next } $1 ~ pure && !(($2 in def) && def[$2] ~ pure) { print $1 ": " $2 }' \
   "$tmp/defs" "$tmp/undefs" | grep -Ev ": ($libc|$hooks)\$")
 none probe_judges_are_pure "$impure"

@@ -219,6 +219,63 @@ static void test_surprise_when_the_measurement_differs(void) {
     CHECK_INT(probe_predict_surprise(&p, PROBE_PREDICT_FRAGMENTED, &r.fragmented, h, sizeof h), 0);
 }
 
+/* Every step of every chain, over each protocol, mode, size, TTL, cache and
+ * path, is a message (a catalog key and its arguments) whose English is the
+ * step's text; the messages a chain shows are its text's steps, in order,
+ * and its conclusion is the last one; the surprise's message renders to the
+ * surprise. */
+static void test_every_step_is_a_message(void) {
+    static const int sizes[] = {600, 1280, 1400, 1500, 2000};
+    int steps = 0;
+    for (int proto = 0; proto < PROBE_PROTO_COUNT; proto++)
+        for (int mode = PROBE_MODE_DEFAULT; mode <= PROBE_MODE_OMIT; mode++)
+            for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+                for (int variant = 0; variant < 8; variant++) {
+                    predict((enum probe_proto)proto, (enum probe_mode)mode, sizes[z], variant & 1 ? 2 : 0,
+                            variant & 2 ? 1280 : 0, variant & 4);
+                    for (int f = 0; f < 3; f++) {
+                        const struct probe_predicted *x = probe_predict_fact(&p, (enum probe_predict_fact)f);
+                        for (int i = 0; i < x->nsteps; i++, steps++) {
+                            char s[PROBE_PREDICT_STEP_MAX];
+                            CHECK(x->step[i].msg.key[0] != 0);
+                            fv_msg_text(&x->step[i].msg, s, sizeof s);
+                            CHECK_STR(s, x->step[i].text);
+                            CHECK(strchr(s, '{') == NULL); /* every placeholder filled */
+                        }
+                        for (unsigned shown = 0; shown < 8; shown++) {
+                            struct fv_msg m[PROBE_PREDICT_STEPS_MAX];
+                            char text[PROBE_PREDICT_TEXT_MAX], joined[PROBE_PREDICT_TEXT_MAX] = "", key[PROBE_PREDICT_STEP_MAX];
+                            int n = probe_predict_msgs(&p, (enum probe_predict_fact)f, shown, m);
+                            probe_predict_text(&p, (enum probe_predict_fact)f, shown, text, sizeof text);
+                            probe_predict_key(&p, (enum probe_predict_fact)f, shown, key, sizeof key);
+                            for (int i = 0; i < n; i++) {
+                                if (i) strcat(joined, "; ");
+                                fv_msg_append(&m[i], joined, sizeof joined);
+                            }
+                            CHECK_STR(joined, text);
+                            char last[PROBE_PREDICT_STEP_MAX] = "";
+                            if (n) fv_msg_text(&m[n - 1], last, sizeof last);
+                            CHECK_STR(last, key);
+                        }
+                    }
+                }
+    CHECK(steps > 1000);
+    predict(PROBE_UDP4, PROBE_MODE_WANT, 1400, 0, 0, 1);
+    struct probe_fact measured = {.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_OBSERVED, .why = "r2 quoted a fragment"};
+    struct fv_msg sm;
+    char h[300], hm[300];
+    CHECK_INT(probe_predict_surprise_msg(&p, PROBE_PREDICT_FRAGMENTED, &measured, &sm), 1);
+    CHECK_STR(sm.key, "surprise.said_why");
+    CHECK_STR(fv_msg_arg(&sm, "answer")->s, "answer.no");
+    CHECK_STR(fv_msg_arg(&sm, "why")->s, "r2 quoted a fragment");
+    probe_predict_surprise(&p, PROBE_PREDICT_FRAGMENTED, &measured, h, sizeof h);
+    fv_msg_text(&sm, hm, sizeof hm);
+    CHECK_STR(hm, h);
+    measured.answer = PROBE_ANS_NO;
+    CHECK_INT(probe_predict_surprise_msg(&p, PROBE_PREDICT_FRAGMENTED, &measured, &sm), 0);
+    CHECK_STR(sm.key, "");
+}
+
 static void test_inputs_of_a_result(void) {
     struct probe_result r;
     memset(&r, 0, sizeof r);
@@ -260,6 +317,7 @@ int main(void) {
     RUN(test_unknown_links_leave_it_unknown);
     RUN(test_chains_tell_no_open_sibling);
     RUN(test_surprise_when_the_measurement_differs);
+    RUN(test_every_step_is_a_message);
     RUN(test_inputs_of_a_result);
     return check_summary();
 }
