@@ -47,6 +47,7 @@ function makeElement(doc, id, tag) {
     click() { if (!el.disabled) el.dispatch('click'); },
     getAttribute: (a) => el.attrs[a],
     setAttribute: (a, v) => { el.attrs[a] = String(v); },
+    removeAttribute: (a) => { delete el.attrs[a]; },
     replaceChildren: (...nodes) => { el.children = nodes; el.textContent = nodes.map((n) => n.textContent).join(''); },
     appendChild: (n) => { el.children.push(n); el.textContent += n.textContent; n.parentNode = el; return n; },
     insertBefore: (n, ref) => {
