@@ -11,6 +11,7 @@
 #include "observe.h"
 
 void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_result *r) {
+    int clears = 0; /* the first router known to clear DF, once asked */
     if (strcmp(r->egress.observer, "recverr") || r->sent.answer != PROBE_ANS_YES) return;
     const struct probe_spec *s = &r->spec;
     int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
@@ -32,10 +33,10 @@ void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_r
         probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
                  "routers never fragment IPv6 and the host did not (Ip6FragCreates unchanged)");
         r->fragmenter = PROBE_FRAG_NONE;
-    } else if (r->df.answer == PROBE_ANS_YES && probe_path_topology_clears_df(topo)) {
+    } else if (r->df.answer == PROBE_ANS_YES && (clears = probe_path_topology_clears_df(topo)) > 0) {
         probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
                  "DF=1 by mode %s, but %s clears DF: a router on the way may have fragmented it",
-                 probe_mode_name(s->mode), topo->node[probe_path_topology_clears_df(topo)].name);
+                 probe_mode_name(s->mode), topo->node[clears].name);
     } else if (r->df.answer == PROBE_ANS_YES) {
         probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
                  "DF=1 by mode %s: routers may not fragment it, and the host did not%s", probe_mode_name(s->mode),
