@@ -734,6 +734,14 @@ static void test_methods_paths_and_phase_deadlines(void) {
     serve_stop();
 }
 
+/* The most CPU the server may use while shedding at the open-files limit
+ * (see fd_limit_run). */
+#if defined(__SANITIZE_ADDRESS__)
+#define FD_LIMIT_CPU_MAX 0.30
+#else
+#define FD_LIMIT_CPU_MAX 0.10
+#endif
+
 /* Item 4: at the open-files limit the server sheds connections instead of
  * spinning on accept(), logs a bounded amount, keeps serving the phone it
  * has, and takes a new phone once the flood has gone. */
@@ -771,7 +779,11 @@ static void fd_limit_run(const char *name, int poll, int lower_at_runtime) {
     printf("  %s (%s, limit %ld%s): %d + %d connections; serve used %.0f %% CPU, wrote %ld bytes to stderr\n", name,
            poll ? "poll" : "libev", limit, lower_at_runtime ? " set while running" : " at start", opened, extra,
            cpu * 100, logged);
-    CHECK(cpu < 0.10);
+    /* A spin on accept() is a whole core (100 %). Shedding costs 5 % with
+     * libev and 5-11 % with poll (it walks ~750 descriptors per wake-up);
+     * AddressSanitizer's serve needs 2-3 times the CPU for the same work
+     * (11 % for poll measured in CI's sanitizer pass). */
+    CHECK(cpu < FD_LIMIT_CPU_MAX);
     CHECK(logged >= 0 && logged < 8192);
     for (int i = 0; i < N; i++)
         if (fds[i] >= 0) close(fds[i]);
