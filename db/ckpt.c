@@ -16,6 +16,7 @@ struct db_ckpt {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int due, stop, running;        /* under mu */
+    int started;                   /* the thread was started (db_ckpt_start) */
     unsigned long done;            /* under mu */
     char err[256];                 /* under mu: why the thread gave up */
 };
@@ -58,28 +59,23 @@ static void *ckpt_main(void *arg) {
     return NULL;
 }
 
-int db_ckpt_start(struct db *db, char *err, size_t errlen) {
+int db_ckpt_open(struct db *db, char *err, size_t errlen) {
     struct db_ckpt **slot = db_ckpt_slot(db);
     if (*slot) return 0;
     struct db_ckpt *k = calloc(1, sizeof *k);
     if (!k) return db_seterr(err, errlen, "out of memory for the checkpointer"), -1;
     k->writer = db_conn(db)->h;
+    struct db_sql_conn c = {.path = (char *)db_path(db)};
     if (sqlite3_open_v2(db_path(db), &k->h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
         sqlite3_exec(k->h, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) != SQLITE_OK) {
         db_seterr(err, errlen, "cannot open %s for the checkpointer: %s", db_path(db),
                   k->h ? sqlite3_errmsg(k->h) : "out of memory");
         goto fail;
     }
+    c.h = k->h;
+    if (db_sql_touch(&c, err, errlen) < 0) goto fail; /* its -wal open now, as it stays */
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);
-    k->running = 1;
-    if (pthread_create(&k->thread, NULL, ckpt_main, k)) {
-        db_seterr(err, errlen, "cannot start the checkpointer thread");
-        pthread_mutex_destroy(&k->mu);
-        pthread_cond_destroy(&k->cv);
-        goto fail;
-    }
-    sqlite3_wal_hook(k->writer, wal_hook, k); /* replaces SQLite's automatic checkpoint */
     *slot = k;
     return 0;
 fail:
@@ -88,15 +84,31 @@ fail:
     return -1;
 }
 
+int db_ckpt_start(struct db *db, char *err, size_t errlen) {
+    if (db_ckpt_open(db, err, errlen) < 0) return -1;
+    struct db_ckpt *k = *db_ckpt_slot(db);
+    if (k->started) return 0;
+    k->running = 1;
+    if (pthread_create(&k->thread, NULL, ckpt_main, k)) {
+        k->running = 0;
+        return db_seterr(err, errlen, "cannot start the checkpointer thread"), -1;
+    }
+    k->started = 1;
+    sqlite3_wal_hook(k->writer, wal_hook, k); /* replaces SQLite's automatic checkpoint */
+    return 0;
+}
+
 void db_ckpt_stop(struct db *db) {
     struct db_ckpt **slot = db_ckpt_slot(db), *k = *slot;
     if (!k) return;
-    sqlite3_wal_autocheckpoint(k->writer, DB_CKPT_FRAMES); /* the hook no longer points at k */
-    pthread_mutex_lock(&k->mu);
-    k->stop = 1;
-    pthread_cond_signal(&k->cv);
-    pthread_mutex_unlock(&k->mu);
-    pthread_join(k->thread, NULL);
+    if (k->started) {
+        sqlite3_wal_autocheckpoint(k->writer, DB_CKPT_FRAMES); /* the hook no longer points at k */
+        pthread_mutex_lock(&k->mu);
+        k->stop = 1;
+        pthread_cond_signal(&k->cv);
+        pthread_mutex_unlock(&k->mu);
+        pthread_join(k->thread, NULL);
+    }
     pthread_mutex_destroy(&k->mu);
     pthread_cond_destroy(&k->cv);
     sqlite3_close(k->h);

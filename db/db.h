@@ -25,6 +25,17 @@ struct db;
  * Caller owns the result; release with db_close(). */
 struct db *db_open(const char *path, char *err, size_t errlen);
 void db_close(struct db *db);
+/* Opens now every connection the program will use on db's file until
+ * db_close, each with its -wal open (and the -shm beside them): the
+ * store's, the checkpointer's (db_ckpt_start then uses it) and one report
+ * reader (db_report_open hands it out while it is free). Reads from the
+ * room's resume (db_hub.h) go through the store's own. For a process about
+ * to lose access to the file's directory (serve's hub dropping from a root
+ * shell to nobody, docs/PRIVILEGES.md): all its later I/O goes through
+ * descriptors opened here. SQLite's removal of the -wal and -shm at the
+ * last close then fails, which it ignores: the next open recovers the log
+ * (it holds only what was checkpointed already). 0, or -1 with err. */
+int db_hold_files(struct db *db, char *err, size_t errlen);
 int db_version(struct db *db);            /* schema version of the open file */
 const char *db_path(const struct db *db);
 /* How long a statement waits for another process's lock before failing

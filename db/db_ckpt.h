@@ -20,7 +20,13 @@
 
 #define DB_CKPT_FRAMES 1000        /* log pages after a commit that call for a checkpoint (SQLite's default) */
 
-/* Starts db's checkpointer (once; again is a no-op). It ends with
+/* Opens the checkpointer's connection (once; again is a no-op) and reads
+ * through it, so its -wal is open from now on; no thread yet. For a
+ * process that opens every file before it drops privileges
+ * (db_hold_files). 0, or -1 with err. */
+int db_ckpt_open(struct db *db, char *err, size_t errlen);
+/* Starts db's checkpointer (its connection opened first if db_ckpt_open was
+ * not called; once; again is a no-op). It ends with
  * db_close, which then checkpoints and removes the log as before.
  * 0, or -1 with err (nothing started: SQLite keeps checkpointing). */
 int db_ckpt_start(struct db *db, char *err, size_t errlen);

@@ -1,6 +1,6 @@
 /* Reads the hub needs to resume a session after a restart (db/store_hub.c).
- * Each opens its own read-only connection to the database file (WAL lets it
- * read beside the writer), calls fn per row, and stops early when fn returns
+ * Each reads through the store's own connection (so a hub that opened its
+ * files before dropping privileges opens none later, db_hold_files), calls fn per row, and stops early when fn returns
  * non-zero. Return 0, or -1 with err filled. */
 #ifndef FRAGVOTE_DB_HUB_H
 #define FRAGVOTE_DB_HUB_H

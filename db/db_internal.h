@@ -50,9 +50,21 @@ void db_sql_close(void *owner, const struct db_sql_stmt *defs, size_t n);
 /* "WHAT failed in PATH: SQLite's message" into err; returns -1. */
 int db_sql_fail(const struct db_sql_conn *c, char *err, size_t errlen, const char *what);
 
-/* The store's connection, and where it keeps its checkpointer (ckpt.c). */
+/* A read on c (the schema's first page), so that on a WAL file it has
+ * opened the -wal, and the process the -shm, as it keeps them open from
+ * then on (db_hold_files). 0, or -1 with err. */
+int db_sql_touch(const struct db_sql_conn *c, char *err, size_t errlen);
+
+/* The store's connection, and where it keeps its checkpointer (ckpt.c) and
+ * its held report reader (report.c, db_report_hold). */
 struct db_sql_conn *db_conn(struct db *db);
 struct db_ckpt **db_ckpt_slot(struct db *db);
+struct db_report **db_report_slot(struct db *db);
+/* The report reader db_report_open hands out while it is free: opened now
+ * and read once (db_sql_touch); db_close closes it (db_report_unhold).
+ * 0 (also when held already), or -1 with err. */
+int db_report_hold(struct db *db, char *err, size_t errlen);
+void db_report_unhold(struct db *db);
 
 /* Column i as a malloc'd string of at most max bytes (longer is cut); NULL
  * for SQL NULL, and out of memory. */

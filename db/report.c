@@ -49,16 +49,49 @@
 struct db_report {
     struct db_sql_conn c; /* first: db_sql_open/db_sql_close */
     REPORT_STATEMENTS(DB_SQL_MEMBER)
+    int held;   /* db_report_hold's: closed by db_close, not by db_report_close */
+    int in_use; /* held: handed out by db_report_open (atomic) */
 };
 #define DB_SQL_OWNER struct db_report
 static const struct db_sql_stmt report_statements[] = {REPORT_STATEMENTS(DB_SQL_ENTRY)};
 
-struct db_report *db_report_open(struct db *db, char *err, size_t errlen) {
+static struct db_report *report_new(struct db *db, char *err, size_t errlen) {
     return db_sql_open(sizeof(struct db_report), db_path(db), SQLITE_OPEN_READONLY, NULL, report_statements,
                        DB_SQL_N(report_statements), "report statement", err, errlen);
 }
 
-void db_report_close(struct db_report *r) { db_sql_close(r, report_statements, DB_SQL_N(report_statements)); }
+struct db_report *db_report_open(struct db *db, char *err, size_t errlen) {
+    struct db_report *held = *db_report_slot(db);
+    int free_ = 0;
+    if (held && __atomic_compare_exchange_n(&held->in_use, &free_, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return held;
+    return report_new(db, err, errlen);
+}
+
+void db_report_close(struct db_report *r) {
+    if (r && r->held) __atomic_store_n(&r->in_use, 0, __ATOMIC_RELEASE);
+    else db_sql_close(r, report_statements, DB_SQL_N(report_statements));
+}
+
+int db_report_hold(struct db *db, char *err, size_t errlen) {
+    struct db_report **slot = db_report_slot(db);
+    if (*slot) return 0;
+    struct db_report *r = report_new(db, err, errlen);
+    if (!r) return -1;
+    if (db_sql_touch(&r->c, err, errlen) < 0) {
+        db_sql_close(r, report_statements, DB_SQL_N(report_statements));
+        return -1;
+    }
+    r->held = 1;
+    *slot = r;
+    return 0;
+}
+
+void db_report_unhold(struct db *db) {
+    struct db_report **slot = db_report_slot(db);
+    db_sql_close(*slot, report_statements, DB_SQL_N(report_statements));
+    *slot = NULL;
+}
 
 /* A malloc'd copy of column i, at most DB_REPORT_TEXT_MAX bytes; NULL stays NULL. */
 static char *col_dup(sqlite3_stmt *st, int i) { return db_sql_text_dup(st, i, DB_REPORT_TEXT_MAX); }

@@ -15,6 +15,12 @@ int db_sql_fail(const struct db_sql_conn *c, char *err, size_t errlen, const cha
     return -1;
 }
 
+int db_sql_touch(const struct db_sql_conn *c, char *err, size_t errlen) {
+    if (sqlite3_exec(c->h, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK)
+        return db_sql_fail(c, err, errlen, "reading the schema");
+    return 0;
+}
+
 static sqlite3_stmt **stmt_of(void *owner, const struct db_sql_stmt *def) {
     return (sqlite3_stmt **)((char *)owner + def->offset);
 }

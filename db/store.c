@@ -66,7 +66,8 @@ extern const char db_schema_sql[];
 struct db {
     struct db_sql_conn c; /* first: db_sql_open/db_sql_close */
     DB_STATEMENTS(DB_SQL_MEMBER)
-    struct db_ckpt *ckpt; /* the checkpointer thread, if started (ckpt.c) */
+    struct db_ckpt *ckpt; /* the checkpointer's connection and thread, if opened (ckpt.c) */
+    struct db_report *report; /* the held report reader, if any (report.c) */
 };
 #define DB_SQL_OWNER struct db
 static const struct db_sql_stmt db_statements[] = {DB_STATEMENTS(DB_SQL_ENTRY)};
@@ -233,12 +234,22 @@ struct db *db_open(const char *path, char *err, size_t errlen) {
 }
 
 void db_close(struct db *db) {
+    if (db && *db_report_slot(db)) {
+        /* Files held (db_hold_files): SQLite's own checkpoint at the last
+         * close first checks the file's path, which a process that dropped
+         * privileges may no longer reach, and then skips it. So the whole log
+         * goes into the file here, and the log is emptied. */
+        db_ckpt_stop(db);
+        db_report_unhold(db);
+        sqlite3_wal_checkpoint_v2(db->c.h, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    }
     if (db) db_ckpt_stop(db);
     db_sql_close(db, db_statements, DB_SQL_N(db_statements));
 }
 
 struct db_sql_conn *db_conn(struct db *db) { return &db->c; }
 struct db_ckpt **db_ckpt_slot(struct db *db) { return &db->ckpt; }
+struct db_report **db_report_slot(struct db *db) { return &db->report; }
 
 int db_version(struct db *db) {
     int v = -1;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "db_hub.h"
+#include "db_internal.h"
 
 enum row_kind { ROW_QUESTION, ROW_TRUTH, ROW_VOTER, ROW_VOTE, ROW_FIRST_ROUND, ROW_KEY, ROW_ANONYMOUS };
 
@@ -37,8 +38,7 @@ static int each(struct db *db, int64_t session_id, enum row_kind kind, void *fn,
     sqlite3 *h = NULL;
     sqlite3_stmt *st = NULL;
     int rc = -1;
-    if (sqlite3_open_v2(db_path(db), &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) goto sqlfail;
-    sqlite3_busy_timeout(h, 5000);
+    h = db_conn(db)->h;
     if (sqlite3_prepare_v2(h, row_sql[kind], -1, &st, NULL) != SQLITE_OK) goto sqlfail;
     sqlite3_bind_int64(st, 1, session_id);
     int step;
@@ -80,7 +80,6 @@ sqlfail:
              h ? sqlite3_errmsg(h) : "out of memory");
 out:
     sqlite3_finalize(st);
-    sqlite3_close(h);
     return rc;
 }
 
