@@ -17,7 +17,6 @@
  * the hub's first state) talks to the hub only through the remote backend
  * (present_console.c); the probe worker (present_prober.c -> worker.c);
  * a signal thread. */
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 #include "cli_scenario.h"
 #include "cli_signals.h"
 #include "deck.h"
+#include "fv_file.h"
 #include "present_console.h"
 #include "present_link.h"
 #include "present_opts.h"
@@ -45,8 +45,40 @@ struct present {
     struct cli_signals sigs;
     char host[256], kernel[256];
     char *lab_json;                    /* the lab's layout for the hub (replay_lab_json), NULL off the lab */
+    char *ca;                          /* --ca, read (open_files) */
+    size_t ca_len;
     struct present_session session;
 };
+
+/* ---- the files ---- */
+
+#define PRESENT_CA_MAX (1024 * 1024)
+
+/* Every file present uses after its start, opened or read now (those
+ * already are stay): the script, the --ca certificate and, when early (the
+ * drop goes to nobody: a root shell, whose directories are root's), each
+ * --export file, written through its descriptor at the end; otherwise an
+ * export is written as the user (fv_file) when it comes. FV_EXIT_OK or the
+ * exit code (said). */
+static int open_files(struct present *s, int early) {
+    char err[1024];
+    struct present_session *ses = &s->session;
+    if (s->o.script && !ses->script && !(ses->script = console_script_open(s->o.script, err, sizeof err))) {
+        fprintf(stderr, "fragvote present: %s\n", err);
+        return FV_EXIT_USAGE;
+    }
+    if (s->o.ca && !s->ca && !(s->ca = fv_file_read(s->o.ca, PRESENT_CA_MAX, &s->ca_len, err, sizeof err))) {
+        fprintf(stderr, "fragvote present: --ca %s\n", err);
+        return FV_EXIT_USAGE;
+    }
+    for (int i = 0; early && i < s->o.nexports; i++)
+        if (ses->export_fd[i] < 0 &&
+            (ses->export_fd[i] = fv_file_open_early(s->o.export_file[i], err, sizeof err)) < 0) {
+            fprintf(stderr, "fragvote present: --export %s\n", err);
+            return FV_EXIT_USAGE;
+        }
+    return FV_EXIT_OK;
+}
 
 /* ---- the probe engine here ---- */
 
@@ -134,13 +166,16 @@ int cmd_present(int argc, char **argv) {
         fprintf(stderr, "fragvote present: %s\n", err);
         return FV_EXIT_USAGE;
     }
-    if (s.o.ca && access(s.o.ca, R_OK) < 0) {
-        fprintf(stderr, "fragvote present: --ca %s: %s\n", s.o.ca, strerror(errno));
-        return FV_EXIT_USAGE;
-    }
     if (present_session_init(ses, &s.o, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote present: %s\n", err);
         return FV_EXIT_FAIL;
+    }
+    /* Its files now, unless the drop goes to a user (then after it, as them): before a drop to nobody. */
+    const struct cli_engine_args *ea = &s.o.engine;
+    int nobody = cli_engine_to_nobody(ea->keep_root, ea->user);
+    if ((nobody || geteuid() != 0 || ea->keep_root) && (rc = open_files(&s, nobody)) != FV_EXIT_OK) {
+        present_session_destroy(ses);
+        return rc;
     }
     if (cli_signals_start(&s.sigs, present_session_signal, ses) < 0) {
         fprintf(stderr, "fragvote present: cannot start the signal thread\n");
@@ -148,7 +183,10 @@ int cmd_present(int argc, char **argv) {
     }
 
     int code = engine_up(&s);
+    if (code == FV_EXIT_OK) code = open_files(&s, 0);
     if (code != FV_EXIT_OK || ses->stop) goto cleanup;
+    lc.ca_pem = s.ca;
+    lc.ca_len = s.ca_len;
     struct present_prober_config pc = {.deck = &s.deck, .send = prober_send, .ctx = &s};
     cli_engine_opts(&s.engine, s.o.engine.keep_pmtu_cache || s.deck.keep_pmtu_cache, &pc.opts);
     if (s.engine.lab_switches) {
@@ -194,6 +232,7 @@ cleanup:
     print_summary(ses->last_state);
     cli_engine_down("present", &s.engine);
     free(s.lab_json);
+    free(s.ca);
     cli_signals_stop(&s.sigs);
     present_session_destroy(ses);
     if (ses->signal_no) fprintf(stderr, "fragvote present: stopped by signal %d\n", ses->signal_no);

@@ -24,6 +24,7 @@
 #include "console.h"
 #include "deck.h"
 #include "export.h"
+#include "fv_file.h"
 #include "hub.h"
 #include "replay.h"
 #include "room.h"
@@ -45,6 +46,9 @@ struct serve {
     struct hub *hub;
     struct worker *worker;
     struct privsep_client *helper; /* the privileged helper that measures, when serve started as root */
+    FILE *script;                  /* --script, opened with the hub's files (open_files) until the console runs it */
+    char *tls_cert, *tls_key;      /* --tls-cert, --tls-key: read with the hub's files */
+    size_t tls_cert_len, tls_key_len;
     struct console con;
     pthread_mutex_t lock;          /* guards hub (for the signal thread) */
     volatile int stop;             /* set by the signal thread or at the end */
@@ -218,8 +222,10 @@ static void be_status(void *ctx, struct console_status *out) {
 static void *console_main(void *arg) {
     struct serve *s = arg;
     char err[512] = "";
-    if (s->o.script) {
-        if (console_run_file(&s->con, s->o.script, err, sizeof err) < 0) {
+    if (s->script) {
+        FILE *f = s->script;
+        s->script = NULL; /* console_run_open closes it */
+        if (console_run_open(&s->con, f, s->o.script, err, sizeof err) < 0) {
             fprintf(stderr, "fragvote serve: %s\n", err);
             s->script_failed = 1;
             be_post(s, HUB_CMD_QUIT, 0);
@@ -244,12 +250,54 @@ static void on_signal(void *ctx, int sig) {
     pthread_mutex_unlock(&s->lock);
 }
 
+/* ---- the hub's files ---- */
+
+#define SERVE_TLS_FILE_MAX (1024 * 1024) /* a certificate chain or a key, as PEM */
+
+/* Every file the hub process reads or writes after its start, opened now
+ * (those already open stay): the store with every connection it will use,
+ * each with the -wal and -shm (db_hold_files), the script, the TLS
+ * certificate and key (read). Called before the drop when the hub becomes
+ * nobody (a root shell: the files are root's, in root's directories; all
+ * later I/O then goes through these descriptors), else after it, as the
+ * user (docs/PRIVILEGES.md). FV_EXIT_OK or the exit code (said). */
+static int open_files(struct serve *s) {
+    char err[1024];
+    int code = s->db ? FV_EXIT_OK : cli_store_open("serve", s->o.db, &s->db);
+    if (code != FV_EXIT_OK) return code;
+    if (db_hold_files(s->db, err, sizeof err) < 0) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        return FV_EXIT_DB;
+    }
+    if (s->o.script && !s->script && !(s->script = console_script_open(s->o.script, err, sizeof err))) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        return FV_EXIT_USAGE;
+    }
+    if (s->o.tls_cert && !s->tls_cert &&
+        (!(s->tls_cert = fv_file_read(s->o.tls_cert, SERVE_TLS_FILE_MAX, &s->tls_cert_len, err, sizeof err)) ||
+         !(s->tls_key = fv_file_read(s->o.tls_key, SERVE_TLS_FILE_MAX, &s->tls_key_len, err, sizeof err)))) {
+        fprintf(stderr, "fragvote serve: --tls-cert/--tls-key %s\n", err);
+        return FV_EXIT_USAGE;
+    }
+    return FV_EXIT_OK;
+}
+
+/* What open_files read or opened and nobody took over, released. */
+static void close_files(struct serve *s) {
+    if (s->script) fclose(s->script);
+    s->script = NULL;
+    free(s->tls_cert);
+    free(s->tls_key);
+    s->tls_cert = s->tls_key = NULL;
+}
+
 /* ---- the engine: this process's, the privileged helper's, or none ---- */
 
-/* An exit before the signal thread starts: the deck and a store a resume
- * opened are released. Returns code. */
+/* An exit before the signal thread starts: the deck, the hub's files and a
+ * store a resume opened are released. Returns code. */
 static int serve_abort(struct serve *s, int code) {
     deck_free(&s->deck);
+    close_files(s);
     db_close(s->db);
     return code;
 }
@@ -357,6 +405,7 @@ static int serve_end(struct serve *s, int code, char *labjs) {
     }
     room_free(s->room);
     db_close(s->db);
+    close_files(s);
     cli_engine_down("serve", &s->engine);
     free(labjs);
     cli_signals_stop(&s->sigs);
@@ -388,9 +437,12 @@ int cmd_serve(int argc, char **argv) {
     if (pick != FV_EXIT_OK) return serve_abort(&s, pick);
     cli_host_facts(s.host, sizeof s.host, s.kernel, sizeof s.kernel);
 
-    /* Before any thread starts (capabilities are per thread). */
+    /* Before any thread starts (capabilities are per thread); a hub that
+     * becomes nobody opens its files first. */
     char *labjs = NULL;
     int scenarios = remote || !s.engine.use_lab ? 0 : deck_scenarios(&s.deck);
+    if (cli_engine_to_nobody(ea->keep_root, ea->user) && (code = open_files(&s)) != FV_EXIT_OK)
+        return serve_abort(&s, code);
     if ((code = drop_before_threads(&s, scenarios)) != FV_EXIT_OK) return serve_abort(&s, code);
 
     /* Signals go to one thread from here on, so every path reaches cleanup. */
@@ -405,7 +457,7 @@ int cmd_serve(int argc, char **argv) {
     if (code != FV_EXIT_OK) goto cleanup;
     if (s.stop) goto cleanup;
 
-    if (!s.db && (code = cli_store_open("serve", s.o.db, &s.db)) != FV_EXIT_OK) goto cleanup;
+    if ((code = open_files(&s)) != FV_EXIT_OK) goto cleanup;
     if (s.o.retain >= 0 && (code = retain(&s)) != FV_EXIT_OK) goto cleanup;
     struct room_info info = {.title = s.deck.title, .host = s.host, .kernel = s.kernel,
                              .observer = s.engine.observer_name, .target = s.engine.target, .lab_json = labjs,
@@ -427,7 +479,8 @@ int cmd_serve(int argc, char **argv) {
                             .frame_ancestors = s.o.frame_ancestors,
                             .secret = s.o.secret, .live_split = s.o.live_split, .lang = s.o.lang, .leaderboard = s.o.leaderboard, .http_rate = s.o.http_rate,
                             .voter_rate = s.o.voter_rate, .ws_per_addr = s.o.ws_per_addr, .trust_proxy = &s.o.trust_proxy, .use_poll = s.o.listen.poll,
-                            .tls_cert = s.o.tls_cert, .tls_key = s.o.tls_key,
+                            .tls_cert = s.tls_cert, .tls_key = s.tls_key, .tls_cert_len = s.tls_cert_len,
+                            .tls_key_len = s.tls_key_len,
                             .prober_remote = remote, .on_note = on_note, .export_session = on_export,
                             .ctx = &s};
     struct hub *h = hub_new(&hc, s.room, err, sizeof err);

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/securebits.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -121,28 +120,3 @@ int probe_priv_drop_to(long uid, long gid, const int *caps, int ncaps, char *err
 }
 
 int probe_priv_drop(char *err, size_t errlen) { return probe_priv_drop_keep(NULL, 0, err, errlen); }
-
-int probe_priv_clear(char *err, size_t errlen) {
-    /* No exec may make uid 0 whole again (SECBIT_NOROOT), nor may a uid
-     * change (NO_SETUID_FIXUP), locked; then nothing is left to gain. */
-    unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-                         SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED;
-    if (geteuid() == 0 && prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) {
-        snprintf(err, errlen, "cannot lock root out of its capabilities (securebits): %s", strerror(errno));
-        return PROBE_E_FAIL;
-    }
-    for (int cap = 0; cap <= 63; cap++)
-        if (prctl(PR_CAPBSET_DROP, (unsigned long)cap, 0, 0, 0) != 0 && errno != EINVAL) {
-            snprintf(err, errlen, "cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
-            return PROBE_E_FAIL;
-        }
-    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-    if (priv_set_caps(NULL, 0, err, errlen) < 0) return PROBE_E_FAIL;
-    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-    for (int cap = 0; cap <= 63; cap++)
-        if (probe_priv_has(cap)) {
-            snprintf(err, errlen, "capability %d is still effective after clearing them all; refusing to serve", cap);
-            return PROBE_E_FAIL;
-        }
-    return 0;
-}

@@ -18,10 +18,4 @@ int probe_priv_drop(char *err, size_t errlen);
 int probe_priv_drop_keep(const int *caps, int ncaps, char *err, size_t errlen);
 /* The same drop to a given user: uid (> 0) and gid (< 0: uid). */
 int probe_priv_drop_to(long uid, long gid, const int *caps, int ncaps, char *err, size_t errlen);
-/* Keeps the uid (also 0) and clears every capability of the calling
- * thread: effective, permitted, inheritable, ambient and the bounding set;
- * as root also SECBIT_NOROOT and SECBIT_NO_SETUID_FIXUP, locked, so no exec
- * gives them back; then PR_SET_NO_NEW_PRIVS. Per thread: call it before the
- * process starts any thread. 0, or PROBE_E_FAIL with err. */
-int probe_priv_clear(char *err, size_t errlen);
 #endif

@@ -83,45 +83,29 @@ static int drop_target(const char *user, long *uid, long *gid, char *who, size_t
     return 1;
 }
 
-/* With no invoking user known (a root shell, su, CI): what the drop does. */
-enum drop_fallback {
-    DROP_KEEP_ROOT, /* stay root and say so (present: its files are the user's) */
-    DROP_NOBODY,    /* become nobody: writes no file (the witness, serve's privileged helper) */
-    DROP_NO_CAPS,   /* stay uid 0 with no capability at all (serve's hub: its database is root's) */
-};
+int cli_engine_to_nobody(int keep_root, const char *user) {
+    long uid = -1, gid = -1;
+    char who[128], err[256];
+    return geteuid() == 0 && !keep_root && drop_target(user, &uid, &gid, who, sizeof who, err, sizeof err) == 0;
+}
 
-/* Root and not --keep-root: become the user drop_target names, keeping caps
- * (described by kept), or fall back as said. self names this process in
- * what it prints ("Dropped root", "Privileged helper (pid N)") on say. 0 (nothing
- * to do, or dropped and said so), or -1 with err. */
-static int drop_root(int keep_root, const char *user, const int *caps, int n, const char *kept,
-                     enum drop_fallback fallback, const char *self, FILE *say, char *err, size_t errlen) {
+/* Root and not --keep-root: become the user drop_target names or, with
+ * none known (a root shell, su, CI), nobody, keeping caps (described by
+ * kept). self names this process in what it prints ("Dropped root",
+ * "Privileged helper (pid N)") on say. 0 (nothing to do, or dropped and
+ * said so), or -1 with err. */
+static int drop_root(int keep_root, const char *user, const int *caps, int n, const char *kept, const char *self,
+                     FILE *say, char *err, size_t errlen) {
     long uid = -1, gid = -1;
     char who[128];
     if (geteuid() != 0 || keep_root) return 0;
     int t = drop_target(user, &uid, &gid, who, sizeof who, err, errlen);
     if (t < 0) return -1;
-    if (t == 0 && fallback == DROP_NOBODY) {
+    if (t == 0) {
         struct passwd *pw = getpwnam("nobody");
         if (!pw || pw->pw_uid == 0) return fv_fail(err, errlen, "no invoking user known and no user 'nobody' to drop to");
         uid = (long)pw->pw_uid, gid = (long)pw->pw_gid;
         snprintf(who, sizeof who, "nobody: no invoking user known");
-        t = 1;
-    }
-    if (t == 0 && fallback == DROP_NO_CAPS) {
-        if (probe_priv_clear(err, errlen) < 0) return -1;
-        /* a warning, as below: stderr, so a start refused later (the database) prints nothing on stdout */
-        fprintf(stderr,
-                "Running as root without capabilities: no invoking user known (no SUDO_UID, DOAS_USER or PKEXEC_UID),\n"
-                "      so uid 0 stays (its files are root's) but every capability is gone; --user NAME leaves uid 0\n"
-                "      too (docs/PRIVILEGES.md).\n");
-        return 0;
-    }
-    if (t == 0) {
-        /* a warning: stderr, so a command refused later still prints nothing on stdout */
-        fprintf(stderr, "Running as root: no invoking user known (no SUDO_UID, DOAS_USER or PKEXEC_UID); give --user NAME\n"
-                        "      to drop root, or --keep-root to keep it on purpose (docs/PRIVILEGES.md).\n");
-        return 0;
     }
     if (probe_priv_drop_to(uid, gid, caps, n, err, errlen) < 0) return -1;
     fprintf(say, "%s: now uid %ld, keeping %s (from %s).\n", self, uid, kept ? kept : "no capability", who);
@@ -146,9 +130,9 @@ int cli_engine_caps(const struct cli_engine *e, int caps[CLI_ENGINE_CAPS_MAX]) {
  * CAP_SYS_ADMIN (per-test setns into the lab) plus, when this run built the
  * lab, CAP_DAC_OVERRIDE so `ip netns del` can remove it at the end. Run as
  * root without sudo (a root shell, CI) there is no invoking user to return
- * to: serve's privileged helper becomes nobody, anything else stays root
- * and says so; docs/PRIVILEGES.md has setcap as the alternative. keep_root
- * (--keep-root) skips the drop. What stays is cli_engine_caps. */
+ * to: the drop goes to nobody (the caller opened its files before,
+ * cli_engine_to_nobody). keep_root (--keep-root) skips the drop. What stays
+ * is cli_engine_caps. */
 static int drop_privileges(const struct cli_engine *e, int keep_root, const char *user, char *err, size_t errlen) {
     int caps[CLI_ENGINE_CAPS_MAX];
     int n = cli_engine_caps(e, caps);
@@ -160,8 +144,7 @@ static int drop_privileges(const struct cli_engine *e, int keep_root, const char
     if (e->helper) snprintf(self, sizeof self, "Privileged helper (pid %ld)", (long)getpid());
     /* The helper's line is the other process's: on stderr, like a warning, so a serve whose start fails
      * after the fork (its database) still prints nothing on stdout. */
-    return drop_root(keep_root, user, caps, n, kept, e->helper ? DROP_NOBODY : DROP_KEEP_ROOT, self,
-                     e->helper ? stderr : stdout, err, errlen);
+    return drop_root(keep_root, user, caps, n, kept, self, e->helper ? stderr : stdout, err, errlen);
 }
 
 int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, const char *witness_key, int keep_root,
@@ -199,12 +182,12 @@ int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, co
 }
 
 int cli_engine_drop_sockets_open(char *err, size_t errlen) {
-    return drop_root(0, NULL, NULL, 0, NULL, DROP_NOBODY, "Dropped root", stdout, err, errlen);
+    return drop_root(0, NULL, NULL, 0, NULL, "Dropped root", stdout, err, errlen);
 }
 
 int cli_engine_drop_all(const char *cmd, int keep_root, const char *user, const char *kept) {
     char err[256];
-    if (drop_root(keep_root, user, NULL, 0, kept, DROP_NO_CAPS, "Dropped root", stdout, err, sizeof err) < 0) {
+    if (drop_root(keep_root, user, NULL, 0, kept, "Dropped root", stdout, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote %s: %s\n", cmd, err);
         return FV_EXIT_PERM;
     }

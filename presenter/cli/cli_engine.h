@@ -2,8 +2,8 @@
  * up (serve, present): the observer (auto -> raw with CAP_NET_RAW, else
  * recverr), the target ("lab", or a host that must resolve now), the
  * namespace lab (a running one is used as it is and left up; one built here
- * is removed at the end), the far-end witness, and, started with sudo, the
- * drop to the invoking user keeping only what the probe needs
+ * is removed at the end), the far-end witness, and, started as root, the
+ * drop to the invoking user (or nobody) keeping only what the probe needs
  * (docs/PRIVILEGES.md). Each step prints what the speaker must know, as
  * "fragvote CMD: ..." on stderr for errors, and returns an exit code. */
 #ifndef FRAGVOTE_CLI_ENGINE_H
@@ -19,7 +19,7 @@ struct cli_engine {
     int use_lab, lab_built;
     int lab_switches;                   /* set before up: the deck switches the lab (keep what that needs) */
     int helper;                         /* set before up: serve's privileged helper (presenter/serve_helper.c):
-                                           with no invoking user it becomes nobody, it writes no file */
+                                           what it prints of its drop goes to stderr */
     struct probe_lab lab;               /* use_lab: the lab in use */
     struct witness_cli witness;
 };
@@ -43,12 +43,16 @@ int cli_engine_up(const char *cmd, struct cli_engine *e, const char *witness, co
  * root's). Fills caps; returns how many. */
 #define CLI_ENGINE_CAPS_MAX 4
 int cli_engine_caps(const struct cli_engine *e, int caps[CLI_ENGINE_CAPS_MAX]);
+/* Whether the drop of a process started as root (not keep_root) goes to
+ * nobody because no invoking user is known (no --user, SUDO_UID, DOAS_USER
+ * or PKEXEC_UID: a root shell, su, CI). Its files are then root's, in
+ * root's directories: open every one before the drop (docs/PRIVILEGES.md). */
+int cli_engine_to_nobody(int keep_root, const char *user);
 /* No engine in this process (serve --prober remote: the laptop measures;
  * serve's hub beside its privileged helper): as root and not keep_root, the
  * same drop keeping no capability (kept says so: "no capability (the laptop
- * measures)"); with no invoking user known, uid 0 stays but every
- * capability goes (probe_priv_clear: call it before any thread starts).
- * FV_EXIT_OK or FV_EXIT_PERM (printed as "fragvote CMD: why"). */
+ * measures)"), to nobody when no invoking user is known. Call it before any
+ * thread starts. FV_EXIT_OK or FV_EXIT_PERM (printed as "fragvote CMD: why"). */
 int cli_engine_drop_all(const char *cmd, int keep_root, const char *user, const char *kept);
 /* A server whose sockets are all open and that writes no file (fragvote
  * witness): as root, become the invoking user (SUDO_UID, DOAS_USER,

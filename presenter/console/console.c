@@ -411,12 +411,13 @@ int console_run_script(struct console *c, FILE *in, const char *name, char *err,
     return 0;
 }
 
-int console_run_file(struct console *c, const char *path, char *err, size_t errlen) {
+FILE *console_script_open(const char *path, char *err, size_t errlen) {
     FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open script: %s", path, strerror(errno));
-        return -1;
-    }
+    if (!f) snprintf(err, errlen, "%s: cannot open script: %s", path, strerror(errno));
+    return f;
+}
+
+int console_run_open(struct console *c, FILE *f, const char *path, char *err, size_t errlen) {
     struct console_status st;
     c->be.status(c->be.ctx, &st);
     console_render(c->out, &c->view, &st);

@@ -142,9 +142,14 @@ int console_exec(struct console *c, const struct console_cmd *cmd, char *err, si
  * 0 when it ran to the end (or stopped by quit / stop-at-end), -1 on the
  * first parse error or failed command, with err. */
 int console_run_script(struct console *c, FILE *in, const char *name, char *err, size_t errlen);
-/* A script file: prints the screen once, then runs it as console_run_script
- * (name = path). 0, or -1 with err (also when it cannot be opened). */
-int console_run_file(struct console *c, const char *path, char *err, size_t errlen);
+/* A script file opened for console_run_open (at start: a process that
+ * drops privileges opens it before, docs/PRIVILEGES.md). NULL with err
+ * ("PATH: cannot open script: why"). */
+FILE *console_script_open(const char *path, char *err, size_t errlen);
+/* The script f (opened by console_script_open; closed here): prints the
+ * screen once, then runs it as console_run_script (name = path). 0, or -1
+ * with err. */
+int console_run_open(struct console *c, FILE *f, const char *path, char *err, size_t errlen);
 /* The interactive loop on a terminal (raw keys) or on piped stdin (lines),
  * until quit, the quiz's end plus quit, or *c->stop. Returns 0 or -1 (err). */
 int console_run_interactive(struct console *c, int fd, char *err, size_t errlen);

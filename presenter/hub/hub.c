@@ -202,7 +202,7 @@ static void protocols_init(struct hub *h) {
     /* protocols[4] stays zero: the terminator */
 }
 
-static int tls_on(const struct hub_config *cfg) { return cfg->tls_cert && cfg->tls_cert[0] && cfg->tls_key && cfg->tls_key[0]; }
+static int tls_on(const struct hub_config *cfg) { return cfg->tls_cert && cfg->tls_cert_len && cfg->tls_key && cfg->tls_key_len; }
 
 /* The lws context listening on cfg's address and port (libev's loop
  * when it loads, else lws's poll), and the port it got. 0, or -1 with err. */
@@ -237,8 +237,10 @@ static int context_create(struct hub *h, const struct hub_config *cfg, char *err
     int tls = tls_on(cfg);
     if (tls) {
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-        info.ssl_cert_filepath = cfg->tls_cert;
-        info.ssl_private_key_filepath = cfg->tls_key;
+        info.server_ssl_cert_mem = cfg->tls_cert;
+        info.server_ssl_cert_mem_len = (unsigned)cfg->tls_cert_len;
+        info.server_ssl_private_key_mem = cfg->tls_key;
+        info.server_ssl_private_key_mem_len = (unsigned)cfg->tls_key_len;
         /* HTTP/1.1 only: lws 4.1.6 stalls the first HTTP/2 response of our
          * callback mount (/qr.svg) for 10-35 s; the pages gain nothing from h2. */
         info.alpn = "http/1.1";

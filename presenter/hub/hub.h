@@ -111,7 +111,9 @@ struct hub_config {
     int live_split;                    /* 1: show the yes/no split while voting */
     const char *lang;                  /* serve --lang: the projector's and presenter page's language
                                         * (a deck_lang_ok tag); NULL or "": the deck's, else English */
-    const char *tls_cert, *tls_key;    /* both set: HTTPS/WSS */
+    const void *tls_cert, *tls_key;    /* both set: HTTPS/WSS, the certificate chain and its key as PEM in
+                                        * memory (serve reads the files before it drops root) */
+    size_t tls_cert_len, tls_key_len;
     int use_poll;                      /* 1: lws's poll() loop. 0: the libev event-lib plugin (epoll),
                                         * falling back to poll when it is missing. Measured with 8,000
                                         * phones joining and voting: poll 67 CPU-s, libev 5.9 CPU-s */

@@ -18,6 +18,7 @@ struct present_export {
     pthread_cond_t cond;
     int waiting, ok;                   /* an export waits for the hub's answer; how it ended */
     const char *to;                    /* the file it goes to */
+    int fd;                            /* to, opened at start (fv_file_open_early), or -1: written as fv_file does */
     char msg[300];                     /* "FILE: N bytes", or why it failed */
 };
 
@@ -25,9 +26,12 @@ void present_export_init(struct present_export *e);
 void present_export_destroy(struct present_export *e);
 
 /* Console thread: asks the hub over link for the session's export in format
- * and waits (at most PRESENT_EXPORT_MS) until it is written to file. 0, and
- * "Export: FILE: N bytes" on stdout; or -1, and why on stderr. */
-int present_export_one(struct present_export *e, struct present_link *link, const char *file, const char *format);
+ * and waits (at most PRESENT_EXPORT_MS) until it is written to file (through
+ * fd when file was opened at start, fv_file_open_early; else -1). fd is
+ * closed either way. 0, and "Export: FILE: N bytes" on stdout; or -1, and
+ * why on stderr. */
+int present_export_one(struct present_export *e, struct present_link *link, const char *file, int fd,
+                       const char *format);
 
 /* Link's thread: 1 while an export waits for the hub's answer. */
 int present_export_waiting(struct present_export *e);

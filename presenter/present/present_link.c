@@ -334,7 +334,9 @@ struct present_link *present_link_new(const struct present_link_config *cfg, cha
     info.retry_and_idle_policy = &l->no_validity;
     if (cfg->url.tls) {
         info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-        info.client_ssl_ca_filepath = cfg->ca_file;
+        info.client_ssl_ca_filepath = cfg->ca_pem ? NULL : cfg->ca_file;
+        info.client_ssl_ca_mem = cfg->ca_pem;
+        info.client_ssl_ca_mem_len = (unsigned)cfg->ca_len;
     }
     lws_set_log_level(LLL_ERR, NULL);
     l->ctx = lws_create_context(&info);

@@ -42,6 +42,8 @@ int present_backoff_ms(int attempt, uint32_t rnd);
 struct present_link_config {
     struct present_url url;
     const char *ca_file;              /* wss: trust this PEM certificate / CA (self-signed hubs); NULL: the system's */
+    const char *ca_pem;               /* the same, read already (present reads --ca before it drops root); NULL: ca_file */
+    size_t ca_len;
     /* Connected (the websocket is open): queue the first frames (auth). */
     void (*on_up)(void *ctx);
     /* One whole text message. */

@@ -17,12 +17,17 @@ int present_session_init(struct present_session *s, const struct present_opts *o
         return -1;
     }
     for (int i = 0; i < 16; i++) snprintf(s->instance + 2 * i, 3, "%02x", rnd[i]);
+    for (int i = 0; i < PRESENT_EXPORTS_MAX; i++) s->export_fd[i] = -1;
     pthread_mutex_init(&s->lock, NULL);
     present_export_init(&s->export);
     return 0;
 }
 
 void present_session_destroy(struct present_session *s) {
+    for (int i = 0; i < PRESENT_EXPORTS_MAX; i++)
+        if (s->export_fd[i] >= 0) close(s->export_fd[i]);
+    if (s->script) fclose(s->script);
+    s->script = NULL;
     pthread_mutex_destroy(&s->lock);
     present_export_destroy(&s->export);
     free(s->last_state);
@@ -209,16 +214,20 @@ static void *console_main(void *arg) {
     struct present_session *s = arg;
     char err[512] = "";
     int rc;
-    if (s->o->script) {
-        rc = console_run_file(&s->con, s->o->script, err, sizeof err);
+    if (s->script) {
+        FILE *f = s->script;
+        s->script = NULL; /* console_run_open closes it */
+        rc = console_run_open(&s->con, f, s->o->script, err, sizeof err);
         if (rc < 0) s->script_failed = 1;
     } else {
         rc = console_run_interactive(&s->con, STDIN_FILENO, err, sizeof err);
     }
     if (rc < 0) fprintf(stderr, "fragvote present: %s\n", err);
-    for (int i = 0; i < s->o->nexports && !s->signal_no && !s->fatal; i++)
-        if (present_export_one(&s->export, s->link, s->o->export_file[i], s->o->export_format[i]) < 0)
+    for (int i = 0; i < s->o->nexports && !s->signal_no && !s->fatal; i++) {
+        if (present_export_one(&s->export, s->link, s->o->export_file[i], s->export_fd[i], s->o->export_format[i]) < 0)
             s->export_failed = 1;
+        s->export_fd[i] = -1; /* the export wrote or closed it */
+    }
     pthread_mutex_lock(&s->lock);
     s->stop = 1;
     pthread_mutex_unlock(&s->lock);

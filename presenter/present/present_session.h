@@ -31,6 +31,8 @@ struct present_session {
     struct present_link *link;
     struct present_console *remote;
     struct present_prober *prober;
+    FILE *script;                      /* --script, opened at start (the console thread runs and closes it) */
+    int export_fd[PRESENT_EXPORTS_MAX]; /* each --export opened at start (fv_file_open_early), or -1 */
     /* The session's own: */
     struct present_export export;      /* the --export the console thread waits for */
     struct console con;

@@ -13,10 +13,13 @@
 # and no SUDO_UID, serve and present drop the same way (issue 36, item 10):
 # /proc/PID/status of the running hub shows the user's uid and no
 # capability, its helper's the user's uid and only the probe's capabilities;
-# from a root shell with none of these the hub stays uid 0 with no
-# capability and the helper becomes nobody.
+# from a root shell with none of these both become nobody: the hub opens
+# every file it uses first (its database root's, in a 0700 directory of
+# root's), and cannot write a file root owns; present there too, its
+# --export written into root's directory through a descriptor opened before.
 set -u
 . "$(dirname "$0")/../lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root (the lab, the drop)"; exit 77; fi
 prefix="fvq$$"
 tmp=$(mktemp -d /tmp/fragvote-privdrop-XXXXXX)
@@ -164,14 +167,64 @@ ids=$(running_ids "$tmp/user.out" "${serve_local[@]}" --user nobody --db "$tmp/u
 echo "--user nobody: $ids"
 check user_option_dropped test "$ids" = "$nob $nob $nob 0000000000000000 | $nob $nob $nob 0000000000003000"
 check user_option_db_belongs_to_user test "$(stat -c %u "$tmp/user.db")" = "$nob"
-# A root shell (none of them, no --user; issue 36, item 10): the hub stays
-# uid 0 (its database is root's) but keeps no capability; the helper becomes nobody.
-ids=$(running_ids "$tmp/rootshell.out" "${serve_local[@]}" --db "$tmp/rootshell.db")
-echo "root shell: $ids"
-check root_shell_hub_has_no_capability test "$ids" = "0 0 0 0000000000000000 | $nob $nob $nob 0000000000003000"
-check root_shell_says_so grep -q "^Running as root without capabilities: no invoking user known" "$tmp/rootshell.out"
-# ... and no exec can give uid 0 its capabilities back: the bounding set is empty.
-check root_shell_bounding_set_empty test "$(cat "$tmp/rootshell.out.capbnd")" = 0000000000000000
+# A root shell (none of them, no --user; issue 36, item 10): the hub opens
+# every file it uses (the database with all its connections, its -wal and
+# -shm, the script) and then becomes nobody; the helper becomes nobody too.
+# A whole talk with phones then works with the database root's own, in a
+# 0700 directory of root's, and the hub cannot write a file root owns.
+rootdir=$(mktemp -d /tmp/fragvote-rootonly-XXXXXX)   # 0700, root's
+trap 'cleanup; rm -rf "$rootdir"' EXIT
+victim="$tmp/victim"; echo "root's own" >"$victim"; chmod 0644 "$victim"   # root:root 0644, reachable by anyone
+echo '{"title": "Root shell", "target": "127.0.0.1", "tests": [{"proto": "udp4", "mode": "dont", "size": 1400}]}' \
+  >"$rootdir/deck.json"
+printf 'open\nwait-votes 3 60000\nclose\nmeasure\nwait-measured 60000\nreveal\nsleep 3000\nquit\n' >"$rootdir/talk.script"
+# root_serve NAME ARGS...: serve in a root shell (cwd $rootdir, database $rootdir/NAME.db) in the background ($pid,
+# output $tmp/NAME.out), its port in $port once it listens.
+root_serve() {
+  local name=$1; shift
+  (cd "$rootdir" && exec env -u SUDO_UID -u SUDO_GID -u DOAS_USER -u PKEXEC_UID "$bin" serve --port 0 --bind 127.0.0.1 \
+     --no-qr --db "$rootdir/$name.db" "$@" </dev/null >"$tmp/$name.out" 2>&1) &
+  pid=$!
+  port=$(fv_join_port "$tmp/$name.out" "$pid" 100)
+}
+root_serve rootshell --deck "$rootdir/deck.json" --observer raw --script "$rootdir/talk.script"
+python3 "$here/../present/phones.py" "ws://127.0.0.1:$port/" --phones 3 --max-s 60 >"$tmp/rootshell.phones" 2>&1 &
+phones=$!
+hub_ids="" helper_ids="" hub_status=""
+for _ in $(seq 1 300); do
+  if grep -q "> reveal: " "$tmp/rootshell.out" 2>/dev/null; then
+    hub_ids=$(ids_of "$pid"); helper=$(helper_of "$pid"); [ -n "$helper" ] && helper_ids=$(ids_of "$helper")
+    hub_status=$(cat /proc/$pid/status 2>/dev/null)
+    break
+  fi
+  sleep 0.1
+done
+wait "$pid"; rc=$?; pid=
+wait "$phones"
+echo "root shell: the hub $hub_ids, its helper $helper_ids"
+check root_shell_talk_exit_0 test "$rc" -eq 0
+[ "$rc" -ne 0 ] && cat "$tmp/rootshell.out"
+check root_shell_hub_is_nobody_without_capability test "$hub_ids" = "$nob $nob $nob 0000000000000000"
+check root_shell_helper_is_nobody test "$helper_ids" = "$nob $nob $nob 0000000000003000"
+check root_shell_says_so grep -q "^Dropped root: now uid $nob, keeping no capability (the privileged helper, pid [0-9]*, measures) (from nobody: no invoking user known)" "$tmp/rootshell.out"
+# The hub's credentials as /proc shows them (uid, gid, no group, no capability) cannot write root's 0644 file.
+hub_uid=$(awk '/^Uid:/ {print $5}' <<<"$hub_status") hub_gid=$(awk '/^Gid:/ {print $5}' <<<"$hub_status")
+check root_shell_hub_has_no_groups test -z "$(awk '/^Groups:/ {print $2}' <<<"$hub_status")"
+check root_shell_hub_cannot_write_roots_file sh -c "test -n '$hub_uid' -a '$hub_uid' != 0 && \
+  ! setpriv --reuid=$hub_uid --regid=$hub_gid --clear-groups --inh-caps=-all --bounding-set=-all \
+    sh -c 'echo taken >>$victim' 2>/dev/null"
+check root_shell_roots_file_intact test "$(cat "$victim")" = "root's own"
+check root_shell_phones_acked test "$(jq .acked "$tmp/rootshell.phones")" -eq 3
+check root_shell_votes_stored test "$(sqlite3 "$rootdir/rootshell.db" "SELECT count(*) FROM votes")" -eq 3
+check root_shell_revealed test "$(sqlite3 "$rootdir/rootshell.db" "SELECT state FROM questions WHERE position = 0")" = revealed
+check root_shell_db_is_roots test "$(stat -c '%u %a' "$rootdir/rootshell.db") $(stat -c '%u %a' "$rootdir")" = "0 600 0 700"
+# Restarted on the same file (the -wal and -shm the hub could not remove, as nobody): a second talk.
+printf 'open\nclose\nmeasure\nwait-measured 60000\nreveal\nquit\n' >"$rootdir/again.script"
+root_serve rootshell --deck "$rootdir/deck.json" --observer raw --script "$rootdir/again.script"
+wait "$pid"; rc=$?; pid=
+check root_shell_restart_exit_0 test "$rc" -eq 0
+check root_shell_restart_kept_both test "$(sqlite3 "$rootdir/rootshell.db" "PRAGMA integrity_check; SELECT count(*) FROM sessions;
+  SELECT count(*) FROM votes; SELECT count(*) FROM measurements" | tr '\n' ' ')" = "ok 2 3 2 "
 # A hosted hub (--prober remote) keeps no capability at all, and no helper.
 ids=$(running_ids "$tmp/remote.out" env DOAS_USER=nobody "$bin" serve --prober remote --port 0 --bind 127.0.0.1 \
   --no-qr --script "$tmp/long.script" --db "$tmp/remote.db")
@@ -188,6 +241,30 @@ ids=$(running_ids "$tmp/present.out" env PKEXEC_UID="$nob" "$bin" present "ws://
 echo "present, PKEXEC_UID=$nob: $ids"
 check present_dropped test "$ids" = "$nob $nob $nob 0000000000003000"
 kill -TERM "$hub" 2>/dev/null; wait "$hub" 2>/dev/null
+# present in a root shell: nobody too, its script and --export (in root's 0700 directory) opened
+# before the drop; its hub, from a root shell too, nobody, exports through the connection it opened as root.
+{ for w in 2000 0 0; do printf 'open\nsleep %d\nclose\nmeasure\nwait-measured 60000\nreveal\nnext\n' "$w"; done
+  echo quit-at-end; } >"$rootdir/present.script"   # the deck's one test asks 3 questions
+root_serve remotehub --prober remote --secret-file "$tmp/secret" --script "$tmp/long.script"
+hub=$pid pid=
+(cd "$rootdir" && exec env -u SUDO_UID -u SUDO_GID -u DOAS_USER -u PKEXEC_UID "$bin" present "ws://127.0.0.1:$port/" \
+   --deck "$rootdir/deck.json" --observer raw --secret-file "$tmp/secret" --no-qr --script "$rootdir/present.script" \
+   --export "$rootdir/room.json" </dev/null >"$tmp/rootpresent.out" 2>&1) &
+laptop=$!
+laptop_ids="" hub_ids=""
+for _ in $(seq 1 200); do
+  if grep -q "> open: " "$tmp/rootpresent.out" 2>/dev/null; then laptop_ids=$(ids_of "$laptop"); hub_ids=$(ids_of "$hub"); break; fi
+  sleep 0.1
+done
+wait "$laptop"; rc=$?
+kill -TERM "$hub" 2>/dev/null; wait "$hub" 2>/dev/null
+echo "root shell: present $laptop_ids, its hub $hub_ids"
+check root_shell_present_exit_0 test "$rc" -eq 0
+[ "$rc" -ne 0 ] && cat "$tmp/rootpresent.out"
+check root_shell_present_is_nobody test "$laptop_ids" = "$nob $nob $nob 0000000000003000"
+check root_shell_remote_hub_is_nobody test "$hub_ids" = "$nob $nob $nob 0000000000000000"
+check root_shell_export_in_roots_directory test "$(stat -c '%u %a' "$rootdir/room.json" 2>/dev/null)" = "0 600"
+check root_shell_export_is_the_session test "$(jq -r '.format + "/" + (.sessions | length | tostring)' "$rootdir/room.json")" = fragvote-export/1
 # --user names a user that does not exist: refused, nothing served.
 env -u SUDO_UID "${serve_local[@]}" --user no-such-user-fv --db "$tmp/nouser.db" >"$tmp/nouser.out" 2>&1; rc=$?
 check unknown_user_refused test "$rc" -eq 3

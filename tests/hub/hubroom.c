@@ -12,11 +12,18 @@
 #include "check_probe.h"
 #include "db.h"
 #include "deck_fixture.h"
+#include "fv_file.h"
 #include "tcp_client.h"
 
 struct hubroom hubroom;
 struct hubroom_opts hubroom_opts;
 static int db_counter;
+static char *tls_pem[2]; /* the certificate and key hubroom_opts names, read as serve reads them */
+static size_t tls_pem_len[2];
+
+static void tls_pem_free(void) {
+    for (int i = 0; i < 2; i++) free(tls_pem[i]), tls_pem[i] = NULL, tls_pem_len[i] = 0;
+}
 
 static int measure_hook(void *ctx, const struct prober_ask *a) {
     struct hubroom *f = ctx;
@@ -50,12 +57,17 @@ int hubroom_start_in(const char *dir, int live_split, int64_t resume_session) {
             hubroom.deck.tests[t].ask[0] = hubroom.deck.tests[t].ask[1] = hubroom.deck.tests[t].ask[2] = 1;
         }
     }
+    tls_pem_free();
+    if (o->tls_cert && (!(tls_pem[0] = fv_file_read(o->tls_cert, 1 << 20, &tls_pem_len[0], err, sizeof err)) ||
+                        !(tls_pem[1] = fv_file_read(o->tls_key, 1 << 20, &tls_pem_len[1], err, sizeof err))))
+        return fprintf(stderr, "%s\n", err), -1;
     int libev = getenv("HUB_TEST_LIBEV") && *getenv("HUB_TEST_LIBEV");
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET,
                              .live_split = live_split,
                              .public_url = "http://192.0.2.10:8080/", .use_poll = !libev,
                              .ping_s = o->keepalive_s, .idle_s = 2 * o->keepalive_s, .conn_max = o->conn_max,
-                             .tls_cert = o->tls_cert, .tls_key = o->tls_key, .web_root = o->web_root};
+                             .tls_cert = tls_pem[0], .tls_key = tls_pem[1], .tls_cert_len = tls_pem_len[0],
+                             .tls_key_len = tls_pem_len[1], .web_root = o->web_root};
     if (hubfix_start_probed(&hubroom.fx, hubroom.dbpath, &hubroom.deck, "TEST42", resume_session, &cfg,
                             &(struct prober){measure_hook, &hubroom}, err, sizeof err))
         return fprintf(stderr, "%s\n", err), -1;
@@ -63,7 +75,10 @@ int hubroom_start_in(const char *dir, int live_split, int64_t resume_session) {
     return 0;
 }
 
-void hubroom_stop(void) { hubfix_stop(&hubroom.fx); }
+void hubroom_stop(void) {
+    hubfix_stop(&hubroom.fx);
+    tls_pem_free();
+}
 
 struct wsc *hubroom_connect(const char *protocol) {
     char err[256];
