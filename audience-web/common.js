@@ -267,6 +267,15 @@ function fvExplain(rv, brief) {
   var e = fvEl('explain');
   if (e && e.textContent) e.textContent = fvT('reveal.explain', { why: e.textContent });
 }
+/* A reveal's evidence line into element id (docs/PROTOCOL.md "evidence",
+ * "why"): the measurement's evidence, in English as the probe words it; when
+ * the reveal carries none (a sibling question is still open), the fact's why,
+ * worded from its message (why_msg) in the page's language. */
+function fvEvidence(id, rv) {
+  var e = fvEl(id);
+  if (rv && rv.evidence) { fvText(id, rv.evidence); if (e) e.setAttribute('lang', 'en'); }
+  else fvMsgText(id, rv && rv.why_msg, rv && rv.why ? rv.why : '');
+}
 /* A vote's confidence (docs/SCORING.md "Confidence"): the wire's names and
  * their words. */
 var FV_CONFIDENCE = [['sure'], ['think_so'], ['guessing']];

@@ -185,7 +185,7 @@ fvI18n.use(fvI18n.phoneLang(), function () {
       }
       fvText('truth', fvT('answer.' + (known ? rv.truth : 'unknown')));
       fvText('basis', fvT(known ? 'reveal.basis_words' : 'reveal.basis', { basis: fvT('basis.' + rv.basis), words: fvTruthWords(q.kind, rv.truth) }));
-      fvText('evidence', rv.evidence || rv.why || '');
+      fvEvidence('evidence', rv);
       fvExplain(rv);
       var room = rv.majority ? fvT('phone.room_said', { vote: fvT('answer.' + rv.majority) }) : fvT('phone.nobody_voted');
       fvText('confheadline', rv.confidence && rv.confidence.headline ? rv.confidence.headline : '');

@@ -191,7 +191,7 @@ fvI18n.use(fvParam('lang') || 'en', function () {
       v.className = 'chip ' + fvVerdictClass(rv);
       var tw = { truth: fvT('answer.' + (known ? rv.truth : 'unknown')).toUpperCase(), basis: fvT('basis.' + rv.basis), words: known ? fvTruthWords(q.kind, rv.truth) : '' };
       fvText('truth', fvT(known ? 'presenter.truth_words' : 'presenter.truth', tw));
-      fvText('evidence', rv.evidence || rv.why || '');
+      fvEvidence('evidence', rv);
       fvExplain(rv);
       fvText('shift', fvShift(rv));
       var c = rv.confidence;

@@ -48,7 +48,7 @@ function fvReplay(send) {
     fvText('replaybasis', fvT(known(q) ? 'reveal.basis_words' : 'reveal.basis',
       { basis: fvT('basis.' + rv.basis), words: fvTruthWords(q.kind, rv.truth) }));
     fvText('replayexplain', rv.explain ? fvT('reveal.explain', { why: rv.explain }) : '');
-    fvText('replayevidence', rv.evidence || rv.why || '');
+    fvEvidence('replayevidence', rv);
     fvText('replayroom', rv.majority ? fvT('replay.room', { vote: fvT('answer.' + rv.majority), yes: rv.yes, no: rv.no }) :
       fvT('phone.nobody_voted'));
   }

@@ -16,10 +16,15 @@ extern const struct fv_msg_entry fv_msg_en_table[];
 extern const size_t fv_msg_en_count;
 
 void fv_msg_set(struct fv_msg *m, const char *key, const char *spec, ...) {
-    memset(m, 0, sizeof *m);
-    snprintf(m->key, sizeof m->key, "%s", key);
     va_list ap;
     va_start(ap, spec);
+    fv_msg_setv(m, key, spec, ap);
+    va_end(ap);
+}
+
+void fv_msg_setv(struct fv_msg *m, const char *key, const char *spec, va_list ap) {
+    memset(m, 0, sizeof *m);
+    snprintf(m->key, sizeof m->key, "%s", key);
     for (const char *p = spec; *p && m->nargs < FV_MSG_ARGS_MAX;) {
         while (*p == ' ') p++;
         const char *eq = strchr(p, '=');
@@ -38,7 +43,6 @@ void fv_msg_set(struct fv_msg *m, const char *key, const char *spec, ...) {
         }
         p = eq + 3;
     }
-    va_end(ap);
 }
 
 void fv_msg_key(struct fv_msg *m, const char *key) {

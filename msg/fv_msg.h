@@ -13,6 +13,7 @@
 #ifndef FV_MSG_H
 #define FV_MSG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define FV_MSG_ARGS_MAX 6
@@ -44,6 +45,8 @@ struct fv_msg {
  * parse, or more than FV_MSG_ARGS_MAX arguments, leaves the arguments it
  * could read (the catalog test reads every spec of the sources). */
 void fv_msg_set(struct fv_msg *m, const char *key, const char *spec, ...) __attribute__((format(printf, 3, 4)));
+
+void fv_msg_setv(struct fv_msg *m, const char *key, const char *spec, va_list ap);
 
 /* Sets m to key without arguments. */
 void fv_msg_key(struct fv_msg *m, const char *key);

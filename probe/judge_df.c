@@ -15,22 +15,20 @@ void probe_judge_df(const struct probe_judge_in *in, struct probe_result *r) {
     int clears = probe_path_topology_clears_df(in->topo);
     int quote_cleared = p && p->q.df == 0 && clears && (in->hop_node < 0 || in->hop_node > clears);
     if (v6) {
-        probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
-             "IPv6 has no DF bit: routers never fragment IPv6, only the sender may");
+        probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_INFERRED, "why.v6_no_df", " ");
     } else if (!si->sent) {
         int df = probe_judge_rule_df(s);
-        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
-             "nothing was sent; a %s socket in mode %s sets DF=%d", probe_proto_name(s->proto),
-             probe_mode_name(s->mode), df);
+        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED, "why.df_unsent",
+                       "proto=%s mode=%s df=%d", probe_proto_name(s->proto), probe_mode_name(s->mode), df);
     } else if (obs->egress_df >= 0) {
-        probe_fact_set(&r->df, obs->egress_df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
-             "DF=%d on the first packet that left the host", obs->egress_df);
+        probe_fact_set(&r->df, obs->egress_df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.df_egress",
+                       "df=%d", obs->egress_df);
     } else if (p && p->q.df >= 0 && !quote_cleared) {
-        probe_fact_set(&r->df, p->q.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED,
-             "DF=%d in the header an ICMP answer quoted", p->q.df);
+        probe_fact_set(&r->df, p->q.df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.df_quoted", "df=%d",
+                       p->q.df);
     } else {
         int df = probe_judge_rule_df(s) && !probe_judge_host_frags(s, r->egress.dev_mtu, r->egress.path_mtu_before);
-        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED,
-             "not seen on the wire; by the kernel's rules mode %s gives DF=%d", probe_mode_name(s->mode), df);
+        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED, "why.df_rule", "mode=%s df=%d",
+                       probe_mode_name(s->mode), df);
     }
 }

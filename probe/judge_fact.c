@@ -1,18 +1,25 @@
-/* Setting one fact: its answer, its basis and why. Shared by every judge. */
+/* Setting one fact: its answer, its basis and why (a message and its
+ * English). Shared by every judge. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "observe.h"
 
-void probe_fact_setv(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, va_list ap) {
+void probe_fact_set(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *key, const char *spec,
+                    ...) {
     f->answer = a;
     f->basis = b;
-    vsnprintf(f->why, sizeof f->why, fmt, ap);
+    va_list ap;
+    va_start(ap, spec);
+    fv_msg_setv(&f->msg, key, spec, ap);
+    va_end(ap);
+    fv_msg_text(&f->msg, f->why, sizeof f->why);
 }
 
-void probe_fact_set(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    probe_fact_setv(f, a, b, fmt, ap);
-    va_end(ap);
+void probe_fact_set_text(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *why) {
+    f->answer = a;
+    f->basis = b;
+    memset(&f->msg, 0, sizeof f->msg);
+    snprintf(f->why, sizeof f->why, "%s", why);
 }

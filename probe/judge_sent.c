@@ -11,25 +11,23 @@ void probe_judge_sent(const struct probe_judge_in *in, struct probe_result *r) {
     const struct probe_icmp *p = in->p;
     if (!si->sent) {
         if (r->egress.kernel_mtu > 0)
-            probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s (kernel MTU %d)",
+            probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.send_failed_mtu", "error=%s mtu=%d",
                  strerror(si->send_errno), r->egress.kernel_mtu);
         else
-            probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "send() failed: %s", strerror(si->send_errno));
+            probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.send_failed", "error=%s",
+                           strerror(si->send_errno));
     } else if (obs->egress_packets > 0) {
         /* Each fact's why speaks only of its own fact: the quiz reveals
          * "sent?" while "DF?" and "fragmented?" are still to be voted on, so
          * no packet count, size or answering hop here (docs/PROTOCOL.md). */
-        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "it was seen leaving the host");
+        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "why.seen_leaving", " ");
     } else if (p) {
-        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "an ICMP answer quoted it");
+        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "why.icmp_quoted", " ");
     } else if (obs->echo_replies > 0) {
-        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED,
-                       "the target answered the echo request (Echo Reply)");
+        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "why.echo_reply", " ");
     } else if (obs->egress_packets == 0) {
-        probe_fact_set(&r->sent, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-             "send() succeeded but nothing of this test was seen leaving the host");
+        probe_fact_set(&r->sent, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "why.not_seen", " ");
     } else {
-        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
-             "send() accepted it; this observer cannot see the wire and no hop answered");
+        probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_INFERRED, "why.accepted_unseen", " ");
     }
 }

@@ -31,13 +31,15 @@
 #include "fragprobe.h"
 #include "probe_wire.h"
 
-/* Sets one of the judge's facts: its answer, basis and the why line (printf
- * format). The one writer of a struct probe_fact's verdict (judge.c); the
- * refinements use it too (witness_merge.c through probe_fact_setv). */
-void probe_fact_set(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-void probe_fact_setv(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *fmt, va_list ap)
-    __attribute__((format(printf, 4, 0)));
+/* Sets one of the judge's facts: its answer, basis and the why line, as a
+ * message (fv_msg_set: a catalog key "why.*" and the spec of its arguments)
+ * whose English is the why. The one writer of a struct probe_fact's verdict
+ * (judge.c); the refinements use it too. */
+void probe_fact_set(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *key, const char *spec,
+                    ...) __attribute__((format(printf, 5, 6)));
+/* The same with a why worded elsewhere (the far end's arrival, witness_merge.c):
+ * English only, no message. */
+void probe_fact_set_text(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *why);
 
 /* What the sender did, so an observer can match answers to this test. */
 struct probe_sendinfo {

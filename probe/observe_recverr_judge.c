@@ -21,8 +21,8 @@ void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_r
     if (frag_needed) {
         /* A router dropped it whole and said so: that much is observed, but
          * not its quoted length. */
-        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "%s dropped it whole with %s, MTU %d", r->icmp.hop,
-                 v6 ? "Packet Too Big" : "Frag Needed", r->icmp.mtu);
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.recverr_dropped", "hop=%s icmp=%s mtu=%d",
+                       r->icmp.hop, v6 ? "Packet Too Big" : "Frag Needed", r->icmp.mtu);
         r->fragmenter = PROBE_FRAG_NONE;
         snprintf(r->evidence, sizeof r->evidence,
                  "%s dropped it with %s, MTU %d: the kernel now caches PMTU %d for this destination", r->icmp.hop,
@@ -30,17 +30,14 @@ void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_r
         return;
     }
     if (v6) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
-                 "routers never fragment IPv6 and the host did not (Ip6FragCreates unchanged)");
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED, "why.recverr_v6", " ");
         r->fragmenter = PROBE_FRAG_NONE;
     } else if (r->df.answer == PROBE_ANS_YES && (clears = probe_path_topology_clears_df(topo)) > 0) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-                 "DF=1 by mode %s, but %s clears DF: a router on the way may have fragmented it",
-                 probe_mode_name(s->mode), topo->node[clears].name);
+        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "why.recverr_df1_cleared",
+                       "mode=%s router=%s", probe_mode_name(s->mode), topo->node[clears].name);
     } else if (r->df.answer == PROBE_ANS_YES) {
         probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
-                 "DF=1 by mode %s: routers may not fragment it, and the host did not%s", probe_mode_name(s->mode),
-                 r->icmp.hop[0] ? "; it reached the answering hop whole" : "");
+                       r->icmp.hop[0] ? "why.recverr_df1_reached" : "why.recverr_df1", "mode=%s", probe_mode_name(s->mode));
         r->fragmenter = PROBE_FRAG_NONE;
     } else {
         int node = topo ? probe_path_topology_last_node(topo, r) : -1, link = -1;
@@ -55,17 +52,14 @@ void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_r
             if (last_link > 0 && last_link < len) len = last_link; /* dst's MSS */
         }
         if (node < 0) {
-            probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-                     "DF=0: a router may have fragmented it; without CAP_NET_RAW the quoted header is not visible");
+            probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "why.recverr_df0_unknown", " ");
             r->fragmenter = PROBE_FRAG_UNKNOWN;
         } else if (bottleneck > 0 && len > bottleneck) {
-            probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_INFERRED,
-                     "DF=0 and %d > %d on the %s-%s link: %s must fragment it", len, bottleneck, topo->node[link].name,
-                     topo->node[link + 1].name, topo->node[link].name);
+            probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_INFERRED, "why.recverr_router_must",
+                           "len=%d mtu=%d from=%s to=%s", len, bottleneck, topo->node[link].name, topo->node[link + 1].name);
             r->fragmenter = PROBE_FRAG_ROUTER;
         } else {
-            probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED,
-                     "DF=0 but %d fits every link it crossed (the host did not fragment it)", len);
+            probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED, "why.recverr_fits", "len=%d", len);
             r->fragmenter = PROBE_FRAG_NONE;
         }
     }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fv_msg.h"
+
 /* Library version string (static). */
 const char *probe_version(void);
 
@@ -84,5 +86,7 @@ struct probe_fact {
     enum probe_answer answer;
     enum probe_basis basis;
     char why[160];                /* the rule or observation behind it */
+    struct fv_msg msg;            /* why as a message (fv_msg.h; why is its English), key "" when why
+                                     has none (the far end's words, an old stored result) */
 };
 #endif

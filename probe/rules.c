@@ -53,13 +53,11 @@ static int known_links(const struct probe_path_topology *topo, struct probe_resu
     int len = r->egress.first_len > 0 ? r->egress.first_len : r->spec.size;
     int mtu = probe_path_topology_routed_mtu(topo, last, &link);
     if (mtu > 0 && len > mtu) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_RULE,
-                       "it left the host whole with DF=0, and %d > %d on the %s-%s link: %s must fragment it", len, mtu,
-                       topo->node[link].name, topo->node[link + 1].name, topo->node[link].name);
+        probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_RULE, "why.rule_router_must",
+                       "len=%d mtu=%d from=%s to=%s", len, mtu, topo->node[link].name, topo->node[link + 1].name);
         r->fragmenter = PROBE_FRAG_ROUTER;
     } else {
-        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_RULE,
-                       "it left the host whole and its %d bytes fit every link it crossed", len);
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_RULE, "why.rule_fits", "len=%d", len);
         r->fragmenter = PROBE_FRAG_NONE;
     }
     return 1;
@@ -72,24 +70,21 @@ void probe_rules_apply(const struct probe_path_topology *topo, struct probe_resu
     if (!whole) return;
     int df = !v6 && r->df.answer == PROBE_ANS_YES && r->df.basis == PROBE_BASIS_OBSERVED;
     int clears = df ? probe_path_topology_clears_df(topo) : 0;
-    const char *lost = r->witness.silent ? "; the witness did not see it: dropped on the way" : "";
     if (clears) {
         /* Rule (a) does not hold on this path: a router clears DF. */
-        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-                       "it left the host whole with DF=1, but %s clears DF: a router on the way may have fragmented it",
+        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "why.rule_df1_cleared", "router=%s",
                        topo->node[clears].name);
     } else if (df || v6) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_RULE, "it left the host whole and %s%s",
-                       v6 ? "no router fragments IPv6" : "with DF=1 no router may fragment it", lost);
+        const char *key = v6 ? (r->witness.silent ? "why.rule_v6_lost" : "why.rule_v6")
+                             : r->witness.silent ? "why.rule_df1_lost" : "why.rule_df1";
+        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_RULE, key, " ");
         r->fragmenter = PROBE_FRAG_NONE;
         r->witness.far_end &= ~4u;
     } else if (topo && !v6 && r->df.answer == PROBE_ANS_NO && r->df.basis == PROBE_BASIS_OBSERVED &&
                known_links(topo, r)) {
         /* decided by the path's known links */
     } else if (r->witness.silent) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN,
-                       "it left the host whole and the witness did not see it: dropped on the way, not fragmented by "
-                       "the host; with DF=0 a router may have cut it first");
+        probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "why.rule_lost", " ");
     } else {
         return;
     }

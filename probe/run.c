@@ -275,7 +275,8 @@ cleanup:
 static void result_init(struct probe_result *r, const struct probe_spec *spec) {
     memset(r, 0, sizeof *r);
     r->spec = *spec;
-    struct probe_fact unk = {PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "not run"};
+    struct probe_fact unk;
+    probe_fact_set(&unk, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "why.not_run_yet", " ");
     r->sent = r->df = r->fragmented = unk;
     r->fragmenter = PROBE_FRAG_UNKNOWN;
     r->icmp.quoted_len = r->icmp.quoted_df = r->icmp.quoted_mf = r->icmp.quoted_offset = r->icmp.quoted_frag_hdr = -1;

@@ -21,17 +21,20 @@ const char *probe_fact_basis_label(const struct probe_result *r, const struct pr
     return probe_basis_name(f->basis);
 }
 
+/* probe_fact_set_text (the far end's words are English only: no message;
+ * docs/LANGUAGES.md), and whether the far end is what observed it. */
 static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_answer a, enum probe_basis b, int far,
                      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-/* probe_fact_set, and whether the far end is what observed it. */
 static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_answer a, enum probe_basis b, int far,
                      const char *fmt, ...) {
     if (far) r->witness.far_end |= fact_bit(r, f);
     else r->witness.far_end &= ~fact_bit(r, f);
+    char why[sizeof f->why];
     va_list ap;
     va_start(ap, fmt);
-    probe_fact_setv(f, a, b, fmt, ap);
+    vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    probe_fact_set_text(f, a, b, why);
 }
 
 static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -90,9 +93,11 @@ static void df_from_far_end(const struct probe_path_topology *topo, struct probe
     if (r->witness.df) {
         far_fact(r, &r->df, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, "DF=1 on arrival at %s (no router sets it)", where);
     } else if (r->df.answer == PROBE_ANS_YES) {
-        /* the kernel's rule for this socket (the judge's, inferred) stands */
+        /* the kernel's rule for this socket (the judge's, inferred) stands,
+         * with the far end's words after it: English only, so no message */
         append(r->df.why, sizeof r->df.why, "; DF=0 on arrival at %s: %s cleared it", where,
                clears ? topo->node[clears].name : "a router on the way");
+        memset(&r->df.msg, 0, sizeof r->df.msg);
     } else {
         far_fact(r, &r->df, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, 1, "DF=0 on arrival at %s (routers do not set it)",
                  where);

@@ -59,7 +59,13 @@ static json_t *reveal_json(struct quiz *q, int pos) {
     if (o && t.explain_key[0]) json_object_set_new(o, "explain_key", json_string(t.explain_key));
     if (o && t.surprise[0]) json_object_set_new(o, "surprise", json_string(t.surprise));
     if (o && t.nexplain) json_object_set_new(o, "explain_msg", msg_json_list(t.explain_msg, t.nexplain));
-    if (o && t.surprise_msg.key[0]) json_object_set_new(o, "surprise_msg", msg_json(&t.surprise_msg));
+    if (o && t.why_msg.key[0]) json_object_set_new(o, "why_msg", msg_json(&t.why_msg));
+    json_t *surprise = t.surprise_msg.key[0] ? msg_json(&t.surprise_msg) : NULL;
+    json_t *said_why = json_object_get(json_object_get(surprise, "args"), "why");
+    if (said_why && t.why_msg.key[0]) /* the measured why after the dash: its own message */
+        json_object_set_new(json_object_get(surprise, "args"), "why", msg_json(&t.why_msg));
+    if (o && surprise) json_object_set_new(o, "surprise_msg", surprise);
+    else json_decref(surprise);
     if (o) reveal_add_rounds(o, &i, &t);
     json_t *conf = o ? calibration_reveal_json(&i.conf, i.round == 2 ? &i.first_conf : NULL, quiz_score_truth(&t))
                      : NULL; /* the votes split by confidence */

@@ -2,6 +2,7 @@
  * place that spells its structs for the outside (schema in docs/PROBE.md). */
 #include <string.h>
 
+#include "msg_json.h"
 #include "path_json.h"
 #include "probe_json.h"
 
@@ -15,6 +16,8 @@ json_t *probe_spec_to_json(const struct probe_spec *s) {
 json_t *probe_fact_to_json(const struct probe_result *r, const struct probe_fact *f) {
     json_t *o = json_pack("{s:s, s:s, s:s}", "answer", probe_answer_name(f->answer), "basis",
                           probe_basis_name(f->basis), "why", f->why);
+    json_t *m = o ? msg_json(&f->msg) : NULL; /* why as a message (docs/PROTOCOL.md "Texts as messages") */
+    if (m) json_object_set_new(o, "why_msg", m);
     if (o && strcmp(probe_fact_basis_label(r, f), probe_basis_name(f->basis)))
         json_object_set_new(o, "observed_at", json_string("far end"));
     return o;

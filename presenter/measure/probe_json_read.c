@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "msg_json.h"
 #include "path_json.h"
 #include "probe_json.h"
 
@@ -84,6 +85,8 @@ static void rd_fact(struct rd *c, json_t *root, const char *key, unsigned bit, s
     else fail(c, key, "has no answer yes/no/unknown");
     if (probe_basis_parse(b, &f->basis) < 0) fail(c, key, "has no basis observed/inferred/unknown/rule");
     rd_str(c, o, "why", 1, f->why, sizeof f->why);
+    json_t *m = json_object_get(o, "why_msg"); /* absent in a row stored before it existed */
+    if (m && msg_json_read(m, &f->msg) < 0) fail(c, key, "has a why_msg that is not a message");
     json_t *at = json_object_get(o, "observed_at");
     if (at && !(json_is_string(at) && !strcmp(json_string_value(at), "far end")))
         fail(c, key, "has an observed_at other than \"far end\"");

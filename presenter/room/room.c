@@ -11,6 +11,7 @@
 #include "db_hub.h"
 #include "fv_err.h"
 #include "fv_names.h"
+#include "msg_json.h"
 #include "path_json.h"
 #include "room_internal.h"
 #include "room_token.h"
@@ -125,12 +126,15 @@ static int resume_question(int64_t id, int position, const char *state, int meas
     return 0;
 }
 
-/* The question's own fact's why from the stored observation (either shape,
- * probe_json.h), and the test's path where the row has one (issue 20). */
-static void stored_why(const char *observation, enum qkind kind, char *why, size_t len, struct probe_path *path) {
+/* The question's own fact's why (and its message, where the row has one)
+ * from the stored observation (either shape, probe_json.h), and the test's
+ * path where the row has one (issue 20). */
+static void stored_why(const char *observation, enum qkind kind, struct quiz_truth *t, struct probe_path *path) {
     json_t *o = json_loads(observation, 0, NULL);
-    const char *w = json_string_value(json_object_get(json_object_get(o, qkind_name(kind)), "why"));
-    snprintf(why, len, "%s", w ? w : "");
+    json_t *fact = json_object_get(o, qkind_name(kind));
+    const char *w = json_string_value(json_object_get(fact, "why"));
+    snprintf(t->why, sizeof t->why, "%s", w ? w : "");
+    msg_json_read(json_object_get(fact, "why_msg"), &t->why_msg);
     char err[160];
     if (path_json_read(json_object_get(o, "path"), path, err, sizeof err) < 0) path->v = 0; /* drawn as none */
     json_decref(o);
@@ -146,7 +150,7 @@ static int resume_truth(int64_t qid, const char *answer, const char *basis, cons
     struct quiz_qinfo qi;
     quiz_get(c->r->quiz, p, &qi);
     struct probe_path path;
-    stored_why(observation, qi.kind, t.why, sizeof t.why, &path);
+    stored_why(observation, qi.kind, &t, &path);
     t.answer = !strcmp(answer, "yes") ? PROBE_ANS_YES : !strcmp(answer, "no") ? PROBE_ANS_NO : PROBE_ANS_UNKNOWN;
     if (probe_basis_parse(basis, &t.basis) < 0) t.basis = PROBE_BASIS_UNKNOWN;
     snprintf(t.evidence, sizeof t.evidence, "%s", evidence);

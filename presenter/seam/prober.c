@@ -11,7 +11,8 @@ void prober_result_unknown(const struct probe_spec *spec, const char *why, struc
     for (int i = 0; i < 3; i++) {
         f[i]->answer = PROBE_ANS_UNKNOWN;
         f[i]->basis = PROBE_BASIS_UNKNOWN;
-        snprintf(f[i]->why, sizeof f[i]->why, "the test could not run");
+        fv_msg_key(&f[i]->msg, "why.not_run");
+        fv_msg_text(&f[i]->msg, f[i]->why, sizeof f[i]->why);
     }
     r->fragmenter = PROBE_FRAG_UNKNOWN;
     r->icmp.quoted_len = r->icmp.quoted_df = r->icmp.quoted_mf = r->icmp.quoted_offset = r->icmp.quoted_frag_hdr = -1;

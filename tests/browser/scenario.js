@@ -194,6 +194,8 @@ function explainIn(cat, rv, brief) {
 async function languages(browser, origin, A, projectors, rv) {
   const cats = catalogs(), keys = Object.keys(cats.en);
   check(rv && Array.isArray(rv.explain_msg) && rv.explain_msg.length > 0, 'the reveal carries its explanation as messages', JSON.stringify(rv && rv.explain_msg));
+  /* the first question's sibling is still open: no evidence, its why under the verdict */
+  check(rv && !rv.evidence && rv.why_msg && /^why\./.test(rv.why_msg.key), 'the reveal carries its fact\'s why as a message, and no evidence yet', JSON.stringify(rv && rv.why_msg));
   check(Object.keys(cats).length >= 3, 'English and at least two more catalogs are shipped', Object.keys(cats).join());
   const names = await A.locator('#lang option').evaluateAll((os) => os.map((o) => o.value));
   checkEq(names.sort().join(), Object.keys(cats).sort().join(), 'the phone\'s language menu offers every shipped catalog');
@@ -217,6 +219,12 @@ async function languages(browser, origin, A, projectors, rv) {
     if (code !== 'en') {
       check(!ex.includes(rv.explain), `phone (${code}): the explanation is not the English sentence`, ex);
       checkEq(await A.locator('#explain').getAttribute('lang'), null, `phone (${code}): the explanation is not marked English`);
+    }
+    const why = await text(A, '#evidence');
+    checkEq(why, worded(cat, rv.why_msg), `phone (${code}): the fact's why is worded from the ${code} catalog`);
+    if (code !== 'en') {
+      check(why !== rv.why, `phone (${code}): the why is not the English sentence`, why);
+      checkEq(await A.locator('#evidence').getAttribute('lang'), null, `phone (${code}): the why is not marked English`);
     }
     if (code === 'de') { await shot(A, 'phone-lang-de'); await axe(A, 'phone (de)'); }
   }

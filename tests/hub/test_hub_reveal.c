@@ -109,11 +109,65 @@ static void check_reveal_msgs(json_t *rv) {
     const char *explain = json_string_value(json_object_get(rv, "explain"));
     CHECK_STR(joined, explain ? explain : "");
     CHECK(explain == NULL || json_array_size(steps) > 0);
+    /* the fact's why: its message (where it has one) says its English */
+    struct fv_msg wm;
+    char why[160] = "";
+    json_t *why_msg = json_object_get(rv, "why_msg");
+    if (why_msg) {
+        CHECK_INT(msg_json_read(why_msg, &wm), 0);
+        fv_msg_text(&wm, why, sizeof why);
+        CHECK_STR(why, json_string_value(json_object_get(rv, "why")));
+    }
+    /* the surprise's why argument is that message, or the English why */
     struct fv_msg sm;
     char surprise[300] = "";
-    if (!msg_json_read(json_object_get(rv, "surprise_msg"), &sm)) fv_msg_text(&sm, surprise, sizeof surprise);
+    json_t *said = json_object_get(json_object_get(json_object_get(rv, "surprise_msg"), "args"), "why");
+    CHECK(!said || json_is_string(said) || json_equal(said, why_msg));
+    if (!msg_json_read(json_object_get(rv, "surprise_msg"), &sm)) {
+        for (int k = 0; k < sm.nargs && json_is_object(said); k++)
+            if (!strcmp(sm.arg[k].name, "why")) sm.arg[k].type = FV_MSG_STR, snprintf(sm.arg[k].s, sizeof sm.arg[k].s, "%s", why);
+        fv_msg_text(&sm, surprise, sizeof surprise);
+    }
     const char *want = json_string_value(json_object_get(rv, "surprise"));
     CHECK_STR(surprise, want ? want : "");
+}
+
+/* A fact's why worded by the judge as a message (why_msg, docs/PROTOCOL.md
+ * "Texts as messages") reaches every role's reveal beside its English, and,
+ * when the measurement differs from the rules, as the surprise's why. */
+static void test_a_why_as_a_message_reaches_the_reveal(void) {
+    REQUIRE(hubroom_start(0, 0) == 0);
+    struct wsc *w = hubroom_phone(NULL, NULL, NULL);
+    struct wsc *s = hubroom_connect("fragvote-screen");
+    struct wsc *p = hubroom_presenter();
+    struct wsc *pv = hubroom_presenter(); /* watches: p's answers are read by cmd */
+    REQUIRE(w && s && p && pv);
+    char err[256];
+    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0 && hubroom_cmd(p, "close", err, sizeof err) == 0 &&
+            hubroom_cmd(p, "measure", err, sizeof err) == 0);
+    struct probe_result r = hubroom_result(0, 0, 0); /* "sent?" no: the rules said yes */
+    fv_msg_set(&r.sent.msg, "why.send_failed_mtu", "error=%s mtu=%d", "Message too long", 1280);
+    fv_msg_text(&r.sent.msg, r.sent.why, sizeof r.sent.why);
+    REQUIRE(hubroom_answer(r) == 0);
+    REQUIRE(hubroom_wait_state(QUIZ_MEASURED) == 0);
+    REQUIRE(hubroom_cmd(p, "reveal", err, sizeof err) == 0);
+    struct wsc *all[3] = {w, s, pv};
+    for (int k = 0; k < 3; k++) {
+        json_t *st = revealed_state(all[k], 0);
+        REQUIRE(st);
+        json_t *rv = json_object_get(st, "reveal");
+        CHECK_STR(json_string_value(json_object_get(rv, "why")), "send() failed: Message too long (kernel MTU 1280)");
+        CHECK_STR(json_string_value(json_object_get(json_object_get(rv, "why_msg"), "key")), "why.send_failed_mtu");
+        json_t *said = json_object_get(json_object_get(json_object_get(rv, "surprise_msg"), "args"), "why");
+        CHECK_STR(json_string_value(json_object_get(said, "key")), "why.send_failed_mtu");
+        check_reveal_msgs(rv);
+        json_decref(st);
+    }
+    wsc_close(w, 1000);
+    wsc_close(s, 1000);
+    wsc_close(p, 1000);
+    wsc_close(pv, 1000);
+    hubroom_stop();
 }
 
 /* Issue 15: the three questions of one test share one probe result, but the
@@ -337,6 +391,7 @@ static void test_the_presenters_tally_counts_screens_and_presenters(void) {
 int main(void) {
     RUN(test_truth_is_in_no_frame_before_reveal);
     RUN(test_each_reveal_shows_only_its_own_fact);
+    RUN(test_a_why_as_a_message_reaches_the_reveal);
     RUN(test_presenter_actions_need_the_secret);
     RUN(test_presenter_without_auth_sees_what_a_screen_sees);
     RUN(test_the_presenters_tally_counts_screens_and_presenters);

@@ -32,6 +32,8 @@ function check(ok, what) {
 }
 const read = (f) => fs.readFileSync(f, 'utf8');
 const placeholders = (s) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort().join(',');
+/* the names a text uses, each once (a message's argument may show twice) */
+const placeholderNames = (s) => [...new Set(placeholders(s).split(','))].filter((x) => x).join(',');
 
 /* ---- the catalogs themselves ---- */
 const files = fs.readdirSync(web).filter((f) => /^i18n-[a-z]{2,3}\.json$/.test(f)).sort();
@@ -123,11 +125,17 @@ const cFiles = [];
 const cEmits = {}; /* key -> [{file, names}] */
 for (const f of cFiles) {
   const s = read(f).replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
-  for (const m of s.matchAll(/"([a-z]+\.[a-z0-9_.]+)"(\s*,\s*"((?:[^"\\]|\\.)*)")?/g)) {
-    if (!C_FAMILIES.includes(m[1].split('.')[0]) || /\.[ch]$/.test(m[1])) continue;
+  /* a key, or the keys of a choice (c ? "why.a" : "why.b"), and the spec
+   * after it, which each key of the choice takes */
+  const KEY = '"[a-z]+\\.[a-z0-9_.]+"';
+  const re = new RegExp(`(${KEY}(?:\\s*:\\s*${KEY})*)(\\s*,\\s*"((?:[^"\\\\]|\\\\.)*)")?`, 'g');
+  for (const m of s.matchAll(re)) {
     const spec = m[3] !== undefined && /^\s*@?\w+=%[ds]( +@?\w+=%[ds])*\s*$/.test(m[3]) ? m[3] : '';
     const names = [...spec.matchAll(/@?(\w+)=%[ds]/g)].map((x) => x[1]).sort().join(',');
-    (cEmits[m[1]] = cEmits[m[1]] || []).push({ file: path.relative(src, f), names });
+    for (const [, k] of m[1].matchAll(/"([^"]*)"/g)) {
+      if (!C_FAMILIES.includes(k.split('.')[0]) || /\.[ch]$/.test(k)) continue;
+      (cEmits[k] = cEmits[k] || []).push({ file: path.relative(src, f), names });
+    }
   }
 }
 check(Object.keys(cEmits).length >= 30, `the C sources emit message keys (${Object.keys(cEmits).length} found)`);
@@ -135,7 +143,7 @@ for (const [k, sites] of Object.entries(cEmits)) {
   if (!check(k in en, `the C key "${k}" (${sites[0].file}) is in the English catalog`)) continue;
   used.add(k);
   for (const site of sites)
-    check(site.names === placeholders(en[k]), `the C key "${k}" (${site.file}) has arguments {${site.names}} = English's placeholders {${placeholders(en[k])}}`);
+    check(site.names === placeholderNames(en[k]), `the C key "${k}" (${site.file}) has arguments {${site.names}} = English's placeholders {${placeholderNames(en[k])}}`);
 }
 used.add('lang.name'); /* the phone's switch names each language by it (checked above) */
 const unused = Object.keys(en).filter((k) => !used.has(k));

@@ -15,7 +15,7 @@ static struct probe_result unseen(void) {
     struct probe_result r;
     memset(&r, 0, sizeof r);
     r.spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2, .port = 33434};
-    r.sent = r.df = r.fragmented = (struct probe_fact){PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "not run"};
+    r.sent = r.df = r.fragmented = (struct probe_fact){.answer = PROBE_ANS_UNKNOWN, .basis = PROBE_BASIS_UNKNOWN, .why = "not run"};
     r.fragmenter = PROBE_FRAG_UNKNOWN;
     r.icmp.quoted_len = r.icmp.quoted_df = r.icmp.quoted_mf = r.icmp.quoted_offset = r.icmp.quoted_frag_hdr = -1;
     r.icmp.type = r.icmp.code = -1;
@@ -32,9 +32,9 @@ static struct probe_result full(void) {
     struct probe_result r = unseen();
     r.spec = (struct probe_spec){.proto = PROBE_TCP6, .mode = PROBE_MODE_WANT, .size = 2000, .ttl = 3,
                                  .host = "fd00:2::2", .port = 8080};
-    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "it left the host"};
-    r.df = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_INFERRED, "IPv6 has no DF \"bit\""};
-    r.fragmented = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "the far end got 2 fragments"};
+    r.sent = (struct probe_fact){.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_OBSERVED, .why = "it left the host"};
+    r.df = (struct probe_fact){.answer = PROBE_ANS_NO, .basis = PROBE_BASIS_INFERRED, .why = "IPv6 has no DF \"bit\""};
+    r.fragmented = (struct probe_fact){.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_OBSERVED, .why = "the far end got 2 fragments"};
     r.fragmenter = PROBE_FRAG_HOST;
     r.egress.send_errno = 90;
     r.egress.kernel_mtu = 1280;
@@ -59,6 +59,7 @@ static struct probe_result full(void) {
     r.witness.frag_min = 720, r.witness.segments = 0, r.witness.seg_max = 0;
     r.witness.far_end = 4u;
     snprintf(r.witness.note, sizeof r.witness.note, "the witness saw 2 fragments");
+    fv_msg_set(&r.df.msg, "why.df_rule", "mode=%s df=%d @answer=%s", "want", 0, "answer.no"); /* why as a message */
     return r;
 }
 
@@ -75,6 +76,8 @@ static void round_trip(const struct probe_result *r) {
     CHECK_STR(b, a);
     CHECK_INT(back.witness.far_end, r->witness.far_end);
     CHECK_INT(back.icmp.answers, r->icmp.answers);
+    CHECK_STR(back.df.msg.key, r->df.msg.key);
+    CHECK_INT(back.df.msg.nargs, r->df.msg.nargs);
     json_decref(o);
     free(a);
     free(b);
@@ -123,6 +126,7 @@ static void test_hostile_observations_are_refused_by_name(void) {
         {"sent", "\"yes\"", "sent"},
         {"df.answer", "\"maybe\"", "df"},
         {"fragmented.basis", "\"guessed\"", "fragmented"},
+        {"df.why_msg", "{\"args\": {}}", "df"},
         {"sent.why", NULL, "why"},
         {"df.observed_at", "\"near end\"", "df"},
         {"fragmenter", "\"kernel\"", "fragmenter"},

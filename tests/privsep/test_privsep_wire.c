@@ -76,9 +76,9 @@ static struct probe_result a_result(int size) {
     struct probe_spec spec = {.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = size, .ttl = 2, .port = 33434};
     snprintf(spec.host, sizeof spec.host, "10.99.2.2");
     prober_result_unknown(&spec, "nothing seen yet", &r);
-    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "r1 forwarded it"};
-    r.df = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "quoted header: DF=1"};
-    r.fragmented = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "whole"};
+    r.sent = (struct probe_fact){.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_OBSERVED, .why = "r1 forwarded it"};
+    r.df = (struct probe_fact){.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_OBSERVED, .why = "quoted header: DF=1"};
+    r.fragmented = (struct probe_fact){.answer = PROBE_ANS_NO, .basis = PROBE_BASIS_OBSERVED, .why = "whole"};
     r.fragmenter = PROBE_FRAG_NONE;
     snprintf(r.egress.observer, sizeof r.egress.observer, "raw");
     snprintf(r.evidence, sizeof r.evidence, "sent whole with DF");

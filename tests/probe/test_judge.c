@@ -365,12 +365,61 @@ static void test_canned_path_is_the_labs_topology(void) {
     CHECK_INT(probe_path_topology_node_of(&t, ""), -1);
 }
 
+/* Every why the judge writes is a message (a "why." key of the catalogs,
+ * docs/LANGUAGES.md "Texts worded in C") whose English is the why: over
+ * sent or not, what the egress tap saw, the ICMP answers of each kind and
+ * quote, echo replies and silence, on the lab's path and without one. */
+static void check_whys_are_messages(const struct probe_result *r) {
+    const struct probe_fact *f[3] = {&r->sent, &r->df, &r->fragmented};
+    for (int i = 0; i < 3; i++) {
+        char en[sizeof f[i]->why];
+        fv_msg_text(&f[i]->msg, en, sizeof en);
+        if (strncmp(f[i]->msg.key, "why.", 4) || strcmp(en, f[i]->why) || !fv_msg_en(f[i]->msg.key))
+            fprintf(stderr, "fact %d: key \"%s\" says \"%s\", why \"%s\"\n", i, f[i]->msg.key, en, f[i]->why);
+        CHECK(!strncmp(f[i]->msg.key, "why.", 4) && fv_msg_en(f[i]->msg.key) != NULL);
+        CHECK_STR(en, f[i]->why);
+    }
+}
+
+static void test_every_why_is_a_message_whose_english_is_the_why(void) {
+    static const enum probe_icmp_kind kinds[3] = {PROBE_ICMP_TIME_EXCEEDED, PROBE_ICMP_FRAG_NEEDED, PROBE_ICMP_UNREACH};
+    static const enum probe_proto protos[2] = {PROBE_UDP4, PROBE_UDP6};
+    struct probe_path_topology clears = lab; /* r1 clears DF (lab --cleardf) */
+    clears.node[1].clears_df = 1;
+    const struct probe_path_topology *paths[3] = {NULL, &lab, &clears};
+    for (int pi = 0; pi < 2; pi++)
+        for (int m = PROBE_MODE_DEFAULT; m <= PROBE_MODE_OMIT; m++)
+            for (int sent = 0; sent < 2; sent++)
+                for (int tap = 0; tap < 4; tap++)       /* none, unseen, whole, host fragments */
+                    for (int ans = 0; ans < 21; ans++) { /* none, 3 kinds whole, a fragment, no quote, echo; 3 paths */
+                        struct probe_result r;
+                        struct probe_sendinfo si;
+                        struct probe_observation obs;
+                        setup(&r, &si, &obs, protos[pi], (enum probe_mode)m, 1400);
+                        si.sent = sent;
+                        si.send_errno = sent ? 0 : EMSGSIZE;
+                        r.egress.kernel_mtu = sent ? 0 : 1280;
+                        obs.egress_packets = tap == 0 ? -1 : tap == 1 ? 0 : tap == 2 ? 1 : 2;
+                        obs.egress_fragments = tap == 3 ? 2 : 0;
+                        obs.egress_first_len = tap == 3 ? 1276 : -1;
+                        obs.egress_df = tap == 2 ? (m == PROBE_MODE_DONT ? 0 : 1) : -1;
+                        int a = ans % 7;
+                        if (a >= 1 && a <= 3) answer(&obs, kinds[a - 1], "198.51.100.2", 1428, 0, 0, 0, 1280);
+                        if (a == 4) answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
+                        if (a == 5) answer(&obs, PROBE_ICMP_FRAG_NEEDED, "192.0.2.2", -1, -1, -1, -1, 1280);
+                        if (a == 6) obs.echo_replies = 1;
+                        probe_judge(&si, &obs, paths[ans / 7], &r);
+                        check_whys_are_messages(&r);
+                    }
+}
+
 int main(void) {
     lab = check_probe_lab_path(0, 1500, 1280, 1500, 0);
     RUN(test_canned_path_is_the_labs_topology);
     RUN(test_emsgsize_is_observed_and_names_the_cache);
     RUN(test_fragments_leaving_the_host_mean_host);
     RUN(test_a_facts_why_tells_nothing_of_the_later_facts);
+    RUN(test_every_why_is_a_message_whose_english_is_the_why);
     RUN(test_fragment_quoted_past_a_whole_departure_means_router);
     RUN(test_frag_needed_means_whole_and_dropped);
     RUN(test_reassembling_hop_quote_is_not_read_as_whole);

@@ -27,7 +27,7 @@ static void result(struct probe_result *r, enum probe_mode m, int size, int ttl)
     r->spec.size = size;
     r->spec.ttl = ttl;
     snprintf(r->spec.host, sizeof r->spec.host, "203.0.113.2");
-    struct probe_fact unk = {PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, ""};
+    struct probe_fact unk = {.answer = PROBE_ANS_UNKNOWN, .basis = PROBE_BASIS_UNKNOWN, .why = ""};
     r->sent = r->df = r->fragmented = unk;
     r->fragmenter = PROBE_FRAG_UNKNOWN;
     r->icmp.quoted_len = r->icmp.quoted_df = r->icmp.quoted_mf = r->icmp.quoted_offset = r->icmp.quoted_frag_hdr = -1;

@@ -10,12 +10,12 @@ static void black_hole(struct probe_result *r, enum probe_proto p, int df) {
     memset(r, 0, sizeof *r);
     r->spec.proto = p;
     r->spec.size = 1400;
-    probe_fact_set(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "it was seen leaving the host");
+    probe_fact_set_text(&r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "it was seen leaving the host");
     if (probe_proto_is_v6(p))
-        probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_INFERRED, "IPv6 has no DF bit");
+        probe_fact_set_text(&r->df, PROBE_ANS_YES, PROBE_BASIS_INFERRED, "IPv6 has no DF bit");
     else
-        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "DF=%d", df);
-    probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "no ICMP answer at TTL 2");
+        probe_fact_set(&r->df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.df_egress", "df=%d", df);
+    probe_fact_set_text(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "no ICMP answer at TTL 2");
     r->fragmenter = PROBE_FRAG_UNKNOWN;
     r->egress.packets = 1;
     r->egress.fragments = 0;
@@ -113,7 +113,7 @@ static void test_rules_never_override_an_observation_nor_guess_past_the_wire(voi
     CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
     /* An observed answer stays. */
     black_hole(&r, PROBE_UDP4, 1);
-    probe_fact_set(&r.fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "quoted a fragment");
+    probe_fact_set_text(&r.fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "quoted a fragment");
     probe_rules_apply(NULL, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
 }
@@ -175,7 +175,7 @@ static void test_known_links_decide_a_df0_packet_that_left_whole(void) {
     CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
     black_hole(&r, PROBE_UDP4, 0); /* the DF bit not observed: no rule */
     r.spec.ttl = 2;
-    probe_fact_set(&r.df, PROBE_ANS_NO, PROBE_BASIS_INFERRED, "by mode");
+    probe_fact_set_text(&r.df, PROBE_ANS_NO, PROBE_BASIS_INFERRED, "by mode");
     probe_rules_apply(&t, &r);
     CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
 }

@@ -42,10 +42,10 @@ static struct probe_result result(int cached_pmtu, enum probe_fragmenter fr, con
     struct probe_result r;
     memset(&r, 0, sizeof r);
     r.spec = deck.tests[0].spec;
-    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, ""};
+    r.sent = (struct probe_fact){.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_OBSERVED, .why = ""};
     snprintf(r.sent.why, sizeof r.sent.why, "%s", why);
-    r.df = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "DF set"};
-    r.fragmented = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "one packet"};
+    r.df = (struct probe_fact){.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_OBSERVED, .why = "DF set"};
+    r.fragmented = (struct probe_fact){.answer = PROBE_ANS_NO, .basis = PROBE_BASIS_OBSERVED, .why = "one packet"};
     r.fragmenter = fr;
     r.icmp.quoted_len = r.icmp.quoted_df = r.icmp.quoted_mf = r.icmp.quoted_offset = r.icmp.quoted_frag_hdr = -1;
     r.icmp.type = -1;

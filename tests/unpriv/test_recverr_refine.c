@@ -18,9 +18,9 @@ static struct probe_result judged(enum probe_proto p, enum probe_mode m, int siz
     r.spec.ttl = 2;
     snprintf(r.egress.observer, sizeof r.egress.observer, "recverr");
     snprintf(r.icmp.hop, sizeof r.icmp.hop, "%s", hop);
-    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "answered"};
-    r.df = (struct probe_fact){df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED, "rule"};
-    r.fragmented = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "quoted the whole -1-byte packet"};
+    r.sent = (struct probe_fact){.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_OBSERVED, .why = "answered"};
+    r.df = (struct probe_fact){.answer = df ? PROBE_ANS_YES : PROBE_ANS_NO, .basis = PROBE_BASIS_INFERRED, .why = "rule"};
+    r.fragmented = (struct probe_fact){.answer = PROBE_ANS_NO, .basis = PROBE_BASIS_OBSERVED, .why = "quoted the whole -1-byte packet"};
     r.fragmenter = PROBE_FRAG_NONE;
     r.icmp.quoted_len = r.icmp.quoted_df = r.icmp.quoted_mf = r.icmp.quoted_offset = r.icmp.quoted_frag_hdr = -1;
     r.egress.dev_mtu = r.egress.path_mtu_before = 1500;
@@ -86,7 +86,7 @@ static void test_frag_needed_keeps_observed_and_drops_the_unseen_length(void) {
 
 static void test_host_fragmentation_seen_and_other_observers_untouched(void) {
     struct probe_result r = judged(PROBE_UDP4, PROBE_MODE_WANT, 3000, 0, "");
-    r.fragmented = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "the host's fragment counter rose by 3"};
+    r.fragmented = (struct probe_fact){.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_OBSERVED, .why = "the host's fragment counter rose by 3"};
     r.fragmenter = PROBE_FRAG_HOST;
     probe_recverr_refine(&lab, &r);
     CHECK_STR(r.fragmented.why, "the host's fragment counter rose by 3");

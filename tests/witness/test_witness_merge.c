@@ -14,10 +14,10 @@ static struct probe_result near_end(enum probe_proto p, enum probe_mode m, int s
     r.spec.port = 33435;
     snprintf(r.spec.host, sizeof r.spec.host, "%s", probe_proto_is_v6(p) ? "2001:db8:3::2" : "203.0.113.2");
     snprintf(r.witness.target, sizeof r.witness.target, "%s:33435", r.spec.host);
-    struct probe_fact unk = {PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "no ICMP answer"};
-    struct probe_fact inf = {PROBE_ANS_YES, PROBE_BASIS_INFERRED, "send() accepted it"};
+    struct probe_fact unk = {.answer = PROBE_ANS_UNKNOWN, .basis = PROBE_BASIS_UNKNOWN, .why = "no ICMP answer"};
+    struct probe_fact inf = {.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_INFERRED, .why = "send() accepted it"};
     r.sent = inf;
-    r.df = (struct probe_fact){PROBE_ANS_NO, PROBE_BASIS_INFERRED, "mode dont"};
+    r.df = (struct probe_fact){.answer = PROBE_ANS_NO, .basis = PROBE_BASIS_INFERRED, .why = "mode dont"};
     r.fragmented = unk;
     r.fragmenter = PROBE_FRAG_UNKNOWN;
     r.egress.packets = r.egress.fragments = r.egress.first_len = -1;
@@ -41,7 +41,7 @@ static void test_fragments_at_the_far_end_after_a_whole_departure_mean_a_router(
     struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DONT, 1400);
     r.egress.packets = 1; /* the raw observer saw it leave whole */
     r.egress.fragments = 0;
-    r.sent = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "1 packet left the host"};
+    r.sent = (struct probe_fact){.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_OBSERVED, .why = "1 packet left the host"};
     heard(&r, 1372, 1276, 2, 62);
     struct probe_path_topology lab = check_probe_lab_path(0, 1500, 1500, 1280, 0);
     probe_witness_merge(&lab, &r);
@@ -61,7 +61,8 @@ static void test_fragments_at_the_far_end_after_a_whole_departure_mean_a_router(
  * router that cut it is the first one past r1 with a smaller next link. */
 static void test_df_cleared_on_the_way_keeps_the_hosts_df_and_names_the_cutter(void) {
     struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DO, 1400);
-    r.df = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_INFERRED, "by the kernel's rules mode do gives DF=1"};
+    r.df = (struct probe_fact){.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_INFERRED,
+                               .why = "by the kernel's rules mode do gives DF=1"};
     r.egress.packets = 1;
     r.egress.fragments = 0;
     heard(&r, 1372, 1276, 2, 62);
@@ -130,7 +131,7 @@ static void test_tcp6_unseen_fragments_are_settled_by_the_rules(void) {
 static void test_the_near_ends_observation_is_kept(void) {
     /* The host's own fragments seen leaving: the far end adds, never replaces. */
     struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DONT, 3000);
-    r.fragmented = (struct probe_fact){PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "the host sent 3 fragments"};
+    r.fragmented = (struct probe_fact){.answer = PROBE_ANS_YES, .basis = PROBE_BASIS_OBSERVED, .why = "the host sent 3 fragments"};
     r.fragmenter = PROBE_FRAG_HOST;
     snprintf(r.evidence, sizeof r.evidence, "kernel fragmented locally");
     heard(&r, 2972, 1276, 5, 62);
