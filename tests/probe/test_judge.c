@@ -12,8 +12,16 @@
 /* The default lab: 1500, 1280, 1500, no reassembling router. */
 static struct probe_path_topology lab;
 
-static void setup(struct probe_result *r, struct probe_sendinfo *si, struct probe_observation *obs,
-                  enum probe_proto p, enum probe_mode m, int size) {
+/* One judged case: what the host sent, what was seen, what the judge said. */
+struct jcase {
+    struct probe_result r;
+    struct probe_sendinfo si;
+    struct probe_observation obs;
+};
+
+static void setup(struct jcase *c, enum probe_proto p, enum probe_mode m, int size) {
+    struct probe_result *r = &c->r;
+    struct probe_sendinfo *si = &c->si;
     memset(r, 0, sizeof *r);
     r->spec.proto = p;
     r->spec.mode = m;
@@ -31,7 +39,12 @@ static void setup(struct probe_result *r, struct probe_sendinfo *si, struct prob
     si->ttl = 2;
     si->sport = 40000;
     si->dport = 33434;
-    probe_observation_init(obs);
+    probe_observation_init(&c->obs);
+}
+
+/* Judge the case on a path (the default lab unless given). */
+static void judge(struct jcase *c, const struct probe_path_topology *path) {
+    probe_judge(&c->si, &c->obs, path ? path : &lab, &c->r);
 }
 
 /* An answer from hop `from` quoting our packet with the given header. */
@@ -67,74 +80,68 @@ static void left_whole(struct probe_observation *obs, int len, int df) {
 }
 
 static void test_emsgsize_is_observed_and_names_the_cache(void) {
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DO, 1400);
-    si.sent = 0;
-    si.send_errno = EMSGSIZE;
-    r.egress.kernel_mtu = 1280;
-    obs.egress_packets = 0;
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.sent.answer, PROBE_ANS_NO);
-    CHECK_INT(r.sent.basis, PROBE_BASIS_OBSERVED);
-    CHECK_INT(r.df.basis, PROBE_BASIS_INFERRED);   /* nothing on the wire to show DF */
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
-    CHECK_CONTAINS(r.evidence, "EMSGSIZE");
-    CHECK_CONTAINS(r.evidence, "PMTU cache");
+    struct jcase c;
+    setup(&c, PROBE_UDP4, PROBE_MODE_DO, 1400);
+    c.si.sent = 0;
+    c.si.send_errno = EMSGSIZE;
+    c.r.egress.kernel_mtu = 1280;
+    c.obs.egress_packets = 0;
+    judge(&c, NULL);
+    CHECK_INT(c.r.sent.answer, PROBE_ANS_NO);
+    CHECK_INT(c.r.sent.basis, PROBE_BASIS_OBSERVED);
+    CHECK_INT(c.r.df.basis, PROBE_BASIS_INFERRED);   /* nothing on the wire to show DF */
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_CONTAINS(c.r.evidence, "EMSGSIZE");
+    CHECK_CONTAINS(c.r.evidence, "PMTU cache");
 }
 
 /* udp4 "want" 1400 bytes with PMTU 1280 cached: the host sent 2 fragments of 1276 bytes, DF=0. */
-static void host_fragmented(struct probe_result *r, struct probe_sendinfo *si, struct probe_observation *obs) {
-    setup(r, si, obs, PROBE_UDP4, PROBE_MODE_WANT, 1400);
-    r->egress.path_mtu_before = 1280;
-    obs->egress_packets = obs->egress_fragments = 2;
-    obs->egress_first_len = obs->egress_max_len = 1276;
-    obs->egress_df = 0;
+static void host_fragmented(struct jcase *c) {
+    setup(c, PROBE_UDP4, PROBE_MODE_WANT, 1400);
+    c->r.egress.path_mtu_before = 1280;
+    c->obs.egress_packets = c->obs.egress_fragments = 2;
+    c->obs.egress_first_len = c->obs.egress_max_len = 1276;
+    c->obs.egress_df = 0;
 }
 
 static void test_fragments_leaving_the_host_mean_host(void) {
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    host_fragmented(&r, &si, &obs);
-    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
-    CHECK_INT(r.fragmenter, PROBE_FRAG_HOST);
-    CHECK_INT(r.df.answer, PROBE_ANS_NO);
-    CHECK_INT(r.df.basis, PROBE_BASIS_OBSERVED);
-    CHECK_STR(r.icmp.hop_name, "r2");
-    CHECK_CONTAINS(r.evidence, "PMTU cache says 1280 < 1400");
+    struct jcase c;
+    host_fragmented(&c);
+    answer(&c.obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
+    judge(&c, NULL);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(c.r.fragmenter, PROBE_FRAG_HOST);
+    CHECK_INT(c.r.df.answer, PROBE_ANS_NO);
+    CHECK_INT(c.r.df.basis, PROBE_BASIS_OBSERVED);
+    CHECK_STR(c.r.icmp.hop_name, "r2");
+    CHECK_CONTAINS(c.r.evidence, "PMTU cache says 1280 < 1400");
 }
 
 /* The quiz reveals "sent?" while "DF?" and "fragmented?" are still open (issue
  * 15): the earlier facts' why must not tell a later fact -- no packet count,
  * fragment size or answering hop. */
 static void test_a_facts_why_tells_nothing_of_the_later_facts(void) {
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    host_fragmented(&r, &si, &obs);
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
-    const char *early[2] = {r.sent.why, r.df.why};
+    struct jcase c;
+    host_fragmented(&c);
+    judge(&c, NULL);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_YES);
+    const char *early[2] = {c.r.sent.why, c.r.df.why};
     for (int i = 0; i < 2; i++) {
         CHECK(!strstr(early[i], "fragment"));
         CHECK(!strstr(early[i], "1276"));
         CHECK(!strstr(early[i], "2 packets"));
     }
     /* no egress tap: only a router's quote shows it was sent and its DF */
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    obs.egress_packets = -1;
-    obs.egress_df = -1;
-    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.sent.answer, PROBE_ANS_YES);
-    CHECK_INT(r.df.answer, PROBE_ANS_NO);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
+    setup(&c, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    c.obs.egress_packets = -1;
+    c.obs.egress_df = -1;
+    answer(&c.obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
+    judge(&c, NULL);
+    CHECK_INT(c.r.sent.answer, PROBE_ANS_YES);
+    CHECK_INT(c.r.df.answer, PROBE_ANS_NO);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_YES);
     for (int i = 0; i < 2; i++) {
-        const char *w = i ? r.df.why : r.sent.why;
+        const char *w = i ? c.r.df.why : c.r.sent.why;
         CHECK(w[0] != 0);
         CHECK(!strstr(w, "198.51.100.2"));
         CHECK(!strstr(w, "r2"));
@@ -143,158 +150,142 @@ static void test_a_facts_why_tells_nothing_of_the_later_facts(void) {
 }
 
 static void test_fragment_quoted_past_a_whole_departure_means_router(void) {
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    left_whole(&obs, 1400, 0);
-    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
-    CHECK_INT(r.fragmented.basis, PROBE_BASIS_OBSERVED);
-    CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
-    CHECK_CONTAINS(r.evidence, "router r1 fragmented it");
-    CHECK_INT(r.icmp.quoted_len, 1276);
-    CHECK_INT(r.icmp.quoted_mf, 1);
+    struct jcase c;
+    setup(&c, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    left_whole(&c.obs, 1400, 0);
+    answer(&c.obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
+    judge(&c, NULL);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(c.r.fragmented.basis, PROBE_BASIS_OBSERVED);
+    CHECK_INT(c.r.fragmenter, PROBE_FRAG_ROUTER);
+    CHECK_CONTAINS(c.r.evidence, "router r1 fragmented it");
+    CHECK_INT(c.r.icmp.quoted_len, 1276);
+    CHECK_INT(c.r.icmp.quoted_mf, 1);
 }
 
 static void test_frag_needed_means_whole_and_dropped(void) {
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DEFAULT, 1400);
-    left_whole(&obs, 1400, 1);
-    answer(&obs, PROBE_ICMP_FRAG_NEEDED, "192.0.2.2", 1400, 1, 0, 0, 1280);
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
-    CHECK_INT(r.fragmenter, PROBE_FRAG_NONE);
-    CHECK_INT(r.icmp.mtu, 1280);
-    CHECK_STR(r.icmp.hop_name, "r1");
-    CHECK_CONTAINS(r.evidence, "Frag Needed, MTU 1280");
+    struct jcase c;
+    setup(&c, PROBE_UDP4, PROBE_MODE_DEFAULT, 1400);
+    left_whole(&c.obs, 1400, 1);
+    answer(&c.obs, PROBE_ICMP_FRAG_NEEDED, "192.0.2.2", 1400, 1, 0, 0, 1280);
+    judge(&c, NULL);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(c.r.fragmenter, PROBE_FRAG_NONE);
+    CHECK_INT(c.r.icmp.mtu, 1280);
+    CHECK_STR(c.r.icmp.hop_name, "r1");
+    CHECK_CONTAINS(c.r.evidence, "Frag Needed, MTU 1280");
 }
 
 static void test_reassembling_hop_quote_is_not_read_as_whole(void) {
     struct probe_path_topology rlab = check_probe_lab_path(0, 1500, 1280, 1500, 2);
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    left_whole(&obs, 1400, 0);
-    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1400, 0, 0, 0, 0);
-    probe_judge(&si, &obs, &rlab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
-    CHECK_INT(r.fragmented.basis, PROBE_BASIS_UNKNOWN);
-    CHECK_CONTAINS(r.fragmented.why, "reassembles");
+    struct jcase c;
+    setup(&c, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    left_whole(&c.obs, 1400, 0);
+    answer(&c.obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1400, 0, 0, 0, 0);
+    judge(&c, &rlab);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_INT(c.r.fragmented.basis, PROBE_BASIS_UNKNOWN);
+    CHECK_CONTAINS(c.r.fragmented.why, "reassembles");
 }
 
 static void test_observer_without_quoted_header(void) {
     /* What the unprivileged observer sees: no egress, a counter, quotes without IP header. */
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    obs.frag_creates = 0;
-    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", -1, -1, -1, -1, 0);
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
-    CHECK_INT(r.df.basis, PROBE_BASIS_INFERRED);
-    CHECK_INT(r.df.answer, PROBE_ANS_NO);
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DO, 1400);
-    obs.frag_creates = 0;
-    answer(&obs, PROBE_ICMP_FRAG_NEEDED, "192.0.2.2", -1, -1, -1, -1, 1280);
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_WANT, 3000);
-    obs.frag_creates = 3;
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
-    CHECK_INT(r.fragmenter, PROBE_FRAG_HOST);
-    CHECK_INT(r.sent.basis, PROBE_BASIS_INFERRED);
+    struct jcase c;
+    setup(&c, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    c.obs.frag_creates = 0;
+    answer(&c.obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", -1, -1, -1, -1, 0);
+    judge(&c, NULL);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_INT(c.r.df.basis, PROBE_BASIS_INFERRED);
+    CHECK_INT(c.r.df.answer, PROBE_ANS_NO);
+    setup(&c, PROBE_UDP4, PROBE_MODE_DO, 1400);
+    c.obs.frag_creates = 0;
+    answer(&c.obs, PROBE_ICMP_FRAG_NEEDED, "192.0.2.2", -1, -1, -1, -1, 1280);
+    judge(&c, NULL);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_NO);
+    setup(&c, PROBE_UDP4, PROBE_MODE_WANT, 3000);
+    c.obs.frag_creates = 3;
+    judge(&c, NULL);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(c.r.fragmenter, PROBE_FRAG_HOST);
+    CHECK_INT(c.r.sent.basis, PROBE_BASIS_INFERRED);
 }
 
 static void test_probe_expiring_at_a_bottleneck_router_is_unknown(void) {
     /* Lab 1500/1500/1280: r2 is the bottleneck; a DF=0 packet that expires
      * at r2 says nothing about r2 fragmenting it. */
     struct probe_path_topology blab = check_probe_lab_path(0, 1500, 1500, 1280, 0);
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    left_whole(&obs, 1400, 0);
-    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1400, 0, 0, 0, 0);
-    probe_judge(&si, &obs, &blab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
-    CHECK_CONTAINS(r.fragmented.why, "TTL");
+    struct jcase c;
+    setup(&c, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    left_whole(&c.obs, 1400, 0);
+    answer(&c.obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1400, 0, 0, 0, 0);
+    judge(&c, &blab);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_CONTAINS(c.r.fragmented.why, "TTL");
     /* In the default lab the same quote means: went whole past r1. */
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    left_whole(&obs, 1400, 0);
-    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1200, 0, 0, 0, 0);
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
+    setup(&c, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    left_whole(&c.obs, 1400, 0);
+    answer(&c.obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1200, 0, 0, 0, 0);
+    judge(&c, NULL);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_NO);
 }
 
 static void test_silence_is_unknown(void) {
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    setup(&r, &si, &obs, PROBE_UDP4, PROBE_MODE_DONT, 1400);
-    left_whole(&obs, 1400, 0);
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.sent.answer, PROBE_ANS_YES);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
-    CHECK_INT(r.fragmenter, PROBE_FRAG_UNKNOWN);
-    CHECK_CONTAINS(r.fragmented.why, "no ICMP answer");
+    struct jcase c;
+    setup(&c, PROBE_UDP4, PROBE_MODE_DONT, 1400);
+    left_whole(&c.obs, 1400, 0);
+    judge(&c, NULL);
+    CHECK_INT(c.r.sent.answer, PROBE_ANS_YES);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_INT(c.r.fragmenter, PROBE_FRAG_UNKNOWN);
+    CHECK_CONTAINS(c.r.fragmented.why, "no ICMP answer");
 }
 
 static void test_ipv6_df_is_inferred_yes(void) {
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    setup(&r, &si, &obs, PROBE_UDP6, PROBE_MODE_DONT, 1400);
-    left_whole(&obs, 1400, -1);
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.df.answer, PROBE_ANS_YES);
-    CHECK_INT(r.df.basis, PROBE_BASIS_INFERRED);
+    struct jcase c;
+    setup(&c, PROBE_UDP6, PROBE_MODE_DONT, 1400);
+    left_whole(&c.obs, 1400, -1);
+    judge(&c, NULL);
+    CHECK_INT(c.r.df.answer, PROBE_ANS_YES);
+    CHECK_INT(c.r.df.basis, PROBE_BASIS_INFERRED);
 }
 
 /* An icmp test that reached its target: the Echo Reply shows it was sent;
  * it quotes nothing, so "fragmented?" follows from DF / IPv6 or is unknown. */
 static void test_echo_reply_means_sent_and_only_df_or_ipv6_rules_out_routers(void) {
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    setup(&r, &si, &obs, PROBE_ICMP4, PROBE_MODE_DO, 1200);
-    obs.echo_replies = 1; /* the recverr observer: no tap, only the reply */
-    obs.frag_creates = 0;
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.sent.answer, PROBE_ANS_YES);
-    CHECK_INT(r.sent.basis, PROBE_BASIS_OBSERVED);
-    CHECK_CONTAINS(r.sent.why, "Echo Reply");
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
-    CHECK_INT(r.fragmented.basis, PROBE_BASIS_INFERRED);
-    CHECK_INT(r.fragmenter, PROBE_FRAG_NONE);
+    struct jcase c;
+    setup(&c, PROBE_ICMP4, PROBE_MODE_DO, 1200);
+    c.obs.echo_replies = 1; /* the recverr observer: no tap, only the reply */
+    c.obs.frag_creates = 0;
+    judge(&c, NULL);
+    CHECK_INT(c.r.sent.answer, PROBE_ANS_YES);
+    CHECK_INT(c.r.sent.basis, PROBE_BASIS_OBSERVED);
+    CHECK_CONTAINS(c.r.sent.why, "Echo Reply");
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_INT(c.r.fragmented.basis, PROBE_BASIS_INFERRED);
+    CHECK_INT(c.r.fragmenter, PROBE_FRAG_NONE);
 
-    setup(&r, &si, &obs, PROBE_ICMP4, PROBE_MODE_DONT, 1400);
-    left_whole(&obs, 1400, 0);
-    obs.echo_replies = 1;
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.sent.basis, PROBE_BASIS_OBSERVED);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN); /* DF=0: r1 may have fragmented it, dst reassembled */
-    CHECK_CONTAINS(r.fragmented.why, "reassembles");
+    setup(&c, PROBE_ICMP4, PROBE_MODE_DONT, 1400);
+    left_whole(&c.obs, 1400, 0);
+    c.obs.echo_replies = 1;
+    judge(&c, NULL);
+    CHECK_INT(c.r.sent.basis, PROBE_BASIS_OBSERVED);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_UNKNOWN); /* DF=0: r1 may have fragmented it, dst reassembled */
+    CHECK_CONTAINS(c.r.fragmented.why, "reassembles");
 
-    setup(&r, &si, &obs, PROBE_ICMP6, PROBE_MODE_DEFAULT, 1200);
-    left_whole(&obs, 1200, -1);
-    obs.echo_replies = 1;
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_NO);
-    CHECK_CONTAINS(r.fragmented.why, "never fragment IPv6");
+    setup(&c, PROBE_ICMP6, PROBE_MODE_DEFAULT, 1200);
+    left_whole(&c.obs, 1200, -1);
+    c.obs.echo_replies = 1;
+    judge(&c, NULL);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_NO);
+    CHECK_CONTAINS(c.r.fragmented.why, "never fragment IPv6");
 
     /* No reply, no answer: as before, sent is only inferred. */
-    setup(&r, &si, &obs, PROBE_ICMP4, PROBE_MODE_DO, 1200);
-    obs.echo_replies = 0;
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.sent.basis, PROBE_BASIS_INFERRED);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    setup(&c, PROBE_ICMP4, PROBE_MODE_DO, 1200);
+    c.obs.echo_replies = 0;
+    judge(&c, NULL);
+    CHECK_INT(c.r.sent.basis, PROBE_BASIS_INFERRED);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_UNKNOWN);
 }
 
 /* The canned path is what probe_run hands the judges in the lab. */
@@ -303,37 +294,35 @@ static void test_echo_reply_means_sent_and_only_df_or_ipv6_rules_out_routers(voi
  * Time Exceeded quotes the last, 104-byte segment. It is shown, never the
  * answer. A quote of the first segment's first fragment is the answer. */
 static void test_a_quote_of_another_tcp_segment_is_not_the_answer(void) {
-    struct probe_result r;
-    struct probe_sendinfo si;
-    struct probe_observation obs;
-    setup(&r, &si, &obs, PROBE_TCP4, PROBE_MODE_PROBE, 3000);
-    left_whole(&obs, 1500, 0);
-    obs.pkt.tcp_seq = 1000;
-    obs.pkt.len = 1500;
-    probe_packet_seen_add_id(&obs.pkt, 7);
-    answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 104, 0, 0, 0, 0);
-    obs.answers[0].q.l4 = 6;
-    obs.answers[0].q.id = 9;
-    obs.answers[0].q.tcp_seq = 1000 + 2896;
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_UNKNOWN);
-    CHECK_INT(r.fragmenter, PROBE_FRAG_UNKNOWN);
-    CHECK_INT(r.icmp.quoted_len, -1);              /* the quote is not this packet's */
-    CHECK_INT(r.icmp.other.answers, 1);
-    CHECK_STR(r.icmp.other.hop, "198.51.100.2");
-    CHECK_CONTAINS(r.fragmented.why, "no ICMP answer quoted this packet");
-    CHECK_CONTAINS(r.evidence, "r2 (198.51.100.2) answered with a quote of another segment (seq +2896, 104 bytes)");
-    CHECK(!strstr(r.evidence, "went whole"));
+    struct jcase c;
+    setup(&c, PROBE_TCP4, PROBE_MODE_PROBE, 3000);
+    left_whole(&c.obs, 1500, 0);
+    c.obs.pkt.tcp_seq = 1000;
+    c.obs.pkt.len = 1500;
+    probe_packet_seen_add_id(&c.obs.pkt, 7);
+    answer(&c.obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 104, 0, 0, 0, 0);
+    c.obs.answers[0].q.l4 = 6;
+    c.obs.answers[0].q.id = 9;
+    c.obs.answers[0].q.tcp_seq = 1000 + 2896;
+    judge(&c, NULL);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_UNKNOWN);
+    CHECK_INT(c.r.fragmenter, PROBE_FRAG_UNKNOWN);
+    CHECK_INT(c.r.icmp.quoted_len, -1);              /* the quote is not this packet's */
+    CHECK_INT(c.r.icmp.other.answers, 1);
+    CHECK_STR(c.r.icmp.other.hop, "198.51.100.2");
+    CHECK_CONTAINS(c.r.fragmented.why, "no ICMP answer quoted this packet");
+    CHECK_CONTAINS(c.r.evidence, "r2 (198.51.100.2) answered with a quote of another segment (seq +2896, 104 bytes)");
+    CHECK(!strstr(c.r.evidence, "went whole"));
 
     /* The same test where r2 quoted the first segment's first fragment. */
-    obs.answers[0].q.total_len = 1276;
-    obs.answers[0].q.mf = 1;
-    obs.answers[0].q.id = 7;
-    obs.answers[0].q.tcp_seq = 1000;
-    probe_judge(&si, &obs, &lab, &r);
-    CHECK_INT(r.fragmented.answer, PROBE_ANS_YES);
-    CHECK_INT(r.fragmenter, PROBE_FRAG_ROUTER);
-    CHECK_INT(r.icmp.other.answers, 0);
+    c.obs.answers[0].q.total_len = 1276;
+    c.obs.answers[0].q.mf = 1;
+    c.obs.answers[0].q.id = 7;
+    c.obs.answers[0].q.tcp_seq = 1000;
+    judge(&c, NULL);
+    CHECK_INT(c.r.fragmented.answer, PROBE_ANS_YES);
+    CHECK_INT(c.r.fragmenter, PROBE_FRAG_ROUTER);
+    CHECK_INT(c.r.icmp.other.answers, 0);
 }
 
 static void test_canned_path_is_the_labs_topology(void) {
