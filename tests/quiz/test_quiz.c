@@ -29,10 +29,15 @@ static struct probe_result result(int sent, int df, int frag, const char *eviden
 }
 
 static struct deck deck;
+static char err[256]; /* the last refusal's reason */
+
+/* A new quiz on the test deck. */
+static struct quiz *fresh(void) { return quiz_new(&deck, err, sizeof err); }
+
+#define NEXT(q) CHECK_INT(quiz_next(q, err, sizeof err), 0)
 
 static void test_questions_follow_deck_order_and_ask_lists(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     CHECK_INT(quiz_count(q), 5);
     struct quiz_qinfo i;
@@ -56,14 +61,13 @@ static void test_questions_follow_deck_order_and_ask_lists(void) {
 static void test_deck_without_questions_is_refused(void) {
     struct deck d = deck;
     for (int t = 0; t < d.ntests; t++) memset(d.tests[t].ask, 0, sizeof d.tests[t].ask);
-    char err[256] = "";
+    err[0] = 0;
     CHECK(quiz_new(&d, err, sizeof err) == NULL);
     CHECK_CONTAINS(err, "no question");
 }
 
 static void test_full_walk_of_one_question(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     struct quiz_qinfo i;
     CHECK_INT(quiz_open(q, err, sizeof err), 0);
@@ -88,14 +92,13 @@ static void test_full_walk_of_one_question(void) {
     CHECK_INT(t.answer, PROBE_ANS_YES);
     CHECK_STR(t.evidence, ""); /* df and fragmented of that test are still to come */
     CHECK_STR(t.why, "why-sent");
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    NEXT(q);
     CHECK_INT(quiz_cursor(q), 1);
     quiz_free(q);
 }
 
 static void test_truth_is_hidden_until_reveal(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     struct quiz_truth t;
     CHECK(quiz_truth(q, 0, &t) == -1);
@@ -119,7 +122,6 @@ static void test_truth_is_hidden_until_reveal(void) {
 
 /* Walks the current question to revealed (the test measured already, or r). */
 static void reveal_current(struct quiz *q, const struct probe_result *r) {
-    char err[256];
     quiz_open(q, err, sizeof err);
     quiz_close(q, err, sizeof err);
     if (quiz_measure(q, 0, err, sizeof err) == QUIZ_MEASURE_PROBE) quiz_measured(q, quiz_cursor(q), r, err, sizeof err);
@@ -129,14 +131,13 @@ static void reveal_current(struct quiz *q, const struct probe_result *r) {
 /* Issue 15: one probe result answers the three questions of a test; the
  * reveal of one may not answer the others. */
 static void test_a_reveal_shows_its_own_fact_and_the_evidence_last(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     struct probe_result r = result(1, 0, 1, "kernel fragmented locally: 1400 > device MTU 1280");
     struct quiz_truth t;
     static const char *const why[3] = {"why-sent", "why-df", "why-fragmented"};
     for (int pos = 0; pos < 3; pos++) {
-        if (pos) CHECK_INT(quiz_next(q, err, sizeof err), 0);
+        if (pos) NEXT(q);
         reveal_current(q, &r);
         REQUIRE(quiz_truth(q, pos, &t) == 0);
         CHECK_STR(t.why, why[pos]);
@@ -167,15 +168,14 @@ static json_t *path_of(struct quiz *q, int pos) {
 /* Issue 20: the path picture follows the same rule as the truth: each
  * reveal draws only its own fact, the whole picture once the test is done. */
 static void test_a_reveals_path_shows_only_its_own_fact(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     struct probe_result r = result_with_path();
     REQUIRE(r.path.v == 1 && r.path.nevents == 1);
     CHECK(path_of(q, 0) == NULL); /* nothing before the reveal */
     static const char *const view[3] = {"sent", "df", "full"};
     for (int pos = 0; pos < 3; pos++) {
-        if (pos) CHECK_INT(quiz_next(q, err, sizeof err), 0);
+        if (pos) NEXT(q);
         if (pos < 2) CHECK(path_of(q, pos) == NULL);
         reveal_current(q, &r);
         json_t *p = path_of(q, pos);
@@ -208,12 +208,11 @@ static void test_a_reveals_path_shows_only_its_own_fact(void) {
 /* fragmented? revealed while sent? and DF? are still pending: nodes and
  * links only. Then sent? and DF?: the whole picture. */
 static void test_out_of_order_reveal_draws_only_the_topology(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     struct probe_result r = result_with_path();
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    NEXT(q);
+    NEXT(q);
     reveal_current(q, &r);
     json_t *p = path_of(q, 2);
     REQUIRE(p);
@@ -229,7 +228,7 @@ static void test_out_of_order_reveal_draws_only_the_topology(void) {
     CHECK_STR(json_string_value(json_object_get(p, "view")), "sent");
     CHECK(check_path_leak(p, 1u << QKIND_DF) == NULL);
     json_decref(p);
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    NEXT(q);
     reveal_current(q, &r);
     p = path_of(q, 1);
     CHECK_STR(json_string_value(json_object_get(p, "view")), "full");
@@ -244,13 +243,12 @@ static void test_out_of_order_reveal_draws_only_the_topology(void) {
 }
 
 static void test_skipping_the_rest_of_a_test_completes_it(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     struct probe_result r = result(1, 1, 0, "went whole");
     reveal_current(q, &r);
     struct quiz_truth t;
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    NEXT(q);
     CHECK_INT(quiz_skip(q, err, sizeof err), 0); /* df */
     REQUIRE(quiz_truth(q, 0, &t) == 0);
     CHECK_STR(t.evidence, ""); /* fragmented? is still to come */
@@ -268,12 +266,11 @@ static void test_skipping_the_rest_of_a_test_completes_it(void) {
 /* next past a pending question, reveal a later one, then back: the later
  * fact's why may speak about the earlier fact, so it stays out too. */
 static void test_out_of_order_reveal_hides_the_why_of_later_facts(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     struct probe_result r = result(1, 1, 0, "r1 dropped it with Frag Needed, MTU 1280");
-    CHECK_INT(quiz_next(q, err, sizeof err), 0); /* past sent, pending */
-    CHECK_INT(quiz_next(q, err, sizeof err), 0); /* past df, pending */
+    NEXT(q); /* past sent, pending */
+    NEXT(q); /* past df, pending */
     reveal_current(q, &r);                       /* fragmented */
     struct quiz_truth t;
     REQUIRE(quiz_truth(q, 2, &t) == 0);
@@ -285,7 +282,7 @@ static void test_out_of_order_reveal_hides_the_why_of_later_facts(void) {
     reveal_current(q, &r); /* sent */
     REQUIRE(quiz_truth(q, 2, &t) == 0);
     CHECK_STR(t.why, ""); /* df is still open */
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    NEXT(q);
     reveal_current(q, &r); /* df */
     REQUIRE(quiz_truth(q, 2, &t) == 0);
     CHECK_STR(t.why, "why-fragmented");
@@ -297,8 +294,7 @@ static void test_out_of_order_reveal_hides_the_why_of_later_facts(void) {
  * on the result's lab path), without a step that tells a sibling still
  * open; a measurement that differs from the rules leads with a surprise. */
 static void test_a_reveal_explains_its_fact_by_the_rules(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     struct probe_result r = result_with_path(); /* udp4 DO 1400, TTL 2; r1's next link is 1280 */
     struct quiz_truth t;
@@ -307,11 +303,11 @@ static void test_a_reveal_explains_its_fact_by_the_rules(void) {
     CHECK_CONTAINS(t.explain, "IP_PMTUDISC_DO refuses a datagram larger than the route's MTU: 1400 <= 1500");
     CHECK(!strstr(t.explain, "DF"));
     CHECK_STR(t.surprise, "");
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    NEXT(q);
     reveal_current(q, &r); /* df */
     REQUIRE(quiz_truth(q, 1, &t) == 0);
     CHECK_CONTAINS(t.explain, "IP_PMTUDISC_DO always sets DF");
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    NEXT(q);
     reveal_current(q, &r); /* fragmented */
     REQUIRE(quiz_truth(q, 2, &t) == 0);
     CHECK_CONTAINS(t.explain, "with DF=1 no router may fragment it");
@@ -321,8 +317,8 @@ static void test_a_reveal_explains_its_fact_by_the_rules(void) {
     /* fragmented revealed first: nothing of DF or sent in its chain */
     q = quiz_new(&deck, err, sizeof err);
     REQUIRE(q);
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    NEXT(q);
+    NEXT(q);
     reveal_current(q, &r);
     REQUIRE(quiz_truth(q, 2, &t) == 0);
     CHECK(!strstr(t.explain, "DF") && !strstr(t.explain, "whole") && !strstr(t.explain, "refuse"));
@@ -334,7 +330,7 @@ static void test_a_reveal_explains_its_fact_by_the_rules(void) {
     REQUIRE(q);
     r.fragmented.answer = PROBE_ANS_YES;
     for (int pos = 0; pos < 3; pos++) {
-        if (pos) CHECK_INT(quiz_next(q, err, sizeof err), 0);
+        if (pos) NEXT(q);
         reveal_current(q, &r);
     }
     REQUIRE(quiz_truth(q, 2, &t) == 0);
@@ -343,8 +339,7 @@ static void test_a_reveal_explains_its_fact_by_the_rules(void) {
 }
 
 static void test_invalid_transitions_are_refused_with_a_reason(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     err[0] = 0;
     CHECK_INT(quiz_close(q, err, sizeof err), -1);
@@ -380,15 +375,10 @@ static void test_invalid_transitions_are_refused_with_a_reason(void) {
 }
 
 static void test_not_sent_skips_the_rest_of_its_test(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
-    quiz_open(q, err, sizeof err);
-    quiz_close(q, err, sizeof err);
-    quiz_measure(q, 0, err, sizeof err);
     struct probe_result r = result(0, -1, -1, "EMSGSIZE");
-    quiz_measured(q, 0, &r, err, sizeof err);
-    CHECK_INT(quiz_reveal(q, err, sizeof err), 0);
+    reveal_current(q, &r);
     struct quiz_qinfo i;
     quiz_get(q, 1, &i);
     CHECK_INT(i.state, QUIZ_SKIPPED);
@@ -396,7 +386,7 @@ static void test_not_sent_skips_the_rest_of_its_test(void) {
     CHECK_INT(i.state, QUIZ_SKIPPED);
     quiz_get(q, 3, &i); /* other test untouched */
     CHECK_INT(i.state, QUIZ_PENDING);
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    NEXT(q);
     CHECK_INT(quiz_cursor(q), 3);
     CHECK_INT(quiz_back(q, err, sizeof err), 0);
     CHECK_INT(quiz_cursor(q), 0); /* back also jumps over skipped ones */
@@ -404,15 +394,10 @@ static void test_not_sent_skips_the_rest_of_its_test(void) {
 }
 
 static void test_sent_yes_keeps_the_rest_and_a_rerun_replaces_the_truth(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
-    quiz_open(q, err, sizeof err);
-    quiz_close(q, err, sizeof err);
-    quiz_measure(q, 0, err, sizeof err);
     struct probe_result r = result(1, 0, 1, "fragmented by host");
-    quiz_measured(q, 0, &r, err, sizeof err);
-    quiz_reveal(q, err, sizeof err);
+    reveal_current(q, &r);
     quiz_next(q, err, sizeof err);
     CHECK_INT(quiz_cursor(q), 1);
     quiz_open(q, err, sizeof err);
@@ -438,8 +423,7 @@ static void test_sent_yes_keeps_the_rest_and_a_rerun_replaces_the_truth(void) {
 
 /* (Whether a vote may count is the room's rule: tests/quiz/test_room.c.) */
 static void test_votes_change_the_counts(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     quiz_open(q, err, sizeof err);
     quiz_vote_apply(q, 0, -1, CONFIDENCE_NONE, 1, CONFIDENCE_NONE);
@@ -453,11 +437,10 @@ static void test_votes_change_the_counts(void) {
 }
 
 static void test_skip_next_and_end(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     /* next from a pending question leaves it pending */
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    NEXT(q);
     CHECK_INT(quiz_cursor(q), 1);
     quiz_open(q, err, sizeof err);
     CHECK_INT(quiz_skip(q, err, sizeof err), 0); /* skipping a voting question */
@@ -484,13 +467,12 @@ static void test_skip_next_and_end(void) {
 /* Issue 37, item 6: the talk ends where the speaker is: everything not
  * revealed is skipped (the question voting now too), the quiz ends. */
 static void test_end_skips_what_is_left(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     struct probe_result r = result(1, 1, 0, "went whole");
     reveal_current(q, &r); /* question 1 revealed */
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
-    CHECK_INT(quiz_next(q, err, sizeof err), 0); /* question 2 left pending behind */
+    NEXT(q);
+    NEXT(q); /* question 2 left pending behind */
     CHECK_INT(quiz_open(q, err, sizeof err), 0); /* question 3 voting */
     CHECK_INT(quiz_end(q, err, sizeof err), 0);
     CHECK_INT(quiz_ended(q), 1);
@@ -509,7 +491,6 @@ static void test_end_skips_what_is_left(void) {
 /* Plays the current question: votes (1 yes, 0 no), close, the result r,
  * a re-vote round first when revote_votes is not NULL, reveal. */
 static void play_votes(struct quiz *q, const int *votes, int n, const int *revote_votes, const struct probe_result *r) {
-    char err[256];
     int pos = quiz_cursor(q);
     quiz_open(q, err, sizeof err);
     for (int i = 0; i < n; i++) quiz_vote_apply(q, pos, -1, CONFIDENCE_NONE, votes[i], CONFIDENCE_NONE);
@@ -528,8 +509,7 @@ static void play_votes(struct quiz *q, const int *votes, int n, const int *revot
 /* Issue 37, item 6: the answer without a vote: a pending question closes
  * with no votes, is measured and revealed, and scores nothing. */
 static void test_answer_without_a_vote(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     struct probe_result r = result(1, 1, 0, "went whole");
     CHECK_INT(quiz_answer_unvoted(q, err, sizeof err), 0);
@@ -546,7 +526,7 @@ static void test_answer_without_a_vote(void) {
     int scored = -1;
     CHECK(quiz_collective(q, &scored) < 0);
     CHECK_INT(scored, 0); /* no votes: nothing scored */
-    CHECK_INT(quiz_next(q, err, sizeof err), 0);
+    NEXT(q);
     CHECK_INT(quiz_open(q, err, sizeof err), 0);
     CHECK_INT(quiz_answer_unvoted(q, err, sizeof err), -1); /* voting: the room is answering */
     CHECK_CONTAINS(err, "before voting opens");
@@ -554,8 +534,7 @@ static void test_answer_without_a_vote(void) {
 }
 
 static void test_finale_missed_and_shift(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     struct probe_result r = result(1, 1, 0, "went whole"); /* sent yes, DF yes, fragmented no */
     static const int yes3[] = {1, 1, 1}, no3[] = {0, 0, 0}, mostly_no[] = {0, 0, 1}, mostly_yes[] = {1, 1, 0};
@@ -583,8 +562,7 @@ static void test_finale_missed_and_shift(void) {
 }
 
 static void test_collective_score(void) {
-    char err[256];
-    struct quiz *q = quiz_new(&deck, err, sizeof err);
+    struct quiz *q = fresh();
     REQUIRE(q);
     int scored = -7;
     CHECK(quiz_collective(q, &scored) < 0);
