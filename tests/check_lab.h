@@ -9,28 +9,48 @@
 
 #include "fragprobe.h"
 
-/* Builds the lab into *lab and copies its prefix into prefix (len bytes),
- * for the test's cleanup to take it down. 0, or -1 after printing why. */
-static inline int check_lab_up_mtus(const char *tag, const char *mtus, struct probe_lab *lab, char *prefix,
-                                    size_t len) {
-    struct probe_lab_config cfg;
-    probe_lab_config_default(&cfg);
-    snprintf(cfg.prefix, sizeof cfg.prefix, "%s%d", tag, (int)getpid() % 100000);
-    snprintf(prefix, len, "%s", cfg.prefix);
+/* Builds the lab cfg describes into *lab and copies its prefix into prefix
+ * (len bytes), for the test's cleanup to take it down. 0, or -1 after
+ * printing why. */
+static inline int check_lab_up_cfg(const struct probe_lab_config *cfg, struct probe_lab *lab, char *prefix,
+                                   size_t len) {
+    snprintf(prefix, len, "%s", cfg->prefix);
     char err[1024];
-    if (mtus && probe_lab_parse_mtus(mtus, &cfg, err, sizeof err) < 0) {
-        fprintf(stderr, "lab mtus %s: %s\n", mtus, err);
-        return -1;
-    }
-    if (probe_lab_up(&cfg, lab, err, sizeof err) < 0) {
+    if (probe_lab_up(cfg, lab, err, sizeof err) < 0) {
         fprintf(stderr, "lab up: %s\n", err);
         return -1;
     }
     return 0;
 }
+
+/* The default topology with these MTUs (NULL: the default ones) under the
+ * prefix TAG<pid>, as check_lab_up_cfg. */
+static inline int check_lab_up_mtus(const char *tag, const char *mtus, struct probe_lab *lab, char *prefix,
+                                    size_t len) {
+    struct probe_lab_config cfg;
+    probe_lab_config_default(&cfg);
+    snprintf(cfg.prefix, sizeof cfg.prefix, "%s%d", tag, (int)getpid() % 100000);
+    char err[1024];
+    if (mtus && probe_lab_parse_mtus(mtus, &cfg, err, sizeof err) < 0) {
+        fprintf(stderr, "lab mtus %s: %s\n", mtus, err);
+        return -1;
+    }
+    return check_lab_up_cfg(&cfg, lab, prefix, len);
+}
 /* The default MTUs (1500,1280,1500). */
 static inline int check_lab_up(const char *tag, struct probe_lab *lab, char *prefix, size_t len) {
     return check_lab_up_mtus(tag, NULL, lab, prefix, len);
+}
+
+/* The lab's witness in dst, on a port of its own choosing: 0, or -1 after
+ * printing why. */
+static inline int check_lab_witness_start(const struct probe_lab *lab, struct probe_lab_witness *wit) {
+    char err[1024];
+    if (probe_lab_witness_start(lab, -1, wit, err, sizeof err) < 0) {
+        fprintf(stderr, "witness: %s\n", err);
+        return -1;
+    }
+    return 0;
 }
 
 /* In a test's forked child: moves into the namespace ns and drops root for

@@ -27,12 +27,7 @@ static char paths[LINKS_MAX][512];
 static int ndumps;
 static struct truth_cap cap[LINKS_MAX];
 
-static void cleanup(void) {
-    char err[256];
-    for (int i = 0; i < ndumps; i++) truth_dump_stop(&dumps[i]);
-    if (prefix[0]) probe_lab_down(prefix, err, sizeof err);
-    prefix[0] = 0;
-}
+static void cleanup(void) { truth_lab_teardown(NULL, dumps, ndumps, prefix); }
 
 /* Builds the case's lab from the `fragvote lab up` options it names (as the
  * command line would take them: the test parses nothing itself) and starts

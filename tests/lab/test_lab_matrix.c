@@ -8,8 +8,10 @@
 #include <netinet/in.h>
 
 #include "check.h"
+#include "check_lab.h"
 #include "fragprobe.h"
 #include "pcap_truth.h"
+#include "truth_lab.h"
 
 #define MATRIX_SIZES 2
 static const int sizes[MATRIX_SIZES] = {1400, 3000};
@@ -35,13 +37,9 @@ static int run_config(int reassemble) {
     struct probe_lab_config cfg;
     probe_lab_config_default(&cfg);
     snprintf(cfg.prefix, sizeof cfg.prefix, "fvm%d%c", (int)getpid() % 100000, reassemble ? 'r' : 'n');
-    snprintf(prefixes[reassemble], sizeof prefixes[0], "%s", cfg.prefix);
     cfg.reassemble = reassemble;
     struct probe_lab lab;
-    if (probe_lab_up(&cfg, &lab, err, sizeof err) < 0) {
-        fprintf(stderr, "lab up: %s\n", err);
-        return -1;
-    }
+    if (check_lab_up_cfg(&cfg, &lab, prefixes[reassemble], sizeof prefixes[0]) < 0) return -1;
     char p1[512], p2[512];
     snprintf(p1, sizeof p1, "%s/%s-src-r1.pcap", check_tmpdir(), cfg.prefix);
     snprintf(p2, sizeof p2, "%s/%s-r1-r2.pcap", check_tmpdir(), cfg.prefix);
@@ -50,16 +48,7 @@ static int run_config(int reassemble) {
         return -1;
     /* Both captures must be recording before the first test: one packet
      * that crosses both links (it reaches dst, TTL 64) must land in both. */
-    struct probe_run_opts sopts = {.observer = PROBE_OBS_RAW, .lab = &lab, .timeout_ms = 200};
-    struct probe_spec sentinel = {.proto = PROBE_UDP4, .mode = PROBE_MODE_DEFAULT, .size = 100, .ttl = 64, .port = 9};
-    struct probe_result sres;
-    int recording = 0;
-    for (int i = 0; i < 20 && !recording; i++) {
-        probe_run(&sopts, &sentinel, &sres, err, sizeof err);
-        usleep(20 * 1000);
-        recording = truth_dump_bytes(&dumps[0]) > 24 && truth_dump_bytes(&dumps[1]) > 24;
-    }
-    if (!recording) {
+    if (truth_lab_recording(&lab, dumps, 2) < 0) {
         fprintf(stderr, "the captures are not recording\n");
         return -1;
     }

@@ -22,13 +22,7 @@ static struct truth_dump dumps[3];
 static struct probe_lab_witness wit;
 static char paths[3][512];
 
-static void cleanup(void) {
-    char err[256];
-    probe_lab_witness_stop(&wit);
-    for (int i = 0; i < 3; i++) truth_dump_stop(&dumps[i]);
-    if (prefix[0]) probe_lab_down(prefix, err, sizeof err);
-    prefix[0] = 0;
-}
+static void cleanup(void) { truth_lab_teardown(&wit, dumps, 3, prefix); }
 
 /* nft rules into a lab node's namespace: 0, or -1 after printing why. */
 static int nft_in(const char *ns, const char *rules) {
@@ -50,23 +44,13 @@ static int nft_in(const char *ns, const char *rules) {
 
 /* The lab of one case (tag: a letter of its own) with the witness in dst. */
 static int lab_start(const char *mtus, char tag, struct probe_lab *lab) {
-    char err[1024], t[8];
+    char t[8];
     snprintf(t, sizeof t, "fvqr%c", tag);
     if (check_lab_up_mtus(t, mtus, lab, prefix, sizeof prefix) < 0) return -1;
-    if (probe_lab_witness_start(lab, -1, &wit, err, sizeof err) < 0) {
-        fprintf(stderr, "witness: %s\n", err);
-        return -1;
-    }
-    return 0;
+    return check_lab_witness_start(lab, &wit);
 }
 
-static int dumps_start(const struct probe_lab *lab) {
-    for (int i = 0; i < 3; i++) {
-        snprintf(paths[i], sizeof paths[i], "%s/%s-link%d.pcap", check_tmpdir(), prefix, i);
-        if (truth_dump_start(&dumps[i], lab->ns[i], lab->link[i].a_if, paths[i]) < 0) return -1;
-    }
-    return truth_lab_recording(lab, dumps, 3);
-}
+static int dumps_start(const struct probe_lab *lab) { return truth_lab_capture_links(lab, prefix, dumps, paths); }
 
 static int dumps_read(struct truth_cap cap[3]) {
     for (int i = 0; i < 3; i++) truth_dump_stop(&dumps[i]);

@@ -124,13 +124,9 @@ static struct tally *tally;
 static pid_t players[BEHAVIOURS];
 
 static void cleanup(void) {
-    char err[256];
-    probe_lab_witness_stop(&wit);
-    for (int i = 0; i < ndumps; i++) truth_dump_stop(&dumps[i]);
     if (listener >= 0) close(listener);
     listener = -1;
-    if (prefix[0]) probe_lab_down(prefix, err, sizeof err);
-    prefix[0] = 0;
+    truth_lab_teardown(&wit, dumps, ndumps, prefix);
     for (int b = 0; b < BEHAVIOURS; b++)
         if (players[b] > 0) {
             kill(players[b], SIGTERM);
@@ -309,15 +305,7 @@ static int lab_start(int b, struct probe_lab *lab, int *tcp_port) {
         fprintf(stderr, "config: %s\n", err);
         return -1;
     }
-    snprintf(prefix, sizeof prefix, "%s", cfg.prefix);
-    if (probe_lab_up(&cfg, lab, err, sizeof err) < 0) {
-        fprintf(stderr, "lab up: %s\n", err);
-        return -1;
-    }
-    if (probe_lab_witness_start(lab, -1, &wit, err, sizeof err) < 0) {
-        fprintf(stderr, "witness: %s\n", err);
-        return -1;
-    }
+    if (check_lab_up_cfg(&cfg, lab, prefix, sizeof prefix) < 0 || check_lab_witness_start(lab, &wit) < 0) return -1;
     if ((listener = probe_netns_run(probe_lab_dst_ns(lab), listener_open, tcp_port, err, sizeof err)) < 0) {
         fprintf(stderr, "listener: %s\n", err);
         return -1;

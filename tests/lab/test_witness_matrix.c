@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 
 #include "check.h"
+#include "check_lab.h"
 #include "fragprobe.h"
 #include "pcap_truth.h"
 #include "truth_lab.h"
@@ -24,30 +25,13 @@ static char prefix[24];
 static struct truth_dump dumps[3];
 static struct probe_lab_witness wit;
 
-static void cleanup(void) {
-    char err[256];
-    probe_lab_witness_stop(&wit);
-    for (int i = 0; i < 3; i++) truth_dump_stop(&dumps[i]);
-    if (prefix[0]) probe_lab_down(prefix, err, sizeof err);
-    prefix[0] = 0;
-}
+static void cleanup(void) { truth_lab_teardown(&wit, dumps, 3, prefix); }
 
 static int lab_start(const char *mtus, char tag, struct probe_lab *lab) {
-    char err[1024];
-    struct probe_lab_config cfg;
-    probe_lab_config_default(&cfg);
-    snprintf(cfg.prefix, sizeof cfg.prefix, "fvw%d%c", (int)getpid() % 100000, tag);
-    snprintf(prefix, sizeof prefix, "%s", cfg.prefix);
-    if (mtus && probe_lab_parse_mtus(mtus, &cfg, err, sizeof err) < 0) return -1;
-    if (probe_lab_up(&cfg, lab, err, sizeof err) < 0) {
-        fprintf(stderr, "lab up: %s\n", err);
-        return -1;
-    }
-    if (probe_lab_witness_start(lab, -1, &wit, err, sizeof err) < 0) {
-        fprintf(stderr, "witness: %s\n", err);
-        return -1;
-    }
-    return 0;
+    char t[8];
+    snprintf(t, sizeof t, "fvw%c", tag);
+    if (check_lab_up_mtus(t, mtus, lab, prefix, sizeof prefix) < 0) return -1;
+    return check_lab_witness_start(lab, &wit);
 }
 
 static int run_config(const char *mtus, char tag) {

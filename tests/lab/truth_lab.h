@@ -33,4 +33,14 @@ static inline int truth_lab_capture_links(const struct probe_lab *lab, const cha
     }
     return truth_lab_recording(lab, d, lab->nlinks);
 }
+
+/* A lab test's cleanup: its witness (NULL: none) and its n captures
+ * stopped, its lab (prefix; "" when none is up) taken down. */
+static inline void truth_lab_teardown(struct probe_lab_witness *wit, struct truth_dump *d, int n, char *prefix) {
+    char err[256];
+    if (wit) probe_lab_witness_stop(wit);
+    for (int i = 0; i < n; i++) truth_dump_stop(&d[i]);
+    if (prefix[0]) probe_lab_down(prefix, err, sizeof err);
+    prefix[0] = 0;
+}
 #endif

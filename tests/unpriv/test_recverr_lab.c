@@ -21,6 +21,7 @@
 #include "check_lab.h"
 #include "fragprobe.h"
 #include "lab/pcap_truth.h"
+#include "lab/truth_lab.h"
 
 #define SIZES 2
 static const int sizes[SIZES] = {1400, 3000};
@@ -134,23 +135,14 @@ static int agrees(const struct probe_fact *f, int truth) {
 }
 
 static void test_every_answer_matches_the_wire_or_says_unknown(void) {
-    char err[512], p1[512], p2[512];
+    char p1[512], p2[512];
     snprintf(p1, sizeof p1, "%s/%s-src-r1.pcap", check_tmpdir(), prefix);
     snprintf(p2, sizeof p2, "%s/%s-r1-r2.pcap", check_tmpdir(), prefix);
     REQUIRE(truth_dump_start(&dumps[0], lab.ns[PROBE_LAB_SRC], lab.link[0].a_if, p1) == 0);
     REQUIRE(truth_dump_start(&dumps[1], lab.ns[PROBE_LAB_R1], lab.link[1].a_if, p2) == 0);
     /* Both captures must record before the first test: a packet that
      * reaches dst (TTL 64) crosses both links. */
-    struct probe_run_opts sopts = {.observer = PROBE_OBS_RAW, .lab = &lab, .timeout_ms = 200};
-    struct probe_spec sentinel = {.proto = PROBE_UDP4, .mode = PROBE_MODE_DEFAULT, .size = 100, .ttl = 64, .port = 9};
-    struct probe_result sres;
-    int recording = 0;
-    for (int i = 0; i < 20 && !recording; i++) {
-        probe_run(&sopts, &sentinel, &sres, err, sizeof err);
-        usleep(20 * 1000);
-        recording = truth_dump_bytes(&dumps[0]) > 24 && truth_dump_bytes(&dumps[1]) > 24;
-    }
-    REQUIRE(recording);
+    REQUIRE(truth_lab_recording(&lab, dumps, 2) == 0);
 
     static struct reply reps[MATRIX_TESTS];
     double t_start[MATRIX_TESTS + 1];

@@ -47,11 +47,8 @@ static void stop_children(void) {
 }
 
 static void cleanup(void) {
-    char err[256];
     stop_children();
-    for (int i = 0; i < 3; i++) truth_dump_stop(&dumps[i]);
-    if (prefix[0]) probe_lab_down(prefix, err, sizeof err);
-    prefix[0] = 0;
+    truth_lab_teardown(NULL, dumps, 3, prefix);
 }
 
 struct ask {
