@@ -54,119 +54,104 @@ static size_t time_exceeded(uint8_t *b, int total, int id, unsigned fo, int l4, 
     return 76;
 }
 
-static enum probe_about about(const uint8_t *b, size_t n, const struct probe_sendinfo *si,
-                              const struct probe_packet_seen *pkt, char *what, size_t len) {
-    struct probe_icmp m;
-    CHECK_INT(probe_parse_icmp4(b, n, &m), PROBE_PARSE_OK);
-    return probe_quote_about(si, pkt, &m.q, what, len);
+/* One test's sender, what its tap saw leave, and the last quote read. */
+struct qcase {
+    struct probe_sendinfo si;
+    struct probe_packet_seen pkt;
+    uint8_t b[80]; /* the ICMP message */
+    size_t n;
+    char what[128]; /* what the quote was about, when not this packet */
+};
+
+/* A case of a sender of l4 whose tap saw nothing leave. */
+static void qcase_init(struct qcase *c, int l4) {
+    sender(&c->si, l4);
+    probe_packet_seen_init(&c->pkt);
 }
 
-/* The first data segment left at SEQ0, 1500 bytes, IP ID 7. */
-static void first_segment(struct probe_packet_seen *pkt) {
-    probe_packet_seen_init(pkt);
-    pkt->tcp_seq = SEQ0;
-    pkt->len = 1500;
-    probe_packet_seen_add_id(pkt, 7);
+/* What the quote in c->b is about, through the real decoder. */
+static enum probe_about about(struct qcase *c) {
+    struct probe_icmp m;
+    CHECK_INT(probe_parse_icmp4(c->b, c->n, &m), PROBE_PARSE_OK);
+    return probe_quote_about(&c->si, &c->pkt, &m.q, c->what, sizeof c->what);
+}
+
+/* A Time Exceeded quoting such a packet (see time_exceeded): what it is about. */
+static enum probe_about quote(struct qcase *c, int total, int id, unsigned fo, int l4, uint32_t w1) {
+    c->n = time_exceeded(c->b, total, id, fo, l4, w1);
+    return about(c);
+}
+
+/* A TCP test whose first data segment left at SEQ0, 1500 bytes, IP ID 7. */
+static void first_segment(struct qcase *c) {
+    qcase_init(c, IPPROTO_TCP);
+    c->pkt.tcp_seq = SEQ0;
+    c->pkt.len = 1500;
+    probe_packet_seen_add_id(&c->pkt, 7);
 }
 
 static void test_a_later_tcp_segment_is_another_packet(void) {
-    struct probe_sendinfo si;
-    struct probe_packet_seen pkt;
-    sender(&si, IPPROTO_TCP);
-    first_segment(&pkt);
-    uint8_t b[80];
-    char what[128];
-    size_t n = time_exceeded(b, 104, 9, 0, IPPROTO_TCP, SEQ0 + 2896);
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_OTHER);
-    CHECK_STR(what, "a quote of another segment (seq +2896, 104 bytes)");
+    struct qcase c;
+    first_segment(&c);
+    CHECK_INT(quote(&c, 104, 9, 0, IPPROTO_TCP, SEQ0 + 2896), PROBE_ABOUT_OTHER);
+    CHECK_STR(c.what, "a quote of another segment (seq +2896, 104 bytes)");
 }
 
 static void test_the_first_segment_whole_or_its_first_fragment_is_this_packet(void) {
-    struct probe_sendinfo si;
-    struct probe_packet_seen pkt;
-    sender(&si, IPPROTO_TCP);
-    first_segment(&pkt);
-    uint8_t b[80];
-    char what[128];
-    size_t n = time_exceeded(b, 1500, 7, 0, IPPROTO_TCP, SEQ0);
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_THIS);
-    pkt.len = -1; /* a GSO packet at the tap: the first segment's wire length unseen, its sequence number ties */
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_THIS);
-    pkt.len = 1500;
-    n = time_exceeded(b, 1276, 7, 0x2000, IPPROTO_TCP, SEQ0); /* MF, offset 0 */
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_THIS);
-    n = time_exceeded(b, 244, 7, 0x2000 | 157, IPPROTO_TCP, 0); /* a later fragment of it: its ID */
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_THIS);
+    struct qcase c;
+    first_segment(&c);
+    CHECK_INT(quote(&c, 1500, 7, 0, IPPROTO_TCP, SEQ0), PROBE_ABOUT_THIS);
+    c.pkt.len = -1; /* a GSO packet at the tap: the first segment's wire length unseen, its sequence number ties */
+    CHECK_INT(about(&c), PROBE_ABOUT_THIS);
+    c.pkt.len = 1500;
+    CHECK_INT(quote(&c, 1276, 7, 0x2000, IPPROTO_TCP, SEQ0), PROBE_ABOUT_THIS); /* MF, offset 0 */
+    CHECK_INT(quote(&c, 244, 7, 0x2000 | 157, IPPROTO_TCP, 0), PROBE_ABOUT_THIS); /* a later fragment of it: its ID */
 }
 
 static void test_a_resend_of_the_first_segment_is_another_packet(void) {
-    struct probe_sendinfo si;
-    struct probe_packet_seen pkt;
-    sender(&si, IPPROTO_TCP);
-    first_segment(&pkt);
-    uint8_t b[80];
-    char what[128];
+    struct qcase c;
+    first_segment(&c);
     /* Smaller, after a Frag Needed lowered the MSS. */
-    size_t n = time_exceeded(b, 1280, 11, 0, IPPROTO_TCP, SEQ0);
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_OTHER);
-    CHECK_CONTAINS(what, "resend of the first segment in 1280 bytes");
+    CHECK_INT(quote(&c, 1280, 11, 0, IPPROTO_TCP, SEQ0), PROBE_ABOUT_OTHER);
+    CHECK_CONTAINS(c.what, "resend of the first segment in 1280 bytes");
     /* Its first fragment, under another IP ID. */
-    n = time_exceeded(b, 1276, 12, 0x2000, IPPROTO_TCP, SEQ0);
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_OTHER);
+    CHECK_INT(quote(&c, 1276, 12, 0x2000, IPPROTO_TCP, SEQ0), PROBE_ABOUT_OTHER);
     /* A later fragment of a packet this one is not. */
-    n = time_exceeded(b, 244, 12, 0x2000 | 157, IPPROTO_TCP, 0);
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_OTHER);
-    CHECK_CONTAINS(what, "IP ID 12");
+    CHECK_INT(quote(&c, 244, 12, 0x2000 | 157, IPPROTO_TCP, 0), PROBE_ABOUT_OTHER);
+    CHECK_CONTAINS(c.what, "IP ID 12");
 }
 
 static void test_without_the_first_segments_sequence_number_a_tcp_quote_is_unsure(void) {
-    struct probe_sendinfo si;
-    struct probe_packet_seen pkt;
-    sender(&si, IPPROTO_TCP);
-    probe_packet_seen_init(&pkt); /* the tap saw nothing leave */
-    uint8_t b[80];
-    char what[128];
-    size_t n = time_exceeded(b, 1500, 7, 0, IPPROTO_TCP, SEQ0);
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_UNSURE);
-    CHECK_CONTAINS(what, "not seen leaving");
+    struct qcase c;
+    qcase_init(&c, IPPROTO_TCP); /* the tap saw nothing leave */
+    CHECK_INT(quote(&c, 1500, 7, 0, IPPROTO_TCP, SEQ0), PROBE_ABOUT_UNSURE);
+    CHECK_CONTAINS(c.what, "not seen leaving");
 }
 
 static void test_udp_is_tied_by_ports_and_checksum(void) {
-    struct probe_sendinfo si;
-    struct probe_packet_seen pkt;
-    sender(&si, IPPROTO_UDP);
-    probe_packet_seen_init(&pkt);
-    si.udp_check = 0xe236;
-    uint8_t b[80];
-    char what[128];
-    size_t n = time_exceeded(b, 128, 5, 0, IPPROTO_UDP, 108u << 16 | 0xe236);
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_THIS);
-    n = time_exceeded(b, 128, 5, 0, IPPROTO_UDP, 108u << 16 | 0x1234);
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_OTHER);
-    CHECK_CONTAINS(what, "another datagram (UDP checksum 0x1234, not 0xe236");
-    si.udp_check_partial = 0xfe81; /* a local answer quoting it before the device completed the checksum */
-    n = time_exceeded(b, 128, 5, 0, IPPROTO_UDP, 108u << 16 | 0xfe81);
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_THIS);
-    si.sport = 40001; /* another socket's datagram */
-    n = time_exceeded(b, 128, 5, 0, IPPROTO_UDP, 108u << 16 | 0xe236);
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_OTHER);
+    struct qcase c;
+    qcase_init(&c, IPPROTO_UDP);
+    c.si.udp_check = 0xe236;
+    CHECK_INT(quote(&c, 128, 5, 0, IPPROTO_UDP, 108u << 16 | 0xe236), PROBE_ABOUT_THIS);
+    CHECK_INT(quote(&c, 128, 5, 0, IPPROTO_UDP, 108u << 16 | 0x1234), PROBE_ABOUT_OTHER);
+    CHECK_CONTAINS(c.what, "another datagram (UDP checksum 0x1234, not 0xe236");
+    c.si.udp_check_partial = 0xfe81; /* a local answer quoting it before the device completed the checksum */
+    CHECK_INT(quote(&c, 128, 5, 0, IPPROTO_UDP, 108u << 16 | 0xfe81), PROBE_ABOUT_THIS);
+    c.si.sport = 40001; /* another socket's datagram */
+    CHECK_INT(quote(&c, 128, 5, 0, IPPROTO_UDP, 108u << 16 | 0xe236), PROBE_ABOUT_OTHER);
 }
 
 static void test_icmp_echo_is_tied_by_identifier_and_sequence(void) {
-    struct probe_sendinfo si;
-    struct probe_packet_seen pkt;
-    sender(&si, IPPROTO_ICMP);
-    probe_packet_seen_init(&pkt);
-    si.sport = 0x1234; /* identifier */
-    si.dport = 7;      /* sequence */
-    uint8_t b[80];
-    char what[128];
-    size_t n = time_exceeded(b, 1400, 5, 0, IPPROTO_ICMP, 0);
-    uint8_t *e = b + 48; /* the quoted echo request */
+    struct qcase c;
+    qcase_init(&c, IPPROTO_ICMP);
+    c.si.sport = 0x1234; /* identifier */
+    c.si.dport = 7;      /* sequence */
+    c.n = time_exceeded(c.b, 1400, 5, 0, IPPROTO_ICMP, 0);
+    uint8_t *e = c.b + 48; /* the quoted echo request */
     e[0] = 8, e[1] = 0, e[2] = e[3] = 0, e[4] = 0x12, e[5] = 0x34, e[6] = 0, e[7] = 7;
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_THIS);
+    CHECK_INT(about(&c), PROBE_ABOUT_THIS);
     e[7] = 8; /* another request of the same identifier */
-    CHECK_INT(about(b, n, &si, &pkt, what, sizeof what), PROBE_ABOUT_OTHER);
+    CHECK_INT(about(&c), PROBE_ABOUT_OTHER);
 }
 
 static void test_the_udp_checksum_is_the_wires(void) {
