@@ -111,6 +111,13 @@ int hubroom_cmd(struct wsc *p, const char *name, char *err, size_t errlen) {
     return fvr_cmd(p, name, T_MS, err, errlen);
 }
 
+int hubroom_do(struct wsc *p, const char *name) {
+    char err[256];
+    if (hubroom_cmd(p, name, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "%s: %s\n", name, err);
+    return -1;
+}
+
 struct probe_result hubroom_result(int sent, int df, int frag) {
     struct probe_result r = check_probe_result(sent, df, frag, MARKER);
     snprintf(r.sent.why, sizeof r.sent.why, "%s", WHY_SENT);

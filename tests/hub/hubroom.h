@@ -64,6 +64,8 @@ struct wsc *hubroom_phone(const char *token_in, char token_out[ROOM_TOKEN_HEX + 
 struct wsc *hubroom_presenter(void);
 /* fvr_cmd with T_MS. */
 int hubroom_cmd(struct wsc *p, const char *name, char *err, size_t errlen);
+/* The same, a refusal's reason printed on stderr: 0, or -1. */
+int hubroom_do(struct wsc *p, const char *name);
 /* fvr_vote with T_MS. */
 int hubroom_vote(struct wsc *w, int id, int q, int yes, json_t **reply);
 

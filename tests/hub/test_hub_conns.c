@@ -33,8 +33,7 @@ static void test_oversized_malformed_binary_and_flooding_clients_are_cut_alone(v
     struct wsc *good = hubroom_phone(NULL, NULL, NULL);
     struct wsc *p = hubroom_presenter();
     REQUIRE(good && p);
-    char err[256];
-    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "open") == 0);
 
     struct wsc *big = hubroom_phone(NULL, NULL, NULL);
     REQUIRE(big);

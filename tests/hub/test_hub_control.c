@@ -87,12 +87,11 @@ static void test_voting_timer_closes_the_question_by_itself(void) {
     json_decref(r);
     /* a timer does not outlive its question: open the next one by hand, no timer */
     struct hub_cmd c = {.kind = HUB_CMD_OPEN, .seconds = 1};
-    char err[256];
-    REQUIRE(hubroom_cmd(p, "measure", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "measure") == 0);
     REQUIRE(hubroom_answer(hubroom_result(1, 1, 0)) == 0);
     REQUIRE(hubroom_wait_state(QUIZ_MEASURED) == 0);
-    REQUIRE(hubroom_cmd(p, "reveal", err, sizeof err) == 0);
-    REQUIRE(hubroom_cmd(p, "next", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "reveal") == 0);
+    REQUIRE(hubroom_do(p, "next") == 0);
     REQUIRE(hub_post(hubroom.fx.hub, &c) == 0); /* the console's way, with a timer */
     CHECK(hubroom_wait_state(QUIZ_VOTING) == 0);
     CHECK(hubroom_wait_state(QUIZ_CLOSED) == 0);

@@ -30,11 +30,10 @@ static void test_truth_is_in_no_frame_before_reveal(void) {
     struct wsc *s = hubroom_connect("fragvote-screen");
     struct wsc *p = hubroom_presenter();
     REQUIRE(w && s && p);
-    char err[256];
-    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "open") == 0);
     REQUIRE(hubroom_vote(w, 1, 0, 1, NULL) == 0);
-    REQUIRE(hubroom_cmd(p, "close", err, sizeof err) == 0);
-    REQUIRE(hubroom_cmd(p, "measure", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "close") == 0);
+    REQUIRE(hubroom_do(p, "measure") == 0);
     REQUIRE(hubroom_answer(hubroom_result(1, 0, 1)) == 0);
     REQUIRE(hubroom_wait_state(QUIZ_MEASURED) == 0);
     /* everything each client has been sent until now */
@@ -51,7 +50,7 @@ static void test_truth_is_in_no_frame_before_reveal(void) {
     CHECK(!strstr(wsc_transcript(s), "\"truth\""));
     CHECK(!strstr(wsc_transcript(p), "\"truth\""));
     /* after the reveal everyone gets it */
-    REQUIRE(hubroom_cmd(p, "reveal", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "reveal") == 0);
     json_t *st = NULL;
     for (int i = 0; i < 10 && !st; i++) {
         st = wsc_recv_type(w, "state", T_MS);
@@ -185,7 +184,7 @@ static void test_each_reveal_shows_only_its_own_fact(void) {
     char err[256];
     static const char *const why[3] = {WHY_SENT, WHY_DF, WHY_FRAG};
     for (int pos = 0; pos < 3; pos++) {
-        if (pos) REQUIRE(hubroom_cmd(p, "next", err, sizeof err) == 0);
+        if (pos) REQUIRE(hubroom_do(p, "next") == 0);
         /* the probe runs once, for the test's first question */
         REQUIRE(play_to_reveal(p, pos == 0, err, sizeof err) == 0);
         for (int k = 0; k < 3; k++) {
@@ -313,7 +312,7 @@ static void test_presenter_without_auth_sees_what_a_screen_sees(void) {
     struct wsc *w = hubroom_phone(NULL, NULL, NULL);
     REQUIRE(p && w);
     char err[256];
-    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "open") == 0);
     REQUIRE(hubroom_vote(w, 1, 0, 1, NULL) == 0);
     usleep(400000); /* a few tallies */
     json_t *x;
@@ -367,8 +366,7 @@ static void test_the_presenters_tally_counts_screens_and_presenters(void) {
     CHECK(tally_counts(p, 2, 2)); /* the lurker is a presenter connection too, as on serve's console */
     wsc_close(s2, 1000);
     CHECK(tally_counts(p, 1, 2));
-    char err[256];
-    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "open") == 0);
     REQUIRE(hubroom_vote(w, 1, 0, 1, NULL) == 0);
     usleep(300000);
     json_t *x;

@@ -26,8 +26,7 @@ static void test_tally_versions_increase_and_split_is_hidden_until_close(void) {
     struct wsc *s = hubroom_connect("fragvote-screen");
     struct wsc *p = hubroom_presenter();
     REQUIRE(s && p);
-    char err[256];
-    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "open") == 0);
     struct wsc *phones[5];
     for (int i = 0; i < 5; i++) {
         phones[i] = hubroom_phone(NULL, NULL, NULL);
@@ -35,7 +34,7 @@ static void test_tally_versions_increase_and_split_is_hidden_until_close(void) {
         REQUIRE(hubroom_vote(phones[i], 1, 0, i < 3, NULL) == 0);
     }
     usleep(300000);
-    REQUIRE(hubroom_cmd(p, "close", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "close") == 0);
     usleep(300000);
     /* Read everything the screen got, in order. */
     long long last = -1;
@@ -121,8 +120,7 @@ static void test_screen_gets_a_tally_after_every_commit(void) {
     struct wsc *s = hubroom_connect("fragvote-screen");
     struct wsc *p = hubroom_presenter();
     REQUIRE(s && p);
-    char err[256];
-    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "open") == 0);
     struct wsc *phones[COMMITS_SEEN_N];
     for (int i = 0; i < COMMITS_SEEN_N; i++) REQUIRE((phones[i] = hubroom_phone(NULL, NULL, NULL)));
     for (int i = 0; i < COMMITS_SEEN_N; i++) REQUIRE(hubroom_vote(phones[i], 1, 0, i % 2, NULL) == 0);
@@ -150,8 +148,7 @@ static void test_a_phone_gets_at_most_10_tallies_a_second(void) {
     REQUIRE(hubroom_start(1, 0) == 0); /* live split: every re-vote changes the public tally */
     struct wsc *p = hubroom_presenter(), *voter = hubroom_phone(NULL, NULL, NULL), *watcher = hubroom_phone(NULL, NULL, NULL);
     REQUIRE(p && voter && watcher);
-    char err[256];
-    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "open") == 0);
     drain(watcher, 200); /* what came before */
     const char *tr0 = wsc_transcript(watcher);
     size_t skip = strlen(tr0);
@@ -179,8 +176,7 @@ static void test_live_split_shows_the_split_while_voting(void) {
     struct wsc *p = hubroom_presenter();
     struct wsc *w = hubroom_phone(NULL, NULL, NULL);
     REQUIRE(s && p && w);
-    char err[256];
-    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "open") == 0);
     REQUIRE(hubroom_vote(w, 1, 0, 0, NULL) == 0);
     int seen = 0;
     json_t *t;

@@ -115,8 +115,7 @@ static void test_reconnect_with_token_resumes_the_voter_and_shows_the_vote(void)
     struct wsc *w = hubroom_phone(NULL, tok, NULL);
     struct wsc *p = hubroom_presenter();
     REQUIRE(w && p);
-    char err[256];
-    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "open") == 0);
     REQUIRE(hubroom_vote(w, 1, 0, 1, NULL) == 0);
     wsc_free(w); /* dropped, as a phone going to sleep */
     json_t *wel = NULL;
@@ -211,14 +210,13 @@ static void test_vote_after_close_or_on_unknown_question_is_refused(void) {
     struct wsc *w = hubroom_phone(NULL, tok, NULL);
     struct wsc *p = hubroom_presenter();
     REQUIRE(w && p);
-    char err[256];
     json_t *e = NULL;
     CHECK_INT(hubroom_vote(w, 1, 0, 1, &e), 1); /* pending */
     CHECK_CONTAINS(json_string_value(json_object_get(e, "message")), "pending");
     json_decref(e);
-    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "open") == 0);
     REQUIRE(hubroom_vote(w, 2, 0, 1, NULL) == 0);
-    REQUIRE(hubroom_cmd(p, "close", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "close") == 0);
     CHECK_INT(hubroom_vote(w, 3, 0, 0, &e), 1);
     CHECK_STR(json_string_value(json_object_get(e, "code")), "refused");
     CHECK_CONTAINS(json_string_value(json_object_get(e, "message")), "closed");
@@ -325,15 +323,14 @@ static void test_resume_restores_states_voters_and_votes(void) {
     struct wsc *w = hubroom_phone(NULL, tok, NULL);
     struct wsc *p = hubroom_presenter();
     REQUIRE(w && p);
-    char err[256];
-    REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "open") == 0);
     REQUIRE(hubroom_vote(w, 1, 0, 0, NULL) == 0);
-    REQUIRE(hubroom_cmd(p, "close", err, sizeof err) == 0);
-    REQUIRE(hubroom_cmd(p, "measure", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "close") == 0);
+    REQUIRE(hubroom_do(p, "measure") == 0);
     REQUIRE(hubroom_answer(hubroom_result(1, 1, 0)) == 0);
     REQUIRE(hubroom_wait_state(QUIZ_MEASURED) == 0);
-    REQUIRE(hubroom_cmd(p, "reveal", err, sizeof err) == 0);
-    REQUIRE(hubroom_cmd(p, "next", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "reveal") == 0);
+    REQUIRE(hubroom_do(p, "next") == 0);
     wsc_free(w);
     wsc_free(p);
     hubroom_stop();
@@ -366,8 +363,8 @@ static void test_resume_restores_states_voters_and_votes(void) {
     /* the test's evidence survived too: it shows once the rest of the test is done */
     p = hubroom_presenter();
     REQUIRE(p);
-    REQUIRE(hubroom_cmd(p, "skip", err, sizeof err) == 0);
-    REQUIRE(hubroom_cmd(p, "skip", err, sizeof err) == 0);
+    REQUIRE(hubroom_do(p, "skip") == 0);
+    REQUIRE(hubroom_do(p, "skip") == 0);
     REQUIRE(quiz_truth(room_quiz(hubroom.fx.room), 0, &t) == 0);
     CHECK_STR(t.evidence, MARKER);
     wsc_close(p, 1000);
