@@ -17,6 +17,16 @@ print("\n".join(str(s.getsockname()[1]) for s in ss))' "$1"
 listen_port() {
   ss -Hltnp 2>/dev/null | grep "pid=$1," | awk '{n=split($4,a,":"); print a[n]; exit}'
 }
+# fv_listen_port FILE PID: once serve printed its "Join:" line in FILE, the
+# port PID listens on (10 s at most): prints it, or fails.
+fv_listen_port() {
+  local p
+  for _ in $(seq 1 100); do
+    grep -q '^Join: ' "$1" && p=$(listen_port "$2") && [ -n "$p" ] && { echo "$p"; return 0; }
+    sleep 0.1
+  done
+  return 1
+}
 
 # nginx_site SRC_CONF OUT HTTP_PORT TLS_PORT CERT KEY UPSTREAM_PORT: the shipped
 # site file with its ports, certificate and upstream made local. Each value

@@ -7,7 +7,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 fv_tmp serve-secret
-. "$(dirname "$0")/nginx_fixture.sh"   # listen_port
+. "$(dirname "$0")/nginx_fixture.sh"   # fv_listen_port
 
 good=K7pQ2vX9mR4tW8zL3nB6   # 20 bytes
 printf '%s\n' "$good" >"$tmp/secret"
@@ -63,11 +63,7 @@ refused long_file "longer than 127 bytes" --secret-file "$tmp/long"
 (exec "$bin" serve --prober remote --db "$tmp/hub.db" --port 0 --bind 127.0.0.1 --no-qr \
    --secret-file "$tmp/secret" </dev/null >"$tmp/hub.out" 2>&1) &
 pid=$!
-port=
-for _ in $(seq 1 100); do
-  grep -q '^Join: ' "$tmp/hub.out" && port=$(listen_port "$pid") && [ -n "$port" ] && break
-  sleep 0.1
-done
+port=$(fv_listen_port "$tmp/hub.out" "$pid")
 check hub_started test -n "$port"
 check hub_cmdline_has_no_secret eval '! tr "\0" " " </proc/$pid/cmdline | grep -q "$good"'
 printf 'quit\n' >"$tmp/quit.txt"

@@ -51,7 +51,7 @@ check unit_loads_the_secret_credential grep -q '^LoadCredential=secret:/etc/frag
 check execstart_reads_the_credential grep -q -- "--secret-file %d/secret" <<<"$cmd"
 check execstart_has_no_secret_argument eval '! grep -qE -- "--secret( |=)" <<<"$cmd"'
 check env_file_has_no_secret eval '! grep -q "SECRET" "$envf"'
-. "$(dirname "$0")/nginx_fixture.sh"   # listen_port
+. "$(dirname "$0")/nginx_fixture.sh"   # fv_listen_port
 mkdir -p "$tmp/state/room1"
 sed -e "s/^FRAGVOTE_PORT=.*/FRAGVOTE_PORT=0/" "$envf" >"$tmp/room1.env"
 set -a; . "$tmp/room1.env"; set +a
@@ -77,11 +77,7 @@ fi
 # shellcheck disable=SC2086
 (cd "$tmp/state/room1" && umask 0077 && exec "${run[@]}" $cmd </dev/null >"$tmp/serve.out" 2>&1) &
 pid=$!
-port=
-for _ in $(seq 1 100); do
-  grep -q '^Join: ' "$tmp/serve.out" && port=$(listen_port "$pid") && [ -n "$port" ] && break
-  sleep 0.1
-done
+port=$(fv_listen_port "$tmp/serve.out" "$pid")
 check starts_unprivileged test -n "$port" || { cat "$tmp/serve.out"; exit 1; }
 # --bind 127.0.0.1: nginx on this host reaches it, nothing else does (another
 # loopback address stands for the VM's public one).
