@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""One presenter auth over a plain websocket, with an optional
+"""Presenter auths over a plain websocket, each with an optional
 X-Forwarded-For header, from a chosen 127.0.0.x source address (TLS with
-WS_AUTH_TLS=1, any certificate: a test's self-signed one). Prints the
-answer: auth_ok, or the error's code (bad_secret, throttled), or closed.
-Used by test_serve_trust_proxy.sh (stdlib only: no websocket module).
-usage: ws_auth.py HOST PORT SRC SECRET [XFF]"""
+WS_AUTH_TLS=1, any certificate: a test's self-signed one), one after
+another in this one process, so that a throttle's window (1 s per address)
+is not spent starting Python on a loaded machine. Prints each answer on a
+line: auth_ok, or the error's code (bad_secret, throttled), or closed.
+Used by test_serve_trust_proxy.sh and test_nginx_proxy.sh (stdlib only: no
+websocket module).
+usage: ws_auth.py HOST PORT SRC SECRET [XFF] [+ SRC SECRET [XFF]]..."""
 import base64, json, os, socket, ssl, struct, sys
 
 def frames(sock):
@@ -34,9 +37,7 @@ def payload_len(b):
         return struct.unpack(">Q", b[2:10])[0] if len(b) >= 10 else 1 << 30
     return n
 
-def main():
-    host, port, src, secret = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-    xff = sys.argv[5] if len(sys.argv) > 5 else None
+def auth(host, port, src, secret, xff):
     s = socket.socket()
     s.settimeout(5)
     s.bind((src, 0))
@@ -57,10 +58,10 @@ def main():
     while b"\r\n\r\n" not in resp:
         chunk = s.recv(4096)
         if not chunk:
-            print("closed"); return
+            return "closed"
         resp += chunk
     if not resp.startswith(b"HTTP/1.1 101"):
-        print("refused"); return
+        return "refused"
     rest = resp.split(b"\r\n\r\n", 1)[1]
     msg = json.dumps({"t": "auth", "secret": secret}).encode()
     mask = os.urandom(4)
@@ -76,11 +77,18 @@ def main():
         for data in frames(Pre(s, rest)):
             m = json.loads(data)
             if m.get("t") == "auth_ok":
-                print("auth_ok"); return
+                return "auth_ok"
             if m.get("t") == "error":
-                print(m.get("code", "?")); return
+                return m.get("code", "?")
     except socket.timeout:
-        print("timeout"); return
-    print("closed")
+        return "timeout"
+    return "closed"
+
+def main():
+    host, port, rest = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    while rest:
+        n = rest.index("+") if "+" in rest else len(rest)
+        a, rest = rest[:n], rest[n + 1:]
+        print(auth(host, port, a[0], a[1], a[2] if len(a) > 2 else None), flush=True)
 
 main()
