@@ -28,6 +28,7 @@
 #include "cli_scenario.h"
 #include "cli_signals.h"
 #include "deck.h"
+#include "engine_helper.h"
 #include "fv_file.h"
 #include "present_console.h"
 #include "present_link.h"
@@ -42,6 +43,7 @@ struct present {
     struct deck deck;
     struct cli_engine engine;          /* observer, target, lab, witness: as serve's */
     struct cli_scenario scenario;      /* the lab switched between the deck's scenarios (worker thread) */
+    struct privsep_client *helper;     /* the privileged helper that measures, when present started as root */
     struct cli_signals sigs;
     char host[256], kernel[256];
     char *lab_json;                    /* the lab's layout for the hub (replay_lab_json), NULL off the lab */
@@ -86,7 +88,6 @@ static int open_files(struct present *s, int early) {
  * its console: name, kernel, and the lab's layout when it measures there. */
 static void host_facts(struct present *s) {
     cli_host_facts(s->host, sizeof s->host, s->kernel, sizeof s->kernel);
-    s->lab_json = s->engine.use_lab ? replay_lab_json(&s->engine.lab) : NULL;
     s->session.deck_json = s->deck.json;
     s->session.facts = (struct present_facts){.host = s->host, .kernel = s->kernel,
                                               .observer = s->engine.observer_name, .target = s->engine.target,
@@ -107,19 +108,68 @@ static int prober_send(void *ctx, const char *text) {
     return present_session_send(&s->session, text);
 }
 
-/* The deck (with --target), then the probe engine as serve sets it up. FV_EXIT_OK or an exit code. */
-static int engine_up(struct present *s) {
+/* A test in the privileged helper (engine_helper.h), on the worker thread. */
+static int run_in_helper(void *ctx, int test_index, const struct probe_spec *spec, struct probe_result *out, char *err,
+                         size_t errlen) {
+    struct present *s = ctx;
+    return privsep_client_run(s->helper, test_index, spec, out, err, errlen);
+}
+
+/* A line about the privileged helper (privsep_client.h), from any thread. */
+static void on_note(void *ctx, const char *line) {
+    (void)ctx;
+    fprintf(stderr, "%s\n", line);
+}
+
+/* The deck (with --target), the observer and the target. FV_EXIT_OK or an exit code (said). */
+static int engine_pick(struct present *s) {
     char err[1024];
     const struct cli_engine_args *a = &s->o.engine;
     if (deck_load_arg(s->o.deck, a->target, &s->deck, err, sizeof err)) {
         fprintf(stderr, "fragvote present: %s\n", err);
         return FV_EXIT_USAGE;
     }
-    int code = cli_engine_pick("present", a->observer ? a->observer : s->deck.observer, s->deck.target, &s->engine);
-    if (code != FV_EXIT_OK) return code;
+    return cli_engine_pick("present", a->observer ? a->observer : s->deck.observer, s->deck.target, &s->engine);
+}
+
+/* Before any thread starts (capabilities are per thread): started as root
+ * (not --keep-root), the privileged helper forked and this process's drop
+ * (engine_helper.h), so the process that reads the hub's frames keeps no
+ * capability. FV_EXIT_OK or the exit code (said). */
+static int helper_start(struct present *s) {
+    const struct cli_engine_args *a = &s->o.engine;
+    if (!engine_helper_wanted(a->keep_root)) return FV_EXIT_OK;
+    struct engine_helper_config hc = {
+        .cmd = "present", .engine = &s->engine, .deck = &s->deck, .witness = a->witness ? a->witness : s->deck.witness,
+        .witness_key = a->witness_key, .user = a->user, .keep_pmtu_cache = a->keep_pmtu_cache || s->deck.keep_pmtu_cache,
+        .scenarios = s->engine.use_lab ? deck_scenarios(&s->deck) : 0, .note = on_note, .ctx = s};
+    return engine_helper_start(&hc, &s->helper);
+}
+
+/* The engine up: the helper's "ready", or the lab, the witness and the drop
+ * here (--keep-root, not root); the lab's layout for the hub. FV_EXIT_OK or
+ * an exit code (said). */
+static int engine_up(struct present *s) {
+    if (s->helper) return engine_helper_ready("present", &s->helper, &s->lab_json);
+    const struct cli_engine_args *a = &s->o.engine;
     s->engine.lab_switches = s->engine.use_lab && deck_scenarios(&s->deck) > 0;
-    return cli_engine_up("present", &s->engine, a->witness ? a->witness : s->deck.witness, a->witness_key,
-                         a->keep_root, a->user);
+    int code = cli_engine_up("present", &s->engine, a->witness ? a->witness : s->deck.witness, a->witness_key,
+                             a->keep_root, a->user);
+    if (code == FV_EXIT_OK && s->engine.use_lab) s->lab_json = replay_lab_json(&s->engine.lab);
+    return code;
+}
+
+/* The probe worker's options: through the helper, or here (with the lab's scenarios). */
+static void prober_engine(struct present *s, struct present_prober_config *pc) {
+    if (s->helper) {
+        pc->run = run_in_helper; /* the helper has the options, the lab and the scenarios */
+        return;
+    }
+    cli_engine_opts(&s->engine, s->o.engine.keep_pmtu_cache || s->deck.keep_pmtu_cache, &pc->opts);
+    if (s->engine.lab_switches) {
+        cli_scenario_init(&s->scenario, &s->engine.lab, &s->engine.witness);
+        pc->before = before_test;
+    }
 }
 
 /* ---- the end ---- */
@@ -177,8 +227,15 @@ int cmd_present(int argc, char **argv) {
         present_session_destroy(ses);
         return rc;
     }
+    if ((rc = engine_pick(&s)) != FV_EXIT_OK || (rc = helper_start(&s)) != FV_EXIT_OK) {
+        present_session_destroy(ses);
+        deck_free(&s.deck);
+        free(s.ca);
+        return rc;
+    }
     if (cli_signals_start(&s.sigs, present_session_signal, ses) < 0) {
         fprintf(stderr, "fragvote present: cannot start the signal thread\n");
+        privsep_client_free(s.helper);
         return FV_EXIT_FAIL;
     }
 
@@ -188,11 +245,7 @@ int cmd_present(int argc, char **argv) {
     lc.ca_pem = s.ca;
     lc.ca_len = s.ca_len;
     struct present_prober_config pc = {.deck = &s.deck, .send = prober_send, .ctx = &s};
-    cli_engine_opts(&s.engine, s.o.engine.keep_pmtu_cache || s.deck.keep_pmtu_cache, &pc.opts);
-    if (s.engine.lab_switches) {
-        cli_scenario_init(&s.scenario, &s.engine.lab, &s.engine.witness);
-        pc.before = before_test;
-    }
+    prober_engine(&s, &pc);
     host_facts(&s);
     present_session_link(ses, &lc);
     ses->link = present_link_new(&lc, err, sizeof err);
@@ -222,6 +275,7 @@ cleanup:
         printf(".\n");
     }
     present_prober_free(ses->prober);
+    privsep_client_free(s.helper); /* it puts the lab back, takes it down, says its scenarios' summary */
     char switched[160];
     cli_scenario_summary(&s.scenario, switched, sizeof switched);
     if (switched[0]) printf("Lab scenarios: %s.\n", switched);

@@ -28,7 +28,7 @@
 #include "hub.h"
 #include "replay.h"
 #include "room.h"
-#include "serve_helper.h"
+#include "engine_helper.h"
 #include "serve_opts.h"
 #include "worker.h"
 
@@ -163,7 +163,7 @@ static void deliver(void *ctx, uint64_t rid, const struct probe_result *r) {
     free(cmd);
 }
 
-/* A test in the privileged helper (serve_helper.h), on the worker thread. */
+/* A test in the privileged helper (engine_helper.h), on the worker thread. */
 static int run_in_helper(void *ctx, int test_index, const struct probe_spec *spec, struct probe_result *out, char *err,
                          size_t errlen) {
     struct serve *s = ctx;
@@ -304,18 +304,18 @@ static int serve_abort(struct serve *s, int code) {
 
 /* Before any thread starts (capabilities are per thread): the drop of a hub
  * that measures nothing (--prober remote), or the privileged helper forked
- * and this process's drop (serve_helper.h). FV_EXIT_OK or the exit code. */
+ * and this process's drop (engine_helper.h). FV_EXIT_OK or the exit code. */
 static int drop_before_threads(struct serve *s, int scenarios) {
     const struct cli_engine_args *ea = &s->o.engine;
     if (s->o.prober_remote)
         return cli_engine_drop_all("serve", ea->keep_root, ea->user, "no capability (the laptop measures)");
-    if (!serve_helper_wanted(0, ea->keep_root)) return FV_EXIT_OK;
-    struct serve_helper_config hc = {
+    if (!engine_helper_wanted(ea->keep_root)) return FV_EXIT_OK;
+    struct engine_helper_config hc = {.cmd = "serve",
         .engine = &s->engine, .deck = &s->deck, .witness = ea->witness ? ea->witness : s->deck.witness,
         .witness_key = ea->witness_key, .user = ea->user,
         .keep_pmtu_cache = ea->keep_pmtu_cache || s->deck.keep_pmtu_cache, .scenarios = scenarios,
         .note = on_note, .ctx = s};
-    return serve_helper_start(&hc, &s->helper);
+    return engine_helper_start(&hc, &s->helper);
 }
 
 /* The engine up: the helper's "ready", or the lab, the witness and the drop
@@ -323,7 +323,7 @@ static int drop_before_threads(struct serve *s, int scenarios) {
  * FV_EXIT_OK or the exit code (said). */
 static int engine_up(struct serve *s, int scenarios, char **labjs) {
     const struct cli_engine_args *ea = &s->o.engine;
-    if (s->helper) return serve_helper_ready(&s->helper, labjs);
+    if (s->helper) return engine_helper_ready("serve", &s->helper, labjs);
     if (s->o.prober_remote) return FV_EXIT_OK;
     s->engine.lab_switches = scenarios > 0;
     int code = cli_engine_up("serve", &s->engine, ea->witness ? ea->witness : s->deck.witness, ea->witness_key,

@@ -18,8 +18,8 @@ struct cli_engine {
     char target[256];                   /* "lab" or the host */
     int use_lab, lab_built;
     int lab_switches;                   /* set before up: the deck switches the lab (keep what that needs) */
-    int helper;                         /* set before up: serve's privileged helper (presenter/serve_helper.c):
-                                           what it prints of its drop goes to stderr */
+    int helper;                         /* set before up: the privileged helper of serve or present
+                                           (presenter/engine_helper.c): what it prints of its drop goes to stderr */
     struct probe_lab lab;               /* use_lab: the lab in use */
     struct witness_cli witness;
 };

@@ -33,6 +33,10 @@ struct present_prober_config {
     /* Optional, on the worker thread before each run (worker_config.before):
      * the lab scenario of the deck's test test_index. */
     int (*before)(void *ctx, int test_index, char *err, size_t errlen);
+    /* Optional, instead of opts and before (worker_config.run): runs the
+     * deck's test test_index elsewhere (the privileged helper). */
+    int (*run)(void *ctx, int test_index, const struct probe_spec *spec, struct probe_result *out, char *err,
+               size_t errlen);
     void *ctx;
 };
 

@@ -31,9 +31,11 @@ struct privsep_client {
     struct privsep_reply reply;
 };
 
+/* "fragvote CMD: " and fmt (a %ld for the helper's pid, then a %s for what) as one line for the console. */
 static void client_note(struct privsep_client *c, const char *fmt, const char *what) {
     char line[400];
-    snprintf(line, sizeof line, fmt, c->cfg.pid, what);
+    int n = snprintf(line, sizeof line, "fragvote %s: ", c->cfg.cmd ? c->cfg.cmd : "serve");
+    snprintf(line + n, sizeof line - (size_t)n, fmt, c->cfg.pid, what);
     if (c->cfg.note) c->cfg.note(c->cfg.ctx, line);
 }
 
@@ -48,12 +50,13 @@ static void *client_watch(void *arg) {
     while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
         int st;
         if (waitpid((pid_t)c->cfg.pid, &st, WNOHANG) == (pid_t)c->cfg.pid) {
-            char how[64];
+            char how[64], what[160];
             client_status_text(st, how, sizeof how);
             c->gone_status = st;
             __atomic_store_n(&c->gone, 1, __ATOMIC_RELEASE);
-            client_note(c, "fragvote serve: the privileged helper (pid %ld) %s: every measurement from now on "
-                           "answers \"unknown\" (restart serve to measure again)", how);
+            snprintf(what, sizeof what, "%s: every measurement from now on answers \"unknown\" (restart %s to measure again)",
+                     how, c->cfg.cmd ? c->cfg.cmd : "serve");
+            client_note(c, "the privileged helper (pid %ld) %s", what);
             return NULL;
         }
         poll(NULL, 0, PRIVSEP_WATCH_MS);
@@ -85,7 +88,7 @@ static int client_break(struct privsep_client *c, const char *why, char *err, si
         snprintf(c->why, sizeof c->why, "%s", why);
         shutdown(c->cfg.fd, SHUT_RDWR);
         if (!__atomic_load_n(&c->gone, __ATOMIC_ACQUIRE))
-            client_note(c, "fragvote serve: the privileged helper (pid %ld) %s: it is told to stop; every measurement "
+            client_note(c, "the privileged helper (pid %ld) %s: it is told to stop; every measurement "
                            "from now on answers \"unknown\"", why);
     }
     return fv_fail(err, errlen, "the privileged helper %s", c->why);
@@ -172,7 +175,7 @@ int privsep_client_free(struct privsep_client *c) {
         if (!done) poll(NULL, 0, 20);
     }
     if (!done)
-        client_note(c, "fragvote serve: the privileged helper (pid %ld) %s: the lab may still be up (fragvote lab down)",
+        client_note(c, "the privileged helper (pid %ld) %s: the lab may still be up (fragvote lab down)",
                     "did not exit");
     free(c->reply.lab);
     free(c->buf);

@@ -1,4 +1,5 @@
-/* The hub process's side of serve's privilege separation: asks the
+/* The network-facing process's side (serve's hub, present's link to its
+ * hub) of the privilege separation of serve and present: asks the
  * privileged helper (privsep_helper.h) to run the deck's tests, one at a
  * time, each within a deadline, and watches that the helper is alive. A
  * helper that died, hung or answered nonsense is said once on the console
@@ -19,6 +20,7 @@
 struct privsep_client_config {
     int fd;          /* our end of the SOCK_SEQPACKET pair (owned from here on) */
     long pid;        /* the helper, our child */
+    const char *cmd; /* "serve" or "present": the notes say "fragvote CMD: ..." */
     void (*note)(void *ctx, const char *line); /* a line for the console, from any thread */
     void *ctx;
     int run_ms;      /* 0: PRIVSEP_RUN_MS */

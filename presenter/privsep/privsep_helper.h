@@ -1,8 +1,9 @@
-/* The privileged helper's side of serve's privilege separation
- * (docs/PRIVILEGES.md, "What fragvote serve does"): a process that keeps
- * the capabilities the probe needs and does nothing but what a hub process
- * without any capability may ask of it over one socket (privsep_wire.h):
- * run one of the deck's tests, quit. It never reads a spec, a scenario or a
+/* The privileged helper's side of the privilege separation of serve and
+ * present (docs/PRIVILEGES.md, "What fragvote serve does"): a process that
+ * keeps the capabilities the probe needs and does nothing but what a hub
+ * process (or present's network-facing process) without any capability
+ * may ask of it over one socket (privsep_wire.h): run one of the deck's
+ * tests, quit. It never reads a spec, a scenario or a
  * path from the hub: those are the deck's, which it has from the fork. */
 #ifndef FRAGVOTE_PRIVSEP_HELPER_H
 #define FRAGVOTE_PRIVSEP_HELPER_H

@@ -1,4 +1,5 @@
-/* The messages between serve's hub process and its privileged helper
+/* The messages between serve's hub process (or present's network-facing
+ * process; both "the hub" below) and its privileged helper
  * (privsep_helper.h, docs/PRIVILEGES.md): one SOCK_SEQPACKET message each,
  * ASCII, parsed strictly here (pure: canned bytes in
  * tests/privsep/test_privsep_wire.c).

@@ -17,6 +17,11 @@
 # every file it uses first (its database root's, in a 0700 directory of
 # root's), and cannot write a file root owns; present there too, its
 # --export written into root's directory through a descriptor opened before.
+# present started as root measures through its own privileged helper (issue
+# 36, item 11): on the lab its process that reads the hub's frames has uid
+# 65534 and nothing in CapEff, CapPrm, CapInh or CapAmb, its helper the
+# probe's four; it measures what one --keep-root present measures, takes the
+# lab down, and a helper killed is said and answers "unknown".
 set -u
 . "$(dirname "$0")/../lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -123,7 +128,7 @@ answer=$(sqlite3 "$tmp/dead.db" "SELECT answer || ' ' || basis FROM measurements
 echo "measurement with the helper dead: $answer"
 check dead_helper_answers_unknown test "$answer" = "unknown unknown"
 "$bin" lab down --prefix "$prefix" >/dev/null 2>&1   # a killed helper could not take it down,
-rm -f "/run/fragvote-lab-$prefix.lock"                # nor remove its lock (serve_helper.c)
+rm -f "/run/fragvote-lab-$prefix.lock"                # nor remove its lock (engine_helper.c)
 
 # --keep-root: no drop.
 printf 'quit\n' >"$tmp/quit.script"
@@ -239,7 +244,9 @@ hubport=$(fv_join_port "$tmp/hub.out" "$hub" 100)
 ids=$(running_ids "$tmp/present.out" env PKEXEC_UID="$nob" "$bin" present "ws://127.0.0.1:$hubport/" --target 127.0.0.1 \
   --observer raw --secret-file "$tmp/secret" --script "$tmp/long.script")
 echo "present, PKEXEC_UID=$nob: $ids"
-check present_dropped test "$ids" = "$nob $nob $nob 0000000000003000"
+# present measures through its own privileged helper (issue 36, item 11): the process that reads the
+# hub's frames keeps no capability, its helper only the probe's.
+check present_dropped test "$ids" = "$nob $nob $nob 0000000000000000 | $nob $nob $nob 0000000000003000"
 kill -TERM "$hub" 2>/dev/null; wait "$hub" 2>/dev/null
 # present in a root shell: nobody too, its script and --export (in root's 0700 directory) opened
 # before the drop; its hub, from a root shell too, nobody, exports through the connection it opened as root.
@@ -253,7 +260,9 @@ hub=$pid pid=
 laptop=$!
 laptop_ids="" hub_ids=""
 for _ in $(seq 1 200); do
-  if grep -q "> open: " "$tmp/rootpresent.out" 2>/dev/null; then laptop_ids=$(ids_of "$laptop"); hub_ids=$(ids_of "$hub"); break; fi
+  if grep -q "> open: " "$tmp/rootpresent.out" 2>/dev/null; then
+    laptop_ids="$(ids_of "$laptop") | $(ids_of "$(helper_of "$laptop")")"; hub_ids=$(ids_of "$hub"); break
+  fi
   sleep 0.1
 done
 wait "$laptop"; rc=$?
@@ -261,10 +270,70 @@ kill -TERM "$hub" 2>/dev/null; wait "$hub" 2>/dev/null
 echo "root shell: present $laptop_ids, its hub $hub_ids"
 check root_shell_present_exit_0 test "$rc" -eq 0
 [ "$rc" -ne 0 ] && cat "$tmp/rootpresent.out"
-check root_shell_present_is_nobody test "$laptop_ids" = "$nob $nob $nob 0000000000003000"
+check root_shell_present_is_nobody test "$laptop_ids" = "$nob $nob $nob 0000000000000000 | $nob $nob $nob 0000000000003000"
 check root_shell_remote_hub_is_nobody test "$hub_ids" = "$nob $nob $nob 0000000000000000"
 check root_shell_export_in_roots_directory test "$(stat -c '%u %a' "$rootdir/room.json" 2>/dev/null)" = "0 600"
 check root_shell_export_is_the_session test "$(jq -r '.format + "/" + (.sessions | length | tostring)' "$rootdir/room.json")" = fragvote-export/1
+# present_hosted NAME SCRIPT [VAR=VALUE...] -- ARGS...: a hub here (serve --prober remote --keep-root,
+# database $tmp/NAME.db) and present (started as root with those variables, the lab $prefix, ARGS)
+# measuring for it with SCRIPT. Once present says it measures: $laptop_ids (present's uid and CapEff,
+# then its helper's) and $laptop_helper; then $on_measuring is run. present's exit code in $rc.
+printf 'sleep 600000\nquit\n' >"$tmp/hub.script"
+present_hosted() {
+  local name=$1 script=$2 envs=() hubpid hp p; shift 2
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+  (cd "$tmp" && exec "$bin" serve --prober remote --keep-root --port 0 --bind 127.0.0.1 --no-qr --secret-file "$tmp/secret" \
+     --script "$tmp/hub.script" --db "$tmp/$name.db" </dev/null >"$tmp/$name-hub.out" 2>&1) &
+  hubpid=$!
+  hp=$(fv_join_port "$tmp/$name-hub.out" "$hubpid" 100)
+  (cd "$tmp" && exec env -u SUDO_UID -u SUDO_GID -u DOAS_USER -u PKEXEC_UID "${envs[@]}" FRAGVOTE_LAB_PREFIX=$prefix \
+     "$bin" present "ws://127.0.0.1:$hp/" --secret-file "$tmp/secret" --no-qr --script "$script" "$@" \
+     </dev/null >"$tmp/$name.out" 2>&1) &
+  p=$! laptop_ids="" laptop_helper="" laptop_sets=""
+  for _ in $(seq 1 600); do
+    if grep -q "^fragvote present: measuring for session" "$tmp/$name.out" 2>/dev/null; then
+      laptop_helper=$(helper_of "$p"); laptop_ids=$(ids_of "$p")
+      laptop_sets=$(awk '/^Cap(Inh|Prm|Amb):/ {printf "%s%s", sep, $2; sep=" "}' /proc/$p/status 2>/dev/null)
+      [ -n "$laptop_helper" ] && laptop_ids="$laptop_ids | $(ids_of "$laptop_helper")"
+      break
+    fi
+    sleep 0.1
+  done
+  [ -n "${on_measuring:-}" ] && eval "$on_measuring"
+  wait "$p"; rc=$?
+  kill -TERM "$hubpid" 2>/dev/null; wait "$hubpid" 2>/dev/null
+}
+# With the lab (SUDO_UID): present's process keeps no capability, its helper builds the lab and keeps
+# NET_RAW, NET_ADMIN, SYS_ADMIN, DAC_OVERRIDE; what it measures equals what one --keep-root present measures.
+echo '{"title": "Lab", "tests": [{"proto": "udp4", "mode": "do", "size": 1400}, {"proto": "udp4", "mode": "dont", "size": 3000}]}' \
+  >"$tmp/labdeck.json"
+{ echo "sleep 2000"; for _ in 1 2 3 4 5 6; do printf 'open\nclose\nmeasure\nwait-measured 60000\nreveal\nnext\n'; done
+  echo quit-at-end; } >"$tmp/lab.script"
+present_hosted labpresent "$tmp/lab.script" SUDO_UID=65534 SUDO_GID=65534 -- --deck "$tmp/labdeck.json" --observer raw
+echo "present on the lab: $laptop_ids (present's CapInh CapPrm CapAmb: $laptop_sets)"
+check present_lab_exit_0 test "$rc" -eq 0
+[ "$rc" -ne 0 ] && cat "$tmp/labpresent.out"
+check present_lab_keeps_no_capability test "$laptop_ids" = "65534 65534 65534 0000000000000000 | 65534 65534 65534 0000000000203002"
+check present_lab_permits_nothing test "$laptop_sets" = "0000000000000000 0000000000000000 0000000000000000"
+check present_lab_says_so grep -q "^Dropped root: now uid 65534, keeping no capability (the privileged helper, pid $laptop_helper, measures)" "$tmp/labpresent.out"
+check present_lab_removed test "$(ip netns list | grep -c "^$prefix-")" -eq 0
+present_hosted labkeep "$tmp/lab.script" -- --keep-root --deck "$tmp/labdeck.json" --observer raw
+echo "through present's helper:"; facts "$tmp/labpresent.db"
+echo "in one root present:"; facts "$tmp/labkeep.db"
+# two tests of three questions each: six answers, every one observed by the raw observer
+check present_lab_six_measured test "$(facts "$tmp/labpresent.db" | grep -c ' observed raw$')" -eq 6
+check present_helper_measures_what_one_process_measured test "$(facts "$tmp/labpresent.db")" = "$(facts "$tmp/labkeep.db")"
+# present's helper killed before the first question: said, the measurement "unknown", present ends normally.
+{ echo "sleep 4000"; for _ in 1 2 3; do printf 'open\nclose\nmeasure\nwait-measured 20000\nreveal\nnext\n'; done
+  echo quit-at-end; } >"$tmp/deadp.script"
+on_measuring='[ -n "$laptop_helper" ] && kill -KILL "$laptop_helper"'
+present_hosted deadpresent "$tmp/deadp.script" SUDO_UID=65534 SUDO_GID=65534 -- --deck "$rootdir/deck.json" --observer raw
+on_measuring=
+check present_dead_helper_exit_0 test "$rc" -eq 0
+check present_dead_helper_said grep -q "fragvote present: the privileged helper (pid $laptop_helper) was killed by signal 9: every measurement from now on answers \"unknown\"" "$tmp/deadpresent.out"
+answer=$(sqlite3 "$tmp/deadpresent.db" "SELECT answer || ' ' || basis FROM measurements LIMIT 1")
+echo "measurement with present's helper dead: $answer"
+check present_dead_helper_answers_unknown test "$answer" = "unknown unknown"
 # --user names a user that does not exist: refused, nothing served.
 env -u SUDO_UID "${serve_local[@]}" --user no-such-user-fv --db "$tmp/nouser.db" >"$tmp/nouser.out" 2>&1; rc=$?
 check unknown_user_refused test "$rc" -eq 3
