@@ -7,7 +7,6 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lab.sh"
-B=${FRAGVOTE_BIN:?FRAGVOTE_BIN not set}
 RUNS=${1:-20}
 TIMEOUT=${BENCH_TIMEOUT_MS:-500}
 [ -x "$B" ] || { echo "no program at $B" >&2; exit 1; }

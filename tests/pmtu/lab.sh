@@ -1,9 +1,11 @@
 # Sourced by the PMTU tests: a four-namespace line src - r1 - r2 - dst with
 # documentation prefixes, link MTUs given per test, cleaned up on every exit.
 #   pmtu_lab_up M1 M2 M3   (src-r1, r1-r2, r2-dst link MTUs)
-# Sets NS_SRC NS_R1 NS_R2 NS_DST, DST4 DST6, R1_4 R2_4 R1_6 R2_6.
-# Needs root (CAP_SYS_ADMIN + CAP_NET_ADMIN); callers skip (77) otherwise.
+# Sets NS_SRC NS_R1 NS_R2 NS_DST, DST4 DST6, R1_4 R2_4 R1_6 R2_6, and B: the
+# fragvote under test ($FRAGVOTE_BIN). Needs root (CAP_SYS_ADMIN +
+# CAP_NET_ADMIN); callers skip (77) otherwise.
 
+B=${FRAGVOTE_BIN:?FRAGVOTE_BIN not set}
 PMTU_PREFIX="fvpm$$"
 NS_SRC="${PMTU_PREFIX}src" NS_R1="${PMTU_PREFIX}r1" NS_R2="${PMTU_PREFIX}r2" NS_DST="${PMTU_PREFIX}dst"
 DST4=203.0.113.2 DST6=2001:db8:3::2 R1_4=192.0.2.1 R2_4=198.51.100.2 R1_6=2001:db8:1::1 R2_6=2001:db8:2::2
@@ -51,18 +53,18 @@ pmtu_lab_up() {
   pmtu_link "$NS_SRC" eth0 "$NS_R1" eth0 "$m1"
   pmtu_link "$NS_R1" eth1 "$NS_R2" eth0 "$m2"
   pmtu_link "$NS_R2" eth1 "$NS_DST" eth0 "$m3"
-  ip -n "$NS_SRC" addr add 192.0.2.2/24 dev eth0
-  ip -n "$NS_SRC" addr add 2001:db8:1::2/64 dev eth0 nodad
-  ip -n "$NS_R1" addr add 192.0.2.1/24 dev eth0
-  ip -n "$NS_R1" addr add 2001:db8:1::1/64 dev eth0 nodad
-  ip -n "$NS_R1" addr add 198.51.100.1/24 dev eth1
-  ip -n "$NS_R1" addr add 2001:db8:2::1/64 dev eth1 nodad
-  ip -n "$NS_R2" addr add 198.51.100.2/24 dev eth0
-  ip -n "$NS_R2" addr add 2001:db8:2::2/64 dev eth0 nodad
-  ip -n "$NS_R2" addr add 203.0.113.1/24 dev eth1
-  ip -n "$NS_R2" addr add 2001:db8:3::1/64 dev eth1 nodad
-  ip -n "$NS_DST" addr add 203.0.113.2/24 dev eth0
-  ip -n "$NS_DST" addr add 2001:db8:3::2/64 dev eth0 nodad
+  local ns ifc a4 a6
+  while read -r ns ifc a4 a6; do
+    ip -n "$ns" addr add "$a4/24" dev "$ifc"
+    ip -n "$ns" addr add "$a6/64" dev "$ifc" nodad
+  done <<EOF
+$NS_SRC eth0 192.0.2.2 2001:db8:1::2
+$NS_R1 eth0 192.0.2.1 2001:db8:1::1
+$NS_R1 eth1 198.51.100.1 2001:db8:2::1
+$NS_R2 eth0 198.51.100.2 2001:db8:2::2
+$NS_R2 eth1 203.0.113.1 2001:db8:3::1
+$NS_DST eth0 203.0.113.2 2001:db8:3::2
+EOF
   ip -n "$NS_SRC" route add default via 192.0.2.1
   ip -n "$NS_SRC" -6 route add default via 2001:db8:1::1
   ip -n "$NS_R1" route add 203.0.113.0/24 via 198.51.100.2

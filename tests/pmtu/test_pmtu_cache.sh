@@ -6,7 +6,6 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lab.sh"
-B=${FRAGVOTE_BIN:?FRAGVOTE_BIN not set}
 pmtu_need_root
 pmtu_lab_up 1500 1280 1500
 

@@ -9,7 +9,6 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lab.sh"
-B=${FRAGVOTE_BIN:?FRAGVOTE_BIN not set}
 pmtu_need_root
 PORT=7007
 

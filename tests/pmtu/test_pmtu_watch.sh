@@ -11,7 +11,6 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lab.sh"
-B=${FRAGVOTE_BIN:?FRAGVOTE_BIN not set}
 pmtu_need_root
 INTERVAL=2
 TIMEOUT_MS=500
