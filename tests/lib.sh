@@ -11,6 +11,14 @@ fv_cleanup() {
   rm -rf "$tmp"
 }
 fv_tmp() { tmp=$(mktemp -d "/tmp/fragvote-$1-XXXXXX"); trap fv_cleanup EXIT; }
+# fv_plain_build_only WHY: in the sanitizer build ($FRAGVOTE_BUILD configured
+# with FRAGVOTE_SANITIZE), skip (77) saying "sanitizer build: WHY".
+fv_plain_build_only() {
+  if grep -q '^FRAGVOTE_SANITIZE:BOOL=ON' "${FRAGVOTE_BUILD:?run through ctest}/CMakeCache.txt" 2>/dev/null; then
+    echo "SKIP: sanitizer build: $1"
+    exit 77
+  fi
+}
 # fv_join_port FILE PID [TRIES]: the port of serve's first
 # "Join: SCHEME://HOST:PORT/" line in FILE (its console), waiting for it
 # (TRIES x 0.1 s, 20 s unless told) while PID lives: prints it, or fails.

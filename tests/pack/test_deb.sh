@@ -10,10 +10,7 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 src=${FRAGVOTE_SRC:?run through ctest}
 build=${FRAGVOTE_BUILD:?run through ctest}
-if grep -q '^FRAGVOTE_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
-  echo "SKIP: sanitizer build: the package is built with Debian's flags from the sources, once, by the plain build's suite"
-  exit 77
-fi
+fv_plain_build_only "the package is built with Debian's flags from the sources, once, by the plain build's suite"
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root (dpkg -i, serve on the lab)"; exit 77; fi
 for tool in dpkg-buildpackage dh lintian man; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool is missing (scripts/apt-packages.txt: dpkg-dev debhelper lintian man-db)"; exit 77; }

@@ -6,10 +6,7 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 src=${FRAGVOTE_SRC:?run through ctest}
 build=${FRAGVOTE_BUILD:?run through ctest}
-if grep -q '^FRAGVOTE_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
-  echo "SKIP: sanitizer build: run.sh makes a plain build of its own; the plain build's suite checks it"
-  exit 77
-fi
+fv_plain_build_only "run.sh makes a plain build of its own; the plain build's suite checks it"
 while read -r pkg; do
   case "$pkg" in '# tests'*) break ;; ''|'#'*) continue ;; esac
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
