@@ -188,7 +188,7 @@ fvI18n.use(fvI18n.phoneLang(), function () {
       fvEvidence('evidence', rv);
       fvExplain(rv);
       var room = rv.majority ? fvT('phone.room_said', { vote: fvT('answer.' + rv.majority) }) : fvT('phone.nobody_voted');
-      fvText('confheadline', rv.confidence && rv.confidence.headline ? rv.confidence.headline : '');
+      fvMsgText('confheadline', rv.confidence && rv.confidence.headline_msg, rv.confidence && rv.confidence.headline);
       var said = { vote: fvT(mine ? 'answer.yes' : 'answer.no'), conf: fvConfWords(confs[q.pos]), room: room };
       fvText('roomverdict', !voted ? room : fvT(confs[q.pos] ? 'phone.you_conf_and_room' : 'phone.you_and_room', said));
       /* The result first: scrolled into view once, when it arrives. */

@@ -195,7 +195,7 @@ fvI18n.use(fvParam('lang') || 'en', function () {
       fvExplain(rv);
       fvText('shift', fvShift(rv));
       var c = rv.confidence;
-      fvText('confheadline', c && c.headline ? c.headline : '');
+      fvMsgText('confheadline', c && c.headline_msg, c && c.headline);
       fvText('confsplit', c ? fvT(c.moved ? 'conf.by_moved' : 'conf.by', { split: fvConfSplit(c), moved: c.moved }) : '');
     }
     /* the projector's picture (after revealbox is shown: path.js measures its

@@ -132,7 +132,7 @@ fvI18n.use(fvParam('lang') || 'en', function () {
       fvText('evidence', rv.evidence || rv.why || '');
       fvText('shift', fvShift(rv));
       var c = rv.confidence;
-      fvText('confheadline', c && c.headline ? c.headline : '');
+      fvMsgText('confheadline', c && c.headline_msg, c && c.headline);
       fvText('confsplit', c ? fvT(c.moved ? 'conf.by_moved' : 'conf.by', { split: fvConfSplit(c), moved: c.moved }) : '');
       var said = { vote: rv.majority ? fvT('answer.' + rv.majority) : '' };
       fvText('majority', !rv.majority ? fvT('screen.no_votes') : fvT(rv.correct === 1 ? 'screen.room_right' : rv.correct === 0 ? 'screen.room_wrong' :
@@ -147,7 +147,7 @@ fvI18n.use(fvParam('lang') || 'en', function () {
     fvShow('final', board);
     if (board) {
       fvText('finalscore', score ? fvT('common.final_score', { score: score }) : fvT('common.none_scored'));
-      fvText('league', state.league || ''); /* English from the hub (league.c) */
+      fvMsgText('league', state.league_msg, state.league); /* league.c's line, in English where the catalog lacks it */
       fvText('calibration', fvCalibration(state.calibration));
       leaders(state.leaderboard);
       finale(state.finale || {});

@@ -69,17 +69,22 @@ double confidence_brier(const struct confidence_calib *c) {
     return sum / n;
 }
 
-void confidence_headline(const struct confidence_calib *c, char *buf, size_t len) {
-    if (!len) return;
-    buf[0] = '\0';
+void confidence_headline_msg(const struct confidence_calib *c, struct fv_msg *m) {
+    memset(m, 0, sizeof *m);
     int sure = c->votes[CONFIDENCE_SURE], wrong = sure - c->right[CONFIDENCE_SURE];
     if (sure < CONFIDENCE_HEADLINE_MIN_SURE || wrong < CONFIDENCE_HEADLINE_WRONG * sure) return;
-    if (wrong == sure) snprintf(buf, len, "All %d who were sure were wrong", sure);
+    if (wrong == sure) fv_msg_set(m, "headline.all_wrong", "n=%d", sure);
     else if (sure >= 10) {
         int tenths = (wrong * 20 + sure) / (2 * sure); /* rounded; 9 at most while one of them was right */
-        snprintf(buf, len, "%d in 10 of those who were sure were wrong", tenths > 9 ? 9 : tenths);
+        fv_msg_set(m, "headline.tenths", "n=%d", tenths > 9 ? 9 : tenths);
     } else
-        snprintf(buf, len, "%d of the %d who were sure were wrong", wrong, sure);
+        fv_msg_set(m, "headline.of", "wrong=%d sure=%d", wrong, sure);
+}
+
+void confidence_headline(const struct confidence_calib *c, char *buf, size_t len) {
+    struct fv_msg m;
+    confidence_headline_msg(c, &m);
+    fv_msg_text(&m, buf, len);
 }
 
 void confidence_shift_line(const struct confidence_split *first, const struct confidence_split *final, char *buf,

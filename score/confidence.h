@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "fv_msg.h"
 #include "score.h"
 
 /* NONE: the vote carries no confidence (never asked for: the extra tap is
@@ -69,6 +70,9 @@ double confidence_brier(const struct confidence_calib *c);
 #define CONFIDENCE_HEADLINE_WRONG 0.5
 #define CONFIDENCE_LINE_MAX 128
 void confidence_headline(const struct confidence_calib *c, char *buf, size_t len);
+/* The same as a message (msg/fv_msg.h: headline.all_wrong, headline.tenths,
+ * headline.of), whose English is the headline; key "" when it does not bite. */
+void confidence_headline_msg(const struct confidence_calib *c, struct fv_msg *m);
 
 /* A re-vote's "confidence after discussion: sure 12 → 20 · think so 10 → 8
  * · guessing 15 → 6" (votes at each level, first round → final); "" when

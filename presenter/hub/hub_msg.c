@@ -172,8 +172,11 @@ char *hub_msg_state_of(struct hub *h, enum room_viewer who, int pos) {
     }
     json_object_set_new(o, "questions", all);
     char league[LEAGUE_LINE_MAX];
-    league_line(quiz_ended(q) ? coll : -1, league, sizeof league);
+    struct fv_msg league_msg;
+    league_line_msg(quiz_ended(q) ? coll : -1, &league_msg);
+    fv_msg_text(&league_msg, league, sizeof league);
     if (v.league && league[0]) json_object_set_new(o, "league", json_string(league));
+    if (v.league && league[0]) json_object_set_new(o, "league_msg", msg_json(&league_msg));
     if (quiz_ended(q)) {
         json_object_set_new(o, "finale", finale_json(q));
         struct confidence_calib calib;

@@ -1,6 +1,8 @@
 /* A room's confidence split and calibration as JSON (see calibration.h). */
 #include "calibration.h"
 
+#include "msg_json.h"
+
 void calibration_of_quiz(const struct quiz *q, struct confidence_calib *out) {
     *out = (struct confidence_calib){{0}, {0}};
     for (int pos = 0; pos < quiz_count(q); pos++) {
@@ -38,8 +40,11 @@ json_t *calibration_reveal_json(const struct confidence_split *final, const stru
     struct confidence_calib c = {{0}, {0}};
     confidence_calib_add(&c, final, truth);
     char line[CONFIDENCE_LINE_MAX];
-    confidence_headline(&c, line, sizeof line);
+    struct fv_msg head;
+    confidence_headline_msg(&c, &head);
+    fv_msg_text(&head, line, sizeof line);
     if (line[0]) json_object_set_new(o, "headline", json_string(line));
+    if (line[0]) json_object_set_new(o, "headline_msg", msg_json(&head));
     if (first) {
         json_object_set_new(o, "first_round", calibration_split_json(first, truth));
         confidence_shift_line(first, final, line, sizeof line);

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int league_is_room(double collective, int voters) { return collective >= 0 && voters >= LEAGUE_MIN_VOTERS; }
 
@@ -20,11 +21,16 @@ int league_rank(struct league_entry *e, int n) {
     return ref;
 }
 
+void league_line_msg(double collective, struct fv_msg *m) {
+    memset(m, 0, sizeof *m);
+    if (collective < 0) return;
+    char pct[16];
+    snprintf(pct, sizeof pct, "%.0f", collective * 100);
+    fv_msg_set(m, "league.line", "score=%s", pct);
+}
+
 void league_line(double collective, char *buf, size_t len) {
-    if (!len) return;
-    if (collective < 0) {
-        buf[0] = '\0';
-        return;
-    }
-    snprintf(buf, len, "This room: %.0f %% \xe2\x80\x94 %s: %s", collective * 100, LEAGUE_REF_NAME, LEAGUE_REF_SCORE);
+    struct fv_msg m;
+    league_line_msg(collective, &m);
+    fv_msg_text(&m, buf, len);
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fv_msg.h"
+
 #define LEAGUE_REF_NAME "RIPE 87's network engineers"
 #define LEAGUE_REF_SCORE "just under 80 %"
 /* The article gives no finer number: a room at this score or more ranks
@@ -36,7 +38,11 @@ int league_is_room(double collective, int voters);
 int league_rank(struct league_entry *e, int n);
 
 /* "This room: 84 % — RIPE 87's network engineers: just under 80 %" (the
- * score rounded to a whole percent); "" when collective < 0 (nothing scored). */
+ * score rounded to a whole percent); "" when collective < 0 (nothing scored).
+ * Its words are the catalogs' league.line (the reference's name and score
+ * there as in LEAGUE_REF_NAME, LEAGUE_REF_SCORE). */
 void league_line(double collective, char *buf, size_t len);
+/* The same as a message (msg/fv_msg.h), key "" when collective < 0. */
+void league_line_msg(double collective, struct fv_msg *m);
 
 #endif

@@ -860,6 +860,19 @@ async function main(setAbort) {
     const rowPx = await screen.locator('#board tr').first().evaluate((e) => e.getBoundingClientRect().height);
     check(rowPx >= 0.035 * PROJECTOR.height, `the final board's rows are readable from the back (${Math.round(rowPx)} px)`);
     await axe(screen, 'screen (final)');
+    /* The league line, worded in C as a message: in German on a German projector. */
+    const fin = parsed().reverse().find((x) => x.m && x.m.t === 'state' && x.m.ended && x.m.league_msg);
+    check(fin && fin.m.league_msg.key === 'league.line', 'the final state carries the league line as a message', fin && JSON.stringify(fin.m.league_msg));
+    if (fin) {
+      const cats = catalogs();
+      const de = await (await browser.newContext({ viewport: PROJECTOR, locale: 'en-US' })).newPage();
+      watch(de, 'screen-de-final');
+      await de.goto(origin + '/screen/?lang=de');
+      await waitText(de, '#league', worded(cats.de, fin.m.league_msg));
+      check((await text(de, '#league')) !== fin.m.league, 'projector (de, final): the league line is not the English one', fin.m.league);
+      checkEq(await de.locator('#league').getAttribute('lang'), null, 'projector (de, final): the league line is not marked English');
+      await de.context().close();
+    }
 
     /* 10. Each phone: its score, its share grid, and the copy button on a
      * non-secure origin (select + execCommand fallback). The clipboard is

@@ -12,8 +12,15 @@ static void test_line_and_rank_are_pure(void) {
     char buf[LEAGUE_LINE_MAX];
     league_line(0.84, buf, sizeof buf);
     CHECK_STR(buf, LINE_84);
+    struct fv_msg m; /* the line as a message: its English is the line */
+    league_line_msg(0.84, &m);
+    CHECK_STR(m.key, "league.line");
+    fv_msg_text(&m, buf, sizeof buf);
+    CHECK_STR(buf, LINE_84);
     league_line(-1, buf, sizeof buf);
     CHECK_STR(buf, "");
+    league_line_msg(-1, &m);
+    CHECK_STR(m.key, "");
     struct league_entry e[] = {{1, 0.75, 4, 2}, {2, 0.80, 5, 2}, {3, 0.75, 8, 3}, {4, 0.8333, 6, 2}, {5, 0.75, 4, 9}};
     int ref = league_rank(e, 5);
     CHECK_INT(ref, 2);  /* 83 %, 80 %, then the reference */

@@ -190,6 +190,10 @@ static void play_question_1(struct wsc *p, struct wsc *s) {
     CHECK_INT(json_integer_value(json_object_get(level(c, "sure"), "votes")), 7);
     CHECK_INT(json_integer_value(json_object_get(level(c, "sure"), "right")), 1);
     CHECK_STR(json_string_value(json_object_get(c, "headline")), "6 of the 7 who were sure were wrong");
+    json_t *hm = json_object_get(c, "headline_msg"); /* the same as a message, which the pages word */
+    CHECK_STR(json_string_value(json_object_get(hm, "key")), "headline.of");
+    CHECK_INT(json_integer_value(json_object_get(json_object_get(hm, "args"), "wrong")), 6);
+    CHECK_INT(json_integer_value(json_object_get(json_object_get(hm, "args"), "sure")), 7);
     CHECK(json_object_get(c, "first_round") == NULL);
     json_decref(st);
     REQUIRE(step(p, "next") == 0);

@@ -61,6 +61,9 @@ static void test_final_state_carries_the_league_line(void) {
     league_line(0.75, want, sizeof want); /* (1 + 0.5) / 2 */
     CHECK_STR(json_string_value(json_object_get(fin, "league")), want);
     CHECK_CONTAINS(want, "This room: 75 % \xe2\x80\x94 RIPE 87's network engineers: just under 80 %");
+    json_t *lm = json_object_get(fin, "league_msg"); /* the same line as a message, which the pages word */
+    CHECK_STR(json_string_value(json_object_get(lm, "key")), "league.line");
+    CHECK_STR(json_string_value(json_object_get(json_object_get(lm, "args"), "score")), "75");
     /* the finale: no question the majority missed (Q2 was a tie), no re-vote */
     json_t *fi = json_object_get(fin, "finale");
     CHECK(json_is_array(json_object_get(fi, "missed")) && json_array_size(json_object_get(fi, "missed")) == 0);

@@ -3,6 +3,7 @@
  * share right per level, the Brier score worked out by hand, the reveal's
  * headline on both sides of its threshold and the re-vote's line. */
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
 #include "confidence.h"
@@ -83,10 +84,18 @@ static void test_calibration_and_brier_by_hand(void) {
     CHECK(confidence_share_right(&g, CONFIDENCE_SURE) < 0);
 }
 
+/* The headline into buf; its message (docs/LANGUAGES.md "Texts worded in
+ * C") says the same in English, and is empty exactly when the headline is. */
 static void headline(int sure, int right, char *buf) {
     struct confidence_calib c = {{0}, {0}};
     c.votes[CONFIDENCE_SURE] = sure, c.right[CONFIDENCE_SURE] = right;
     confidence_headline(&c, buf, CONFIDENCE_LINE_MAX);
+    struct fv_msg m;
+    char en[CONFIDENCE_LINE_MAX];
+    confidence_headline_msg(&c, &m);
+    fv_msg_text(&m, en, sizeof en);
+    CHECK_STR(en, buf);
+    CHECK(!buf[0] || (!strncmp(m.key, "headline.", 9) && fv_msg_en(m.key)));
 }
 
 static void test_headline_when_it_bites(void) {
