@@ -381,24 +381,22 @@ static void test_every_why_is_a_message_whose_english_is_the_why(void) {
             for (int sent = 0; sent < 2; sent++)
                 for (int tap = 0; tap < 4; tap++)       /* none, unseen, whole, host fragments */
                     for (int ans = 0; ans < 21; ans++) { /* none, 3 kinds whole, a fragment, no quote, echo; 3 paths */
-                        struct probe_result r;
-                        struct probe_sendinfo si;
-                        struct probe_observation obs;
-                        setup(&r, &si, &obs, protos[pi], (enum probe_mode)m, 1400);
-                        si.sent = sent;
-                        si.send_errno = sent ? 0 : EMSGSIZE;
-                        r.egress.kernel_mtu = sent ? 0 : 1280;
-                        obs.egress_packets = tap == 0 ? -1 : tap == 1 ? 0 : tap == 2 ? 1 : 2;
-                        obs.egress_fragments = tap == 3 ? 2 : 0;
-                        obs.egress_first_len = tap == 3 ? 1276 : -1;
-                        obs.egress_df = tap == 2 ? (m == PROBE_MODE_DONT ? 0 : 1) : -1;
+                        struct jcase c;
+                        setup(&c, protos[pi], (enum probe_mode)m, 1400);
+                        c.si.sent = sent;
+                        c.si.send_errno = sent ? 0 : EMSGSIZE;
+                        c.r.egress.kernel_mtu = sent ? 0 : 1280;
+                        c.obs.egress_packets = tap == 0 ? -1 : tap == 1 ? 0 : tap == 2 ? 1 : 2;
+                        c.obs.egress_fragments = tap == 3 ? 2 : 0;
+                        c.obs.egress_first_len = tap == 3 ? 1276 : -1;
+                        c.obs.egress_df = tap == 2 ? (m == PROBE_MODE_DONT ? 0 : 1) : -1;
                         int a = ans % 7;
-                        if (a >= 1 && a <= 3) answer(&obs, kinds[a - 1], "198.51.100.2", 1428, 0, 0, 0, 1280);
-                        if (a == 4) answer(&obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
-                        if (a == 5) answer(&obs, PROBE_ICMP_FRAG_NEEDED, "192.0.2.2", -1, -1, -1, -1, 1280);
-                        if (a == 6) obs.echo_replies = 1;
-                        probe_judge(&si, &obs, paths[ans / 7], &r);
-                        check_whys_are_messages(&r);
+                        if (a >= 1 && a <= 3) answer(&c.obs, kinds[a - 1], "198.51.100.2", 1428, 0, 0, 0, 1280);
+                        if (a == 4) answer(&c.obs, PROBE_ICMP_TIME_EXCEEDED, "198.51.100.2", 1276, 0, 1, 0, 0);
+                        if (a == 5) answer(&c.obs, PROBE_ICMP_FRAG_NEEDED, "192.0.2.2", -1, -1, -1, -1, 1280);
+                        if (a == 6) c.obs.echo_replies = 1;
+                        probe_judge(&c.si, &c.obs, paths[ans / 7], &c.r); /* paths[0]: no path (judge() takes the lab) */
+                        check_whys_are_messages(&c.r);
                     }
 }
 
