@@ -17,6 +17,7 @@ static const struct {
     {"measure", HUB_CMD_MEASURE}, {"reveal", HUB_CMD_REVEAL}, {"rerun", HUB_CMD_RERUN},
     {"skip", HUB_CMD_SKIP},     {"back", HUB_CMD_BACK},   {"quit", HUB_CMD_QUIT},
     {"revote", HUB_CMD_REVOTE}, {"end", HUB_CMD_END}, {"answer", HUB_CMD_ANSWER},
+    {"why", HUB_CMD_WHY},
 };
 #define CONSOLE_NACTS (sizeof console_acts / sizeof console_acts[0])
 
@@ -179,6 +180,7 @@ int console_parse_key(int key, struct console_cmd *out) {
     case 'b': out->act = HUB_CMD_BACK; return 0;
     case 'f': out->act = HUB_CMD_END; return 0;
     case 'a': out->act = HUB_CMD_ANSWER; return 0;
+    case 'w': out->act = HUB_CMD_WHY; return 0;
     case 'q': out->act = HUB_CMD_QUIT; return 0;
     case '?': case 'h': out->verb = CONSOLE_HELP; return 0;
     case 'p': out->verb = CONSOLE_SECRET; return 0;
@@ -211,6 +213,7 @@ static int act_taken(enum hub_cmd_kind act, const struct console_status *b, cons
     case HUB_CMD_REVEAL: return moved || (nq->state == QUIZ_REVEALED && bq->state != QUIZ_REVEALED);
     case HUB_CMD_REVOTE: return moved || (nq->round == 2 && bq->round != 2);
     case HUB_CMD_NEXT: case HUB_CMD_BACK: case HUB_CMD_SKIP: case HUB_CMD_END: return moved;
+    case HUB_CMD_WHY: return moved || n->hub.why_view != b->hub.why_view;
     default: return 1;
     }
 }
@@ -223,7 +226,8 @@ static void say_position(const struct console *c, const struct console_status *s
     else if (st->hub.ended)
         fprintf(out, "the quiz has ended");
     else
-        fprintf(out, "question %d/%d %s", st->hub.cursor + 1, st->hub.nquestions, quiz_state_name(st->hub.current.state));
+        fprintf(out, "question %d/%d %s%s", st->hub.cursor + 1, st->hub.nquestions, quiz_state_name(st->hub.current.state),
+                st->hub.why_view ? ", the projectors show why" : "");
 }
 
 /* "[HH:MM:SS.mmm] " in UTC: when an action was posted, so a log can be

@@ -8,13 +8,13 @@
 #include "revote.h"
 
 const char *console_keys_help(void) {
-    return "keys: [o]pen [t]imed open [c]lose re-[v]ote [m]easure [r]eveal [n]ext/space r[e]-run [s]kip [a]nswer w/o vote "
-           "[b]ack [f]inish [p]resenter secret [q]uit  (? help)";
+    return "keys: [o]pen [t]imed open [c]lose re-[v]ote [m]easure [r]eveal [w]hy [n]ext/space r[e]-run [s]kip "
+           "[a]nswer w/o vote [b]ack [f]inish [p]resenter secret [q]uit  (? help)";
 }
 
 /* The keys as letters only, beside the QR code at 80x24 (the full line
  * wrapped to four rows there and pushed the QR code off a revealed frame). */
-static const char *keys_short(void) { return "keys: o t c v m r n e s a b f p q  (? help)"; }
+static const char *keys_short(void) { return "keys: o t c v m r w n e s a b f p q  (? help)"; }
 
 #define QR_QUIET 2 /* modules of quiet zone around the code */
 

@@ -55,6 +55,8 @@ struct hub_status {
     char why[160];                     /* ... and its reason (quiz_truth's why), else "" */
     char explain[PROBE_PREDICT_TEXT_MAX]; /* the rules' chain for it (quiz_truth's explain), else "" */
     char surprise[256];                /* where the measurement differs from the rules, else "" */
+    int why_view;                      /* 1: it is revealed and the projectors show its "why" view (the
+                                        * rules' explanation and the evidence, large), 0: "what happened" */
     int connections;                   /* audience websockets open now */
     int screens, presenters;           /* other websockets open now */
     int voters;                        /* voters known in this session (tokens that have voted) */
@@ -90,7 +92,9 @@ struct hub_status {
 
 enum hub_cmd_kind {
     HUB_CMD_OPEN, HUB_CMD_CLOSE, HUB_CMD_MEASURE, HUB_CMD_REVEAL, HUB_CMD_NEXT, HUB_CMD_BACK,
-    HUB_CMD_SKIP, HUB_CMD_RERUN, HUB_CMD_REVOTE, HUB_CMD_END, HUB_CMD_ANSWER, HUB_CMD_QUIT,
+    HUB_CMD_SKIP, HUB_CMD_RERUN, HUB_CMD_REVOTE, HUB_CMD_END, HUB_CMD_ANSWER,
+    HUB_CMD_WHY,                       /* the projectors' view of the revealed question: "what happened" <-> "why" */
+    HUB_CMD_QUIT,
     HUB_CMD_MEASURED                   /* the prober's result for ask `rid` (room_prober_result) */
 };
 struct hub_cmd {

@@ -41,6 +41,7 @@ void hub_status_update(struct hub *h, const char *refused) {
     snprintf(s->why, sizeof s->why, "%s", hidden ? "" : t.why);
     snprintf(s->explain, sizeof s->explain, "%s", hidden ? "" : t.explain);
     snprintf(s->surprise, sizeof s->surprise, "%s", hidden ? "" : t.surprise);
+    s->why_view = hub_why_shown(h, s->cursor);
     struct hub_conns *cs = &h->conns;
     s->connections = cs->n_role[HUB_AUDIENCE];
     s->screens = cs->n_role[HUB_SCREEN];

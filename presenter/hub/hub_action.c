@@ -1,6 +1,7 @@
 /* Presenter actions (hub_action.h): the quiz's moves from the presenter
  * page (hub_conn.c:on_cmd), the console and the probe worker (posted,
- * hub.c:hub_post), and the voting timer that closes a question by itself. */
+ * hub.c:hub_post), the voting timer that closes a question by itself, and
+ * the projectors' "why" view of a revealed question. */
 #include <stdio.h>
 
 #include "fv_err.h"
@@ -65,6 +66,7 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
     }
     int rc = room_act(h->room, a, err, errlen);
     if (rc >= 0) {
+        h->act.why = 0; /* a new reveal, another question: "what happened" first */
         h->act.close_due = 0; /* any move ends a running timer ... */
         hub_timer_cancel(h, HUB_T_CLOSE);
         if (a == ROOM_OPEN && seconds > 0) { /* ... and open may start one */
@@ -76,6 +78,29 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
     hub_state_changed(h);
     if (rc < 0) hub_status_update(h, err);
     return rc < 0 ? -1 : 0;
+}
+
+int hub_why_shown(const struct hub *h, int pos) {
+    struct quiz *q = room_quiz(h->room);
+    struct quiz_qinfo ci;
+    return h->act.why && h->act.why_pos == pos && pos == quiz_cursor(q) && !quiz_ended(q) && !quiz_get(q, pos, &ci) &&
+           ci.state == QUIZ_REVEALED;
+}
+
+int hub_why(struct hub *h, char *err, size_t errlen) {
+    struct quiz *q = room_quiz(h->room);
+    struct quiz_qinfo ci;
+    int cur = quiz_cursor(q);
+    if (quiz_ended(q) || quiz_get(q, cur, &ci) || ci.state != QUIZ_REVEALED) {
+        fv_fail(err, errlen, "why: only a revealed question has a \"why\" view (reveal it first)");
+        hub_status_update(h, err);
+        return -1;
+    }
+    int on = !hub_why_shown(h, cur);
+    h->act.why = on;
+    h->act.why_pos = cur;
+    hub_state_changed_screens(h);
+    return 0;
 }
 
 int hub_measured(struct hub *h, uint64_t rid, const struct probe_result *res, char *err, size_t errlen) {
@@ -102,6 +127,9 @@ void hub_action_posted(struct hub *h, const struct hub_cmd *c) {
     switch (c->kind) {
     case HUB_CMD_MEASURED:
         hub_measured(h, c->rid, &c->result, err, sizeof err);
+        break;
+    case HUB_CMD_WHY:
+        hub_why(h, err, sizeof err);
         break;
     default:
         if ((unsigned)c->kind <= HUB_CMD_ANSWER) hub_act(h, cmd_action[c->kind], c->seconds, err, sizeof err);

@@ -184,11 +184,16 @@ static void on_cmd(struct hub *h, struct hub_conn *c, const struct hub_client_ms
         return;
     }
     enum room_action a;
-    if (!name || room_action_parse(name, &a)) {
-        hub_conn_error(c, -1, "bad_cmd", "unknown command (open close revote measure rerun reveal next back skip end answer)");
+    char err[256];
+    if (name && !strcmp(name, "why")) { /* the projectors' view, not a move of the quiz (hub_why) */
+        if (hub_why(h, err, sizeof err)) hub_conn_error(c, -1, "refused", err);
+        else hub_conn_send_own(c, hub_msg_simple("cmd_ok", "cmd", name));
         return;
     }
-    char err[256];
+    if (!name || room_action_parse(name, &a)) {
+        hub_conn_error(c, -1, "bad_cmd", "unknown command (open close revote measure rerun reveal next back skip end answer why)");
+        return;
+    }
     if (m->has_seconds && !m->seconds_ok) {
         snprintf(err, sizeof err, "\"seconds\" must be an integer 1..%d", HUB_COUNTDOWN_MAX_S);
         hub_conn_error(c, -1, "bad_cmd", err);

@@ -150,6 +150,9 @@ char *hub_msg_state_of(struct hub *h, enum room_viewer who, int pos) {
      * questions[] list carries none). */
     struct probe_path path;
     if (rv && !quiz_path(q, pos, &path)) json_object_set_new(rv, "path", path_json_from(&path));
+    /* the projectors' view of it (hub_why): "what" happened or "why"; phones show both as ever */
+    if (rv && who != ROOM_VIEWER_PHONE)
+        json_object_set_new(rv, "view", json_string(hub_why_shown(h, pos) ? "why" : "what"));
     if (rv) json_object_set_new(o, "reveal", rv);
     long long left = pos == cur ? hub_closes_in_ms(h) : -1; /* the timer is the current question's */
     if (left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));

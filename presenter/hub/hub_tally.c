@@ -173,19 +173,23 @@ void hub_status_soon(struct hub *h) {
     if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, 1000 / HUB_TALLY_HZ);
 }
 
-/* The quiz changed: new state messages to everyone, a tally soon. */
-void hub_state_changed(struct hub *h) {
+/* New state messages, sent to screens and presenters and, with phones, to
+ * phones; a tally soon. */
+static void states_out(struct hub *h, int phones) {
     if (state_views(h) == 0) {
         for (struct hub_conn *c = h->conns.head; c; c = c->next) {
-            if (c->role == HUB_AUDIENCE)
-                hub_conn_send_later(c, h->bcast.state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
-            else
+            if (c->role != HUB_AUDIENCE)
                 hub_conn_send(c, hub_tally_state(h, c));
+            else if (phones)
+                hub_conn_send_later(c, h->bcast.state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
         }
     }
     hub_tally_schedule(h);
     hub_status_update(h, NULL);
 }
+
+void hub_state_changed(struct hub *h) { states_out(h, 1); }
+void hub_state_changed_screens(struct hub *h) { states_out(h, 0); }
 
 int hub_tally_start(struct hub *h) { return state_views(h); }
 

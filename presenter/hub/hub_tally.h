@@ -34,6 +34,8 @@ struct hub_broadcast {
 void hub_tally_schedule(struct hub *h);         /* a tally broadcast soon */
 void hub_tally_now(struct hub *h);              /* a commit changed the counts: screens' tally now */
 void hub_state_changed(struct hub *h);          /* new state messages to everyone, a tally soon */
+void hub_state_changed_screens(struct hub *h);  /* the same, sent to screens and presenters only (what
+                                                 * changed is none of the phones': the "why" view) */
 void hub_state_soon(struct hub *h);             /* a change nobody waits for (a nickname on the final board):
                                                  * one state change within HUB_STATE_DEBOUNCE_MS for all of them */
 void hub_status_soon(struct hub *h);            /* a counter the console shows changed: status at the next tick */

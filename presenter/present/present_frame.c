@@ -207,6 +207,7 @@ int present_frame_state(const char *text, size_t len, struct console_status *st,
     n.hub.closes_in_ms = json_is_integer(cl) && json_integer_value(cl) > 0 ? json_integer_value(cl) : 0;
     json_t *rv = json_object_get(o, "reveal");
     n.revealed = 0;
+    n.hub.why_view = 0;
     n.truth[0] = n.majority[0] = n.basis[0] = n.why[0] = n.explain[0] = n.surprise[0] = 0;
     n.correct = -1;
     n.correct_votes = -1;
@@ -227,6 +228,8 @@ int present_frame_state(const char *text, size_t len, struct console_status *st,
         json_t *fr = json_object_get(rv, "first_round");
         if (get_int(fr, "yes", &c->first_yes) || get_int(fr, "no", &c->first_no)) c->first_yes = c->first_no = 0;
         n.revealed = n.truth[0] != 0;
+        n.hub.why_view = n.revealed && json_is_string(json_object_get(rv, "view")) &&
+                    !strcmp(json_string_value(json_object_get(rv, "view")), "why");
     }
     *st = n;
     json_decref(o);

@@ -119,9 +119,9 @@ static void test_parse_refuses_garbage(void) {
 
 static void test_keys(void) {
     struct console_cmd c;
-    const char *keys = "ocmrensbq";
+    const char *keys = "ocmrensbqw";
     enum hub_cmd_kind kinds[] = {HUB_CMD_OPEN, HUB_CMD_CLOSE, HUB_CMD_MEASURE, HUB_CMD_REVEAL, HUB_CMD_RERUN,
-                                 HUB_CMD_NEXT, HUB_CMD_SKIP,  HUB_CMD_BACK,    HUB_CMD_QUIT};
+                                 HUB_CMD_NEXT, HUB_CMD_SKIP,  HUB_CMD_BACK,    HUB_CMD_QUIT,  HUB_CMD_WHY};
     for (int i = 0; keys[i]; i++) {
         CHECK(console_parse_key(keys[i], &c) == 0);
         CHECK_INT(c.verb, CONSOLE_ACT);
@@ -137,7 +137,10 @@ static void test_keys(void) {
     CHECK(console_parse_key('?', &c) == 0 && c.verb == CONSOLE_HELP);
     CHECK(console_parse_key('p', &c) == 0 && c.verb == CONSOLE_SECRET);
     CHECK_CONTAINS(console_keys_help(), "[p]resenter secret");
+    CHECK_CONTAINS(console_keys_help(), "[w]hy");
     char err[64];
+    CHECK(console_parse_line("why", &c, err, sizeof err) == 0 && c.verb == CONSOLE_ACT && c.act == HUB_CMD_WHY);
+    CHECK_STR(console_act_name(HUB_CMD_WHY), "why");
     CHECK(console_parse_line("secret", &c, err, sizeof err) == 0 && c.verb == CONSOLE_SECRET);
     CHECK(console_parse_line("secret now", &c, err, sizeof err) < 0);
     CHECK(console_parse_key('z', &c) < 0);
@@ -589,7 +592,7 @@ static void test_render_fits_the_terminal(void) {
     CHECK_CONTAINS(screen, "Presenter: http://192.0.2.1:8080/presenter/   (secret hidden: press p)");
     CHECK_CONTAINS(screen, "\xe2\x96\x88"); /* the QR code */
     CHECK_CONTAINS(screen, "State: pending");
-    CHECK_CONTAINS(screen, "keys: o t c v m r n e s a b f p q  (? help)"); /* beside the QR code: letters only */
+    CHECK_CONTAINS(screen, "keys: o t c v m r w n e s a b f p q  (? help)"); /* beside the QR code: letters only */
     CHECK(!strstr(screen, "s3cret"));
     free(screen);
     /* 60x20: no room for the QR code; it says where it is, the rest fits. */

@@ -111,7 +111,7 @@ static const char *state_json =
     "\"q\":{\"pos\":3,\"test\":1,\"kind\":\"df\",\"state\":\"revealed\",\"measuring\":false,\"text\":\"is DF set?\","
     "\"summary\":\"udp4\",\"round\":2},\"split\":{\"yes\":10,\"no\":4},"
     "\"reveal\":{\"truth\":\"no\",\"basis\":\"observed\",\"why\":\"w\",\"yes\":10,\"no\":4,\"majority\":\"yes\","
-    "\"correct\":0,\"first_round\":{\"yes\":6,\"no\":8}},\"collective\":0.75,\"scored\":4,\"closes_in_ms\":1200}";
+    "\"correct\":0,\"first_round\":{\"yes\":6,\"no\":8},\"view\":\"why\"},\"collective\":0.75,\"scored\":4,\"closes_in_ms\":1200}";
 
 static void test_state_fills_the_console_status(void) {
     struct console_status st;
@@ -136,6 +136,7 @@ static void test_state_fills_the_console_status(void) {
     CHECK_STR(st.majority, "yes");
     CHECK(st.correct == 0);
     CHECK_INT(st.correct_votes, 4);
+    CHECK_INT(st.hub.why_view, 1); /* the projectors show why (the console's why waits for it) */
     REQUIRE(parse(state_json) == 0);
     CHECK_STR(f.join_url, "https://vote.example.org/?room=K7QX2M");
     CHECK_STR(f.room, "K7QX2M");
@@ -147,10 +148,12 @@ static void test_state_without_reveal_shows_no_truth(void) {
     snprintf(st.truth, sizeof st.truth, "yes");
     snprintf(st.why, sizeof st.why, "an earlier reason");
     st.revealed = 1;
+    st.hub.why_view = 1;
     const char *s = "{\"t\":\"state\",\"n\":2,\"cursor\":0,\"ended\":false,\"q\":{\"pos\":0,\"test\":0,\"kind\":\"sent\","
                     "\"state\":\"measured\",\"measuring\":false},\"collective\":-1}";
     REQUIRE(present_frame_state(s, strlen(s), &st, err, sizeof err) == 0);
     CHECK_INT(st.revealed, 0);
+    CHECK_INT(st.hub.why_view, 0);
     CHECK_STR(st.truth, "");
     CHECK_STR(st.why, "");
     CHECK_INT(st.hub.current.state, QUIZ_MEASURED);
