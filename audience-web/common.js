@@ -255,15 +255,13 @@ function fvMsgText(id, msgs, english, sep) {
   if (ours || !english) e.removeAttribute('lang'); else e.setAttribute('lang', 'en');
 }
 /* A reveal's rules (docs/PROTOCOL.md "explain", "surprise"): the chain of
- * the question's fact under the verdict (brief: its conclusion alone, for
- * the projector, whose one screenful also holds the path picture), and the
- * headline when the measurement differs from them. Empty when the reveal
- * carries none. */
-function fvExplain(rv, brief) {
-  var steps = rv && rv.explain_msg ? (brief ? rv.explain_msg.slice(-1) : rv.explain_msg) : null;
-  var why = rv && (brief ? rv.explain_key : rv.explain);
+ * the question's fact under the verdict (on the projector in its "why"
+ * view), and the headline when the measurement differs from them, worded
+ * from their messages in the page's language. Empty when the reveal carries
+ * none. */
+function fvExplain(rv) {
   fvMsgText('surprise', rv && rv.surprise_msg, rv && rv.surprise ? rv.surprise : '');
-  fvMsgText('explain', steps, why || '', fvT('rule.sep'));
+  fvMsgText('explain', rv && rv.explain_msg, rv && rv.explain ? rv.explain : '', fvT('rule.sep'));
   var e = fvEl('explain');
   if (e && e.textContent) e.textContent = fvT('reveal.explain', { why: e.textContent });
 }

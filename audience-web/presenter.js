@@ -74,7 +74,7 @@ fvI18n.use(fvParam('lang') || 'en', function () {
     case 'closed': return { next: 'measure', ok: ['measure', 'rerun', 'skip'].concat(q.round === 2 ? [] : ['revote'], first ? [] : ['back']),
       hint: fvT(q.round === 2 ? 'presenter.hint_closed_round2' : 'presenter.hint_closed') };
     case 'measured': return { next: 'reveal', ok: ['reveal', 'rerun', 'skip'].concat(first ? [] : ['back']), hint: fvT('presenter.hint_measured') };
-    case 'revealed': return { next: 'next', ok: ['next', 'rerun'].concat(first ? [] : ['back']), hint: fvT('presenter.hint_revealed') };
+    case 'revealed': return { next: 'next', ok: ['next', 'rerun', 'why'].concat(first ? [] : ['back']), hint: fvT('presenter.hint_revealed') };
     case 'skipped': return { next: 'next', ok: ['next'].concat(first ? [] : ['back']), hint: fvT('presenter.hint_skipped') };
     }
     return { next: null, ok: [], hint: '' };
@@ -119,7 +119,11 @@ fvI18n.use(fvParam('lang') || 'en', function () {
       b.classList.toggle('primary', ok && p.next === name);
       b.classList.toggle('quiet', ok && p.next !== name);
     });
-    fvText('nexthint', online ? p.hint : fvT('presenter.hint_offline'));
+    /* the projector's view of the revealed question (docs/PROTOCOL.md reveal.view) */
+    var why = !!(state && state.reveal && state.reveal.view === 'why');
+    buttons.why.setAttribute('aria-pressed', why ? 'true' : 'false');
+    var hint = p.hint + (p.ok.indexOf('why') >= 0 ? ' ' + fvT(why ? 'presenter.hint_why_on' : 'presenter.hint_why_off') : '');
+    fvText('nexthint', online ? hint : fvT('presenter.hint_offline'));
   }
 
   /* Keys: only when the page is unlocked and no text field has the focus. */
@@ -139,7 +143,7 @@ fvI18n.use(fvParam('lang') || 'en', function () {
       if (ev.preventDefault) ev.preventDefault();
       act = 'back';
     } else {
-      act = { o: 'open', t: 'open', c: 'close', v: 'revote', m: 'measure', r: 'reveal', n: 'next', e: 'rerun', s: 'skip', b: 'back', f: 'end', a: 'answer' }[k] || null;
+      act = { o: 'open', t: 'open', c: 'close', v: 'revote', m: 'measure', r: 'reveal', n: 'next', e: 'rerun', s: 'skip', b: 'back', f: 'end', a: 'answer', w: 'why' }[k] || null;
       if (act === 'end' && !endArmed()) act = null;
       if (k === 't') secs = timerField() || TIMER_KEY_S;
       else if (k === 'o') secs = timerField();

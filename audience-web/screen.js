@@ -1,7 +1,8 @@
 /* The projector: a banner per moment of the question (vote now with a big
  * countdown, voting closed, measuring, the room's verdict), the question,
  * the live count, neutral yes/no bars after close with the true one marked
- * after the reveal, the evidence and the room's score; the join box (QR,
+ * after the reveal, the path picture and the room's score, or, when the
+ * presenter asks "why", the rules' explanation and the evidence in large type; the join box (QR,
  * URL, room code) on the right. At the end the final scoreboard takes the
  * question's place. Everything fits one screenful: nobody scrolls a projector.
  *
@@ -113,17 +114,18 @@ fvI18n.use(fvParam('lang') || 'en', function () {
     fvEl('bars').classList.toggle('revealed', !!known);
     fvText('yesmark', known && rv.truth === 'yes' ? fvT('common.measured_mark') : '');
     fvText('nomark', known && rv.truth === 'no' ? fvT('common.measured_mark') : '');
-    fvPath.show(fvEl('path'), !resultOnly && rv && rv.path, 'wide');
+    /* Two views of a revealed question, the presenter's choice (docs/PROTOCOL.md
+     * reveal.view): "what" happened (verdict, bars, path picture) or "why" (the
+     * rules' explanation and the evidence, large enough to read from the back
+     * of the room, in place of the bars and the picture). */
+    var why = !!rv && rv.view === 'why' && !resultOnly;
+    fvEl('page').classList.toggle('whyview', why);
+    fvShow('explain', why);
+    fvShow('evidence', why);
+    fvPath.show(fvEl('path'), !resultOnly && !why && rv && rv.path, 'wide');
     /* the picture needs the width: the join column steps back while it is shown */
     fvEl('page').classList.toggle('haspath', !fvEl('path').hidden);
-    /* The rules' conclusion under the verdict; beside a path picture it
-     * takes the join column's free lower part, so the picture keeps its
-     * type large. Cleared when nothing is revealed. */
-    var ex = fvEl('explain'), home = fvEl('path').hidden || follow >= 0 ? fvEl('reveal') : fvEl('join');
-    if (ex && home && ex.parentNode !== home) {
-      if (home === fvEl('join')) home.appendChild(ex); else home.insertBefore(ex, fvEl('evidence'));
-    }
-    fvExplain(rv, true);
+    fvExplain(rv); /* the whole chain, cleared when nothing is revealed */
     if (rv) {
       var t = fvEl('truth');
       t.textContent = fvT('screen.truth', { truth: fvT('answer.' + (known ? rv.truth : 'unknown')).toUpperCase(), basis: fvT('basis.' + rv.basis) });
@@ -221,23 +223,19 @@ fvI18n.use(fvParam('lang') || 'en', function () {
     fvEl('boards').classList.toggle('two', half < rows.length);
   }
 
-  /* A projector has one screenful: long evidence or a long deck's board
-   * (the built-in one has 38 questions) gets smaller type until it fits;
-   * the URL gets the largest type in which each of its two parts fits the
-   * join column's width. */
+  /* A projector has one screenful: a long deck's board (the built-in one
+   * has 38 questions) or a long question gets smaller type until it fits;
+   * in the why view the explanation and the evidence keep their size
+   * (style.css, --fv-read) while the rest shrinks, and give way only when
+   * they alone do not fit. The URL gets the largest type in which each of
+   * its two parts fits the join column's width. */
   function fit() {
     /* little on the screen (a question, a count): larger type fills it */
     var grow = !state ? 1 : state.ended || state.q.state === 'pending' || state.q.state === 'voting' ? 1.4 : 1.2;
-    fvFit(fvEl('stage'), 0.2, grow);
-    /* the rules' conclusion in the join column: smaller until the column fits the screen */
-    var ex = fvEl('explain'), join = fvEl('join');
-    if (ex && ex.style && join && ex.parentNode === join) {
-      ex.style.fontSize = '';
-      for (var k = 0, size = 0.7; k < 8 && join.scrollHeight > join.clientHeight + 1 && size > 0.4; k++) {
-        size = Math.max(0.4, size * 0.88);
-        ex.style.fontSize = size.toFixed(3) + 'em';
-      }
-    }
+    var stage = fvEl('stage');
+    readSize(1);
+    fvFit(stage, 0.2, grow);
+    for (var k = 0, r = 1; k < 8 && overflows(stage); k++) readSize(r *= 0.9);
     var u = fvEl('url');
     if (!u || !u.style) return;
     var scale = 1;
@@ -248,6 +246,16 @@ fvI18n.use(fvParam('lang') || 'en', function () {
     }
   }
   window.addEventListener('resize', fit);
+
+  function overflows(box) { return !!box && box.scrollHeight - box.clientHeight > 1; }
+
+  /* The why view's lines at r times their own size (1: style.css's). */
+  function readSize(r) {
+    ['explain', 'evidence'].forEach(function (id) {
+      var e = fvEl(id);
+      if (e && e.style) e.style.fontSize = r === 1 ? '' : 'calc(var(--fv-read) * ' + r.toFixed(3) + ')';
+    });
+  }
 
   if (follow === -2) noSuchQuestion();
   else if (resultOnly) notYet();

@@ -157,6 +157,43 @@ async function fitsProjectors(pages, sels, label) {
   }
 }
 
+/* The lines that teach on a projector, the rules' explanation and the
+ * evidence, are read from the back of the room (issue 37, item 6): at least
+ * 36 px on a 1080-line projector, proportionally on others (25.6 px at 768),
+ * whatever screen.js's fitting did to the rest. Each of sels must be shown
+ * and that large on every projector, in proportional type, and whole: no
+ * part of it cut by a box that clips (the stage) or past the screen's
+ * bottom or right edge. The sizes are logged. */
+const READ_PX_1080 = 36;
+async function readableOnProjectors(pages, sels, label) {
+  for (const page of pages) {
+    const vp = page.viewportSize(), want = READ_PX_1080 * vp.height / 1080;
+    const got = [];
+    for (const sel of sels) {
+      const r = await page.evaluate((s) => {
+        const e = document.querySelector(s);
+        if (!e || !e.getClientRects().length || !e.textContent.trim()) return null;
+        const b = e.getBoundingClientRect(), cs = getComputedStyle(e);
+        let cut = b.bottom > window.innerHeight + 1 || b.right > window.innerWidth + 1 ? 'the screen' : '';
+        for (let a = e.parentElement; a && !cut; a = a.parentElement) {
+          const o = getComputedStyle(a);
+          if (o.overflowX === 'visible' && o.overflowY === 'visible') continue;
+          const c = a.getBoundingClientRect();
+          if (b.bottom > c.bottom + 1 || b.right > c.right + 1) cut = (a.id ? '#' + a.id : a.tagName.toLowerCase()) + ` (bottom ${Math.round(c.bottom)})`;
+        }
+        return { px: parseFloat(cs.fontSize), mono: /mono/i.test(cs.fontFamily), cut, bottom: Math.round(b.bottom) };
+      }, sel);
+      if (!check(r !== null, `${label}: ${sel} is shown on the ${vp.width}x${vp.height} projector`)) continue;
+      got.push(`${sel} ${r.px.toFixed(1)} px`);
+      check(r.px >= want - 0.05, `${label}: ${sel} is readable from the back on the ${vp.width}x${vp.height} projector`,
+        `${r.px.toFixed(1)} px, want >= ${want.toFixed(1)} px`);
+      check(!r.mono, `${label}: ${sel} is in proportional type on the ${vp.width}x${vp.height} projector`);
+      check(!r.cut, `${label}: ${sel} is whole on the ${vp.width}x${vp.height} projector`, `its bottom ${r.bottom} is cut by ${r.cut}`);
+    }
+    log(`${label} ${vp.width}x${vp.height}: ${got.join(', ') || 'none shown'}`);
+  }
+}
+
 /* The projector's banner: one look per moment (style.css). Green and red
 /* All JSON objects the pages received so far (frames[from..to)). */
 function parsed(from = 0, to = frames.length) {
@@ -234,6 +271,6 @@ function run(main, ms) {
 module.exports = {
   env, BIN, SRC, NS_LAPTOP, NS_PHONES, ART, HERE, STEP_MS, PROBE_MS, PHONE,
   check, checkEq, log, sleep, until, Console, frames, pageErrors, consoleErrors, watch, text, hidden, waitText,
-  schemeOf, axe, onFirstScreen, fitsProjectors, parsed, stateWithReveal,
+  schemeOf, axe, onFirstScreen, fitsProjectors, readableOnProjectors, parsed, stateWithReveal,
   startServe, stopServe, joinOf, launchBrowser, run,
 };

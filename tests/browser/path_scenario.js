@@ -31,7 +31,7 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 const {
   env, BIN, SRC, ART, PROBE_MS, PHONE, check, checkEq, log, until, frames, pageErrors, consoleErrors, watch, hidden,
-  waitText, axe, fitsProjectors, parsed, startServe, stopServe, joinOf, launchBrowser, run,
+  waitText, axe, fitsProjectors, readableOnProjectors, parsed, startServe, stopServe, joinOf, launchBrowser, run,
 } = require('./lib');
 
 const PROJECTORS = [{ width: 1920, height: 1080 }, { width: 1024, height: 768 }];
@@ -279,7 +279,7 @@ async function playLab(browser, lab, setAbort) {
           `${name} Q${pos + 1}: the ${who} ${want ? 'leads with "' + want + '"' : 'shows no surprise'}`, s);
       }
       /* the pages stay one screenful; the phone's verdict leads */
-      await fitsProjectors(projectors, ['#banner', '#qtext', '#truth', '#path', '#evidence', '#majority'], `${name} Q${pos + 1} revealed`);
+      await fitsProjectors(projectors, ['#banner', '#qtext', '#truth', '#path', '#majority'], `${name} Q${pos + 1} revealed`);
       const vb = await phone.locator('#verdict').boundingBox();
       check(vb && vb.y >= 0 && vb.y + vb.height <= PHONE.viewport.height, `${name} Q${pos + 1}: the phone's verdict is on its screen`,
         vb && `y=${Math.round(vb.y)} h=${Math.round(vb.height)}`);
@@ -287,6 +287,17 @@ async function playLab(browser, lab, setAbort) {
       check(pb && vd && pb.y >= vd.y + vd.height, `${name} Q${pos + 1}: the phone shows its verdict before the picture`);
       const w = await phone.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
       check(w[0] <= w[1], `${name} Q${pos + 1}: nothing wider than the phone`, `content ${w[0]} px, screen ${w[1]} px`);
+      /* the why view (issue 37, item 6): the explanation and the evidence in the picture's place, large and whole */
+      await con.cmd('why');
+      for (const p of projectors) {
+        await until(`${name} Q${pos + 1}: projector ${p.viewportSize().width} shows why`, () => p.evaluate(() => document.body.classList.contains('whyview')));
+        check(!(await p.locator('#path').isVisible()), `${name} Q${pos + 1}: the picture gives way to why on projector ${p.viewportSize().width}`);
+      }
+      checkEq(norm(await screen.locator('#explain').textContent()), norm('Why, by the rules: ' + rv.explain), `${name} Q${pos + 1}: the why view explains by the rules`);
+      await fitsProjectors(projectors, ['#banner', '#qtext', '#truth', '#explain', '#evidence'], `${name} Q${pos + 1} why`);
+      await readableOnProjectors(projectors, ['#explain', '#evidence'], `${name} Q${pos + 1} why`);
+      await con.cmd('why');
+      await until(`${name} Q${pos + 1}: what happened again`, () => screen.evaluate(() => !document.body.classList.contains('whyview')));
       if (last) {
         await shot(projectors[0], `path-${name}-screen`);
         await shot(projectors[1], `path-${name}-screen768`);

@@ -16,10 +16,12 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 const {
   env, SRC, NS_PHONES, ART, HERE, STEP_MS, PROBE_MS, PHONE, check, checkEq, log, sleep, until, frames, pageErrors, watch, text, hidden,
-  waitText, schemeOf, axe, fitsProjectors, parsed, stateWithReveal, startServe, stopServe, joinOf, launchBrowser, run,
+  waitText, schemeOf, axe, fitsProjectors, readableOnProjectors, parsed, stateWithReveal, startServe, stopServe, joinOf, launchBrowser, run,
 } = require('./lib');
 
 const PROJECTOR = { width: 1920, height: 1080 };  /* a projector cannot scroll */
+/* a revealed question's "what happened" view: what must lie within the projector's screenful */
+const WHAT_VIEW = ['#banner', '#qtext', '#bars', '#truth', '#majority', '#collective'];
 const PROJECTOR_4_3 = { width: 1024, height: 768 };  /* the other projector a venue has */
 const NQ = 4;             /* questions in deck.json: test 1 asks df + fragmented, test 2 sent + fragmented */
 const TIMER_S = 20;       /* the voting timer of question 4, set on the presenter page: long enough for two
@@ -176,11 +178,9 @@ function worded(cat, m) {
   });
   return ok ? text : null;
 }
-/* A reveal's explanation (brief: its conclusion alone, as the projector
- * shows it) worded from cat, as #explain shows it. */
-function explainIn(cat, rv, brief) {
-  const steps = brief ? rv.explain_msg.slice(-1) : rv.explain_msg;
-  return cat['reveal.explain'].replace('{why}', steps.map((m) => worded(cat, m)).join(cat['rule.sep']));
+/* A reveal's explanation worded from cat, as #explain shows it. */
+function explainIn(cat, rv) {
+  return cat['reveal.explain'].replace('{why}', rv.explain_msg.map((m) => worded(cat, m)).join(cat['rule.sep']));
 }
 
 /* The phone in every shipped language, picked on its menu, on a revealed
@@ -189,9 +189,10 @@ function explainIn(cat, rv, brief) {
  * buttons from that catalog; axe in German. A projector in German
  * (?lang=de) the same, within one screenful. The revealed question's
  * explanation, worded in C as messages, in the phone's and the projector's
- * language, not in the English the hub sends beside it. Then the phone back
- * in English, where the rest of the talk checks its words. */
-async function languages(browser, origin, A, projectors, rv) {
+ * language (its why view, which why toggles), not in the English the hub
+ * sends beside it. Then the phone back in English, where the rest of the
+ * talk checks its words. */
+async function languages(browser, origin, A, projectors, rv, why) {
   const cats = catalogs(), keys = Object.keys(cats.en);
   check(rv && Array.isArray(rv.explain_msg) && rv.explain_msg.length > 0, 'the reveal carries its explanation as messages', JSON.stringify(rv && rv.explain_msg));
   /* the first question's sibling is still open: no evidence, its why under the verdict */
@@ -215,7 +216,7 @@ async function languages(browser, origin, A, projectors, rv) {
     }
     checkEq(await A.evaluate(() => localStorage.getItem('fragvote_lang')), code, `phone (${code}): the choice is kept`);
     const ex = await text(A, '#explain');
-    checkEq(ex, explainIn(cat, rv, false), `phone (${code}): the rules' explanation is worded from the ${code} catalog`);
+    checkEq(ex, explainIn(cat, rv), `phone (${code}): the rules' explanation is worded from the ${code} catalog`);
     if (code !== 'en') {
       check(!ex.includes(rv.explain), `phone (${code}): the explanation is not the English sentence`, ex);
       checkEq(await A.locator('#explain').getAttribute('lang'), null, `phone (${code}): the explanation is not marked English`);
@@ -262,10 +263,18 @@ async function languages(browser, origin, A, projectors, rv) {
   checkEq(await de.locator('.joinlabel').first().textContent(), cats.de['screen.scan'], 'projector (de): the join box in German');
   const raw = await untranslated(de, keys);
   check(raw.length === 0, 'projector (de): no key name or placeholder shows', raw.join(', '));
+  await fitsProjectors([de], WHAT_VIEW, 'screen (de, revealed)');
+  /* its why view: the rules' whole chain worded from the German catalog */
+  await why();
+  await until('the German projector shows why', () => de.evaluate(() => document.body.classList.contains('whyview')));
   const exDe = await text(de, '#explain');
-  checkEq(exDe, explainIn(cats.de, rv, true), 'projector (de): the rules\' conclusion is worded from the German catalog');
-  check(!exDe.includes(rv.explain_key), 'projector (de): the conclusion is not the English sentence', exDe);
-  await fitsProjectors([de], ['#banner', '#qtext', '#bars', '#truth', '#explain', '#evidence', '#majority', '#collective'], 'screen (de, revealed)');
+  checkEq(exDe, explainIn(cats.de, rv), 'projector (de): the rules\' explanation is worded from the German catalog');
+  check(!exDe.includes(rv.explain), 'projector (de): the explanation is not the English sentence', exDe);
+  checkEq(await de.locator('#explain').getAttribute('lang'), null, 'projector (de): the explanation is not marked English');
+  await fitsProjectors([de], ['#banner', '#qtext', '#truth', '#explain', '#evidence'], 'screen (de, why)');
+  await readableOnProjectors([de], ['#explain', '#evidence'], 'screen (de, why)');
+  await why();
+  await until('the German projector back to what happened', () => de.evaluate(() => !document.body.classList.contains('whyview')));
   await shot(de, 'screen-lang-de');
   await de.context().close();
 }
@@ -387,7 +396,7 @@ async function main(setAbort) {
     const cmdState = async (p) => p.locator('[data-cmd]').evaluateAll((bs) => Object.fromEntries(bs.map((b) =>
       [b.dataset.cmd, b.disabled ? 'off' : b.classList.contains('primary') ? 'primary' : 'quiet'])));
     checkEq(JSON.stringify(await cmdState(presenter)), JSON.stringify({ open: 'primary', close: 'off', revote: 'off', measure: 'off', reveal: 'off',
-      next: 'quiet', back: 'off', skip: 'quiet', answer: 'quiet', rerun: 'off', end: 'quiet' }), 'presenter (pending): Open highlighted, the others quiet or not offered');
+      next: 'quiet', back: 'off', skip: 'quiet', answer: 'quiet', rerun: 'off', end: 'quiet', why: 'off' }), 'presenter (pending): Open highlighted, the others quiet or not offered');
     for (const c of ['seconds', 'open', 'next', 'skip']) {
       await presenter.evaluate(() => document.activeElement && document.activeElement.blur());
       await tabTo(presenter, c);
@@ -591,14 +600,14 @@ async function main(setAbort) {
       }
 
       /* The screen: the room's verdict in the banner, green when right and
-       * red when wrong whatever the answer; the true bar marked; truth, evidence. */
+       * red when wrong whatever the answer; the true bar marked; the truth.
+       * The explanation and the evidence wait for the why view (whyView). */
       checkEq(await text(screen, '#truth'), rv.truth.toUpperCase() + ' (' + rv.basis + ')', `Q${pos + 1}: screen shows the truth`);
-      checkEq(await text(screen, '#evidence'), rv.evidence || rv.why, `Q${pos + 1}: screen shows the evidence`);
+      checkEq(rv.view, 'what', `Q${pos + 1}: the reveal opens on what happened`);
       /* Why, by the rules (issue 37): every question of the deck is explained, on every page. */
       check(typeof rv.explain === 'string' && rv.explain.length > 20, `Q${pos + 1}: the reveal explains its fact by the rules`, rv.explain);
       check(typeof rv.explain_key === 'string' && rv.explain_key.length > 10 && rv.explain.endsWith(rv.explain_key),
         `Q${pos + 1}: the reveal's brief explanation is its chain's conclusion`, rv.explain_key);
-      checkEq(await text(screen, '#explain'), 'Why, by the rules: ' + rv.explain_key, `Q${pos + 1}: screen shows the rules' conclusion`);
       checkEq(await text(desk, '#explain'), 'Why, by the rules: ' + rv.explain, `Q${pos + 1}: presenter shows the rules' explanation`);
       checkEq(await text(screen, '#surprise'), rv.surprise || '', `Q${pos + 1}: screen leads with the surprise when there is one`);
       checkEq(rv.yes, expYes, `Q${pos + 1}: revealed yes count (a changed vote counts once)`);
@@ -653,14 +662,61 @@ async function main(setAbort) {
       if (stageShots) {
         await shot(screen, 'screen-5-revealed');
         await shot(screen43, 'screen768-5-revealed');
-        await fitsProjectors(projectors, ['#banner', '#qtext', '#bars', '#truth', '#explain', '#evidence', '#majority', '#collective'], 'screen (revealed)');
+        await fitsProjectors(projectors, WHAT_VIEW, 'screen (revealed)');
         await shot(A, 'phone-4-revealed-right-or-wrong');
         await axePhone(A, 'phone (revealed)');
         await textZoomFits(A, 'phone (revealed)');
         await axe(screen, 'screen (revealed)');
         await axe(desk, 'presenter (revealed)');
-      } else await fitsProjectors(projectors, ['#banner', '#qtext', '#bars', '#truth', '#explain', '#evidence', '#majority', '#collective'], `screen (Q${pos + 1} revealed)`);
+      } else await fitsProjectors(projectors, WHAT_VIEW, `screen (Q${pos + 1} revealed)`);
+      await whyView(pos, rv, stageShots, keys);
       return rv;
+    }
+
+    /* The projectors' two views of a revealed question (issue 37, item 6):
+     * "what happened" (above) shows nothing small that teaches; the
+     * presenter's Why (w on the page, `why` on the console) puts the rules'
+     * explanation and the evidence in the bars' and picture's place, large,
+     * whole and on one screenful; Why again goes back. */
+    async function whyView(pos, rv, stageShots, keys) {
+      const q = `Q${pos + 1}`;
+      for (const p of projectors) {
+        const w = p.viewportSize().width;
+        check(!(await p.evaluate(() => document.body.classList.contains('whyview'))), `${q}: projector ${w} opens the reveal on what happened`);
+        check(!(await p.locator('#explain').isVisible()) && !(await p.locator('#evidence').isVisible()),
+          `${q}: projector ${w} shows no small explanation or evidence under what happened`);
+      }
+      await until(`${q}: the presenter offers Why`, async () => (await cmdState(desk)).why === 'quiet');
+      checkEq(await desk.locator('#whybtn').getAttribute('aria-pressed'), 'false', `${q}: presenter's Why not pressed on the reveal`);
+      const toggle = async () => {
+        if (!keys) return con.cmd('why');
+        await desk.evaluate(() => document.activeElement && document.activeElement.blur());
+        log('presenter page: w (why)');
+        await desk.keyboard.press('w');
+      };
+      await toggle();
+      for (const p of projectors) {
+        await until(`${q}: projector ${p.viewportSize().width} shows why`, () => p.evaluate(() => document.body.classList.contains('whyview')));
+      }
+      checkEq(await text(screen, '#explain'), 'Why, by the rules: ' + rv.explain, `${q}: screen shows the rules' explanation (why view)`);
+      checkEq(await text(screen, '#evidence'), rv.evidence || rv.why, `${q}: screen shows the evidence (why view)`);
+      checkEq(await text(screen, '#surprise'), rv.surprise || '', `${q}: the surprise stays in the why view`);
+      for (const sel of ['#bars', '#path', '#majority'])
+        check(!(await screen.locator(sel).isVisible()), `${q}: ${sel} gives way in the why view`);
+      await until(`${q}: presenter's Why pressed`, async () => (await desk.locator('#whybtn').getAttribute('aria-pressed')) === 'true');
+      await fitsProjectors(projectors, ['#banner', '#qtext', '#truth', '#explain', '#evidence'], `screen (${q} why)`);
+      await readableOnProjectors(projectors, ['#explain', '#evidence'], `screen (${q} why)`);
+      if (stageShots) {
+        await shot(screen, 'screen-5b-why');
+        await shot(screen43, 'screen768-5b-why');
+        await axe(screen, 'screen (why)');
+      }
+      await sleep(450); /* the page ignores a second press right after a change */
+      await toggle();
+      for (const p of projectors) {
+        await until(`${q}: projector ${p.viewportSize().width} back to what happened`, () => p.evaluate(() => !document.body.classList.contains('whyview')));
+      }
+      check(await screen.locator('#bars').isVisible(), `${q}: the bars are back with what happened`);
     }
 
     /* conf: the optional "how sure" tapped before the answer (issue 37, item 5), or none. */
@@ -741,7 +797,7 @@ async function main(setAbort) {
     checkEq(await B.locator('#no').evaluate((e) => getComputedStyle(e).backgroundColor), NO_PURPLE, 'phone B (dark): the chosen answer keeps its colour');
     check(await B.locator('#yes').evaluate((e) => parseFloat(getComputedStyle(e).opacity) < 1), 'phone B: the answer not chosen fades once closed');
     await shot(B, 'phone-4b-revealed-dark');
-    await languages(browser, origin, A, projectors, (stateWithReveal(0) || {}).reveal);
+    await languages(browser, origin, A, projectors, (stateWithReveal(0) || {}).reveal, () => con.cmd('why'));
 
     /* 7. Question 2 from the lectern, with the clicker: PageDown opens, →
      * closes, Space measures, PageDown reveals, PageDown goes on. */
