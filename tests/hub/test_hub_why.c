@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "deck_fixture.h"
 #include "fv_roles.h"
 #include "hubfix.h"
 #include "wsclient.h"
@@ -27,11 +28,7 @@ static struct deck D;
 static int start(void) {
     char err[512], dbpath[256];
     static int files;
-    memset(&D, 0, sizeof D);
-    snprintf(D.title, sizeof D.title, "why view test");
-    D.ntests = 1;
-    D.tests[0].spec = (struct probe_spec){.proto = PROBE_UDP4, .mode = PROBE_MODE_DO, .size = 1400, .ttl = 2};
-    D.tests[0].ask[QKIND_SENT] = D.tests[0].ask[QKIND_DF] = 1;
+    deck_fixture_one(&D, "why view test", DECK_FIXTURE_SENT | DECK_FIXTURE_DF);
     snprintf(dbpath, sizeof dbpath, "%s/why-%d.db", check_tmpdir(), ++files);
     struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1};
     if (hubfix_start_probed(&F, dbpath, &D, "WHYVEW", 0, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,
