@@ -131,7 +131,7 @@ fvI18n.use(fvParam('lang') || 'en', function () {
       t.textContent = fvT('screen.truth', { truth: fvT('answer.' + (known ? rv.truth : 'unknown')).toUpperCase(), basis: fvT('basis.' + rv.basis) });
       t.className = 'truth ' + rv.truth;
       fvText('truthwords', known ? fvT('screen.truth_words', { words: fvTruthWords(q.kind, rv.truth) }) : '');
-      fvText('evidence', rv.evidence || rv.why || '');
+      fvEvidence('evidence', rv);
       fvText('shift', fvShift(rv));
       var c = rv.confidence;
       fvMsgText('confheadline', c && c.headline_msg, c && c.headline);

@@ -189,10 +189,10 @@ function explainIn(cat, rv) {
  * buttons from that catalog; axe in German. A projector in German
  * (?lang=de) the same, within one screenful. The revealed question's
  * explanation, worded in C as messages, in the phone's and the projector's
- * language (its why view, which why toggles), not in the English the hub
+ * language (its why view, which toggleWhy toggles), not in the English the hub
  * sends beside it. Then the phone back in English, where the rest of the
  * talk checks its words. */
-async function languages(browser, origin, A, projectors, rv, why) {
+async function languages(browser, origin, A, projectors, rv, toggleWhy) {
   const cats = catalogs(), keys = Object.keys(cats.en);
   check(rv && Array.isArray(rv.explain_msg) && rv.explain_msg.length > 0, 'the reveal carries its explanation as messages', JSON.stringify(rv && rv.explain_msg));
   /* the first question's sibling is still open: no evidence, its why under the verdict */
@@ -265,15 +265,18 @@ async function languages(browser, origin, A, projectors, rv, why) {
   check(raw.length === 0, 'projector (de): no key name or placeholder shows', raw.join(', '));
   await fitsProjectors([de], WHAT_VIEW, 'screen (de, revealed)');
   /* its why view: the rules' whole chain worded from the German catalog */
-  await why();
+  await toggleWhy();
   await until('the German projector shows why', () => de.evaluate(() => document.body.classList.contains('whyview')));
   const exDe = await text(de, '#explain');
   checkEq(exDe, explainIn(cats.de, rv), 'projector (de): the rules\' explanation is worded from the German catalog');
   check(!exDe.includes(rv.explain), 'projector (de): the explanation is not the English sentence', exDe);
   checkEq(await de.locator('#explain').getAttribute('lang'), null, 'projector (de): the explanation is not marked English');
+  checkEq(await text(de, '#evidence'), worded(cats.de, rv.why_msg), 'projector (de): the fact\'s why is worded from the German catalog');
+  checkEq(await de.locator('#evidence').getAttribute('lang'), null, 'projector (de): the why is not marked English');
   await fitsProjectors([de], ['#banner', '#qtext', '#truth', '#explain', '#evidence'], 'screen (de, why)');
   await readableOnProjectors([de], ['#explain', '#evidence'], 'screen (de, why)');
-  await why();
+  await shot(de, 'screen-lang-de-why');
+  await toggleWhy();
   await until('the German projector back to what happened', () => de.evaluate(() => !document.body.classList.contains('whyview')));
   await shot(de, 'screen-lang-de');
   await de.context().close();
