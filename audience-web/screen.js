@@ -26,11 +26,12 @@ fvI18n.use(fvParam('lang') || 'en', function () {
 
   function pct(x) { return fvT('common.pct', { n: Math.round(x * 100) }); }
 
+  /* widths in CSS's percent, not in words: German's "33 %" is no width */
   function bars(yes, no) {
     var total = yes + no;
     fvShow('bars', true);
-    fvEl('yesbar').style.width = total ? pct(yes / total) : '0';
-    fvEl('nobar').style.width = total ? pct(no / total) : '0';
+    fvEl('yesbar').style.width = total ? Math.round(100 * yes / total) + '%' : '0';
+    fvEl('nobar').style.width = total ? Math.round(100 * no / total) + '%' : '0';
     fvText('yesn', String(yes));
     fvText('non', String(no));
   }

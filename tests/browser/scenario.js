@@ -264,6 +264,9 @@ async function languages(browser, origin, A, projectors, rv, toggleWhy) {
   const raw = await untranslated(de, keys);
   check(raw.length === 0, 'projector (de): no key name or placeholder shows', raw.join(', '));
   await fitsProjectors([de], WHAT_VIEW, 'screen (de, revealed)');
+  const widths = (p) => p.evaluate(() => ['yesbar', 'nobar'].map((id) => document.getElementById(id).getBoundingClientRect().width /
+    document.getElementById(id).parentNode.getBoundingClientRect().width).map((x) => Math.round(x * 100)).join());
+  checkEq(await widths(de), await widths(projectors[0]), 'projector (de): the bars as long as on the English projector');
   /* its why view: the rules' whole chain worded from the German catalog */
   await toggleWhy();
   await until('the German projector shows why', () => de.evaluate(() => document.body.classList.contains('whyview')));
