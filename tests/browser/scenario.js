@@ -32,7 +32,8 @@ const timings = { tapToAck: [], revealToScreen: [], backOnline: [] };  /* ms, re
 /* Screenshots: phones scroll, so the whole page; the projector shows only
  * what fits its one screenful, so exactly that. These go to docs/screenshots
  * with FRAGVOTE_UPDATE_SCREENSHOTS=1 (the README shows them). */
-const README_SHOTS = ['screen-2-voting', 'screen-5-revealed', 'screen-6-final', 'screen768-2-voting', 'screen768-5-revealed',
+const README_SHOTS = ['screen-2-voting', 'screen-5-revealed', 'screen-5b-why', 'screen-6-final', 'screen768-2-voting', 'screen768-5-revealed',
+  'screen768-5b-why',
   'presenter-2-voting', 'phone-2-voted', 'phone-3-offline', 'phone-4-revealed-right-or-wrong', 'phone-4b-revealed-dark', 'phone-5-final-grid'];
 const shots = [];
 async function shot(page, name) {
