@@ -55,7 +55,7 @@ static void usage(FILE *out) {
             "                       its script, --ca and each --export file\n"
             "  -h, --help           show this help\n"
             "\n"
-            "Console keys as serve's (o t c v m r n e s b p ?); q quits this laptop's\n"
+            "Console keys as serve's (o t c v m r w n e s a b f p ?); q quits this laptop's\n"
             "console only: the hosted room goes on, and present can connect again.\n"
             "\n"
             "Exit codes: 0 ok, 1 failed (a refused secret or prober, a failed script),\n"
