@@ -243,6 +243,15 @@ var fvPath = (function () {
     return '';
   }
 
+  /* A lab router's behaviours in a few words, from the catalog by their
+   * names (docs/PROTOCOL.md "behaviours"); the English "does" of a path
+   * that has no names (stored before them). */
+  function doesWords(n) {
+    if (Array.isArray(n.behaviours) && n.behaviours.length)
+      return n.behaviours.map(function (b) { return fvT('labbrief.' + b); }).join(fvT('path.does_sep'));
+    return typeof n.does === 'string' ? n.does : '';
+  }
+
   /* A node's box with its name (and a tag line): at least look.boxH high,
    * taller when its words need it. Returns the height. */
   function nodeBox(svg, n, i, last, x, y, w, look) {
@@ -254,7 +263,8 @@ var fvPath = (function () {
     var items = [{ t: nodeName(n, i, last), size: look.name, head: true, nowrap: true }];
     if (tag) items.push({ t: tag, size: look.tag, cls: 'tag' });
     /* a lab router's behaviour ("drops fragments"): the scenario the room played on, as big as an event's words */
-    if (typeof n.does === 'string' && n.does) items.push({ t: n.does, size: look.line, cls: 'does' });
+    var does = doesWords(n);
+    if (does) items.push({ t: does, size: look.line, cls: 'does' });
     var t = el('g', {}, g), bottom = lines(t, items, x + look.pad, y, w - 2 * look.pad, look, 'middle');
     var h = Math.max(look.boxH, bottom - y + 2 * look.pad);
     t.setAttribute('transform', 'translate(0 ' + ((h - (bottom - y)) / 2).toFixed(1) + ')');

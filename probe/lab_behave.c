@@ -6,24 +6,21 @@
 #include <string.h>
 
 #include "fragprobe.h"
+#include "fv_msg.h"
 
 static const struct {
     unsigned bit;
-    const char *name, *says, *brief;
+    const char *name, *says; /* the brief words are the catalogs' labbrief.NAME (brief_of) */
 } behaviours[PROBE_LAB_BEHAVIOURS] = {
     {PROBE_LAB_RATELIMIT, "ratelimit",
-     "keeps Linux's default ICMP rate limits (Time Exceeded to one host: a burst of 6, then 1 a second over IPv4)",
-     "rate-limits ICMP"},
-    {PROBE_LAB_DROPFRAG, "dropfrag", "drops every fragment that reaches it", "drops fragments"},
-    {PROBE_LAB_BLACKHOLE, "blackhole", "drops the ICMP errors it forwards (a PMTUD black hole; its own still go out)",
-     "drops ICMP errors"},
-    {PROBE_LAB_SILENT, "silent", "sends no Time Exceeded", "no Time Exceeded"},
-    {PROBE_LAB_NAT, "nat", "masquerades IPv4 with conntrack (a home or venue router: it reassembles IPv4 fragments)",
-     "NAT (IPv4)"},
+     "keeps Linux's default ICMP rate limits (Time Exceeded to one host: a burst of 6, then 1 a second over IPv4)"},
+    {PROBE_LAB_DROPFRAG, "dropfrag", "drops every fragment that reaches it"},
+    {PROBE_LAB_BLACKHOLE, "blackhole", "drops the ICMP errors it forwards (a PMTUD black hole; its own still go out)"},
+    {PROBE_LAB_SILENT, "silent", "sends no Time Exceeded"},
+    {PROBE_LAB_NAT, "nat", "masquerades IPv4 with conntrack (a home or venue router: it reassembles IPv4 fragments)"},
     {PROBE_LAB_CLEARDF, "cleardf",
      "clears the DF bit of the whole IPv4 packets it forwards (some firewalls and VPN gateways do; the rules say no "
-     "router does)",
-     "clears DF"},
+     "router does)"},
 };
 
 const char *probe_lab_behaviour_name(unsigned bit) {
@@ -68,13 +65,23 @@ int probe_lab_config_add(struct probe_lab_config *cfg, unsigned bit, const char 
     return 0;
 }
 
+/* Behaviour i in a few words ("drops fragments", the path picture's): the
+ * catalogs' labbrief.NAME, its English from msg/ (docs/LANGUAGES.md), so the
+ * terminal and the pages say the same. */
+static const char *brief_of(int i) {
+    char key[FV_MSG_KEY_MAX];
+    snprintf(key, sizeof key, "labbrief.%s", behaviours[i].name);
+    const char *t = fv_msg_en(key);
+    return t ? t : behaviours[i].name;
+}
+
 void probe_lab_node_does(const struct probe_lab *lab, int node, int brief, const char *and_, char *buf, size_t len) {
     size_t n = 0;
     if (len) buf[0] = '\0';
     if (node < 1 || node + 1 >= lab->nnodes) return;
     for (int i = 0; i < PROBE_LAB_BEHAVIOURS && n < len; i++)
         if (lab->cfg.behave[node] & behaviours[i].bit)
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? and_ : "", brief ? behaviours[i].brief : behaviours[i].says);
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? and_ : "", brief ? brief_of(i) : behaviours[i].says);
 }
 
 void probe_lab_behaviours_text(const struct probe_lab *lab, int reassembly, char *buf, size_t len) {

@@ -162,6 +162,7 @@ void probe_path_topology_lab(const struct probe_lab *lab, int v6, struct probe_p
         out->node[i].reassembles = role == PROBE_PATH_ROUTER &&
                                    (lab->cfg.reassemble == i || (!v6 && (lab->cfg.behave[i] & PROBE_LAB_NAT)));
         probe_lab_node_does(lab, i, 1, ", ", out->node[i].does, sizeof out->node[i].does);
+        out->node[i].behave = role == PROBE_PATH_ROUTER ? lab->cfg.behave[i] : 0;
         out->node[i].drops_fragments = role == PROBE_PATH_ROUTER && (lab->cfg.behave[i] & PROBE_LAB_DROPFRAG);
         out->node[i].clears_df = role == PROBE_PATH_ROUTER && !v6 && (lab->cfg.behave[i] & PROBE_LAB_CLEARDF);
     }

@@ -65,6 +65,8 @@ struct probe_path_node {
     int clears_df;                /* a lab router that clears DF on whole IPv4 packets (lab --cleardf) */
     char does[96];                /* a lab router's behaviour, briefly ("drops fragments", "rate-limits
                                      ICMP, no Time Exceeded"), "" none or not known */
+    unsigned behave;              /* the same as PROBE_LAB_* bits (probe_lab.h), which the pages word
+                                     in their language; 0 none or not known */
 };
 struct probe_path_link {          /* link[i] joins node[i] and node[i+1] */
     int mtu;                      /* 0 unknown */

@@ -11,6 +11,30 @@
 static json_t *int_or_null(int v) { return v < 0 ? json_null() : json_integer(v); }
 static json_t *name_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 
+/* A lab router's behaviours (PROBE_LAB_* bits) by their names: ["dropfrag", "silent"]. */
+static json_t *behaviours_json(unsigned behave) {
+    json_t *a = json_array();
+    for (int b = 0; b < PROBE_LAB_BEHAVIOURS; b++)
+        if (behave & (1u << b)) json_array_append_new(a, json_string(probe_lab_behaviour_name(1u << b)));
+    return a;
+}
+
+/* The bits back from behaviours_json's array (absent: none); -1 for a name
+ * that is no lab behaviour or an array that is not one of names. */
+static int behaviours_read(const json_t *a, unsigned *behave) {
+    *behave = 0;
+    if (!a) return 0;
+    if (!json_is_array(a)) return -1;
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v) {
+        unsigned bit;
+        if (!json_is_string(v) || probe_lab_behaviour_parse(json_string_value(v), &bit) < 0) return -1;
+        *behave |= bit;
+    }
+    return 0;
+}
+
 static void set_pieces(json_t *o, const struct probe_path_pieces *p) {
     if (p->n < 0) {
         json_object_set_new(o, "pieces", json_null());
@@ -77,6 +101,7 @@ json_t *path_json_from(const struct probe_path *p) {
         if (o && n->drops_fragments) json_object_set_new(o, "drops_fragments", json_true());
         if (o && n->clears_df) json_object_set_new(o, "clears_df", json_true());
         if (o && n->does[0]) json_object_set_new(o, "does", json_string(n->does));
+        if (o && n->behave) json_object_set_new(o, "behaviours", behaviours_json(n->behave));
         json_array_append_new(nodes, o);
     }
     for (int i = 0; i + 1 < p->nnodes; i++)
@@ -183,6 +208,8 @@ int path_json_read(const json_t *o, struct probe_path *out, char *err, size_t er
         d->drops_fragments = bool_field(n, "drops_fragments") == 1;
         d->clears_df = bool_field(n, "clears_df") == 1;
         str_field(n, "does", d->does, sizeof d->does);
+        if (behaviours_read(json_object_get(n, "behaviours"), &d->behave) < 0)
+            return fv_fail(err, errlen, "path: node %d has a behaviour that is not a lab's", i);
     }
     for (int i = 0; i + 1 < out->nnodes; i++) {
         const json_t *l = json_array_get(links, (size_t)i);

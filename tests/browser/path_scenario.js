@@ -35,6 +35,7 @@ const {
 } = require('./lib');
 
 const PROJECTORS = [{ width: 1920, height: 1080 }, { width: 1024, height: 768 }];
+const DE = JSON.parse(fs.readFileSync(path.join(SRC, 'audience-web', 'i18n-de.json'), 'utf8'));
 const LECTERN = { width: 1280, height: 800 };   /* the presenter page on the speaker's laptop */
 const SECRET = 'path-scenario-secret';
 /* the picture's type on a projector, as a share of its height: the median
@@ -164,6 +165,12 @@ async function playLab(browser, lab, setAbort) {
       projectors.push(p);
     }
     const screen = projectors[0];
+    /* a German projector beside them: a lab router's behaviour in the picture is worded from its catalog */
+    const deCtx = await browser.newContext({ viewport: PROJECTORS[0], locale: 'en-US' });
+    contexts.push(deCtx);
+    const screenDe = await deCtx.newPage();
+    watch(screenDe, 'screen-de');
+    await screenDe.goto(origin + '/screen/?lang=de');
     const phoneCtx = await browser.newContext({ ...PHONE, colorScheme: 'light' });
     contexts.push(phoneCtx);
     const phone = await phoneCtx.newPage();
@@ -265,6 +272,10 @@ async function playLab(browser, lab, setAbort) {
         /* the evidence is shown with a test's last reveal (before it, the question's own why) */
         if (last) check(evid.includes('(on this lab ' + says + ')'), `${name} Q${pos + 1}: the evidence names it`, evid);
         check(norm((await picture(screen)).all).includes(CASES[name].draws), `${name} Q${pos + 1}: the picture draws it`);
+        const de = DE['labbrief.' + Object.keys(CASES[name].test.lab)[0]], pictureDe = async () => norm(((await picture(screenDe)) || {}).all || '');
+        await until(`${name} Q${pos + 1}: the German projector draws the behaviour in German`, async () => (await pictureDe()).includes(de)).catch(() => {});
+        const drawnDe = await pictureDe();
+        check(drawnDe.includes(de) && !drawnDe.includes(CASES[name].draws), `${name} Q${pos + 1}: the German picture words it from the catalog ("${de}"), not in English`, drawnDe);
       } else {
         check(!/on a path where|on this lab/.test(qtext + ' ' + evid) && !/drops fragments|clears DF/.test(norm((await picture(screen)).all)),
           `${name} Q${pos + 1}: played on the talk's own lab (no scenario left over)`, qtext + ' | ' + evid);

@@ -103,6 +103,7 @@ const family = {
   'proto.': listIn('probe/spec.c', /proto_names\[\] = \{([^}]*)\}/),
   'modeplain.': listIn('probe/spec.c', /mode_names\[\] = \{([^}]*)\}/),
   'lab.': [...read(path.join(src, 'probe/lab_behave.c')).matchAll(/\{PROBE_LAB_\w+, "(\w+)"/g)].map((m) => m[1]),
+  'labbrief.': [...read(path.join(src, 'probe/lab_behave.c')).matchAll(/\{PROBE_LAB_\w+, "(\w+)"/g)].map((m) => m[1]),
   'error.': listIn('audience-web/common.js', /var FV_ERRORS = \[([^\]]*)\]/),
   'presenter.cmd_': listIn('audience-web/presenter.js', /var LAPTOP_CMDS = \[([^\]]*)\]/),
   'conf.': listIn('audience-web/common.js', /var FV_CONFIDENCE = \[(.*)\];/),

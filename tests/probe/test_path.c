@@ -452,6 +452,14 @@ static void test_firewall_drops_fragments(void) {
     struct probe_path back;
     CHECK(path_json_read(o, &back, err, sizeof err) == 1 && back.node[2].drops_fragments == 1);
     CHECK_STR(back.node[2].does, "drops fragments");
+    /* the behaviours by name, which the pages word from their catalog (labbrief.NAME) */
+    json_t *names = json_object_get(json_array_get(json_object_get(o, "nodes"), 2), "behaviours");
+    CHECK(json_array_size(names) == 1 && !strcmp(json_string_value(json_array_get(names, 0)), "dropfrag"));
+    CHECK_INT(back.node[2].behave, PROBE_LAB_DROPFRAG);
+    CHECK_INT(back.node[1].behave, 0);
+    json_array_append_new(names, json_string("teleports")); /* no lab behaviour: refused by name */
+    CHECK_INT(path_json_read(o, &back, err, sizeof err), -1);
+    CHECK_CONTAINS(err, "behaviour");
     json_decref(o);
     witness_saw(&r, 1, 5, 1276, 40); /* it arrived after all: no rule against the observation */
     build(&r, &p);
