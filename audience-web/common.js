@@ -291,6 +291,18 @@ function fvConfSplit(c) {
       fvT('conf.split_right', { level: fvConfWords(l.level), right: l.right, n: l.votes });
   }).join(' · ');
 }
+/* A re-voted question's "confidence after discussion: sure 4 → 2 · think so
+ * 0 → 2 · guessing 1 → 0" (docs/PROTOCOL.md "moved"), worded from its two
+ * splits (votes at each level, first round → final) in the page's
+ * language; '' without a first round. */
+function fvConfMoved(c) {
+  if (!c || !c.moved || !c.first_round || !c.first_round.levels || !c.levels) return '';
+  var first = {};
+  c.first_round.levels.forEach(function (l) { first[l.level] = l.votes; });
+  return fvT('conf.moved', { levels: c.levels.map(function (l) {
+    return fvT('conf.moved_level', { level: fvConfWords(l.level), first: first[l.level] || 0, final: l.votes });
+  }).join(' · ') });
+}
 /* The final state's calibration (docs/PROTOCOL.md "calibration"): "How sure
  * the room was: sure 62% right · think so 55% right · Brier 0.21"; ''
  * without one. */

@@ -200,7 +200,7 @@ fvI18n.use(fvParam('lang') || 'en', function () {
       fvText('shift', fvShift(rv));
       var c = rv.confidence;
       fvMsgText('confheadline', c && c.headline_msg, c && c.headline);
-      fvText('confsplit', c ? fvT(c.moved ? 'conf.by_moved' : 'conf.by', { split: fvConfSplit(c), moved: c.moved }) : '');
+      fvText('confsplit', c ? fvT(c.moved ? 'conf.by_moved' : 'conf.by', { split: fvConfSplit(c), moved: fvConfMoved(c) }) : '');
     }
     /* the projector's picture (after revealbox is shown: path.js measures its
      * lines); a narrow presenter page gets the phone's one-hop-per-row layout */

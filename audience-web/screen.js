@@ -136,7 +136,7 @@ fvI18n.use(fvParam('lang') || 'en', function () {
       fvText('shift', fvShift(rv));
       var c = rv.confidence;
       fvMsgText('confheadline', c && c.headline_msg, c && c.headline);
-      fvText('confsplit', c ? fvT(c.moved ? 'conf.by_moved' : 'conf.by', { split: fvConfSplit(c), moved: c.moved }) : '');
+      fvText('confsplit', c ? fvT(c.moved ? 'conf.by_moved' : 'conf.by', { split: fvConfSplit(c), moved: fvConfMoved(c) }) : '');
       var said = { vote: rv.majority ? fvT('answer.' + rv.majority) : '' };
       fvText('majority', !rv.majority ? fvT('screen.no_votes') : fvT(rv.correct === 1 ? 'screen.room_right' : rv.correct === 0 ? 'screen.room_wrong' :
         rv.correct === 0.5 ? 'screen.room_split' : 'screen.room_said', said));
