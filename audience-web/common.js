@@ -257,12 +257,14 @@ function fvMsgText(id, msgs, english, sep) {
 /* A reveal's rules (docs/PROTOCOL.md "explain", "surprise"): the chain of
  * the question's fact under the verdict (on the projector in its "why"
  * view), and the headline when the measurement differs from them, worded
- * from their messages in the page's language. Empty when the reveal carries
- * none. */
-function fvExplain(rv) {
-  fvMsgText('surprise', rv && rv.surprise_msg, rv && rv.surprise ? rv.surprise : '');
-  fvMsgText('explain', rv && rv.explain_msg, rv && rv.explain ? rv.explain : '', fvT('rule.sep'));
-  var e = fvEl('explain');
+ * from their messages in the page's language, into elements #surprise and
+ * #explain (#PREFIXsurprise, #PREFIXexplain: the phone's replay). Empty when
+ * the reveal carries none. */
+function fvExplain(rv, prefix) {
+  var p = prefix || '';
+  fvMsgText(p + 'surprise', rv && rv.surprise_msg, rv && rv.surprise ? rv.surprise : '');
+  fvMsgText(p + 'explain', rv && rv.explain_msg, rv && rv.explain ? rv.explain : '', fvT('rule.sep'));
+  var e = fvEl(p + 'explain');
   if (e && e.textContent) e.textContent = fvT('reveal.explain', { why: e.textContent });
 }
 /* A reveal's evidence line into element id (docs/PROTOCOL.md "evidence",

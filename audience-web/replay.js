@@ -43,11 +43,10 @@ function fvReplay(send) {
     var rv = q.reveal, v = fvEl('replayverdict');
     v.className = 'verdict' + (known(q) ? (right(q) ? ' right' : ' wrong') : '');
     v.textContent = fvT(!known(q) ? 'phone.verdict_unknown' : right(q) ? 'phone.verdict_right' : 'phone.verdict_wrong');
-    fvText('replaysurprise', rv.surprise || '');
     fvText('replaytruth', fvT('answer.' + (known(q) ? rv.truth : 'unknown')));
     fvText('replaybasis', fvT(known(q) ? 'reveal.basis_words' : 'reveal.basis',
       { basis: fvT('basis.' + rv.basis), words: fvTruthWords(q.kind, rv.truth) }));
-    fvText('replayexplain', rv.explain ? fvT('reveal.explain', { why: rv.explain }) : '');
+    fvExplain(rv, 'replay'); /* the surprise and the rules' chain, worded from their messages */
     fvEvidence('replayevidence', rv);
     fvText('replayroom', rv.majority ? fvT('replay.room', { vote: fvT('answer.' + rv.majority), yes: rv.yes, no: rv.no }) :
       fvT('phone.nobody_voted'));

@@ -148,6 +148,37 @@ run(async (setAbort) => {
       consoleErrors.join('; '));
     checkEq(failed.join(' '), '', 'every page, script and message catalog the phones asked for loaded (a favicon aside)');
 
+    /* C, in German: the replay words the rules' chain (and the why under it)
+     * from the German catalog, not the English the hub recorded beside it. */
+    const de = JSON.parse(fs.readFileSync(path.join(SRC, 'audience-web', 'i18n-de.json'), 'utf8'));
+    const worded = (m) => m && typeof de[m.key] === 'string' ? de[m.key].replace(/\{(\w+)\}/g, (all, n) => {
+      const v = (m.args || {})[n];
+      return v && typeof v === 'object' ? worded(v) : v === undefined ? all : String(v);
+    }) : null;
+    check(rep.questions.some((q) => Array.isArray(q.reveal.explain_msg) && q.reveal.explain_msg.length > 0),
+      'the replay carries the rules\' chain as messages');
+    const C = await (await browser.newContext(PHONE)).newPage();
+    watch(C, 'C');
+    await C.goto(`${origin}/?room=${room}&replay=1&lang=de`);
+    await until('C: the replay starts by itself, in German', async () => !(await hidden(C, '#replay')) &&
+      (await C.evaluate(() => document.documentElement.lang)) === 'de');
+    for (let i = 0; i < rep.questions.length; i++) {
+      const rv = rep.questions[i].reveal;
+      await waitText(C, '#replayqnum', de['replay.qnum'].replace('{q}', i + 1).replace('{n}', rep.questions.length));
+      await C.tap('#replayyes');
+      await until(`C Q${i + 1}: the recorded truth`, async () => !(await hidden(C, '#replayreveal')));
+      if (Array.isArray(rv.explain_msg) && rv.explain_msg.length) {
+        const ex = await text(C, '#replayexplain');
+        checkEq(ex, de['reveal.explain'].replace('{why}', rv.explain_msg.map(worded).join(de['rule.sep'])),
+          `C (de) Q${i + 1}: the rules' chain is worded from the German catalog`);
+        check(!ex.includes(rv.explain), `C (de) Q${i + 1}: the chain is not the English sentence`, ex);
+        checkEq(await C.locator('#replayexplain').getAttribute('lang'), null, `C (de) Q${i + 1}: the chain is not marked English`);
+      }
+      if (!rv.evidence && rv.why_msg)
+        checkEq(await text(C, '#replayevidence'), worded(rv.why_msg), `C (de) Q${i + 1}: the fact's why is worded from the German catalog`);
+      await C.tap('#replaynext');
+    }
+
     if (env.FRAGVOTE_UPDATE_SCREENSHOTS === '1') {
       const dst = path.join(SRC, 'docs', 'screenshots');
       for (const n of ['phone-6-replay-question', 'phone-6-replay-grid']) fs.copyFileSync(path.join(ART, n + '.png'), path.join(dst, n + '.png'));
