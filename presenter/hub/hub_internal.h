@@ -24,6 +24,7 @@
 #include "hub_prober.h"
 #include "hub_proxy.h"
 #include "hub_replay.h"
+#include "hub_rtt.h"
 #include "hub_send.h"
 #include "hub_tally.h"
 #include "room_view.h"
@@ -87,8 +88,7 @@ struct hub {
 
     struct hub_remote remote;      /* the remote prober (hub_prober.c, cfg.prober_remote) */
     struct hub_replay replay;      /* the self-paced replay's shared message (hub_replay.c) */
-    double rtt_tokens;             /* phones' round-trip reports: the relay's bucket (hub_rtt.c) ... */
-    long long rtt_ms;              /* ... and its last refill; 0: never (full) */
+    struct hub_rtt rtt;            /* phones' round-trip reports: the relay's bucket (hub_rtt.c) */
 
     struct hub_mailbox mb;         /* from other threads: posted commands, the status (hub_mailbox.c) */
 };

@@ -6,29 +6,31 @@
 #include <jansson.h>
 
 #include "fv_clock.h"
-#include "hub_internal.h"
+#include "hub.h"
 #include "hub_conn.h"
+#include "hub_conns.h"
 #include "hub_msg.h"
 #include "hub_parse.h"
 #include "hub_rtt.h"
 #include "hub_send.h"
 
 /* The room-wide relay bucket: 1 and a token taken, or 0 (empty). */
-static int relay_take(struct hub *h) {
+static int relay_take(struct hub_rtt *r) {
     long long now = fv_clock_coarse_ms();
-    if (!h->rtt_ms) h->rtt_tokens = HUB_RTT_RELAY_BURST;
-    else h->rtt_tokens += (double)(now - h->rtt_ms) * HUB_RTT_RELAY_RATE / 1000.0;
-    if (h->rtt_tokens > HUB_RTT_RELAY_BURST) h->rtt_tokens = HUB_RTT_RELAY_BURST;
-    h->rtt_ms = now;
-    if (h->rtt_tokens < 1) return 0;
-    h->rtt_tokens -= 1;
+    if (!r->ms) r->tokens = HUB_RTT_RELAY_BURST;
+    else r->tokens += (double)(now - r->ms) * HUB_RTT_RELAY_RATE / 1000.0;
+    if (r->tokens > HUB_RTT_RELAY_BURST) r->tokens = HUB_RTT_RELAY_BURST;
+    r->ms = now;
+    if (r->tokens < 1) return 0;
+    r->tokens -= 1;
     return 1;
 }
 
 /* Milliseconds (0..HUB_RTT_MS_MAX, checked) to 0.1 ms, as the relay carries them. */
 static double tenth(double ms) { return (double)(long long)(ms * 10 + 0.5) / 10; }
 
-void hub_rtt_report(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
+void hub_rtt_report(struct hub_rtt *r, const struct hub_conns *conns, struct hub_conn *c,
+                    const struct hub_client_msg *m) {
     if (c->role != HUB_AUDIENCE || !c->token[0]) {
         hub_conn_error(c, -1, c->role != HUB_AUDIENCE ? "forbidden" : "hello_first",
                        c->role != HUB_AUDIENCE ? "only phones report a round trip"
@@ -39,7 +41,7 @@ void hub_rtt_report(struct hub *h, struct hub_conn *c, const struct hub_client_m
         hub_conn_error(c, -1, "bad_rtt", m->rtt_ok ? "one round-trip report per connection" : m->rtt_err);
         return;
     }
-    if (!relay_take(h)) {
+    if (!relay_take(r)) {
         hub_conn_error(c, -1, "throttled", "too many round-trip reports in this room just now: try again shortly");
         return;
     }
@@ -53,7 +55,7 @@ void hub_rtt_report(struct hub *h, struct hub_conn *c, const struct hub_client_m
         return;
     }
     c->rtt_relayed = 1;
-    for (struct hub_conn *p = h->conns.head; p; p = p->next)
+    for (struct hub_conn *p = conns->head; p; p = p->next)
         if (p->role == HUB_PRESENTER && p->authed && !p->closing) hub_conn_send(p, msg);
     hub_msg_unref(msg);
     hub_conn_send_own(c, hub_msg_simple("rtt_ok", NULL, NULL));
