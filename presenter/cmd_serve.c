@@ -48,6 +48,8 @@ struct serve {
     struct privsep_client *helper; /* the privileged helper that measures, when serve started as root */
     FILE *script;                  /* --script, opened with the hub's files (open_files) until the console runs it */
     char *tls_cert, *tls_key;      /* --tls-cert, --tls-key: read with the hub's files */
+    int web_dir;                   /* the pages' directory, opened with the hub's files until hub_new takes it */
+    char web_path[4096];           /* ... and its path */
     size_t tls_cert_len, tls_key_len;
     struct console con;
     pthread_mutex_t lock;          /* guards hub (for the signal thread) */
@@ -257,7 +259,9 @@ static void on_signal(void *ctx, int sig) {
 /* Every file the hub process reads or writes after its start, opened now
  * (those already open stay): the store with every connection it will use,
  * each with the -wal and -shm (db_hold_files), the script, the TLS
- * certificate and key (read). Called before the drop when the hub becomes
+ * certificate and key (read), the pages' directory (hub_web_dir_open: the
+ * hub reads each page relative to it, so nobody serves a build tree in
+ * root's 0700 home). Called before the drop when the hub becomes
  * nobody (a root shell: the files are root's, in root's directories; all
  * later I/O then goes through these descriptors), else after it, as the
  * user (docs/PRIVILEGES.md). FV_EXIT_OK or the exit code (said). */
@@ -279,6 +283,11 @@ static int open_files(struct serve *s) {
         fprintf(stderr, "fragvote serve: --tls-cert/--tls-key %s\n", err);
         return FV_EXIT_USAGE;
     }
+    if (s->web_dir <= 0 && (s->web_dir = hub_web_dir_open(NULL, s->web_path, sizeof s->web_path, err, sizeof err)) < 0) {
+        s->web_dir = 0;
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        return FV_EXIT_FAIL;
+    }
     return FV_EXIT_OK;
 }
 
@@ -289,6 +298,8 @@ static void close_files(struct serve *s) {
     free(s->tls_cert);
     free(s->tls_key);
     s->tls_cert = s->tls_key = NULL;
+    if (s->web_dir > 0) close(s->web_dir);
+    s->web_dir = 0;
 }
 
 /* ---- the engine: this process's, the privileged helper's, or none ---- */
@@ -476,6 +487,7 @@ int cmd_serve(int argc, char **argv) {
     if ((code = worker_start(&s, scenarios)) != FV_EXIT_OK) goto cleanup;
 
     struct hub_config hc = {.bind_addr = s.o.listen.bind, .port = s.o.listen.port, .public_url = s.o.listen.public_url,
+                            .web_root = s.web_path, .web_dir = s.web_dir,
                             .frame_ancestors = s.o.frame_ancestors,
                             .secret = s.o.secret, .live_split = s.o.live_split, .lang = s.o.lang, .leaderboard = s.o.leaderboard, .http_rate = s.o.http_rate,
                             .voter_rate = s.o.voter_rate, .ws_per_addr = s.o.ws_per_addr, .trust_proxy = &s.o.trust_proxy, .use_poll = s.o.listen.poll,
@@ -484,6 +496,7 @@ int cmd_serve(int argc, char **argv) {
                             .prober_remote = remote, .on_note = on_note, .export_session = on_export,
                             .ctx = &s};
     struct hub *h = hub_new(&hc, s.room, err, sizeof err);
+    s.web_dir = 0; /* the hub's now, also when it failed */
     if (!h) {
         fprintf(stderr, "fragvote serve: %s\n", err);
         code = FV_EXIT_FAIL;

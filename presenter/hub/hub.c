@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fv_err.h"
 #include "hub_internal.h"
@@ -278,14 +279,18 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
             free(h->guard);
         }
         free(h);
+        if (cfg->web_dir > 0) close(cfg->web_dir);
         fv_fail(err, errlen, "out of memory starting the hub");
         return NULL;
     }
     h->cfg = *cfg;
     h->room = room;
-    if (limits_init(h, cfg, err, errlen)) goto fail;
+    if (limits_init(h, cfg, err, errlen)) {
+        if (cfg->web_dir > 0) close(cfg->web_dir);
+        goto fail;
+    }
     lws_set_log_level(LLL_ERR | LLL_WARN, hub_fd_lws_log);
-    if (hub_http_init(&h->http, cfg->web_root, cfg->frame_ancestors, err, errlen)) goto fail;
+    if (hub_http_init(&h->http, cfg->web_root, cfg->web_dir, cfg->frame_ancestors, err, errlen)) goto fail;
     protocols_init(h);
     if (context_create(h, cfg, err, errlen)) goto fail;
     h->fanout.ctx = h->ctx;

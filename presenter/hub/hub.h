@@ -103,6 +103,10 @@ struct hub_config {
     const char *bind_addr;             /* NULL or "": all addresses */
     int port;                          /* 0: a free port the kernel picks (see hub_port) */
     const char *web_root;              /* NULL: <dir of binary>/../share/fragvote/web */
+    int web_dir;                       /* > 0: web_root's directory, opened by hub_web_dir_open before a
+                                        * drop of privileges (serve from a root shell: nobody may not
+                                        * reach a build tree in root's home); hub_new takes it over,
+                                        * also when it fails. 0: hub_new opens web_root itself */
     const char *public_url;            /* join URL override (reverse proxy, DNS name); NULL: derived */
     const char *frame_ancestors;       /* the sites whose pages may frame the projector's page (serve
                                         * --frame-ancestors, hub_origin_frame_sources_check; copied);
@@ -185,5 +189,9 @@ int hub_join_url_make(const char *public_url, const char *bind_addr, int tls, in
                       size_t outlen, char *err, size_t errlen);
 /* An SVG (malloc'd, caller frees) of the QR code of text; NULL with err. */
 char *hub_qr_svg(const char *text, char *err, size_t errlen);
+/* The pages' directory, web_root (NULL or "": next to the binary, whose
+ * path goes into path), opened for struct hub_config's web_dir: a
+ * descriptor >= 3 whose index.html is readable, or -1 with err. */
+int hub_web_dir_open(const char *web_root, char *path, size_t pathlen, char *err, size_t errlen);
 
 #endif

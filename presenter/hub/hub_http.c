@@ -2,6 +2,7 @@
  * request's throttle and checks, the headers of every answer, whether a
  * websocket upgrade may proceed (its Origin, hub_conns_admit). The
  * websockets themselves are hub_conn.c's. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,29 +255,46 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
     return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 
-int hub_http_init(struct hub_http *x, const char *web_root, const char *frame_ancestors, char *err, size_t errlen) {
-    char why[200];
-    if (frame_ancestors && frame_ancestors[0] && hub_origin_frame_sources_check(frame_ancestors, why, sizeof why)) {
-        fv_fail(err, errlen, "frame ancestors: %s", why);
-        return -1;
-    }
-    snprintf(x->frame, sizeof x->frame, "%s", frame_ancestors ? frame_ancestors : "");
+int hub_web_dir_open(const char *web_root, char *path, size_t pathlen, char *err, size_t errlen) {
     if (web_root && web_root[0])
-        snprintf(x->web_root, sizeof x->web_root, "%s", web_root);
+        snprintf(path, pathlen, "%s", web_root);
     else {
         char derr[256];
-        if (datadir_path("web", x->web_root, sizeof x->web_root, derr, sizeof derr)) {
+        if (datadir_path("web", path, pathlen, derr, sizeof derr)) {
             fv_fail(err, errlen, "%s: cannot locate the web pages; pass a web root", derr);
             return -1;
         }
     }
-    char probe_path[sizeof x->web_root + 16];
-    snprintf(probe_path, sizeof probe_path, "%s/index.html", x->web_root);
-    if (access(probe_path, R_OK)) {
-        fv_fail(err, errlen, "web pages not found: %s is missing (install fragvote or pass a web root)", probe_path);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && fd < 3) { /* never 0..2, which a config's 0 and the standard streams take */
+        int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        close(fd);
+        fd = hi;
+    }
+    if (fd < 0 || faccessat(fd, "index.html", R_OK, 0)) {
+        fv_fail(err, errlen, "web pages not found: %s/index.html is missing or unreadable (install fragvote or pass a "
+                "web root)", path);
+        if (fd >= 0) close(fd);
         return -1;
     }
-    if (!(x->files = hub_static_new(x->web_root, hub_joins))) {
+    return fd;
+}
+
+int hub_http_init(struct hub_http *x, const char *web_root, int web_dir, const char *frame_ancestors, char *err,
+                  size_t errlen) {
+    char why[200];
+    if (frame_ancestors && frame_ancestors[0] && hub_origin_frame_sources_check(frame_ancestors, why, sizeof why)) {
+        fv_fail(err, errlen, "frame ancestors: %s", why);
+        if (web_dir > 0) close(web_dir);
+        return -1;
+    }
+    snprintf(x->frame, sizeof x->frame, "%s", frame_ancestors ? frame_ancestors : "");
+    if (web_dir > 0)
+        snprintf(x->web_root, sizeof x->web_root, "%s", web_root ? web_root : "");
+    else if ((web_dir = hub_web_dir_open(web_root, x->web_root, sizeof x->web_root, err, errlen)) < 0)
+        return -1;
+    if (!(x->files = hub_static_new(web_dir, hub_joins))) {
+        close(web_dir);
         fv_fail(err, errlen, "out of memory starting the hub");
         return -1;
     }

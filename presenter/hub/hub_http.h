@@ -22,10 +22,13 @@ struct hub_http {
 /* The headers of every answer (content-security-policy, nosniff): lws's info.headers. */
 extern const struct lws_protocol_vhost_options hub_http_headers;
 
-/* Locates the pages (web_root, or NULL/"": next to the binary) and mounts
- * them; frame_ancestors (NULL or "": none): the sites that may frame the
- * projector's page (hub_origin.h). 0, or -1 with err. */
-int hub_http_init(struct hub_http *x, const char *web_root, const char *frame_ancestors, char *err, size_t errlen);
+/* Mounts the pages: web_dir (> 0) the directory hub_web_dir_open opened
+ * (taken over, also on failure; web_root then only names it), else it
+ * opens web_root (NULL or "": next to the binary) itself; frame_ancestors
+ * (NULL or "": none): the sites that may frame the projector's page
+ * (hub_origin.h). 0, or -1 with err. */
+int hub_http_init(struct hub_http *x, const char *web_root, int web_dir, const char *frame_ancestors, char *err,
+                  size_t errlen);
 /* /qr.svg's body: the QR code of join_url. 0, or -1 with err. */
 int hub_http_qr(struct hub_http *x, const char *join_url, char *err, size_t errlen);
 void hub_http_free(struct hub_http *x);

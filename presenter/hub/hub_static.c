@@ -32,10 +32,12 @@
  * here adds who may frame it (st_frame_headers). Runs on the lws thread. */
 #include "hub_static.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "hub.h"
@@ -52,9 +54,10 @@ struct st_file {
 
 #define ST_JOIN_CH ','                 /* between the parts of a joined script's name */
 #define ST_JOIN_SEP "\n;\n"           /* after each part of a join */
+#define ST_NAME_MAX 256                /* a name in the root (st_name_ok: at most 200) */
 
 struct hub_static {
-    char root[4096];
+    int dir;                         /* the root, open (every read is relative to it: hub_static_new) */
     const char *const *joins;        /* the joins it serves (NULL-terminated) */
     struct st_file f[HUB_STATIC_FILES];
     int n;
@@ -117,15 +120,15 @@ static int st_join_listed(const struct hub_static *s, const char *name) {
 }
 
 /* The files name stands for: itself, or a join's parts ("a,b.js": a.js and
- * b.js), each as the root's path. Returns their number, 0 for a name that
+ * b.js), each as a name in the root. Returns their number, 0 for a name that
  * is not servable (a join not in s->joins, of more than HUB_STATIC_JOIN_MAX
  * parts, or of anything but scripts). A join is served only as listed, so
  * its name is the hub's own, not the request's. */
-static int st_parts(const struct hub_static *s, const char *name, char path[][sizeof s->root + 256]) {
+static int st_parts(const struct hub_static *s, const char *name, char path[][ST_NAME_MAX]) {
     const char *ext = strrchr(name, '.');
     if (!strchr(name, ST_JOIN_CH)) {
         if (!st_name_ok(name)) return 0;
-        return snprintf(path[0], sizeof path[0], "%s/%s", s->root, name) < (int)sizeof path[0];
+        return snprintf(path[0], sizeof path[0], "%s", name) < (int)sizeof path[0];
     }
     if (!ext || strcmp(ext, ".js") || !st_join_listed(s, name)) return 0;
     int n = 0;
@@ -133,17 +136,21 @@ static int st_parts(const struct hub_static *s, const char *name, char path[][si
         const char *sep = strchr(p, ST_JOIN_CH);
         size_t l = (size_t)((sep && sep < ext ? sep : ext) - p);
         if (n == HUB_STATIC_JOIN_MAX ||
-            snprintf(path[n++], sizeof path[0], "%s/%.*s.js", s->root, (int)l, p) >= (int)sizeof path[0])
+            snprintf(path[n++], sizeof path[0], "%.*s.js", (int)l, p) >= (int)sizeof path[0])
             return 0;
         p += l + 1;
     }
     return n;
 }
 
-/* Appends the file at path, of size bytes, to b; 0, or -1. */
-static int st_read(const char *path, off_t size, unsigned char *b) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
+/* Appends the root's file name, of size bytes, to b; 0, or -1. */
+static int st_read(const struct hub_static *s, const char *name, off_t size, unsigned char *b) {
+    int fd = openat(s->dir, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
     size_t got = fread(b, 1, (size_t)size, f);
     fclose(f);
     return got == (size_t)size ? 0 : -1;
@@ -153,7 +160,7 @@ static int st_read(const char *path, off_t size, unsigned char *b) {
  * changed; NULL: not a servable file (missing, not regular, too large,
  * unreadable, no room). */
 static struct st_file *st_file(struct hub_static *s, const char *name, int type) {
-    char path[HUB_STATIC_JOIN_MAX][sizeof s->root + 256];
+    char path[HUB_STATIC_JOIN_MAX][ST_NAME_MAX];
     struct stat st;
     struct st_file *f = NULL;
     for (int i = 0; i < s->n && !f; i++)
@@ -165,7 +172,7 @@ static struct st_file *st_file(struct hub_static *s, const char *name, int type)
     off_t size = 0, part[HUB_STATIC_JOIN_MAX];
     time_t mtime = 0;
     for (int i = 0; i < n; i++) {
-        if (stat(path[i], &st) || !S_ISREG(st.st_mode) || st.st_size > HUB_STATIC_FILE_MAX) return NULL;
+        if (fstatat(s->dir, path[i], &st, 0) || !S_ISREG(st.st_mode) || st.st_size > HUB_STATIC_FILE_MAX) return NULL;
         part[i] = st.st_size;
         size += st.st_size;
         if (st.st_mtime > mtime) mtime = st.st_mtime;
@@ -191,7 +198,7 @@ static struct st_file *st_file(struct hub_static *s, const char *name, int type)
     f->plain = malloc(len + 1); /* + 1: an empty file is not malloc(0), which may give NULL */
     size_t at = 0;
     for (int i = 0; f->plain && i < n; i++) {
-        if (st_read(path[i], part[i], f->plain + at)) return free(f->plain), f->plain = NULL, NULL;
+        if (st_read(s, path[i], part[i], f->plain + at)) return free(f->plain), f->plain = NULL, NULL;
         at += (size_t)part[i];
         memcpy(f->plain + at, ST_JOIN_SEP, sep);
         at += sep;
@@ -277,10 +284,10 @@ int hub_static_answer(struct hub_static *s, struct lws *wsi, const char *path, i
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
-struct hub_static *hub_static_new(const char *root, const char *const *joins) {
+struct hub_static *hub_static_new(int dir, const char *const *joins) {
     struct hub_static *s = calloc(1, sizeof *s);
     if (!s) return NULL;
-    snprintf(s->root, sizeof s->root, "%s", root);
+    s->dir = dir;
     s->joins = joins;
     return s;
 }
@@ -289,5 +296,6 @@ void hub_static_free(struct hub_static *s) {
     if (!s) return;
     for (int i = 0; i < s->n; i++) free(s->f[i].name), free(s->f[i].plain), free(s->f[i].gz);
     free(s->buf);
+    close(s->dir);
     free(s);
 }

@@ -8,9 +8,13 @@
 
 struct hub_static;
 
-/* joins: the joined scripts' names it serves ("common,path,phone.js"),
- * NULL-terminated, kept (not copied); NULL: none. NULL: out of memory. */
-struct hub_static *hub_static_new(const char *root, const char *const *joins);
+/* dir: the root, an open directory it takes over (closed by
+ * hub_static_free). Every file is read relative to it (openat), so a root
+ * opened before a drop of privileges stays readable after it whatever the
+ * directories above it allow (docs/PRIVILEGES.md). joins: the joined
+ * scripts' names it serves ("common,path,phone.js"), NULL-terminated, kept
+ * (not copied); NULL: none. NULL: out of memory (dir is then not taken). */
+struct hub_static *hub_static_new(int dir, const char *const *joins);
 /* Answers the request on wsi for path ("/" is index.html) from the root:
  * 200 with the file, 304 when If-None-Match names its validator, headers
  * only for HEAD, 404 for a name that is not a file of the root. cacheable

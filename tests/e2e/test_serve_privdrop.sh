@@ -15,7 +15,9 @@
 # capability, its helper's the user's uid and only the probe's capabilities;
 # from a root shell with none of these both become nobody: the hub opens
 # every file it uses first (its database root's, in a 0700 directory of
-# root's), and cannot write a file root owns; present there too, its
+# root's), and cannot write a file root owns, and serves the pages from a
+# 0700 directory of root's (the pages' directory opened first too);
+# present there too, its
 # --export written into root's directory through a descriptor opened before.
 # present started as root measures through its own privileged helper (issue
 # 36, item 11): on the lab its process that reads the hub's frames has uid
@@ -230,6 +232,28 @@ wait "$pid"; rc=$?; pid=
 check root_shell_restart_exit_0 test "$rc" -eq 0
 check root_shell_restart_kept_both test "$(sqlite3 "$rootdir/rootshell.db" "PRAGMA integrity_check; SELECT count(*) FROM sessions;
   SELECT count(*) FROM votes; SELECT count(*) FROM measurements" | tr '\n' ' ')" = "ok 2 3 2 "
+# The pages as well: fragvote installed (or built) inside a directory nobody
+# cannot enter, as a checkout in root's 0700 home (/root/fragvote) is. The
+# hub opened the pages' directory before the drop and reads each page
+# relative to it; before, serve stopped with "web pages not found".
+src=${FRAGVOTE_SRC:?run through ctest}
+mkdir -p "$rootdir/inst/bin" "$rootdir/inst/share/fragvote"
+cp "$bin" "$rootdir/inst/bin/fragvote"
+cp -r "$src/audience-web" "$rootdir/inst/share/fragvote/web"
+cp -r "$src/decks" "$rootdir/inst/share/fragvote/decks"
+(cd "$rootdir" && exec env -u SUDO_UID -u SUDO_GID -u DOAS_USER -u PKEXEC_UID "$rootdir/inst/bin/fragvote" serve \
+   --target 127.0.0.1 --port 0 --bind 127.0.0.1 --no-qr --db "$rootdir/pages.db" --script "$tmp/long.script" \
+   </dev/null >"$tmp/pages.out" 2>&1) &
+pid=$!
+port=$(fv_join_port "$tmp/pages.out" "$pid" 100)
+codes=$(for u in / /screen/ /presenter/ /style.css /privacy.html; do
+  curl -s -o /dev/null -w '%{http_code} ' --max-time 5 "http://127.0.0.1:$port$u"; done)
+pages_ids=$(ids_of "$pid")
+kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
+echo "pages from inside a 0700 directory of root's, served by $pages_ids: $codes"
+[ -n "$port" ] || cat "$tmp/pages.out"
+check root_shell_pages_hub_is_nobody test "$pages_ids" = "$nob $nob $nob 0000000000000000"
+check root_shell_pages_served test "$codes" = "200 200 200 200 200 "
 # A hosted hub (--prober remote) keeps no capability at all, and no helper.
 ids=$(running_ids "$tmp/remote.out" env DOAS_USER=nobody "$bin" serve --prober remote --port 0 --bind 127.0.0.1 \
   --no-qr --script "$tmp/long.script" --db "$tmp/remote.db")
