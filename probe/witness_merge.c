@@ -21,14 +21,19 @@ const char *probe_fact_basis_label(const struct probe_result *r, const struct pr
     return probe_basis_name(f->basis);
 }
 
-/* probe_fact_set_text (the far end's words are English only: no message;
+/* Whether the far end is what observed fact f. */
+static void far_bit(struct probe_result *r, const struct probe_fact *f, int far) {
+    if (far) r->witness.far_end |= fact_bit(r, f);
+    else r->witness.far_end &= ~fact_bit(r, f);
+}
+
+/* probe_fact_set_text (the arrival's words are English only: no message;
  * docs/LANGUAGES.md), and whether the far end is what observed it. */
 static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_answer a, enum probe_basis b, int far,
                      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_answer a, enum probe_basis b, int far,
                      const char *fmt, ...) {
-    if (far) r->witness.far_end |= fact_bit(r, f);
-    else r->witness.far_end &= ~fact_bit(r, f);
+    far_bit(r, f, far);
     char why[sizeof f->why];
     va_list ap;
     va_start(ap, fmt);
@@ -88,10 +93,15 @@ static void arrival(const struct probe_result *r, const char *where, char *buf, 
  * changed it. No router sets DF, but some clear it (firewalls, VPN
  * gateways; lab --cleardf): DF=0 on arrival against the kernel's rule for
  * this socket (DF=1) says a router cleared it, not that the host sent DF=0. */
-static void df_from_far_end(const struct probe_path_topology *topo, struct probe_result *r, const char *where) {
+static void df_from_far_end(const struct probe_path_topology *topo, struct probe_result *r, const char *where,
+                            const char *node) {
     int clears = probe_path_topology_clears_df(topo);
+    char witness[72];
+    snprintf(witness, sizeof witness, "%.64s", r->witness.target);
     if (r->witness.df) {
-        far_fact(r, &r->df, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, "DF=1 on arrival at %s (no router sets it)", where);
+        if (node) probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "why.far_df1_at", "node=%s", node);
+        else probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "why.far_df1_witness", "witness=%s", witness);
+        far_bit(r, &r->df, 1);
     } else if (r->df.answer == PROBE_ANS_YES) {
         /* the kernel's rule for this socket (the judge's, inferred) stands,
          * with the far end's words after it: English only, so no message */
@@ -99,8 +109,9 @@ static void df_from_far_end(const struct probe_path_topology *topo, struct probe
                clears ? topo->node[clears].name : "a router on the way");
         memset(&r->df.msg, 0, sizeof r->df.msg);
     } else {
-        far_fact(r, &r->df, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, 1, "DF=0 on arrival at %s (routers do not set it)",
-                 where);
+        if (node) probe_fact_set(&r->df, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.far_df0_at", "node=%s", node);
+        else probe_fact_set(&r->df, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.far_df0_witness", "witness=%s", witness);
+        far_bit(r, &r->df, 1);
     }
 }
 
@@ -115,8 +126,10 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
     const struct probe_spec *s = &r->spec;
     int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
     char where[80];
-    if (topo && probe_path_topology_node_of(topo, s->host) == topo->nnodes - 1)
-        snprintf(where, sizeof where, "%s", topo->node[topo->nnodes - 1].name);
+    const char *node = topo && probe_path_topology_node_of(topo, s->host) == topo->nnodes - 1
+                           ? topo->node[topo->nnodes - 1].name
+                           : NULL; /* the target is the path's last node: named as it */
+    if (node) snprintf(where, sizeof where, "%s", node);
     else snprintf(where, sizeof where, "the witness %.64s", r->witness.target);
     char seen[256];
     arrival(r, where, seen, sizeof seen);
@@ -126,7 +139,7 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
         far_fact(r, &r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, "%s", seen);
 
     /* ---- DF? ---- */
-    if (!v6 && r->witness.df >= 0 && r->df.basis != PROBE_BASIS_OBSERVED) df_from_far_end(topo, r, where);
+    if (!v6 && r->witness.df >= 0 && r->df.basis != PROBE_BASIS_OBSERVED) df_from_far_end(topo, r, where, node);
 
     /* ---- fragmented, and by whom? ---- */
     int arrived_frag = r->witness.frag_max > 0 ? 1 : r->witness.fragments == 0 ? 0 : -1;
@@ -185,13 +198,13 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
     } else {
         /* The witness could not see IP fragments (TCP without CAP_NET_RAW). */
         if (r->fragmented.basis == PROBE_BASIS_UNKNOWN && tcp && v6) {
-            far_fact(r, &r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED, 0,
-                     "TCP is never IP-fragmented by its sender and routers never fragment IPv6");
+            probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED, "why.tcp_v6", " ");
+            far_bit(r, &r->fragmented, 0);
             r->fragmenter = PROBE_FRAG_NONE;
         } else if (r->fragmented.basis == PROBE_BASIS_UNKNOWN && tcp && r->df.answer == PROBE_ANS_YES &&
                    !probe_path_topology_clears_df(topo)) {
-            far_fact(r, &r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED, 0,
-                     "TCP is never IP-fragmented by its sender and DF=1 forbids the routers");
+            probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED, "why.tcp_df1", " ");
+            far_bit(r, &r->fragmented, 0);
             r->fragmenter = PROBE_FRAG_NONE;
         }
         append(r->evidence, sizeof r->evidence, "; %s", seen);

@@ -151,6 +151,39 @@ static void test_a_silent_witness_leaves_the_near_end_with_a_note(void) {
     CHECK_CONTAINS(r.evidence, "no ICMP answer [the witness 203.0.113.2:33435 did not answer within 1000 ms]");
 }
 
+/* The far end's DF, and the TCP rules it settles, are messages (why.
+ * keys, docs/LANGUAGES.md) whose English is the why: at the lab's last
+ * node by its name, elsewhere at the witness by its address. */
+static void test_the_far_ends_df_and_tcp_whys_are_messages(void) {
+    struct probe_path_topology lab = check_probe_lab_path(0, 1500, 1500, 1500, 0);
+    static const char *const want[2][2] = {
+        {"DF=0 on arrival at the witness 203.0.113.2:33435 (routers do not set it)",
+         "DF=1 on arrival at the witness 203.0.113.2:33435 (no router sets it)"},
+        {"DF=0 on arrival at dst (routers do not set it)", "DF=1 on arrival at dst (no router sets it)"}};
+    for (int on_lab = 0; on_lab < 2; on_lab++)
+        for (int df = 0; df < 2; df++) {
+            struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DONT, 1400);
+            heard(&r, 1372, 0, 0, 62);
+            r.witness.df = df;
+            probe_witness_merge(on_lab ? &lab : NULL, &r);
+            CHECK_STR(r.df.why, want[on_lab][df]);
+            CHECK_STR(r.df.msg.key, on_lab ? (df ? "why.far_df1_at" : "why.far_df0_at")
+                                           : (df ? "why.far_df1_witness" : "why.far_df0_witness"));
+            char en[sizeof r.df.why];
+            fv_msg_text(&r.df.msg, en, sizeof en);
+            CHECK_STR(en, r.df.why);
+            CHECK_STR(probe_fact_basis_label(&r, &r.df), "observed (far end)");
+        }
+    struct probe_result r = near_end(PROBE_TCP6, PROBE_MODE_DONT, 1400);
+    heard(&r, 1328, 0, -1, 62);
+    probe_witness_merge(NULL, &r);
+    CHECK_STR(r.fragmented.msg.key, "why.tcp_v6");
+    char en[sizeof r.fragmented.why];
+    fv_msg_text(&r.fragmented.msg, en, sizeof en);
+    CHECK_STR(en, r.fragmented.why);
+    CHECK_STR(probe_fact_basis_label(&r, &r.fragmented), "inferred");
+}
+
 int main(void) {
     RUN(test_fragments_at_the_far_end_after_a_whole_departure_mean_a_router);
     RUN(test_df_cleared_on_the_way_keeps_the_hosts_df_and_names_the_cutter);
@@ -160,5 +193,6 @@ int main(void) {
     RUN(test_tcp6_unseen_fragments_are_settled_by_the_rules);
     RUN(test_the_near_ends_observation_is_kept);
     RUN(test_a_silent_witness_leaves_the_near_end_with_a_note);
+    RUN(test_the_far_ends_df_and_tcp_whys_are_messages);
     return check_summary();
 }
