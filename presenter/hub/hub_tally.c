@@ -174,7 +174,10 @@ void hub_status_soon(struct hub *h) {
 }
 
 /* New state messages, sent to screens and presenters and, with phones, to
- * phones; a tally soon. */
+ * phones; the tally built again at once. Not at the next tick: until then
+ * the rotation and a writeable would hand out the tally built for the
+ * state before (a phone got the revealed question's tally after the next
+ * question's voting state, e2e/test_serve_open_frames under ASan). */
 static void states_out(struct hub *h, int phones) {
     if (state_views(h) == 0) {
         for (struct hub_conn *c = h->conns.head; c; c = c->next) {
@@ -184,7 +187,7 @@ static void states_out(struct hub *h, int phones) {
                 hub_conn_send_later(c, h->bcast.state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
         }
     }
-    hub_tally_schedule(h);
+    hub_tally_now(h);
     hub_status_update(h, NULL);
 }
 
