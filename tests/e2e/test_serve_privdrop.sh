@@ -233,7 +233,7 @@ check root_shell_restart_exit_0 test "$rc" -eq 0
 check root_shell_restart_kept_both test "$(sqlite3 "$rootdir/rootshell.db" "PRAGMA integrity_check; SELECT count(*) FROM sessions;
   SELECT count(*) FROM votes; SELECT count(*) FROM measurements" | tr '\n' ' ')" = "ok 2 3 2 "
 # The pages as well: fragvote installed (or built) inside a directory nobody
-# cannot enter, as a checkout in root's 0700 home (/root/fragvote) is. The
+# cannot enter, as a checkout in root's 0700 home directory is. The
 # hub opened the pages' directory before the drop and reads each page
 # relative to it; before, serve stopped with "web pages not found".
 src=${FRAGVOTE_SRC:?run through ctest}
