@@ -92,6 +92,13 @@ function watch(page, who) {
     fs.appendFileSync(path.join(ART, 'console-errors.log'), `${who}: ${m.text()}\n`);
   });
 }
+/* Answers of 400 or more to page's requests go into list ("WHO: STATUS URL",
+ * or "STATUS URL" without who), the browser's own /favicon.ico aside. */
+function collectFailures(page, list, who) {
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !/\/favicon\.ico$/.test(r.url())) list.push(`${who ? who + ': ' : ''}${r.status()} ${r.url()}`);
+  });
+}
 async function text(page, sel) { return (await page.locator(sel).textContent()) || ''; }
 async function hidden(page, sel) { return page.locator(sel).evaluate((e) => e.hidden); }
 async function waitText(page, sel, want, ms) {
@@ -270,7 +277,7 @@ function run(main, ms) {
 
 module.exports = {
   env, BIN, SRC, NS_LAPTOP, NS_PHONES, ART, HERE, STEP_MS, PROBE_MS, PHONE,
-  check, checkEq, log, sleep, until, Console, frames, pageErrors, consoleErrors, watch, text, hidden, waitText,
+  check, checkEq, log, sleep, until, Console, frames, pageErrors, consoleErrors, watch, collectFailures, text, hidden, waitText,
   schemeOf, axe, onFirstScreen, fitsProjectors, readableOnProjectors, parsed, stateWithReveal,
   startServe, stopServe, joinOf, launchBrowser, run,
 };

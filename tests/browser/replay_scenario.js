@@ -15,7 +15,7 @@ const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
 const {
-  env, SRC, ART, HERE, STEP_MS, PROBE_MS, PHONE, check, checkEq, log, until, frames, pageErrors, consoleErrors, watch,
+  env, SRC, ART, HERE, STEP_MS, PROBE_MS, PHONE, check, checkEq, log, until, frames, pageErrors, consoleErrors, watch, collectFailures,
   text, hidden, waitText, parsed, axe, startServe, stopServe, joinOf, launchBrowser, run,
 } = require('./lib');
 
@@ -47,7 +47,7 @@ run(async (setAbort) => {
     const ctxA = await browser.newContext(PHONE);
     const A = await ctxA.newPage();
     watch(A, 'A');
-    A.on('response', (r) => { if (r.status() >= 400 && !/\/favicon\.ico$/.test(r.url())) failed.push(`${r.status()} ${r.url()}`); });
+    collectFailures(A, failed);
     await A.goto(joinUrl);
     await until('phone A joined', async () => (await text(A, '#roomchip')).includes(room));
 
@@ -130,7 +130,7 @@ run(async (setAbort) => {
     const ctxB = await browser.newContext(PHONE);
     const B = await ctxB.newPage();
     watch(B, 'B');
-    B.on('response', (r) => { if (r.status() >= 400 && !/\/favicon\.ico$/.test(r.url())) failed.push(`${r.status()} ${r.url()}`); });
+    collectFailures(B, failed);
     await B.goto(short);
     check(new URL(B.url()).search === `?room=${room}&replay=1`, 'B: /r leads to the room\'s replay', B.url());
     await until('B: the replay starts by itself', async () => !(await hidden(B, '#replay')));

@@ -15,7 +15,7 @@
 'use strict';
 const path = require('path');
 const {
-  ART, HERE, PHONE, check, checkEq, log, until, parsed, pageErrors, consoleErrors, watch, text, hidden, axe,
+  ART, HERE, PHONE, check, checkEq, log, until, parsed, pageErrors, consoleErrors, watch, collectFailures, text, hidden, axe,
   startServe, stopServe, joinOf, launchBrowser, run,
 } = require('./lib');
 
@@ -26,7 +26,7 @@ const SAMPLES = 5; /* phone.js RTT_SAMPLES */
 const failed = [];
 function watchAll(page, who) {
   watch(page, who);
-  page.on('response', (r) => { if (r.status() >= 400 && !/\/favicon\.ico$/.test(r.url())) failed.push(`${who}: ${r.status()} ${r.url()}`); });
+  collectFailures(page, failed, who);
 }
 
 /* The frames `who` received of type t. */
