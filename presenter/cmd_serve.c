@@ -283,10 +283,13 @@ static int open_files(struct serve *s) {
         fprintf(stderr, "fragvote serve: --tls-cert/--tls-key %s\n", err);
         return FV_EXIT_USAGE;
     }
-    if (s->web_dir <= 0 && (s->web_dir = hub_web_dir_open(NULL, s->web_path, sizeof s->web_path, err, sizeof err)) < 0) {
-        s->web_dir = 0;
-        fprintf(stderr, "fragvote serve: %s\n", err);
-        return FV_EXIT_FAIL;
+    if (s->web_dir <= 0) {
+        int dir = hub_web_dir_open(NULL, s->web_path, sizeof s->web_path, err, sizeof err);
+        if (dir < 0) {
+            fprintf(stderr, "fragvote serve: %s\n", err);
+            return FV_EXIT_FAIL;
+        }
+        s->web_dir = dir;
     }
     return FV_EXIT_OK;
 }
