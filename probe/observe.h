@@ -144,6 +144,13 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
  * merge. Pure. */
 void probe_rules_apply(const struct probe_path_topology *topo, struct probe_result *r);
 
+/* "fragmented?" on a path of known link MTUs for a packet of len bytes that
+ * left the host whole with DF=0, up to node last (probe/judge_links.c): yes,
+ * by the router before the first smaller link, or no; basis b
+ * (PROBE_BASIS_RULE: the rules' whys, else the recverr refinement's). Pure. */
+void probe_judge_links(const struct probe_path_topology *topo, int last, int len, enum probe_basis b,
+                       struct probe_result *r);
+
 /* The judge's rule (ip(7)): 1 when the kernel fragments this UDP datagram
  * itself, given the device's and the route's MTU. Pure. */
 int probe_judge_host_frags(const struct probe_spec *s, int dev_mtu, int path_mtu);

@@ -40,8 +40,7 @@ void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_r
                        r->icmp.hop[0] ? "why.recverr_df1_reached" : "why.recverr_df1", "mode=%s", probe_mode_name(s->mode));
         r->fragmenter = PROBE_FRAG_NONE;
     } else {
-        int node = topo ? probe_path_topology_last_node(topo, r) : -1, link = -1;
-        int bottleneck = node > 0 ? probe_path_topology_routed_mtu(topo, node, &link) : 0;
+        int node = topo ? probe_path_topology_last_node(topo, r) : -1;
         /* What left the host: the datagram whole (the host did not fragment
          * it), or for TCP one segment no larger than the route's MTU. */
         int len = s->size;
@@ -54,13 +53,8 @@ void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_r
         if (node < 0) {
             probe_fact_set(&r->fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "why.recverr_df0_unknown", " ");
             r->fragmenter = PROBE_FRAG_UNKNOWN;
-        } else if (bottleneck > 0 && len > bottleneck) {
-            probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_INFERRED, "why.recverr_router_must",
-                           "len=%d mtu=%d from=%s to=%s", len, bottleneck, topo->node[link].name, topo->node[link + 1].name);
-            r->fragmenter = PROBE_FRAG_ROUTER;
         } else {
-            probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_INFERRED, "why.recverr_fits", "len=%d", len);
-            r->fragmenter = PROBE_FRAG_NONE;
+            probe_judge_links(topo, node, len, PROBE_BASIS_INFERRED, r);
         }
     }
     snprintf(r->evidence, sizeof r->evidence, "%s (inferred: the unprivileged observer cannot see the wire)",

@@ -48,18 +48,9 @@ static void rule_evidence(struct probe_result *r) {
 
 /* Rule (d): 1 when it decided. */
 static int known_links(const struct probe_path_topology *topo, struct probe_result *r) {
-    int last = probe_path_topology_last_node(topo, r), link = -1;
+    int last = probe_path_topology_last_node(topo, r);
     if (last < 0) return 0;
-    int len = r->egress.first_len > 0 ? r->egress.first_len : r->spec.size;
-    int mtu = probe_path_topology_routed_mtu(topo, last, &link);
-    if (mtu > 0 && len > mtu) {
-        probe_fact_set(&r->fragmented, PROBE_ANS_YES, PROBE_BASIS_RULE, "why.rule_router_must",
-                       "len=%d mtu=%d from=%s to=%s", len, mtu, topo->node[link].name, topo->node[link + 1].name);
-        r->fragmenter = PROBE_FRAG_ROUTER;
-    } else {
-        probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_RULE, "why.rule_fits", "len=%d", len);
-        r->fragmenter = PROBE_FRAG_NONE;
-    }
+    probe_judge_links(topo, last, r->egress.first_len > 0 ? r->egress.first_len : r->spec.size, PROBE_BASIS_RULE, r);
     return 1;
 }
 
