@@ -8,20 +8,34 @@
 #include "fragprobe.h"
 #include "fv_msg.h"
 
+/* What each means for people is the catalogs' lab.NAME (a sentence: "drops
+ * every fragment that reaches it") and labbrief.NAME (a few words: "drops
+ * fragments"), their English read from msg/ (docs/LANGUAGES.md): the
+ * terminal, the evidence and the pages say the same words, and a change of
+ * wording is one edit of audience-web/i18n-en.json. */
 static const struct {
     unsigned bit;
-    const char *name, *says; /* the brief words are the catalogs' labbrief.NAME (brief_of) */
+    const char *name;
 } behaviours[PROBE_LAB_BEHAVIOURS] = {
-    {PROBE_LAB_RATELIMIT, "ratelimit",
-     "keeps Linux's default ICMP rate limits (Time Exceeded to one host: a burst of 6, then 1 a second over IPv4)"},
-    {PROBE_LAB_DROPFRAG, "dropfrag", "drops every fragment that reaches it"},
-    {PROBE_LAB_BLACKHOLE, "blackhole", "drops the ICMP errors it forwards (a PMTUD black hole; its own still go out)"},
-    {PROBE_LAB_SILENT, "silent", "sends no Time Exceeded"},
-    {PROBE_LAB_NAT, "nat", "masquerades IPv4 with conntrack (a home or venue router: it reassembles IPv4 fragments)"},
-    {PROBE_LAB_CLEARDF, "cleardf",
-     "clears the DF bit of the whole IPv4 packets it forwards (some firewalls and VPN gateways do; the rules say no "
-     "router does)"},
+    {PROBE_LAB_RATELIMIT, "ratelimit"}, {PROBE_LAB_DROPFRAG, "dropfrag"}, {PROBE_LAB_BLACKHOLE, "blackhole"},
+    {PROBE_LAB_SILENT, "silent"},       {PROBE_LAB_NAT, "nat"},           {PROBE_LAB_CLEARDF, "cleardf"},
 };
+
+/* The English of the catalog's family.NAME for behaviour i (family "lab" or
+ * "labbrief"), its name should the catalog lack it (the catalog test keeps
+ * that from shipping). */
+static const char *words_of(int i, const char *family) {
+    char key[FV_MSG_KEY_MAX];
+    snprintf(key, sizeof key, "%s.%s", family, behaviours[i].name);
+    const char *t = fv_msg_en(key);
+    return t ? t : behaviours[i].name;
+}
+
+/* A joint or phrase of the catalog's lab. family ("lab.and"), its English. */
+static const char *lab_en(const char *key, const char *fallback) {
+    const char *t = fv_msg_en(key);
+    return t ? t : fallback;
+}
 
 const char *probe_lab_behaviour_name(unsigned bit) {
     for (int i = 0; i < PROBE_LAB_BEHAVIOURS; i++)
@@ -31,7 +45,7 @@ const char *probe_lab_behaviour_name(unsigned bit) {
 
 const char *probe_lab_behaviour_says(unsigned bit) {
     for (int i = 0; i < PROBE_LAB_BEHAVIOURS; i++)
-        if (behaviours[i].bit == bit) return behaviours[i].says;
+        if (behaviours[i].bit == bit) return words_of(i, "lab");
     return NULL;
 }
 
@@ -65,35 +79,26 @@ int probe_lab_config_add(struct probe_lab_config *cfg, unsigned bit, const char 
     return 0;
 }
 
-/* Behaviour i in a few words ("drops fragments", the path picture's): the
- * catalogs' labbrief.NAME, its English from msg/ (docs/LANGUAGES.md), so the
- * terminal and the pages say the same. */
-static const char *brief_of(int i) {
-    char key[FV_MSG_KEY_MAX];
-    snprintf(key, sizeof key, "labbrief.%s", behaviours[i].name);
-    const char *t = fv_msg_en(key);
-    return t ? t : behaviours[i].name;
-}
-
 void probe_lab_node_does(const struct probe_lab *lab, int node, int brief, const char *and_, char *buf, size_t len) {
     size_t n = 0;
     if (len) buf[0] = '\0';
     if (node < 1 || node + 1 >= lab->nnodes) return;
     for (int i = 0; i < PROBE_LAB_BEHAVIOURS && n < len; i++)
         if (lab->cfg.behave[node] & behaviours[i].bit)
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? and_ : "", brief ? brief_of(i) : behaviours[i].says);
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? and_ : "", words_of(i, brief ? "labbrief" : "lab"));
 }
 
 void probe_lab_behaviours_text(const struct probe_lab *lab, int reassembly, char *buf, size_t len) {
     size_t n = 0;
+    const char *then = lab_en("lab.then", "; ");
     if (len) buf[0] = '\0';
     for (int k = 1; k + 1 < lab->nnodes && n < len; k++) {
         char does[512];
-        probe_lab_node_does(lab, k, 0, " and ", does, sizeof does);
+        probe_lab_node_does(lab, k, 0, lab_en("lab.and", " and "), does, sizeof does);
         if (reassembly && lab->cfg.reassemble == k)
-            n += (size_t)snprintf(buf + n, len - n, "%s%s reassembles fragments (conntrack defrag)", n ? "; " : "",
-                                  lab->name[k]);
-        if (does[0] && n < len) n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? "; " : "", lab->name[k], does);
+            n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? then : "", lab->name[k],
+                                  lab_en("lab.reassembles", "reassembles fragments"));
+        if (does[0] && n < len) n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? then : "", lab->name[k], does);
     }
 }
 
