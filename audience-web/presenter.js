@@ -42,7 +42,7 @@ fvI18n.use(fvParam('lang') || 'en', function () {
     if (text) errTimer = setTimeout(function () { fvText('error', ''); }, ERROR_SHOW_MS);
   }
 
-  /* What the quiz accepts now (presenter/room/quiz.c) and the one step that
+  /* What the quiz accepts now (fragvote/room/quiz.c) and the one step that
    * moves the talk on: the highlighted button. */
   function plan(s) {
     var q = s.q, first = q.pos === 0;

@@ -1,5 +1,5 @@
 /* SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104): voter tokens are stored
- * as hashes and authenticated with a per-session key (presenter/room/room_token.c). */
+ * as hashes and authenticated with a per-session key (fragvote/room/room_token.c). */
 #include <stdint.h>
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * (passed, fragmented into which pieces, reassembled, dropped with which
  * ICMP, expired, arrived, silent). Built from a finished probe_result and a
  * topology passed in (the lab's, or what TTL discovery found) -- never looked
- * up. JSON shape (presenter/measure/path_json.c) and the meaning of each
+ * up. JSON shape (fragvote/measure/path_json.c) and the meaning of each
  * field: docs/PROBE.md, "The path". */
 #ifndef FRAGPROBE_PATH_H
 #define FRAGPROBE_PATH_H

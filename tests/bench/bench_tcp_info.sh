@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark (not a ctest test): what the hub's keepalive sweep pays per
 # connection to read the socket's received bytes (getsockopt TCP_INFO,
-# presenter/hub/hub_conn.c rx_bytes), on N accepted loopback connections.
+# fragvote/hub/hub_conn.c rx_bytes), on N accepted loopback connections.
 # Usage: tests/bench/bench_tcp_info.sh [N]   (default 2000; needs 2N+16 open files)
 set -euo pipefail
 n=${1:-2000}

@@ -1,4 +1,4 @@
-/* The venue check's pure judges (presenter/check/check_judge.c) on canned
+/* The venue check's pure judges (fragvote/check/check_judge.c) on canned
  * facts: each ✔ and ✘ a check can print, and what the summary counts. */
 #include <linux/capability.h>
 

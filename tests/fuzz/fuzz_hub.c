@@ -1,7 +1,7 @@
 /* libFuzzer target: one client websocket message, as the hub handles it.
  *
- * The hub's own decoder hub_parse_client() (presenter/hub/hub_parse.c, what
- * on_message() in presenter/hub/hub_conn.c calls before anything else), then the
+ * The hub's own decoder hub_parse_client() (fragvote/hub/hub_parse.c, what
+ * on_message() in fragvote/hub/hub_conn.c calls before anything else), then the
  * steps on_hello / on_vote / on_cmd / on_auth take with its result, on the real
  * room and quiz over an in-memory store (token check, join, vote check,
  * batched vote and commit, action names) and the hub's own reply builders with
@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     setup();
     char err[256];
     struct hub_client_msg msg, *m = &msg;
-    /* The hub's own decoder: on_message() in presenter/hub/hub_conn.c calls it first. */
+    /* The hub's own decoder: on_message() in fragvote/hub/hub_conn.c calls it first. */
     if (hub_parse_client((const char *)data, size, HUB_COUNTDOWN_MAX_S, m, err, sizeof err) < 0) {
         if (!err[0]) abort(); /* a refusal always says why (it becomes the close reason) */
         return 0;

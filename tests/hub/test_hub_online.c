@@ -1,4 +1,4 @@
-/* The counting set of not-yet-voting tokens (presenter/hub/hub_online.c): one
+/* The counting set of not-yet-voting tokens (fragvote/hub/hub_online.c): one
  * entry per distinct token however many connections it has, gone with its
  * last connection, and every other token still found after deletions shift
  * the probe runs (checked against a plain array of counts). */

@@ -2,21 +2,21 @@
 # The direction of the layers as link facts (issue 16, docs/ARCHITECTURE.md).
 # Two kinds of evidence, both from the build:
 #  - undefined symbols of each built library (nm -u): only the hub library
-#    (presenter/hub) and the laptop's link to a hosted hub
-#    (presenter/present/present_link.c) reference lws_; the hub references
+#    (fragvote/hub) and the laptop's link to a hosted hub
+#    (fragvote/laptop/present_link.c) reference lws_; the hub references
 #    nothing of the store (db_, sqlite3_: it goes through the room); probe/ references nothing of the store
 #    (db_, sqlite3_) or of lws; score/ references nothing of the store, the
-#    probe, jansson, lws or the presenter; the subcommands (libfragcommands.a)
-#    run no SQL of their own (sqlite3_); the local prober (presenter/prober)
-#    and the seam it implements (presenter/seam) reference nothing of the
+#    probe, jansson, lws or the program (fragvote/); the subcommands (libfragcommands.a)
+#    run no SQL of their own (sqlite3_); the local prober (fragvote/probe_worker)
+#    and the prober interface it implements (fragvote/prober_api) reference nothing of the
 #    store or the room (db_, sqlite3_, room_, quiz_) or of lws; nor does
-#    serve's privileged helper and its wire (presenter/privsep: the helper
+#    serve's privileged helper and its wire (fragvote/privsep: the helper
 #    process runs the probe engine, nothing of the room, store or hub);
 #  - link lines: cmake/layers.cmake links each library alone, whole archive,
 #    into build/layers/link_alone_<lib> with --no-as-needed, so the program's
 #    NEEDED entries are the shared libraries the library's own link line
 #    carries. The room, the console (and every part below the hub) carry no
-#    libwebsockets; probe/, the seam and the local prober carry no sqlite3
+#    libwebsockets; probe/, the prober interface and the local prober carry no sqlite3
 #    or jansson (nothing of the store, not even through the room); score/
 #    qkind/ and clock/ only libc;
 #  - include closures: the compiler's depfiles of the hub's objects name no
@@ -42,49 +42,49 @@ none() { # none NAME TEXT: TEXT must be empty; else it is shown
   [ -z "$text" ] || found+="$name:"$'\n'"$text"$'\n'
 }
 
-presenter_libs="common/libfragcommon.a measure/libfragmeasure.a deck/libfragdeck.a room/libfragroom.a
-  seam/libfragseam.a prober/libfragprober.a privsep/libfragprivsep.a hub/libfraghub.a console/libfragconsole.a export/libfragexport.a
-  replay/libfragreplay.a cli/libfragcli.a present/libfragpresent.a libfragcommands.a"
-for lib in $presenter_libs; do
-  check "built_$(basename "$lib" .a)" test -s "$build/presenter/$lib"
+program_libs="common/libfragcommon.a measure/libfragmeasure.a deck/libfragdeck.a room/libfragroom.a
+  prober_api/libfragproberapi.a probe_worker/libfragprobeworker.a privsep/libfragprivsep.a hub/libfraghub.a console/libfragconsole.a export/libfragexport.a
+  replay/libfragreplay.a cli/libfragcli.a laptop/libfraglaptop.a libfragcommands.a"
+for lib in $program_libs; do
+  check "built_$(basename "$lib" .a)" test -s "$build/fragvote/$lib"
 done
 for lib in clock/libfragclock.a msg/libfragmsg.a probe/libfragprobe.a score/libfragscore.a qkind/libfragqkind.a db/libfragdb.a; do
   check "built_$(basename "$lib" .a)" test -s "$build/$lib"
 done
 
 # Symbols: lws_ only from the hub.
-check hub_references_lws test -n "$(undef presenter/hub/libfraghub.a ' U lws_')"
-for lib in $presenter_libs; do
+check hub_references_lws test -n "$(undef fragvote/hub/libfraghub.a ' U lws_')"
+for lib in $program_libs; do
   [ "$lib" = hub/libfraghub.a ] && continue
-  none "$(basename "$lib" .a)_references_no_lws" "$(undef "presenter/$lib" ' U lws_' | grep -v ':present_link\.c\.o:')"
+  none "$(basename "$lib" .a)_references_no_lws" "$(undef "fragvote/$lib" ' U lws_' | grep -v ':present_link\.c\.o:')"
 done
-check present_link_references_lws test -n "$(undef presenter/present/libfragpresent.a ' U lws_' | grep ':present_link\.c\.o:')"
+check present_link_references_lws test -n "$(undef fragvote/laptop/libfraglaptop.a ' U lws_' | grep ':present_link\.c\.o:')"
 # The hub reaches the store only through the room (room_write_run's wait,
 # quiz_kind_name): no symbol of the store or of SQLite in fraghub.
-none hub_references_no_store "$(undef presenter/hub/libfraghub.a ' U (db_|sqlite3_)')"
+none hub_references_no_store "$(undef fragvote/hub/libfraghub.a ' U (db_|sqlite3_)')"
 none probe_references_no_store "$(undef probe/libfragprobe.a ' U (db_|sqlite3_|lws_)')"
-for lib in prober/libfragprober.a seam/libfragseam.a privsep/libfragprivsep.a; do
-  none "$(basename "$lib" .a)_references_no_store_or_room" "$(undef "presenter/$lib" ' U (db_|sqlite3_|room_|quiz_|lws_)')"
+for lib in probe_worker/libfragprobeworker.a prober_api/libfragproberapi.a privsep/libfragprivsep.a; do
+  none "$(basename "$lib" .a)_references_no_store_or_room" "$(undef "fragvote/$lib" ' U (db_|sqlite3_|room_|quiz_|lws_)')"
 done
 none db_references_no_lws "$(undef db/libfragdb.a ' U lws_')"
 # Not even in reach: no hub object is compiled with a header of db/ (db.h,
 # ...) or sqlite3.h in its include closure, as the compiler's depfiles of the
 # build (CMake's <object>.d) list it. The room links the store PRIVATE and
 # room.h, quiz.h, deck.h name no db.h (enum qkind is qkind/'s).
-hubdeps=$(find "$build/presenter/hub" -name '*.c.o.d' 2>/dev/null)
+hubdeps=$(find "$build/fragvote/hub" -name '*.c.o.d' 2>/dev/null)
 check hub_depfiles_read test -n "$hubdeps"
 none hub_compiles_without_store \
-  "$( [ -z "$hubdeps" ] || grep -oE '(^|[[:space:]/])(db/[A-Za-z0-9_]+\.h|sqlite3\.h)' $hubdeps | sed 's|^.*/presenter/hub/||' | sort -u)"
+  "$( [ -z "$hubdeps" ] || grep -oE '(^|[[:space:]/])(db/[A-Za-z0-9_]+\.h|sqlite3\.h)' $hubdeps | sed 's|^.*/fragvote/hub/||' | sort -u)"
 # The probe's internal headers stay inside probe/ (and its tests): no object
-# of the program under presenter/ is compiled with the wire decoders, the
+# of the program under fragvote/ is compiled with the wire decoders, the
 # observers' interface or the sender's header in its include closure.
-presdeps=$(find "$build/presenter" -name '*.c.o.d' 2>/dev/null)
-check presenter_depfiles_read test -n "$presdeps"
-none presenter_compiles_without_probe_internals \
-  "$( [ -z "$presdeps" ] || grep -lE '/probe/(probe_wire|observe|send|base|witness|lab_internal)\.h' $presdeps | sed 's|^.*/presenter/||' | sort -u)"
+presdeps=$(find "$build/fragvote" -name '*.c.o.d' 2>/dev/null)
+check program_depfiles_read test -n "$presdeps"
+none program_compiles_without_probe_internals \
+  "$( [ -z "$presdeps" ] || grep -lE '/probe/(probe_wire|observe|send|base|witness|lab_internal)\.h' $presdeps | sed 's|^.*/fragvote/||' | sort -u)"
 # The subcommands run no SQL of their own: the store is db/'s (serve's console
 # reads a revealed result from the room, console/console_result.c).
-none commands_reference_no_sqlite "$(undef presenter/libfragcommands.a ' U sqlite3_')"
+none commands_reference_no_sqlite "$(undef fragvote/libfragcommands.a ' U sqlite3_')"
 none score_references_only_libc "$(undef score/libfragscore.a ' U (db_|sqlite3_|lws_|json_|probe_|quiz_|room_|hub_)')"
 # qkind/: the kinds' names, strcmp and nothing else (the sanitizers' hooks aside).
 none qkind_references_only_strcmp "$(undef qkind/libfragqkind.a ' U ' | grep -Ev ' U (strcmp|__stack_chk_fail|__(asan|ubsan|sanitizer)_.*)$')"
@@ -95,16 +95,16 @@ none clock_references_only_clock_gettime "$(undef clock/libfragclock.a ' U ' | g
 none msg_references_only_libc "$(undef msg/libfragmsg.a ' U ' | grep -Ev ' U (fv_msg_[a-z_]+|strcmp|strchr|strlen|memcpy|memset|snprintf|vsnprintf|bsearch|__stack_chk_fail|__(snprintf|vsnprintf|memcpy|memset)_chk|__(asan|ubsan|sanitizer)_.*)$')"
 
 # Link lines.
-for lib in fragclock fragmsg fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragseam fragroom fragprober fragprivsep fraghub fragconsole \
-           fragexport fragreplay fragcli fragpresent fragcommands; do
+for lib in fragclock fragmsg fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragproberapi fragroom fragprobeworker fragprivsep fraghub fragconsole \
+           fragexport fragreplay fragcli fraglaptop fragcommands; do
   check "linked_alone_$lib" test -n "$(needed $lib)"
 done
 check hub_links_lws test -n "$(needed fraghub | grep libwebsockets)"
-for lib in fragcommon fragmeasure fragdeck fragseam fragroom fragprober fragprivsep fragconsole fragexport fragcli fragdb fragprobe; do
+for lib in fragcommon fragmeasure fragdeck fragproberapi fragroom fragprobeworker fragprivsep fragconsole fragexport fragcli fragdb fragprobe; do
   none "${lib}_links_no_lws" "$(needed $lib | grep libwebsockets)"
 done
 none probe_links_no_store "$(needed fragprobe | grep -E 'sqlite|jansson|websockets')"
-for lib in fragseam fragprober; do # the local prober reaches the store neither itself nor through the room
+for lib in fragproberapi fragprobeworker; do # the local prober reaches the store neither itself nor through the room
   none "${lib}_links_no_store" "$(needed $lib | grep -E 'sqlite|jansson|websockets')"
 done
 none privsep_links_no_store "$(needed fragprivsep | grep -E 'sqlite|websockets')" # jansson: results as JSON

@@ -92,7 +92,7 @@ trap 'exit 130' INT TERM
 ulimit -n "$(ulimit -Hn)"
 
 if rev=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null); then
-    git -C "$SRC" diff --quiet HEAD -- presenter db || rev="$rev+uncommitted changes in presenter/ or db/"
+    git -C "$SRC" diff --quiet HEAD -- fragvote db || rev="$rev+uncommitted changes in fragvote/ or db/"
 else
     rev="not a git checkout ($(cat "$SRC/REV" 2>/dev/null || echo unknown))"
 fi

@@ -42,7 +42,7 @@ cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/st
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -keyout "$OUT/key.pem" -out "$OUT/cert.pem" \
   >/dev/null 2>&1 || { echo "openssl failed" >&2; exit 2; }
 rev=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)
-git -C "$SRC" diff --quiet HEAD -- presenter db deploy 2>/dev/null || rev="$rev+uncommitted changes"
+git -C "$SRC" diff --quiet HEAD -- fragvote db deploy 2>/dev/null || rev="$rev+uncommitted changes"
 echo "# $(date -u +%FT%TZ) $(uname -sr), $(nproc) CPUs, $("$NGINX" -v 2>&1 | sed 's/.*: //'), source $rev; raw output in $OUT"
 echo "idle before the vote: $IDLE_S s, window $WINDOW_MS ms"
 echo "| mode | phones | load avg before | joined | acked | errors | SQLite votes | ack p50/p90/p99/max ms | tally p99 ms | server CPU s (connect/vote) | nginx CPU s | generator CPU s |"

@@ -1,6 +1,6 @@
 /* The load generator's engine: one libwebsockets client context holding every
  * phone, the screen and the presenter, driven on one thread by a libev loop
- * (epoll) that we own, as presenter/hub/hub.c does for the server; a ticker
+ * (epoll) that we own, as fragvote/hub/hub.c does for the server; a ticker
  * thread only wakes the loop (lws_cancel_service) every millisecond so the
  * vote schedule and the phase deadlines run on time.
  *

@@ -1,4 +1,4 @@
-/* serve's privileged helper and its hub (presenter/privsep/, issue 36 item
+/* serve's privileged helper and its hub (fragvote/privsep/, issue 36 item
  * 11): the messages' parsers on canned bytes (every malformed request is
  * refused, nothing else than "run SEQ TEST" of the deck and "quit" is
  * understood); the helper's real loop on a real socketpair (a refused

@@ -1,4 +1,4 @@
-/* The room's side of the prober seam (prober.h) on a real SQLite file:
+/* The room's side of the prober interface (prober.h) on a real SQLite file:
  * request ids, the one cache of results (a prefetch held until measure, a
  * result reused by the test's other questions, a rerun asking afresh), the
  * pending list a reconnecting prober reads, the results refused, and a

@@ -1,0 +1,54 @@
+/* The group commit (hub_batch.c), on the loop's thread. Internal to fragvote/hub. */
+#ifndef FRAGVOTE_HUB_BATCH_H
+#define FRAGVOTE_HUB_BATCH_H
+
+#include "room.h"
+
+struct hub;
+struct hub_conn;
+
+enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE, HUB_OP_REPLAY }; /* replay: an answer to the self-paced replay */
+struct hub_op {
+    enum hub_op_kind kind;
+    struct hub_conn *conn;         /* NULL once it closed */
+    long long id;                  /* vote: the phone's id (0..HUB_ID_MAX), -1 none */
+    int pos, yes;
+    enum confidence conf;          /* vote: its confidence (CONFIDENCE_NONE: none) */
+    int voter;                     /* vote: the voter index, -1 while its token has none (the batch makes it) */
+    char token[ROOM_TOKEN_HEX + 1];
+    int result;                    /* after the batch: voter index / 0 ok / 1 refused / -1 error */
+    int wi;                        /* vote: its write in hub_batch.writes, -1 none (refused before) */
+    char err[160];
+    long long read_us;             /* when the hub read it (fv_clock_us) */
+};
+
+/* The group commit's state, embedded in struct hub (h->batch) and read or
+ * written only by hub_batch.c; other files ask hub_batch_pending and
+ * hub_batch_busy. Two arrays of ops swap: one collects the next batch while
+ * the other is in flight. */
+struct hub_batch {
+    struct hub_op *ops;            /* collecting for the next batch */
+    int nops, capops;
+    struct hub_op *job;            /* the batch in flight (or being answered) */
+    int njob, capjob;
+    struct room_write *writes;     /* its writes, the store thread's while store_busy */
+    int nwrites, capwrites;
+    int store_busy;                /* a batch is with the store thread */
+};
+
+/* A join or vote of c for the next batch (zeroed but for kind and conn;
+ * arms HUB_T_BATCH), or NULL out of memory. */
+struct hub_op *hub_batch_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind);
+void hub_batch_forget(struct hub *h, const struct hub_conn *c); /* c closed: its ops answer no one */
+void hub_batch_flush(struct hub *h);            /* group commit: plan the batch, hand it to the store thread */
+/* The store thread's commit done? Then the acks. wait_ms: how long to wait
+ * for it (0 not at all, -1 as long as it takes). 0 when no batch is in
+ * flight any more, -1 when one still is. */
+int hub_batch_complete(struct hub *h, int wait_ms);
+int hub_batch_quiesce(struct hub *h);           /* no batch in flight on return (before the loop writes itself) */
+
+int hub_batch_pending(const struct hub *h);  /* joins or votes are collected for the next batch */
+int hub_batch_busy(const struct hub *h);     /* a batch is with the store thread */
+void hub_batch_free(struct hub *h);          /* hub_free: the arrays (no batch in flight any more) */
+
+#endif

@@ -1,0 +1,75 @@
+/* The hub's connections (hub_conns.c): the list of open websockets, the
+ * counts per role, the walks over the list (the keepalive sweep, the
+ * phones' tally rotation), who is online (voters and newcomers), the
+ * phones per address, admission and eviction. On the loop's thread, but
+ * the counts per role, which any thread may read. Internal to
+ * fragvote/hub. */
+#ifndef FRAGVOTE_HUB_CONNS_H
+#define FRAGVOTE_HUB_CONNS_H
+
+#include <stdatomic.h>
+
+#include "hub_addrs.h"
+#include "hub_online.h"
+
+struct hub_conn;
+struct hub_peer;
+
+enum hub_role { HUB_AUDIENCE, HUB_SCREEN, HUB_PRESENTER, HUB_NROLES };
+
+/* Walks over the list that outlive a connection: when the one a cursor
+ * points at leaves, the cursor moves on to the next. */
+enum hub_cursor {
+    HUB_CUR_SWEEP,                 /* the keepalive sweep's next connection (NULL: a new round) */
+    HUB_CUR_ROTATION,              /* the phones' tally rotation's next (NULL: the list's head; hub_tally.c) */
+    HUB_CURSORS
+};
+
+struct hub_conns {
+    struct hub_conn *head;         /* all open connections, newest first (linked through hub_conn.prev/next) */
+    struct hub_conn *cursor[HUB_CURSORS];
+    atomic_int n_role[HUB_NROLES]; /* open websockets per role; hub_snapshot reads them live */
+    int cap;                       /* websockets the descriptors allow (hub_fd.conn_cap) */
+    int ping_ms, idle_ms;          /* keepalive, see HUB_PING_S / HUB_IDLE_S */
+    int sweep_slice;               /* connections the sweep's next step visits (hub_conns_sweep_plan) */
+    struct hub_addrs addrs;        /* open audience websockets per address (hub_addrs.c) */
+    struct hub_voters voters;      /* per voter index its open connections (a phone back after a
+                                    * wifi blip, or a second tab, while the old one lingers; hub_online.h) */
+    struct hub_online newcomers;   /* tokens welcomed on an open connection that have not voted */
+    unsigned long tokens_minted;   /* fresh tokens issued by hello */
+    unsigned long voters_refused;  /* first votes refused by the per-address new-voter cap */
+    unsigned long conns_refused;   /* upgrades refused: the address's share, or the room full */
+    unsigned long resumes_refused; /* hellos refused: one identity reconnecting too often (HUB_RESUME_RATE) */
+    unsigned long conns_evicted;   /* phones that never said hello closed to make room */
+};
+
+/* The tables for cap connections, per_addr phones per address (0: no
+ * cap); 0, or -1 (getrandom or memory failed). */
+int hub_conns_init(struct hub_conns *cs, int cap, int per_addr, int ping_ms, int idle_ms);
+void hub_conns_free(struct hub_conns *cs);
+int hub_conns_total(const struct hub_conns *cs); /* open websockets of every role */
+/* Whether a websocket upgrade may proceed (issue 36, item 4): a phone
+ * (audience) from peer only within its address's share (hub_addrs,
+ * HUB_WS_PER_ADDR) and below the HUB_CONN_RESERVE places kept for screens
+ * and presenter pages; anyone while the room has a place, or one a phone
+ * that never said hello gives up (it is closed with 1013). 0 admitted, 1
+ * admitted in an evicted phone's place (conns_evicted), -1 refused
+ * (conns_refused). */
+int hub_conns_admit(struct hub_conns *cs, const struct hub_peer *peer, int audience);
+int hub_conns_full(const struct hub_conns *cs); /* the backstop after hub_conns_admit: so many open that no more */
+/* c (established, its role and peer set) joins the list and the counts.
+ * 0, or -1 when its address filled its share meanwhile: c is being closed
+ * and counted in conns_refused. */
+int hub_conns_add(struct hub_conns *cs, struct hub_conn *c);
+void hub_conns_remove(struct hub_conns *cs, struct hub_conn *c); /* c closed: out of the list (cursors move on) */
+void hub_conns_closed(struct hub_conns *cs, struct hub_conn *c); /* ... then out of the counts and the online */
+/* The keepalive sweep (HUB_T_SWEEP): hub_conns_sweep_plan sizes the next
+ * step (its slice of the connections) and returns in how many ms the step
+ * after it is due; hub_conns_sweep then visits that slice (pings the quiet,
+ * closes the silent and the byte flooders). */
+long long hub_conns_sweep_plan(struct hub_conns *cs);
+void hub_conns_sweep(struct hub_conns *cs);
+unsigned long long hub_conn_rx_bytes(struct hub_conn *c); /* its socket's bytes received (TCP_INFO); 0 unknown */
+const struct hub_peer *hub_conn_peer(const struct hub_conn *c); /* its client's address (the throttles') */
+
+#endif

@@ -1,0 +1,38 @@
+/* The hub's HTTP side (hub_http.c): the pages (static files, the screen's
+ * and the presenter's page, /qr.svg), the headers every answer carries, the
+ * per-address request throttle and what is refused (methods, bodies,
+ * CONNECT). Internal to fragvote/hub. */
+#ifndef FRAGVOTE_HUB_HTTP_H
+#define FRAGVOTE_HUB_HTTP_H
+
+#include <libwebsockets.h>
+#include <stddef.h>
+
+#include "hub_origin.h"
+
+struct hub_http {
+    char web_root[4096];           /* the pages' directory */
+    struct lws_http_mount mounts[4]; /* /qr.svg, /screen, /presenter, / (all callbacks) */
+    unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the join URL's QR code as SVG, ready for lws_write */
+    size_t qr_len;
+    struct hub_static *files;      /* the web root's files, answered from memory (hub_static.c) */
+    char frame[HUB_FRAME_SOURCES_MAX + 1]; /* who may frame the projector's page (CSP frame-ancestors); "": nobody */
+};
+
+/* The headers of every answer (content-security-policy, nosniff): lws's info.headers. */
+extern const struct lws_protocol_vhost_options hub_http_headers;
+
+/* Mounts the pages: web_dir (> 0) the directory hub_web_dir_open opened
+ * (taken over, also on failure; web_root then only names it), else it
+ * opens web_root (NULL or "": next to the binary) itself; frame_ancestors
+ * (NULL or "": none): the sites that may frame the projector's page
+ * (hub_origin.h). 0, or -1 with err. */
+int hub_http_init(struct hub_http *x, const char *web_root, int web_dir, const char *frame_ancestors, char *err,
+                  size_t errlen);
+/* /qr.svg's body: the QR code of join_url. 0, or -1 with err. */
+int hub_http_qr(struct hub_http *x, const char *join_url, char *err, size_t errlen);
+void hub_http_free(struct hub_http *x);
+/* The "http" protocol's callback (lws's context user is the struct hub). */
+int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
+
+#endif

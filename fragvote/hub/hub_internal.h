@@ -1,0 +1,110 @@
+/* Internals shared by fragvote/hub*.c; not for other components. */
+#ifndef FRAGVOTE_HUB_INTERNAL_H
+#define FRAGVOTE_HUB_INTERNAL_H
+
+#include <libwebsockets.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "hub.h"
+#include "hub_action.h"
+#include "hub_acklat.h"
+#include "hub_addrs.h"
+#include "hub_batch.h"
+#include "hub_conns.h"
+#include "fv_clock.h"
+#include "hub_ev.h"
+#include "hub_fd.h"
+#include "hub_guard.h"
+#include "hub_http.h"
+#include "hub_mailbox.h"
+#include "hub_online.h"
+#include "leaderboard.h"
+#include "hub_parse.h"
+#include "hub_prober.h"
+#include "hub_proxy.h"
+#include "hub_replay.h"
+#include "hub_rtt.h"
+#include "hub_send.h"
+#include "hub_tally.h"
+#include "room_view.h"
+
+#define HUB_PROTOCOL_VERSION 1
+#define HUB_BATCH_MAX 4096         /* operations per group commit before it is flushed early */
+#define HUB_SECRET_MAX 128
+#define HUB_SERV_BUF 32768         /* lws's service buffer: an HTTP write goes out in sends of at most this */
+
+/* The hub's deadlines: one lws_sorted_usec_list_t each in struct hub. */
+enum hub_timer_id {
+    HUB_T_BATCH,                   /* the group commit's batch is due (hub_batch.c) */
+    HUB_T_TALLY,                   /* the next tally tick (HUB_TALLY_HZ) */
+    HUB_T_ROTATION,                /* the phones' tally rotation's next step (HUB_ROTATION_MS) */
+    HUB_T_CLOSE,                   /* the voting timer closes the question (close_due) */
+    HUB_T_SWEEP,                   /* the keepalive sweep (hub_conns.c) */
+    HUB_T_FLUSH,                   /* hub_run's quit flush ends (HUB_QUIT_FLUSH_MS) */
+    HUB_T_STATE,                   /* a debounced state change goes out (hub_state_soon) */
+    HUB_TIMERS
+};
+
+struct hub {
+    struct hub_config cfg;
+    char secret[HUB_SECRET_MAX];
+    char join_url[512];
+    struct hub_http http;          /* the pages, /qr.svg (hub_http.c) */
+    struct room *room;
+    struct lws_context *ctx;
+    struct lws_vhost *vhost;
+    int port;
+    struct lws_protocols protocols[5];
+    lws_retry_bo_t no_validity;    /* all zero: lws keeps no per-connection validity timer */
+    struct hub_actions act;        /* the voting timer (hub_action.c) */
+    atomic_int stop;
+    struct hub_ev ev;              /* libev's loop, or ev.loop NULL: lws's poll loop (hub_ev.c) */
+    int running;
+
+    struct hub_fd fd;              /* the open-files budget (hub_fd.c) */
+
+    struct hub_conns conns;        /* the connections, who is online (hub_conns.c) */
+    unsigned long origin_refused;  /* upgrades refused for another site's Origin (hub_origin.h) */
+    long long origin_warned_ms;    /* when the console was last told of them (at most once a second) */
+
+    struct hub_batch batch;        /* the group commit (hub_batch.c) */
+    struct hub_acklat acklat;      /* vote read -> ack written (hub_acklat.c) */
+    struct hub_store *store;       /* its store thread (hub_store.c) */
+
+    /* broadcast */
+    struct hub_fanout fanout;      /* a state change's fan-out to phones (hub_send.c) */
+    struct hub_broadcast bcast;    /* state and tally messages, the phones' rotation (hub_tally.c) */
+    unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */
+    struct hub_guard *guard;       /* per-address throttles: secret guesses, HTTP requests */
+    struct hub_proxy proxy;        /* trusted reverse proxies (cfg.trust_proxy's copy; n 0: none) */
+    struct leaderboard *board;     /* nicknames, only with cfg.leaderboard (else NULL) */
+
+    /* Deadlines, on lws's scheduler (lws_sul_*), run by the loop's thread:
+     * see hub_timer_in. Armed: lws_sul's list has an owner. */
+    lws_sorted_usec_list_t timer[HUB_TIMERS];
+    int flushed;                   /* hub_run's quit flush is over (HUB_T_FLUSH) */
+    long long flush_hard;          /* ... and ends by this monotonic ms whatever is still going out */
+
+    struct hub_remote remote;      /* the remote prober (hub_prober.c, cfg.prober_remote) */
+    struct hub_replay replay;      /* the self-paced replay's shared message (hub_replay.c) */
+    struct hub_rtt rtt;            /* phones' round-trip reports: the relay's bucket (hub_rtt.c) */
+
+    struct hub_mailbox mb;         /* from other threads: posted commands, the status (hub_mailbox.c) */
+};
+
+/* hub.c: the engine room (lws thread unless said otherwise) */
+/* Deadlines (lws thread only): cb runs on the loop in ms milliseconds (0:
+ * at its next turn); arming an armed one moves it. */
+void hub_timer_in(struct hub *h, enum hub_timer_id t, sul_cb_t cb, long long ms);
+int hub_timer_armed(const struct hub *h, enum hub_timer_id t);
+void hub_loop_wake(struct hub *h);              /* end the loop's current wait (work for loop_turn) */
+/* Another thread called lws_cancel_service (hub_post, hub_stop, the store
+ * thread's commit): the hand-overs, on the loop's thread. */
+void hub_loop_woken(struct hub *h);
+void hub_timer_cancel(struct hub *h, enum hub_timer_id t);
+#define hub_of_timer(sul, t) lws_container_of(sul, struct hub, timer[t])
+void hub_status_update(struct hub *h, const char *refused); /* refresh the snapshot, tell serve */
+void hub_status_warn(struct hub *h, const char *why);        /* a warning (struct hub_status last_warning), then the same */
+
+#endif
