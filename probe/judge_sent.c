@@ -10,9 +10,16 @@ void probe_judge_sent(const struct probe_judge_in *in, struct probe_result *r) {
     const struct probe_observation *obs = in->obs;
     const struct probe_icmp *p = in->p;
     if (!si->sent) {
-        if (r->egress.kernel_mtu > 0)
+        /* the error as its catalog key (the page's language), else strerror's English */
+        const char *ek = probe_errno_key(si->send_errno);
+        int mtu = r->egress.kernel_mtu;
+        if (mtu > 0 && ek)
+            probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.send_failed_mtu", "@error=%s mtu=%d", ek, mtu);
+        else if (mtu > 0)
             probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.send_failed_mtu", "error=%s mtu=%d",
-                 strerror(si->send_errno), r->egress.kernel_mtu);
+                           strerror(si->send_errno), mtu);
+        else if (ek)
+            probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.send_failed", "@error=%s", ek);
         else
             probe_fact_set(&r->sent, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.send_failed", "error=%s",
                            strerror(si->send_errno));

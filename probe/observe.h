@@ -41,6 +41,11 @@ void probe_fact_set(struct probe_fact *f, enum probe_answer a, enum probe_basis 
  * English only, no message. */
 void probe_fact_set_text(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *why);
 
+/* The catalog key that says what errno code of send() means
+ * ("errno.emsgsize"; its English is strerror's), NULL for one outside the
+ * table of probe/send_errno.c (the why then carries strerror's English). */
+const char *probe_errno_key(int code);
+
 /* What the sender did, so an observer can match answers to this test. */
 struct probe_sendinfo {
     const struct probe_spec *spec;

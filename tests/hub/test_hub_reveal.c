@@ -145,7 +145,7 @@ static void test_a_why_as_a_message_reaches_the_reveal(void) {
     REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0 && hubroom_cmd(p, "close", err, sizeof err) == 0 &&
             hubroom_cmd(p, "measure", err, sizeof err) == 0);
     struct probe_result r = hubroom_result(0, 0, 0); /* "sent?" no: the rules said yes */
-    fv_msg_set(&r.sent.msg, "why.send_failed_mtu", "error=%s mtu=%d", "Message too long", 1280);
+    fv_msg_set(&r.sent.msg, "why.send_failed_mtu", "@error=%s mtu=%d", "errno.emsgsize", 1280);
     fv_msg_text(&r.sent.msg, r.sent.why, sizeof r.sent.why);
     REQUIRE(hubroom_answer(r) == 0);
     REQUIRE(hubroom_wait_state(QUIZ_MEASURED) == 0);
@@ -157,6 +157,9 @@ static void test_a_why_as_a_message_reaches_the_reveal(void) {
         json_t *rv = json_object_get(st, "reveal");
         CHECK_STR(json_string_value(json_object_get(rv, "why")), "send() failed: Message too long (kernel MTU 1280)");
         CHECK_STR(json_string_value(json_object_get(json_object_get(rv, "why_msg"), "key")), "why.send_failed_mtu");
+        /* the error as its catalog key, which the pages word in their language */
+        json_t *error = json_object_get(json_object_get(json_object_get(rv, "why_msg"), "args"), "error");
+        CHECK_STR(json_string_value(json_object_get(error, "key")), "errno.emsgsize");
         json_t *said = json_object_get(json_object_get(json_object_get(rv, "surprise_msg"), "args"), "why");
         CHECK_STR(json_string_value(json_object_get(said, "key")), "why.send_failed_mtu");
         check_reveal_msgs(rv);

@@ -95,6 +95,37 @@ static void test_emsgsize_is_observed_and_names_the_cache(void) {
     CHECK_CONTAINS(c.r.evidence, "PMTU cache");
 }
 
+/* send()'s error in the why is a catalog key that says what it means (its
+ * English strerror's, so the English why is the same); an errno the table
+ * lacks is strerror's English as it is. */
+static void test_a_send_error_is_its_catalog_key(void) {
+    for (int e = 1; e < 200; e++) {
+        const char *k = probe_errno_key(e);
+        if (!k) continue;
+        CHECK(!strncmp(k, "errno.", 6) && fv_msg_en(k) != NULL);
+        if (fv_msg_en(k)) CHECK_STR(fv_msg_en(k), strerror(e));
+    }
+    CHECK(probe_errno_key(EMSGSIZE) != NULL && probe_errno_key(ENETUNREACH) != NULL && probe_errno_key(EPERM) != NULL);
+    static const int errs[2] = {EMSGSIZE, ELOOP}; /* in the table; not */
+    for (int i = 0; i < 2; i++)
+        for (int mtu = 0; mtu <= 1280; mtu += 1280) {
+            struct jcase c;
+            setup(&c, PROBE_UDP4, PROBE_MODE_DO, 1400);
+            c.si.sent = 0;
+            c.si.send_errno = errs[i];
+            c.r.egress.kernel_mtu = mtu;
+            c.obs.egress_packets = 0;
+            judge(&c, NULL);
+            char want[160];
+            snprintf(want, sizeof want, mtu ? "send() failed: %s (kernel MTU 1280)" : "send() failed: %s", strerror(errs[i]));
+            CHECK_STR(c.r.sent.why, want);
+            const struct fv_msg_arg *a = fv_msg_arg(&c.r.sent.msg, "error");
+            CHECK(a != NULL);
+            if (a) CHECK_INT(a->type, i == 0 ? FV_MSG_KEY : FV_MSG_STR);
+            if (a && i == 0) CHECK_STR(a->s, "errno.emsgsize");
+        }
+}
+
 /* udp4 "want" 1400 bytes with PMTU 1280 cached: the host sent 2 fragments of 1276 bytes, DF=0. */
 static void host_fragmented(struct jcase *c) {
     setup(c, PROBE_UDP4, PROBE_MODE_WANT, 1400);
@@ -404,6 +435,7 @@ int main(void) {
     lab = check_probe_lab_path(0, 1500, 1280, 1500, 0);
     RUN(test_canned_path_is_the_labs_topology);
     RUN(test_emsgsize_is_observed_and_names_the_cache);
+    RUN(test_a_send_error_is_its_catalog_key);
     RUN(test_fragments_leaving_the_host_mean_host);
     RUN(test_a_facts_why_tells_nothing_of_the_later_facts);
     RUN(test_every_why_is_a_message_whose_english_is_the_why);
