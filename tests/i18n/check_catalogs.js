@@ -122,7 +122,7 @@ const cFiles = [];
     if (e.isDirectory()) walk(f); else if (/\.[ch]$/.test(e.name)) cFiles.push(f);
   }
   return walk;
-})(path.join(src, 'probe'))(path.join(src, 'msg'))(path.join(src, 'score'))(path.join(src, 'presenter'));
+})(path.join(src, 'probe'))(path.join(src, 'msg'))(path.join(src, 'score'))(path.join(src, 'fragvote'));
 const cEmits = {}; /* key -> [{file, names}] */
 for (const f of cFiles) {
   const s = read(f).replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
