@@ -17,12 +17,12 @@
 #include "fv_err.h"
 #include "hub_internal.h"
 #include "hub_batch.h"
-#include "hub_conn.h"
 #include "hub_msg.h"
 #include "hub_prober.h"
 #include "hub_send.h"
 #include "hub_store.h"
 #include "hub_tally.h"
+#include "hub_ws.h"
 #include "leaderboard.h"
 
 /* ---- status for other threads ---- */
@@ -196,7 +196,7 @@ static void protocols_init(struct hub *h) {
     static const char *names[] = {"fragvote-audience", "fragvote-screen", "fragvote-presenter"};
     h->protocols[0] = (struct lws_protocols){"http", hub_http_callback, 0, 0, 0, h, 0};
     for (int i = 0; i < HUB_NROLES; i++)
-        h->protocols[i + 1] = (struct lws_protocols){names[i], hub_ws_callback, sizeof(struct hub_conn), HUB_RX_BUFFER,
+        h->protocols[i + 1] = (struct lws_protocols){names[i], hub_ws_callback, hub_conn_size, HUB_RX_BUFFER,
                                                      (unsigned)i, h, HUB_TX_CHUNK};
     /* tx_packet_size 0 would cap every send() at rx_buffer_size (512 bytes
      * in lws 4.1.6): a 2 KB state message then took five passes over every

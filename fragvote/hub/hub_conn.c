@@ -21,6 +21,9 @@
 #include "leaderboard.h"
 #include "hub_parse.h"
 #include "hub_rtt.h"
+#include "hub_ws.h"
+
+const size_t hub_conn_size = sizeof(struct hub_conn);
 
 /* ---- client messages ---- */
 

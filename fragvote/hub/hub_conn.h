@@ -1,6 +1,8 @@
-/* One websocket connection (struct hub_conn) and the wire side,
- * receiving (hub_conn.c): caps, client messages, the lws callback.
- * Internal to fragvote/hub. */
+/* One websocket connection (struct hub_conn), seen only by the files that
+ * read or write a connection's fields: hub_conn.c (receiving: caps, client
+ * messages, the lws callback), hub_conns.c, hub_send.c, hub_tally.c and
+ * hub_batch.c; others ask hub_conns.h's hub_conn_* functions. lws's entry
+ * points are in hub_ws.h. Internal to fragvote/hub. */
 #ifndef FRAGVOTE_HUB_CONN_H
 #define FRAGVOTE_HUB_CONN_H
 
@@ -13,10 +15,8 @@
 #include "room_view.h"
 
 #define HUB_CONN_QUEUE 32          /* messages waiting per connection; a client that lags more is closed */
-#define HUB_RX_BUFFER 512          /* lws receive buffer per connection; longer messages arrive in pieces */
 #define HUB_CLOSE_TRY_AGAIN_LATER 1013 /* RFC 6455 7.4.1 (IANA): lws 4.1.6 names no such status */
 
-struct hub;
 struct hub_fanout;
 struct hub_msg;
 
@@ -36,8 +36,8 @@ struct hub_conn {
     int follow;                    /* screen: the question its hello named ("q"): its states are about it;
                                     * -1 the current question */
     int bad_secrets;
-    int replay_asks;               /* phone: replay messages sent to it (HUB_REPLAY_ASKS) */
-    int rtt_relayed;               /* phone: its round-trip report went to the presenters (one per connection) */
+    int asks[HUB_ASKS];            /* phone: replay messages sent to it (HUB_REPLAY_ASKS), round-trip
+                                    * reports relayed to the presenters (one per connection) */
     struct hub_msg *q[HUB_CONN_QUEUE];
     unsigned char qhead, qlen;
     unsigned q_off;                /* bytes of the head message already sent (fragmented sends) */
@@ -73,8 +73,5 @@ static inline enum room_viewer hub_conn_viewer(const struct hub_conn *c) {
          : c->authed               ? ROOM_VIEWER_PRESENTER
                                    : ROOM_VIEWER_GUEST;
 }
-
-void hub_keepalive_start(struct hub *h);        /* the keepalive sweep every second (HUB_T_SWEEP) */
-int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 
 #endif

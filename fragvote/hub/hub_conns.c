@@ -103,7 +103,18 @@ void hub_conns_closed(struct hub_conns *cs, struct hub_conn *c) {
     else if (c->token[0]) hub_online_remove(&cs->newcomers, c->token);
 }
 
+void hub_conns_presenters_send(const struct hub_conns *cs, struct hub_msg *m) {
+    for (struct hub_conn *p = cs->head; p; p = p->next)
+        if (p->role == HUB_PRESENTER && p->authed && !p->closing) hub_conn_send(p, m);
+}
+
 const struct hub_peer *hub_conn_peer(const struct hub_conn *c) { return &c->peer; }
+enum hub_role hub_conn_role(const struct hub_conn *c) { return c->role; }
+const char *hub_conn_token(const struct hub_conn *c) { return c->token; }
+int hub_conn_asks(const struct hub_conn *c, enum hub_conn_ask k) { return c->asks[k]; }
+void hub_conn_asked(struct hub_conn *c, enum hub_conn_ask k) { c->asks[k]++; }
+int hub_conn_new_voter(const struct hub_conn *c) { return c->voter < 0 && !c->new_voter_ok; }
+void hub_conn_new_voter_passed(struct hub_conn *c) { c->new_voter_ok = 1; }
 
 unsigned long long hub_conn_rx_bytes(struct hub_conn *c) {
     struct tcp_info ti;

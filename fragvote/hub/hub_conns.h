@@ -13,9 +13,17 @@
 #include "hub_online.h"
 
 struct hub_conn;
+struct hub_msg;
 struct hub_peer;
 
 enum hub_role { HUB_AUDIENCE, HUB_SCREEN, HUB_PRESENTER, HUB_NROLES };
+
+/* What a phone asked on its connection, counted (hub_conn_asks). */
+enum hub_conn_ask {
+    HUB_ASK_REPLAY,                /* replay messages sent to it (at most HUB_REPLAY_ASKS; hub_replay.c) */
+    HUB_ASK_RTT,                   /* round-trip reports relayed (at most one; hub_rtt.c) */
+    HUB_ASKS
+};
 
 /* Walks over the list that outlive a connection: when the one a cursor
  * points at leaves, the cursor moves on to the next. */
@@ -69,7 +77,20 @@ void hub_conns_closed(struct hub_conns *cs, struct hub_conn *c); /* ... then out
  * closes the silent and the byte flooders). */
 long long hub_conns_sweep_plan(struct hub_conns *cs);
 void hub_conns_sweep(struct hub_conns *cs);
+/* m (not taken) to every authed presenter connection that is not closing. */
+void hub_conns_presenters_send(const struct hub_conns *cs, struct hub_msg *m);
 unsigned long long hub_conn_rx_bytes(struct hub_conn *c); /* its socket's bytes received (TCP_INFO); 0 unknown */
+
+/* A connection's fields, for the files that do not see struct hub_conn (hub_conn.h). */
 const struct hub_peer *hub_conn_peer(const struct hub_conn *c); /* its client's address (the throttles') */
+enum hub_role hub_conn_role(const struct hub_conn *c);
+const char *hub_conn_token(const struct hub_conn *c); /* its token after the welcome, "" before */
+int hub_conn_asks(const struct hub_conn *c, enum hub_conn_ask k); /* how many times it asked k */
+void hub_conn_asked(struct hub_conn *c, enum hub_conn_ask k);    /* ... one more */
+/* Whether an answer of c would be its token's first as a voter, not yet
+ * let through by the per-address new-voter cap on this connection (no
+ * voter index yet); hub_conn_new_voter_passed: the cap let it through. */
+int hub_conn_new_voter(const struct hub_conn *c);
+void hub_conn_new_voter_passed(struct hub_conn *c);
 
 #endif

@@ -10,7 +10,6 @@
 
 #include "hub_internal.h"
 #include "hub_batch.h"
-#include "hub_conn.h"
 #include "hub_msg.h"
 #include "hub_parse.h"
 #include "hub_replay.h"
@@ -20,11 +19,11 @@
 /* Whether c may take part: a phone that has joined, the replay open. 0, or
  * 1 answered with the error. */
 static int replay_refused(struct hub *h, struct hub_conn *c, long long id) {
-    if (c->role != HUB_AUDIENCE) {
+    if (hub_conn_role(c) != HUB_AUDIENCE) {
         hub_conn_error(c, id, "forbidden", "the replay is for phones");
         return 1;
     }
-    if (!c->token[0]) {
+    if (!hub_conn_token(c)[0]) {
         hub_conn_error(c, id, "hello_first", "join first (hello), then play the replay");
         return 1;
     }
@@ -38,7 +37,7 @@ static int replay_refused(struct hub *h, struct hub_conn *c, long long id) {
 void hub_replay_ask(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
     (void)m;
     if (replay_refused(h, c, -1)) return;
-    if (c->replay_asks >= HUB_REPLAY_ASKS) { /* a page asks once; each answer is the whole session */
+    if (hub_conn_asks(c, HUB_ASK_REPLAY) >= HUB_REPLAY_ASKS) { /* a page asks once; each answer is the whole session */
         hub_conn_error(c, -1, "busy", "the replay was sent to this connection already");
         return;
     }
@@ -54,7 +53,7 @@ void hub_replay_ask(struct hub *h, struct hub_conn *c, const struct hub_client_m
         r->of_state = now;
         now->refs++;
     }
-    c->replay_asks++;
+    hub_conn_asked(c, HUB_ASK_REPLAY);
     hub_conn_send(c, r->msg); /* its own reference */
 }
 
@@ -76,15 +75,15 @@ void hub_replay_vote(struct hub *h, struct hub_conn *c, const struct hub_client_
         hub_conn_error(c, id, "refused", err);
         return;
     }
-    if (c->voter < 0 && !c->new_voter_ok && room_voter_find(h->room, c->token) < 0) {
+    if (hub_conn_new_voter(c) && room_voter_find(h->room, hub_conn_token(c)) < 0) {
         /* A phone that did not vote live: its first answer is charged to its
          * address like a new voter's, so one client cannot fill the replay's
          * table (ROOM_REPLAY_ANSWERS_MAX) with minted tokens. */
-        if (hub_guard_voter_take(h->guard, &c->peer, fv_clock_coarse_ms(), 0)) {
+        if (hub_guard_voter_take(h->guard, hub_conn_peer(c), fv_clock_coarse_ms(), 0)) {
             hub_conn_error(c, id, "busy", "too many new players from your network just now; answer again in a few seconds");
             return;
         }
-        c->new_voter_ok = 1;
+        hub_conn_new_voter_passed(c);
     }
     struct hub_op *op = hub_batch_add(h, c, HUB_OP_REPLAY);
     if (!op) {
@@ -94,7 +93,7 @@ void hub_replay_vote(struct hub *h, struct hub_conn *c, const struct hub_client_
     op->id = id;
     op->pos = (int)m->q;
     op->yes = m->yes;
-    memcpy(op->token, c->token, sizeof op->token);
+    memcpy(op->token, hub_conn_token(c), sizeof op->token);
 }
 
 void hub_replay_free(struct hub *h) {

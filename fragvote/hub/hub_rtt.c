@@ -7,7 +7,6 @@
 
 #include "fv_clock.h"
 #include "hub.h"
-#include "hub_conn.h"
 #include "hub_conns.h"
 #include "hub_msg.h"
 #include "hub_parse.h"
@@ -31,13 +30,13 @@ static double tenth(double ms) { return (double)(long long)(ms * 10 + 0.5) / 10;
 
 void hub_rtt_report(struct hub_rtt *r, const struct hub_conns *conns, struct hub_conn *c,
                     const struct hub_client_msg *m) {
-    if (c->role != HUB_AUDIENCE || !c->token[0]) {
-        hub_conn_error(c, -1, c->role != HUB_AUDIENCE ? "forbidden" : "hello_first",
-                       c->role != HUB_AUDIENCE ? "only phones report a round trip"
-                                               : "say hello before reporting a round trip");
+    int phone = hub_conn_role(c) == HUB_AUDIENCE;
+    if (!phone || !hub_conn_token(c)[0]) {
+        hub_conn_error(c, -1, !phone ? "forbidden" : "hello_first",
+                       !phone ? "only phones report a round trip" : "say hello before reporting a round trip");
         return;
     }
-    if (!m->rtt_ok || c->rtt_relayed) {
+    if (!m->rtt_ok || hub_conn_asks(c, HUB_ASK_RTT)) {
         hub_conn_error(c, -1, "bad_rtt", m->rtt_ok ? "one round-trip report per connection" : m->rtt_err);
         return;
     }
@@ -54,9 +53,8 @@ void hub_rtt_report(struct hub_rtt *r, const struct hub_conns *conns, struct hub
         hub_conn_error(c, -1, "busy", "out of memory: the report was not relayed");
         return;
     }
-    c->rtt_relayed = 1;
-    for (struct hub_conn *p = conns->head; p; p = p->next)
-        if (p->role == HUB_PRESENTER && p->authed && !p->closing) hub_conn_send(p, msg);
+    hub_conn_asked(c, HUB_ASK_RTT);
+    hub_conns_presenters_send(conns, msg);
     hub_msg_unref(msg);
     hub_conn_send_own(c, hub_msg_simple("rtt_ok", NULL, NULL));
 }
