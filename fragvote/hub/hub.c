@@ -99,7 +99,10 @@ void hub_snapshot(struct hub *h, struct hub_status *out) {
  * other lws callback: with lws's poll loop, lws_service() waits in poll()
  * no longer than the earliest of them. Under libev see hub_ev.c. */
 
-void hub_timer_in(struct hub *h, enum hub_timer_id t, sul_cb_t cb, long long ms) {
+#define hub_of_timer(sul, t) lws_container_of(sul, struct hub, timer[t])
+
+void hub_timer_in(struct hub *h, enum hub_timer_id t, sul_cb_t cb, void *owner, long long ms) {
+    h->timer_owner[t] = owner;
     lws_sul_schedule(h->ctx, 0, &h->timer[t], cb, (lws_usec_t)(ms > 0 ? ms : 0) * LWS_US_PER_MS);
 }
 
@@ -107,6 +110,8 @@ void hub_timer_in(struct hub *h, enum hub_timer_id t, sul_cb_t cb, long long ms)
  * loop), so one that leaves work for hub_run's next turn (a fan-out begun,
  * the flush over) cuts that wait short, the way another thread would. */
 void hub_loop_wake(struct hub *h) { lws_cancel_service(h->ctx); }
+
+void *hub_timer_owner(lws_sorted_usec_list_t *sul, enum hub_timer_id t) { return hub_of_timer(sul, t)->timer_owner[t]; }
 
 int hub_timer_armed(const struct hub *h, enum hub_timer_id t) { return h->timer[t].list.owner != NULL; }
 
@@ -138,7 +143,8 @@ void hub_stop(struct hub *h) {
  * handed over at once: by the batch's zero-delay deadline it would wait
  * for the rest of the turn (a fan-out chunk, the reads) and the next one. */
 static void next_batch(struct hub *h) {
-    if (hub_batch_busy(h) && hub_batch_complete(h, 0) == 0 && hub_batch_pending(h)) hub_batch_flush(h);
+    struct hub_batch *b = &h->batch;
+    if (hub_batch_busy(b) && hub_batch_complete(b, 0) == 0 && hub_batch_pending(b)) hub_batch_flush(b);
 }
 
 /* The hand-overs of other threads (hub_internal.h). */
@@ -310,6 +316,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     hub_keepalive_start(h);
     char swarn[256];
     if (!(h->store = hub_store_start(room, h->ctx, swarn, sizeof swarn, err, errlen))) goto fail;
+    hub_batch_init(&h->batch, h, room, h->store, &h->mb, &h->conns, &h->acklat, h->board);
     if (swarn[0]) hub_status_warn(h, swarn);
     if (hub_prober_init(h, err, errlen)) goto fail;
     if (warn[0]) hub_status_warn(h, warn);
@@ -341,9 +348,9 @@ static int loop_turn(struct hub *h, int wait) {
  * to a big room (250 phones a turn): that extends it, up to
  * HUB_QUIT_FLUSH_MAX_MS, looked at every HUB_ROTATION_MS. */
 static void flush_tick(lws_sorted_usec_list_t *sul) {
-    struct hub *h = hub_of_timer(sul, HUB_T_FLUSH);
+    struct hub *h = hub_timer_owner(sul, HUB_T_FLUSH);
     if (hub_fanout_busy(&h->fanout) && fv_clock_ms() < h->flush_hard)
-        hub_timer_in(h, HUB_T_FLUSH, flush_tick, HUB_ROTATION_MS);
+        hub_timer_in(h, HUB_T_FLUSH, flush_tick, h, HUB_ROTATION_MS);
     else {
         h->flushed = 1;
         hub_loop_wake(h);
@@ -356,22 +363,22 @@ int hub_run(struct hub *h) {
     /* Votes still in the batch are committed (and acked) before we go, and
      * for a short while the loop keeps running so what was queued -- those
      * acks, the final "ended" state after a quit -- reaches the phones. */
-    if (hub_batch_pending(h)) hub_batch_flush(h);
+    if (hub_batch_pending(&h->batch)) hub_batch_flush(&h->batch);
     h->flush_hard = fv_clock_ms() + HUB_QUIT_FLUSH_MAX_MS;
-    hub_timer_in(h, HUB_T_FLUSH, flush_tick, HUB_QUIT_FLUSH_MS);
+    hub_timer_in(h, HUB_T_FLUSH, flush_tick, h, HUB_QUIT_FLUSH_MS);
 
     while (rc == 0 && !h->flushed) rc = loop_turn(h, 1);
     /* whatever is still collected or in flight is committed before we return */
-    hub_batch_quiesce(h);
-    if (hub_batch_pending(h)) hub_batch_flush(h);
-    hub_batch_quiesce(h);
+    hub_batch_quiesce(&h->batch);
+    if (hub_batch_pending(&h->batch)) hub_batch_flush(&h->batch);
+    hub_batch_quiesce(&h->batch);
     hub_status_update(h, NULL); /* hub_snapshot: as the loop ended, every ack counted */
     return rc;
 }
 
 void hub_free(struct hub *h) {
     if (!h) return;
-    if (h->store && hub_batch_busy(h)) hub_batch_quiesce(h);
+    if (h->store && hub_batch_busy(&h->batch)) hub_batch_quiesce(&h->batch);
     hub_store_stop(h->store); /* it calls lws_cancel_service: before the context goes */
     h->store = NULL;
     if (h->ctx) {
@@ -383,7 +390,7 @@ void hub_free(struct hub *h) {
     hub_tally_free(h);
     hub_replay_free(h);
     hub_http_free(&h->http);
-    hub_batch_free(h);
+    hub_batch_free(&h->batch);
     hub_conns_free(&h->conns);
     hub_mailbox_free(&h->mb);
     free(h->txbuf);

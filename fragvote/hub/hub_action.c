@@ -23,7 +23,7 @@ long long hub_closes_in_ms(const struct hub *h) {
  * never stalls longer than before the store had its thread. 0 idle, -1
  * with err (the action is refused; the presenter tries again). */
 static int store_idle(struct hub *h, enum room_action a, char *err, size_t errlen) {
-    if (!hub_batch_complete(h, ROOM_BUSY_LIVE_MS)) return 0;
+    if (!hub_batch_complete(&h->batch, ROOM_BUSY_LIVE_MS)) return 0;
     fv_fail(err, errlen, "the database is busy (votes are waiting for it); try %s again", room_action_name(a));
     hub_status_update(h, err);
     return -1;
@@ -32,11 +32,11 @@ static int store_idle(struct hub *h, enum room_action a, char *err, size_t errle
 /* The voting timer ran out: the question closes (once the batch in
  * flight is answered), unless it was closed or left meanwhile. */
 static void close_tick(lws_sorted_usec_list_t *sul) {
-    struct hub *h = hub_of_timer(sul, HUB_T_CLOSE);
+    struct hub *h = hub_timer_owner(sul, HUB_T_CLOSE);
     if (!h->act.close_due) return;
-    if (hub_batch_busy(h)) { /* the timer closes once the batch in flight is answered */
+    if (hub_batch_busy(&h->batch)) { /* the timer closes once the batch in flight is answered */
         h->act.close_due = fv_clock_ms() + HUB_BATCH_MS;
-        hub_timer_in(h, HUB_T_CLOSE, close_tick, HUB_BATCH_MS);
+        hub_timer_in(h, HUB_T_CLOSE, close_tick, h, HUB_BATCH_MS);
         return;
     }
     char err[256];
@@ -60,8 +60,8 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
         hub_status_update(h, err);
         return -1;
     }
-    if (a == ROOM_REVOTE && hub_batch_pending(h)) {
-        hub_batch_flush(h);
+    if (a == ROOM_REVOTE && hub_batch_pending(&h->batch)) {
+        hub_batch_flush(&h->batch);
         if (store_idle(h, a, err, errlen)) return -1;
     }
     int rc = room_act(h->room, a, err, errlen);
@@ -72,7 +72,7 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
         if (a == ROOM_OPEN && seconds > 0) { /* ... and open may start one */
             h->act.close_due = fv_clock_ms() + 1000LL * seconds;
             h->act.close_pos = quiz_cursor(room_quiz(h->room));
-            hub_timer_in(h, HUB_T_CLOSE, close_tick, 1000LL * seconds);
+            hub_timer_in(h, HUB_T_CLOSE, close_tick, h, 1000LL * seconds);
         }
     }
     hub_state_changed(h);
@@ -108,7 +108,7 @@ int hub_measured(struct hub *h, uint64_t rid, const struct probe_result *res, ch
      * frame, no tally, no pause of the loop for the store, so nothing a
      * client receives, nor when, tells the measurement's outcome. */
     int awaited = room_prober_result_awaited(h->room, rid);
-    if (awaited) hub_batch_quiesce(h); /* the room stores it: no batch in flight */
+    if (awaited) hub_batch_quiesce(&h->batch); /* the room stores it: no batch in flight */
     int rc = room_prober_result(h->room, rid, res, err, errlen);
     if (awaited) hub_state_changed(h);
     hub_status_update(h, rc ? err : NULL);

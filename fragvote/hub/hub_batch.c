@@ -7,9 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fv_clock.h"
+#include "hub.h"
+#include "hub_acklat.h"
 #include "hub_batch.h"
 #include "hub_conn.h"
-#include "hub_internal.h"
+#include "hub_conns.h"
+#include "hub_loop.h"
+#include "hub_mailbox.h"
 #include "hub_msg.h"
 #include "hub_send.h"
 #include "hub_store.h"
@@ -22,14 +27,24 @@
  * has committed, counts them and answers every phone of the batch. Ops
  * arriving meanwhile collect for the next batch, which starts when this one
  * is done. A batch with nothing to write is answered at once. */
-static void batch_finish(struct hub *h, int ok, const char *why);
+static void batch_finish(struct hub_batch *b, int ok, const char *why);
 
 /* The batch's deadline (HUB_T_BATCH) came. */
-static void batch_due(lws_sorted_usec_list_t *sul) { hub_batch_flush(hub_of_timer(sul, HUB_T_BATCH)); }
+static void batch_due(lws_sorted_usec_list_t *sul) { hub_batch_flush(hub_timer_owner(sul, HUB_T_BATCH)); }
 
-void hub_batch_flush(struct hub *h) {
-    struct hub_batch *b = &h->batch;
-    hub_timer_cancel(h, HUB_T_BATCH);
+void hub_batch_init(struct hub_batch *b, struct hub *hub, struct room *room, struct hub_store *store,
+                    struct hub_mailbox *mb, struct hub_conns *conns, struct hub_acklat *acklat, struct leaderboard *board) {
+    b->hub = hub;
+    b->room = room;
+    b->store = store;
+    b->mb = mb;
+    b->conns = conns;
+    b->acklat = acklat;
+    b->board = board;
+}
+
+void hub_batch_flush(struct hub_batch *b) {
+    hub_timer_cancel(b->hub, HUB_T_BATCH);
     if (!b->nops || b->store_busy) return; /* in flight: hub_batch_complete flushes again */
     struct hub_op *t = b->job; /* the batch moves aside; new ops collect in the other array */
     int tcap = b->capjob;
@@ -38,7 +53,7 @@ void hub_batch_flush(struct hub *h) {
     if (b->njob > b->capwrites) {
         struct room_write *w = realloc(b->writes, sizeof *w * (size_t)b->capjob);
         if (!w) {
-            batch_finish(h, 0, "out of memory for the batch");
+            batch_finish(b, 0, "out of memory for the batch");
             return;
         }
         b->writes = w;
@@ -51,12 +66,12 @@ void hub_batch_flush(struct hub *h) {
         op->wi = -1;
         if (op->kind == HUB_OP_JOIN) {
             /* A join writes nothing: a token is a voter only once it votes. */
-            op->result = room_voter_find(h->room, op->token);
+            op->result = room_voter_find(b->room, op->token);
             continue;
         }
         struct room_write *w = &b->writes[nw];
         if (op->kind == HUB_OP_REPLAY) { /* apart from the votes (room_write_plan_replay) */
-            if (room_write_plan_replay(h->room, w, op->token, op->pos, op->yes, nreplay, op->err, sizeof op->err)) {
+            if (room_write_plan_replay(b->room, w, op->token, op->pos, op->yes, nreplay, op->err, sizeof op->err)) {
                 op->result = 1;
                 continue;
             }
@@ -68,7 +83,7 @@ void hub_batch_flush(struct hub *h) {
          * the vote: acked together after the COMMIT, or neither exists. */
         /* a phone's token was checked at its hello (hub_conn.c on_hello) */
         int voter = op->voter >= 0 ? op->voter : ROOM_VOTER_CHECKED;
-        if (room_write_plan(h->room, w, voter, op->token, op->pos, op->yes, op->conf, nnew, op->err,
+        if (room_write_plan(b->room, w, voter, op->token, op->pos, op->yes, op->conf, nnew, op->err,
                             sizeof op->err)) {
             op->result = 1;
             continue;
@@ -77,24 +92,23 @@ void hub_batch_flush(struct hub *h) {
         op->wi = nw++;
     }
     if (!nw) {
-        batch_finish(h, 1, "");
+        batch_finish(b, 1, "");
         return;
     }
     b->nwrites = nw;
     b->store_busy = 1;
-    hub_store_submit(h->store, b->writes, nw);
+    hub_store_submit(b->store, b->writes, nw);
 }
 
-int hub_batch_complete(struct hub *h, int wait_ms) {
-    struct hub_batch *b = &h->batch;
+int hub_batch_complete(struct hub_batch *b, int wait_ms) {
     if (!b->store_busy) return 0;
     char err[256] = "";
-    int rc = hub_store_result(h->store, wait_ms, err, sizeof err);
+    int rc = hub_store_result(b->store, wait_ms, err, sizeof err);
     if (rc > 0) return -1; /* still running */
     b->store_busy = 0;
     if (rc == 0) {
         char aerr[256];
-        if (room_write_apply(h->room, b->writes, b->nwrites, aerr, sizeof aerr)) hub_status_warn(h, aerr);
+        if (room_write_apply(b->room, b->writes, b->nwrites, aerr, sizeof aerr)) hub_status_warn(b->hub, aerr);
         for (int i = 0; i < b->njob; i++) {
             struct hub_op *op = &b->job[i];
             if (op->wi < 0) continue;
@@ -105,29 +119,27 @@ int hub_batch_complete(struct hub *h, int wait_ms) {
             else snprintf(op->err, sizeof op->err, "%s", w->err);
         }
     }
-    batch_finish(h, rc == 0, err);
-    if (b->nops) hub_timer_in(h, HUB_T_BATCH, batch_due, 0); /* what came meanwhile: its batch now */
+    batch_finish(b, rc == 0, err);
+    if (b->nops) hub_timer_in(b->hub, HUB_T_BATCH, batch_due, b, 0); /* what came meanwhile: its batch now */
     return 0;
 }
 
 /* Waits for the batch in flight and answers it (the loop is about to change
  * the quiz or write to the database itself). */
-int hub_batch_quiesce(struct hub *h) { return hub_batch_complete(h, -1); }
+int hub_batch_quiesce(struct hub_batch *b) { return hub_batch_complete(b, -1); }
 
-int hub_batch_pending(const struct hub *h) { return h->batch.nops > 0; }
-int hub_batch_busy(const struct hub *h) { return h->batch.store_busy; }
+int hub_batch_pending(const struct hub_batch *b) { return b->nops > 0; }
+int hub_batch_busy(const struct hub_batch *b) { return b->store_busy; }
 
-void hub_batch_free(struct hub *h) {
-    struct hub_batch *b = &h->batch;
+void hub_batch_free(struct hub_batch *b) {
     free(b->ops);
     free(b->job);
     free(b->writes);
     memset(b, 0, sizeof *b);
 }
 
-static void batch_finish(struct hub *h, int ok, const char *err) {
-    struct hub_batch *b = &h->batch;
-    if (ok) hub_mailbox_commit(&h->mb, b->njob);
+static void batch_finish(struct hub_batch *b, int ok, const char *err) {
+    if (ok) hub_mailbox_commit(b->mb, b->njob);
     int changed = 0; /* joins and votes the commit stored */
     for (int i = 0; i < b->njob; i++) {
         struct hub_op *op = &b->job[i];
@@ -146,37 +158,36 @@ static void batch_finish(struct hub *h, int ok, const char *err) {
         }
         if (op->kind == HUB_OP_JOIN) {
             /* c had no token: on_hello refuses a second join */
-            if (op->result >= 0 ? hub_voters_add(&h->conns.voters, op->result) : hub_online_add(&h->conns.newcomers, op->token) < 0) {
+            if (op->result >= 0 ? hub_voters_add(&b->conns->voters, op->result) : hub_online_add(&b->conns->newcomers, op->token) < 0) {
                 hub_conn_error(c, -1, "busy", "server out of memory");
                 continue;
             }
             memcpy(c->token, op->token, sizeof c->token);
             c->voter = op->result;
-            hub_conn_send_own(c, hub_msg_welcome(h, c->voter, op->token));
+            hub_conn_send_own(c, hub_msg_welcome(b->room, c->voter, op->token));
         } else if (op->result == 0) {
-            if (c->voter < 0 && hub_voters_add(&h->conns.voters, op->voter) == 0) { /* its first vote made it a voter */
+            if (c->voter < 0 && hub_voters_add(&b->conns->voters, op->voter) == 0) { /* its first vote made it a voter */
                 c->voter = op->voter;
-                hub_online_remove(&h->conns.newcomers, c->token);
+                hub_online_remove(&b->conns->newcomers, c->token);
                 char kept[LEADERBOARD_NICK_MAX + 1], nerr[128];
-                if (h->board && c->nick[0]) leaderboard_set(h->board, c->voter, c->nick, kept, nerr, sizeof nerr);
+                if (b->board && c->nick[0]) leaderboard_set(b->board, c->voter, c->nick, kept, nerr, sizeof nerr);
             }
             /* the count with this vote in it: the phone shows it at once, and
              * fv_load knows which screen tally is the first to include it */
-            int votes = quiz_votes(room_quiz(h->room), op->pos);
+            int votes = quiz_votes(room_quiz(b->room), op->pos);
             hub_conn_send_own(c, hub_msg_ack(op->id, op->pos, op->yes, op->conf, votes));
-            hub_acklat_add(&h->acklat, op->read_us);
+            hub_acklat_add(b->acklat, op->read_us);
         } else {
             hub_conn_error(c, op->id, op->result > 0 ? "refused" : "storage", op->err[0] ? op->err : "vote not stored");
         }
     }
-    if (!ok) hub_status_update(h, err);
+    if (!ok) hub_status_update(b->hub, err);
     b->njob = 0;
-    if (changed) hub_tally_now(h);
-    else hub_tally_schedule(h);
+    if (changed) hub_tally_now(b->hub);
+    else hub_tally_schedule(b->hub);
 }
 
-struct hub_op *hub_batch_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind) {
-    struct hub_batch *b = &h->batch;
+struct hub_op *hub_batch_add(struct hub_batch *b, struct hub_conn *c, enum hub_op_kind kind) {
     if (b->nops == b->capops) {
         int cap = b->capops ? b->capops * 2 : 256;
         struct hub_op *o = realloc(b->ops, sizeof *o * (size_t)cap);
@@ -191,15 +202,14 @@ struct hub_op *hub_batch_add(struct hub *h, struct hub_conn *c, enum hub_op_kind
     op->id = -1;
     op->read_us = fv_clock_us();
     if (b->nops >= HUB_BATCH_MAX)
-        hub_timer_in(h, HUB_T_BATCH, batch_due, 0);
-    else if (!hub_timer_armed(h, HUB_T_BATCH))
-        hub_timer_in(h, HUB_T_BATCH, batch_due, HUB_BATCH_MS);
+        hub_timer_in(b->hub, HUB_T_BATCH, batch_due, b, 0);
+    else if (!hub_timer_armed(b->hub, HUB_T_BATCH))
+        hub_timer_in(b->hub, HUB_T_BATCH, batch_due, b, HUB_BATCH_MS);
     return op;
 }
 
 /* c closed: ops of it still collected or in flight are answered to no one. */
-void hub_batch_forget(struct hub *h, const struct hub_conn *c) {
-    struct hub_batch *b = &h->batch;
+void hub_batch_forget(struct hub_batch *b, const struct hub_conn *c) {
     for (int i = 0; i < b->nops; i++)
         if (b->ops[i].conn == c) b->ops[i].conn = NULL;
     for (int i = 0; i < b->njob; i++) /* the batch in flight */

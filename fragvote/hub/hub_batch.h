@@ -4,8 +4,15 @@
 
 #include "room.h"
 
+#define HUB_BATCH_MAX 4096         /* operations per group commit before it is flushed early */
+
 struct hub;
+struct hub_acklat;
 struct hub_conn;
+struct hub_conns;
+struct hub_mailbox;
+struct hub_store;
+struct leaderboard;
 
 enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE, HUB_OP_REPLAY }; /* replay: an answer to the self-paced replay */
 struct hub_op {
@@ -25,8 +32,16 @@ struct hub_op {
 /* The group commit's state, embedded in struct hub (h->batch) and read or
  * written only by hub_batch.c; other files ask hub_batch_pending and
  * hub_batch_busy. Two arrays of ops swap: one collects the next batch while
- * the other is in flight. */
+ * the other is in flight. It is given the parts a commit reads and answers
+ * (hub_batch_init). */
 struct hub_batch {
+    struct hub *hub;               /* the loop: the HUB_T_BATCH deadline, the status, the tally (hub_loop.h) */
+    struct room *room;
+    struct hub_store *store;       /* its store thread (hub_store.c) */
+    struct hub_mailbox *mb;        /* the commits counted for the status */
+    struct hub_conns *conns;       /* voters and newcomers online */
+    struct hub_acklat *acklat;     /* vote read -> ack written */
+    struct leaderboard *board;     /* a nickname given to the voter a first vote makes; NULL: none */
     struct hub_op *ops;            /* collecting for the next batch */
     int nops, capops;
     struct hub_op *job;            /* the batch in flight (or being answered) */
@@ -36,19 +51,22 @@ struct hub_batch {
     int store_busy;                /* a batch is with the store thread */
 };
 
+/* The parts the batch uses (store: its store thread, started). */
+void hub_batch_init(struct hub_batch *b, struct hub *hub, struct room *room, struct hub_store *store,
+                    struct hub_mailbox *mb, struct hub_conns *conns, struct hub_acklat *acklat, struct leaderboard *board);
 /* A join or vote of c for the next batch (zeroed but for kind and conn;
  * arms HUB_T_BATCH), or NULL out of memory. */
-struct hub_op *hub_batch_add(struct hub *h, struct hub_conn *c, enum hub_op_kind kind);
-void hub_batch_forget(struct hub *h, const struct hub_conn *c); /* c closed: its ops answer no one */
-void hub_batch_flush(struct hub *h);            /* group commit: plan the batch, hand it to the store thread */
+struct hub_op *hub_batch_add(struct hub_batch *b, struct hub_conn *c, enum hub_op_kind kind);
+void hub_batch_forget(struct hub_batch *b, const struct hub_conn *c); /* c closed: its ops answer no one */
+void hub_batch_flush(struct hub_batch *b);      /* group commit: plan the batch, hand it to the store thread */
 /* The store thread's commit done? Then the acks. wait_ms: how long to wait
  * for it (0 not at all, -1 as long as it takes). 0 when no batch is in
  * flight any more, -1 when one still is. */
-int hub_batch_complete(struct hub *h, int wait_ms);
-int hub_batch_quiesce(struct hub *h);           /* no batch in flight on return (before the loop writes itself) */
+int hub_batch_complete(struct hub_batch *b, int wait_ms);
+int hub_batch_quiesce(struct hub_batch *b);     /* no batch in flight on return (before the loop writes itself) */
 
-int hub_batch_pending(const struct hub *h);  /* joins or votes are collected for the next batch */
-int hub_batch_busy(const struct hub *h);     /* a batch is with the store thread */
-void hub_batch_free(struct hub *h);          /* hub_free: the arrays (no batch in flight any more) */
+int hub_batch_pending(const struct hub_batch *b); /* joins or votes are collected for the next batch */
+int hub_batch_busy(const struct hub_batch *b);  /* a batch is with the store thread */
+void hub_batch_free(struct hub_batch *b);       /* hub_free: the arrays (no batch in flight any more) */
 
 #endif

@@ -70,7 +70,7 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "this phone reconnects too often: trying again shortly");
         return;
     }
-    struct hub_op *op = hub_batch_add(h, c, HUB_OP_JOIN);
+    struct hub_op *op = hub_batch_add(&h->batch, c, HUB_OP_JOIN);
     if (!op) {
         hub_conn_error(c, -1, "busy", "server out of memory");
         return;
@@ -136,7 +136,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
         }
         c->new_voter_ok = 1;
     }
-    struct hub_op *op = hub_batch_add(h, c, HUB_OP_VOTE);
+    struct hub_op *op = hub_batch_add(&h->batch, c, HUB_OP_VOTE);
     if (!op) {
         hub_conn_error(c, id, "busy", "server out of memory");
         return;
@@ -348,7 +348,7 @@ static void on_closed(struct hub *h, struct hub_conn *c) {
     hub_conns_remove(&h->conns, c);
     hub_prober_closed(h, c); /* after the unlink: its state change goes to the others */
     hub_conns_closed(&h->conns, c);
-    hub_batch_forget(h, c);
+    hub_batch_forget(&h->batch, c);
     while (c->qlen) hub_msg_unref(hub_conn_dequeue(c));
     free(c->rx);
     c->rx = NULL;
@@ -457,9 +457,9 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
 /* The keepalive sweep's deadline (HUB_T_SWEEP): its next step (hub_conns.c). */
 static void keepalive_sweep(lws_sorted_usec_list_t *sul) {
-    struct hub *h = hub_of_timer(sul, HUB_T_SWEEP);
-    hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, hub_conns_sweep_plan(&h->conns));
+    struct hub *h = hub_timer_owner(sul, HUB_T_SWEEP);
+    hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, h, hub_conns_sweep_plan(&h->conns));
     hub_conns_sweep(&h->conns);
 }
 
-void hub_keepalive_start(struct hub *h) { hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, 1000); }
+void hub_keepalive_start(struct hub *h) { hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, h, 1000); }

@@ -42,7 +42,7 @@ void hub_export(struct hub *h, struct hub_conn *c, const struct hub_client_msg *
         hub_conn_error(c, -1, "bad_export", "an export needs \"format\": json, csv, markdown (md) or svg");
         return;
     }
-    if (hub_batch_complete(h, ROOM_BUSY_LIVE_MS)) { /* the export reads the store: no batch in flight */
+    if (hub_batch_complete(&h->batch, ROOM_BUSY_LIVE_MS)) { /* the export reads the store: no batch in flight */
         hub_conn_error(c, -1, "busy", "the database is busy; ask again");
         return;
     }

@@ -17,6 +17,7 @@
 #include "hub_fd.h"
 #include "hub_guard.h"
 #include "hub_http.h"
+#include "hub_loop.h"
 #include "hub_mailbox.h"
 #include "hub_online.h"
 #include "leaderboard.h"
@@ -29,22 +30,8 @@
 #include "hub_tally.h"
 #include "room_view.h"
 
-#define HUB_PROTOCOL_VERSION 1
-#define HUB_BATCH_MAX 4096         /* operations per group commit before it is flushed early */
 #define HUB_SECRET_MAX 128
 #define HUB_SERV_BUF 32768         /* lws's service buffer: an HTTP write goes out in sends of at most this */
-
-/* The hub's deadlines: one lws_sorted_usec_list_t each in struct hub. */
-enum hub_timer_id {
-    HUB_T_BATCH,                   /* the group commit's batch is due (hub_batch.c) */
-    HUB_T_TALLY,                   /* the next tally tick (HUB_TALLY_HZ) */
-    HUB_T_ROTATION,                /* the phones' tally rotation's next step (HUB_ROTATION_MS) */
-    HUB_T_CLOSE,                   /* the voting timer closes the question (close_due) */
-    HUB_T_SWEEP,                   /* the keepalive sweep (hub_conns.c) */
-    HUB_T_FLUSH,                   /* hub_run's quit flush ends (HUB_QUIT_FLUSH_MS) */
-    HUB_T_STATE,                   /* a debounced state change goes out (hub_state_soon) */
-    HUB_TIMERS
-};
 
 struct hub {
     struct hub_config cfg;
@@ -83,6 +70,7 @@ struct hub {
     /* Deadlines, on lws's scheduler (lws_sul_*), run by the loop's thread:
      * see hub_timer_in. Armed: lws_sul's list has an owner. */
     lws_sorted_usec_list_t timer[HUB_TIMERS];
+    void *timer_owner[HUB_TIMERS]; /* the part each was armed for (hub_timer_owner) */
     int flushed;                   /* hub_run's quit flush is over (HUB_T_FLUSH) */
     long long flush_hard;          /* ... and ends by this monotonic ms whatever is still going out */
 
@@ -92,19 +80,5 @@ struct hub {
 
     struct hub_mailbox mb;         /* from other threads: posted commands, the status (hub_mailbox.c) */
 };
-
-/* hub.c: the engine room (lws thread unless said otherwise) */
-/* Deadlines (lws thread only): cb runs on the loop in ms milliseconds (0:
- * at its next turn); arming an armed one moves it. */
-void hub_timer_in(struct hub *h, enum hub_timer_id t, sul_cb_t cb, long long ms);
-int hub_timer_armed(const struct hub *h, enum hub_timer_id t);
-void hub_loop_wake(struct hub *h);              /* end the loop's current wait (work for loop_turn) */
-/* Another thread called lws_cancel_service (hub_post, hub_stop, the store
- * thread's commit): the hand-overs, on the loop's thread. */
-void hub_loop_woken(struct hub *h);
-void hub_timer_cancel(struct hub *h, enum hub_timer_id t);
-#define hub_of_timer(sul, t) lws_container_of(sul, struct hub, timer[t])
-void hub_status_update(struct hub *h, const char *refused); /* refresh the snapshot, tell serve */
-void hub_status_warn(struct hub *h, const char *why);        /* a warning (struct hub_status last_warning), then the same */
 
 #endif

@@ -214,19 +214,19 @@ char *hub_msg_tally(struct hub *h, enum room_viewer who) {
     return dump(o);
 }
 
-char *hub_msg_welcome(struct hub *h, int voter, const char *token) {
-    struct quiz *q = room_quiz(h->room);
+char *hub_msg_welcome(struct room *room, int voter, const char *token) {
+    struct quiz *q = room_quiz(room);
     int n = quiz_count(q);
     json_t *votes = json_array(), *conf = json_array();
     for (int p = 0; p < n; p++) {
-        json_array_append_new(votes, json_integer(room_voter_vote(h->room, voter, p)));
-        const char *c = confidence_name(room_voter_confidence(h->room, voter, p));
+        json_array_append_new(votes, json_integer(room_voter_vote(room, voter, p)));
+        const char *c = confidence_name(room_voter_confidence(room, voter, p));
         json_array_append_new(conf, c ? json_string(c) : json_null());
     }
     int answered, scored, correct;
-    room_voter_score(h->room, voter, &answered, &scored, &correct);
+    room_voter_score(room, voter, &answered, &scored, &correct);
     return dump(json_pack("{s:s, s:i, s:s, s:s, s:o, s:o, s:{s:i, s:i, s:i}}", "t", "welcome", "v",
-                          HUB_PROTOCOL_VERSION, "token", token, "room", room_code(h->room), "votes", votes, "confidence",
+                          HUB_PROTOCOL_VERSION, "token", token, "room", room_code(room), "votes", votes, "confidence",
                           conf, "score", "answered", answered, "scored", scored, "correct", correct));
 }
 

@@ -4,7 +4,10 @@
 
 #include "room_view.h"
 
+#define HUB_PROTOCOL_VERSION 1
+
 struct hub;
+struct room;
 
 /* What who may see of the state and the tally: room_view decides. */
 char *hub_msg_state(struct hub *h, enum room_viewer who);
@@ -13,7 +16,7 @@ char *hub_msg_state(struct hub *h, enum room_viewer who);
  * and quiz_truth allow); NULL when pos is not in the deck. */
 char *hub_msg_state_of(struct hub *h, enum room_viewer who, int pos);
 char *hub_msg_tally(struct hub *h, enum room_viewer who);
-char *hub_msg_welcome(struct hub *h, int voter, const char *token);
+char *hub_msg_welcome(struct room *room, int voter, const char *token);
 /* A stored vote's answer (its confidence when it has one); votes: question
  * pos's count with it (quiz_votes). */
 char *hub_msg_ack(long long id, int pos, int yes, enum confidence conf, int votes); /* id -1: no "id" */

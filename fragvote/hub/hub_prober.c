@@ -16,6 +16,7 @@
 
 #include "hub_internal.h"
 #include "hub_batch.h"
+#include "hub_msg.h"
 #include "hub_prober.h"
 #include "hub_send.h"
 #include "hub_tally.h"
@@ -135,7 +136,7 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
         return;
     }
     /* Adopting writes the session's questions: no batch may be in flight. */
-    if (hub_batch_complete(h, ROOM_BUSY_LIVE_MS)) {
+    if (hub_batch_complete(&h->batch, ROOM_BUSY_LIVE_MS)) {
         hub_conn_error(c, -1, "busy", "the database is busy (votes are waiting for it); say prober again");
         deck_free(d);
         free(d);

@@ -85,7 +85,7 @@ void hub_replay_vote(struct hub *h, struct hub_conn *c, const struct hub_client_
         }
         hub_conn_new_voter_passed(c);
     }
-    struct hub_op *op = hub_batch_add(h, c, HUB_OP_REPLAY);
+    struct hub_op *op = hub_batch_add(&h->batch, c, HUB_OP_REPLAY);
     if (!op) {
         hub_conn_error(c, id, "busy", "server out of memory");
         return;

@@ -15,7 +15,7 @@ static void tally_tick(lws_sorted_usec_list_t *sul);
 
 void hub_tally_schedule(struct hub *h) {
     h->bcast.tally_dirty = 1;
-    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, 1000 / HUB_TALLY_HZ);
+    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, h, 1000 / HUB_TALLY_HZ);
 }
 
 /* One rotation step (every HUB_ROTATION_MS while a round runs): the next
@@ -71,13 +71,13 @@ static void rotation_tick(lws_sorted_usec_list_t *sul);
 
 static void rotation_schedule(struct hub *h) {
     if (hub_timer_armed(h, HUB_T_ROTATION) || h->bcast.rot_left <= 0) return;
-    hub_timer_in(h, HUB_T_ROTATION, rotation_tick, HUB_ROTATION_MS);
+    hub_timer_in(h, HUB_T_ROTATION, rotation_tick, h, HUB_ROTATION_MS);
 }
 
 /* The rotation's deadline came: one step, unless a state change is still
  * being fanned out (phones need the question more than a count). */
 static void rotation_tick(lws_sorted_usec_list_t *sul) {
-    struct hub *h = hub_of_timer(sul, HUB_T_ROTATION);
+    struct hub *h = hub_timer_owner(sul, HUB_T_ROTATION);
     if (!hub_fanout_busy(&h->fanout)) audience_step(h);
     rotation_schedule(h);
 }
@@ -120,14 +120,14 @@ static void tally_build(struct hub *h) {
  * the vote; phones keep their rotation. */
 void hub_tally_now(struct hub *h) {
     tally_build(h);
-    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, 1000 / HUB_TALLY_HZ);
+    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, h, 1000 / HUB_TALLY_HZ);
 }
 
 /* At most HUB_TALLY_HZ times a second: a tally for what changed outside a
  * commit (connections coming and going, states), and the status for the
  * console. The phones' rotation runs on its own deadline (rotation_tick). */
 static void tally_tick(lws_sorted_usec_list_t *sul) {
-    struct hub *h = hub_of_timer(sul, HUB_T_TALLY);
+    struct hub *h = hub_timer_owner(sul, HUB_T_TALLY);
     if (h->bcast.tally_dirty) tally_build(h);
     if (h->bcast.status_stale) { /* the console and hub_snapshot follow at the tick's pace */
         h->bcast.status_stale = 0;
@@ -162,15 +162,15 @@ static struct hub_msg *follow_state(struct hub *h, int pos) {
     return h->bcast.follow[pos];
 }
 
-static void state_tick(lws_sorted_usec_list_t *sul) { hub_state_changed(hub_of_timer(sul, HUB_T_STATE)); }
+static void state_tick(lws_sorted_usec_list_t *sul) { hub_state_changed(hub_timer_owner(sul, HUB_T_STATE)); }
 
 void hub_state_soon(struct hub *h) {
-    if (!hub_timer_armed(h, HUB_T_STATE)) hub_timer_in(h, HUB_T_STATE, state_tick, HUB_STATE_DEBOUNCE_MS);
+    if (!hub_timer_armed(h, HUB_T_STATE)) hub_timer_in(h, HUB_T_STATE, state_tick, h, HUB_STATE_DEBOUNCE_MS);
 }
 
 void hub_status_soon(struct hub *h) {
     h->bcast.status_stale = 1;
-    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, 1000 / HUB_TALLY_HZ);
+    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, h, 1000 / HUB_TALLY_HZ);
 }
 
 /* New state messages, sent to screens and presenters and, with phones, to
