@@ -55,7 +55,7 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->conns_evicted = cs->conns_evicted;
     s->origin_refused = h->origin_refused;
     s->resumes_refused = cs->resumes_refused;
-    s->tally_version = hub_tally_version(h);
+    s->tally_version = hub_tally_version(&h->bcast);
     s->collective = quiz_collective(q, NULL);
     unsigned long hits;
     room_measure_counts(h->room, &s->measure_asks, &hits);
@@ -86,7 +86,7 @@ void hub_status_warn(struct hub *h, const char *why) {
 
 void hub_snapshot(struct hub *h, struct hub_status *out) {
     hub_mailbox_read(&h->mb, out);
-    out->phone_tallies = hub_tally_phone_count(h);
+    out->phone_tallies = hub_tally_phone_count(&h->bcast);
     /* counts that change with every connection: live, not as of the last tick */
     out->connections = atomic_load(&h->conns.n_role[HUB_AUDIENCE]);
     out->screens = atomic_load(&h->conns.n_role[HUB_SCREEN]);
@@ -305,7 +305,16 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     hub_join_url_make(cfg->public_url, cfg->bind_addr, tls_on(cfg), h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
                       sizeof warn);
     if (hub_http_qr(&h->http, h->join_url, err, errlen)) goto fail;
-    if (hub_tally_start(h)) {
+    struct hub_broadcast *b = &h->bcast;
+    b->hub = h;
+    b->room = room;
+    b->conns = &h->conns;
+    b->fanout = &h->fanout;
+    b->ctx = h->ctx;
+    b->screens = &h->protocols[1 + HUB_SCREEN];
+    b->presenters = &h->protocols[1 + HUB_PRESENTER];
+    b->audience_rate = cfg->audience_tallies_per_s;
+    if (hub_tally_start(b)) {
         fv_fail(err, errlen, "out of memory");
         goto fail;
     }
@@ -316,7 +325,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     hub_keepalive_start(h);
     char swarn[256];
     if (!(h->store = hub_store_start(room, h->ctx, swarn, sizeof swarn, err, errlen))) goto fail;
-    hub_batch_init(&h->batch, h, room, h->store, &h->mb, &h->conns, &h->acklat, h->board);
+    hub_batch_init(&h->batch, h, room, h->store, &h->mb, &h->conns, &h->bcast, &h->acklat, h->board);
     if (swarn[0]) hub_status_warn(h, swarn);
     if (hub_prober_init(h, err, errlen)) goto fail;
     if (warn[0]) hub_status_warn(h, warn);
@@ -387,7 +396,7 @@ void hub_free(struct hub *h) {
     }
     hub_ev_close(&h->ev);
     hub_fd_close(&h->fd);
-    hub_tally_free(h);
+    hub_tally_free(&h->bcast);
     hub_replay_free(h);
     hub_http_free(&h->http);
     hub_batch_free(&h->batch);

@@ -75,7 +75,7 @@ int hub_act(struct hub *h, enum room_action a, int seconds, char *err, size_t er
             hub_timer_in(h, HUB_T_CLOSE, close_tick, h, 1000LL * seconds);
         }
     }
-    hub_state_changed(h);
+    hub_state_changed(&h->bcast);
     if (rc < 0) hub_status_update(h, err);
     return rc < 0 ? -1 : 0;
 }
@@ -99,7 +99,7 @@ int hub_why(struct hub *h, char *err, size_t errlen) {
     int on = !hub_why_shown(h, cur);
     h->act.why = on;
     h->act.why_pos = cur;
-    hub_state_changed_screens(h);
+    hub_state_changed_screens(&h->bcast);
     return 0;
 }
 
@@ -110,7 +110,7 @@ int hub_measured(struct hub *h, uint64_t rid, const struct probe_result *res, ch
     int awaited = room_prober_result_awaited(h->room, rid);
     if (awaited) hub_batch_quiesce(&h->batch); /* the room stores it: no batch in flight */
     int rc = room_prober_result(h->room, rid, res, err, errlen);
-    if (awaited) hub_state_changed(h);
+    if (awaited) hub_state_changed(&h->bcast);
     hub_status_update(h, rc ? err : NULL);
     return rc;
 }

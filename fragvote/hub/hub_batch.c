@@ -33,12 +33,14 @@ static void batch_finish(struct hub_batch *b, int ok, const char *why);
 static void batch_due(lws_sorted_usec_list_t *sul) { hub_batch_flush(hub_timer_owner(sul, HUB_T_BATCH)); }
 
 void hub_batch_init(struct hub_batch *b, struct hub *hub, struct room *room, struct hub_store *store,
-                    struct hub_mailbox *mb, struct hub_conns *conns, struct hub_acklat *acklat, struct leaderboard *board) {
+                    struct hub_mailbox *mb, struct hub_conns *conns, struct hub_broadcast *bcast, struct hub_acklat *acklat,
+                    struct leaderboard *board) {
     b->hub = hub;
     b->room = room;
     b->store = store;
     b->mb = mb;
     b->conns = conns;
+    b->bcast = bcast;
     b->acklat = acklat;
     b->board = board;
 }
@@ -183,8 +185,8 @@ static void batch_finish(struct hub_batch *b, int ok, const char *err) {
     }
     if (!ok) hub_status_update(b->hub, err);
     b->njob = 0;
-    if (changed) hub_tally_now(b->hub);
-    else hub_tally_schedule(b->hub);
+    if (changed) hub_tally_now(b->bcast);
+    else hub_tally_schedule(b->bcast);
 }
 
 struct hub_op *hub_batch_add(struct hub_batch *b, struct hub_conn *c, enum hub_op_kind kind) {

@@ -8,6 +8,7 @@
 
 struct hub;
 struct hub_acklat;
+struct hub_broadcast;
 struct hub_conn;
 struct hub_conns;
 struct hub_mailbox;
@@ -40,6 +41,7 @@ struct hub_batch {
     struct hub_store *store;       /* its store thread (hub_store.c) */
     struct hub_mailbox *mb;        /* the commits counted for the status */
     struct hub_conns *conns;       /* voters and newcomers online */
+    struct hub_broadcast *bcast;   /* a commit's counts go out as a tally */
     struct hub_acklat *acklat;     /* vote read -> ack written */
     struct leaderboard *board;     /* a nickname given to the voter a first vote makes; NULL: none */
     struct hub_op *ops;            /* collecting for the next batch */
@@ -53,7 +55,8 @@ struct hub_batch {
 
 /* The parts the batch uses (store: its store thread, started). */
 void hub_batch_init(struct hub_batch *b, struct hub *hub, struct room *room, struct hub_store *store,
-                    struct hub_mailbox *mb, struct hub_conns *conns, struct hub_acklat *acklat, struct leaderboard *board);
+                    struct hub_mailbox *mb, struct hub_conns *conns, struct hub_broadcast *bcast, struct hub_acklat *acklat,
+                    struct leaderboard *board);
 /* A join or vote of c for the next batch (zeroed but for kind and conn;
  * arms HUB_T_BATCH), or NULL out of memory. */
 struct hub_op *hub_batch_add(struct hub_batch *b, struct hub_conn *c, enum hub_op_kind kind);

@@ -158,7 +158,7 @@ static int origin_refuse(struct hub *h, struct lws *wsi) {
     if (lws_hdr_total_length(wsi, WSI_TOKEN_HOST) < (int)sizeof host) lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
     if (ok && hub_origin_allowed(origin, host[0] ? host : NULL, h->cfg.public_url)) return 0;
     h->origin_refused++;
-    hub_status_soon(h);
+    hub_status_soon(&h->bcast);
     long long now = fv_clock_coarse_ms();
     if (h->origin_refused == 1 || now - h->origin_warned_ms >= 1000) {
         char why[400];
@@ -178,7 +178,7 @@ static int ws_admit(struct hub *h, struct lws *wsi, const char *protocol) {
     int audience = !protocol || !strcmp(protocol, h->protocols[HUB_AUDIENCE + 1].name); /* [0] is "http" */
     if (audience) hub_proxy_peer(&h->proxy, wsi, &peer);
     int rc = hub_conns_admit(&h->conns, &peer, audience);
-    if (rc) hub_status_soon(h); /* refused, or a silent phone evicted */
+    if (rc) hub_status_soon(&h->bcast); /* refused, or a silent phone evicted */
     return rc < 0;
 }
 

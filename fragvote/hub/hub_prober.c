@@ -187,7 +187,7 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
                  m->prober_target[0] ? ", target " : "", m->prober_target);
     note(h, "prober %s from %s%s%s; deck %s; %d measurement%s waiting", verb, who, desc, how,
          adopted ? "adopted" : "kept", n, n == 1 ? "" : "s");
-    hub_state_changed(h); /* presenters see "prober": true (and the laptop's questions when adopted) */
+    hub_state_changed(&h->bcast); /* presenters see "prober": true (and the laptop's questions when adopted) */
 }
 
 void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m, size_t len) {
@@ -246,7 +246,7 @@ void hub_prober_closed(struct hub *h, struct hub_conn *c) {
     h->remote.conn = NULL;
     note(h, "prober at %s disconnected; the room keeps voting, measurements wait for it (%d waiting)", who,
          send_pending(h, c, 1));
-    if (!atomic_load(&h->stop)) hub_state_changed(h); /* presenters see "prober": false */
+    if (!atomic_load(&h->stop)) hub_state_changed(&h->bcast); /* presenters see "prober": false */
 }
 
 int hub_prober_connected(const struct hub *h) { return h->remote.conn != NULL; }

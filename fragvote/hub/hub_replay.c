@@ -42,7 +42,7 @@ void hub_replay_ask(struct hub *h, struct hub_conn *c, const struct hub_client_m
         return;
     }
     struct hub_replay *r = &h->replay;
-    struct hub_msg *now = hub_tally_state(h, c); /* the phones' state: it changes with every change of the room */
+    struct hub_msg *now = hub_tally_state(&h->bcast, c); /* the phones' state: it changes with every change of the room */
     if (!r->msg || r->of_state != now) {
         hub_replay_free(h);
         char *json = hub_msg_replay(h);

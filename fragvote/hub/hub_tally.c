@@ -6,16 +6,18 @@
  * lws thread. */
 #include "hub_conn.h"
 #include "hub_conns.h"
-#include "hub_internal.h"
+#include "fv_clock.h"
+#include "hub.h"
+#include "hub_loop.h"
 #include "hub_msg.h"
 #include "hub_send.h"
 #include "hub_tally.h"
 
 static void tally_tick(lws_sorted_usec_list_t *sul);
 
-void hub_tally_schedule(struct hub *h) {
-    h->bcast.tally_dirty = 1;
-    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, h, 1000 / HUB_TALLY_HZ);
+void hub_tally_schedule(struct hub_broadcast *b) {
+    b->tally_dirty = 1;
+    if (!hub_timer_armed(b->hub, HUB_T_TALLY)) hub_timer_in(b->hub, HUB_T_TALLY, tally_tick, b, 1000 / HUB_TALLY_HZ);
 }
 
 /* One rotation step (every HUB_ROTATION_MS while a round runs): the next
@@ -28,58 +30,58 @@ void hub_tally_schedule(struct hub *h) {
  * a phone still gets at most HUB_PHONE_TALLY_HZ tallies a second. Both
  * follow the time since the last step, not the number of steps: a step
  * that runs late (the loop busy, or its own writes) does not slow them. */
-static void audience_step(struct hub *h) {
-    int rate = h->cfg.audience_tallies_per_s > 0 ? h->cfg.audience_tallies_per_s : HUB_AUDIENCE_SENDS_PER_S;
+static void audience_step(struct hub_broadcast *b) {
+    int rate = b->audience_rate > 0 ? b->audience_rate : HUB_AUDIENCE_SENDS_PER_S;
     /* No question open: the count is only who is online. A slower pace
      * leaves the loop to a room joining all at once (every join changes
      * that count, so the rotation would otherwise never rest). */
-    struct quiz *q = room_quiz(h->room);
+    struct quiz *q = room_quiz(b->room);
     struct quiz_qinfo ci;
     if (rate > HUB_AUDIENCE_IDLE_SENDS_PER_S && (quiz_get(q, quiz_cursor(q), &ci) || ci.state != QUIZ_VOTING))
         rate = HUB_AUDIENCE_IDLE_SENDS_PER_S;
-    long long now = fv_clock_coarse_ms(), dt = now - h->bcast.rot_ms;
+    long long now = fv_clock_coarse_ms(), dt = now - b->rot_ms;
     if (dt > 2 * HUB_ROTATION_MS) dt = 2 * HUB_ROTATION_MS; /* the first step of a round, or a stall: no catching up */
     if (dt < 1) dt = 1;
-    h->bcast.rot_ms = now;
+    b->rot_ms = now;
     long long sends = (long long)rate * dt / 1000;
-    int total = hub_conns_total(&h->conns);
+    int total = hub_conns_total(b->conns);
     /* visits owed so far, fractions carried (a room of 5 visits one connection every 20 ms) */
-    h->bcast.rot_credit += (double)total * (double)dt * HUB_PHONE_TALLY_HZ / 1000.0;
-    if (h->bcast.rot_credit > total) h->bcast.rot_credit = total;
-    long long visits = (long long)h->bcast.rot_credit;
-    h->bcast.rot_credit -= (double)visits;
+    b->rot_credit += (double)total * (double)dt * HUB_PHONE_TALLY_HZ / 1000.0;
+    if (b->rot_credit > total) b->rot_credit = total;
+    long long visits = (long long)b->rot_credit;
+    b->rot_credit -= (double)visits;
     if (sends < 1) sends = 1;
-    while (sends > 0 && visits > 0 && h->bcast.rot_left > 0) {
-        struct hub_conn **next = &h->conns.cursor[HUB_CUR_ROTATION];
-        struct hub_conn *c = *next ? *next : h->conns.head;
+    while (sends > 0 && visits > 0 && b->rot_left > 0) {
+        struct hub_conn **next = &b->conns->cursor[HUB_CUR_ROTATION];
+        struct hub_conn *c = *next ? *next : b->conns->head;
         if (!c) {
-            h->bcast.rot_left = 0;
+            b->rot_left = 0;
             break;
         }
         *next = c->next;
-        h->bcast.rot_left--;
+        b->rot_left--;
         visits--;
-        if (c->role != HUB_AUDIENCE || c->tally_sent >= h->bcast.tally_version || c->close_code) continue;
+        if (c->role != HUB_AUDIENCE || c->tally_sent >= b->tally_version || c->close_code) continue;
         sends--;
         c->tally_turn = 1;
-        if (hub_conn_write_now(c, h->bcast.tally[hub_conn_viewer(c)])) hub_tally_take(&h->bcast, c);
+        if (hub_conn_write_now(c, b->tally[hub_conn_viewer(c)])) hub_tally_take(b, c);
         else lws_callback_on_writable(c->wsi);
     }
 }
 
 static void rotation_tick(lws_sorted_usec_list_t *sul);
 
-static void rotation_schedule(struct hub *h) {
-    if (hub_timer_armed(h, HUB_T_ROTATION) || h->bcast.rot_left <= 0) return;
-    hub_timer_in(h, HUB_T_ROTATION, rotation_tick, h, HUB_ROTATION_MS);
+static void rotation_schedule(struct hub_broadcast *b) {
+    if (hub_timer_armed(b->hub, HUB_T_ROTATION) || b->rot_left <= 0) return;
+    hub_timer_in(b->hub, HUB_T_ROTATION, rotation_tick, b, HUB_ROTATION_MS);
 }
 
 /* The rotation's deadline came: one step, unless a state change is still
  * being fanned out (phones need the question more than a count). */
 static void rotation_tick(lws_sorted_usec_list_t *sul) {
-    struct hub *h = hub_timer_owner(sul, HUB_T_ROTATION);
-    if (!hub_fanout_busy(&h->fanout)) audience_step(h);
-    rotation_schedule(h);
+    struct hub_broadcast *b = hub_timer_owner(sul, HUB_T_ROTATION);
+    if (!hub_fanout_busy(b->fanout)) audience_step(b);
+    rotation_schedule(b);
 }
 
 /* One message per viewer of the room (what each may see is room_view's
@@ -103,49 +105,49 @@ void hub_drop_views(struct hub_msg *cur[]) {
 /* A new tally message per kind of client, shared by every connection:
  * screens and presenters are made writeable now, phones are visited by the
  * rotation (every connection once more after this change). */
-static void tally_build(struct hub *h) {
-    h->bcast.tally_dirty = 0;
-    h->bcast.tally_version++; /* the messages carry it */
-    if (hub_build_views(h, hub_msg_tally, h->bcast.tally)) return;
-    h->bcast.status_stale = 1;
-    h->bcast.rot_left = hub_conns_total(&h->conns);
-    rotation_schedule(h);
-    lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_SCREEN]);
-    lws_callback_on_writable_all_protocol(h->ctx, &h->protocols[1 + HUB_PRESENTER]);
+static void tally_build(struct hub_broadcast *b) {
+    b->tally_dirty = 0;
+    b->tally_version++; /* the messages carry it */
+    if (hub_build_views(b->hub, hub_msg_tally, b->tally)) return;
+    b->status_stale = 1;
+    b->rot_left = hub_conns_total(b->conns);
+    rotation_schedule(b);
+    lws_callback_on_writable_all_protocol(b->ctx, b->screens);
+    lws_callback_on_writable_all_protocol(b->ctx, b->presenters);
 }
 
 /* A group commit changed the counts (or a presenter just authed and needs
  * the split): the screens' tally is built now (one per commit at most),
  * not at the next tick, so the projector is up to date within a commit of
  * the vote; phones keep their rotation. */
-void hub_tally_now(struct hub *h) {
-    tally_build(h);
-    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, h, 1000 / HUB_TALLY_HZ);
+void hub_tally_now(struct hub_broadcast *b) {
+    tally_build(b);
+    if (!hub_timer_armed(b->hub, HUB_T_TALLY)) hub_timer_in(b->hub, HUB_T_TALLY, tally_tick, b, 1000 / HUB_TALLY_HZ);
 }
 
 /* At most HUB_TALLY_HZ times a second: a tally for what changed outside a
  * commit (connections coming and going, states), and the status for the
  * console. The phones' rotation runs on its own deadline (rotation_tick). */
 static void tally_tick(lws_sorted_usec_list_t *sul) {
-    struct hub *h = hub_timer_owner(sul, HUB_T_TALLY);
-    if (h->bcast.tally_dirty) tally_build(h);
-    if (h->bcast.status_stale) { /* the console and hub_snapshot follow at the tick's pace */
-        h->bcast.status_stale = 0;
-        hub_status_update(h, NULL);
+    struct hub_broadcast *b = hub_timer_owner(sul, HUB_T_TALLY);
+    if (b->tally_dirty) tally_build(b);
+    if (b->status_stale) { /* the console and hub_snapshot follow at the tick's pace */
+        b->status_stale = 0;
+        hub_status_update(b->hub, NULL);
     }
 }
 
 /* The followed questions' states are built again when next sent. */
-static void follow_drop(struct hub *h) {
-    for (int i = 0; i < QUIZ_QUESTIONS_MAX; i++) hub_msg_unref(h->bcast.follow[i]), h->bcast.follow[i] = NULL;
+static void follow_drop(struct hub_broadcast *b) {
+    for (int i = 0; i < QUIZ_QUESTIONS_MAX; i++) hub_msg_unref(b->follow[i]), b->follow[i] = NULL;
 }
 
 /* New state messages for every viewer, marked as states (hub_conn_send: a
  * newer one replaces an older one still queued). 0, or -1. */
-static int state_views(struct hub *h) {
-    if (hub_build_views(h, hub_msg_state, h->bcast.state)) return -1;
-    for (int v = 0; v < ROOM_VIEWERS; v++) h->bcast.state[v]->is_state = 1;
-    follow_drop(h);
+static int state_views(struct hub_broadcast *b) {
+    if (hub_build_views(b->hub, hub_msg_state, b->state)) return -1;
+    for (int v = 0; v < ROOM_VIEWERS; v++) b->state[v]->is_state = 1;
+    follow_drop(b);
     return 0;
 }
 
@@ -153,24 +155,24 @@ static int state_views(struct hub *h) {
  * while it is the current one (or no longer in the deck), else one built
  * once per change for all of them (so a thousand screens cost one build
  * per question they follow). NULL: out of memory. */
-static struct hub_msg *follow_state(struct hub *h, int pos) {
-    struct quiz *q = room_quiz(h->room);
+static struct hub_msg *follow_state(struct hub_broadcast *b, int pos) {
+    struct quiz *q = room_quiz(b->room);
     if (pos == quiz_cursor(q) || pos >= quiz_count(q) || pos >= QUIZ_QUESTIONS_MAX)
-        return h->bcast.state[ROOM_VIEWER_SCREEN];
-    if (!h->bcast.follow[pos] && (h->bcast.follow[pos] = hub_msg_new(hub_msg_state_of(h, ROOM_VIEWER_SCREEN, pos))))
-        h->bcast.follow[pos]->is_state = 1;
-    return h->bcast.follow[pos];
+        return b->state[ROOM_VIEWER_SCREEN];
+    if (!b->follow[pos] && (b->follow[pos] = hub_msg_new(hub_msg_state_of(b->hub, ROOM_VIEWER_SCREEN, pos))))
+        b->follow[pos]->is_state = 1;
+    return b->follow[pos];
 }
 
 static void state_tick(lws_sorted_usec_list_t *sul) { hub_state_changed(hub_timer_owner(sul, HUB_T_STATE)); }
 
-void hub_state_soon(struct hub *h) {
-    if (!hub_timer_armed(h, HUB_T_STATE)) hub_timer_in(h, HUB_T_STATE, state_tick, h, HUB_STATE_DEBOUNCE_MS);
+void hub_state_soon(struct hub_broadcast *b) {
+    if (!hub_timer_armed(b->hub, HUB_T_STATE)) hub_timer_in(b->hub, HUB_T_STATE, state_tick, b, HUB_STATE_DEBOUNCE_MS);
 }
 
-void hub_status_soon(struct hub *h) {
-    h->bcast.status_stale = 1;
-    if (!hub_timer_armed(h, HUB_T_TALLY)) hub_timer_in(h, HUB_T_TALLY, tally_tick, h, 1000 / HUB_TALLY_HZ);
+void hub_status_soon(struct hub_broadcast *b) {
+    b->status_stale = 1;
+    if (!hub_timer_armed(b->hub, HUB_T_TALLY)) hub_timer_in(b->hub, HUB_T_TALLY, tally_tick, b, 1000 / HUB_TALLY_HZ);
 }
 
 /* New state messages, sent to screens and presenters and, with phones, to
@@ -178,38 +180,38 @@ void hub_status_soon(struct hub *h) {
  * the rotation and a writeable would hand out the tally built for the
  * state before (a phone got the revealed question's tally after the next
  * question's voting state, e2e/test_serve_open_frames under ASan). */
-static void states_out(struct hub *h, int phones) {
-    if (state_views(h) == 0) {
-        for (struct hub_conn *c = h->conns.head; c; c = c->next) {
+static void states_out(struct hub_broadcast *b, int phones) {
+    if (state_views(b) == 0) {
+        for (struct hub_conn *c = b->conns->head; c; c = c->next) {
             if (c->role != HUB_AUDIENCE)
-                hub_conn_send(c, hub_tally_state(h, c));
+                hub_conn_send(c, hub_tally_state(b, c));
             else if (phones)
-                hub_conn_send_later(c, h->bcast.state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
+                hub_conn_send_later(c, b->state[ROOM_VIEWER_PHONE]); /* in chunks: see hub_fanout_pump */
         }
     }
-    hub_tally_now(h);
-    hub_status_update(h, NULL);
+    hub_tally_now(b);
+    hub_status_update(b->hub, NULL);
 }
 
-void hub_state_changed(struct hub *h) { states_out(h, 1); }
-void hub_state_changed_screens(struct hub *h) { states_out(h, 0); }
+void hub_state_changed(struct hub_broadcast *b) { states_out(b, 1); }
+void hub_state_changed_screens(struct hub_broadcast *b) { states_out(b, 0); }
 
-int hub_tally_start(struct hub *h) { return state_views(h); }
+int hub_tally_start(struct hub_broadcast *b) { return state_views(b); }
 
-void hub_tally_free(struct hub *h) {
-    hub_drop_views(h->bcast.tally);
-    hub_drop_views(h->bcast.state);
-    follow_drop(h);
+void hub_tally_free(struct hub_broadcast *b) {
+    hub_drop_views(b->tally);
+    hub_drop_views(b->state);
+    follow_drop(b);
 }
 
-struct hub_msg *hub_tally_state(struct hub *h, const struct hub_conn *c) {
-    return c->follow >= 0 ? follow_state(h, c->follow) : h->bcast.state[hub_conn_viewer(c)];
+struct hub_msg *hub_tally_state(struct hub_broadcast *b, const struct hub_conn *c) {
+    return c->follow >= 0 ? follow_state(b, c->follow) : b->state[hub_conn_viewer(c)];
 }
-int hub_tally_built(const struct hub *h) { return h->bcast.tally[0] != NULL; }
-unsigned long hub_tally_version(const struct hub *h) { return h->bcast.tally_version; }
+int hub_tally_built(const struct hub_broadcast *b) { return b->tally[0] != NULL; }
+unsigned long hub_tally_version(const struct hub_broadcast *b) { return b->tally_version; }
 
-unsigned long hub_tally_phone_count(const struct hub *h) {
-    return atomic_load(&((struct hub *)h)->bcast.phone_tallies);
+unsigned long hub_tally_phone_count(const struct hub_broadcast *b) {
+    return atomic_load(&((struct hub_broadcast *)b)->phone_tallies);
 }
 
 /* Whether c has not yet been sent the newest tally meant for its kind
