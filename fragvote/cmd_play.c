@@ -26,7 +26,7 @@
 #include "console_ask.h"
 #include "deck.h"
 #include "export.h"
-#include "replay.h"
+#include "probe_json.h"
 #include "room.h"
 #include "cli_scenario.h"
 #include "witness_cli.h"
@@ -334,7 +334,7 @@ static int setup_target(struct play *p) {
             }
             p->lab_up = 1;
         }
-        p->labjs = replay_lab_json(&p->lab);
+        p->labjs = probe_lab_json(&p->lab);
     }
     int flush = !(p->o.engine.keep_pmtu_cache || p->deck.keep_pmtu_cache);
     if (flush && !probe_priv_has(CAP_NET_ADMIN)) {

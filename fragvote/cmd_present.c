@@ -35,7 +35,7 @@
 #include "present_opts.h"
 #include "present_prober.h"
 #include "present_session.h"
-#include "replay.h"
+#include "probe_json.h"
 
 /* What the wiring holds: the options, the probe engine here, the session. */
 struct present {
@@ -46,7 +46,7 @@ struct present {
     struct privsep_client *helper;     /* the privileged helper that measures, when present started as root */
     struct cli_signals sigs;
     char host[256], kernel[256];
-    char *lab_json;                    /* the lab's layout for the hub (replay_lab_json), NULL off the lab */
+    char *lab_json;                    /* the lab's layout for the hub (probe_lab_json), NULL off the lab */
     char *ca;                          /* --ca, read (open_files) */
     size_t ca_len;
     struct present_session session;
@@ -155,7 +155,7 @@ static int engine_up(struct present *s) {
     s->engine.lab_switches = s->engine.use_lab && deck_scenarios(&s->deck) > 0;
     int code = cli_engine_up("present", &s->engine, a->witness ? a->witness : s->deck.witness, a->witness_key,
                              a->keep_root, a->user);
-    if (code == FV_EXIT_OK && s->engine.use_lab) s->lab_json = replay_lab_json(&s->engine.lab);
+    if (code == FV_EXIT_OK && s->engine.use_lab) s->lab_json = probe_lab_json(&s->engine.lab);
     return code;
 }
 

@@ -26,7 +26,7 @@
 #include "export.h"
 #include "fv_file.h"
 #include "hub.h"
-#include "replay.h"
+#include "probe_json.h"
 #include "room.h"
 #include "engine_helper.h"
 #include "serve_opts.h"
@@ -342,7 +342,7 @@ static int engine_up(struct serve *s, int scenarios, char **labjs) {
     s->engine.lab_switches = scenarios > 0;
     int code = cli_engine_up("serve", &s->engine, ea->witness ? ea->witness : s->deck.witness, ea->witness_key,
                              ea->keep_root, ea->user);
-    if (code == FV_EXIT_OK && s->engine.use_lab) *labjs = replay_lab_json(&s->engine.lab);
+    if (code == FV_EXIT_OK && s->engine.use_lab) *labjs = probe_lab_json(&s->engine.lab);
     return code;
 }
 

@@ -15,7 +15,7 @@
 #include "cli_scenario.h"
 #include "fv_clock.h"
 #include "privsep_helper.h"
-#include "replay.h"
+#include "probe_json.h"
 #include "engine_helper.h"
 #include "worker.h"
 
@@ -122,7 +122,7 @@ static void helper_main(int fd, const struct engine_helper_config *cfg) {
         cli_scenario_init(&h.scenario, &e->lab, &e->witness);
         h.wc.before = helper_before;
     }
-    char *lab = e->use_lab ? replay_lab_json(&e->lab) : NULL;
+    char *lab = e->use_lab ? probe_lab_json(&e->lab) : NULL;
     fflush(NULL);
     struct privsep_helper_ops ops = {.ntests = cfg->deck->ntests, .run = helper_run, .ctx = &h};
     int rc = privsep_helper_hello(fd, lab, NULL) < 0 ? 1 : privsep_helper_serve(fd, &ops);

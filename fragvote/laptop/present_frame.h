@@ -91,7 +91,7 @@ char *present_frame_cmd(enum hub_cmd_kind k, int seconds);
 struct present_facts {
     const char *host, *kernel;   /* gethostname, "Linux 6.1.0-..." (cli_host_facts) */
     const char *observer, *target;
-    const char *lab_json;        /* the lab's layout (replay_lab_json) when target is the lab, else NULL */
+    const char *lab_json;        /* the lab's layout (probe_lab_json) when target is the lab, else NULL */
 };
 /* deck_json: the deck as loaded (a JSON object's text); f: this laptop's
  * facts (also shown on the hub's console); instance: this process's random

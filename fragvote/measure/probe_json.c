@@ -101,3 +101,10 @@ json_t *probe_lab_to_json(const struct probe_lab *lab) {
                      lab->cfg.reassemble ? json_string(lab->name[lab->cfg.reassemble]) : json_null(), "behaviours",
                      beh, "behaviours_text", text, "auto_ttl", lab->auto_ttl);
 }
+
+char *probe_lab_json(const struct probe_lab *lab) {
+    json_t *o = probe_lab_to_json(lab);
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    return s;
+}

@@ -34,5 +34,8 @@ json_t *probe_fact_to_json(const struct probe_result *r, const struct probe_fact
 json_t *probe_witness_to_json(const struct probe_result *r);
 /* The lab topology (for the session record). */
 json_t *probe_lab_to_json(const struct probe_lab *lab);
+/* The same as JSON text, as serve, present and play store it with a session
+ * (malloc'd, caller frees; NULL when out of memory). */
+char *probe_lab_json(const struct probe_lab *lab);
 
 #endif

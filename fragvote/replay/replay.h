@@ -65,8 +65,6 @@ int replay_print_remeasure(FILE *out, struct db_report *r, const struct db_repor
                            int *changed, int *unchanged, char *err, size_t errlen);
 /* A stored test spec (deck_spec_json) back into a probe_spec; 0 or -1 with err. */
 int replay_spec_from_json(const char *spec_json, struct probe_spec *out, char *err, size_t errlen);
-/* The lab topology as JSON text, as serve stores it (malloc'd, caller frees). */
-char *replay_lab_json(const struct probe_lab *lab);
 
 
 /* ---- read-only projector replay (fragvote/replay/replay_serve.c) ---- */

@@ -16,13 +16,6 @@
 #include "fv_err.h"
 
 
-char *replay_lab_json(const struct probe_lab *lab) {
-    json_t *o = probe_lab_to_json(lab);
-    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(o);
-    return s;
-}
-
 int replay_spec_from_json(const char *spec_json, struct probe_spec *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     json_error_t jerr;
@@ -100,7 +93,7 @@ int64_t replay_remeasure(struct db *db, const struct db_report_session *s, const
         done[t] = 2;
         why[t] = strdup(e);
     }
-    if (o->lab) labjs = replay_lab_json(o->lab);
+    if (o->lab) labjs = probe_lab_json(o->lab);
     if (db_begin(db, err, errlen)) goto out;
     set = db_measurement_set_add(db, s->row.id, "remeasure", o->host, o->kernel, o->target, labjs, err, errlen);
     for (int i = 0; set > 0 && i < s->nquestions; i++) {

@@ -20,6 +20,7 @@
 #include "db.h"
 #include "deck.h"
 #include "export/fixture.h"
+#include "probe_json.h"
 #include "replay.h"
 #include "report.h"
 #include "room.h"
@@ -112,7 +113,7 @@ static int record(const struct probe_lab *lab) {
         fprintf(stderr, "deck: %s\n", err);
         return -1;
     }
-    char *labjs = replay_lab_json(lab);
+    char *labjs = probe_lab_json(lab);
     char host[256], kernel[320];
     cli_host_facts(host, sizeof host, kernel, sizeof kernel);
     struct db *db = db_open(dbfile, err, sizeof err);
