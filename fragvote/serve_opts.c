@@ -16,7 +16,10 @@
 #include "room.h"
 #include "witness_cli.h"
 
-static void usage(FILE *out) {
+/* --help, in three parts (what and where, the room and its limits, secrets,
+ * loop, TLS, privileges and the console's keys): one fprintf each, its
+ * numbers beside its text. */
+static void usage_where(FILE *out) {
     fprintf(out,
             "Usage: fragvote serve [OPTIONS]\n"
             "\n"
@@ -54,7 +57,12 @@ static void usage(FILE *out) {
             "                       target's host), \"lab\" (one in the lab's dst; the default\n"
             "                       with the lab) or \"none\" (default: the deck's \"witness\")\n"
             "  --witness-key HEX    its key (32 hex digits; also $" WITNESS_CLI_KEY_ENV ")\n"
-            "  --no-witness         the near end only\n"
+            "  --no-witness         the near end only\n",
+            CLI_LISTEN_PORT_DEFAULT);
+}
+
+static void usage_room(FILE *out) {
+    fprintf(out,
             "  --live-split         show the yes/no split to the room while it votes\n"
             "  --leaderboard        phones may pick a nickname (optional, at most %d bytes,\n"
             "                       control characters dropped, kept in memory only); the\n"
@@ -85,7 +93,13 @@ static void usage(FILE *out) {
             "                       started more than DAYS days ago (0..%d): their token\n"
             "                       hashes go, their votes stay without a voter, so scores,\n"
             "                       replay and export read as before (docs/PRIVACY.md;\n"
-            "                       fragvote sessions purges by hand)\n"
+            "                       fragvote sessions purges by hand)\n",
+            LEADERBOARD_NICK_MAX, LEADERBOARD_TOP, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT, HUB_HTTP_RATE,
+            HUB_VOTER_BURST, HUB_VOTER_RATE, HUB_WS_PER_ADDR, HUB_CONN_RESERVE, HUB_PROXY_MAX, CLI_PURGE_DAYS_MAX);
+}
+
+static void usage_rest(FILE *out) {
+    fprintf(out,
             "  --secret-file FILE   read the presenter secret from FILE (one line; a systemd\n"
             "                       credential: --secret-file %%d/secret with LoadCredential=)\n"
             "  --secret TEXT        presenter secret on the command line, where every local\n"
@@ -126,10 +140,13 @@ static void usage(FILE *out) {
             "from $" PROBE_LAB_PREFIX_ENV " (default \"" PROBE_LAB_PREFIX_DEFAULT "\").\n"
             "\n"
             "Exit codes: 0 ok, 1 failed (incl. a failed script), 2 usage, 3 missing\n"
-            "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n",
-            CLI_LISTEN_PORT_DEFAULT, LEADERBOARD_NICK_MAX, LEADERBOARD_TOP, HUB_COUNTDOWN_MAX_S, CONSOLE_TIMER_S_DEFAULT,
-            HUB_HTTP_RATE, HUB_VOTER_BURST,
-            HUB_VOTER_RATE, HUB_WS_PER_ADDR, HUB_CONN_RESERVE, HUB_PROXY_MAX, CLI_PURGE_DAYS_MAX);
+            "privilege, 4 unknown target host, 5 no IPv6, 7 database error.\n");
+}
+
+static void usage(FILE *out) {
+    usage_where(out);
+    usage_room(out);
+    usage_rest(out);
 }
 
 /* A per-second cap given to --NAME (optarg): 0..SERVE_HTTP_RATE_MAX, 0 for
@@ -159,103 +176,98 @@ static int deck_values_check(const struct serve_opts *o) {
     return -1;
 }
 
-static int parse(int argc, char **argv, struct serve_opts *o) {
-    enum { O_DECK = 256, O_DB, O_TITLE, O_LIVE, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_RESUME, O_TLSCERT,
-           O_TLSKEY, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD, O_VOTERRATE, O_PROBER, O_WSPERADDR,
-           O_SECRETFILE, O_RETAIN, O_QUESTIONS, O_FRAME, O_LANG };
-    static const struct option longopts[] = {
-        CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT, CLI_LISTEN_ARGS_ADDR, CLI_LISTEN_ARGS_LOOP,
-        {"deck", required_argument, NULL, O_DECK},     {"questions", required_argument, NULL, O_QUESTIONS},
-        {"db", required_argument, NULL, O_DB},         {"title", required_argument, NULL, O_TITLE},
-        {"live-split", no_argument, NULL, O_LIVE},     {"frame-ancestors", required_argument, NULL, O_FRAME},
-        {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
-        {"secret-file", required_argument, NULL, O_SECRETFILE},
-        {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
-        {"no-qr", no_argument, NULL, O_NOQR},          {"resume", required_argument, NULL, O_RESUME},
-        {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
-        {"timer", required_argument, NULL, O_TIMER}, {"http-rate", required_argument, NULL, O_HTTPRATE},
-        {"trust-proxy", required_argument, NULL, O_TRUSTPROXY},
-        {"leaderboard", no_argument, NULL, O_LEADERBOARD},
-        {"voter-rate", required_argument, NULL, O_VOTERRATE}, {"prober", required_argument, NULL, O_PROBER},
-        {"ws-per-address", required_argument, NULL, O_WSPERADDR},
-        {"retain", required_argument, NULL, O_RETAIN}, {"lang", required_argument, NULL, O_LANG},
-        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
-    *o = (struct serve_opts){.db = SERVE_DB_DEFAULT, .timer_s = CONSOLE_TIMER_S_DEFAULT, .retain = -1};
-    cli_listen_init(&o->listen);
-    cli_opt_begin();
-    for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
-        long num;
-        switch (c) {
-        case O_DECK: o->deck = optarg; break;
-        case O_DB: o->db = optarg; break;
-        CLI_LISTEN_CASES:
-            if (cli_listen_arg("serve", &o->listen, c, optarg, 0)) return -1;
-            break;
-        case O_TIMER:
-            if (cli_opt_int("serve", "timer", optarg, 1, HUB_COUNTDOWN_MAX_S, "seconds", &o->timer_s)) return -1;
-            break;
-        case O_HTTPRATE:
-            if (rate_arg("http-rate", "requests", &o->http_rate)) return -1;
-            break;
-        case O_VOTERRATE:
-            if (rate_arg("voter-rate", "new voters", &o->voter_rate)) return -1;
-            break;
-        case O_RETAIN:
-            if (cli_opt_range("serve", "retain", optarg, 0, CLI_PURGE_DAYS_MAX, "days", &o->retain)) return -1;
-            break;
-        case O_WSPERADDR:
-            if (cli_opt_range("serve", "ws-per-address", optarg, 0, HUB_CONN_MAX, "websockets (0: no cap)", &num))
-                return -1;
-            o->ws_per_addr = num ? (int)num : -1;
-            break;
-        case O_TRUSTPROXY: {
-            char perr[160];
-            if (hub_proxy_add(&o->trust_proxy, optarg, perr, sizeof perr)) {
-                fprintf(stderr, "fragvote serve: %s\n", perr);
-                return -1;
-            }
-            break;
-        }
-        case O_FRAME: {
-            char why[200];
-            if (hub_origin_frame_sources_check(optarg, why, sizeof why)) {
-                fprintf(stderr, "fragvote serve: --frame-ancestors: %s\n", why);
-                return -1;
-            }
-            o->frame_ancestors = optarg;
-            break;
-        }
-        case O_PROBER:
-            if (strcmp(optarg, "local") && strcmp(optarg, "remote")) {
-                fprintf(stderr, "fragvote serve: --prober wants local or remote, not '%s'\n", optarg);
-                return -1;
-            }
-            o->prober_remote = !strcmp(optarg, "remote");
-            break;
-        case O_TITLE: o->title = optarg; break;
-        case O_LANG: o->lang = optarg; break;
-        case O_QUESTIONS: o->questions = optarg; break;
-        case O_LIVE: o->live_split = 1; break;
-        case O_LEADERBOARD: o->leaderboard = 1; break;
-        case O_SCRIPT: o->script = optarg; break;
-        case O_SECRET: o->secret_src.arg = optarg; break;
-        case O_SECRETFILE: o->secret_src.file = optarg; break;
-        case O_ROOM: o->room = optarg; break;
-        case O_NOPRE: o->no_prefetch = 1; break;
-        case O_NOQR: o->no_qr = 1; break;
-        case O_TLSCERT: o->tls_cert = optarg; break;
-        case O_TLSKEY: o->tls_key = optarg; break;
-        case O_RESUME:
-            if (cli_parse_long(optarg, 1, LONG_MAX, &num)) {
-                fprintf(stderr, "fragvote serve: --resume wants a session id (see fragvote sessions), not '%s'\n",
-                        optarg);
-                return -1;
-            }
-            o->resume = num;
-            break;
-        default: return cli_opt_other("serve", c, argv);
-        }
+/* serve's own options (beyond cli/'s engine and listen ones). */
+enum { O_DECK = 256, O_DB, O_TITLE, O_LIVE, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE, O_NOQR, O_RESUME, O_TLSCERT,
+       O_TLSKEY, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD, O_VOTERRATE, O_PROBER, O_WSPERADDR,
+       O_SECRETFILE, O_RETAIN, O_QUESTIONS, O_FRAME, O_LANG };
+
+/* An option that is only stored. 0, or 1: not one of these. */
+static int take_plain(int c, struct serve_opts *o) {
+    switch (c) {
+    case O_DECK: o->deck = optarg; break;
+    case O_DB: o->db = optarg; break;
+    case O_TITLE: o->title = optarg; break;
+    case O_LANG: o->lang = optarg; break;
+    case O_QUESTIONS: o->questions = optarg; break;
+    case O_LIVE: o->live_split = 1; break;
+    case O_LEADERBOARD: o->leaderboard = 1; break;
+    case O_SCRIPT: o->script = optarg; break;
+    case O_SECRET: o->secret_src.arg = optarg; break;
+    case O_SECRETFILE: o->secret_src.file = optarg; break;
+    case O_ROOM: o->room = optarg; break;
+    case O_NOPRE: o->no_prefetch = 1; break;
+    case O_NOQR: o->no_qr = 1; break;
+    case O_TLSCERT: o->tls_cert = optarg; break;
+    case O_TLSKEY: o->tls_key = optarg; break;
+    default: return 1;
     }
+    return 0;
+}
+
+/* An option whose value is checked here. 0, -1 after saying why, or 1: not
+ * one of these. */
+static int take_checked(int c, struct serve_opts *o) {
+    long num;
+    switch (c) {
+    CLI_LISTEN_CASES:
+        if (cli_listen_arg("serve", &o->listen, c, optarg, 0)) return -1;
+        break;
+    case O_TIMER:
+        if (cli_opt_int("serve", "timer", optarg, 1, HUB_COUNTDOWN_MAX_S, "seconds", &o->timer_s)) return -1;
+        break;
+    case O_HTTPRATE:
+        if (rate_arg("http-rate", "requests", &o->http_rate)) return -1;
+        break;
+    case O_VOTERRATE:
+        if (rate_arg("voter-rate", "new voters", &o->voter_rate)) return -1;
+        break;
+    case O_RETAIN:
+        if (cli_opt_range("serve", "retain", optarg, 0, CLI_PURGE_DAYS_MAX, "days", &o->retain)) return -1;
+        break;
+    case O_WSPERADDR:
+        if (cli_opt_range("serve", "ws-per-address", optarg, 0, HUB_CONN_MAX, "websockets (0: no cap)", &num))
+            return -1;
+        o->ws_per_addr = num ? (int)num : -1;
+        break;
+    case O_TRUSTPROXY: {
+        char perr[160];
+        if (hub_proxy_add(&o->trust_proxy, optarg, perr, sizeof perr)) {
+            fprintf(stderr, "fragvote serve: %s\n", perr);
+            return -1;
+        }
+        break;
+    }
+    case O_FRAME: {
+        char why[200];
+        if (hub_origin_frame_sources_check(optarg, why, sizeof why)) {
+            fprintf(stderr, "fragvote serve: --frame-ancestors: %s\n", why);
+            return -1;
+        }
+        o->frame_ancestors = optarg;
+        break;
+    }
+    case O_PROBER:
+        if (strcmp(optarg, "local") && strcmp(optarg, "remote")) {
+            fprintf(stderr, "fragvote serve: --prober wants local or remote, not '%s'\n", optarg);
+            return -1;
+        }
+        o->prober_remote = !strcmp(optarg, "remote");
+        break;
+    case O_RESUME:
+        if (cli_parse_long(optarg, 1, LONG_MAX, &num)) {
+            fprintf(stderr, "fragvote serve: --resume wants a session id (see fragvote sessions), not '%s'\n",
+                    optarg);
+            return -1;
+        }
+        o->resume = num;
+        break;
+    default: return 1;
+    }
+    return 0;
+}
+
+/* What the options say together. 0, or -1 after saying why. */
+static int opts_agree(int argc, char **argv, struct serve_opts *o) {
     if (!o->tls_cert != !o->tls_key) {
         fprintf(stderr, "fragvote serve: --tls-cert and --tls-key go together\n");
         return -1;
@@ -282,6 +294,36 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
         }
     }
     return 0;
+}
+
+static int parse(int argc, char **argv, struct serve_opts *o) {
+    static const struct option longopts[] = {
+        CLI_ENGINE_ARGS_TARGET, CLI_ENGINE_ARGS_WITNESS, CLI_ENGINE_ARGS_ROOT, CLI_LISTEN_ARGS_ADDR, CLI_LISTEN_ARGS_LOOP,
+        {"deck", required_argument, NULL, O_DECK},     {"questions", required_argument, NULL, O_QUESTIONS},
+        {"db", required_argument, NULL, O_DB},         {"title", required_argument, NULL, O_TITLE},
+        {"live-split", no_argument, NULL, O_LIVE},     {"frame-ancestors", required_argument, NULL, O_FRAME},
+        {"script", required_argument, NULL, O_SCRIPT}, {"secret", required_argument, NULL, O_SECRET},
+        {"secret-file", required_argument, NULL, O_SECRETFILE},
+        {"room", required_argument, NULL, O_ROOM},     {"no-prefetch", no_argument, NULL, O_NOPRE},
+        {"no-qr", no_argument, NULL, O_NOQR},          {"resume", required_argument, NULL, O_RESUME},
+        {"tls-cert", required_argument, NULL, O_TLSCERT}, {"tls-key", required_argument, NULL, O_TLSKEY},
+        {"timer", required_argument, NULL, O_TIMER}, {"http-rate", required_argument, NULL, O_HTTPRATE},
+        {"trust-proxy", required_argument, NULL, O_TRUSTPROXY},
+        {"leaderboard", no_argument, NULL, O_LEADERBOARD},
+        {"voter-rate", required_argument, NULL, O_VOTERRATE}, {"prober", required_argument, NULL, O_PROBER},
+        {"ws-per-address", required_argument, NULL, O_WSPERADDR},
+        {"retain", required_argument, NULL, O_RETAIN}, {"lang", required_argument, NULL, O_LANG},
+        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0}};
+    *o = (struct serve_opts){.db = SERVE_DB_DEFAULT, .timer_s = CONSOLE_TIMER_S_DEFAULT, .retain = -1};
+    cli_listen_init(&o->listen);
+    cli_opt_begin();
+    for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
+        int rc = take_plain(c, o);
+        if (rc == 1) rc = take_checked(c, o);
+        if (rc == 1) return cli_opt_other("serve", c, argv);
+        if (rc) return -1;
+    }
+    return opts_agree(argc, argv, o);
 }
 
 int serve_opts_read(int argc, char **argv, struct serve_opts *o) {
