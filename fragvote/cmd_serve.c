@@ -434,12 +434,85 @@ static int serve_end(struct serve *s, int code, char *labjs) {
     return code;
 }
 
+/* The session: a new room, or the one --resume names; the store then runs
+ * on the hub's thread. FV_EXIT_OK, or FV_EXIT_DB after saying why. */
+static int room_up(struct serve *s, const char *labjs) {
+    char err[1024] = "";
+    struct room_info info = {.title = s->deck.title, .host = s->host, .kernel = s->kernel,
+                             .observer = s->engine.observer_name, .target = s->engine.target, .lab_json = labjs,
+                             .code = s->o.room};
+    s->room = s->o.resume ? room_resume(s->db, s->o.resume, &s->deck, err, sizeof err)
+                          : room_create(s->db, &s->deck, &info, err, sizeof err);
+    if (!s->room) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        return FV_EXIT_DB;
+    }
+    /* From here on the store runs on the hub's thread: a foreign lock must
+     * cost phones a refused vote, not a frozen room (docs/SECURITY.md). */
+    db_set_busy_timeout(s->db, DB_BUSY_LIVE_MS);
+    return FV_EXIT_OK;
+}
+
+#define SERVE_STOPPED (-1) /* hub_up: a signal came while the hub started */
+
+/* The hub over the room, and the room's prober. FV_EXIT_OK, FV_EXIT_FAIL
+ * after saying why, or SERVE_STOPPED. */
+static int hub_up(struct serve *s) {
+    char err[1024] = "";
+    int remote = s->o.prober_remote;
+    struct hub_config hc = {.bind_addr = s->o.listen.bind, .port = s->o.listen.port,
+                            .public_url = s->o.listen.public_url, .web_root = s->web_path, .web_dir = s->web_dir,
+                            .frame_ancestors = s->o.frame_ancestors, .secret = s->o.secret,
+                            .live_split = s->o.live_split, .lang = s->o.lang, .leaderboard = s->o.leaderboard,
+                            .http_rate = s->o.http_rate, .voter_rate = s->o.voter_rate,
+                            .ws_per_addr = s->o.ws_per_addr, .trust_proxy = &s->o.trust_proxy,
+                            .use_poll = s->o.listen.poll, .tls_cert = s->tls_cert, .tls_key = s->tls_key,
+                            .tls_cert_len = s->tls_cert_len, .tls_key_len = s->tls_key_len,
+                            .prober_remote = remote, .on_note = on_note, .export_session = on_export, .ctx = s};
+    struct hub *h = hub_new(&hc, s->room, err, sizeof err);
+    s->web_dir = 0; /* the hub's now, also when it failed */
+    if (!h) {
+        fprintf(stderr, "fragvote serve: %s\n", err);
+        return FV_EXIT_FAIL;
+    }
+    if (hub_conn_cap(h) < HUB_CONN_MAX)
+        printf("Open-files limit %ld: at most %d websockets at once (phones, screens, presenters); "
+               "ulimit -n %ld allows all %d\n",
+               hub_open_files(h), hub_conn_cap(h), HUB_CONN_MAX + hub_open_files(h) - hub_conn_cap(h), HUB_CONN_MAX);
+    pthread_mutex_lock(&s->lock);
+    s->hub = h;
+    int stop_now = s->stop;
+    room_set_prefetch(s->room, !s->o.no_prefetch);
+    if (!remote) room_set_prober(s->room, &(struct prober){worker_prober_ask, s->worker}); /* remote: the hub's */
+    pthread_mutex_unlock(&s->lock);
+    return stop_now ? SERVE_STOPPED : FV_EXIT_OK;
+}
+
+/* The presenter's terminal, on its own thread (failing to start it leaves
+ * the presenter page). */
+static void console_up(struct serve *s, struct hub *h) {
+    s->con = (struct console){
+        .be = {be_post, be_status, s},
+        .view = {room_title(s->room), hub_join_url(h), room_code(s->room), hub_secret(h), s->engine.target,
+                 !s->o.no_qr,
+                 console_page_url(hub_join_url(h), "screen/", s->screen_url, sizeof s->screen_url) ? NULL
+                                                                                                : s->screen_url,
+                 console_page_url(hub_join_url(h), "presenter/", s->presenter_url, sizeof s->presenter_url)
+                     ? NULL
+                     : s->presenter_url},
+        .out = stdout,
+        .timer_s = s->o.timer_s,
+        .stop = (volatile int *)&s->stop,
+    };
+    if (pthread_create(&s->con_thread, NULL, console_main, s) == 0) s->con_started = 1;
+    else fprintf(stderr, "fragvote serve: cannot start the console thread; use the presenter page\n");
+}
+
 int cmd_serve(int argc, char **argv) {
     static struct serve s; /* large (deck); one per process */
     memset(&s, 0, sizeof s);
     int rc = serve_opts_read(argc, argv, &s.o);
     if (rc >= 0) return rc;
-    char err[1024] = "";
     int code = load_deck(&s);
     if (code != FV_EXIT_OK) return code;
     const struct cli_engine_args *ea = &s.o.engine;
@@ -473,64 +546,18 @@ int cmd_serve(int argc, char **argv) {
 
     if ((code = open_files(&s)) != FV_EXIT_OK) goto cleanup;
     if (s.o.retain >= 0 && (code = retain(&s)) != FV_EXIT_OK) goto cleanup;
-    struct room_info info = {.title = s.deck.title, .host = s.host, .kernel = s.kernel,
-                             .observer = s.engine.observer_name, .target = s.engine.target, .lab_json = labjs,
-                             .code = s.o.room};
-    s.room = s.o.resume ? room_resume(s.db, s.o.resume, &s.deck, err, sizeof err)
-                        : room_create(s.db, &s.deck, &info, err, sizeof err);
-    if (!s.room) {
-        fprintf(stderr, "fragvote serve: %s\n", err);
-        code = FV_EXIT_DB;
-        goto cleanup;
-    }
-    /* From here on the store runs on the hub's thread: a foreign lock must
-     * cost phones a refused vote, not a frozen room (docs/SECURITY.md). */
-    db_set_busy_timeout(s.db, DB_BUSY_LIVE_MS);
+    if ((code = room_up(&s, labjs)) != FV_EXIT_OK) goto cleanup;
 
     if ((code = worker_start(&s, scenarios)) != FV_EXIT_OK) goto cleanup;
 
-    struct hub_config hc = {.bind_addr = s.o.listen.bind, .port = s.o.listen.port, .public_url = s.o.listen.public_url,
-                            .web_root = s.web_path, .web_dir = s.web_dir,
-                            .frame_ancestors = s.o.frame_ancestors,
-                            .secret = s.o.secret, .live_split = s.o.live_split, .lang = s.o.lang, .leaderboard = s.o.leaderboard, .http_rate = s.o.http_rate,
-                            .voter_rate = s.o.voter_rate, .ws_per_addr = s.o.ws_per_addr, .trust_proxy = &s.o.trust_proxy, .use_poll = s.o.listen.poll,
-                            .tls_cert = s.tls_cert, .tls_key = s.tls_key, .tls_cert_len = s.tls_cert_len,
-                            .tls_key_len = s.tls_key_len,
-                            .prober_remote = remote, .on_note = on_note, .export_session = on_export,
-                            .ctx = &s};
-    struct hub *h = hub_new(&hc, s.room, err, sizeof err);
-    s.web_dir = 0; /* the hub's now, also when it failed */
-    if (!h) {
-        fprintf(stderr, "fragvote serve: %s\n", err);
-        code = FV_EXIT_FAIL;
+    if ((code = hub_up(&s)) != FV_EXIT_OK) {
+        if (code == SERVE_STOPPED) code = FV_EXIT_OK;
         goto cleanup;
     }
-    if (hub_conn_cap(h) < HUB_CONN_MAX)
-        printf("Open-files limit %ld: at most %d websockets at once (phones, screens, presenters); "
-               "ulimit -n %ld allows all %d\n",
-               hub_open_files(h), hub_conn_cap(h), HUB_CONN_MAX + hub_open_files(h) - hub_conn_cap(h), HUB_CONN_MAX);
-    pthread_mutex_lock(&s.lock);
-    s.hub = h;
-    int stop_now = s.stop;
-    room_set_prefetch(s.room, !s.o.no_prefetch);
-    if (!remote) room_set_prober(s.room, &(struct prober){worker_prober_ask, s.worker}); /* remote: the hub's */
-    pthread_mutex_unlock(&s.lock);
-    if (stop_now) goto cleanup;
 
-    s.con = (struct console){
-        .be = {be_post, be_status, &s},
-        .view = {room_title(s.room), hub_join_url(h), room_code(s.room), hub_secret(h), s.engine.target, !s.o.no_qr,
-                 console_page_url(hub_join_url(h), "screen/", s.screen_url, sizeof s.screen_url) ? NULL : s.screen_url,
-                 console_page_url(hub_join_url(h), "presenter/", s.presenter_url, sizeof s.presenter_url) ? NULL
-                                                                                                    : s.presenter_url},
-        .out = stdout,
-        .timer_s = s.o.timer_s,
-        .stop = (volatile int *)&s.stop,
-    };
-    if (pthread_create(&s.con_thread, NULL, console_main, &s) == 0) s.con_started = 1;
-    else fprintf(stderr, "fragvote serve: cannot start the console thread; use the presenter page\n");
+    console_up(&s, s.hub);
 
-    if (hub_run(h) < 0) {
+    if (hub_run(s.hub) < 0) {
         fprintf(stderr, "fragvote serve: the hub's service loop failed\n");
         code = FV_EXIT_FAIL;
     }
