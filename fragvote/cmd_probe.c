@@ -195,6 +195,77 @@ static int lab_find_or_build(const struct probe_lab_config *cfg, struct probe_la
     return 0;
 }
 
+/* Off the lab, TTL discovery runs once per family for the whole deck (into
+ * d->ttl); a family that fails leaves each of its tests to report its own
+ * error. */
+static void deck_discover_ttl(struct deck_run *d, const struct probe_run_opts *opts, const char *host) {
+    const struct deck *dk = d->deck;
+    char err[1024];
+    for (int v6 = 0; v6 <= 1 && !opts->lab && !dk->ttl; v6++) {
+        int used = 0;
+        for (int i = 0; i < dk->ntests; i++)
+            used |= probe_proto_is_v6(dk->tests[i].spec.proto) == v6 && dk->tests[i].spec.ttl == PROBE_TTL_AUTO;
+        if (!used) continue;
+        struct probe_ttl_discovery disc;
+        if (probe_ttl_discover(opts, v6, host, &disc, err, sizeof err) < 0) {
+            fprintf(stderr, "fragvote probe: TTL discovery (%s): %s\n", v6 ? "IPv6" : "IPv4", err);
+            continue; /* each test then reports its own error */
+        }
+        fprintf(stderr, "TTL discovery (%s): %s\n", v6 ? "IPv6" : "IPv4", disc.why);
+        d->ttl[v6] = disc.ttl > 0 ? disc.ttl : disc.reached_dst ? disc.tried : 0;
+    }
+}
+
+/* The deck's results as one JSON document on stdout; returns how many
+ * tests failed to run. */
+static int deck_print_json(const struct deck_run *d, double wall) {
+    const struct deck *dk = d->deck;
+    int failed = 0;
+    json_t *arr = json_array();
+    for (int i = 0; i < dk->ntests; i++) {
+        if (d->rcs[i] < 0) {
+            failed++;
+            json_array_append_new(arr, json_pack("{s:o, s:s}", "spec", probe_spec_to_json(&d->results[i].spec),
+                                                 "error", d->errs[i]));
+        } else {
+            json_array_append_new(arr, probe_result_to_json(&d->results[i]));
+        }
+    }
+    json_t *o = json_pack("{s:s, s:o, s:f}", "deck", dk->title, "results", arr, "wall_ms", wall);
+    json_dumpf(o, stdout, JSON_INDENT(2));
+    printf("\n");
+    json_decref(o);
+    return failed;
+}
+
+/* The deck's results as a table on stdout; returns how many tests failed
+ * to run. */
+static int deck_print_table(const struct deck_run *d, double wall) {
+    const struct deck *dk = d->deck;
+    int failed = 0;
+    printf("%-3s %-5s %-9s %5s %3s | %-7s %-7s %-11s | %s\n", "#", "proto", "mode", "size", "ttl", "sent?",
+           "DF?", "fragmented", "evidence");
+    for (int i = 0; i < dk->ntests; i++) {
+        const struct probe_result *r = &d->results[i];
+        if (d->rcs[i] < 0) {
+            failed++;
+            printf("%-3d %-5s %-9s %5d %3s | error: %s\n", i + 1, probe_proto_name(r->spec.proto),
+                   probe_mode_name(r->spec.mode), r->spec.size, "-", d->errs[i]);
+            continue;
+        }
+        char frag[24];
+        snprintf(frag, sizeof frag, "%s%s%s%s", short_answer(&r->fragmented),
+                 r->fragmented.answer == PROBE_ANS_YES ? "(" : "",
+                 r->fragmented.answer == PROBE_ANS_YES ? probe_fragmenter_name(r->fragmenter) : "",
+                 r->fragmented.answer == PROBE_ANS_YES ? ")" : "");
+        printf("%-3d %-5s %-9s %5d %3d | %-7s %-7s %-11s | %s\n", i + 1, probe_proto_name(r->spec.proto),
+               probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, short_answer(&r->sent),
+               short_answer(&r->df), frag, r->evidence);
+    }
+    printf("%d tests in %.0f ms (%d failed to run)\n", dk->ntests, wall, failed);
+    return failed;
+}
+
 static int run_deck(const char *path, struct probe_run_opts *opts, const struct probe_lab_config *cfg,
                     struct probe_lab *lab, int jobs, int no_flush, int flush, int json, const char *addr_host,
                     int observer_given, const char *witness, const char *witness_key) {
@@ -258,20 +329,7 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
     }
     pthread_mutex_init(&d.lock, NULL);
     if (flush_each && jobs > 1 && opts->lab) probe_lab_flush_pmtu(opts->lab, err, sizeof err);
-    /* Off the lab, TTL discovery runs once per family for the whole deck. */
-    for (int v6 = 0; v6 <= 1 && !opts->lab && !dk->ttl; v6++) {
-        int used = 0;
-        for (int i = 0; i < dk->ntests; i++)
-            used |= probe_proto_is_v6(dk->tests[i].spec.proto) == v6 && dk->tests[i].spec.ttl == PROBE_TTL_AUTO;
-        if (!used) continue;
-        struct probe_ttl_discovery disc;
-        if (probe_ttl_discover(opts, v6, host, &disc, err, sizeof err) < 0) {
-            fprintf(stderr, "fragvote probe: TTL discovery (%s): %s\n", v6 ? "IPv6" : "IPv4", err);
-            continue; /* each test then reports its own error */
-        }
-        fprintf(stderr, "TTL discovery (%s): %s\n", v6 ? "IPv6" : "IPv4", disc.why);
-        d.ttl[v6] = disc.ttl > 0 ? disc.ttl : disc.reached_dst ? disc.tried : 0;
-    }
+    deck_discover_ttl(&d, opts, host);
     double t0 = fv_clock_ms_frac();
     pthread_t th[PROBE_JOBS_MAX];
     int started = 0;
@@ -280,44 +338,7 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
     if (!started) deck_worker(&d);
     for (int j = 0; j < started; j++) pthread_join(th[j], NULL);
     double wall = fv_clock_ms_frac() - t0;
-    int failed = 0;
-    if (json) {
-        json_t *arr = json_array();
-        for (int i = 0; i < dk->ntests; i++) {
-            if (d.rcs[i] < 0) {
-                failed++;
-                json_array_append_new(arr, json_pack("{s:o, s:s}", "spec", probe_spec_to_json(&d.results[i].spec),
-                                                     "error", d.errs[i]));
-            } else {
-                json_array_append_new(arr, probe_result_to_json(&d.results[i]));
-            }
-        }
-        json_t *o = json_pack("{s:s, s:o, s:f}", "deck", dk->title, "results", arr, "wall_ms", wall);
-        json_dumpf(o, stdout, JSON_INDENT(2));
-        printf("\n");
-        json_decref(o);
-    } else {
-        printf("%-3s %-5s %-9s %5s %3s | %-7s %-7s %-11s | %s\n", "#", "proto", "mode", "size", "ttl", "sent?",
-               "DF?", "fragmented", "evidence");
-        for (int i = 0; i < dk->ntests; i++) {
-            const struct probe_result *r = &d.results[i];
-            if (d.rcs[i] < 0) {
-                failed++;
-                printf("%-3d %-5s %-9s %5d %3s | error: %s\n", i + 1, probe_proto_name(r->spec.proto),
-                       probe_mode_name(r->spec.mode), r->spec.size, "-", d.errs[i]);
-                continue;
-            }
-            char frag[24];
-            snprintf(frag, sizeof frag, "%s%s%s%s", short_answer(&r->fragmented),
-                     r->fragmented.answer == PROBE_ANS_YES ? "(" : "",
-                     r->fragmented.answer == PROBE_ANS_YES ? probe_fragmenter_name(r->fragmenter) : "",
-                     r->fragmented.answer == PROBE_ANS_YES ? ")" : "");
-            printf("%-3d %-5s %-9s %5d %3d | %-7s %-7s %-11s | %s\n", i + 1, probe_proto_name(r->spec.proto),
-                   probe_mode_name(r->spec.mode), r->spec.size, r->spec.ttl, short_answer(&r->sent),
-                   short_answer(&r->df), frag, r->evidence);
-        }
-        printf("%d tests in %.0f ms (%d failed to run)\n", dk->ntests, wall, failed);
-    }
+    int failed = json ? deck_print_json(&d, wall) : deck_print_table(&d, wall);
     if (d.scenario) {
         char sum[160];
         cli_scenario_summary(d.scenario, sum, sizeof sum);
@@ -335,84 +356,91 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
     return failed ? FV_EXIT_FAIL : FV_EXIT_OK;
 }
 
-int cmd_probe(int argc, char **argv) {
-    if (cli_help(argc, argv, probe_usage)) return FV_EXIT_OK;
+/* What probe's command line asks for. */
+struct probe_args {
     struct probe_spec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.proto = PROBE_UDP4;
-    spec.mode = PROBE_MODE_DEFAULT;
-    spec.size = 1400;
-    spec.ttl = PROBE_TTL_AUTO;
-    struct probe_run_opts opts = {0};
+    struct probe_run_opts opts;
     struct probe_lab_config cfg;
-    probe_lab_config_default(&cfg);
-    const char *deck = NULL;
-    int json = 0, jobs = 1, flush = 0, no_flush = 0, observer_given = 0;
-    struct cli_engine_args wa = {0}; /* --witness, --witness-key, --no-witness: as serve's */
-    static const struct option lo[] = {
-        {"proto", required_argument, NULL, 'p'}, {"mode", required_argument, NULL, 'f'},
-        {"size", required_argument, NULL, 's'},  {"ttl", required_argument, NULL, 't'},
-        {"addr", required_argument, NULL, 'a'},  {"json", no_argument, NULL, 'j'},
-        {"deck", required_argument, NULL, 'd'},  {"observer", required_argument, NULL, 'o'},
-        {"timeout", required_argument, NULL, 'T'}, {"flush", no_argument, NULL, 'F'},
-        {"no-flush", no_argument, NULL, 'N'},    {"jobs", required_argument, NULL, 'J'},
-        {"prefix", required_argument, NULL, 'P'}, CLI_ENGINE_ARGS_WITNESS,
-        {NULL, 0, NULL, 0},
-    };
+    const char *deck;
+    int json, jobs, flush, no_flush, observer_given;
+    struct cli_engine_args wa; /* --witness, --witness-key, --no-witness: as serve's */
+};
+
+static const struct option probe_longopts[] = {
+    {"proto", required_argument, NULL, 'p'}, {"mode", required_argument, NULL, 'f'},
+    {"size", required_argument, NULL, 's'},  {"ttl", required_argument, NULL, 't'},
+    {"addr", required_argument, NULL, 'a'},  {"json", no_argument, NULL, 'j'},
+    {"deck", required_argument, NULL, 'd'},  {"observer", required_argument, NULL, 'o'},
+    {"timeout", required_argument, NULL, 'T'}, {"flush", no_argument, NULL, 'F'},
+    {"no-flush", no_argument, NULL, 'N'},    {"jobs", required_argument, NULL, 'J'},
+    {"prefix", required_argument, NULL, 'P'}, CLI_ENGINE_ARGS_WITNESS,
+    {NULL, 0, NULL, 0},
+};
+
+/* One option c (its value in optarg) into *a: 0, -1 a bad value, 1 not an
+ * option of probe. */
+static int probe_arg_take(struct probe_args *a, int c) {
+    long num;
+    char *end;
+    switch (c) {
+    case 'p': return probe_proto_parse(optarg, &a->spec.proto) < 0 ? -1 : 0;
+    case 'f': return probe_mode_parse(optarg, &a->spec.mode) < 0 ? -1 : 0;
+    case 's':
+        a->spec.size = (int)strtol(optarg, &end, 10);
+        return *end || !*optarg ? -1 : 0;
+    case 't':
+        if (!strcmp(optarg, "auto")) a->spec.ttl = PROBE_TTL_AUTO;
+        else if (cli_parse_long(optarg, 1, 255, &num)) return -1;
+        else a->spec.ttl = (int)num;
+        return 0;
+    case 'a': return parse_addr(optarg, &a->spec) < 0 ? -1 : 0;
+    case 'j': a->json = 1; return 0;
+    case 'd': a->deck = optarg; return 0;
+    case 'o':
+        a->observer_given = 1;
+        return probe_observer_parse(optarg, &a->opts.observer) < 0 ? -1 : 0;
+    case 'T':
+        if (cli_parse_long(optarg, 1, PROBE_TIMEOUT_MS_MAX, &num)) return -1;
+        a->opts.timeout_ms = (int)num;
+        return 0;
+    case 'F': a->flush = 1; return 0;
+    case 'N': a->no_flush = 1; return 0;
+    case 'J':
+        if (cli_parse_long(optarg, 1, PROBE_JOBS_MAX, &num)) return -1;
+        a->jobs = (int)num;
+        return 0;
+    case 'P':
+        if (strlen(optarg) > PROBE_LAB_PREFIX_MAX) return -1;
+        snprintf(a->cfg.prefix, sizeof a->cfg.prefix, "%s", optarg);
+        return 0;
+    default: return 1;
+    }
+}
+
+/* The command line into *a: FV_EXIT_OK, or FV_EXIT_USAGE after saying why. */
+static int probe_args_read(int argc, char **argv, struct probe_args *a) {
+    memset(a, 0, sizeof *a);
+    a->spec.proto = PROBE_UDP4;
+    a->spec.mode = PROBE_MODE_DEFAULT;
+    a->spec.size = 1400;
+    a->spec.ttl = PROBE_TTL_AUTO;
+    a->jobs = 1;
+    probe_lab_config_default(&a->cfg);
     cli_opt_begin();
     int c, li;
-    char *end;
-    while ((li = -1, c = getopt_long(argc, argv, "p:f:s:a:", lo, &li)) != -1) {
-        if (cli_engine_arg(&wa, c, optarg)) continue;
-        switch (c) {
-        case 'p':
-            if (probe_proto_parse(optarg, &spec.proto) < 0) goto usage_bad;
-            break;
-        case 'f':
-            if (probe_mode_parse(optarg, &spec.mode) < 0) goto usage_bad;
-            break;
-        case 's':
-            spec.size = (int)strtol(optarg, &end, 10);
-            if (*end || !*optarg) goto usage_bad;
-            break;
-        case 't':
-            if (!strcmp(optarg, "auto")) spec.ttl = PROBE_TTL_AUTO;
-            else {
-                long t;
-                if (cli_parse_long(optarg, 1, 255, &t)) goto usage_bad;
-                spec.ttl = (int)t;
-            }
-            break;
-        case 'a':
-            if (parse_addr(optarg, &spec) < 0) goto usage_bad;
-            break;
-        case 'j': json = 1; break;
-        case 'd': deck = optarg; break;
-        case 'o':
-            if (probe_observer_parse(optarg, &opts.observer) < 0) goto usage_bad;
-            observer_given = 1;
-            break;
-        case 'T': {
-            long t;
-            if (cli_parse_long(optarg, 1, PROBE_TIMEOUT_MS_MAX, &t)) goto usage_bad;
-            opts.timeout_ms = (int)t;
-            break;
-        }
-        case 'F': flush = 1; break;
-        case 'N': no_flush = 1; break;
-        case 'J': {
-            long j;
-            if (cli_parse_long(optarg, 1, PROBE_JOBS_MAX, &j)) goto usage_bad;
-            jobs = (int)j;
-            break;
-        }
-        case 'P':
-            if (strlen(optarg) > PROBE_LAB_PREFIX_MAX) goto usage_bad;
-            snprintf(cfg.prefix, sizeof cfg.prefix, "%s", optarg);
-            break;
-        default:
+    while ((li = -1, c = getopt_long(argc, argv, "p:f:s:a:", probe_longopts, &li)) != -1) {
+        if (cli_engine_arg(&a->wa, c, optarg)) continue;
+        int rc = probe_arg_take(a, c);
+        if (rc > 0) {
             fprintf(stderr, "fragvote probe: unknown or incomplete option '%s'\n", argv[optind - 1]);
             probe_usage(stderr);
+            return FV_EXIT_USAGE;
+        }
+        if (rc < 0) {
+            /* Name the option as the user wrote it (-p or --proto), then the value. */
+            if (li >= 0) fprintf(stderr, "fragvote probe: bad value for --%s: '%s'", probe_longopts[li].name, optarg);
+            else fprintf(stderr, "fragvote probe: bad value for -%c: '%s'", c, optarg);
+            fprintf(stderr, " (see fragvote probe --help for the accepted values)\n");
             return FV_EXIT_USAGE;
         }
     }
@@ -420,41 +448,46 @@ int cmd_probe(int argc, char **argv) {
         fprintf(stderr, "fragvote probe: unexpected argument '%s'\n", argv[optind]);
         return FV_EXIT_USAGE;
     }
-    const char *witness = wa.witness, *witness_key = wa.witness_key;
     char err[1024];
-    if (!deck && probe_spec_check(&spec, err, sizeof err) < 0) {
+    if (!a->deck && probe_spec_check(&a->spec, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote probe: %s\n", err);
         return FV_EXIT_USAGE;
     }
+    return FV_EXIT_OK;
+}
+
+/* One test from the command line, its result on stdout. */
+static int run_one(struct probe_args *a) {
+    const char *witness = a->wa.witness, *witness_key = a->wa.witness_key;
+    struct probe_spec *spec = &a->spec;
+    struct probe_run_opts *opts = &a->opts;
+    char err[1024];
     struct probe_lab lab;
-    if (deck)
-        return run_deck(deck, &opts, &cfg, &lab, jobs, no_flush, flush, json, spec.host, observer_given, witness,
-                        witness_key);
     /* A remote witness with no -a: the test goes to the witness's host. */
     struct probe_witness_target wt;
-    if (!spec.host[0] && witness && strcmp(witness, "lab") && strcmp(witness, "none") &&
+    if (!spec->host[0] && witness && strcmp(witness, "lab") && strcmp(witness, "none") &&
         probe_witness_target_parse(witness, &wt, err, sizeof err) == 0)
-        snprintf(spec.host, sizeof spec.host, "%s", wt.host);
-    if (!spec.host[0]) {
-        int rc = lab_find_or_build(&cfg, &lab);
+        snprintf(spec->host, sizeof spec->host, "%s", wt.host);
+    if (!spec->host[0]) {
+        int rc = lab_find_or_build(&a->cfg, &lab);
         if (rc) return rc;
-        opts.lab = &lab;
+        opts->lab = &lab;
     }
-    opts.flush_pmtu = flush;
+    opts->flush_pmtu = a->flush;
     struct witness_cli wc;
-    if (witness_cli_setup(witness, witness_key, opts.lab, &wc, err, sizeof err) < 0) {
+    if (witness_cli_setup(witness, witness_key, opts->lab, &wc, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote probe: %s\n", err);
         return FV_EXIT_USAGE;
     }
-    opts.witness = wc.target;
+    opts->witness = wc.target;
     struct probe_result r;
-    int rc = probe_run(&opts, &spec, &r, err, sizeof err);
+    int rc = probe_run(opts, spec, &r, err, sizeof err);
     witness_cli_stop(&wc);
     if (rc < 0) {
         fprintf(stderr, "fragvote probe: %s\n", err);
         return cli_exit_probe(rc);
     }
-    if (json) {
+    if (a->json) {
         json_t *o = probe_result_to_json(&r);
         json_dumpf(o, stdout, JSON_INDENT(2));
         printf("\n");
@@ -463,10 +496,15 @@ int cmd_probe(int argc, char **argv) {
         print_result(&r);
     }
     return FV_EXIT_OK;
-usage_bad:
-    /* Name the option as the user wrote it (-p or --proto), then the value. */
-    if (li >= 0) fprintf(stderr, "fragvote probe: bad value for --%s: '%s'", lo[li].name, optarg);
-    else fprintf(stderr, "fragvote probe: bad value for -%c: '%s'", c, optarg);
-    fprintf(stderr, " (see fragvote probe --help for the accepted values)\n");
-    return FV_EXIT_USAGE;
+}
+
+int cmd_probe(int argc, char **argv) {
+    if (cli_help(argc, argv, probe_usage)) return FV_EXIT_OK;
+    struct probe_args a;
+    int rc = probe_args_read(argc, argv, &a);
+    if (rc != FV_EXIT_OK) return rc;
+    if (!a.deck) return run_one(&a);
+    struct probe_lab lab;
+    return run_deck(a.deck, &a.opts, &a.cfg, &lab, a.jobs, a.no_flush, a.flush, a.json, a.spec.host, a.observer_given,
+                    a.wa.witness, a.wa.witness_key);
 }
