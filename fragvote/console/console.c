@@ -59,6 +59,38 @@ static int parse_count(const char *w, int max, int *out) {
 
 #define CONSOLE_WORDS_MAX 4
 
+/* The wait-* words (v, its nw words): 0 with *out, or -1 with err. */
+static int parse_wait(const char *v, char *const *words, int nw, int waits, struct console_cmd *out, char *err,
+                      size_t errlen) {
+    int nargs = waits ? 1 : 0;
+    if (nw < 1 + nargs || nw > 2 + nargs) {
+        snprintf(err, errlen, "usage: %s%s [TIMEOUT_MS]", v,
+                 !waits ? "" : !strcmp(v, "wait-state") ? " STATE" : " N");
+        return -1;
+    }
+    if (nw == 2 + nargs && (parse_count(words[1 + nargs], CONSOLE_WAIT_MS_MAX, &out->timeout_ms) < 0)) {
+        snprintf(err, errlen, "%s: timeout must be 0..%d milliseconds", v, CONSOLE_WAIT_MS_MAX);
+        return -1;
+    }
+    if (!strcmp(v, "wait-measured")) {
+        out->verb = CONSOLE_WAIT_MEASURED;
+    } else if (!strcmp(v, "wait-state")) {
+        out->verb = CONSOLE_WAIT_STATE;
+        if (quiz_state_parse(words[1], &out->state) < 0) {
+            snprintf(err, errlen, "wait-state: unknown state '%s' (pending voting closed measured revealed skipped)",
+                     words[1]);
+            return -1;
+        }
+    } else {
+        out->verb = !strcmp(v, "wait-votes") ? CONSOLE_WAIT_VOTES : CONSOLE_WAIT_VOTERS;
+        if (parse_count(words[1], ROOM_VOTERS_MAX, &out->n) < 0) {
+            snprintf(err, errlen, "%s: N must be a number 0..%d", v, ROOM_VOTERS_MAX);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int console_parse_line(const char *line, struct console_cmd *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     out->timeout_ms = CONSOLE_WAIT_MS_DEFAULT;
@@ -116,35 +148,7 @@ int console_parse_line(const char *line, struct console_cmd *out, char *err, siz
         return 0;
     }
     int waits = !strcmp(v, "wait-votes") || !strcmp(v, "wait-voters") || !strcmp(v, "wait-state");
-    if (waits || !strcmp(v, "wait-measured")) {
-        int nargs = waits ? 1 : 0;
-        if (nw < 1 + nargs || nw > 2 + nargs) {
-            snprintf(err, errlen, "usage: %s%s [TIMEOUT_MS]", v,
-                     !waits ? "" : !strcmp(v, "wait-state") ? " STATE" : " N");
-            return -1;
-        }
-        if (nw == 2 + nargs && (parse_count(words[1 + nargs], CONSOLE_WAIT_MS_MAX, &out->timeout_ms) < 0)) {
-            snprintf(err, errlen, "%s: timeout must be 0..%d milliseconds", v, CONSOLE_WAIT_MS_MAX);
-            return -1;
-        }
-        if (!strcmp(v, "wait-measured")) {
-            out->verb = CONSOLE_WAIT_MEASURED;
-        } else if (!strcmp(v, "wait-state")) {
-            out->verb = CONSOLE_WAIT_STATE;
-            if (quiz_state_parse(words[1], &out->state) < 0) {
-                snprintf(err, errlen, "wait-state: unknown state '%s' (pending voting closed measured revealed skipped)",
-                         words[1]);
-                return -1;
-            }
-        } else {
-            out->verb = !strcmp(v, "wait-votes") ? CONSOLE_WAIT_VOTES : CONSOLE_WAIT_VOTERS;
-            if (parse_count(words[1], ROOM_VOTERS_MAX, &out->n) < 0) {
-                snprintf(err, errlen, "%s: N must be a number 0..%d", v, ROOM_VOTERS_MAX);
-                return -1;
-            }
-        }
-        return 0;
-    }
+    if (waits || !strcmp(v, "wait-measured")) return parse_wait(v, words, nw, waits, out, err, errlen);
     struct {
         const char *name;
         enum console_verb verb;
