@@ -133,6 +133,65 @@ static void lab_does_said(struct probe_result *r) {
     evidence_ends_with(r, tail);
 }
 
+/* The witness, when asked for: its address in the result, and whether this
+ * test can reach it (c->witness_on, the test then goes to its host), else
+ * why not in the witness's note. */
+static void witness_setup(struct run_ctx *c, int v6, int tcp, int icmp) {
+    struct probe_result *r = c->r;
+    const struct probe_run_opts *o = c->opts;
+    const struct probe_lab *lab = o->lab;
+    const struct probe_witness_target *wt = o->witness;
+    const struct probe_lab *wl = lab ? lab : o->topology;
+    const char *wh = wt->host[0] ? wt->host : wl ? probe_lab_dst_addr(wl, v6) : "?";
+    snprintf(r->witness.target, sizeof r->witness.target, strchr(wh, ':') ? "[%s]:%d" : "%s:%d", wh, wt->port);
+    int room = r->spec.size - probe_header_bytes(r->spec.proto) - (tcp ? 12 : 0);
+    int same_host = !r->spec.host[0] || !strcmp(r->spec.host, wh);
+    if (!same_host) {
+        snprintf(r->witness.note, sizeof r->witness.note, "this test goes to %.60s, not to the witness's host",
+                 r->spec.host);
+    } else if (icmp) {
+        snprintf(r->witness.note, sizeof r->witness.note, "the witness does not answer ICMP echo tests");
+    } else if (room < PROBE_WITNESS_PROBE_BYTES) {
+        snprintf(r->witness.note, sizeof r->witness.note,
+                 "%d bytes are too small to carry the witness's %d-byte header: near end only", r->spec.size,
+                 PROBE_WITNESS_PROBE_BYTES);
+    } else {
+        c->witness_on = 1;
+        snprintf(r->spec.host, sizeof r->spec.host, "%s", wt->host);
+        r->spec.port = wt->port;
+    }
+}
+
+/* What was seen, judged: the pure judges and refinements, then the path
+ * hop by hop, into c->r. */
+static void judge_all(struct run_ctx *c, const struct probe_sendinfo *si, const struct probe_observation *obs,
+                      int on_lab_dst, int v6) {
+    struct probe_result *r = c->r;
+    const struct probe_run_opts *o = c->opts;
+    const struct probe_lab *lab = o->lab;
+    /* The judges are pure: what they know of the lab's path comes in as
+     * data (the topology the path picture starts from too). */
+    const struct probe_lab *known = lab ? lab : o->topology;
+    struct probe_path_topology topo;
+    if (known) probe_path_topology_lab(known, v6, &topo);
+    probe_judge(si, obs, known ? &topo : NULL, r);
+    /* The recverr observer sees no quoted header: its "fragmented?" comes
+     * from the kernel's rules (no-op for the raw observer). Done here so
+     * every caller gets it. */
+    probe_recverr_refine(known ? &topo : NULL, r);
+    probe_witness_merge(known ? &topo : NULL, r);
+    /* Where nothing observed "fragmented?", the rules of IP decide what they can. */
+    probe_rules_apply(known ? &topo : NULL, r);
+    /* The path, hop by hop: the lab's topology on the lab's own path, else
+     * what TTL discovery heard (issue 20). */
+    struct probe_path_topology pt;
+    const struct probe_lab *path_lab = lab ? (on_lab_dst ? lab : NULL) : o->topology;
+    if (path_lab && strcmp(r->spec.host, probe_lab_dst_addr(path_lab, v6))) path_lab = NULL;
+    if (path_lab) probe_path_topology_lab(path_lab, v6, &pt);
+    else probe_path_topology_real(c->discovered ? &c->disc : NULL, r, &pt);
+    probe_path_build(r, &pt, &r->path);
+}
+
 static int run_inner(void *p) {
     struct run_ctx *c = p;
     struct probe_result *r = c->r;
@@ -147,28 +206,7 @@ static int run_inner(void *p) {
     void *obstate = NULL;
     struct sockaddr_storage dst;
 
-    if (o->witness) {
-        const struct probe_witness_target *wt = o->witness;
-        const struct probe_lab *wl = lab ? lab : o->topology;
-        const char *wh = wt->host[0] ? wt->host : wl ? probe_lab_dst_addr(wl, v6) : "?";
-        snprintf(r->witness.target, sizeof r->witness.target, strchr(wh, ':') ? "[%s]:%d" : "%s:%d", wh, wt->port);
-        int room = r->spec.size - probe_header_bytes(r->spec.proto) - (tcp ? 12 : 0);
-        int same_host = !r->spec.host[0] || !strcmp(r->spec.host, wh);
-        if (!same_host) {
-            snprintf(r->witness.note, sizeof r->witness.note, "this test goes to %.60s, not to the witness's host",
-                     r->spec.host);
-        } else if (icmp) {
-            snprintf(r->witness.note, sizeof r->witness.note, "the witness does not answer ICMP echo tests");
-        } else if (room < PROBE_WITNESS_PROBE_BYTES) {
-            snprintf(r->witness.note, sizeof r->witness.note,
-                     "%d bytes are too small to carry the witness's %d-byte header: near end only", r->spec.size,
-                     PROBE_WITNESS_PROBE_BYTES);
-        } else {
-            c->witness_on = 1;
-            snprintf(r->spec.host, sizeof r->spec.host, "%s", wt->host);
-            r->spec.port = wt->port;
-        }
-    }
+    if (o->witness) witness_setup(c, v6, tcp, icmp);
     if (!r->spec.host[0]) {
         const struct probe_lab *where = lab ? lab : o->topology;
         if (!where) {
@@ -242,27 +280,7 @@ static int run_inner(void *p) {
     probe_observation_init(&obs);
     if ((rc = ob->collect(obstate, &si, &deadline, &obs, c->err, c->errlen)) < 0) goto cleanup;
     if (c->witness_on) witness_probe_collect(&si, &obs, &deadline, timeout, r);
-    /* The judges are pure: what they know of the lab's path comes in as
-     * data (the topology the path picture starts from too). */
-    const struct probe_lab *known = lab ? lab : o->topology;
-    struct probe_path_topology topo;
-    if (known) probe_path_topology_lab(known, v6, &topo);
-    probe_judge(&si, &obs, known ? &topo : NULL, r);
-    /* The recverr observer sees no quoted header: its "fragmented?" comes
-     * from the kernel's rules (no-op for the raw observer). Done here so
-     * every caller gets it. */
-    probe_recverr_refine(known ? &topo : NULL, r);
-    probe_witness_merge(known ? &topo : NULL, r);
-    /* Where nothing observed "fragmented?", the rules of IP decide what they can. */
-    probe_rules_apply(known ? &topo : NULL, r);
-    /* The path, hop by hop: the lab's topology on the lab's own path, else
-     * what TTL discovery heard (issue 20). */
-    struct probe_path_topology pt;
-    const struct probe_lab *path_lab = lab ? (on_lab_dst ? lab : NULL) : o->topology;
-    if (path_lab && strcmp(r->spec.host, probe_lab_dst_addr(path_lab, v6))) path_lab = NULL;
-    if (path_lab) probe_path_topology_lab(path_lab, v6, &pt);
-    else probe_path_topology_real(c->discovered ? &c->disc : NULL, r, &pt);
-    probe_path_build(r, &pt, &r->path);
+    judge_all(c, &si, &obs, on_lab_dst, v6);
     lab_does_said(r);
     rc = 0;
 cleanup:
