@@ -487,6 +487,153 @@ static int node_at_ttl(const struct probe_path *p, int ttl) {
     return ttl > 0 && ttl < p->nnodes ? ttl : p->nnodes - 1;
 }
 
+/* The walk along the path, node by node: what travels and what is known. */
+struct walk {
+    struct build *b;
+    struct probe_path_pieces cur; /* what travels */
+    int known;                    /* cur is what travels */
+    int hop;                      /* the node that answered (ICMP), -1 none */
+    int target;                   /* the last node */
+    int heard;                    /* the witness saw it */
+    int silent_at;                /* where an answer was due but none came, -1 */
+    int dfknown, dfset;           /* routers must drop rather than fragment: IPv6 always, IPv4 by DF */
+};
+
+/* A firewall of the lab that drops fragments (before it would reassemble
+ * them): the pieces end here (1), unless the far end saw them arrive (then
+ * the observations win and this says nothing); a router that reassembles. */
+static int walk_lab_node(struct walk *w, int i) {
+    const struct probe_path_node *nd = &w->b->p->node[i];
+    int size = w->b->r->spec.size;
+    if (nd->drops_fragments && w->known && w->cur.n > 1 && !w->heard) {
+        struct probe_path_event *e = event(w->b, i, PROBE_PATH_DROPPED, PROBE_PATH_SEEN_TOPOLOGY);
+        if (e) etext(e, "drops every fragment that reaches it: the %d pieces end here", w->cur.n);
+        return 1;
+    }
+    if (nd->reassembles && w->known && w->cur.n > 1) {
+        struct probe_path_event *e = event(w->b, i, PROBE_PATH_REASSEMBLED, PROBE_PATH_SEEN_TOPOLOGY);
+        pieces_one(&w->cur, size, PROBE_PATH_PIECES_RULE);
+        if (e) {
+            e->pieces = w->cur;
+            etext(e, "reassembles the fragments: %d bytes whole again", size);
+        }
+    }
+    return 0;
+}
+
+/* The node that answered with ICMP. 1: the walk ends here. */
+static int walk_answer(struct walk *w, int i) {
+    const struct probe_result *r = w->b->r;
+    if (w->known && r->icmp.quoted_len > 0 && quote_is_fragment(r) && w->cur.n == 1) w->known = 0;
+    answer_event(w->b, i, i == w->target, &w->cur);
+    /* TCP with a witness: the stack resends smaller segments after a
+     * Frag Needed, and those arrive; anything else ends here. */
+    if (!(w->heard && i < w->target)) return 1;
+    w->known = 0;
+    return 0;
+}
+
+/* The target, where the walk ends: the witness's report, an Echo Reply, or
+ * silence. */
+static void walk_target(struct walk *w, int i) {
+    struct build *b = w->b;
+    const struct probe_result *r = b->r;
+    if (w->heard) {
+        int before = b->p->nevents, agrees = witness_arrival(b, i, &w->cur, w->known);
+        if (b->p->nevents > before) witness_seen(b->p, w->target, agrees);
+    } else if (r->icmp.echo_replies > 0) {
+        struct probe_path_event *e = event(b, i, PROBE_PATH_ARRIVED, PROBE_PATH_SEEN_ICMP);
+        if (!e) return;
+        e->icmp = PROBE_PATH_ICMP_ECHO_REPLY;
+        etext(e, "arrived: the target answered (Echo Reply)");
+    } else if (w->silent_at == i || w->silent_at < 0) {
+        struct probe_path_event *e = event(b, i, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
+        /* A silent witness: dropped somewhere on the way (rules.c, rule c). */
+        if (e && r->witness.silent) etext(e, "the witness did not see it: dropped on the way");
+        else if (e) etext(e, "no answer from the target");
+    }
+}
+
+/* No link MTU past router i (a real path): only what the answer's quote
+ * shows, else nothing more is known. */
+static void walk_unknown_link(struct walk *w, int i) {
+    struct build *b = w->b;
+    const struct probe_result *r = b->r;
+    if (!(w->known && w->hop == i + 1 && w->cur.n == 1 && r->icmp.quoted_len > 0)) {
+        w->known = 0;
+        return;
+    }
+    struct probe_path_event *e;
+    if (quote_is_fragment(r) && r->icmp.quoted_len < w->cur.len[0]) {
+        e = event(b, i, PROBE_PATH_FRAGMENTED, PROBE_PATH_SEEN_ICMP);
+        if (e) {
+            probe_path_split(r->spec.size, r->icmp.quoted_len, b->v6, &e->pieces);
+            e->pieces.from = PROBE_PATH_PIECES_QUOTE;
+            text_pieces(e, "fragmented into", 0);
+            w->cur = e->pieces;
+        }
+    } else if (!quote_is_fragment(r)) {
+        e = event(b, i, PROBE_PATH_PASSED, PROBE_PATH_SEEN_ICMP);
+        if (e) {
+            e->pieces = w->cur;
+            etext(e, "passed whole");
+        }
+    }
+}
+
+/* A router on the way to the answering node (or past the host, silent).
+ * 1: the walk ends here. */
+static int walk_router(struct walk *w, int i) {
+    struct build *b = w->b;
+    const struct probe_result *r = b->r;
+    int m = b->p->link[i].mtu;
+    if (w->silent_at == i) {
+        /* Nothing came back from where the TTL ran out. */
+        struct probe_path_event *e = event(b, i, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
+        if (e)
+            snprintf(e->text, sizeof e->text,
+                     "no answer came back from here on: the packet or its ICMP answer was lost");
+        return 1;
+    }
+    if (!w->known || m <= 0) {
+        walk_unknown_link(w, i);
+        return 0;
+    }
+    int big = pieces_max(&w->cur) > m;
+    if (big && !w->dfknown) {
+        w->known = 0;
+        return 0;
+    }
+    if (big && w->dfset) {
+        /* It must have been dropped here with Frag Needed / PTB. */
+        if (w->hop < 0 && !w->heard) {
+            struct probe_path_event *e = event(b, i, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
+            if (e)
+                etext(e, "no answer came back: its next link (MTU %d) is too small and %s, but it sent no %s", m,
+                      b->v6 ? "routers never fragment IPv6" : "DF is set", b->v6 ? "Packet Too Big" : "Frag Needed");
+            return 1;
+        }
+        w->known = 0; /* the observations disagree with the rule: say nothing */
+        return 0;
+    }
+    struct probe_path_pieces next = w->cur;
+    if (big) refragment(&w->cur, m, &next);
+    /* With a witness: seen by it if its report agrees with the model at
+     * the target (witness_arrival), else relabelled inference there. */
+    enum probe_path_seen seen = PROBE_PATH_SEEN_INFERENCE;
+    if (w->hop > i && r->icmp.quoted_len > 0) seen = PROBE_PATH_SEEN_ICMP;
+    else if (w->heard && !probe_proto_is_tcp(r->spec.proto)) seen = PROBE_PATH_SEEN_WITNESS;
+    if (seen == PROBE_PATH_SEEN_ICMP && next.len[0] == r->icmp.quoted_len) next.from = PROBE_PATH_PIECES_QUOTE;
+    struct probe_path_event *e = event(b, i, big ? PROBE_PATH_FRAGMENTED : PROBE_PATH_PASSED, seen);
+    if (!e) return 1;
+    e->pieces = next;
+    if (big) text_pieces(e, w->cur.n > 1 ? "fragmented again into" : "fragmented into", m);
+    else if (next.n == 1) etext(e, "passed whole");
+    else etext(e, "passed the %d pieces unchanged", next.n);
+    w->cur = next;
+    return 0;
+}
+
 void probe_path_build(const struct probe_result *r, const struct probe_path_topology *topo, struct probe_path *out) {
     struct probe_path p;
     memset(&p, 0, sizeof p);
@@ -509,125 +656,24 @@ void probe_path_build(const struct probe_result *r, const struct probe_path_topo
     /* Whether routers must drop rather than fragment: IPv6 always, IPv4 by DF. */
     int dfknown = b.v6 || p.df >= 0, dfset = b.v6 || p.df == 1;
     int hop = node_of_hop(&p, r);
-    int target = p.nnodes - 1;
     int heard = r->witness.target[0] && r->witness.heard;
     int silent_at = hop < 0 && !heard && r->icmp.echo_replies <= 0 ? node_at_ttl(&p, r->spec.ttl) : -1;
-    int known = p.sent.n > 0; /* cur is what travels */
-    struct probe_path_pieces cur = p.sent;
+    struct walk w = {&b, p.sent, p.sent.n > 0, hop, p.nnodes - 1, heard, silent_at, dfknown, dfset};
     for (int i = 1; i < p.nnodes; i++) {
-        const struct probe_path_node *nd = &p.node[i];
-        if (nd->role == PROBE_PATH_GAP) {
-            known = 0;
+        if (p.node[i].role == PROBE_PATH_GAP) {
+            w.known = 0;
             continue;
         }
-        /* A firewall of the lab that drops fragments (before it would
-         * reassemble them): the pieces end here, unless the far end saw
-         * them arrive (then the observations win and this says nothing). */
-        if (nd->drops_fragments && known && cur.n > 1 && !heard) {
-            struct probe_path_event *e = event(&b, i, PROBE_PATH_DROPPED, PROBE_PATH_SEEN_TOPOLOGY);
-            if (e) etext(e, "drops every fragment that reaches it: the %d pieces end here", cur.n);
+        if (walk_lab_node(&w, i)) break;
+        if (i == w.hop) {
+            if (walk_answer(&w, i)) break;
+            continue;
+        }
+        if (i == w.target) {
+            walk_target(&w, i);
             break;
         }
-        if (nd->reassembles && known && cur.n > 1) {
-            struct probe_path_event *e = event(&b, i, PROBE_PATH_REASSEMBLED, PROBE_PATH_SEEN_TOPOLOGY);
-            pieces_one(&cur, r->spec.size, PROBE_PATH_PIECES_RULE);
-            if (e) {
-                e->pieces = cur;
-                etext(e, "reassembles the fragments: %d bytes whole again", r->spec.size);
-            }
-        }
-        if (i == hop) {
-            if (known && r->icmp.quoted_len > 0 && quote_is_fragment(r) && cur.n == 1) known = 0;
-            answer_event(&b, i, i == target, &cur);
-            /* TCP with a witness: the stack resends smaller segments after a
-             * Frag Needed, and those arrive; anything else ends here. */
-            if (!(heard && i < target)) break;
-            known = 0;
-            continue;
-        }
-        if (i == target) {
-            if (heard) {
-                int before = p.nevents, agrees = witness_arrival(&b, i, &cur, known);
-                if (p.nevents > before) witness_seen(&p, target, agrees);
-            } else if (r->icmp.echo_replies > 0) {
-                struct probe_path_event *e = event(&b, i, PROBE_PATH_ARRIVED, PROBE_PATH_SEEN_ICMP);
-                if (!e) break;
-                e->icmp = PROBE_PATH_ICMP_ECHO_REPLY;
-                etext(e, "arrived: the target answered (Echo Reply)");
-            } else if (silent_at == i || silent_at < 0) {
-                struct probe_path_event *e = event(&b, i, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
-                /* A silent witness: dropped somewhere on the way (rules.c, rule c). */
-                if (e && r->witness.silent) etext(e, "the witness did not see it: dropped on the way");
-                else if (e) etext(e, "no answer from the target");
-            }
-            break;
-        }
-        /* A router on the way to the answering node (or past the host, silent). */
-        int m = p.link[i].mtu;
-        if (silent_at == i) {
-            /* Nothing came back from where the TTL ran out. */
-            struct probe_path_event *e = event(&b, i, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
-            if (e)
-                snprintf(e->text, sizeof e->text,
-                         "no answer came back from here on: the packet or its ICMP answer was lost");
-            break;
-        }
-        if (!known || m <= 0) {
-            /* No link MTU (a real path): only what the answer's quote shows. */
-            if (known && hop == i + 1 && cur.n == 1 && r->icmp.quoted_len > 0) {
-                struct probe_path_event *e;
-                if (quote_is_fragment(r) && r->icmp.quoted_len < cur.len[0]) {
-                    e = event(&b, i, PROBE_PATH_FRAGMENTED, PROBE_PATH_SEEN_ICMP);
-                    if (e) {
-                        probe_path_split(r->spec.size, r->icmp.quoted_len, b.v6, &e->pieces);
-                        e->pieces.from = PROBE_PATH_PIECES_QUOTE;
-                        text_pieces(e, "fragmented into", 0);
-                        cur = e->pieces;
-                    }
-                } else if (!quote_is_fragment(r)) {
-                    e = event(&b, i, PROBE_PATH_PASSED, PROBE_PATH_SEEN_ICMP);
-                    if (e) {
-                        e->pieces = cur;
-                        etext(e, "passed whole");
-                    }
-                }
-                continue;
-            }
-            known = 0;
-            continue;
-        }
-        int big = pieces_max(&cur) > m;
-        if (big && !dfknown) {
-            known = 0;
-            continue;
-        }
-        if (big && dfset) {
-            /* It must have been dropped here with Frag Needed / PTB. */
-            if (hop < 0 && !heard) {
-                struct probe_path_event *e = event(&b, i, PROBE_PATH_SILENT, PROBE_PATH_SEEN_INFERENCE);
-                if (e)
-                    etext(e, "no answer came back: its next link (MTU %d) is too small and %s, but it sent no %s", m,
-                             b.v6 ? "routers never fragment IPv6" : "DF is set", b.v6 ? "Packet Too Big" : "Frag Needed");
-                break;
-            }
-            known = 0; /* the observations disagree with the rule: say nothing */
-            continue;
-        }
-        struct probe_path_pieces next = cur;
-        if (big) refragment(&cur, m, &next);
-        /* With a witness: seen by it if its report agrees with the model at
-         * the target (witness_arrival), else relabelled inference there. */
-        enum probe_path_seen seen = PROBE_PATH_SEEN_INFERENCE;
-        if (hop > i && r->icmp.quoted_len > 0) seen = PROBE_PATH_SEEN_ICMP;
-        else if (heard && !probe_proto_is_tcp(r->spec.proto)) seen = PROBE_PATH_SEEN_WITNESS;
-        if (seen == PROBE_PATH_SEEN_ICMP && next.len[0] == r->icmp.quoted_len) next.from = PROBE_PATH_PIECES_QUOTE;
-        struct probe_path_event *e = event(&b, i, big ? PROBE_PATH_FRAGMENTED : PROBE_PATH_PASSED, seen);
-        if (!e) break;
-        e->pieces = next;
-        if (big) text_pieces(e, cur.n > 1 ? "fragmented again into" : "fragmented into", m);
-        else if (next.n == 1) etext(e, "passed whole");
-        else etext(e, "passed the %d pieces unchanged", next.n);
-        cur = next;
+        if (walk_router(&w, i)) break;
     }
     other_event(&b);
     *out = p;
