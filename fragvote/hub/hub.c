@@ -314,6 +314,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     b->screens = &h->protocols[1 + HUB_SCREEN];
     b->presenters = &h->protocols[1 + HUB_PRESENTER];
     b->audience_rate = cfg->audience_tallies_per_s;
+    hub_replay_init(&h->replay, h, room, h->guard, &h->bcast, &h->batch);
     if (hub_tally_start(b)) {
         fv_fail(err, errlen, "out of memory");
         goto fail;
@@ -397,7 +398,7 @@ void hub_free(struct hub *h) {
     hub_ev_close(&h->ev);
     hub_fd_close(&h->fd);
     hub_tally_free(&h->bcast);
-    hub_replay_free(h);
+    hub_replay_free(&h->replay);
     hub_http_free(&h->http);
     hub_batch_free(&h->batch);
     hub_conns_free(&h->conns);

@@ -287,9 +287,9 @@ static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_
     case HUB_C_NICK: on_nick(h, c, &m); break;
     case HUB_C_PROBER: hub_prober_hello(h, c, &m); break;
     case HUB_C_RESULT: hub_prober_result(h, c, &m, len); break;
-    case HUB_C_EXPORT: hub_export(h, c, &m); break;
-    case HUB_C_REPLAY: hub_replay_ask(h, c, &m); break;
-    case HUB_C_REPLAY_VOTE: hub_replay_vote(h, c, &m); break;
+    case HUB_C_EXPORT: hub_export(&h->cfg, h->room, &h->batch, c, &m); break;
+    case HUB_C_REPLAY: hub_replay_ask(&h->replay, c, &m); break;
+    case HUB_C_REPLAY_VOTE: hub_replay_vote(&h->replay, c, &m); break;
     case HUB_C_RTT: hub_rtt_report(&h->rtt, &h->conns, c, &m); break;
     case HUB_C_PING: hub_conn_send_own(c, hub_msg_simple("pong", NULL, NULL)); break;
     default: hub_conn_error(c, -1, "unknown_type", "unknown message type"); break;

@@ -10,20 +10,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hub_internal.h"
+#include "hub.h"
 #include "hub_batch.h"
 #include "hub_export.h"
 #include "hub_send.h"
 #include "hub_parse.h"
 
-void hub_export(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
+void hub_export(const struct hub_config *cfg, struct room *room, struct hub_batch *b, struct hub_conn *c,
+                const struct hub_client_msg *m) {
     char err[256];
     if (hub_conn_forbidden(c, "only the presenter can download the session's export")) return;
-    if (!h->cfg.export_session) {
+    if (!cfg->export_session) {
         hub_conn_error(c, -1, "not_available", "this hub has no export; run fragvote export on its host");
         return;
     }
-    struct quiz *q = room_quiz(h->room);
+    struct quiz *q = room_quiz(room);
     int open = quiz_first_open(q);
     if (!quiz_ended(q)) {
         hub_conn_error(c, -1, "not_ended",
@@ -42,17 +43,17 @@ void hub_export(struct hub *h, struct hub_conn *c, const struct hub_client_msg *
         hub_conn_error(c, -1, "bad_export", "an export needs \"format\": json, csv, markdown (md) or svg");
         return;
     }
-    if (hub_batch_complete(&h->batch, ROOM_BUSY_LIVE_MS)) { /* the export reads the store: no batch in flight */
+    if (hub_batch_complete(b, ROOM_BUSY_LIVE_MS)) { /* the export reads the store: no batch in flight */
         hub_conn_error(c, -1, "busy", "the database is busy; ask again");
         return;
     }
     char *text = NULL;
-    if (h->cfg.export_session(h->cfg.ctx, m->format, &text, err, sizeof err)) {
+    if (cfg->export_session(cfg->ctx, m->format, &text, err, sizeof err)) {
         hub_conn_error(c, -1, "bad_export", err);
         return;
     }
     json_t *o = json_pack("{s:s, s:s, s:I, s:s}", "t", "export_ok", "format", m->format, "session",
-                          (json_int_t)room_session_id(h->room), "data", text);
+                          (json_int_t)room_session_id(room), "data", text);
     free(text);
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);

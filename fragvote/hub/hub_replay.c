@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hub_internal.h"
+#include "fv_clock.h"
+#include "hub.h"
+#include "hub_conns.h"
+#include "hub_guard.h"
 #include "hub_batch.h"
 #include "hub_msg.h"
 #include "hub_parse.h"
@@ -18,7 +21,7 @@
 
 /* Whether c may take part: a phone that has joined, the replay open. 0, or
  * 1 answered with the error. */
-static int replay_refused(struct hub *h, struct hub_conn *c, long long id) {
+static int replay_refused(struct hub_replay *r, struct hub_conn *c, long long id) {
     if (hub_conn_role(c) != HUB_AUDIENCE) {
         hub_conn_error(c, id, "forbidden", "the replay is for phones");
         return 1;
@@ -27,25 +30,33 @@ static int replay_refused(struct hub *h, struct hub_conn *c, long long id) {
         hub_conn_error(c, id, "hello_first", "join first (hello), then play the replay");
         return 1;
     }
-    if (!room_replay_open(h->room)) {
+    if (!room_replay_open(r->room)) {
         hub_conn_error(c, id, "not_ended", "the replay opens when the talk has ended");
         return 1;
     }
     return 0;
 }
 
-void hub_replay_ask(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
+void hub_replay_init(struct hub_replay *r, struct hub *hub, struct room *room, struct hub_guard *guard,
+                     struct hub_broadcast *bcast, struct hub_batch *batch) {
+    r->hub = hub;
+    r->room = room;
+    r->guard = guard;
+    r->bcast = bcast;
+    r->batch = batch;
+}
+
+void hub_replay_ask(struct hub_replay *r, struct hub_conn *c, const struct hub_client_msg *m) {
     (void)m;
-    if (replay_refused(h, c, -1)) return;
+    if (replay_refused(r, c, -1)) return;
     if (hub_conn_asks(c, HUB_ASK_REPLAY) >= HUB_REPLAY_ASKS) { /* a page asks once; each answer is the whole session */
         hub_conn_error(c, -1, "busy", "the replay was sent to this connection already");
         return;
     }
-    struct hub_replay *r = &h->replay;
-    struct hub_msg *now = hub_tally_state(&h->bcast, c); /* the phones' state: it changes with every change of the room */
+    struct hub_msg *now = hub_tally_state(r->bcast, c); /* the phones' state: it changes with every change of the room */
     if (!r->msg || r->of_state != now) {
-        hub_replay_free(h);
-        char *json = hub_msg_replay(h);
+        hub_replay_free(r);
+        char *json = hub_msg_replay(r->hub);
         if (!json || !(r->msg = hub_msg_new(json))) {
             hub_conn_error(c, -1, "busy", "server out of memory");
             return;
@@ -57,7 +68,7 @@ void hub_replay_ask(struct hub *h, struct hub_conn *c, const struct hub_client_m
     hub_conn_send(c, r->msg); /* its own reference */
 }
 
-void hub_replay_vote(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
+void hub_replay_vote(struct hub_replay *r, struct hub_conn *c, const struct hub_client_msg *m) {
     long long id = m->id;
     if (m->id_bad) {
         char why[96];
@@ -69,23 +80,23 @@ void hub_replay_vote(struct hub *h, struct hub_conn *c, const struct hub_client_
         hub_conn_error(c, id, "bad_vote", "a replay answer needs \"q\" (question position) and \"yes\" (true/false)");
         return;
     }
-    if (replay_refused(h, c, id)) return;
+    if (replay_refused(r, c, id)) return;
     char err[160];
-    if (room_replay_check(h->room, m->q, err, sizeof err)) {
+    if (room_replay_check(r->room, m->q, err, sizeof err)) {
         hub_conn_error(c, id, "refused", err);
         return;
     }
-    if (hub_conn_new_voter(c) && room_voter_find(h->room, hub_conn_token(c)) < 0) {
+    if (hub_conn_new_voter(c) && room_voter_find(r->room, hub_conn_token(c)) < 0) {
         /* A phone that did not vote live: its first answer is charged to its
          * address like a new voter's, so one client cannot fill the replay's
          * table (ROOM_REPLAY_ANSWERS_MAX) with minted tokens. */
-        if (hub_guard_voter_take(h->guard, hub_conn_peer(c), fv_clock_coarse_ms(), 0)) {
+        if (hub_guard_voter_take(r->guard, hub_conn_peer(c), fv_clock_coarse_ms(), 0)) {
             hub_conn_error(c, id, "busy", "too many new players from your network just now; answer again in a few seconds");
             return;
         }
         hub_conn_new_voter_passed(c);
     }
-    struct hub_op *op = hub_batch_add(&h->batch, c, HUB_OP_REPLAY);
+    struct hub_op *op = hub_batch_add(r->batch, c, HUB_OP_REPLAY);
     if (!op) {
         hub_conn_error(c, id, "busy", "server out of memory");
         return;
@@ -96,8 +107,7 @@ void hub_replay_vote(struct hub *h, struct hub_conn *c, const struct hub_client_
     memcpy(op->token, hub_conn_token(c), sizeof op->token);
 }
 
-void hub_replay_free(struct hub *h) {
-    struct hub_replay *r = &h->replay;
+void hub_replay_free(struct hub_replay *r) {
     if (r->msg) hub_msg_unref(r->msg);
     if (r->of_state) hub_msg_unref(r->of_state);
     r->msg = r->of_state = NULL;

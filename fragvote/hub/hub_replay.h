@@ -4,21 +4,32 @@
 #define FRAGVOTE_HUB_REPLAY_H
 
 struct hub;
-struct hub_conn;
-struct hub_msg;
+struct hub_batch;
+struct hub_broadcast;
 struct hub_client_msg;
+struct hub_conn;
+struct hub_guard;
+struct hub_msg;
+struct room;
 
 /* The replay message, shared by every phone that asks, embedded in struct
  * hub (h->replay) and read or written only by hub_replay.c: built for the
  * phones' state message it holds a reference to, built again when that
- * state changed. */
+ * state changed. It is given the parts it uses (hub_replay_init). */
 struct hub_replay {
+    struct hub *hub;               /* the message's builder (hub_msg_replay) */
+    struct room *room;
+    struct hub_guard *guard;       /* a first answer is charged to its address like a new voter's */
+    struct hub_broadcast *bcast;   /* the phones' state the message was built for */
+    struct hub_batch *batch;       /* the answers go into the group commit */
     struct hub_msg *of_state;      /* the phones' state it was built for (a reference) */
     struct hub_msg *msg;           /* the replay message (a reference) */
 };
 
-void hub_replay_ask(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m);  /* "replay" */
-void hub_replay_vote(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m); /* "replay_vote" */
-void hub_replay_free(struct hub *h);
+void hub_replay_init(struct hub_replay *r, struct hub *hub, struct room *room, struct hub_guard *guard,
+                     struct hub_broadcast *bcast, struct hub_batch *batch);
+void hub_replay_ask(struct hub_replay *r, struct hub_conn *c, const struct hub_client_msg *m);  /* "replay" */
+void hub_replay_vote(struct hub_replay *r, struct hub_conn *c, const struct hub_client_msg *m); /* "replay_vote" */
+void hub_replay_free(struct hub_replay *r);
 
 #endif
