@@ -42,7 +42,7 @@ void hub_status_update(struct hub *h, const char *refused) {
     snprintf(s->why, sizeof s->why, "%s", hidden ? "" : t.why);
     snprintf(s->explain, sizeof s->explain, "%s", hidden ? "" : t.explain);
     snprintf(s->surprise, sizeof s->surprise, "%s", hidden ? "" : t.surprise);
-    s->why_view = hub_why_shown(h, s->cursor);
+    s->why_view = hub_why_shown(&h->act, s->cursor);
     struct hub_conns *cs = &h->conns;
     s->connections = cs->n_role[HUB_AUDIENCE];
     s->screens = cs->n_role[HUB_SCREEN];
@@ -59,7 +59,7 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->collective = quiz_collective(q, NULL);
     unsigned long hits;
     room_measure_counts(h->room, &s->measure_asks, &hits);
-    s->closes_in_ms = hub_mailbox_close_due(&h->mb, hub_closes_in_ms(h) >= 0 ? h->act.close_due : 0);
+    s->closes_in_ms = hub_mailbox_close_due(&h->mb, hub_closes_in_ms(&h->act) >= 0 ? h->act.close_due : 0);
     s->acks = h->acklat.n;
     s->ack_p50_ms = hub_acklat_ms(&h->acklat, 0.5);
     s->ack_p99_ms = hub_acklat_ms(&h->acklat, 0.99);
@@ -120,7 +120,7 @@ void hub_timer_cancel(struct hub *h, enum hub_timer_id t) { lws_sul_cancel(&h->t
 /* A command another thread posted: quit, or the presenter's (hub_action.c). */
 static void run_posted(struct hub *h, const struct hub_cmd *c) {
     if (c->kind == HUB_CMD_QUIT) atomic_store(&h->stop, 1);
-    else hub_action_posted(h, c);
+    else hub_action_posted(&h->act, c);
 }
 
 static void drain_posted(struct hub *h) {
@@ -314,6 +314,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     b->screens = &h->protocols[1 + HUB_SCREEN];
     b->presenters = &h->protocols[1 + HUB_PRESENTER];
     b->audience_rate = cfg->audience_tallies_per_s;
+    hub_actions_init(&h->act, h, room, &h->batch, b);
     hub_replay_init(&h->replay, h, room, h->guard, &h->bcast, &h->batch);
     if (hub_tally_start(b)) {
         fv_fail(err, errlen, "out of memory");

@@ -189,7 +189,7 @@ static void on_cmd(struct hub *h, struct hub_conn *c, const struct hub_client_ms
     enum room_action a;
     char err[256];
     if (name && !strcmp(name, "why")) { /* the projectors' view, not a move of the quiz (hub_why) */
-        if (hub_why(h, err, sizeof err)) hub_conn_error(c, -1, "refused", err);
+        if (hub_why(&h->act, err, sizeof err)) hub_conn_error(c, -1, "refused", err);
         else hub_conn_send_own(c, hub_msg_simple("cmd_ok", "cmd", name));
         return;
     }
@@ -203,7 +203,7 @@ static void on_cmd(struct hub *h, struct hub_conn *c, const struct hub_client_ms
         return;
     }
     int seconds = m->has_seconds ? m->seconds : 0;
-    if (hub_act(h, a, seconds, err, sizeof err))
+    if (hub_act(&h->act, a, seconds, err, sizeof err))
         hub_conn_error(c, -1, "refused", err);
     else
         hub_conn_send_own(c, hub_msg_simple("cmd_ok", "cmd", name));

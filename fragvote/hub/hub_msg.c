@@ -152,9 +152,9 @@ char *hub_msg_state_of(struct hub *h, enum room_viewer who, int pos) {
     if (rv && !quiz_path(q, pos, &path)) json_object_set_new(rv, "path", path_json_from(&path));
     /* the projectors' view of it (hub_why): "what" happened or "why"; phones show both as ever */
     if (rv && who != ROOM_VIEWER_PHONE)
-        json_object_set_new(rv, "view", json_string(hub_why_shown(h, pos) ? "why" : "what"));
+        json_object_set_new(rv, "view", json_string(hub_why_shown(&h->act, pos) ? "why" : "what"));
     if (rv) json_object_set_new(o, "reveal", rv);
-    long long left = pos == cur ? hub_closes_in_ms(h) : -1; /* the timer is the current question's */
+    long long left = pos == cur ? hub_closes_in_ms(&h->act) : -1; /* the timer is the current question's */
     if (left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));
     if (!v.questions) return dump(o); /* each one's truth only once revealed (reveal_json) */
     json_t *all = json_array();
@@ -201,7 +201,7 @@ char *hub_msg_tally(struct hub *h, enum room_viewer who) {
                           (json_int_t)hub_tally_version(&h->bcast), "q", ci.position, "state", quiz_state_name(ci.state),
                           "online", h->conns.voters.joined + (int)h->conns.newcomers.used, "joined",
                           room_voter_count(h->room) + (int)h->conns.newcomers.used, "votes", quiz_votes(q, ci.position));
-    long long left = hub_closes_in_ms(h);
+    long long left = hub_closes_in_ms(&h->act);
     if (o && left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));
     if (o && v.split) {
         json_object_set_new(o, "yes", json_integer(ci.yes));

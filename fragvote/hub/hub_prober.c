@@ -231,7 +231,7 @@ void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_clien
         prober_error(c, rid, "bad_result", err);
         return;
     }
-    if (hub_measured(h, (uint64_t)rid, &m->result, err, sizeof err)) { /* as a local result */
+    if (hub_measured(&h->act, (uint64_t)rid, &m->result, err, sizeof err)) { /* as a local result */
         prober_error(c, rid, "bad_result", err);
         return;
     }
