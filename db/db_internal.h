@@ -72,6 +72,34 @@ char *db_sql_text_dup(sqlite3_stmt *st, int i, size_t max);
 /* Column i into dst (n bytes), "" for NULL. */
 void db_sql_text_copy(char *dst, size_t n, sqlite3_stmt *st, int i);
 
+/* One column of a result row read into a field of a struct: column i of the
+ * row into the field that entry i of a table names (db_sql_read_cols). */
+enum db_col_kind {
+    DB_COL_INT,      /* int */
+    DB_COL_I64,      /* int64_t */
+    DB_COL_DOUBLE,   /* double */
+    DB_COL_CHARS,    /* char[N]: a copy, cut to N-1 bytes; "" for NULL */
+    DB_COL_DUP,      /* char *: malloc'd, "" for NULL */
+    DB_COL_DUP_NULL, /* char *: malloc'd, NULL for NULL */
+};
+struct db_col {
+    enum db_col_kind kind;
+    size_t off, size;
+};
+/* A number column: its kind follows the field's type (int, int64_t or
+ * double; any other type does not compile). */
+#define DB_COL_NUM(type, field)                                                                          \
+    {_Generic(((type *)0)->field, int: DB_COL_INT, int64_t: DB_COL_I64, double: DB_COL_DOUBLE),            \
+     offsetof(type, field), sizeof(((type *)0)->field)}
+/* A text column into a char array, a malloc'd string, or one that keeps NULL. */
+#define DB_COL_CHARS(type, field) {DB_COL_CHARS, offsetof(type, field), sizeof(((type *)0)->field)}
+#define DB_COL_DUP(type, field) {DB_COL_DUP, offsetof(type, field), sizeof(((type *)0)->field)}
+#define DB_COL_DUP_NULL(type, field) {DB_COL_DUP_NULL, offsetof(type, field), sizeof(((type *)0)->field)}
+/* Columns first .. first+n-1 of st's current row into the struct at out, as
+ * cols[0..n-1] say; strings at most max bytes. 0, or -1 out of memory (the
+ * strings read so far stay in out, for the caller's free). */
+int db_sql_read_cols(sqlite3_stmt *st, int first, const struct db_col *cols, size_t n, size_t max, void *out);
+
 /* The columns of a session row, in the order db_sql_session_row() reads
  * them; the query goes on with its WHERE. */
 #define DB_SQL_SESSION_SELECT                                                                     \

@@ -93,14 +93,6 @@ void db_report_unhold(struct db *db) {
     *slot = NULL;
 }
 
-/* A malloc'd copy of column i, at most DB_REPORT_TEXT_MAX bytes; NULL stays NULL. */
-static char *col_dup(sqlite3_stmt *st, int i) { return db_sql_text_dup(st, i, DB_REPORT_TEXT_MAX); }
-
-static char *col_dup_nonnull(sqlite3_stmt *st, int i) {
-    char *s = col_dup(st, i);
-    return s ? s : strdup("");
-}
-
 /* Room for one more row in a growing array of n used of *cap (doubling from
  * first): the array, moved or not; or NULL out of memory, with st reset and
  * "out of memory WHAT" in err (arr is then still the caller's to free). */
@@ -118,6 +110,33 @@ static void *grow(void *arr, int n, int *cap, int first, size_t size, sqlite3_st
     return NULL;
 }
 
+/* st's rows (bound) appended to *arr, a growing array of *n elements of
+ * size bytes (room for first, then doubling), each read as cols say. 0 when
+ * every row was read; 1 when a row came beyond max (the rest unread); or -1
+ * with err ("out of memory WHAT" or the SQL error). st is reset. */
+static int read_rows(struct db_report *r, sqlite3_stmt *st, void **arr, int *n, size_t size, int first, int max,
+                     const struct db_col *cols, size_t ncols, const char *what, char *err, size_t errlen) {
+    int rc, cap = *n;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == max) {
+            sqlite3_reset(st);
+            return 1;
+        }
+        void *na = grow(*arr, *n, &cap, first, size, st, what, err, errlen);
+        if (!na) return -1;
+        *arr = na;
+        void *row = (char *)na + (size_t)(*n)++ * size;
+        memset(row, 0, size);
+        if (db_sql_read_cols(st, 0, cols, ncols, DB_REPORT_TEXT_MAX, row)) {
+            sqlite3_reset(st);
+            db_seterr(err, errlen, "out of memory %s", what);
+            return -1;
+        }
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : db_sql_fail(&r->c, err, errlen, what);
+}
+
 void db_report_measure_free(struct db_report_measure *m) {
     if (!m) return;
     free(m->evidence);
@@ -131,13 +150,12 @@ static int read_measure(struct db_report *r, sqlite3_stmt *st, struct db_report_
     memset(out, 0, sizeof *out);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
+        typedef struct db_report_measure M;
+        static const struct db_col cols[] = {DB_COL_CHARS(M, answer),      DB_COL_CHARS(M, basis),
+                                             DB_COL_CHARS(M, observer),    DB_COL_NUM(M, measured_at),
+                                             DB_COL_DUP(M, evidence),      DB_COL_DUP(M, observation_json)};
         out->measured = 1;
-        db_sql_text_copy(out->answer, sizeof out->answer, st, 0);
-        db_sql_text_copy(out->basis, sizeof out->basis, st, 1);
-        db_sql_text_copy(out->observer, sizeof out->observer, st, 2);
-        out->measured_at = sqlite3_column_double(st, 3);
-        out->evidence = col_dup_nonnull(st, 4);
-        out->observation_json = col_dup_nonnull(st, 5);
+        db_sql_read_cols(st, 0, cols, DB_SQL_N(cols), DB_REPORT_TEXT_MAX, out); /* NULLs: below */
     } else {
         out->evidence = strdup("");
         out->observation_json = strdup("");
@@ -179,52 +197,26 @@ void db_report_session_free(struct db_report_session *s) {
     memset(s, 0, sizeof *s);
 }
 
+/* A question row, in the order of report_statements' questions query. */
+typedef struct db_report_question Q;
+static const struct db_col question_cols[] = {
+    DB_COL_NUM(Q, id),           DB_COL_NUM(Q, position),    DB_COL_NUM(Q, test_index),  DB_COL_CHARS(Q, kind),
+    DB_COL_CHARS(Q, state),      DB_COL_DUP(Q, text),        DB_COL_DUP(Q, spec_json),   DB_COL_NUM(Q, opened_at),
+    DB_COL_NUM(Q, closed_at),    DB_COL_NUM(Q, revealed_at), DB_COL_NUM(Q, yes),         DB_COL_NUM(Q, no),
+    DB_COL_CHARS(Q, truth),      DB_COL_CHARS(Q, majority),  DB_COL_NUM(Q, correct),     DB_COL_NUM(Q, correct_votes),
+    DB_COL_NUM(Q, changes),      DB_COL_NUM(Q, round),       DB_COL_NUM(Q, revoted_at),  DB_COL_NUM(Q, first_yes),
+    DB_COL_NUM(Q, first_no)};
+
 static int load_questions(struct db_report *r, struct db_report_session *s, char *err, size_t errlen) {
-    sqlite3_stmt *st = r->questions;
-    sqlite3_bind_int64(st, 1, s->row.id);
-    int rc, cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (s->nquestions == DB_REPORT_QUESTIONS_MAX) {
-            sqlite3_reset(st);
-            db_seterr(err, errlen, "session %lld has more than %d questions", (long long)s->row.id,
-                   DB_REPORT_QUESTIONS_MAX);
-            return -1;
-        }
-        struct db_report_question *nq =
-            grow(s->questions, s->nquestions, &cap, 16, sizeof *nq, st, "reading questions", err, errlen);
-        if (!nq) return -1;
-        s->questions = nq;
-        struct db_report_question *q = &s->questions[s->nquestions++];
-        memset(q, 0, sizeof *q);
-        q->id = sqlite3_column_int64(st, 0);
-        q->position = sqlite3_column_int(st, 1);
-        q->test_index = sqlite3_column_int(st, 2);
-        db_sql_text_copy(q->kind, sizeof q->kind, st, 3);
-        db_sql_text_copy(q->state, sizeof q->state, st, 4);
-        q->text = col_dup_nonnull(st, 5);
-        q->spec_json = col_dup_nonnull(st, 6);
-        q->opened_at = sqlite3_column_double(st, 7);
-        q->closed_at = sqlite3_column_double(st, 8);
-        q->revealed_at = sqlite3_column_double(st, 9);
-        q->yes = sqlite3_column_int(st, 10);
-        q->no = sqlite3_column_int(st, 11);
-        db_sql_text_copy(q->truth, sizeof q->truth, st, 12);
-        db_sql_text_copy(q->majority, sizeof q->majority, st, 13);
-        q->correct = sqlite3_column_double(st, 14);
-        q->correct_votes = sqlite3_column_int(st, 15);
-        q->changes = sqlite3_column_int(st, 16);
-        q->round = sqlite3_column_int(st, 17);
-        q->revoted_at = sqlite3_column_double(st, 18);
-        q->first_yes = sqlite3_column_int(st, 19);
-        q->first_no = sqlite3_column_int(st, 20);
-        if (!q->text || !q->spec_json) {
-            sqlite3_reset(st);
-            db_seterr(err, errlen, "out of memory reading questions");
-            return -1;
-        }
-    }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) return db_sql_fail(&r->c, err, errlen, "reading questions");
+    sqlite3_bind_int64(r->questions, 1, s->row.id);
+    void *rows = s->questions;
+    int rc = read_rows(r, r->questions, &rows, &s->nquestions, sizeof *s->questions, 16, DB_REPORT_QUESTIONS_MAX,
+                       question_cols, DB_SQL_N(question_cols), "reading questions", err, errlen);
+    s->questions = rows;
+    if (rc > 0)
+        db_seterr(err, errlen, "session %lld has more than %d questions", (long long)s->row.id,
+                  DB_REPORT_QUESTIONS_MAX);
+    if (rc) return -1;
     for (int i = 0; i < s->nquestions; i++) {
         sqlite3_bind_int64(r->live_measure, 1, s->questions[i].id);
         if (read_measure(r, r->live_measure, &s->questions[i].live, err, errlen)) return -1;
@@ -256,34 +248,18 @@ static int load_split(struct db_report *r, struct db_report_session *s, sqlite3_
 }
 
 static int load_sets(struct db_report *r, struct db_report_session *s, char *err, size_t errlen) {
-    sqlite3_stmt *st = r->sets;
-    sqlite3_bind_int64(st, 1, s->row.id);
-    int rc, cap = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (s->nsets == DB_REPORT_SETS_MAX) break; /* the oldest are the ones that matter */
-        struct db_report_set *ns =
-            grow(s->sets, s->nsets, &cap, 4, sizeof *ns, st, "reading measurement sets", err, errlen);
-        if (!ns) return -1;
-        s->sets = ns;
-        struct db_report_set *m = &s->sets[s->nsets++];
-        memset(m, 0, sizeof *m);
-        m->id = sqlite3_column_int64(st, 0);
-        db_sql_text_copy(m->kind, sizeof m->kind, st, 1);
-        m->host = col_dup_nonnull(st, 2);
-        m->kernel = col_dup_nonnull(st, 3);
-        m->target = col_dup_nonnull(st, 4);
-        m->lab_json = col_dup(st, 5);
-        m->created_at = sqlite3_column_double(st, 6);
-        m->measurements = sqlite3_column_int(st, 7);
-        if (!m->host || !m->kernel || !m->target) {
-            sqlite3_reset(st);
-            db_seterr(err, errlen, "out of memory reading measurement sets");
-            return -1;
-        }
-    }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return db_sql_fail(&r->c, err, errlen, "reading measurement sets");
-    return 0;
+    typedef struct db_report_set T;
+    static const struct db_col cols[] = {DB_COL_NUM(T, id),         DB_COL_CHARS(T, kind),
+                                         DB_COL_DUP(T, host),       DB_COL_DUP(T, kernel),
+                                         DB_COL_DUP(T, target),     DB_COL_DUP_NULL(T, lab_json),
+                                         DB_COL_NUM(T, created_at), DB_COL_NUM(T, measurements)};
+    sqlite3_bind_int64(r->sets, 1, s->row.id);
+    void *rows = s->sets;
+    /* Beyond DB_REPORT_SETS_MAX: the oldest are the ones that matter. */
+    int rc = read_rows(r, r->sets, &rows, &s->nsets, sizeof *s->sets, 4, DB_REPORT_SETS_MAX, cols, DB_SQL_N(cols),
+                       "reading measurement sets", err, errlen);
+    s->sets = rows;
+    return rc < 0 ? -1 : 0;
 }
 
 static int load_dist(struct db_report *r, struct db_report_session *s, char *err, size_t errlen) {

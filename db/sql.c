@@ -87,25 +87,43 @@ void db_sql_text_copy(char *dst, size_t n, sqlite3_stmt *st, int i) {
     snprintf(dst, n, "%s", t ? (const char *)t : "");
 }
 
-int db_sql_session_row(sqlite3_stmt *st, size_t max, struct db_session_row *row) {
-    memset(row, 0, sizeof *row);
-    row->id = sqlite3_column_int64(st, 0);
-    char **text[] = {&row->title, &row->deck_json, &row->host, &row->kernel, &row->observer, &row->target,
-                     &row->lab_json, &row->room};
-    for (size_t i = 0; i < sizeof text / sizeof *text; i++) {
-        *text[i] = db_sql_text_dup(st, 1 + (int)i, max);
-        /* NULL from a value is out of memory (only lab may be NULL in the table) */
-        if (!*text[i] && sqlite3_column_type(st, 1 + (int)i) != SQLITE_NULL) {
-            db_session_row_free(row);
-            return -1;
+int db_sql_read_cols(sqlite3_stmt *st, int first, const struct db_col *cols, size_t n, size_t max, void *out) {
+    int rc = 0;
+    for (size_t k = 0; k < n; k++) {
+        int i = first + (int)k;
+        void *f = (char *)out + cols[k].off;
+        switch (cols[k].kind) {
+        case DB_COL_INT: *(int *)f = sqlite3_column_int(st, i); break;
+        case DB_COL_I64: *(int64_t *)f = sqlite3_column_int64(st, i); break;
+        case DB_COL_DOUBLE: *(double *)f = sqlite3_column_double(st, i); break;
+        case DB_COL_CHARS: db_sql_text_copy(f, cols[k].size, st, i); break;
+        case DB_COL_DUP:
+        case DB_COL_DUP_NULL: {
+            int null = sqlite3_column_type(st, i) == SQLITE_NULL, keep = cols[k].kind == DB_COL_DUP_NULL;
+            char *t = !null ? db_sql_text_dup(st, i, max) : keep ? NULL : strdup("");
+            if (!t && !(null && keep)) rc = -1;
+            *(char **)f = t;
+            break;
+        }
         }
     }
-    row->cursor = sqlite3_column_int(st, 9);
-    row->started_at = sqlite3_column_double(st, 10);
-    row->ended_at = sqlite3_column_double(st, 11);
-    row->questions = sqlite3_column_int(st, 12);
-    row->voters = sqlite3_column_int(st, 13);
-    row->purged_at = sqlite3_column_double(st, 14);
+    return rc;
+}
+
+int db_sql_session_row(sqlite3_stmt *st, size_t max, struct db_session_row *row) {
+    memset(row, 0, sizeof *row);
+    /* In DB_SQL_SESSION_SELECT's order; only lab may be NULL in the table. */
+    typedef struct db_session_row S;
+    static const struct db_col cols[] = {
+        DB_COL_NUM(S, id),          DB_COL_DUP_NULL(S, title),    DB_COL_DUP_NULL(S, deck_json),
+        DB_COL_DUP_NULL(S, host),   DB_COL_DUP_NULL(S, kernel),   DB_COL_DUP_NULL(S, observer),
+        DB_COL_DUP_NULL(S, target), DB_COL_DUP_NULL(S, lab_json), DB_COL_DUP_NULL(S, room),
+        DB_COL_NUM(S, cursor),      DB_COL_NUM(S, started_at),    DB_COL_NUM(S, ended_at),
+        DB_COL_NUM(S, questions),   DB_COL_NUM(S, voters),        DB_COL_NUM(S, purged_at)};
+    if (db_sql_read_cols(st, 0, cols, DB_SQL_N(cols), max, row)) {
+        db_session_row_free(row);
+        return -1;
+    }
     row->collective = -1;
     return 0;
 }

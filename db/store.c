@@ -635,12 +635,10 @@ static int one_row(struct db *db, sqlite3_stmt *st, int64_t id, void (*read)(sql
 }
 
 static void read_qscore(sqlite3_stmt *st, void *p) {
-    struct db_qscore *out = p;
-    out->yes = sqlite3_column_int(st, 0);
-    out->no = sqlite3_column_int(st, 1);
-    db_sql_text_copy(out->truth, sizeof out->truth, st, 2);
-    db_sql_text_copy(out->majority, sizeof out->majority, st, 3);
-    out->correct = sqlite3_column_double(st, 4);
+    typedef struct db_qscore Q;
+    static const struct db_col cols[] = {DB_COL_NUM(Q, yes), DB_COL_NUM(Q, no), DB_COL_CHARS(Q, truth),
+                                         DB_COL_CHARS(Q, majority), DB_COL_NUM(Q, correct)};
+    db_sql_read_cols(st, 0, cols, DB_SQL_N(cols), 0, p); /* no strings to allocate */
 }
 
 int db_question_score(struct db *db, int64_t question_id, struct db_qscore *out, char *err, size_t errlen) {
@@ -649,12 +647,11 @@ int db_question_score(struct db *db, int64_t question_id, struct db_qscore *out,
 
 static void read_sscore(sqlite3_stmt *st, void *p) {
     struct db_sscore *out = p;
-    out->questions = sqlite3_column_int(st, 0);
-    out->scored = sqlite3_column_int(st, 1);
-    out->collective = sqlite3_column_double(st, 2);
-    out->votes_scored = sqlite3_column_int(st, 3);
-    out->votes_correct = sqlite3_column_int(st, 4);
-    out->voters = sqlite3_column_int(st, 5);
+    typedef struct db_sscore T;
+    static const struct db_col cols[] = {DB_COL_NUM(T, questions),    DB_COL_NUM(T, scored),
+                                         DB_COL_NUM(T, collective),   DB_COL_NUM(T, votes_scored),
+                                         DB_COL_NUM(T, votes_correct), DB_COL_NUM(T, voters)};
+    db_sql_read_cols(st, 0, cols, DB_SQL_N(cols), 0, out); /* numbers only */
     struct score_sum votes = {.votes_scored = out->votes_scored, .votes_correct = out->votes_correct};
     out->vote_accuracy = score_vote_accuracy(&votes);
 }
@@ -665,10 +662,9 @@ int db_session_score(struct db *db, int64_t session_id, struct db_sscore *out, c
 }
 
 static void read_vscore(sqlite3_stmt *st, void *p) {
-    struct db_vscore *out = p;
-    out->answered = sqlite3_column_int(st, 0);
-    out->scored = sqlite3_column_int(st, 1);
-    out->correct = sqlite3_column_int(st, 2);
+    typedef struct db_vscore V;
+    static const struct db_col cols[] = {DB_COL_NUM(V, answered), DB_COL_NUM(V, scored), DB_COL_NUM(V, correct)};
+    db_sql_read_cols(st, 0, cols, DB_SQL_N(cols), 0, p); /* numbers only */
 }
 
 int db_voter_score(struct db *db, int64_t voter_id, struct db_vscore *out, char *err, size_t errlen) {
