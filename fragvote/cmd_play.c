@@ -353,7 +353,7 @@ static int setup_target(struct play *p) {
     };
     if (p->use_lab && deck_scenarios(&p->deck)) {
         cli_scenario_init(&p->scenario, &p->lab, &p->witness);
-        wc.before = before_test;
+        wc.steps = (struct worker_steps){.before = before_test, .ctx = p};
     }
     p->worker = worker_new(&wc, err, sizeof err);
     if (!p->worker) {

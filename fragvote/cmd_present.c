@@ -162,13 +162,13 @@ static int engine_up(struct present *s) {
 /* The probe worker's options: through the helper, or here (with the lab's scenarios). */
 static void prober_engine(struct present *s, struct present_prober_config *pc) {
     if (s->helper) {
-        pc->run = run_in_helper; /* the helper has the options, the lab and the scenarios */
+        pc->steps = (struct worker_steps){.run = run_in_helper, .ctx = s}; /* the helper has the options, the lab and the scenarios */
         return;
     }
     cli_engine_opts(&s->engine, s->o.engine.keep_pmtu_cache || s->deck.keep_pmtu_cache, &pc->opts);
     if (s->engine.lab_switches) {
         cli_scenario_init(&s->scenario, &s->engine.lab, &s->engine.witness);
-        pc->before = before_test;
+        pc->steps = (struct worker_steps){.before = before_test, .ctx = s};
     }
 }
 

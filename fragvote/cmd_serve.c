@@ -352,14 +352,14 @@ static int engine_up(struct serve *s, int scenarios, char **labjs) {
 static int worker_start(struct serve *s, int scenarios) {
     const struct cli_engine_args *ea = &s->o.engine;
     struct worker_config wc = {.deliver = deliver, .ctx = s};
-    if (s->helper) wc.run = run_in_helper; /* the helper has the options, the lab and the scenarios */
+    if (s->helper) wc.steps = (struct worker_steps){.run = run_in_helper, .ctx = s}; /* the helper has the options, the lab and the scenarios */
     else if (!s->o.prober_remote) cli_engine_opts(&s->engine, ea->keep_pmtu_cache || s->deck.keep_pmtu_cache, &wc.opts);
     printf("Talk: %d questions, about %d minutes at %d s each%s\n", deck_question_count(&s->deck),
            deck_talk_minutes(&s->deck), DECK_QUESTION_S, s->o.questions ? "" : " (--questions picks fewer)");
     if (scenarios) {
         if (!s->helper) {
             cli_scenario_init(&s->scenario, &s->engine.lab, &s->engine.witness);
-            wc.before = before_test;
+            wc.steps = (struct worker_steps){.before = before_test, .ctx = s};
         }
         printf("Lab scenarios: %d of %d tests name one; the lab switches before each (docs/DECKS.md).\n", scenarios,
                s->deck.ntests);

@@ -117,10 +117,9 @@ static void helper_main(int fd, const struct engine_helper_config *cfg) {
         _exit(code);
     }
     cli_engine_opts(e, cfg->keep_pmtu_cache, &h.wc.opts);
-    h.wc.ctx = &h;
     if (cfg->scenarios) {
         cli_scenario_init(&h.scenario, &e->lab, &e->witness);
-        h.wc.before = helper_before;
+        h.wc.steps = (struct worker_steps){.before = helper_before, .ctx = &h};
     }
     char *lab = e->use_lab ? probe_lab_json(&e->lab) : NULL;
     fflush(NULL);

@@ -87,26 +87,12 @@ static void deliver(void *ctx, uint64_t wid, const struct probe_result *r) {
     pthread_mutex_unlock(&p->mu);
 }
 
-/* On the worker thread: what the config's before readies for test i. */
-static int before(void *ctx, int test_index, char *err, size_t errlen) {
-    struct present_prober *p = ctx;
-    return p->cfg.before(p->cfg.ctx, test_index, err, errlen);
-}
-
-/* On the worker thread: the config's run, instead of probe_run here. */
-static int run(void *ctx, int test_index, const struct probe_spec *spec, struct probe_result *out, char *err,
-               size_t errlen) {
-    struct present_prober *p = ctx;
-    return p->cfg.run(p->cfg.ctx, test_index, spec, out, err, errlen);
-}
-
 struct present_prober *present_prober_new(const struct present_prober_config *cfg, char *err, size_t errlen) {
     struct present_prober *p = fv_zalloc(sizeof *p, err, errlen);
     if (!p) return NULL;
     p->cfg = *cfg;
     pthread_mutex_init(&p->mu, NULL);
-    struct worker_config wc = {.opts = cfg->opts, .deliver = deliver, .before = cfg->before ? before : NULL,
-                               .run = cfg->run ? run : NULL, .ctx = p};
+    struct worker_config wc = {.opts = cfg->opts, .deliver = deliver, .steps = cfg->steps, .ctx = p};
     p->worker = worker_new(&wc, err, errlen);
     if (!p->worker) {
         pthread_mutex_destroy(&p->mu);

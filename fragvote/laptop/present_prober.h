@@ -28,15 +28,11 @@
 struct present_prober_config {
     const struct deck *deck;         /* the laptop's deck with its --target applied (outlives the prober) */
     struct probe_run_opts opts;      /* observer, lab, flush, witness: as serve's worker */
-    /* Queues one frame on the link: 0, or -1 when the link is down. */
+    /* Queues one frame on the link (with ctx): 0, or -1 when the link is down. */
     int (*send)(void *ctx, const char *text);
-    /* Optional, on the worker thread before each run (worker_config.before):
-     * the lab scenario of the deck's test test_index. */
-    int (*before)(void *ctx, int test_index, char *err, size_t errlen);
-    /* Optional, instead of opts and before (worker_config.run): runs the
-     * deck's test test_index elsewhere (the privileged helper). */
-    int (*run)(void *ctx, int test_index, const struct probe_spec *spec, struct probe_result *out, char *err,
-               size_t errlen);
+    /* The worker's optional steps: the lab scenario of the deck's test
+     * (before), or the test run by the privileged helper (run). */
+    struct worker_steps steps;
     void *ctx;
 };
 

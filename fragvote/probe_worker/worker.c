@@ -24,8 +24,9 @@ void worker_measure(const struct worker_config *cfg, int test_index, const struc
     char err[256] = "";
     memset(out, 0, sizeof *out);
     int rc;
-    if (cfg->run) rc = cfg->run(cfg->ctx, test_index, spec, out, err, sizeof err);
-    else if (cfg->before && cfg->before(cfg->ctx, test_index, err, sizeof err) < 0) rc = -1;
+    const struct worker_steps *st = &cfg->steps;
+    if (st->run) rc = st->run(st->ctx, test_index, spec, out, err, sizeof err);
+    else if (st->before && st->before(st->ctx, test_index, err, sizeof err) < 0) rc = -1;
     else rc = probe_run(&cfg->opts, spec, out, err, sizeof err);
     if (rc < 0) prober_result_unknown(spec, err, out);
 }

@@ -19,19 +19,26 @@
 
 #define WORKER_QUEUE_MAX 64 /* pending asks; more are refused */
 
-struct worker_config {
-    struct probe_run_opts opts;   /* observer, timeout, lab, flush_pmtu (lab pointer must outlive the worker) */
-    /* Called on the worker thread with each ask's result. */
-    void (*deliver)(void *ctx, uint64_t rid, const struct probe_result *r);
-    /* Optional, on the worker thread before each run: readies what test
-     * test_index (-1 unknown) needs (a deck's lab scenario). 0, or -1 with
-     * err: the test is delivered "unknown" with that reason. */
+/* How the worker runs a test besides probe_run() with its options: both
+ * optional, called on the worker thread with ctx. */
+struct worker_steps {
+    /* Before each run: readies what test test_index (-1 unknown) needs (a
+     * deck's lab scenario). 0, or -1 with err: the test is delivered
+     * "unknown" with that reason. */
     int (*before)(void *ctx, int test_index, char *err, size_t errlen);
-    /* Optional, instead of before and probe_run: runs the test elsewhere
-     * (serve's privileged helper, fragvote/privsep/). 0 with *out, or -1
-     * with err: delivered "unknown" with that reason. */
+    /* Instead of before and probe_run: runs the test elsewhere (serve's
+     * privileged helper, fragvote/privsep/). 0 with *out, or -1 with err:
+     * delivered "unknown" with that reason. */
     int (*run)(void *ctx, int test_index, const struct probe_spec *spec, struct probe_result *out, char *err,
                size_t errlen);
+    void *ctx;
+};
+
+struct worker_config {
+    struct probe_run_opts opts;   /* observer, timeout, lab, flush_pmtu (lab pointer must outlive the worker) */
+    /* Called on the worker thread with each ask's result (with ctx). */
+    void (*deliver)(void *ctx, uint64_t rid, const struct probe_result *r);
+    struct worker_steps steps;
     void *ctx;
 };
 
