@@ -119,24 +119,34 @@ static void nap(void) {
     nanosleep(&ts, NULL);
 }
 
+/* Every nap, step(t, now, arg) until it says stop (1). */
+static void every_nap(struct trial *t, int (*step)(struct trial *t, double now, void *arg), void *arg) {
+    do nap();
+    while (!step(t, fv_clock_ms_frac(), arg));
+}
+
+/* One look of hold: a ping due is sent; 1 when the hold is over. */
+static int hold_step(struct trial *t, double now, void *arg) {
+    (void)arg;
+    const double connect_ms = PRESENT_CONNECT_S * 1000.0 + 1000;
+    struct check_hub *h = t->h;
+    pthread_mutex_lock(&t->mu);
+    int up = t->up, down = t->down;
+    double opened = t->t0 + t->open_ms;
+    int send = up && !down && t->ping_at == 0 && now - opened >= (double)h->pings * CHECK_PING_MS;
+    if (send) t->ping_at = now;
+    pthread_mutex_unlock(&t->mu);
+    if (down || (!up && now - t->t0 > connect_ms)) return 1;
+    if (up && now - opened >= h->hold_ms) return 1;
+    if (send && present_link_send(t->link, "{\"t\":\"ping\"}") == 0) h->pings++;
+    return 0;
+}
+
 /* --hub: a ping a second while open, until hold_ms or the link is down (or
  * never opened within the connection's limit). */
 static void hold(struct trial *t) {
-    const double connect_ms = PRESENT_CONNECT_S * 1000.0 + 1000;
     struct check_hub *h = t->h;
-    for (;;) {
-        nap();
-        double now = fv_clock_ms_frac();
-        pthread_mutex_lock(&t->mu);
-        int up = t->up, down = t->down;
-        double opened = t->t0 + t->open_ms;
-        int send = up && !down && t->ping_at == 0 && now - opened >= (double)h->pings * CHECK_PING_MS;
-        if (send) t->ping_at = now;
-        pthread_mutex_unlock(&t->mu);
-        if (down || (!up && now - t->t0 > connect_ms)) break;
-        if (up && now - opened >= h->hold_ms) break;
-        if (send && present_link_send(t->link, "{\"t\":\"ping\"}") == 0) h->pings++;
-    }
+    every_nap(t, hold_step, NULL);
     pthread_mutex_lock(&t->mu);
     h->connected = t->up;
     h->open_ms = t->open_ms;
@@ -147,30 +157,39 @@ static void hold(struct trial *t) {
     pthread_mutex_unlock(&t->mu);
 }
 
+struct phone_show {
+    void (*show)(void *ctx, const char *join_url);
+    void *ctx;
+};
+
+/* One look of wait_phone: the join URL shown once it is known; 1 when the
+ * wait is over. */
+static int phone_step(struct trial *t, double now, void *arg) {
+    const struct phone_show *ps = arg;
+    const double ready_ms = PRESENT_CONNECT_S * 1000.0 + 3000;
+    struct check_phone *p = t->p;
+    pthread_mutex_lock(&t->mu);
+    int ready = p->authed && p->join_url[0] && p->shown_ms == 0, down = t->down;
+    int rtt = p->shown_ms > 0 && p->rtt_n > 0 &&
+              (p->joined > p->joined0 || now - t->t0 - t->rtt_at >= CHECK_TALLY_LAG_MS);
+    double joined_for = p->shown_ms > 0 && p->joined > p->joined0 ? now - t->t0 - p->joined_ms : -1;
+    if (ready) {
+        p->shown_ms = now - t->t0;
+        p->joined0 = p->joined;
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (ready) ps->show(ps->ctx, p->join_url);
+    if (down || rtt || joined_for >= CHECK_PHONE_RTT_WAIT_S * 1000.0) return 1;
+    if (p->shown_ms == 0 && now - t->t0 > ready_ms) return 1;
+    return p->shown_ms > 0 && now - t->t0 - p->shown_ms >= p->wait_ms && joined_for < 0;
+}
+
 /* --phone: authenticated and the join URL known, show it; then until a
  * phone's round trip came, CHECK_PHONE_RTT_WAIT_S after a phone joined
  * without one, wait_ms passed or the link is down. */
 static void wait_phone(struct trial *t, void (*show)(void *ctx, const char *join_url), void *ctx) {
-    const double ready_ms = PRESENT_CONNECT_S * 1000.0 + 3000;
     struct check_phone *p = t->p;
-    for (;;) {
-        nap();
-        double now = fv_clock_ms_frac();
-        pthread_mutex_lock(&t->mu);
-        int ready = p->authed && p->join_url[0] && p->shown_ms == 0, down = t->down;
-        int rtt = p->shown_ms > 0 && p->rtt_n > 0 &&
-                  (p->joined > p->joined0 || now - t->t0 - t->rtt_at >= CHECK_TALLY_LAG_MS);
-        double joined_for = p->shown_ms > 0 && p->joined > p->joined0 ? now - t->t0 - p->joined_ms : -1;
-        if (ready) {
-            p->shown_ms = now - t->t0;
-            p->joined0 = p->joined;
-        }
-        pthread_mutex_unlock(&t->mu);
-        if (ready) show(ctx, p->join_url);
-        if (down || rtt || joined_for >= CHECK_PHONE_RTT_WAIT_S * 1000.0) break;
-        if (p->shown_ms == 0 && now - t->t0 > ready_ms) break;
-        if (p->shown_ms > 0 && now - t->t0 - p->shown_ms >= p->wait_ms && joined_for < 0) break;
-    }
+    every_nap(t, phone_step, &(struct phone_show){show, ctx});
     pthread_mutex_lock(&t->mu);
     p->connected = t->up;
     if (!t->why[0] && !p->authed) snprintf(t->why, sizeof t->why, "no answer to the presenter's auth");
