@@ -90,23 +90,22 @@ static int parse_args(int argc, char **argv, struct replay_args *a) {
         {"keep-pmtu-cache", no_argument, NULL, O_KEEP},  {"serve", no_argument, NULL, O_SERVE},
         CLI_LISTEN_ARGS_ADDR,                            CLI_LISTEN_ARGS_LOOP,
         {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
+    typedef struct replay_args A;
+    static const struct cli_opt_store stored[] = {
+        CLI_STORE_STR(O_DB, A, db),         CLI_STORE_STR(O_TARGET, A, target),
+        CLI_STORE_STR(O_LAB_PREFIX, A, lab_prefix), CLI_STORE_STR(O_LAB_MTUS, A, lab_mtus),
+        CLI_STORE_STR(O_OBSERVER, A, observer), CLI_STORE_STR(O_SECRET, A, secret),
+        CLI_STORE_FLAG(O_REMEASURE, A, remeasure), CLI_STORE_FLAG(O_KEEP, A, keep),
+        CLI_STORE_FLAG(O_SERVE, A, serve)};
     const struct cli_listen *l = &a->listen;
     int c;
     cli_opt_begin();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (cli_opt_store(c, stored, sizeof stored / sizeof *stored, a)) continue;
         switch (c) {
-        case O_DB: a->db = optarg; break;
-        case O_TARGET: a->target = optarg; break;
-        case O_LAB_PREFIX: a->lab_prefix = optarg; break;
-        case O_LAB_MTUS: a->lab_mtus = optarg; break;
-        case O_OBSERVER: a->observer = optarg; break;
-        case O_SECRET: a->secret = optarg; break;
         case O_TIMEOUT:
             if (cli_opt_int("replay", "timeout", optarg, 1, REPLAY_TIMEOUT_MS_MAX, "ms", &a->timeout_ms)) return -1;
             break;
-        case O_REMEASURE: a->remeasure = 1; break;
-        case O_KEEP: a->keep = 1; break;
-        case O_SERVE: a->serve = 1; break;
         CLI_LISTEN_CASES:
             if (cli_listen_arg("replay", &a->listen, c, optarg, 0)) return -1;
             break;

@@ -181,28 +181,16 @@ enum { O_DECK = 256, O_DB, O_TITLE, O_LIVE, O_SCRIPT, O_SECRET, O_ROOM, O_NOPRE,
        O_TLSKEY, O_TIMER, O_HTTPRATE, O_TRUSTPROXY, O_LEADERBOARD, O_VOTERRATE, O_PROBER, O_WSPERADDR,
        O_SECRETFILE, O_RETAIN, O_QUESTIONS, O_FRAME, O_LANG };
 
-/* An option that is only stored. 0, or 1: not one of these. */
-static int take_plain(int c, struct serve_opts *o) {
-    switch (c) {
-    case O_DECK: o->deck = optarg; break;
-    case O_DB: o->db = optarg; break;
-    case O_TITLE: o->title = optarg; break;
-    case O_LANG: o->lang = optarg; break;
-    case O_QUESTIONS: o->questions = optarg; break;
-    case O_LIVE: o->live_split = 1; break;
-    case O_LEADERBOARD: o->leaderboard = 1; break;
-    case O_SCRIPT: o->script = optarg; break;
-    case O_SECRET: o->secret_src.arg = optarg; break;
-    case O_SECRETFILE: o->secret_src.file = optarg; break;
-    case O_ROOM: o->room = optarg; break;
-    case O_NOPRE: o->no_prefetch = 1; break;
-    case O_NOQR: o->no_qr = 1; break;
-    case O_TLSCERT: o->tls_cert = optarg; break;
-    case O_TLSKEY: o->tls_key = optarg; break;
-    default: return 1;
-    }
-    return 0;
-}
+/* The options that are only stored. */
+typedef struct serve_opts O;
+static const struct cli_opt_store serve_stored[] = {
+    CLI_STORE_STR(O_DECK, O, deck),   CLI_STORE_STR(O_DB, O, db),           CLI_STORE_STR(O_TITLE, O, title),
+    CLI_STORE_STR(O_LANG, O, lang),   CLI_STORE_STR(O_QUESTIONS, O, questions), CLI_STORE_STR(O_SCRIPT, O, script),
+    CLI_STORE_STR(O_ROOM, O, room),   CLI_STORE_STR(O_SECRET, O, secret_src.arg),
+    CLI_STORE_STR(O_SECRETFILE, O, secret_src.file), CLI_STORE_STR(O_TLSCERT, O, tls_cert),
+    CLI_STORE_STR(O_TLSKEY, O, tls_key), CLI_STORE_FLAG(O_LIVE, O, live_split),
+    CLI_STORE_FLAG(O_LEADERBOARD, O, leaderboard), CLI_STORE_FLAG(O_NOPRE, O, no_prefetch),
+    CLI_STORE_FLAG(O_NOQR, O, no_qr)};
 
 /* An option whose value is checked here. 0, -1 after saying why, or 1: not
  * one of these. */
@@ -318,8 +306,8 @@ static int parse(int argc, char **argv, struct serve_opts *o) {
     cli_listen_init(&o->listen);
     cli_opt_begin();
     for (int c; (c = cli_engine_args_next(&o->engine, argc, argv, longopts)) != -1;) {
-        int rc = take_plain(c, o);
-        if (rc == 1) rc = take_checked(c, o);
+        if (cli_opt_store(c, serve_stored, sizeof serve_stored / sizeof *serve_stored, o)) continue;
+        int rc = take_checked(c, o);
         if (rc == 1) return cli_opt_other("serve", c, argv);
         if (rc) return -1;
     }

@@ -72,6 +72,17 @@ int cli_opt_other(const char *cmd, int c, char **argv) {
     return -1;
 }
 
+int cli_opt_store(int c, const struct cli_opt_store *t, size_t n, void *opts) {
+    for (size_t i = 0; i < n; i++) {
+        if (t[i].code != c) continue;
+        void *f = (char *)opts + t[i].off;
+        if (t[i].flag) *(int *)f = 1;
+        else *(const char **)f = optarg;
+        return 1;
+    }
+    return 0;
+}
+
 int cli_opt_no_args(const char *cmd, int argc, char **argv) {
     if (optind >= argc) return 0;
     fprintf(stderr, "fragvote %s: unexpected argument '%s'\n", cmd, argv[optind]);

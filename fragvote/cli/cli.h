@@ -86,6 +86,20 @@ int cli_opt_int(const char *cmd, const char *name, const char *arg, int lo, int 
  * CMD: " and the formatted text on stderr; returns -1, the option parser's
  * "said why" (cli_opts_end then adds the --help hint). */
 int cli_opt_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Options that only store what they were given: a string (optarg) or a
+ * flag (1), into a field of the command's options struct. The macros check
+ * the field's type (const char * or int): another does not compile. */
+struct cli_opt_store {
+    int code;   /* getopt_long's value for the option */
+    size_t off; /* the field */
+    int flag;   /* 1: set the int to 1; 0: point the string at optarg */
+};
+#define CLI_STORE_STR(code, type, field) {code, _Generic(((type *)0)->field, const char *: offsetof(type, field)), 0}
+#define CLI_STORE_FLAG(code, type, field) {code, _Generic(((type *)0)->field, int: offsetof(type, field)), 1}
+/* Option c (its value in optarg) into opts when the table t of n names it:
+ * 1 stored, 0 not one of these. */
+int cli_opt_store(int c, const struct cli_opt_store *t, size_t n, void *opts);
 /* What a subcommand does with its option parser's result rc: 1 (--help):
  * usage on stdout, FV_EXIT_OK; -1 (the parser said why on stderr): "Try
  * 'fragvote CMD --help'." and FV_EXIT_USAGE; 0: -1, go on. */
