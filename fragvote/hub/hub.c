@@ -329,7 +329,10 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     if (!(h->store = hub_store_start(room, h->ctx, swarn, sizeof swarn, err, errlen))) goto fail;
     hub_batch_init(&h->batch, h, room, h->store, &h->mb, &h->conns, &h->bcast, &h->acklat, h->board);
     if (swarn[0]) hub_status_warn(h, swarn);
-    if (hub_prober_init(h, err, errlen)) goto fail;
+    struct hub_remote *r = &h->remote;
+    *r = (struct hub_remote){.hub = h, .cfg = &h->cfg, .stop = &h->stop, .room = room, .mb = &h->mb, .batch = &h->batch,
+                             .bcast = &h->bcast, .act = &h->act};
+    if (hub_prober_init(r, err, errlen)) goto fail;
     if (warn[0]) hub_status_warn(h, warn);
     else hub_status_update(h, NULL);
     return h;

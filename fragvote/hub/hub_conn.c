@@ -285,8 +285,8 @@ static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_
     case HUB_C_AUTH: on_auth(h, c, &m); break;
     case HUB_C_CMD: on_cmd(h, c, &m); break;
     case HUB_C_NICK: on_nick(h, c, &m); break;
-    case HUB_C_PROBER: hub_prober_hello(h, c, &m); break;
-    case HUB_C_RESULT: hub_prober_result(h, c, &m, len); break;
+    case HUB_C_PROBER: hub_prober_hello(&h->remote, c, &m); break;
+    case HUB_C_RESULT: hub_prober_result(&h->remote, c, &m, len); break;
     case HUB_C_EXPORT: hub_export(&h->cfg, h->room, &h->batch, c, &m); break;
     case HUB_C_REPLAY: hub_replay_ask(&h->replay, c, &m); break;
     case HUB_C_REPLAY_VOTE: hub_replay_vote(&h->replay, c, &m); break;
@@ -346,7 +346,7 @@ static void on_closed(struct hub *h, struct hub_conn *c) {
     if (!c->wsi) return;
     hub_fanout_remove(c);
     hub_conns_remove(&h->conns, c);
-    hub_prober_closed(h, c); /* after the unlink: its state change goes to the others */
+    hub_prober_closed(&h->remote, c); /* after the unlink: its state change goes to the others */
     hub_conns_closed(&h->conns, c);
     hub_batch_forget(&h->batch, c);
     while (c->qlen) hub_msg_unref(hub_conn_dequeue(c));

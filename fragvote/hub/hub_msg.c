@@ -140,7 +140,7 @@ char *hub_msg_state_of(struct hub *h, enum room_viewer who, int pos) {
     if (v.split) json_object_set_new(o, "split", json_pack("{s:i, s:i}", "yes", ci.yes, "no", ci.no));
     /* serve --prober remote: whether the laptop that measures is connected (the presenter only) */
     if (who == ROOM_VIEWER_PRESENTER && h->cfg.prober_remote)
-        json_object_set_new(o, "prober", json_boolean(hub_prober_connected(h)));
+        json_object_set_new(o, "prober", json_boolean(hub_prober_connected(&h->remote)));
     const struct deck_test *dt = v.notes ? quiz_test(q, pos) : NULL;
     if (dt && dt->notes[0]) json_object_set_new(json_object_get(o, "q"), "notes", json_string(dt->notes));
     /* another than the current question: its count (the tallies count the current one's) */

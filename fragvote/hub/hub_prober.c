@@ -14,7 +14,12 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "hub_internal.h"
+#include "hub.h"
+#include "hub_action.h"
+#include "hub_conns.h"
+#include "hub_guard.h"
+#include "hub_loop.h"
+#include "hub_mailbox.h"
 #include "hub_batch.h"
 #include "hub_msg.h"
 #include "hub_prober.h"
@@ -36,16 +41,16 @@ static void peer_text(const struct hub_conn *c, char *out, size_t len) {
 }
 
 /* A line for serve's console (connects, disconnects, take-overs). */
-static void note(struct hub *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct hub *h, const char *fmt, ...) {
-    char line[sizeof h->mb.status.prober_line];
+static void note(struct hub_remote *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct hub_remote *r, const char *fmt, ...) {
+    char line[sizeof ((struct hub_status *)0)->prober_line];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    hub_mailbox_prober(&h->mb, line, h->remote.conn ? 1 : 0);
-    if (h->cfg.on_note) h->cfg.on_note(h->cfg.ctx, line);
-    if (!atomic_load(&h->stop)) hub_status_update(h, NULL); /* not while the context is being destroyed */
+    hub_mailbox_prober(r->mb, line, r->conn ? 1 : 0);
+    if (r->cfg->on_note) r->cfg->on_note(r->cfg->ctx, line);
+    if (!atomic_load(r->stop)) hub_status_update(r->hub, NULL); /* not while the context is being destroyed */
 }
 
 static char *dump(json_t *o) {
@@ -61,48 +66,48 @@ static void prober_error(struct hub_conn *c, long long rid, const char *code, co
     hub_conn_send_own(c, dump(o));
 }
 
-static void send_measure(struct hub *h, struct hub_conn *c, const struct prober_ask *a) {
+static void send_measure(struct hub_remote *r, struct hub_conn *c, const struct prober_ask *a) {
     json_t *o = json_pack("{s:s, s:i, s:s, s:I, s:i, s:i, s:b, s:o}", "t", "measure", "v", HUB_PROTOCOL_VERSION,
-                          "epoch", h->remote.epoch, "rid", (json_int_t)a->rid, "test", a->test_index, "q", a->position,
+                          "epoch", r->epoch, "rid", (json_int_t)a->rid, "test", a->test_index, "q", a->position,
                           "rerun", a->rerun, "spec", probe_spec_to_json(a->spec));
     hub_conn_send_own(c, dump(o));
-    h->remote.sent++;
+    r->sent++;
 }
 
 /* The room's prober interface: an ask goes to the prober now, or waits in the
  * room until one connects (room_prober_pending finds it then). */
 static int remote_ask(void *ctx, const struct prober_ask *a) {
-    struct hub *h = ctx;
-    if (h->remote.conn) send_measure(h, h->remote.conn, a);
+    struct hub_remote *r = ctx;
+    if (r->conn) send_measure(r, r->conn, a);
     return 0;
 }
 
-int hub_prober_init(struct hub *h, char *err, size_t errlen) {
+int hub_prober_init(struct hub_remote *r, char *err, size_t errlen) {
     unsigned char b[8];
     if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
         snprintf(err, errlen, "getrandom failed making the hub's epoch");
         return -1;
     }
-    for (size_t i = 0; i < sizeof b; i++) snprintf(h->remote.epoch + 2 * i, 3, "%02x", b[i]);
-    hub_mailbox_lock(&h->mb)->prober = h->cfg.prober_remote ? 0 : -1;
-    hub_mailbox_unlock(&h->mb);
-    if (h->cfg.prober_remote) room_set_prober(h->room, &(struct prober){remote_ask, h});
+    for (size_t i = 0; i < sizeof b; i++) snprintf(r->epoch + 2 * i, 3, "%02x", b[i]);
+    hub_mailbox_lock(r->mb)->prober = r->cfg->prober_remote ? 0 : -1;
+    hub_mailbox_unlock(r->mb);
+    if (r->cfg->prober_remote) room_set_prober(r->room, &(struct prober){remote_ask, r});
     return 0;
 }
 
 /* Sends what the room still waits for, oldest first; returns how many. */
-static int send_pending(struct hub *h, struct hub_conn *c, int count_only) {
+static int send_pending(struct hub_remote *r, struct hub_conn *c, int count_only) {
     struct prober_ask asks[HUB_PROBER_PENDING_MAX];
-    int n = room_prober_pending(h->room, asks, HUB_PROBER_PENDING_MAX);
+    int n = room_prober_pending(r->room, asks, HUB_PROBER_PENDING_MAX);
     if (!count_only)
-        for (int i = 0; i < n; i++) send_measure(h, c, &asks[i]);
+        for (int i = 0; i < n; i++) send_measure(r, c, &asks[i]);
     return n;
 }
 
-void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
+void hub_prober_hello(struct hub_remote *r, struct hub_conn *c, const struct hub_client_msg *m) {
     char err[512], who[INET6_ADDRSTRLEN], old[INET6_ADDRSTRLEN];
     if (hub_conn_forbidden(c, "only the presenter's laptop can be the prober")) return;
-    if (!h->cfg.prober_remote) {
+    if (!r->cfg->prober_remote) {
         hub_conn_error(c, -1, "not_remote",
                        "this hub measures on its own host (serve --prober local); start it with --prober remote "
                        "to measure from the laptop");
@@ -111,12 +116,12 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
     peer_text(c, who, sizeof who);
     /* The same laptop again (its instance): a reconnect after a cut link
      * while its old connection lingers (TCP has not noticed yet). */
-    int same = h->remote.conn && h->remote.conn != c && m->prober_instance[0] && !strcmp(h->remote.instance, m->prober_instance);
-    if (h->remote.conn && h->remote.conn != c && !m->take_over && !same) {
-        peer_text(h->remote.conn, old, sizeof old);
+    int same = r->conn && r->conn != c && m->prober_instance[0] && !strcmp(r->instance, m->prober_instance);
+    if (r->conn && r->conn != c && !m->take_over && !same) {
+        peer_text(r->conn, old, sizeof old);
         snprintf(err, sizeof err,
                  "another prober (%s) is connected to this room; send \"take_over\": true to replace it", old);
-        note(h, "prober from %s refused: the prober at %s is connected (no take_over)", who, old);
+        note(r, "prober from %s refused: the prober at %s is connected (no take_over)", who, old);
         hub_conn_error(c, -1, "prober_busy", err); /* after the note: its reader may look at the status at once */
         return;
     }
@@ -136,24 +141,24 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
         return;
     }
     /* Adopting writes the session's questions: no batch may be in flight. */
-    if (hub_batch_complete(&h->batch, ROOM_BUSY_LIVE_MS)) {
+    if (hub_batch_complete(r->batch, ROOM_BUSY_LIVE_MS)) {
         hub_conn_error(c, -1, "busy", "the database is busy (votes are waiting for it); say prober again");
         deck_free(d);
         free(d);
         return;
     }
-    int rc = room_deck_adopt(h->room, d, &adopted, err, sizeof err);
+    int rc = room_deck_adopt(r->room, d, &adopted, err, sizeof err);
     deck_free(d);
     free(d);
     if (rc) {
         hub_conn_error(c, -1, "deck_mismatch", err);
-        note(h, "prober from %s refused: %s", who, err);
+        note(r, "prober from %s refused: %s", who, err);
         return;
     }
     const char *verb = "connected";  /* the console's line says how it became the prober */
     char how[160] = "";
-    if (h->remote.conn && h->remote.conn != c) {
-        struct hub_conn *gone = h->remote.conn;
+    if (r->conn && r->conn != c) {
+        struct hub_conn *gone = r->conn;
         peer_text(gone, old, sizeof old);
         if (same) {
             hub_conn_kill(gone, LWS_CLOSE_STATUS_GOINGAWAY, "the same laptop connected again");
@@ -169,31 +174,31 @@ void hub_prober_hello(struct hub *h, struct hub_conn *c, const struct hub_client
     }
     struct room_prober_facts f = {.host = m->prober_host, .kernel = m->prober_kernel, .observer = m->prober_observer,
                                   .target = m->prober_target, .lab_json = m->prober_lab_json};
-    if (m->prober_host[0] && room_prober_facts(h->room, &f, err, sizeof err))
-        hub_status_warn(h, err); /* the session's description only: the prober is taken all the same */
-    h->remote.conn = c;
-    snprintf(h->remote.instance, sizeof h->remote.instance, "%s", m->prober_instance);
-    int n = send_pending(h, c, 1);
+    if (m->prober_host[0] && room_prober_facts(r->room, &f, err, sizeof err))
+        hub_status_warn(r->hub, err); /* the session's description only: the prober is taken all the same */
+    r->conn = c;
+    snprintf(r->instance, sizeof r->instance, "%s", m->prober_instance);
+    int n = send_pending(r, c, 1);
     hub_conn_send_own(c, dump(json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i}", "t", "prober_ok", "v",
-                                        HUB_PROTOCOL_VERSION, "session", (json_int_t)room_session_id(h->room), "room",
-                                        room_code(h->room), "epoch", h->remote.epoch, "deck", adopted ? "adopted" : "kept",
+                                        HUB_PROTOCOL_VERSION, "session", (json_int_t)room_session_id(r->room), "room",
+                                        room_code(r->room), "epoch", r->epoch, "deck", adopted ? "adopted" : "kept",
                                         "pending", n)));
-    send_pending(h, c, 0);
+    send_pending(r, c, 0);
     char desc[4 * HUB_PARSE_STR_MAX + 64] = "";
     if (m->prober_host[0] || m->prober_observer[0] || m->prober_target[0])
         snprintf(desc, sizeof desc, " (%s%s%s%s%s%s%s)", m->prober_host[0] ? m->prober_host : "laptop",
                  m->prober_kernel[0] ? ", " : "", m->prober_kernel, m->prober_observer[0] ? ", observer " : "",
                  m->prober_observer,
                  m->prober_target[0] ? ", target " : "", m->prober_target);
-    note(h, "prober %s from %s%s%s; deck %s; %d measurement%s waiting", verb, who, desc, how,
+    note(r, "prober %s from %s%s%s; deck %s; %d measurement%s waiting", verb, who, desc, how,
          adopted ? "adopted" : "kept", n, n == 1 ? "" : "s");
-    hub_state_changed(&h->bcast); /* presenters see "prober": true (and the laptop's questions when adopted) */
+    hub_state_changed(r->bcast); /* presenters see "prober": true (and the laptop's questions when adopted) */
 }
 
-void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m, size_t len) {
+void hub_prober_result(struct hub_remote *r, struct hub_conn *c, const struct hub_client_msg *m, size_t len) {
     char err[512];
     long long rid = m->rid;
-    if (c != h->remote.conn) {
+    if (c != r->conn) {
         prober_error(c, rid, "forbidden", "only the room's prober sends results (say prober first)");
         return;
     }
@@ -206,9 +211,9 @@ void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_clien
         prober_error(c, -1, "bad_result", "\"rid\" must be the integer of the measure it answers");
         return;
     }
-    if (!m->has_epoch || strcmp(m->epoch, h->remote.epoch)) {
+    if (!m->has_epoch || strcmp(m->epoch, r->epoch)) {
         snprintf(err, sizeof err, "rid %lld was asked by an earlier hub process (this one's epoch is %s): "
-                 "measure the asks sent after prober_ok", rid, h->remote.epoch);
+                 "measure the asks sent after prober_ok", rid, r->epoch);
         prober_error(c, rid, "unknown_rid", err);
         return;
     }
@@ -217,7 +222,7 @@ void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_clien
         return;
     }
     struct prober_ask asks[HUB_PROBER_PENDING_MAX];
-    int n = room_prober_pending(h->room, asks, HUB_PROBER_PENDING_MAX), at = -1;
+    int n = room_prober_pending(r->room, asks, HUB_PROBER_PENDING_MAX), at = -1;
     for (int i = 0; i < n && at < 0; i++)
         if (asks[i].rid == (uint64_t)rid) at = i;
     if (at < 0) {
@@ -231,22 +236,22 @@ void hub_prober_result(struct hub *h, struct hub_conn *c, const struct hub_clien
         prober_error(c, rid, "bad_result", err);
         return;
     }
-    if (hub_measured(&h->act, (uint64_t)rid, &m->result, err, sizeof err)) { /* as a local result */
+    if (hub_measured(r->act, (uint64_t)rid, &m->result, err, sizeof err)) { /* as a local result */
         prober_error(c, rid, "bad_result", err);
         return;
     }
-    h->remote.results++;
+    r->results++;
     hub_conn_send_own(c, dump(json_pack("{s:s, s:I}", "t", "result_ok", "rid", (json_int_t)rid)));
 }
 
-void hub_prober_closed(struct hub *h, struct hub_conn *c) {
-    if (h->remote.conn != c) return;
+void hub_prober_closed(struct hub_remote *r, struct hub_conn *c) {
+    if (r->conn != c) return;
     char who[INET6_ADDRSTRLEN];
     peer_text(c, who, sizeof who);
-    h->remote.conn = NULL;
-    note(h, "prober at %s disconnected; the room keeps voting, measurements wait for it (%d waiting)", who,
-         send_pending(h, c, 1));
-    if (!atomic_load(&h->stop)) hub_state_changed(&h->bcast); /* presenters see "prober": false */
+    r->conn = NULL;
+    note(r, "prober at %s disconnected; the room keeps voting, measurements wait for it (%d waiting)", who,
+         send_pending(r, c, 1));
+    if (!atomic_load(r->stop)) hub_state_changed(r->bcast); /* presenters see "prober": false */
 }
 
-int hub_prober_connected(const struct hub *h) { return h->remote.conn != NULL; }
+int hub_prober_connected(const struct hub_remote *r) { return r->conn != NULL; }
