@@ -9,7 +9,7 @@
 'use strict';
 
 /* The shipped catalogs, each named in its own language (the phone's switch).
- * A new language: its i18n-CODE.json and a line here (tests/i18n checks both). */
+ * A new language: its i18n-CODE.json and a line here (tests/audience-web/test_i18n checks both). */
 var FV_LANGS = { en: 'English', de: 'Deutsch', fr: 'Français', es: 'Español' };
 
 var fvI18n = (function () {

@@ -117,7 +117,7 @@ int db_sql_read_cols(sqlite3_stmt *st, int first, const struct db_col *cols, siz
  * correct). The score distribution (report.c) and what a purge keeps of
  * it (purge.c). The truths are materialized once: the voter_score view
  * re-derives a truth per vote (11 s for 720k votes; this takes under 2 s);
- * tests/export checks both agree voter by voter. */
+ * tests/fragvote/export checks both agree voter by voter. */
 #define DB_SQL_VOTER_CORRECT_S1                                                                    \
     "WITH t AS MATERIALIZED (SELECT question_id AS qid, truth FROM question_truth "                \
     "WHERE session_id = ?1 AND truth IN ('yes', 'no')), "                                          \

@@ -313,7 +313,7 @@ static int load_row(struct db_report *r, int64_t session_id, struct db_session_r
 }
 
 /* The session score exactly as the store's sscore statement aggregates the
- * question_score rows (docs/SCORING.md); tests/export checks it against
+ * question_score rows (docs/SCORING.md); tests/fragvote/export checks it against
  * db_session_score(). Done here from the rows already read because the
  * store's query re-derives every question's counts several times. */
 static void aggregate_score(struct db_report_session *s) {

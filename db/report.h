@@ -88,7 +88,7 @@ struct db_report_session {
 /* Reads everything about one session through r: the row, the questions with
  * the store's question_score view and their votes split by confidence, the
  * sets, the distribution, the session score aggregated from those rows as
- * the store does (equal to db_session_score, checked by tests/export) and
+ * the store does (equal to db_session_score, checked by tests/fragvote/export) and
  * the calibration from the revealed questions' splits. db is the store r was opened
  * on. Caller owns *out; release with db_report_session_free(). Returns 0, or
  * -1 (no such session / error). */

@@ -179,7 +179,7 @@ void hub_status_soon(struct hub_broadcast *b) {
  * phones; the tally built again at once. Not at the next tick: until then
  * the rotation and a writeable would hand out the tally built for the
  * state before (a phone got the revealed question's tally after the next
- * question's voting state, e2e/test_serve_open_frames under ASan). */
+ * question's voting state, fragvote/test_serve_open_frames under ASan). */
 static void states_out(struct hub_broadcast *b, int phones) {
     if (state_views(b) == 0) {
         for (struct hub_conn *c = b->conns->head; c; c = c->next) {

@@ -2,7 +2,7 @@
  * protocol, docs/PROTOCOL.md "The remote prober"): a pure decoder of what the
  * hub sends a presenter-prober connection, the builders of what the laptop
  * sends, and how a presenter `state` / `tally` fills the console's status.
- * No I/O, no lws: tested with canned frames (tests/present/test_present_frame.c). */
+ * No I/O, no lws: tested with canned frames (tests/fragvote/laptop/test_present_frame.c). */
 #ifndef FRAGVOTE_PRESENT_FRAME_H
 #define FRAGVOTE_PRESENT_FRAME_H
 

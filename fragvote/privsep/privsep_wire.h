@@ -2,7 +2,7 @@
  * process; both "the hub" below) and its privileged helper
  * (privsep_helper.h, docs/PRIVILEGES.md): one SOCK_SEQPACKET message each,
  * ASCII, parsed strictly here (pure: canned bytes in
- * tests/privsep/test_privsep_wire.c).
+ * tests/fragvote/privsep/test_privsep_wire.c).
  *
  * Hub -> helper (at most PRIVSEP_REQ_MAX bytes):
  *   "run SEQ TEST"   run the deck's test TEST (its spec, lab scenario and

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# npm packages of the browser end-to-end tests (tests/browser): playwright-core
+# npm packages of the browser end-to-end tests (tests/audience-web): playwright-core
 # drives Debian's chromium (no browser download), axe-core checks accessibility,
 # reveal.js is the slide deck of docs/SLIDES.md's example (Debian 12 has none).
 # Installs exactly what package-lock.json pins; node_modules is git-ignored.
 set -euo pipefail
-dir=$(cd "$(dirname "$0")/../../tests/browser" && pwd)
+dir=$(cd "$(dirname "$0")/../../tests/audience-web" && pwd)
 # npm is not in scripts/apt-packages.txt: NodeSource's nodejs ships its own npm
 # and conflicts with Debian's; install Debian's only when there is none.
 if ! command -v npm >/dev/null 2>&1; then

@@ -28,7 +28,7 @@
 # send/observe -> judges), and the pure judges reference only libc
 # string/format functions and each other (no lab, no sockets, no clock).
 set -u
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../support/lib.sh"
 build=${FRAGVOTE_BUILD:?run through ctest}
 fv_tmp layers
 command -v nm >/dev/null && command -v readelf >/dev/null && command -v tsort >/dev/null ||

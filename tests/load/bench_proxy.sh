@@ -6,7 +6,7 @@
 #   direct-tls  phones -> serve --tls-cert, wss (TLS in serve itself)
 #   nginx       phones -> nginx (the shipped deploy/nginx/fragvote.conf, wss,
 #               self-signed) -> serve --trust-proxy 127.0.0.1, ws
-# nginx runs on its own prefix (tests/e2e/nginx_fixture.sh), never the system
+# nginx runs on its own prefix (tests/deploy/nginx_fixture.sh), never the system
 # service. Not a ctest test; results go to docs/BENCHMARKS.md "Through nginx".
 # usage: tests/load/bench_proxy.sh [MODE ...]   (default: direct direct-tls nginx)
 # env:   PHONES=5000 WINDOW_MS=2000 BUILD=build dir  OUT=raw output dir
@@ -27,7 +27,7 @@ MODES=("$@")
 [ ${#MODES[@]} -gt 0 ] || MODES=(direct direct-tls nginx)
 SECRET=bench-presenter-secret
 [ -x "$BIN" ] && [ -x "$LOAD" ] || { echo "build first: $BIN and $LOAD are needed" >&2; exit 2; }
-. "$SRC/tests/e2e/nginx_fixture.sh"
+. "$SRC/tests/deploy/nginx_fixture.sh"
 mkdir -p "$OUT"
 chmod 755 "$OUT"
 SERVE_PID= nginx_pid=

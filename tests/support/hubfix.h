@@ -1,6 +1,6 @@
 /* The in-process hub for tests: a real SQLite file, a room on a caller's
  * deck, the real hub on a free loopback port, run on its own thread. The
- * tests that talk to it use the websocket client (tests/wsclient). */
+ * tests that talk to it use the websocket client (tests/support/wsclient). */
 #ifndef FRAGVOTE_TESTS_HUBFIX_H
 #define FRAGVOTE_TESTS_HUBFIX_H
 
