@@ -53,7 +53,7 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->voters_refused = cs->voters_refused;
     s->conns_refused = cs->conns_refused;
     s->conns_evicted = cs->conns_evicted;
-    s->origin_refused = h->origin_refused;
+    s->origin_refused = h->http.origin_refused;
     s->resumes_refused = cs->resumes_refused;
     s->tally_version = hub_tally_version(&h->bcast);
     s->collective = quiz_collective(q, NULL);
@@ -225,7 +225,7 @@ static int context_create(struct hub *h, const struct hub_config *cfg, char *err
     /* Without an explicit policy lws uses a default one whose timer is
      * re-sorted into a per-thread list on every message (O(connections)). */
     info.retry_and_idle_policy = &h->no_validity;
-    info.user = h;
+    info.user = &h->http;
     info.options = LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE * 0;
     /* lws 4.1.6 built with IPv6 listens on the IPv6 any-address (every
      * address, v4-mapped included) when iface is an IPv4 address: --bind
@@ -298,6 +298,16 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     lws_set_log_level(LLL_ERR | LLL_WARN, hub_fd_lws_log);
     if (hub_http_init(&h->http, cfg->web_root, cfg->web_dir, cfg->frame_ancestors, err, errlen)) goto fail;
     protocols_init(h);
+    struct hub_http *x = &h->http;
+    x->hub = h;
+    x->fd = &h->fd;
+    x->proxy = &h->proxy;
+    x->guard = h->guard;
+    x->conns = &h->conns;
+    x->bcast = &h->bcast;
+    x->room = room;
+    x->public_url = h->cfg.public_url;
+    x->audience_protocol = h->protocols[1 + HUB_AUDIENCE].name;
     if (context_create(h, cfg, err, errlen)) goto fail;
     h->fanout.ctx = h->ctx;
     h->fanout.bcast = &h->bcast;

@@ -10,7 +10,16 @@
 
 #include "datadir.h"
 #include "fv_err.h"
-#include "hub_internal.h"
+#include "fv_clock.h"
+#include "hub.h"
+#include "hub_conns.h"
+#include "hub_fd.h"
+#include "hub_guard.h"
+#include "hub_http.h"
+#include "hub_loop.h"
+#include "hub_proxy.h"
+#include "hub_tally.h"
+#include "room.h"
 #include "hub_origin.h"
 #include "hub_static.h"
 
@@ -150,22 +159,22 @@ static int http_page(const struct hub_http *x, struct lws *wsi, const char *uri,
  * counted; the console hears of it at most once a second (lws itself logs
  * nothing for an upgrade refused here, unlike one refused later by
  * LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION). 1 refused. */
-static int origin_refuse(struct hub *h, struct lws *wsi) {
+static int origin_refuse(struct hub_http *x, struct lws *wsi) {
     char origin[256] = "", host[256] = "";
     int olen = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
     if (olen <= 0) return 0; /* no Origin: not a browser page */
     int ok = olen < (int)sizeof origin && lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) > 0;
     if (lws_hdr_total_length(wsi, WSI_TOKEN_HOST) < (int)sizeof host) lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST);
-    if (ok && hub_origin_allowed(origin, host[0] ? host : NULL, h->cfg.public_url)) return 0;
-    h->origin_refused++;
-    hub_status_soon(&h->bcast);
+    if (ok && hub_origin_allowed(origin, host[0] ? host : NULL, x->public_url)) return 0;
+    x->origin_refused++;
+    hub_status_soon(x->bcast);
     long long now = fv_clock_coarse_ms();
-    if (h->origin_refused == 1 || now - h->origin_warned_ms >= 1000) {
+    if (x->origin_refused == 1 || now - x->origin_warned_ms >= 1000) {
         char why[400];
         snprintf(why, sizeof why, "refused %lu websocket connection%s from another site's page (Origin: %.200s)",
-                 h->origin_refused, h->origin_refused == 1 ? "" : "s", ok ? origin : "(too long)");
-        h->origin_warned_ms = now;
-        hub_status_warn(h, why);
+                 x->origin_refused, x->origin_refused == 1 ? "" : "s", ok ? origin : "(too long)");
+        x->origin_warned_ms = now;
+        hub_status_warn(x->hub, why);
     }
     return lws_return_http_status(wsi, HTTP_STATUS_FORBIDDEN, NULL) ? -1 : 1;
 }
@@ -173,41 +182,41 @@ static int origin_refuse(struct hub *h, struct lws *wsi) {
 /* Whether a websocket upgrade to protocol (its subprotocol's name) may
  * proceed: hub_conns_admit's rule (issue 36, item 4). 0 admitted, 1
  * refused (counted in conns_refused). */
-static int ws_admit(struct hub *h, struct lws *wsi, const char *protocol) {
+static int ws_admit(struct hub_http *x, struct lws *wsi, const char *protocol) {
     struct hub_peer peer = {0};
-    int audience = !protocol || !strcmp(protocol, h->protocols[HUB_AUDIENCE + 1].name); /* [0] is "http" */
-    if (audience) hub_proxy_peer(&h->proxy, wsi, &peer);
-    int rc = hub_conns_admit(&h->conns, &peer, audience);
-    if (rc) hub_status_soon(&h->bcast); /* refused, or a silent phone evicted */
+    int audience = !protocol || !strcmp(protocol, x->audience_protocol); /* [0] is "http" */
+    if (audience) hub_proxy_peer(x->proxy, wsi, &peer);
+    int rc = hub_conns_admit(x->conns, &peer, audience);
+    if (rc) hub_status_soon(x->bcast); /* refused, or a silent phone evicted */
     return rc < 0;
 }
 
 int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
-    struct hub *h = lws_context_user(lws_get_context(wsi));
+    struct hub_http *x = lws_context_user(lws_get_context(wsi));
     switch (reason) {
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
         /* Every accepted TCP connection, before lws adopts it (wsi is the
          * listening socket's): beyond the descriptor ceiling it is closed. */
-        return h ? hub_fd_filter(&h->fd, (int)(intptr_t)in) : 0;
+        return x ? hub_fd_filter(x->fd, (int)(intptr_t)in) : 0;
     case LWS_CALLBACK_FILTER_HTTP_CONNECTION: {
         /* Every HTTP request (each one on a keep-alive connection too), before
          * lws looks for its mount; websocket upgrades do not come here. */
         struct hub_peer peer;
-        if (!h) break;
-        hub_proxy_peer(&h->proxy, wsi, &peer);
-        if (hub_guard_http_take(h->guard, &peer, fv_clock_coarse_ms())) {
+        if (!x) break;
+        hub_proxy_peer(x->proxy, wsi, &peer);
+        if (hub_guard_http_take(x->guard, &peer, fv_clock_coarse_ms())) {
             http_refuse(wsi);
             return 1;
         }
         return http_method_check(wsi);
     }
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: /* every websocket upgrade, before its protocol is chosen */
-        if (!h) return 0;
-        if (origin_refuse(h, wsi)) return 1;
+        if (!x) return 0;
+        if (origin_refuse(x, wsi)) return 1;
         char proto[64] = "";
         if (lws_hdr_total_length(wsi, WSI_TOKEN_PROTOCOL) < (int)sizeof proto)
             lws_hdr_copy(wsi, proto, sizeof proto, WSI_TOKEN_PROTOCOL);
-        if (!ws_admit(h, wsi, proto[0] ? proto : NULL)) return 0;
+        if (!ws_admit(x, wsi, proto[0] ? proto : NULL)) return 0;
         return lws_return_http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, NULL) ? -1 : 1; /* lws logs nothing */
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         /* A websocket upgrade that names no subprotocol of ours lands on
@@ -222,22 +231,22 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
     case LWS_CALLBACK_RAW_RX:
     case LWS_CALLBACK_RAW_CLOSE: return 0;
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        if (h) hub_loop_woken(h);
+        if (x) hub_loop_woken(x->hub);
         return 0;
     case LWS_CALLBACK_HTTP: {
         /* Every mount is a callback: /qr.svg, the pages', the web root's files. */
-        if (!h) return 1;
+        if (!x) return 1;
         const char *uri = in ? (const char *)in : "";
         int page = http_page_of(uri);
-        if (page >= 0) return http_page(&h->http, wsi, uri, page);
+        if (page >= 0) return http_page(x, wsi, uri, page);
         if (!strcmp(uri, HUB_REPLAY_LINK)) { /* the short link to this room's phone page and its replay */
             char loc[64];
-            snprintf(loc, sizeof loc, "/?room=%s&replay=1", room_code(h->room));
+            snprintf(loc, sizeof loc, "/?room=%s&replay=1", room_code(x->room));
             return http_redirect(wsi, HTTP_STATUS_FOUND, loc);
         }
-        if (strcmp(uri, "/qr.svg")) return hub_static_answer(h->http.files, wsi, uri, 1, NULL);
+        if (strcmp(uri, "/qr.svg")) return hub_static_answer(x->files, wsi, uri, 1, NULL);
         unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
-        if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "image/svg+xml", h->http.qr_len, &p, end) ||
+        if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, "image/svg+xml", x->qr_len, &p, end) ||
             lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                         (const unsigned char *)"no-store", 8, &p, end) ||
             lws_finalize_write_http_header(wsi, start, &p, end))
@@ -246,8 +255,8 @@ int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *u
         return 0;
     }
     case LWS_CALLBACK_HTTP_WRITEABLE:
-        if (!h || !h->http.qr_http) break;
-        if (lws_write(wsi, h->http.qr_http + LWS_PRE, h->http.qr_len, LWS_WRITE_HTTP_FINAL) != (int)h->http.qr_len) return 1;
+        if (!x || !x->qr_http) break;
+        if (lws_write(wsi, x->qr_http + LWS_PRE, x->qr_len, LWS_WRITE_HTTP_FINAL) != (int)x->qr_len) return 1;
         if (lws_http_transaction_completed(wsi)) return -1;
         return 0;
     default: break;

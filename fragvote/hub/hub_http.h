@@ -10,7 +10,29 @@
 
 #include "hub_origin.h"
 
+struct hub;
+struct hub_broadcast;
+struct hub_conns;
+struct hub_fd;
+struct hub_guard;
+struct hub_proxy;
+struct room;
+
+/* The pages and what an HTTP request or an upgrade is checked against:
+ * lws's context user. hub_new sets the parts (hub ... audience_protocol)
+ * after hub_http_init. */
 struct hub_http {
+    struct hub *hub;               /* the loop: woken by other threads (hub_loop_woken), the status's warnings */
+    struct hub_fd *fd;             /* every accepted TCP connection: the descriptors' ceiling */
+    struct hub_proxy *proxy;       /* trusted reverse proxies: the client's address */
+    struct hub_guard *guard;       /* the per-address HTTP request throttle */
+    struct hub_conns *conns;       /* an upgrade's admission (hub_conns_admit) */
+    struct hub_broadcast *bcast;   /* a refusal counted: the status at the next tick (hub_status_soon) */
+    struct room *room;             /* its code, for the replay's short link */
+    const char *public_url;        /* hub_config.public_url: whose Origin may open a websocket */
+    const char *audience_protocol; /* the phones' websocket subprotocol's name */
+    unsigned long origin_refused;  /* upgrades refused for another site's Origin (hub_origin.h) */
+    long long origin_warned_ms;    /* when the console was last told of them (at most once a second) */
     char web_root[4096];           /* the pages' directory */
     struct lws_http_mount mounts[4]; /* /qr.svg, /screen, /presenter, / (all callbacks) */
     unsigned char *qr_http;        /* LWS_PRE + qr_len bytes: the join URL's QR code as SVG, ready for lws_write */
@@ -32,7 +54,7 @@ int hub_http_init(struct hub_http *x, const char *web_root, int web_dir, const c
 /* /qr.svg's body: the QR code of join_url. 0, or -1 with err. */
 int hub_http_qr(struct hub_http *x, const char *join_url, char *err, size_t errlen);
 void hub_http_free(struct hub_http *x);
-/* The "http" protocol's callback (lws's context user is the struct hub). */
+/* The "http" protocol's callback (lws's context user is the struct hub_http). */
 int hub_http_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len);
 
 #endif

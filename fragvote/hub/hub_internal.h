@@ -37,7 +37,7 @@ struct hub {
     struct hub_config cfg;
     char secret[HUB_SECRET_MAX];
     char join_url[512];
-    struct hub_http http;          /* the pages, /qr.svg (hub_http.c) */
+    struct hub_http http;          /* the pages, /qr.svg, the checks of requests and upgrades (hub_http.c) */
     struct room *room;
     struct lws_context *ctx;
     struct lws_vhost *vhost;
@@ -52,8 +52,6 @@ struct hub {
     struct hub_fd fd;              /* the open-files budget (hub_fd.c) */
 
     struct hub_conns conns;        /* the connections, who is online (hub_conns.c) */
-    unsigned long origin_refused;  /* upgrades refused for another site's Origin (hub_origin.h) */
-    long long origin_warned_ms;    /* when the console was last told of them (at most once a second) */
 
     struct hub_batch batch;        /* the group commit (hub_batch.c) */
     struct hub_acklat acklat;      /* vote read -> ack written (hub_acklat.c) */
