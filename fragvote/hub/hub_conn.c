@@ -94,16 +94,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
         hub_conn_error(c, id, "forbidden", "only phones vote");
         return;
     }
-    if (m->id_bad) { /* not echoed: it is not an id the phone could match */
-        char why[96];
-        snprintf(why, sizeof why, "\"id\" must be an integer 0..%lld (2^53-1)", HUB_ID_MAX);
-        hub_conn_error(c, -1, "bad_vote", why);
-        return;
-    }
-    if (!m->vote_ok) {
-        hub_conn_error(c, id, "bad_vote", "a vote needs \"q\" (question position) and \"yes\" (true/false)");
-        return;
-    }
+    if (hub_conn_vote_unreadable(c, m, "a vote")) return;
     if (m->conf_bad) {
         hub_conn_error(c, id, "bad_vote",
                        "\"confidence\" must be \"sure\", \"think_so\" or \"guessing\" (or left out); "

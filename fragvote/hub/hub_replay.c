@@ -70,16 +70,7 @@ void hub_replay_ask(struct hub_replay *r, struct hub_conn *c, const struct hub_c
 
 void hub_replay_vote(struct hub_replay *r, struct hub_conn *c, const struct hub_client_msg *m) {
     long long id = m->id;
-    if (m->id_bad) {
-        char why[96];
-        snprintf(why, sizeof why, "\"id\" must be an integer 0..%lld (2^53-1)", HUB_ID_MAX);
-        hub_conn_error(c, -1, "bad_vote", why);
-        return;
-    }
-    if (!m->vote_ok) {
-        hub_conn_error(c, id, "bad_vote", "a replay answer needs \"q\" (question position) and \"yes\" (true/false)");
-        return;
-    }
+    if (hub_conn_vote_unreadable(c, m, "a replay answer")) return;
     if (replay_refused(r, c, id)) return;
     char err[160];
     if (room_replay_check(r->room, m->q, err, sizeof err)) {
