@@ -147,7 +147,7 @@ static void next_batch(struct hub *h) {
     if (hub_batch_busy(b) && hub_batch_complete(b, 0) == 0 && hub_batch_pending(b)) hub_batch_flush(b);
 }
 
-/* The hand-overs of other threads (hub_internal.h). */
+/* The hand-overs of other threads (hub_loop.h). */
 void hub_loop_woken(struct hub *h) {
     next_batch(h); /* the store thread's batch is done? */
     drain_posted(h);
