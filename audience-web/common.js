@@ -268,12 +268,13 @@ function fvExplain(rv, prefix) {
   if (e && e.textContent) e.textContent = fvT('reveal.explain', { why: e.textContent });
 }
 /* A reveal's evidence line into element id (docs/PROTOCOL.md "evidence",
- * "why"): the measurement's evidence, in English as the probe words it; when
- * the reveal carries none (a sibling question is still open), the fact's why,
- * worded from its message (why_msg) in the page's language. */
+ * "why"): the measurement's evidence, worded from its messages
+ * (evidence_msg) in the page's language; when the reveal carries none (a
+ * sibling question is still open), the fact's why, from its message(s)
+ * (why_msg). The English, marked lang=en, where the reveal has no message or
+ * the catalog lacks a key. */
 function fvEvidence(id, rv) {
-  var e = fvEl(id);
-  if (rv && rv.evidence) { fvText(id, rv.evidence); if (e) e.setAttribute('lang', 'en'); }
+  if (rv && rv.evidence) fvMsgText(id, rv.evidence_msg, rv.evidence);
   else fvMsgText(id, rv && rv.why_msg, rv && rv.why ? rv.why : '');
 }
 /* A vote's confidence (docs/SCORING.md "Confidence"): the wire's names and

@@ -46,6 +46,10 @@ var fvI18n = (function () {
    * is, or {key} whose text it is. null when the catalog lacks a key of it
    * (warned once): the page then shows the English the hub sent beside it. */
   function msg(m) {
+    if (Array.isArray(m)) { /* messages in a row: each worded, one after another */
+      var parts = m.map(msg);
+      return parts.length && parts.every(function (x) { return x !== null; }) ? parts.join('') : null;
+    }
     if (!m || typeof m.key !== 'string') return null;
     if (typeof cat[m.key] !== 'string') { warn('no text for "' + m.key + '" in the ' + (code || 'no') + ' catalog: shown in English'); return null; }
     var p = {}, ok = true;

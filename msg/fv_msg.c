@@ -111,3 +111,41 @@ void fv_msg_append(const struct fv_msg *m, char *out, size_t n) {
     size_t k = strlen(out);
     if (k + 1 < n) fv_msg_text(m, out + k, n - k);
 }
+
+void fv_msg_row_add(struct fv_msg *m, int *n, int cap, const char *key, const char *spec, ...) {
+    if (*n < 0) return;
+    if (*n >= cap) {
+        *n = -1;
+        return;
+    }
+    va_list ap;
+    va_start(ap, spec);
+    fv_msg_setv(&m[(*n)++], key, spec, ap);
+    va_end(ap);
+}
+
+void fv_msg_row_append(struct fv_msg *m, int *n, int cap, const struct fv_msg *src, int k) {
+    if (k < 0) *n = -1;
+    for (int i = 0; i < k && *n >= 0; i++) {
+        if (*n >= cap) *n = -1;
+        else m[(*n)++] = src[i];
+    }
+}
+
+void fv_msg_row_put(struct fv_msg *row, int *n, int cap, const struct fv_msg *m, char *text, size_t len) {
+    if (*n == 0 && text[0]) *n = -1; /* English before it that no message says */
+    if (*n >= 0 && *n < cap) {
+        row[(*n)++] = *m;
+        fv_msg_row_text(row, *n, text, len);
+        return;
+    }
+    *n = -1;
+    fv_msg_append(m, text, len);
+}
+
+size_t fv_msg_row_text(const struct fv_msg *m, int n, char *out, size_t len) {
+    if (!len) return 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) fv_msg_append(&m[i], out, len);
+    return strlen(out);
+}

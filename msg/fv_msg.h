@@ -63,6 +63,24 @@ size_t fv_msg_text(const struct fv_msg *m, char *out, size_t n);
 /* Appends m's English to out (which holds a string), cut to n. */
 void fv_msg_append(const struct fv_msg *m, char *out, size_t n);
 
+/* Messages in a row: a text made of several (a why with the far end's words
+ * after it, the evidence line: docs/LANGUAGES.md), whose English is theirs
+ * one after another, each part carrying its own joint ("; ", ": ").
+ * fv_msg_row_add sets m[*n] as fv_msg_set does and counts it; a row already
+ * full (cap parts) is lost: *n becomes -1 and stays so, and its text is
+ * then the caller's English alone (a page shows it marked English). */
+void fv_msg_row_add(struct fv_msg *m, int *n, int cap, const char *key, const char *spec, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Appends a copy of each of src[0..k) (k < 0: the row is lost). */
+void fv_msg_row_append(struct fv_msg *m, int *n, int cap, const struct fv_msg *src, int k);
+/* Adds m after the row m[0..*n) whose English is text (len bytes): text is
+ * the row's English again; or, when the row cannot say text (lost, full, or
+ * text has English before it that no message says), m's English is
+ * appended to text alone and the row is lost (*n = -1). */
+void fv_msg_row_put(struct fv_msg *row, int *n, int cap, const struct fv_msg *m, char *text, size_t len);
+/* The English of m[0..n) one after another, cut to len; "" for n <= 0. */
+size_t fv_msg_row_text(const struct fv_msg *m, int n, char *out, size_t len);
+
 /* The argument named name, or NULL. */
 const struct fv_msg_arg *fv_msg_arg(const struct fv_msg *m, const char *name);
 

@@ -79,60 +79,56 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
     probe_judge_df(&in, r);
     probe_judge_frag(&in, r);
 
-    /* ---- one line of evidence ---- */
-    char *e = r->evidence;
-    size_t el = sizeof r->evidence;
-    int n = 0;
-    if (tcp && si->sent && obs->egress_first_len > 0)
-        n = v6 ? snprintf(e, el, "TCP: first segment %d bytes; ", obs->egress_first_len)
-               : snprintf(e, el, "TCP: first segment %d bytes, DF=%d; ", obs->egress_first_len, obs->egress_df);
-    if (n < 0 || (size_t)n >= el) n = 0;
-    e += n;
-    el -= (size_t)n;
+    /* ---- one line of evidence (messages, probe/evidence.c) ---- */
+    probe_ev_clear(r);
+    if (tcp && si->sent && obs->egress_first_len > 0) {
+        if (v6) probe_ev_add(r, "ev.tcp_first_v6", "len=%d", obs->egress_first_len);
+        else probe_ev_add(r, "ev.tcp_first", "len=%d df=%d", obs->egress_first_len, obs->egress_df);
+    }
+    const char *icmp = v6 ? "Packet Too Big" : "Frag Needed";
     if (!si->sent) {
         int cached = r->egress.kernel_mtu > 0 && r->egress.dev_mtu > 0 && r->egress.kernel_mtu < r->egress.dev_mtu;
+        const char *ek = probe_errno_key(si->send_errno);
         if (si->send_errno == EMSGSIZE && cached)
-            snprintf(e, el, "send() failed with EMSGSIZE: %d > %d in the PMTU cache (device MTU %d)", s->size,
-                     r->egress.kernel_mtu, r->egress.dev_mtu);
+            probe_ev_add(r, "ev.emsgsize_cached", "size=%d mtu=%d dev=%d", s->size, r->egress.kernel_mtu, r->egress.dev_mtu);
         else if (si->send_errno == EMSGSIZE)
-            snprintf(e, el, "send() failed with EMSGSIZE: %d > device MTU %d", s->size, r->egress.kernel_mtu);
+            probe_ev_add(r, "ev.emsgsize", "size=%d mtu=%d", s->size, r->egress.kernel_mtu);
+        else if (ek)
+            probe_ev_add(r, "ev.send_failed", "@error=%s", ek);
         else
-            snprintf(e, el, "send() failed: %s", strerror(si->send_errno));
+            probe_ev_add(r, "ev.send_failed", "error=%s", strerror(si->send_errno));
     } else if (r->fragmenter == PROBE_FRAG_HOST) {
-        char again[200] = "";
-        if (p && probe_quote_is_fragment(&p->q) && obs->egress_max_len > 0 && p->q.total_len < obs->egress_max_len)
-            snprintf(again, sizeof again, "; %s quoted a %d-byte fragment: a router fragmented again", hop,
-                     p->q.total_len);
         if (r->egress.dev_mtu > 0 && s->size > r->egress.dev_mtu)
-            snprintf(e, el, "kernel fragmented locally: %d > device MTU %d%s", s->size, r->egress.dev_mtu, again);
+            probe_ev_add(r, "ev.host_frag_dev", "size=%d mtu=%d", s->size, r->egress.dev_mtu);
         else if (r->egress.path_mtu_before > 0 && r->egress.path_mtu_before < s->size)
-            snprintf(e, el, "kernel fragmented locally: the PMTU cache says %d < %d%s", r->egress.path_mtu_before, s->size,
-                     again);
+            probe_ev_add(r, "ev.host_frag_cache", "mtu=%d size=%d", r->egress.path_mtu_before, s->size);
         else
-            snprintf(e, el, "kernel fragmented locally%s", again);
+            probe_ev_add(r, "ev.host_frag", " ");
+        if (p && probe_quote_is_fragment(&p->q) && obs->egress_max_len > 0 && p->q.total_len < obs->egress_max_len)
+            probe_ev_add(r, "ev.frag_again", "hop=%s len=%d", hop, p->q.total_len);
     } else if (r->fragmenter == PROBE_FRAG_ROUTER) {
-        char who[48] = "a router before it";
-        if (topo && hop_node > 0) snprintf(who, sizeof who, "router %s", topo->node[hop_node - 1].name);
-        snprintf(e, el, "%s fragmented it: %s quoted a %d-byte first fragment with DF=%d", who, hop,
-                 p ? p->q.total_len : -1, p ? p->q.df : -1);
+        if (topo && hop_node > 0)
+            probe_ev_add(r, "ev.router_frag_named", "router=%s hop=%s len=%d df=%d", topo->node[hop_node - 1].name, hop,
+                         p ? p->q.total_len : -1, p ? p->q.df : -1);
+        else
+            probe_ev_add(r, "ev.router_frag", "hop=%s len=%d df=%d", hop, p ? p->q.total_len : -1, p ? p->q.df : -1);
     } else if (p && p->q.total_len < 0) {
-        snprintf(e, el, "%s", r->fragmented.why);
+        probe_ev_add_fact(r, &r->fragmented);
     } else if (p && p->kind == PROBE_ICMP_FRAG_NEEDED && r->fragmented.answer == PROBE_ANS_NO) {
-        snprintf(e, el, "%s dropped it with %s, MTU %d: the kernel now caches PMTU %d for this destination", hop,
-                 v6 ? "Packet Too Big" : "Frag Needed", p->mtu, p->mtu);
+        probe_ev_add(r, "ev.dropped", "hop=%s icmp=%s mtu=%d", hop, icmp, p->mtu);
     } else if (p && r->fragmented.answer == PROBE_ANS_NO) {
-        snprintf(e, el, "went whole: %s quoted the whole %d-byte packet%s", hop, p->q.total_len,
-                 v6 ? "" : p->q.df ? " with DF=1" : " with DF=0");
+        if (v6) probe_ev_add(r, "ev.went_whole_quoted_v6", "hop=%s len=%d", hop, p->q.total_len);
+        else probe_ev_add(r, "ev.went_whole_quoted", "hop=%s len=%d df=%d", hop, p->q.total_len, p->q.df ? 1 : 0);
     } else {
-        snprintf(e, el, "%s", r->fragmented.why);
+        probe_ev_add_fact(r, &r->fragmented);
     }
     if (r->icmp.other.answers) {
         int node = topo ? probe_path_topology_node_of(topo, r->icmp.other.hop) : -1;
-        char who[96];
-        if (node >= 0) snprintf(who, sizeof who, "%.15s (%s)", topo->node[node].name, r->icmp.other.hop);
-        else snprintf(who, sizeof who, "%s", r->icmp.other.hop);
-        size_t k = strlen(r->evidence);
-        snprintf(r->evidence + k, sizeof r->evidence - k, "; %s answered with %s: not this packet", who,
-                 r->icmp.other.quote);
+        char name[16]; /* as the line always cut it */
+        if (node >= 0) snprintf(name, sizeof name, "%.15s", topo->node[node].name);
+        if (node >= 0)
+            probe_ev_add(r, "ev.other_answer_named", "node=%s hop=%s quote=%s", name, r->icmp.other.hop, r->icmp.other.quote);
+        else
+            probe_ev_add(r, "ev.other_answer", "hop=%s quote=%s", r->icmp.other.hop, r->icmp.other.quote);
     }
 }

@@ -102,6 +102,23 @@ void probe_lab_behaviours_text(const struct probe_lab *lab, int reassembly, char
     }
 }
 
+void probe_lab_behaviours_msgs(const struct probe_lab *lab, struct fv_msg *m, int *n, int cap) {
+    int first = 1;
+    for (int k = 1; k + 1 < lab->nnodes; k++) {
+        int said = 0;
+        for (int i = 0; i < PROBE_LAB_BEHAVIOURS; i++) {
+            if (!(lab->cfg.behave[k] & behaviours[i].bit)) continue;
+            char key[FV_MSG_KEY_MAX];
+            snprintf(key, sizeof key, "lab.%s", behaviours[i].name);
+            if (!said && !first) fv_msg_row_add(m, n, cap, "lab.then", " ");
+            if (!said) fv_msg_row_add(m, n, cap, "lab.node_does", "node=%s @does=%s", lab->name[k], key);
+            else fv_msg_row_add(m, n, cap, "lab.and", " "), fv_msg_row_add(m, n, cap, key, " ");
+            said = 1;
+            first = 0;
+        }
+    }
+}
+
 int probe_lab_config_same(const struct probe_lab_config *a, const struct probe_lab_config *b) {
     int ra = a->routers ? a->routers : PROBE_LAB_ROUTERS_DEFAULT, rb = b->routers ? b->routers : PROBE_LAB_ROUTERS_DEFAULT;
     return ra == rb && a->reassemble == b->reassemble && !memcmp(a->mtu, b->mtu, sizeof a->mtu) &&

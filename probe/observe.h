@@ -37,14 +37,32 @@
  * (judge.c); the refinements use it too. */
 void probe_fact_set(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *key, const char *spec,
                     ...) __attribute__((format(printf, 5, 6)));
-/* The same with a why worded elsewhere (the far end's arrival, witness_merge.c):
- * English only, no message. */
+/* Adds message m after the fact's why (the far end's words after the
+ * judge's: witness_merge.c), the why their English (fv_msg_row_put). */
+void probe_fact_add(struct probe_fact *f, const struct fv_msg *m);
+/* Sets the fact with a why made of the messages m[0..n) in a row (the far
+ * end's arrival, witness_merge.c). */
+void probe_fact_set_row(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const struct fv_msg *m, int n);
+/* The same with a why worded elsewhere: English only, no message (tests
+ * and results stored before the messages). */
 void probe_fact_set_text(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *why);
 
 /* The catalog key that says what errno code of send() means
  * ("errno.emsgsize"; its English is strerror's), NULL for one outside the
  * table of probe/send_errno.c (the why then carries strerror's English). */
 const char *probe_errno_key(int code);
+
+/* The evidence line as messages in a row and its English (probe/evidence.c):
+ * clear it, add a part (a catalog key "ev.*" and its arguments, as
+ * fv_msg_set), a row of them, or a fact's why (its messages, or its English
+ * alone when it has none: the row is lost then, nev -1, and the pages show
+ * the English). check: the row is lost unless its English is the line. */
+void probe_ev_clear(struct probe_result *r);
+void probe_ev_add(struct probe_result *r, const char *key, const char *spec, ...) __attribute__((format(printf, 3, 4)));
+void probe_ev_add_row(struct probe_result *r, const struct fv_msg *m, int n);
+void probe_ev_add_fact(struct probe_result *r, const struct probe_fact *f);
+void probe_ev_add_text(struct probe_result *r, const char *english); /* English no message says: the row is lost */
+void probe_ev_check(struct probe_result *r);
 
 /* What the sender did, so an observer can match answers to this test. */
 struct probe_sendinfo {

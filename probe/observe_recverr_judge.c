@@ -24,9 +24,9 @@ void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_r
         probe_fact_set(&r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.recverr_dropped", "hop=%s icmp=%s mtu=%d",
                        r->icmp.hop, v6 ? "Packet Too Big" : "Frag Needed", r->icmp.mtu);
         r->fragmenter = PROBE_FRAG_NONE;
-        snprintf(r->evidence, sizeof r->evidence,
-                 "%s dropped it with %s, MTU %d: the kernel now caches PMTU %d for this destination", r->icmp.hop,
-                 v6 ? "Packet Too Big" : "Frag Needed", r->icmp.mtu, r->icmp.mtu);
+        probe_ev_clear(r);
+        probe_ev_add(r, "ev.dropped", "hop=%s icmp=%s mtu=%d", r->icmp.hop, v6 ? "Packet Too Big" : "Frag Needed",
+                     r->icmp.mtu);
         return;
     }
     if (v6) {
@@ -57,6 +57,7 @@ void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_r
             probe_judge_links(topo, node, len, PROBE_BASIS_INFERRED, r);
         }
     }
-    snprintf(r->evidence, sizeof r->evidence, "%s (inferred: the unprivileged observer cannot see the wire)",
-             r->fragmented.why);
+    probe_ev_clear(r);
+    probe_ev_add_fact(r, &r->fragmented);
+    probe_ev_add(r, "ev.inferred_recverr", " ");
 }

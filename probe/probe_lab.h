@@ -90,6 +90,13 @@ void probe_lab_node_does(const struct probe_lab *lab, int node, int brief, const
  * keeps ..." (with reassembly: "r1 reassembles fragments" too), "" when the
  * routers only forward. */
 void probe_lab_behaviours_text(const struct probe_lab *lab, int reassembly, char *buf, size_t len);
+/* The same without reassembly (probe_lab_behaviours_text(lab, 0)) as
+ * messages appended to the row m (fv_msg_row_add): lab.node_does with the
+ * router and its first behaviour's lab.NAME, lab.and and lab.NAME for each
+ * further one, lab.then between routers, so a page words it in its
+ * language. */
+struct fv_msg;
+void probe_lab_behaviours_msgs(const struct probe_lab *lab, struct fv_msg *m, int *n, int cap);
 /* The same config (MTUs, routers, behaviours, reassembly; prefix not
  * compared). Compare resolved configs (probe_lab.cfg): 0 means a default. */
 int probe_lab_config_same(const struct probe_lab_config *a, const struct probe_lab_config *b);

@@ -57,11 +57,14 @@ struct probe_seen_route {
                                      fragment that reaches it"; probe_lab_behaviours_text), "" none */
 };
 
+#define PROBE_EVIDENCE_PARTS 16   /* the evidence line's messages (probe_result.ev) */
 struct probe_result {
     struct probe_spec spec;       /* as run (ttl resolved) */
     struct probe_fact sent, df, fragmented;
     enum probe_fragmenter fragmenter;
     char evidence[512];           /* one human line, e.g. "kernel fragmented locally: cached PMTU 1280 < 1400" */
+    int nev;                      /* the same as messages in a row (fv_msg.h; evidence is their English, */
+    struct fv_msg ev[PROBE_EVIDENCE_PARTS]; /* cut to fit): 0 none, -1 lost (did not fit: English only) */
     double elapsed_ms;
     struct probe_seen_egress egress;
     struct probe_seen_icmp icmp;

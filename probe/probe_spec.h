@@ -82,11 +82,14 @@ const char *probe_basis_name(enum probe_basis b);       /* "observed" / "inferre
 int probe_basis_parse(const char *name, enum probe_basis *out); /* 0, or -1 for another name */
 const char *probe_fragmenter_name(enum probe_fragmenter f); /* "none" "host" "router" "unknown" */
 
+#define PROBE_WHY_PARTS 4         /* the far end's arrival: where and how, segments, their largest, TTL */
 struct probe_fact {
     enum probe_answer answer;
     enum probe_basis basis;
     char why[160];                /* the rule or observation behind it */
-    struct fv_msg msg;            /* why as a message (fv_msg.h; why is its English), key "" when why
-                                     has none (the far end's words, an old stored result) */
+    int nmsg;                     /* why as messages in a row (fv_msg.h; why is their English): 1 for a
+                                     judge's why, more for the far end's words; 0 none (an old stored
+                                     result), -1 lost (did not fit) */
+    struct fv_msg msg[PROBE_WHY_PARTS];
 };
 #endif

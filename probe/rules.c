@@ -25,9 +25,26 @@
 /* The evidence line: the TCP prefix the judge wrote ("TCP: first segment
  * ...; "), then the rule's why, the judge's "; r2 (...) answered with a
  * quote of another segment (...): not this packet" when one came back, then
- * the witness's note when it was silent. */
+ * the witness's note when it was silent. Its messages are the same parts of
+ * the judge's row (probe/evidence.c), kept only when they say this English. */
+/* The first part of the row m[0..n) whose English starts at offset at of
+ * the row's English, n when none does. */
+static int part_at(const struct fv_msg *m, int n, size_t at) {
+    size_t pos = 0;
+    char t[512];
+    for (int i = 0; i < n; i++) {
+        if (pos == at) return i;
+        pos += fv_msg_text(&m[i], t, sizeof t);
+    }
+    return n;
+}
+
 static void rule_evidence(struct probe_result *r) {
+    struct fv_msg was[PROBE_EVIDENCE_PARTS];
+    int nwas = r->nev;
+    memcpy(was, r->ev, sizeof was);
     char prefix[96] = "", other[240] = "";
+    size_t other_at = 0;
     if (!strncmp(r->evidence, "TCP: ", 5)) {
         const char *end = strstr(r->evidence, "; ");
         if (end && (size_t)(end - r->evidence) + 3 < sizeof prefix)
@@ -37,13 +54,26 @@ static void rule_evidence(struct probe_result *r) {
     if (a) {
         while (a > r->evidence && strncmp(a, "; ", 2)) a--;
         snprintf(other, sizeof other, "%.239s", a);
+        other_at = (size_t)(a - r->evidence);
     }
-    int n = snprintf(r->evidence, sizeof r->evidence, "%s%s%s%s%s%s%s", prefix, r->fragmented.why,
-                     r->fragmented.basis == PROBE_BASIS_RULE ? " (rule)" : "", other, r->witness.silent ? " [" : "",
-                     r->witness.silent ? r->witness.note : "", r->witness.silent ? "]" : "");
+    int rule = r->fragmented.basis == PROBE_BASIS_RULE;
+    int n = snprintf(r->evidence, sizeof r->evidence, "%s%s%s%s%s%s%s", prefix, r->fragmented.why, rule ? " (rule)" : "",
+                     other, r->witness.silent ? " [" : "", r->witness.silent ? r->witness.note : "",
+                     r->witness.silent ? "]" : "");
     if (n >= (int)sizeof r->evidence) {
         /* cut to fit: its start (the rule's words) is what the room reads */
     }
+    r->nev = 0;
+    /* the same parts: the prefix is the judge's first, the other answer
+     * those from where its English starts (checked below) */
+    int cap = PROBE_EVIDENCE_PARTS;
+    if (prefix[0]) fv_msg_row_append(r->ev, &r->nev, cap, was, nwas > 0 ? 1 : -1);
+    fv_msg_row_append(r->ev, &r->nev, cap, r->fragmented.msg, r->fragmented.nmsg > 0 ? r->fragmented.nmsg : -1);
+    if (rule) fv_msg_row_add(r->ev, &r->nev, cap, "ev.rule", " ");
+    int from = other[0] ? part_at(was, nwas, other_at) : nwas;
+    if (other[0]) fv_msg_row_append(r->ev, &r->nev, cap, was + from, from < nwas ? nwas - from : -1);
+    if (r->witness.silent) fv_msg_row_add(r->ev, &r->nev, cap, "ev.witness_note", "note=%s", r->witness.note);
+    probe_ev_check(r); /* lost unless it says exactly the line */
 }
 
 /* Rule (d): 1 when it decided. */

@@ -118,19 +118,33 @@ static int choose_ttl(struct run_ctx *c, int on_lab_dst, int *ttl) {
 
 /* The evidence ends with what the lab's routers do (a scenario of a deck,
  * `fragvote lab up --dropfrag r2`...): the line the room reads says why. */
-/* Ends the evidence with tail, cutting the evidence (not the tail) to fit. */
-static void evidence_ends_with(struct probe_result *r, const char *tail) {
+/* Ends the evidence with tail, cutting the evidence (not the tail) to fit,
+ * and its row with the messages m[0..k) that say tail (the row is lost when
+ * they do not, or when the English had to be cut: probe_ev_check). */
+static void evidence_ends_with(struct probe_result *r, const char *tail, const struct fv_msg *m, int k) {
     size_t keep = strlen(r->evidence), n = strlen(tail);
     if (n >= sizeof r->evidence) return;
     if (keep + n >= sizeof r->evidence) keep = sizeof r->evidence - 1 - n;
     memcpy(r->evidence + keep, tail, n + 1);
+    char said[300];
+    fv_msg_row_text(m, k, said, sizeof said);
+    fv_msg_row_append(r->ev, &r->nev, PROBE_EVIDENCE_PARTS, m, strcmp(said, tail) ? -1 : k);
+    probe_ev_check(r);
 }
 
-static void lab_does_said(struct probe_result *r) {
+/* " (on this lab r2 drops every fragment that reaches it)" */
+static void lab_does_said(struct probe_result *r, const struct probe_lab *lab) {
     if (!r->route.lab_does[0]) return;
+    struct fv_msg m[PROBE_EVIDENCE_PARTS];
+    int n = 0;
+    fv_msg_row_add(m, &n, PROBE_EVIDENCE_PARTS, "ev.on_lab_open", " ");
+    if (lab) probe_lab_behaviours_msgs(lab, m, &n, PROBE_EVIDENCE_PARTS);
+    fv_msg_row_add(m, &n, PROBE_EVIDENCE_PARTS, "ev.on_lab_close", " ");
+    /* the English: the sentence as lab_does keeps it (the row's, but cut to its size) */
+    const char *open = fv_msg_en("ev.on_lab_open"), *close = fv_msg_en("ev.on_lab_close");
     char tail[300];
-    snprintf(tail, sizeof tail, " (on this lab %s)", r->route.lab_does);
-    evidence_ends_with(r, tail);
+    snprintf(tail, sizeof tail, "%s%s%s", open ? open : " (", r->route.lab_does, close ? close : ")");
+    evidence_ends_with(r, tail, m, lab ? n : -1);
 }
 
 /* The witness, when asked for: its address in the result, and whether this
@@ -281,7 +295,7 @@ static int run_inner(void *p) {
     if ((rc = ob->collect(obstate, &si, &deadline, &obs, c->err, c->errlen)) < 0) goto cleanup;
     if (c->witness_on) witness_probe_collect(&si, &obs, &deadline, timeout, r);
     judge_all(c, &si, &obs, on_lab_dst, v6);
-    lab_does_said(r);
+    lab_does_said(r, lab);
     rc = 0;
 cleanup:
     probe_send_close(&si);
@@ -320,11 +334,12 @@ static int may_rate_limit(const struct probe_run_opts *o, const struct probe_res
 
 /* The evidence of a test run again after a pause says so. */
 static void paced_said(struct probe_result *r) {
-    char tail[160];
-    snprintf(tail, sizeof tail, " (asked again after a %.1f s pause: the first try drew no ICMP answer%s)",
-             PROBE_PACE_REFILL_MS / 1000.0,
-             r->icmp.answers ? ", this one did: rate-limited, a router's ICMP budget was spent" : "");
-    evidence_ends_with(r, tail);
+    char tail[200], secs[16];
+    snprintf(secs, sizeof secs, "%.1f", PROBE_PACE_REFILL_MS / 1000.0);
+    struct fv_msg m;
+    fv_msg_set(&m, r->icmp.answers ? "ev.paced_answered" : "ev.paced", "secs=%s", secs);
+    fv_msg_text(&m, tail, sizeof tail);
+    evidence_ends_with(r, tail, &m, 1);
 }
 
 int probe_run(const struct probe_run_opts *opts, const struct probe_spec *spec, struct probe_result *out,

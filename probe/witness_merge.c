@@ -27,19 +27,16 @@ static void far_bit(struct probe_result *r, const struct probe_fact *f, int far)
     else r->witness.far_end &= ~fact_bit(r, f);
 }
 
-/* probe_fact_set_text (the arrival's words are English only: no message;
- * docs/LANGUAGES.md), and whether the far end is what observed it. */
+/* The arrival as the fact's why (messages in a row: docs/LANGUAGES.md), and
+ * whether the far end is what observed it. */
+struct arrival_row {
+    int n;
+    struct fv_msg m[PROBE_WHY_PARTS];
+};
 static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_answer a, enum probe_basis b, int far,
-                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static void far_fact(struct probe_result *r, struct probe_fact *f, enum probe_answer a, enum probe_basis b, int far,
-                     const char *fmt, ...) {
+                     const struct arrival_row *seen) {
     far_bit(r, f, far);
-    char why[sizeof f->why];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    probe_fact_set_text(f, a, b, why);
+    probe_fact_set_row(f, a, b, seen->m, seen->n);
 }
 
 static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -65,49 +62,64 @@ static int path_fragmenter(const struct probe_path_topology *t, int from, int le
     return -1;
 }
 
-/* What arrived, as one phrase: "arrived at dst in 2 fragments, largest 1276 bytes". */
-static void arrival(const struct probe_result *r, const char *where, char *buf, size_t len) {
-    /* where is at most 80 bytes (the caller's buffer) */
+/* What arrived, as one phrase: "arrived at dst in 2 fragments, largest 1276
+ * bytes" (at the lab's last node by its name, else at the witness by its
+ * address: where), messages in a row (ev.arrived_*), and its English. */
+static void arrival(const struct probe_result *r, const char *node, const char *witness, struct arrival_row *row,
+                    char *buf, size_t len) {
     int tcp = probe_proto_is_tcp(r->spec.proto);
+    const char *where = node ? node : witness;
+    struct fv_msg *m = row->m;
+    int *n = &row->n, cap = PROBE_WHY_PARTS;
+    *n = 0;
     if (r->witness.frag_max > 0 && r->witness.fragments > 0)
-        snprintf(buf, len, "arrived at %s in %d fragments, largest %d bytes", where, r->witness.fragments, r->witness.frag_max);
+        fv_msg_row_add(m, n, cap, node ? "ev.arrived_frags_at" : "ev.arrived_frags_witness", "where=%s n=%d max=%d", where,
+                       r->witness.fragments, r->witness.frag_max);
     else if (r->witness.frag_max > 0)
-        snprintf(buf, len, "arrived at %s in fragments, largest %d bytes", where, r->witness.frag_max);
+        fv_msg_row_add(m, n, cap, node ? "ev.arrived_somefrags_at" : "ev.arrived_somefrags_witness", "where=%s max=%d",
+                       where, r->witness.frag_max);
     else if (r->witness.fragments == 0 && !tcp)
-        snprintf(buf, len, "arrived at %s whole (%d bytes)", where,
-                 r->witness.bytes + (probe_proto_is_v6(r->spec.proto) ? 48 : 28)); /* the IP datagram */
+        fv_msg_row_add(m, n, cap, node ? "ev.arrived_whole_at" : "ev.arrived_whole_witness", "where=%s len=%d", where,
+                       r->witness.bytes + (probe_proto_is_v6(r->spec.proto) ? 48 : 28)); /* the IP datagram */
     else if (r->witness.fragments == 0)
-        snprintf(buf, len, "arrived at %s whole (%d payload bytes)", where, r->witness.bytes);
+        fv_msg_row_add(m, n, cap, node ? "ev.arrived_whole_payload_at" : "ev.arrived_whole_payload_witness",
+                       "where=%s len=%d", where, r->witness.bytes);
     else
-        snprintf(buf, len, "%d payload bytes arrived at %s", r->witness.bytes, where);
+        fv_msg_row_add(m, n, cap, node ? "ev.arrived_payload_at" : "ev.arrived_payload_witness", "where=%s len=%d", where,
+                       r->witness.bytes);
     if (tcp && r->witness.segments >= 0)
-        append(buf, len, " in %d data segment%s%s", r->witness.segments, r->witness.segments == 1 ? "" : "s",
-               r->witness.seg_max > 0 ? "" : "");
-    if (tcp && r->witness.seg_max > 0) append(buf, len, " (largest %d bytes)", r->witness.seg_max);
-    if (r->witness.ttl > 0 && r->spec.ttl > r->witness.ttl)
-        append(buf, len, ", TTL %d on arrival (%d router%s)", r->witness.ttl, r->spec.ttl - r->witness.ttl,
-               r->spec.ttl - r->witness.ttl == 1 ? "" : "s");
+        fv_msg_row_add(m, n, cap, r->witness.segments == 1 ? "ev.arrived_segment" : "ev.arrived_segments", "n=%d",
+                       r->witness.segments);
+    if (tcp && r->witness.seg_max > 0) fv_msg_row_add(m, n, cap, "ev.arrived_seg_largest", "max=%d", r->witness.seg_max);
+    int routers = r->spec.ttl - r->witness.ttl;
+    if (r->witness.ttl > 0 && routers > 0)
+        fv_msg_row_add(m, n, cap, routers == 1 ? "ev.arrived_ttl_one" : "ev.arrived_ttl", "ttl=%d n=%d", r->witness.ttl,
+                       routers);
+    fv_msg_row_text(m, *n, buf, len);
 }
 
 /* DF as it arrived says what left the host only where nothing on the way
  * changed it. No router sets DF, but some clear it (firewalls, VPN
  * gateways; lab --cleardf): DF=0 on arrival against the kernel's rule for
  * this socket (DF=1) says a router cleared it, not that the host sent DF=0. */
-static void df_from_far_end(const struct probe_path_topology *topo, struct probe_result *r, const char *where,
-                            const char *node) {
+static void df_from_far_end(const struct probe_path_topology *topo, struct probe_result *r, const char *node,
+                            const char *witness) {
     int clears = probe_path_topology_clears_df(topo);
-    char witness[72];
-    snprintf(witness, sizeof witness, "%.64s", r->witness.target);
     if (r->witness.df) {
         if (node) probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "why.far_df1_at", "node=%s", node);
         else probe_fact_set(&r->df, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "why.far_df1_witness", "witness=%s", witness);
         far_bit(r, &r->df, 1);
     } else if (r->df.answer == PROBE_ANS_YES) {
         /* the kernel's rule for this socket (the judge's, inferred) stands,
-         * with the far end's words after it: English only, so no message */
-        append(r->df.why, sizeof r->df.why, "; DF=0 on arrival at %s: %s cleared it", where,
-               clears ? topo->node[clears].name : "a router on the way");
-        memset(&r->df.msg, 0, sizeof r->df.msg);
+         * with the far end's words after it */
+        const char *where = node ? node : witness;
+        struct fv_msg note;
+        if (clears)
+            fv_msg_set(&note, node ? "why.far_cleared_at" : "why.far_cleared_witness", "where=%s router=%s", where,
+                       topo->node[clears].name);
+        else
+            fv_msg_set(&note, node ? "why.far_cleared_at_unknown" : "why.far_cleared_witness_unknown", "where=%s", where);
+        probe_fact_add(&r->df, &note);
     } else {
         if (node) probe_fact_set(&r->df, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.far_df0_at", "node=%s", node);
         else probe_fact_set(&r->df, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, "why.far_df0_witness", "witness=%s", witness);
@@ -120,80 +132,84 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
     if (!r->witness.heard) {
         /* Silence is news; a probe a router dropped, or one never sent, is
          * explained by the near end already (the note keeps it). */
-        if (r->witness.silent) append(r->evidence, sizeof r->evidence, " [%s]", r->witness.note);
+        if (r->witness.silent && strlen(r->witness.note) < FV_MSG_STR_MAX)
+            probe_ev_add(r, "ev.witness_note", "note=%s", r->witness.note);
+        else if (r->witness.silent)
+            append(r->evidence, sizeof r->evidence, " [%s]", r->witness.note), r->nev = -1;
         return;
     }
     const struct probe_spec *s = &r->spec;
     int v6 = probe_proto_is_v6(s->proto), tcp = probe_proto_is_tcp(s->proto);
-    char where[80];
+    char witness[72];
+    snprintf(witness, sizeof witness, "%.64s", r->witness.target);
     const char *node = topo && probe_path_topology_node_of(topo, s->host) == topo->nnodes - 1
                            ? topo->node[topo->nnodes - 1].name
                            : NULL; /* the target is the path's last node: named as it */
-    if (node) snprintf(where, sizeof where, "%s", node);
-    else snprintf(where, sizeof where, "the witness %.64s", r->witness.target);
     char seen[256];
-    arrival(r, where, seen, sizeof seen);
+    struct arrival_row row;
+    arrival(r, node, witness, &row, seen, sizeof seen);
 
     /* ---- sent? ---- */
     if (r->sent.basis != PROBE_BASIS_OBSERVED || r->sent.answer != PROBE_ANS_YES)
-        far_fact(r, &r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, "%s", seen);
+        far_fact(r, &r->sent, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, &row);
 
     /* ---- DF? ---- */
-    if (!v6 && r->witness.df >= 0 && r->df.basis != PROBE_BASIS_OBSERVED) df_from_far_end(topo, r, where, node);
+    if (!v6 && r->witness.df >= 0 && r->df.basis != PROBE_BASIS_OBSERVED) df_from_far_end(topo, r, node, witness);
 
     /* ---- fragmented, and by whom? ---- */
     int arrived_frag = r->witness.frag_max > 0 ? 1 : r->witness.fragments == 0 ? 0 : -1;
     int host_seen = r->fragmenter == PROBE_FRAG_HOST && r->fragmented.basis == PROBE_BASIS_OBSERVED;
     int host_whole = r->egress.packets > 0 && r->egress.fragments == 0; /* the raw observer saw it leave whole */
-    char who[200] = "";
-    if (arrived_frag == 1 && host_seen) {
-        append(r->evidence, sizeof r->evidence, "; %s", seen);
-        snprintf(r->witness.note, sizeof r->witness.note, "%.199s", seen);
-        return;
-    }
-    if (arrived_frag == 1 && r->fragmented.basis == PROBE_BASIS_OBSERVED && r->fragmented.answer == PROBE_ANS_YES) {
-        /* The near end already saw a router's fragment: the far end agrees. */
-        append(r->evidence, sizeof r->evidence, "; %s", seen);
+    if (arrived_frag == 1 && (host_seen || (r->fragmented.basis == PROBE_BASIS_OBSERVED &&
+                                            r->fragmented.answer == PROBE_ANS_YES))) {
+        /* The near end saw the host's fragments, or a router's: the far end agrees. */
+        probe_ev_add(r, "ev.then", " ");
+        probe_ev_add_row(r, row.m, row.n);
         snprintf(r->witness.note, sizeof r->witness.note, "%.199s", seen);
         return;
     }
     if (arrived_frag == 1) {
-        enum probe_fragmenter by;
-        if (tcp) {
-            by = PROBE_FRAG_ROUTER;
-            snprintf(who, sizeof who, "TCP is never IP-fragmented by its sender: a router did");
-        } else if (host_whole) {
-            by = PROBE_FRAG_ROUTER;
-            snprintf(who, sizeof who, "it left the host whole: a router fragmented it");
-        } else if (v6) {
-            by = PROBE_FRAG_HOST;
-            snprintf(who, sizeof who, "routers never fragment IPv6: the host did");
-        } else if (probe_judge_host_frags(s, r->egress.dev_mtu, r->egress.path_mtu_before)) {
-            by = PROBE_FRAG_HOST;
-            snprintf(who, sizeof who, "by the kernel's rules the host fragmented it (%d > MTU %d)", s->size,
-                     r->egress.path_mtu_before > 0 ? r->egress.path_mtu_before : r->egress.dev_mtu);
-        } else {
-            by = PROBE_FRAG_ROUTER;
-            snprintf(who, sizeof who, "by the kernel's rules the host sent it whole: a router fragmented it");
-        }
+        enum probe_fragmenter by = tcp || host_whole ? PROBE_FRAG_ROUTER
+                                   : v6 ? PROBE_FRAG_HOST
+                                   : probe_judge_host_frags(s, r->egress.dev_mtu, r->egress.path_mtu_before)
+                                       ? PROBE_FRAG_HOST
+                                       : PROBE_FRAG_ROUTER;
         int from = r->df.answer == PROBE_ANS_YES && topo ? probe_path_topology_clears_df(topo) : 1;
         int mtu = 0, rt = by == PROBE_FRAG_ROUTER && topo ? path_fragmenter(topo, from, s->size, &mtu) : -1;
-        if (rt > 0)
-            snprintf(who, sizeof who, "%s fragmented it (the %s-%s link has MTU %d)%s", topo->node[rt].name,
-                     topo->node[rt].name, topo->node[rt + 1].name, mtu,
-                     host_whole ? "; it left the host whole" : tcp ? "; TCP is never IP-fragmented by its sender" : "");
-        far_fact(r, &r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, "%s", seen);
+        far_fact(r, &r->fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, 1, &row);
         r->fragmenter = by;
-        snprintf(r->evidence, sizeof r->evidence, "%s: %s", seen, who);
+        /* the evidence: what arrived, then who fragmented it */
+        probe_ev_clear(r);
+        probe_ev_add_row(r, row.m, row.n);
+        if (rt > 0) {
+            probe_ev_add(r, "ev.by_link", "router=%s next=%s mtu=%d", topo->node[rt].name, topo->node[rt + 1].name, mtu);
+            if (host_whole) probe_ev_add(r, "ev.by_link_left_whole", " ");
+            else if (tcp) probe_ev_add(r, "ev.by_link_tcp", " ");
+        } else if (tcp) {
+            probe_ev_add(r, "ev.by_tcp", " ");
+        } else if (host_whole) {
+            probe_ev_add(r, "ev.by_left_whole", " ");
+        } else if (v6) {
+            probe_ev_add(r, "ev.by_v6", " ");
+        } else if (by == PROBE_FRAG_HOST) {
+            probe_ev_add(r, "ev.by_host_rule", "size=%d mtu=%d", s->size,
+                         r->egress.path_mtu_before > 0 ? r->egress.path_mtu_before : r->egress.dev_mtu);
+        } else {
+            probe_ev_add(r, "ev.by_router_rule", " ");
+        }
     } else if (arrived_frag == 0) {
         if (host_seen || (r->fragmented.basis == PROBE_BASIS_OBSERVED && r->fragmented.answer == PROBE_ANS_YES)) {
             /* Cannot both be true unless something on the way reassembled it:
              * keep what the near end saw, say what the far end saw. */
-            append(r->evidence, sizeof r->evidence, "; yet it %s (something on the way reassembled it)", seen);
+            probe_ev_add(r, "ev.yet_it", " ");
+            probe_ev_add_row(r, row.m, row.n);
+            probe_ev_add(r, "ev.reassembled_on_the_way", " ");
         } else {
-            far_fact(r, &r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, 1, "%s", seen);
+            far_fact(r, &r->fragmented, PROBE_ANS_NO, PROBE_BASIS_OBSERVED, 1, &row);
             r->fragmenter = PROBE_FRAG_NONE;
-            snprintf(r->evidence, sizeof r->evidence, "went whole: %s", seen);
+            probe_ev_clear(r);
+            probe_ev_add(r, "ev.went_whole", " ");
+            probe_ev_add_row(r, row.m, row.n);
         }
     } else {
         /* The witness could not see IP fragments (TCP without CAP_NET_RAW). */
@@ -207,7 +223,8 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
             far_bit(r, &r->fragmented, 0);
             r->fragmenter = PROBE_FRAG_NONE;
         }
-        append(r->evidence, sizeof r->evidence, "; %s", seen);
+        probe_ev_add(r, "ev.then", " ");
+        probe_ev_add_row(r, row.m, row.n);
     }
     snprintf(r->witness.note, sizeof r->witness.note, "%.199s", seen);
 }

@@ -55,15 +55,17 @@ static json_t *reveal_json(struct quiz *q, int pos) {
                           probe_basis_name(t.basis), "why", t.why, "yes", i.yes, "no", i.no, "majority", majority,
                           "correct", correct);
     if (o && t.evidence[0]) json_object_set_new(o, "evidence", json_string(t.evidence));
+    json_t *ev = o && t.evidence[0] ? msg_json_row(t.evidence_msg, t.nevidence) : NULL;
+    if (ev) json_object_set_new(o, "evidence_msg", ev);
     if (o && t.explain[0]) json_object_set_new(o, "explain", json_string(t.explain));
     if (o && t.explain_key[0]) json_object_set_new(o, "explain_key", json_string(t.explain_key));
     if (o && t.surprise[0]) json_object_set_new(o, "surprise", json_string(t.surprise));
     if (o && t.nexplain) json_object_set_new(o, "explain_msg", msg_json_list(t.explain_msg, t.nexplain));
-    if (o && t.why_msg.key[0]) json_object_set_new(o, "why_msg", msg_json(&t.why_msg));
+    if (o && t.nwhy > 0) json_object_set_new(o, "why_msg", msg_json_row(t.why_msg, t.nwhy));
     json_t *surprise = t.surprise_msg.key[0] ? msg_json(&t.surprise_msg) : NULL;
     json_t *said_why = json_object_get(json_object_get(surprise, "args"), "why");
-    if (said_why && t.why_msg.key[0]) /* the measured why after the dash: its own message */
-        json_object_set_new(json_object_get(surprise, "args"), "why", msg_json(&t.why_msg));
+    if (said_why && t.nwhy > 0) /* the measured why after the dash: its own message(s) */
+        json_object_set_new(json_object_get(surprise, "args"), "why", msg_json_row(t.why_msg, t.nwhy));
     if (o && surprise) json_object_set_new(o, "surprise_msg", surprise);
     else json_decref(surprise);
     if (o) reveal_add_rounds(o, &i, &t);

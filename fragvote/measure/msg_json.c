@@ -48,3 +48,18 @@ int msg_json_read(const json_t *j, struct fv_msg *m) {
     }
     return 0;
 }
+
+json_t *msg_json_row(const struct fv_msg *m, int n) {
+    if (n <= 0) return NULL;
+    return n == 1 ? msg_json(&m[0]) : msg_json_list(m, n);
+}
+
+int msg_json_read_row(const json_t *j, struct fv_msg *m, int cap) {
+    if (!j) return 0;
+    if (!json_is_array(j)) return cap > 0 && msg_json_read(j, &m[0]) == 0 ? 1 : -1;
+    if (json_array_size(j) > (size_t)cap) return -1;
+    size_t i;
+    json_t *e;
+    json_array_foreach(j, i, e) if (msg_json_read(e, &m[i]) < 0) return -1;
+    return (int)json_array_size(j);
+}

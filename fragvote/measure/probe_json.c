@@ -16,7 +16,7 @@ json_t *probe_spec_to_json(const struct probe_spec *s) {
 json_t *probe_fact_to_json(const struct probe_result *r, const struct probe_fact *f) {
     json_t *o = json_pack("{s:s, s:s, s:s}", "answer", probe_answer_name(f->answer), "basis",
                           probe_basis_name(f->basis), "why", f->why);
-    json_t *m = o ? msg_json(&f->msg) : NULL; /* why as a message (docs/PROTOCOL.md "Texts as messages") */
+    json_t *m = o ? msg_json_row(f->msg, f->nmsg) : NULL; /* why as messages (docs/PROTOCOL.md "Texts as messages") */
     if (m) json_object_set_new(o, "why_msg", m);
     if (o && strcmp(probe_fact_basis_label(r, f), probe_basis_name(f->basis)))
         json_object_set_new(o, "observed_at", json_string("far end"));
@@ -60,6 +60,8 @@ json_t *probe_result_to_json(const struct probe_result *r) {
         r->route.ttl_basis, "observer", r->egress.observer, "evidence", r->evidence, "elapsed_ms", r->elapsed_ms);
     if (o) json_object_set_new(o, "socket", r->egress.sock[0] ? json_string(r->egress.sock) : json_null());
     if (o && r->route.lab_does[0]) json_object_set_new(o, "lab_does", json_string(r->route.lab_does));
+    json_t *ev = o ? msg_json_row(r->ev, r->nev) : NULL; /* the evidence as messages (docs/PROTOCOL.md) */
+    if (ev) json_object_set_new(o, "evidence_msg", ev);
     if (o) json_object_set_new(o, "witness", probe_witness_to_json(r));
     if (o) json_object_set_new(o, "path", path_json_from(&r->path));
     return o;

@@ -86,7 +86,10 @@ static void rd_fact(struct rd *c, json_t *root, const char *key, unsigned bit, s
     if (probe_basis_parse(b, &f->basis) < 0) fail(c, key, "has no basis observed/inferred/unknown/rule");
     rd_str(c, o, "why", 1, f->why, sizeof f->why);
     json_t *m = json_object_get(o, "why_msg"); /* absent in a row stored before it existed */
-    if (m && msg_json_read(m, &f->msg) < 0) fail(c, key, "has a why_msg that is not a message");
+    if ((f->nmsg = msg_json_read_row(m, f->msg, PROBE_WHY_PARTS)) < 0) {
+        f->nmsg = 0;
+        fail(c, key, "has a why_msg that is not a message or a row of them");
+    }
     json_t *at = json_object_get(o, "observed_at");
     if (at && !(json_is_string(at) && !strcmp(json_string_value(at), "far end")))
         fail(c, key, "has an observed_at other than \"far end\"");
@@ -171,6 +174,11 @@ int probe_result_from_json(json_t *o, struct probe_result *r, char *err, size_t 
     rd_str(&c, o, "ttl_basis", 0, r->route.ttl_basis, sizeof r->route.ttl_basis);
     rd_str(&c, o, "observer", 1, r->egress.observer, sizeof r->egress.observer);
     rd_str(&c, o, "evidence", 1, r->evidence, sizeof r->evidence);
+    /* absent in a row stored before it */
+    if ((r->nev = msg_json_read_row(json_object_get(o, "evidence_msg"), r->ev, PROBE_EVIDENCE_PARTS)) < 0) {
+        r->nev = 0;
+        fail(&c, "evidence_msg", "is not a message or a row of them");
+    }
     json_t *el = json_object_get(o, "elapsed_ms");
     if (el && !json_is_number(el)) fail(&c, "elapsed_ms", "is not a number");
     r->elapsed_ms = el ? json_number_value(el) : 0;

@@ -133,8 +133,8 @@ int quiz_truth(const struct quiz *q, int pos, struct quiz_truth *out) {
     *out = x->truth;
     int earlier_open;
     unsigned open = open_siblings(q, pos, &earlier_open);
-    if (earlier_open) out->why[0] = '\0', memset(&out->why_msg, 0, sizeof out->why_msg);
-    if (open) out->evidence[0] = '\0';
+    if (earlier_open) out->why[0] = '\0', out->nwhy = 0;
+    if (open) out->evidence[0] = '\0', out->nevidence = 0;
     explain(q, pos, open, out);
     return 0;
 }
@@ -245,8 +245,11 @@ void quiz_truth_from_probe(const struct probe_result *r, enum qkind kind, struct
     out->answer = f->answer;
     out->basis = f->basis;
     snprintf(out->why, sizeof out->why, "%s", f->why);
-    out->why_msg = f->msg;
+    out->nwhy = f->nmsg > 0 ? f->nmsg : 0;
+    memcpy(out->why_msg, f->msg, sizeof out->why_msg);
     snprintf(out->evidence, sizeof out->evidence, "%s", r->evidence);
+    out->nevidence = r->nev > 0 ? r->nev : 0;
+    memcpy(out->evidence_msg, r->ev, sizeof out->evidence_msg);
 }
 
 static void apply_result(struct quiz_q *x, const struct probe_result *r) {

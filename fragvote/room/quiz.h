@@ -70,7 +70,10 @@ struct quiz_truth {
     struct fv_msg explain_msg[PROBE_PREDICT_STEPS_MAX]; /* explain's steps; the last one is explain_key's */
     int nexplain;                 /* 0: no explanation */
     struct fv_msg surprise_msg;   /* key "" when no surprise */
-    struct fv_msg why_msg;        /* why as a message, key "" when why has none (the far end's words) */
+    int nwhy;                     /* why as messages in a row (probe_fact.msg), 0 none */
+    struct fv_msg why_msg[PROBE_WHY_PARTS];
+    int nevidence;                /* evidence as messages in a row (probe_result.ev), 0 none */
+    struct fv_msg evidence_msg[PROBE_EVIDENCE_PARTS];
 };
 
 struct quiz;

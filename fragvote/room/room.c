@@ -134,7 +134,10 @@ static void stored_why(const char *observation, enum qkind kind, struct quiz_tru
     json_t *fact = json_object_get(o, qkind_name(kind));
     const char *w = json_string_value(json_object_get(fact, "why"));
     snprintf(t->why, sizeof t->why, "%s", w ? w : "");
-    msg_json_read(json_object_get(fact, "why_msg"), &t->why_msg);
+    t->nwhy = msg_json_read_row(json_object_get(fact, "why_msg"), t->why_msg, PROBE_WHY_PARTS);
+    t->nevidence = msg_json_read_row(json_object_get(o, "evidence_msg"), t->evidence_msg, PROBE_EVIDENCE_PARTS);
+    if (t->nwhy < 0) t->nwhy = 0;
+    if (t->nevidence < 0) t->nevidence = 0;
     char err[160];
     if (path_json_read(json_object_get(o, "path"), path, err, sizeof err) < 0) path->v = 0; /* drawn as none */
     json_decref(o);

@@ -114,7 +114,7 @@ for (const p of prefixes) {
   for (const m of family[p]) { check(p + m in en, `the family key "${p + m}" is in the English catalog`); used.add(p + m); }
 }
 /* ---- the keys the C side emits (docs/LANGUAGES.md "Texts worded in C") ---- */
-const C_FAMILIES = ['rule', 'why', 'ev', 'errno', 'surprise', 'headline', 'league', 'answer'];
+const C_FAMILIES = ['rule', 'why', 'ev', 'errno', 'lab', 'surprise', 'headline', 'league', 'answer'];
 const cFiles = [];
 (function walk(dir) {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {

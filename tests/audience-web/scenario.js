@@ -169,6 +169,10 @@ async function untranslated(page, keys) {
  * messages": {key, args}, an argument a number, a string or {key}) worded
  * from catalog cat, as the pages do it; null when cat lacks a key. */
 function worded(cat, m) {
+  if (Array.isArray(m)) { /* messages in a row (the evidence line, the far end's why): one after another */
+    const parts = m.map((x) => worded(cat, x));
+    return parts.length && parts.every((x) => x !== null) ? parts.join('') : null;
+  }
   if (!m || typeof cat[m.key] !== 'string') return null;
   let ok = true;
   const text = cat[m.key].replace(/\{(\w+)\}/g, (all, name) => {
@@ -718,12 +722,36 @@ async function main(setAbort) {
         await shot(screen43, 'screen768-5b-why');
         await axe(screen, 'screen (why)');
       }
+      if (rv.evidence && !evidenceInGerman) await evidenceDe(q, rv);
       await sleep(450); /* the page ignores a second press right after a change */
       await toggle();
       for (const p of projectors) {
         await until(`${q}: projector ${p.viewportSize().width} back to what happened`, () => p.evaluate(() => !document.body.classList.contains('whyview')));
       }
       check(await screen.locator('#bars').isVisible(), `${q}: the bars are back with what happened`);
+    }
+
+    /* The first evidence line the room sees (issue 39: the probe's
+     * evidence worded from its messages), on a German projector's why view:
+     * the German catalog's words, not the English line, not marked English,
+     * no key or placeholder on the page. */
+    let evidenceInGerman = false;
+    async function evidenceDe(q, rv) {
+      evidenceInGerman = true;
+      const cats = catalogs();
+      check(rv.evidence_msg && worded(cats.en, rv.evidence_msg) === rv.evidence, `${q}: the reveal carries its evidence as messages saying its English`, JSON.stringify(rv.evidence_msg));
+      const de = await (await browser.newContext({ viewport: PROJECTOR, locale: 'en-US' })).newPage();
+      watch(de, 'screenDEev');
+      await de.goto(origin + '/screen/?lang=de');
+      await until(`${q}: the German projector shows why`, async () => (await de.evaluate(() => document.documentElement.lang)) === 'de' &&
+        (await de.evaluate(() => document.body.classList.contains('whyview'))) && (await text(de, '#evidence')) !== '');
+      const ev = await text(de, '#evidence');
+      checkEq(ev, worded(cats.de, rv.evidence_msg), `${q}: projector (de): the evidence is worded from the German catalog`);
+      check(ev !== rv.evidence, `${q}: projector (de): the evidence is not the English line`, ev);
+      checkEq(await de.locator('#evidence').getAttribute('lang'), null, `${q}: projector (de): the evidence is not marked English`);
+      const raw = await untranslated(de, Object.keys(cats.en));
+      check(raw.length === 0, `${q}: projector (de, why): no key name or placeholder shows`, raw.join(', '));
+      await de.context().close();
     }
 
     /* conf: the optional "how sure" tapped before the answer (issue 37, item 5), or none. */
@@ -923,6 +951,7 @@ async function main(setAbort) {
     const rowPx = await screen.locator('#board tr').first().evaluate((e) => e.getBoundingClientRect().height);
     check(rowPx >= 0.035 * PROJECTOR.height, `the final board's rows are readable from the back (${Math.round(rowPx)} px)`);
     await axe(screen, 'screen (final)');
+    check(evidenceInGerman, 'an evidence line was checked on a German projector');
     /* The league line, worded in C as a message: in German on a German projector. */
     const fin = parsed().reverse().find((x) => x.m && x.m.t === 'state' && x.m.ended && x.m.league_msg);
     check(fin && fin.m.league_msg.key === 'league.line', 'the final state carries the league line as a message', fin && JSON.stringify(fin.m.league_msg));

@@ -134,7 +134,7 @@ none probe_calls_go_down "$upward"
 # The pure judges: only libc string/format functions, the sanitizers' and
 # fortify's hooks, symbols of the judges themselves or spec.c's names, and
 # msg/'s messages (pure: their words are a catalog key and its arguments).
-pure='judge|judge_sent|judge_df|judge_frag|judge_kernel|judge_fact|judge_links|send_errno|observe_recverr_judge|witness_merge|rules|path_topology|spec|quote_about'
+pure='judge|judge_sent|judge_df|judge_frag|judge_kernel|judge_fact|judge_links|send_errno|evidence|observe_recverr_judge|witness_merge|rules|path_topology|spec|quote_about'
 libc='snprintf|vsnprintf|strcmp|strncmp|strstr|strcasecmp|strncasecmp|strlen|strchr|memchr|strerror|inet_ntop|memcpy|memset|memcmp|memmove'
 hooks='fv_msg_[a-z_]+|__stack_chk_fail|__(snprintf|vsnprintf|memcpy|memset|memmove)_chk|__(asan|ubsan|sanitizer)_.*'
 impure=$(awk -v pure="^($pure)\$" 'NR == FNR { def[$2] = $1; next } $1 ~ pure && !(($2 in def) && def[$2] ~ pure) { print $1 ": " $2 }' \

@@ -61,9 +61,47 @@ static void test_every_key_of_the_catalog_is_found(void) {
     CHECK_STR(fv_msg_en("lang.name"), "English");
 }
 
+/* Messages in a row: their English one after another; a row that cannot
+ * say its text (full, or English before it no message says) is lost and the
+ * text goes on in English alone. */
+static void test_messages_in_a_row(void) {
+    struct fv_msg row[3];
+    int n = 0;
+    char text[512] = "";
+    fv_msg_row_add(row, &n, 3, "ev.arrived_frags_at", "where=%s n=%d max=%d", "dst", 2, 1276);
+    fv_msg_row_add(row, &n, 3, "ev.arrived_ttl", "ttl=%d n=%d", 62, 2);
+    CHECK_INT(n, 2);
+    fv_msg_row_text(row, n, text, sizeof text);
+    CHECK_STR(text, "arrived at dst in 2 fragments, largest 1276 bytes, TTL 62 on arrival (2 routers)");
+    struct fv_msg m;
+    fv_msg_set(&m, "ev.by_left_whole", " ");
+    fv_msg_row_put(row, &n, 3, &m, text, sizeof text);
+    CHECK_INT(n, 3);
+    CHECK_STR(text, "arrived at dst in 2 fragments, largest 1276 bytes, TTL 62 on arrival (2 routers): it left the host "
+                    "whole: a router fragmented it");
+    fv_msg_row_put(row, &n, 3, &m, text, sizeof text); /* full: lost, the English goes on */
+    CHECK_INT(n, -1);
+    CHECK(strstr(text, "fragmented it: it left the host whole: a router fragmented it") != NULL);
+    fv_msg_row_add(row, &n, 3, "ev.then", " "); /* a lost row stays lost */
+    CHECK_INT(n, -1);
+    char cut[20];
+    CHECK_INT((int)fv_msg_row_text(row, 2, cut, sizeof cut), 19); /* cut to fit */
+    int k = 0;
+    char said[64] = "no ICMP answer";
+    fv_msg_row_put(row, &k, 3, &m, said, sizeof said); /* English before it: lost */
+    CHECK_INT(k, -1);
+    CHECK_STR(said, "no ICMP answer: it left the host whole: a router fragmented it");
+    k = 0;
+    fv_msg_row_append(row, &k, 3, row, 2);
+    CHECK_INT(k, 2);
+    fv_msg_row_append(row, &k, 3, row, -1); /* a lost row appended: lost */
+    CHECK_INT(k, -1);
+}
+
 int main(void) {
     RUN(test_arguments_as_the_spec_names_them);
     RUN(test_english_from_the_catalog);
     RUN(test_every_key_of_the_catalog_is_found);
+    RUN(test_messages_in_a_row);
     return check_summary();
 }

@@ -119,7 +119,7 @@ static void test_a_send_error_is_its_catalog_key(void) {
             char want[160];
             snprintf(want, sizeof want, mtu ? "send() failed: %s (kernel MTU 1280)" : "send() failed: %s", strerror(errs[i]));
             CHECK_STR(c.r.sent.why, want);
-            const struct fv_msg_arg *a = fv_msg_arg(&c.r.sent.msg, "error");
+            const struct fv_msg_arg *a = fv_msg_arg(&c.r.sent.msg[0], "error");
             CHECK(a != NULL);
             if (a) CHECK_INT(a->type, i == 0 ? FV_MSG_KEY : FV_MSG_STR);
             if (a && i == 0) CHECK_STR(a->s, "errno.emsgsize");
@@ -344,6 +344,17 @@ static void test_a_quote_of_another_tcp_segment_is_not_the_answer(void) {
     CHECK_CONTAINS(c.r.fragmented.why, "no ICMP answer quoted this packet");
     CHECK_CONTAINS(c.r.evidence, "r2 (198.51.100.2) answered with a quote of another segment (seq +2896, 104 bytes)");
     CHECK(!strstr(c.r.evidence, "went whole"));
+    /* the rules settle it on the lab's known links (DF=0, left whole): their
+     * line keeps the judge's TCP prefix and the other answer, as messages too */
+    struct probe_result ru = c.r;
+    probe_rules_apply(&lab, &ru);
+    CHECK_INT(ru.fragmented.basis, PROBE_BASIS_RULE);
+    CHECK_CONTAINS(ru.evidence, "TCP: first segment 1500 bytes, DF=0; ");
+    CHECK_CONTAINS(ru.evidence, " (rule); r2 (198.51.100.2) answered with a quote of another segment");
+    char said[sizeof ru.evidence];
+    fv_msg_row_text(ru.ev, ru.nev, said, sizeof said);
+    CHECK(ru.nev > 0);
+    CHECK_STR(said, ru.evidence);
 
     /* The same test where r2 quoted the first segment's first fragment. */
     c.obs.answers[0].q.total_len = 1276;
@@ -393,12 +404,19 @@ static void check_whys_are_messages(const struct probe_result *r) {
     const struct probe_fact *f[3] = {&r->sent, &r->df, &r->fragmented};
     for (int i = 0; i < 3; i++) {
         char en[sizeof f[i]->why];
-        fv_msg_text(&f[i]->msg, en, sizeof en);
-        if (strncmp(f[i]->msg.key, "why.", 4) || strcmp(en, f[i]->why) || !fv_msg_en(f[i]->msg.key))
-            fprintf(stderr, "fact %d: key \"%s\" says \"%s\", why \"%s\"\n", i, f[i]->msg.key, en, f[i]->why);
-        CHECK(!strncmp(f[i]->msg.key, "why.", 4) && fv_msg_en(f[i]->msg.key) != NULL);
+        fv_msg_row_text(f[i]->msg, f[i]->nmsg, en, sizeof en);
+        if (strncmp(f[i]->msg[0].key, "why.", 4) || strcmp(en, f[i]->why) || !fv_msg_en(f[i]->msg[0].key))
+            fprintf(stderr, "fact %d: key \"%s\" says \"%s\", why \"%s\"\n", i, f[i]->msg[0].key, en, f[i]->why);
+        CHECK(!strncmp(f[i]->msg[0].key, "why.", 4) && fv_msg_en(f[i]->msg[0].key) != NULL);
         CHECK_STR(en, f[i]->why);
     }
+    /* and the evidence line: messages whose English is the evidence */
+    char ev[sizeof r->evidence];
+    fv_msg_row_text(r->ev, r->nev, ev, sizeof ev);
+    if (r->nev <= 0 || strcmp(ev, r->evidence)) fprintf(stderr, "evidence (%d parts) says \"%s\", not \"%s\"\n", r->nev, ev, r->evidence);
+    CHECK(r->nev > 0);
+    CHECK_STR(ev, r->evidence);
+    for (int i = 0; i < r->nev; i++) CHECK(fv_msg_en(r->ev[i].key) != NULL);
 }
 
 static void test_every_why_is_a_message_whose_english_is_the_why(void) {
@@ -427,6 +445,8 @@ static void test_every_why_is_a_message_whose_english_is_the_why(void) {
                         if (a == 5) answer(&c.obs, PROBE_ICMP_FRAG_NEEDED, "192.0.2.2", -1, -1, -1, -1, 1280);
                         if (a == 6) c.obs.echo_replies = 1;
                         probe_judge(&c.si, &c.obs, paths[ans / 7], &c.r); /* paths[0]: no path (judge() takes the lab) */
+                        check_whys_are_messages(&c.r);
+                        probe_rules_apply(paths[ans / 7], &c.r); /* and where the rules decide */
                         check_whys_are_messages(&c.r);
                     }
 }

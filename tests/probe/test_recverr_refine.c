@@ -96,6 +96,33 @@ static void test_host_fragmentation_seen_and_other_observers_untouched(void) {
     CHECK_STR(raw.fragmented.why, "quoted the whole -1-byte packet");
 }
 
+/* What the refinement writes is messages (docs/LANGUAGES.md): the why of
+ * "fragmented?" and the evidence line, whose English they say, over each
+ * protocol, DF, answering hop, a Frag Needed and the lab's path or none. */
+static void test_the_refined_why_and_evidence_are_messages(void) {
+    static const enum probe_proto protos[3] = {PROBE_UDP4, PROBE_UDP6, PROBE_TCP4};
+    int n = 0;
+    for (int pi = 0; pi < 3; pi++)
+        for (int df = 0; df < 2; df++)
+            for (int hop = 0; hop < 3; hop++)
+                for (int fn = 0; fn < 2; fn++)
+                    for (int on_lab = 0; on_lab < 2; on_lab++) {
+                        struct probe_result r = judged(protos[pi], df ? PROBE_MODE_DO : PROBE_MODE_DONT, 1400, df,
+                                                       hop == 2 ? "" : lab.node[hop + 1].addr);
+                        if (fn) r.icmp.mtu = 1280;
+                        probe_recverr_refine(on_lab ? &lab : NULL, &r);
+                        char en[512];
+                        fv_msg_row_text(r.fragmented.msg, r.fragmented.nmsg, en, sizeof en);
+                        CHECK(r.fragmented.nmsg > 0);
+                        CHECK_STR(en, r.fragmented.why);
+                        fv_msg_row_text(r.ev, r.nev, en, sizeof en);
+                        CHECK(r.nev > 0);
+                        CHECK_STR(en, r.evidence);
+                        n++;
+                    }
+    CHECK_INT(n, 72);
+}
+
 int main(void) {
     lab = check_probe_lab_path(0, 1500, 1280, 1500, 0);
     RUN(test_df0_over_the_bottleneck_is_router_fragmentation_inferred);
@@ -105,5 +132,6 @@ int main(void) {
     RUN(test_tcp_segment_is_sized_by_the_route);
     RUN(test_frag_needed_keeps_observed_and_drops_the_unseen_length);
     RUN(test_host_fragmentation_seen_and_other_observers_untouched);
+    RUN(test_the_refined_why_and_evidence_are_messages);
     return check_summary();
 }

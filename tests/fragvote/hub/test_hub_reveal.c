@@ -145,8 +145,9 @@ static void test_a_why_as_a_message_reaches_the_reveal(void) {
     REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0 && hubroom_cmd(p, "close", err, sizeof err) == 0 &&
             hubroom_cmd(p, "measure", err, sizeof err) == 0);
     struct probe_result r = hubroom_result(0, 0, 0); /* "sent?" no: the rules said yes */
-    fv_msg_set(&r.sent.msg, "why.send_failed_mtu", "@error=%s mtu=%d", "errno.emsgsize", 1280);
-    fv_msg_text(&r.sent.msg, r.sent.why, sizeof r.sent.why);
+    fv_msg_set(&r.sent.msg[0], "why.send_failed_mtu", "@error=%s mtu=%d", "errno.emsgsize", 1280);
+    r.sent.nmsg = 1;
+    fv_msg_text(&r.sent.msg[0], r.sent.why, sizeof r.sent.why);
     REQUIRE(hubroom_answer(r) == 0);
     REQUIRE(hubroom_wait_state(QUIZ_MEASURED) == 0);
     REQUIRE(hubroom_cmd(p, "reveal", err, sizeof err) == 0);

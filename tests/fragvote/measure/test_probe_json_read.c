@@ -59,7 +59,15 @@ static struct probe_result full(void) {
     r.witness.frag_min = 720, r.witness.segments = 0, r.witness.seg_max = 0;
     r.witness.far_end = 4u;
     snprintf(r.witness.note, sizeof r.witness.note, "the witness saw 2 fragments");
-    fv_msg_set(&r.df.msg, "why.df_rule", "mode=%s df=%d @answer=%s", "want", 0, "answer.no"); /* why as a message */
+    fv_msg_set(&r.df.msg[0], "why.df_rule", "mode=%s df=%d @answer=%s", "want", 0, "answer.no"); /* why as a message */
+    r.df.nmsg = 1;
+    /* a why and the evidence as messages in a row (the far end's words after the judge's) */
+    fv_msg_set(&r.fragmented.msg[0], "why.rule_fits", "len=%d", 1400);
+    fv_msg_set(&r.fragmented.msg[1], "why.far_cleared_at", "node=%s router=%s", "dst", "r1");
+    r.fragmented.nmsg = 2;
+    fv_msg_set(&r.ev[0], "ev.went_whole", " ");
+    fv_msg_set(&r.ev[1], "ev.arrived_whole_at", "node=%s len=%d", "dst", 1428);
+    r.nev = 2;
     return r;
 }
 
@@ -76,8 +84,11 @@ static void round_trip(const struct probe_result *r) {
     CHECK_STR(b, a);
     CHECK_INT(back.witness.far_end, r->witness.far_end);
     CHECK_INT(back.icmp.answers, r->icmp.answers);
-    CHECK_STR(back.df.msg.key, r->df.msg.key);
-    CHECK_INT(back.df.msg.nargs, r->df.msg.nargs);
+    CHECK_STR(back.df.msg[0].key, r->df.msg[0].key);
+    CHECK_INT(back.df.msg[0].nargs, r->df.msg[0].nargs);
+    CHECK_INT(back.df.nmsg, r->df.nmsg);
+    CHECK_INT(back.fragmented.nmsg, r->fragmented.nmsg);
+    CHECK_INT(back.nev, r->nev);
     json_decref(o);
     free(a);
     free(b);

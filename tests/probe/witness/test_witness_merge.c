@@ -3,6 +3,7 @@
 #include "check.h"
 #include "check_probe.h"
 #include "fragprobe.h"
+#include "observe.h"
 
 static struct probe_result near_end(enum probe_proto p, enum probe_mode m, int size) {
     struct probe_result r;
@@ -167,21 +168,80 @@ static void test_the_far_ends_df_and_tcp_whys_are_messages(void) {
             r.witness.df = df;
             probe_witness_merge(on_lab ? &lab : NULL, &r);
             CHECK_STR(r.df.why, want[on_lab][df]);
-            CHECK_STR(r.df.msg.key, on_lab ? (df ? "why.far_df1_at" : "why.far_df0_at")
+            CHECK_STR(r.df.msg[0].key, on_lab ? (df ? "why.far_df1_at" : "why.far_df0_at")
                                            : (df ? "why.far_df1_witness" : "why.far_df0_witness"));
             char en[sizeof r.df.why];
-            fv_msg_text(&r.df.msg, en, sizeof en);
+            fv_msg_row_text(r.df.msg, r.df.nmsg, en, sizeof en);
             CHECK_STR(en, r.df.why);
             CHECK_STR(probe_fact_basis_label(&r, &r.df), "observed (far end)");
         }
     struct probe_result r = near_end(PROBE_TCP6, PROBE_MODE_DONT, 1400);
     heard(&r, 1328, 0, -1, 62);
     probe_witness_merge(NULL, &r);
-    CHECK_STR(r.fragmented.msg.key, "why.tcp_v6");
+    CHECK_STR(r.fragmented.msg[0].key, "why.tcp_v6");
     char en[sizeof r.fragmented.why];
-    fv_msg_text(&r.fragmented.msg, en, sizeof en);
+    fv_msg_row_text(r.fragmented.msg, r.fragmented.nmsg, en, sizeof en);
     CHECK_STR(en, r.fragmented.why);
     CHECK_STR(probe_fact_basis_label(&r, &r.fragmented), "inferred");
+}
+
+/* The far end's words are messages too (docs/LANGUAGES.md): the arrival as
+ * the why of the facts it settles (where and how it arrived, its segments,
+ * their largest, the TTL), the DF why with "DF=0 on arrival ...: r1 cleared
+ * it" after the judge's, and the evidence line: each a row of messages whose
+ * English is the why or the line, over every shape of report. */
+static void check_row(const struct fv_msg *m, int n, const char *english) {
+    char en[512];
+    fv_msg_row_text(m, n, en, sizeof en);
+    if (n <= 0 || strcmp(en, english)) fprintf(stderr, "row of %d says \"%s\", not \"%s\"\n", n, en, english);
+    CHECK(n > 0);
+    CHECK_STR(en, english);
+    for (int i = 0; i < n; i++) CHECK(fv_msg_en(m[i].key) != NULL);
+}
+
+static void test_the_far_ends_arrival_and_evidence_are_messages(void) {
+    static const enum probe_proto protos[4] = {PROBE_UDP4, PROBE_UDP6, PROBE_TCP4, PROBE_TCP6};
+    struct probe_path_topology clears = check_probe_lab_path(0, 1500, 1280, 1500, 0);
+    clears.node[1].clears_df = 1;
+    struct probe_path_topology plain = check_probe_lab_path(0, 1500, 1280, 1500, 0);
+    const struct probe_path_topology *paths[3] = {NULL, &plain, &clears};
+    int cases = 0, with_note = 0, arrivals = 0;
+    for (int pi = 0; pi < 4; pi++)
+        for (int pa = 0; pa < 3; pa++)
+            for (int shape = 0; shape < 5; shape++) /* fragments counted, fragments, whole, payload only, unseen */
+                for (int near = 0; near < 3; near++) /* nothing seen, left whole, host fragments */
+                    for (int df = 0; df < 2; df++) {
+                        struct probe_result r = near_end(protos[pi], df ? PROBE_MODE_DO : PROBE_MODE_DONT, 1400);
+                        if (paths[pa]) /* the target is the lab's dst */
+                            snprintf(r.spec.host, sizeof r.spec.host, "%s", paths[pa]->node[paths[pa]->nnodes - 1].addr);
+                        probe_fact_set(&r.df, df ? PROBE_ANS_YES : PROBE_ANS_NO, PROBE_BASIS_INFERRED, "why.df_rule",
+                                       "mode=%s df=%d", df ? "do" : "dont", df);
+                        probe_ev_clear(&r);
+                        if (near == 2) {
+                            probe_fact_set(&r.fragmented, PROBE_ANS_YES, PROBE_BASIS_OBSERVED, "why.host_sent_frags",
+                                           "n=%d len=%d", 2, 1276);
+                            r.fragmenter = PROBE_FRAG_HOST;
+                            r.egress.packets = r.egress.fragments = 2;
+                            probe_ev_add(&r, "ev.host_frag", " ");
+                        } else {
+                            probe_fact_set(&r.fragmented, PROBE_ANS_UNKNOWN, PROBE_BASIS_UNKNOWN, "why.no_answer", "ttl=%d", 2);
+                            if (near == 1) r.egress.packets = 1, r.egress.fragments = 0;
+                            probe_ev_add_fact(&r, &r.fragmented);
+                        }
+                        heard(&r, 1372, shape < 2 ? 1276 : 0, shape == 0 ? 2 : shape == 1 ? -1 : shape == 2 ? 0 : -1, 62);
+                        if (shape == 3) r.witness.frag_max = 0, r.witness.fragments = -1;
+                        if (shape == 4) r.witness.frag_max = -1, r.witness.fragments = -1;
+                        if (probe_proto_is_tcp(protos[pi])) r.witness.segments = shape % 3, r.witness.seg_max = shape ? 1348 : 0;
+                        r.witness.df = probe_proto_is_v6(protos[pi]) ? -1 : 0;
+                        probe_witness_merge(paths[pa], &r);
+                        const struct probe_fact *f[3] = {&r.sent, &r.df, &r.fragmented};
+                        for (int i = 0; i < 3; i++) check_row(f[i]->msg, f[i]->nmsg, f[i]->why);
+                        check_row(r.ev, r.nev, r.evidence);
+                        if (strstr(r.df.why, "cleared it")) with_note++;
+                        if (strstr(r.sent.why, "arrived")) arrivals++;
+                        cases++;
+                    }
+    CHECK(cases == 360 && with_note > 0 && arrivals > 0);
 }
 
 int main(void) {
@@ -194,5 +254,6 @@ int main(void) {
     RUN(test_the_near_ends_observation_is_kept);
     RUN(test_a_silent_witness_leaves_the_near_end_with_a_note);
     RUN(test_the_far_ends_df_and_tcp_whys_are_messages);
+    RUN(test_the_far_ends_arrival_and_evidence_are_messages);
     return check_summary();
 }
