@@ -29,7 +29,7 @@
 
 void hub_status_update(struct hub *h, const char *refused) {
     struct quiz *q = room_quiz(h->room);
-    struct hub_status *s = hub_mailbox_lock(&h->mb);
+    struct hub_status *s = hub_mailbox_lock(h->mb);
     s->port = h->port;
     s->cursor = quiz_cursor(q);
     s->nquestions = quiz_count(q);
@@ -55,11 +55,11 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->conns_evicted = cs->conns_evicted;
     s->origin_refused = h->http.origin_refused;
     s->resumes_refused = cs->resumes_refused;
-    s->tally_version = hub_tally_version(&h->bcast);
+    s->tally_version = hub_tally_version(h->bcast);
     s->collective = quiz_collective(q, NULL);
     unsigned long hits;
     room_measure_counts(h->room, &s->measure_asks, &hits);
-    s->closes_in_ms = hub_mailbox_close_due(&h->mb, hub_closes_in_ms(&h->act) >= 0 ? h->act.close_due : 0);
+    s->closes_in_ms = hub_mailbox_close_due(h->mb, hub_closes_in_ms(&h->act) >= 0 ? h->act.close_due : 0);
     s->acks = h->acklat.n;
     s->ack_p50_ms = hub_acklat_ms(&h->acklat, 0.5);
     s->ack_p99_ms = hub_acklat_ms(&h->acklat, 0.99);
@@ -69,7 +69,7 @@ void hub_status_update(struct hub *h, const char *refused) {
         s->refused_total++;
     }
     struct hub_status copy = *s;
-    hub_mailbox_unlock(&h->mb);
+    hub_mailbox_unlock(h->mb);
     if (h->cfg.on_event) h->cfg.on_event(h->cfg.ctx, &copy);
 }
 
@@ -77,16 +77,16 @@ void hub_status_update(struct hub *h, const char *refused) {
  * console shows it as a warning, and a scripted command is not taken as
  * refused by it). */
 void hub_status_warn(struct hub *h, const char *why) {
-    struct hub_status *s = hub_mailbox_lock(&h->mb);
+    struct hub_status *s = hub_mailbox_lock(h->mb);
     snprintf(s->last_warning, sizeof s->last_warning, "%s", why);
     s->warnings_total++;
-    hub_mailbox_unlock(&h->mb);
+    hub_mailbox_unlock(h->mb);
     hub_status_update(h, NULL);
 }
 
 void hub_snapshot(struct hub *h, struct hub_status *out) {
-    hub_mailbox_read(&h->mb, out);
-    out->phone_tallies = hub_tally_phone_count(&h->bcast);
+    hub_mailbox_read(h->mb, out);
+    out->phone_tallies = hub_tally_phone_count(h->bcast);
     /* counts that change with every connection: live, not as of the last tick */
     out->connections = atomic_load(&h->conns.n_role[HUB_AUDIENCE]);
     out->screens = atomic_load(&h->conns.n_role[HUB_SCREEN]);
@@ -125,11 +125,11 @@ static void run_posted(struct hub *h, const struct hub_cmd *c) {
 
 static void drain_posted(struct hub *h) {
     const struct hub_cmd *c;
-    while ((c = hub_mailbox_take(&h->mb))) run_posted(h, c);
+    while ((c = hub_mailbox_take(h->mb))) run_posted(h, c);
 }
 
 int hub_post(struct hub *h, const struct hub_cmd *cmd) {
-    if (hub_mailbox_post(&h->mb, cmd)) return -1;
+    if (hub_mailbox_post(h->mb, cmd)) return -1;
     lws_cancel_service(h->ctx);
     return 0;
 }
@@ -275,12 +275,42 @@ static int context_create(struct hub *h, const struct hub_config *cfg, char *err
     return 0;
 }
 
+/* The HTTP side (lws's context user) is given what a request or an
+ * upgrade is checked against, before the context exists; the broadcasts
+ * follow in parts_wire. */
+static void http_wire(struct hub *h, struct room *room) {
+    struct hub_http *x = &h->http;
+    x->hub = h;
+    x->fd = &h->fd;
+    x->proxy = &h->proxy;
+    x->guard = h->guard;
+    x->conns = &h->conns;
+    x->room = room;
+    x->public_url = h->cfg.public_url;
+    x->audience_protocol = h->protocols[1 + HUB_AUDIENCE].name;
+}
+
+/* The parts that need lws's context, each given the others it uses: the
+ * broadcasts, the fan-out, the actions and the replay; the HTTP side gets
+ * the broadcasts. Then the first state messages. 0, or -1 out of memory. */
+static int parts_wire(struct hub *h, struct room *room) {
+    if (!(h->bcast = hub_tally_new(h, room, &h->conns, &h->fanout, h->ctx, &h->protocols[1 + HUB_SCREEN],
+                                   &h->protocols[1 + HUB_PRESENTER], h->cfg.audience_tallies_per_s)))
+        return -1;
+    h->fanout.ctx = h->ctx;
+    h->fanout.bcast = h->bcast;
+    h->http.bcast = h->bcast;
+    hub_actions_init(&h->act, h, room, &h->batch, h->bcast);
+    hub_replay_init(&h->replay, h, room, h->guard, h->bcast, &h->batch);
+    return hub_tally_start(h->bcast);
+}
+
 struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen) {
     struct hub *h = calloc(1, sizeof *h);
-    if (!h || hub_mailbox_init(&h->mb) || !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) || !(h->guard = malloc(sizeof *h->guard)) ||
+    if (!h || !(h->mb = hub_mailbox_new()) || !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) || !(h->guard = malloc(sizeof *h->guard)) ||
         (cfg->leaderboard && !(h->board = leaderboard_new()))) {
         if (h) {
-            hub_mailbox_free(&h->mb);
+            hub_mailbox_free(h->mb);
             free(h->txbuf);
             free(h->guard);
         }
@@ -298,35 +328,13 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     lws_set_log_level(LLL_ERR | LLL_WARN, hub_fd_lws_log);
     if (hub_http_init(&h->http, cfg->web_root, cfg->web_dir, cfg->frame_ancestors, err, errlen)) goto fail;
     protocols_init(h);
-    struct hub_http *x = &h->http;
-    x->hub = h;
-    x->fd = &h->fd;
-    x->proxy = &h->proxy;
-    x->guard = h->guard;
-    x->conns = &h->conns;
-    x->bcast = &h->bcast;
-    x->room = room;
-    x->public_url = h->cfg.public_url;
-    x->audience_protocol = h->protocols[1 + HUB_AUDIENCE].name;
+    http_wire(h, room);
     if (context_create(h, cfg, err, errlen)) goto fail;
-    h->fanout.ctx = h->ctx;
-    h->fanout.bcast = &h->bcast;
     char warn[256];
     hub_join_url_make(cfg->public_url, cfg->bind_addr, tls_on(cfg), h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
                       sizeof warn);
     if (hub_http_qr(&h->http, h->join_url, err, errlen)) goto fail;
-    struct hub_broadcast *b = &h->bcast;
-    b->hub = h;
-    b->room = room;
-    b->conns = &h->conns;
-    b->fanout = &h->fanout;
-    b->ctx = h->ctx;
-    b->screens = &h->protocols[1 + HUB_SCREEN];
-    b->presenters = &h->protocols[1 + HUB_PRESENTER];
-    b->audience_rate = cfg->audience_tallies_per_s;
-    hub_actions_init(&h->act, h, room, &h->batch, b);
-    hub_replay_init(&h->replay, h, room, h->guard, &h->bcast, &h->batch);
-    if (hub_tally_start(b)) {
+    if (parts_wire(h, room)) {
         fv_fail(err, errlen, "out of memory");
         goto fail;
     }
@@ -337,11 +345,11 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     hub_keepalive_start(h);
     char swarn[256];
     if (!(h->store = hub_store_start(room, h->ctx, swarn, sizeof swarn, err, errlen))) goto fail;
-    hub_batch_init(&h->batch, h, room, h->store, &h->mb, &h->conns, &h->bcast, &h->acklat, h->board);
+    hub_batch_init(&h->batch, h, room, h->store, h->mb, &h->conns, h->bcast, &h->acklat, h->board);
     if (swarn[0]) hub_status_warn(h, swarn);
     struct hub_remote *r = &h->remote;
-    *r = (struct hub_remote){.hub = h, .cfg = &h->cfg, .stop = &h->stop, .room = room, .mb = &h->mb, .batch = &h->batch,
-                             .bcast = &h->bcast, .act = &h->act};
+    *r = (struct hub_remote){.hub = h, .cfg = &h->cfg, .stop = &h->stop, .room = room, .mb = h->mb, .batch = &h->batch,
+                             .bcast = h->bcast, .act = &h->act};
     if (hub_prober_init(r, err, errlen)) goto fail;
     if (warn[0]) hub_status_warn(h, warn);
     else hub_status_update(h, NULL);
@@ -411,12 +419,12 @@ void hub_free(struct hub *h) {
     }
     hub_ev_close(&h->ev);
     hub_fd_close(&h->fd);
-    hub_tally_free(&h->bcast);
+    hub_tally_free(h->bcast);
     hub_replay_free(&h->replay);
     hub_http_free(&h->http);
     hub_batch_free(&h->batch);
     hub_conns_free(&h->conns);
-    hub_mailbox_free(&h->mb);
+    hub_mailbox_free(h->mb);
     free(h->txbuf);
     free(h->guard);
     leaderboard_free(h->board);

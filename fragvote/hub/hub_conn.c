@@ -49,7 +49,7 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
             return;
         }
         if (c->role == HUB_SCREEN && m->hello_q) c->follow = (int)m->q;
-        hub_conn_send(c, hub_tally_state(&h->bcast, c));
+        hub_conn_send(c, hub_tally_state(h->bcast, c));
         return;
     }
     if (m->has_room && m->room[0] && strcasecmp(m->room, room_code(h->room))) {
@@ -66,7 +66,7 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
     int issued = token && room_token_issued(h->room, token); /* once: an HMAC (and a join storm has 20,000) */
     if (issued && hub_guard_resume_take(h->guard, token, fv_clock_coarse_ms())) {
         h->conns.resumes_refused++;
-        hub_status_soon(&h->bcast);
+        hub_status_soon(h->bcast);
         hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "this phone reconnects too often: trying again shortly");
         return;
     }
@@ -118,7 +118,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
         int reserve = n >= max - max / HUB_VOTER_RESERVE_DIV;
         if (n >= max || hub_guard_voter_take(h->guard, &c->peer, fv_clock_coarse_ms(), reserve)) {
             h->conns.voters_refused++;
-            hub_tally_schedule(&h->bcast); /* the console sees the count at the next tick */
+            hub_tally_schedule(h->bcast); /* the console sees the count at the next tick */
             hub_conn_error(c, id, "busy",
                            n >= max ? "the room is full"
                            : reserve ? "the room keeps its last places for networks new to it; vote again later"
@@ -157,8 +157,8 @@ static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_m
     if (m->has_secret && secret_ok(h->secret, m->secret)) {
         c->authed = 1;
         hub_conn_send_own(c, hub_msg_simple("auth_ok", NULL, NULL));
-        hub_conn_send(c, hub_tally_state(&h->bcast, c));
-        if (hub_tally_built(&h->bcast)) hub_tally_now(&h->bcast); /* a new version, now with the split (versions never repeat) */
+        hub_conn_send(c, hub_tally_state(h->bcast, c));
+        if (hub_tally_built(h->bcast)) hub_tally_now(h->bcast); /* a new version, now with the split (versions never repeat) */
         return;
     }
     hub_guard_secret_failed(h->guard, &c->peer, t, long_attempt);
@@ -232,7 +232,7 @@ static void on_nick(struct hub *h, struct hub_conn *c, const struct hub_client_m
         return;
     }
     hub_conn_send_own(c, hub_msg_simple("nick_ok", "nick", kept));
-    if (quiz_ended(room_quiz(h->room))) hub_state_soon(&h->bcast); /* the final screen's list changed */
+    if (quiz_ended(room_quiz(h->room))) hub_state_soon(h->bcast); /* the final screen's list changed */
 }
 
 /* Closes c with a close frame, from its writeable: lws sends the frame at
@@ -327,10 +327,10 @@ static void on_established(struct hub *h, struct hub_conn *c, struct lws *wsi, e
     c->want_ping = 1; /* its pong is the first frame a page that never speaks sends (HUB_FIRST_FRAME_S) */
     if (hub_conns_add(&h->conns, c)) { /* its address filled its share meanwhile */
         hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "too many connections from your address");
-        hub_status_soon(&h->bcast);
+        hub_status_soon(h->bcast);
     }
-    hub_conn_send(c, hub_tally_state(&h->bcast, c));
-    hub_tally_schedule(&h->bcast);
+    hub_conn_send(c, hub_tally_state(h->bcast, c));
+    hub_tally_schedule(h->bcast);
 }
 
 static void on_closed(struct hub *h, struct hub_conn *c) {
@@ -344,7 +344,7 @@ static void on_closed(struct hub *h, struct hub_conn *c) {
     free(c->rx);
     c->rx = NULL;
     c->wsi = NULL;
-    hub_tally_schedule(&h->bcast);
+    hub_tally_schedule(h->bcast);
 }
 
 /* A piece of a frame (len bytes at in): capped, reassembled, handled once whole. */
@@ -386,7 +386,7 @@ static int on_writeable(struct hub *h, struct hub_conn *c, struct lws *wsi) {
         ping[LWS_PRE] = 'k';
         c->want_ping = 0;
         if (lws_write(wsi, ping + LWS_PRE, 1, LWS_WRITE_PING) < 0) return -1;
-        if (c->qlen || hub_tally_pending(&h->bcast, c)) lws_callback_on_writable(wsi);
+        if (c->qlen || hub_tally_pending(h->bcast, c)) lws_callback_on_writable(wsi);
         return 0;
     }
     /* One write per writeable (lws keeps what the kernel did not take
@@ -410,12 +410,12 @@ static int on_writeable(struct hub *h, struct hub_conn *c, struct lws *wsi) {
             done = c->q_off == m->len;
         }
         if (done) hub_msg_unref(hub_conn_dequeue(c));
-    } else if (hub_tally_pending(&h->bcast, c)) {
-        struct hub_msg *m = hub_tally_take(&h->bcast, c);
+    } else if (hub_tally_pending(h->bcast, c)) {
+        struct hub_msg *m = hub_tally_take(h->bcast, c);
         n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
     }
     if (n < 0) return -1;
-    if (c->qlen || hub_tally_pending(&h->bcast, c)) lws_callback_on_writable(wsi);
+    if (c->qlen || hub_tally_pending(h->bcast, c)) lws_callback_on_writable(wsi);
     return 0;
 }
 

@@ -59,7 +59,7 @@ struct hub {
 
     /* broadcast */
     struct hub_fanout fanout;      /* a state change's fan-out to phones (hub_send.c) */
-    struct hub_broadcast bcast;    /* state and tally messages, the phones' rotation (hub_tally.c) */
+    struct hub_broadcast *bcast;      /* state and tally messages, the phones' rotation (hub_tally.c) */
     unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */
     struct hub_guard *guard;       /* per-address throttles: secret guesses, HTTP requests */
     struct hub_proxy proxy;        /* trusted reverse proxies (cfg.trust_proxy's copy; n 0: none) */
@@ -76,7 +76,7 @@ struct hub {
     struct hub_replay replay;      /* the self-paced replay's shared message (hub_replay.c) */
     struct hub_rtt rtt;            /* phones' round-trip reports: the relay's bucket (hub_rtt.c) */
 
-    struct hub_mailbox mb;         /* from other threads: posted commands, the status (hub_mailbox.c) */
+    struct hub_mailbox *mb;        /* from other threads: posted commands, the status (hub_mailbox.c) */
 };
 
 #endif

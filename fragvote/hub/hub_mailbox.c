@@ -1,5 +1,6 @@
 /* The hub's cross-thread mailbox (hub_mailbox.h): a ring of posted
  * commands and the status copy, both under one mutex. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -7,22 +8,33 @@
 #include "hub.h"
 #include "hub_mailbox.h"
 
-int hub_mailbox_init(struct hub_mailbox *mb) {
+struct hub_mailbox {
+    pthread_mutex_t lock;
+    struct hub_cmd *posted;        /* ring of HUB_POST_MAX */
+    struct hub_cmd *taken;         /* loop's thread: the command being run (hub_mailbox_take) */
+    int head, len;
+    struct hub_status status;      /* copy for hub_snapshot, under lock */
+    long long close_due;           /* under lock: close_due while it applies to the current question, else 0 */
+};
+
+struct hub_mailbox *hub_mailbox_new(void) {
+    struct hub_mailbox *mb = calloc(1, sizeof *mb);
+    if (!mb) return NULL;
     if (!(mb->posted = calloc(HUB_POST_MAX, sizeof *mb->posted)) || !(mb->taken = calloc(1, sizeof *mb->taken))) {
         free(mb->posted);
-        mb->posted = NULL;
-        return -1;
+        free(mb);
+        return NULL;
     }
     pthread_mutex_init(&mb->lock, NULL);
-    return 0;
+    return mb;
 }
 
 void hub_mailbox_free(struct hub_mailbox *mb) {
-    if (!mb->posted) return;
+    if (!mb) return;
     free(mb->posted);
     free(mb->taken);
     pthread_mutex_destroy(&mb->lock);
-    mb->posted = mb->taken = NULL;
+    free(mb);
 }
 
 int hub_mailbox_post(struct hub_mailbox *mb, const struct hub_cmd *cmd) {

@@ -6,21 +6,12 @@
 #ifndef FRAGVOTE_HUB_MAILBOX_H
 #define FRAGVOTE_HUB_MAILBOX_H
 
-#include <pthread.h>
-
 #include "hub_control.h"
 
-struct hub_mailbox {
-    pthread_mutex_t lock;
-    struct hub_cmd *posted;        /* ring of HUB_POST_MAX */
-    struct hub_cmd *taken;         /* loop's thread: the command being run (hub_mailbox_take) */
-    int head, len;
-    struct hub_status status;      /* copy for hub_snapshot, under lock */
-    long long close_due;           /* under lock: close_due while it applies to the current question, else 0 */
-};
+struct hub_mailbox; /* opaque: hub_mailbox.c's own */
 
-int hub_mailbox_init(struct hub_mailbox *mb); /* 0, or -1 out of memory */
-void hub_mailbox_free(struct hub_mailbox *mb);
+struct hub_mailbox *hub_mailbox_new(void);  /* NULL: out of memory */
+void hub_mailbox_free(struct hub_mailbox *mb); /* NULL: nothing */
 /* Any thread: cmd joins the ring. 0, or -1 when HUB_POST_MAX wait already. */
 int hub_mailbox_post(struct hub_mailbox *mb, const struct hub_cmd *cmd);
 /* The loop's thread: the oldest posted command, removed (valid until the

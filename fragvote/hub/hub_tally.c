@@ -4,6 +4,9 @@
  * made writeable at once, phones visited by a rotation (HUB_T_ROTATION), a
  * state change fanned out to phones in chunks (hub_send.c). Runs on the
  * lws thread. */
+#include <stdatomic.h>
+#include <stdlib.h>
+
 #include "hub_conn.h"
 #include "hub_conns.h"
 #include "fv_clock.h"
@@ -12,6 +15,34 @@
 #include "hub_msg.h"
 #include "hub_send.h"
 #include "hub_tally.h"
+
+/* The broadcast state (hub_tally_new): the parts it reads, the newest
+ * messages, the tally's version, the phones' rotation. */
+struct hub_broadcast {
+    struct hub *hub;               /* the loop (deadlines, the status) and the messages' builders (hub_msg.h) */
+    struct room *room;
+    struct hub_conns *conns;       /* who gets a state; the rotation's list and cursor */
+    const struct hub_fanout *fanout; /* a state change still going out pauses the rotation */
+    struct lws_context *ctx;
+    const struct lws_protocols *screens, *presenters; /* made writeable at a new tally */
+    int audience_rate;             /* tallies a second to phones (hub_config.audience_tallies_per_s; 0: the default) */
+    struct hub_msg *state[ROOM_VIEWERS]; /* the newest state, one per viewer (hub_msg_state) */
+    struct hub_msg *tally[ROOM_VIEWERS]; /* the newest tally, one per viewer (hub_msg_tally) */
+    struct hub_msg *follow[QUIZ_QUESTIONS_MAX]; /* the newest state about question i for the screens that
+                                                 * follow it (hub_msg_state_of), built when one is sent */
+    unsigned long tally_version;
+    int tally_dirty;
+    int status_stale;              /* a tally was built since the last hub_status_update of the tick */
+    /* Phones get the tally in a rotation: every HUB_ROTATION_MS it visits
+     * the next connections and writes the newest tally to the phones among
+     * them that are behind, HUB_AUDIENCE_SENDS_PER_S * HUB_ROTATION_MS / 1000
+     * at most (never all at once; see audience_step). Its place in the
+     * list is the connections' cursor HUB_CUR_ROTATION (hub_conns.h). */
+    int rot_left;                  /* connections still to visit since the last tally change */
+    double rot_credit;             /* visits the rotation may still make (HUB_PHONE_TALLY_HZ rounds a second) */
+    long long rot_ms;              /* when the last step ran (its visits and sends follow the time since) */
+    atomic_ulong phone_tallies;    /* tallies written to phones (hub_status.phone_tallies); read by any thread */
+};
 
 static void tally_tick(lws_sorted_usec_list_t *sul);
 
@@ -196,12 +227,31 @@ static void states_out(struct hub_broadcast *b, int phones) {
 void hub_state_changed(struct hub_broadcast *b) { states_out(b, 1); }
 void hub_state_changed_screens(struct hub_broadcast *b) { states_out(b, 0); }
 
+struct hub_broadcast *hub_tally_new(struct hub *hub, struct room *room, struct hub_conns *conns,
+                                    const struct hub_fanout *fanout, struct lws_context *ctx,
+                                    const struct lws_protocols *screens, const struct lws_protocols *presenters,
+                                    int audience_rate) {
+    struct hub_broadcast *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->hub = hub;
+    b->room = room;
+    b->conns = conns;
+    b->fanout = fanout;
+    b->ctx = ctx;
+    b->screens = screens;
+    b->presenters = presenters;
+    b->audience_rate = audience_rate;
+    return b;
+}
+
 int hub_tally_start(struct hub_broadcast *b) { return state_views(b); }
 
 void hub_tally_free(struct hub_broadcast *b) {
+    if (!b) return;
     hub_drop_views(b->tally);
     hub_drop_views(b->state);
     follow_drop(b);
+    free(b);
 }
 
 struct hub_msg *hub_tally_state(struct hub_broadcast *b, const struct hub_conn *c) {
