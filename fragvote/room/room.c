@@ -256,6 +256,15 @@ struct quiz *room_quiz(struct room *r) { return r->quiz; }
 struct db *room_db(struct room *r) { return r->db; }
 int64_t room_session_id(const struct room *r) { return r->session_id; }
 const char *room_code(const struct room *r) { return r->code; }
+
+int room_token_new(const struct room *r, char out[ROOM_TOKEN_HEX + 1], char *err, size_t errlen) {
+    return room_token_mint(r->token_key, out, err, errlen);
+}
+
+int room_token_issued(const struct room *r, const char *t) {
+    /* A session from before keyed tokens: its voters' tokens are known by hash. */
+    return room_token_valid(t) && (room_token_mac_ok(r->token_key, t) || room_voter_find(r, t) >= 0);
+}
 const char *room_title(const struct room *r) { return r->title; }
 const char *room_lang(const struct room *r) { return r->lang; }
 

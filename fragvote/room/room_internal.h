@@ -1,7 +1,8 @@
 /* The room's own state, shared by its parts and seen by no caller (room.h
  * keeps struct room opaque): room.c (lifecycle, resume, actions, the
- * persistence of transitions, a remote prober's deck), room_token.c,
- * room_voter.c, room_prober.c and room_write.c. Each part keeps its state
+ * persistence of transitions, a remote prober's deck, the token key given
+ * to room_token.c), room_voter.c, room_prober.c, room_write.c and
+ * room_replay.c: five files. Each part keeps its state
  * in its own struct here (struct room_voters, struct room_prober). */
 #ifndef FRAGVOTE_ROOM_INTERNAL_H
 #define FRAGVOTE_ROOM_INTERNAL_H

@@ -1,5 +1,6 @@
 /* The room's token key (private to the room): made for a new session, read
- * back on resume. Issuing and checking tokens is public (room.h). */
+ * back on resume; tokens made and checked under it. room.c gives them its
+ * key: issuing and checking tokens is public there (room.h). */
 #ifndef FRAGVOTE_ROOM_TOKEN_H
 #define FRAGVOTE_ROOM_TOKEN_H
 
@@ -14,5 +15,10 @@ int room_token_key_new(unsigned char key[ROOM_TOKEN_KEY_BYTES], char hex[2 * ROO
 /* The key from its stored hex (exactly 2 * ROOM_TOKEN_KEY_BYTES lower-case
  * digits); 0, or -1 when malformed. */
 int room_token_key_read(const char *hex, unsigned char key[ROOM_TOKEN_KEY_BYTES]);
+/* A new token under key into out. 0, or -1 with err (no randomness). */
+int room_token_mint(const unsigned char key[ROOM_TOKEN_KEY_BYTES], char out[ROOM_TOKEN_HEX + 1], char *err,
+                    size_t errlen);
+/* 1 when t is well-formed and its MAC half is its id's under key. */
+int room_token_mac_ok(const unsigned char key[ROOM_TOKEN_KEY_BYTES], const char *t);
 
 #endif
