@@ -143,7 +143,7 @@ void hub_stop(struct hub *h) {
  * handed over at once: by the batch's zero-delay deadline it would wait
  * for the rest of the turn (a fan-out chunk, the reads) and the next one. */
 static void next_batch(struct hub *h) {
-    struct hub_batch *b = &h->batch;
+    struct hub_batch *b = h->batch;
     if (hub_batch_busy(b) && hub_batch_complete(b, 0) == 0 && hub_batch_pending(b)) hub_batch_flush(b);
 }
 
@@ -300,17 +300,18 @@ static int parts_wire(struct hub *h, struct room *room) {
     h->fanout.ctx = h->ctx;
     h->fanout.bcast = h->bcast;
     h->http.bcast = h->bcast;
-    hub_actions_init(&h->act, h, room, &h->batch, h->bcast);
-    hub_replay_init(&h->replay, h, room, h->guard, h->bcast, &h->batch);
+    hub_actions_init(&h->act, h, room, h->batch, h->bcast);
+    hub_replay_init(&h->replay, h, room, h->guard, h->bcast, h->batch);
     return hub_tally_start(h->bcast);
 }
 
 struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen) {
     struct hub *h = calloc(1, sizeof *h);
-    if (!h || !(h->mb = hub_mailbox_new()) || !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) || !(h->guard = malloc(sizeof *h->guard)) ||
-        (cfg->leaderboard && !(h->board = leaderboard_new()))) {
+    if (!h || !(h->mb = hub_mailbox_new()) || !(h->batch = hub_batch_new()) || !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) ||
+        !(h->guard = malloc(sizeof *h->guard)) || (cfg->leaderboard && !(h->board = leaderboard_new()))) {
         if (h) {
             hub_mailbox_free(h->mb);
+            hub_batch_free(h->batch);
             free(h->txbuf);
             free(h->guard);
         }
@@ -345,10 +346,10 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     hub_keepalive_start(h);
     char swarn[256];
     if (!(h->store = hub_store_start(room, h->ctx, swarn, sizeof swarn, err, errlen))) goto fail;
-    hub_batch_init(&h->batch, h, room, h->store, h->mb, &h->conns, h->bcast, &h->acklat, h->board);
+    hub_batch_init(h->batch, h, room, h->store, h->mb, &h->conns, h->bcast, &h->acklat, h->board);
     if (swarn[0]) hub_status_warn(h, swarn);
     struct hub_remote *r = &h->remote;
-    *r = (struct hub_remote){.hub = h, .cfg = &h->cfg, .stop = &h->stop, .room = room, .mb = h->mb, .batch = &h->batch,
+    *r = (struct hub_remote){.hub = h, .cfg = &h->cfg, .stop = &h->stop, .room = room, .mb = h->mb, .batch = h->batch,
                              .bcast = h->bcast, .act = &h->act};
     if (hub_prober_init(r, err, errlen)) goto fail;
     if (warn[0]) hub_status_warn(h, warn);
@@ -395,22 +396,22 @@ int hub_run(struct hub *h) {
     /* Votes still in the batch are committed (and acked) before we go, and
      * for a short while the loop keeps running so what was queued -- those
      * acks, the final "ended" state after a quit -- reaches the phones. */
-    if (hub_batch_pending(&h->batch)) hub_batch_flush(&h->batch);
+    if (hub_batch_pending(h->batch)) hub_batch_flush(h->batch);
     h->flush_hard = fv_clock_ms() + HUB_QUIT_FLUSH_MAX_MS;
     hub_timer_in(h, HUB_T_FLUSH, flush_tick, h, HUB_QUIT_FLUSH_MS);
 
     while (rc == 0 && !h->flushed) rc = loop_turn(h, 1);
     /* whatever is still collected or in flight is committed before we return */
-    hub_batch_quiesce(&h->batch);
-    if (hub_batch_pending(&h->batch)) hub_batch_flush(&h->batch);
-    hub_batch_quiesce(&h->batch);
+    hub_batch_quiesce(h->batch);
+    if (hub_batch_pending(h->batch)) hub_batch_flush(h->batch);
+    hub_batch_quiesce(h->batch);
     hub_status_update(h, NULL); /* hub_snapshot: as the loop ended, every ack counted */
     return rc;
 }
 
 void hub_free(struct hub *h) {
     if (!h) return;
-    if (h->store && hub_batch_busy(&h->batch)) hub_batch_quiesce(&h->batch);
+    if (h->store && hub_batch_busy(h->batch)) hub_batch_quiesce(h->batch);
     hub_store_stop(h->store); /* it calls lws_cancel_service: before the context goes */
     h->store = NULL;
     if (h->ctx) {
@@ -422,7 +423,7 @@ void hub_free(struct hub *h) {
     hub_tally_free(h->bcast);
     hub_replay_free(&h->replay);
     hub_http_free(&h->http);
-    hub_batch_free(&h->batch);
+    hub_batch_free(h->batch);
     hub_conns_free(&h->conns);
     hub_mailbox_free(h->mb);
     free(h->txbuf);

@@ -27,6 +27,28 @@
  * has committed, counts them and answers every phone of the batch. Ops
  * arriving meanwhile collect for the next batch, which starts when this one
  * is done. A batch with nothing to write is answered at once. */
+/* The group commit's state (hub_batch_new); other files ask
+ * hub_batch_pending and hub_batch_busy. Two arrays of ops swap: one
+ * collects the next batch while the other is in flight. It is given the
+ * parts a commit reads and answers (hub_batch_init). */
+struct hub_batch {
+    struct hub *hub;               /* the loop: the HUB_T_BATCH deadline, the status, the tally (hub_loop.h) */
+    struct room *room;
+    struct hub_store *store;       /* its store thread (hub_store.c) */
+    struct hub_mailbox *mb;        /* the commits counted for the status */
+    struct hub_conns *conns;       /* voters and newcomers online */
+    struct hub_broadcast *bcast;   /* a commit's counts go out as a tally */
+    struct hub_acklat *acklat;     /* vote read -> ack written */
+    struct leaderboard *board;     /* a nickname given to the voter a first vote makes; NULL: none */
+    struct hub_op *ops;            /* collecting for the next batch */
+    int nops, capops;
+    struct hub_op *job;            /* the batch in flight (or being answered) */
+    int njob, capjob;
+    struct room_write *writes;     /* its writes, the store thread's while store_busy */
+    int nwrites, capwrites;
+    int store_busy;                /* a batch is with the store thread */
+};
+
 static void batch_finish(struct hub_batch *b, int ok, const char *why);
 
 /* The batch's deadline (HUB_T_BATCH) came. */
@@ -133,11 +155,14 @@ int hub_batch_quiesce(struct hub_batch *b) { return hub_batch_complete(b, -1); }
 int hub_batch_pending(const struct hub_batch *b) { return b->nops > 0; }
 int hub_batch_busy(const struct hub_batch *b) { return b->store_busy; }
 
+struct hub_batch *hub_batch_new(void) { return calloc(1, sizeof(struct hub_batch)); }
+
 void hub_batch_free(struct hub_batch *b) {
+    if (!b) return;
     free(b->ops);
     free(b->job);
     free(b->writes);
-    memset(b, 0, sizeof *b);
+    free(b);
 }
 
 static void batch_finish(struct hub_batch *b, int ok, const char *err) {

@@ -30,29 +30,10 @@ struct hub_op {
     long long read_us;             /* when the hub read it (fv_clock_us) */
 };
 
-/* The group commit's state, embedded in struct hub (h->batch) and read or
- * written only by hub_batch.c; other files ask hub_batch_pending and
- * hub_batch_busy. Two arrays of ops swap: one collects the next batch while
- * the other is in flight. It is given the parts a commit reads and answers
- * (hub_batch_init). */
-struct hub_batch {
-    struct hub *hub;               /* the loop: the HUB_T_BATCH deadline, the status, the tally (hub_loop.h) */
-    struct room *room;
-    struct hub_store *store;       /* its store thread (hub_store.c) */
-    struct hub_mailbox *mb;        /* the commits counted for the status */
-    struct hub_conns *conns;       /* voters and newcomers online */
-    struct hub_broadcast *bcast;   /* a commit's counts go out as a tally */
-    struct hub_acklat *acklat;     /* vote read -> ack written */
-    struct leaderboard *board;     /* a nickname given to the voter a first vote makes; NULL: none */
-    struct hub_op *ops;            /* collecting for the next batch */
-    int nops, capops;
-    struct hub_op *job;            /* the batch in flight (or being answered) */
-    int njob, capjob;
-    struct room_write *writes;     /* its writes, the store thread's while store_busy */
-    int nwrites, capwrites;
-    int store_busy;                /* a batch is with the store thread */
-};
+struct hub_batch; /* opaque: hub_batch.c's own */
 
+
+struct hub_batch *hub_batch_new(void);          /* NULL: out of memory; hub_batch_init before use */
 /* The parts the batch uses (store: its store thread, started). */
 void hub_batch_init(struct hub_batch *b, struct hub *hub, struct room *room, struct hub_store *store,
                     struct hub_mailbox *mb, struct hub_conns *conns, struct hub_broadcast *bcast, struct hub_acklat *acklat,
@@ -70,6 +51,6 @@ int hub_batch_quiesce(struct hub_batch *b);     /* no batch in flight on return 
 
 int hub_batch_pending(const struct hub_batch *b); /* joins or votes are collected for the next batch */
 int hub_batch_busy(const struct hub_batch *b);  /* a batch is with the store thread */
-void hub_batch_free(struct hub_batch *b);       /* hub_free: the arrays (no batch in flight any more) */
+void hub_batch_free(struct hub_batch *b);       /* hub_free: the arrays and b (no batch in flight any more; NULL: nothing) */
 
 #endif

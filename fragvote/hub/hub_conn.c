@@ -70,7 +70,7 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "this phone reconnects too often: trying again shortly");
         return;
     }
-    struct hub_op *op = hub_batch_add(&h->batch, c, HUB_OP_JOIN);
+    struct hub_op *op = hub_batch_add(h->batch, c, HUB_OP_JOIN);
     if (!op) {
         hub_conn_error(c, -1, "busy", "server out of memory");
         return;
@@ -127,7 +127,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
         }
         c->new_voter_ok = 1;
     }
-    struct hub_op *op = hub_batch_add(&h->batch, c, HUB_OP_VOTE);
+    struct hub_op *op = hub_batch_add(h->batch, c, HUB_OP_VOTE);
     if (!op) {
         hub_conn_error(c, id, "busy", "server out of memory");
         return;
@@ -278,7 +278,7 @@ static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_
     case HUB_C_NICK: on_nick(h, c, &m); break;
     case HUB_C_PROBER: hub_prober_hello(&h->remote, c, &m); break;
     case HUB_C_RESULT: hub_prober_result(&h->remote, c, &m, len); break;
-    case HUB_C_EXPORT: hub_export(&h->cfg, h->room, &h->batch, c, &m); break;
+    case HUB_C_EXPORT: hub_export(&h->cfg, h->room, h->batch, c, &m); break;
     case HUB_C_REPLAY: hub_replay_ask(&h->replay, c, &m); break;
     case HUB_C_REPLAY_VOTE: hub_replay_vote(&h->replay, c, &m); break;
     case HUB_C_RTT: hub_rtt_report(&h->rtt, &h->conns, c, &m); break;
@@ -339,7 +339,7 @@ static void on_closed(struct hub *h, struct hub_conn *c) {
     hub_conns_remove(&h->conns, c);
     hub_prober_closed(&h->remote, c); /* after the unlink: its state change goes to the others */
     hub_conns_closed(&h->conns, c);
-    hub_batch_forget(&h->batch, c);
+    hub_batch_forget(h->batch, c);
     while (c->qlen) hub_msg_unref(hub_conn_dequeue(c));
     free(c->rx);
     c->rx = NULL;

@@ -53,13 +53,13 @@ struct hub {
 
     struct hub_conns conns;        /* the connections, who is online (hub_conns.c) */
 
-    struct hub_batch batch;        /* the group commit (hub_batch.c) */
+    struct hub_batch *batch;       /* the group commit (hub_batch.c) */
     struct hub_acklat acklat;      /* vote read -> ack written (hub_acklat.c) */
     struct hub_store *store;       /* its store thread (hub_store.c) */
 
     /* broadcast */
     struct hub_fanout fanout;      /* a state change's fan-out to phones (hub_send.c) */
-    struct hub_broadcast *bcast;      /* state and tally messages, the phones' rotation (hub_tally.c) */
+    struct hub_broadcast *bcast;   /* state and tally messages, the phones' rotation (hub_tally.c) */
     unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */
     struct hub_guard *guard;       /* per-address throttles: secret guesses, HTTP requests */
     struct hub_proxy proxy;        /* trusted reverse proxies (cfg.trust_proxy's copy; n 0: none) */
