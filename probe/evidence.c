@@ -50,6 +50,18 @@ void probe_ev_add_text(struct probe_result *r, const char *english) {
     snprintf(r->evidence + k, sizeof r->evidence - k, "%s", english);
 }
 
+int probe_ev_silence(const struct probe_result *r, struct fv_msg *m) {
+    char target[96], said[256], want[256];
+    snprintf(target, sizeof target, "%.80s", r->witness.target);
+    snprintf(want, sizeof want, " [%s]", r->witness.note);
+    fv_msg_set(m, "ev.witness_silent", "witness=%s ms=%d", target, r->witness.waited_ms);
+    fv_msg_text(m, said, sizeof said);
+    if (!strcmp(said, want)) return 0;
+    fv_msg_set(m, "ev.witness_note", "note=%s", r->witness.note); /* words of its own: carried as they are */
+    fv_msg_text(m, said, sizeof said);
+    return strcmp(said, want) ? -1 : 0;
+}
+
 void probe_ev_check(struct probe_result *r) {
     if (r->nev <= 0) return;
     char en[sizeof r->evidence];

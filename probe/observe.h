@@ -63,6 +63,10 @@ void probe_ev_add_row(struct probe_result *r, const struct fv_msg *m, int n);
 void probe_ev_add_fact(struct probe_result *r, const struct probe_fact *f);
 void probe_ev_add_text(struct probe_result *r, const char *english); /* English no message says: the row is lost */
 void probe_ev_check(struct probe_result *r);
+/* " [the witness ... did not answer within 1000 ms: ...]", a silent
+ * witness's note after the line, as m: 0, or -1 when no message says the
+ * note (English alone then). */
+int probe_ev_silence(const struct probe_result *r, struct fv_msg *m);
 
 /* What the sender did, so an observer can match answers to this test. */
 struct probe_sendinfo {

@@ -48,6 +48,7 @@ struct probe_seen_witness {
     int raw, ttl, df, bytes, fragments, frag_max, frag_min, segments, seg_max; /* its report */
     unsigned far_end;             /* facts the witness observed: bits 1 sent, 2 df, 4 fragmented */
     char note[200];               /* what the witness added, or why it could not */
+    int waited_ms;                /* silent: how long the probe waited for its report (note's words; not stored) */
 };
 /* What is known of the route before judging. */
 struct probe_seen_route {

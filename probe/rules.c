@@ -72,7 +72,8 @@ static void rule_evidence(struct probe_result *r) {
     if (rule) fv_msg_row_add(r->ev, &r->nev, cap, "ev.rule", " ");
     int from = other[0] ? part_at(was, nwas, other_at) : nwas;
     if (other[0]) fv_msg_row_append(r->ev, &r->nev, cap, was + from, from < nwas ? nwas - from : -1);
-    if (r->witness.silent) fv_msg_row_add(r->ev, &r->nev, cap, "ev.witness_note", "note=%s", r->witness.note);
+    struct fv_msg note;
+    if (r->witness.silent) fv_msg_row_append(r->ev, &r->nev, cap, &note, probe_ev_silence(r, &note) == 0 ? 1 : -1);
     probe_ev_check(r); /* lost unless it says exactly the line */
 }
 

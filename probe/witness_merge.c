@@ -132,10 +132,9 @@ void probe_witness_merge(const struct probe_path_topology *topo, struct probe_re
     if (!r->witness.heard) {
         /* Silence is news; a probe a router dropped, or one never sent, is
          * explained by the near end already (the note keeps it). */
-        if (r->witness.silent && strlen(r->witness.note) < FV_MSG_STR_MAX)
-            probe_ev_add(r, "ev.witness_note", "note=%s", r->witness.note);
-        else if (r->witness.silent)
-            append(r->evidence, sizeof r->evidence, " [%s]", r->witness.note), r->nev = -1;
+        struct fv_msg note;
+        if (r->witness.silent && probe_ev_silence(r, &note) == 0) probe_ev_add_row(r, &note, 1);
+        else if (r->witness.silent) append(r->evidence, sizeof r->evidence, " [%s]", r->witness.note), r->nev = -1;
         return;
     }
     const struct probe_spec *s = &r->spec;

@@ -112,6 +112,7 @@ void witness_probe_collect(const struct probe_sendinfo *si, const struct probe_o
                  "the witness %.80s did not report: an ICMP error came back instead (the probe did not reach a listening witness)", r->witness.target);
     else {
         r->witness.silent = 1;
+        r->witness.waited_ms = timeout_ms;
         snprintf(r->witness.note, sizeof r->witness.note,
                  "the witness %.80s did not answer within %d ms: the near end's observation only", r->witness.target, timeout_ms);
     }

@@ -152,6 +152,31 @@ static void test_a_silent_witness_leaves_the_near_end_with_a_note(void) {
     CHECK_CONTAINS(r.evidence, "no ICMP answer [the witness 203.0.113.2:33435 did not answer within 1000 ms]");
 }
 
+static void check_row(const struct fv_msg *m, int n, const char *english);
+
+/* A silent witness's note after the line is a message too: worded from
+ * the catalog where it is witness_probe's sentence (ev.witness_silent: the
+ * witness and the wait as arguments), else its own words carried as they
+ * are (ev.witness_note); either way the row says the English line. */
+static void test_a_silent_witness_note_is_a_message(void) {
+    for (int own = 0; own < 2; own++) {
+        struct probe_result r = near_end(PROBE_UDP4, PROBE_MODE_DONT, 1400);
+        probe_ev_clear(&r);
+        probe_ev_add(&r, "ev.host_frag", " ");
+        r.witness.silent = 1;
+        r.witness.waited_ms = 1000;
+        snprintf(r.witness.note, sizeof r.witness.note, own ? "the witness went quiet"
+                 : "the witness 203.0.113.2:33435 did not answer within 1000 ms: the near end's observation only");
+        probe_witness_merge(NULL, &r);
+        CHECK_STR(r.evidence, own ? "kernel fragmented locally [the witness went quiet]"
+                  : "kernel fragmented locally [the witness 203.0.113.2:33435 did not answer within 1000 ms: the near "
+                    "end's observation only]");
+        CHECK_INT(r.nev, 2);
+        if (r.nev == 2) CHECK_STR(r.ev[1].key, own ? "ev.witness_note" : "ev.witness_silent");
+        check_row(r.ev, r.nev, r.evidence);
+    }
+}
+
 /* The far end's DF, and the TCP rules it settles, are messages (why.
  * keys, docs/LANGUAGES.md) whose English is the why: at the lab's last
  * node by its name, elsewhere at the witness by its address. */
@@ -255,5 +280,6 @@ int main(void) {
     RUN(test_a_silent_witness_leaves_the_near_end_with_a_note);
     RUN(test_the_far_ends_df_and_tcp_whys_are_messages);
     RUN(test_the_far_ends_arrival_and_evidence_are_messages);
+    RUN(test_a_silent_witness_note_is_a_message);
     return check_summary();
 }
