@@ -294,11 +294,11 @@ static void http_wire(struct hub *h, struct room *room) {
  * broadcasts, the fan-out, the actions and the replay; the HTTP side gets
  * the broadcasts. Then the first state messages. 0, or -1 out of memory. */
 static int parts_wire(struct hub *h, struct room *room) {
-    if (!(h->bcast = hub_tally_new(h, room, &h->conns, &h->fanout, h->ctx, &h->protocols[1 + HUB_SCREEN],
+    if (!(h->fanout = hub_fanout_new(h->ctx)) ||
+        !(h->bcast = hub_tally_new(h, room, &h->conns, h->fanout, h->ctx, &h->protocols[1 + HUB_SCREEN],
                                    &h->protocols[1 + HUB_PRESENTER], h->cfg.audience_tallies_per_s)))
         return -1;
-    h->fanout.ctx = h->ctx;
-    h->fanout.bcast = h->bcast;
+    hub_fanout_set_bcast(h->fanout, h->bcast);
     h->http.bcast = h->bcast;
     hub_actions_init(&h->act, h, room, h->batch, h->bcast);
     hub_replay_init(&h->replay, h, room, h->guard, h->bcast, h->batch);
@@ -367,7 +367,7 @@ static int loop_turn(struct hub *h, int wait) {
     /* A batch the store finished meanwhile is answered, and the next one
      * handed over, before this turn's chunk of a fan-out (250 writes). */
     next_batch(h);
-    hub_fanout_pump(&h->fanout);
+    hub_fanout_pump(h->fanout);
     int rc = 0;
     if (h->ev.loop)
         hub_ev_turn(&h->ev, wait);
@@ -382,7 +382,7 @@ static int loop_turn(struct hub *h, int wait) {
  * HUB_QUIT_FLUSH_MAX_MS, looked at every HUB_ROTATION_MS. */
 static void flush_tick(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_timer_owner(sul, HUB_T_FLUSH);
-    if (hub_fanout_busy(&h->fanout) && fv_clock_ms() < h->flush_hard)
+    if (hub_fanout_busy(h->fanout) && fv_clock_ms() < h->flush_hard)
         hub_timer_in(h, HUB_T_FLUSH, flush_tick, h, HUB_ROTATION_MS);
     else {
         h->flushed = 1;
@@ -421,6 +421,7 @@ void hub_free(struct hub *h) {
     hub_ev_close(&h->ev);
     hub_fd_close(&h->fd);
     hub_tally_free(h->bcast);
+    hub_fanout_free(h->fanout);
     hub_replay_free(&h->replay);
     hub_http_free(&h->http);
     hub_batch_free(h->batch);

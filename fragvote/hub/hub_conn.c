@@ -315,7 +315,7 @@ static int frame_take(struct hub_conn *c) {
 static void on_established(struct hub *h, struct hub_conn *c, struct lws *wsi, enum hub_role role) {
     memset(c, 0, sizeof *c);
     c->wsi = wsi;
-    c->fanout = &h->fanout;
+    c->fanout = h->fanout;
     c->role = role;
     c->voter = -1;
     c->follow = -1;

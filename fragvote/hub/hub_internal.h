@@ -58,7 +58,7 @@ struct hub {
     struct hub_store *store;       /* its store thread (hub_store.c) */
 
     /* broadcast */
-    struct hub_fanout fanout;      /* a state change's fan-out to phones (hub_send.c) */
+    struct hub_fanout *fanout;     /* a state change's fan-out to phones (hub_send.c) */
     struct hub_broadcast *bcast;   /* state and tally messages, the phones' rotation (hub_tally.c) */
     unsigned char *txbuf;          /* LWS_PRE + HUB_TX_CHUNK: one fragment being written (lws thread) */
     struct hub_guard *guard;       /* per-address throttles: secret guesses, HTTP requests */

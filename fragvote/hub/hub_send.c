@@ -42,6 +42,25 @@ void hub_conn_kill(struct hub_conn *c, int code, const char *reason) {
 }
 
 /* c leaves the fan-out list (if it is in it). */
+/* The fan-out list (hub_fanout_new): phones with a queued state, not yet
+ * made writeable (FIFO, linked through hub_conn.fo_prev/fo_next). Every
+ * connection points at it (hub_conn.fanout). */
+struct hub_fanout {
+    struct hub_conn *head, *tail;
+    struct lws_context *ctx;       /* woken when a fan-out begins: the pump runs between the loop's turns */
+    const struct hub_broadcast *bcast; /* asked whether a phone written now is owed a tally too */
+};
+
+struct hub_fanout *hub_fanout_new(struct lws_context *ctx) {
+    struct hub_fanout *fo = calloc(1, sizeof *fo);
+    if (fo) fo->ctx = ctx;
+    return fo;
+}
+
+void hub_fanout_set_bcast(struct hub_fanout *fo, const struct hub_broadcast *bcast) { fo->bcast = bcast; }
+
+void hub_fanout_free(struct hub_fanout *fo) { free(fo); }
+
 void hub_fanout_remove(struct hub_conn *c) {
     struct hub_fanout *fo = c->fanout;
     if (!c->deferred) return;

@@ -20,15 +20,8 @@ struct hub_msg {
     unsigned char buf[];           /* LWS_PRE bytes of headroom, then len bytes */
 };
 
-/* The fan-out list, embedded in struct hub (h->fanout) and read or written
- * only by hub_send.c: phones with a queued state, not yet made writeable
- * (FIFO, linked through hub_conn.fo_prev/fo_next). Every connection
- * points at it (hub_conn.fanout). */
-struct hub_fanout {
-    struct hub_conn *head, *tail;
-    struct lws_context *ctx;       /* woken when a fan-out begins: the pump runs between the loop's turns */
-    const struct hub_broadcast *bcast; /* asked whether a phone written now is owed a tally too */
-};
+struct hub_fanout; /* opaque: hub_send.c's own */
+
 
 struct hub_msg *hub_msg_new(char *json);        /* takes (frees) json; one reference */
 void hub_msg_unref(struct hub_msg *m);
@@ -41,6 +34,13 @@ unsigned hub_queue_drop_states(struct hub_msg *q[], unsigned cap, unsigned head,
 void hub_conn_send_later(struct hub_conn *c, struct hub_msg *m); /* queues m; writeable in a later fan-out chunk */
 struct hub_msg *hub_conn_dequeue(struct hub_conn *c); /* the head of c's queue, removed (c->qlen > 0); the
                                                        * caller unrefs it */
+/* The fan-out list; ctx is woken when a fan-out begins (the pump runs
+ * between the loop's turns). NULL: out of memory. */
+struct hub_fanout *hub_fanout_new(struct lws_context *ctx);
+/* The broadcasts it asks whether a phone written now is owed a tally too
+ * (they are made after it: they ask it whether a fan-out is going on). */
+void hub_fanout_set_bcast(struct hub_fanout *fo, const struct hub_broadcast *bcast);
+void hub_fanout_free(struct hub_fanout *fo);   /* NULL: nothing */
 void hub_fanout_remove(struct hub_conn *c);     /* c leaves the fan-out list (closing, or written now) */
 void hub_fanout_pump(struct hub_fanout *fo);    /* the next HUB_FANOUT_CHUNK deferred connections: writeable */
 int hub_fanout_busy(const struct hub_fanout *fo); /* a state change is still being fanned out */
