@@ -33,10 +33,12 @@ static const struct probe_icmp *primary_answer(const struct probe_sendinfo *si, 
     for (int i = 0; i < obs->nanswers; i++) {
         const struct probe_icmp *a = &obs->answers[i];
         char what[sizeof r->icmp.other.quote];
-        if (probe_quote_about(si, &obs->pkt, &a->q, what, sizeof what) != PROBE_ABOUT_THIS) {
+        struct fv_msg about;
+        if (probe_quote_about(si, &obs->pkt, &a->q, what, sizeof what, &about) != PROBE_ABOUT_THIS) {
             if (r->icmp.other.answers++) continue;
             addr_str(a->family, a->from, r->icmp.other.hop, sizeof r->icmp.other.hop);
             snprintf(r->icmp.other.quote, sizeof r->icmp.other.quote, "%s", what);
+            r->icmp.other.quote_msg = about;
             continue;
         }
         if (!any) any = a;
@@ -126,9 +128,10 @@ void probe_judge(const struct probe_sendinfo *si, const struct probe_observation
         int node = topo ? probe_path_topology_node_of(topo, r->icmp.other.hop) : -1;
         char name[16]; /* as the line always cut it */
         if (node >= 0) snprintf(name, sizeof name, "%.15s", topo->node[node].name);
-        if (node >= 0)
-            probe_ev_add(r, "ev.other_answer_named", "node=%s hop=%s quote=%s", name, r->icmp.other.hop, r->icmp.other.quote);
-        else
-            probe_ev_add(r, "ev.other_answer", "hop=%s quote=%s", r->icmp.other.hop, r->icmp.other.quote);
+        if (node >= 0) probe_ev_add(r, "ev.other_answer_named", "node=%s hop=%s", name, r->icmp.other.hop);
+        else probe_ev_add(r, "ev.other_answer", "hop=%s", r->icmp.other.hop);
+        if (r->icmp.other.quote_msg.key[0]) probe_ev_add_row(r, &r->icmp.other.quote_msg, 1); /* what it quoted */
+        else probe_ev_add_text(r, r->icmp.other.quote);
+        probe_ev_add(r, "ev.other_answer_end", " ");
     }
 }

@@ -187,9 +187,10 @@ int probe_judge_host_frags(const struct probe_spec *s, int dev_mtu, int path_mtu
  * judges answer only from those about the packet the question is about. */
 enum probe_about { PROBE_ABOUT_OTHER = 0, PROBE_ABOUT_THIS = 1, PROBE_ABOUT_UNSURE = 2 };
 /* THIS, OTHER (what it is goes into what, e.g. "another segment (seq +2896,
- * 104 bytes)"), or UNSURE when nothing ties it to either (what says why). */
+ * 104 bytes)"), or UNSURE when nothing ties it to either (what says why);
+ * the same as a message into msg (ev.quote_*) when msg is not NULL. */
 enum probe_about probe_quote_about(const struct probe_sendinfo *si, const struct probe_packet_seen *pkt,
-                                   const struct probe_quote *q, char *what, size_t len);
+                                   const struct probe_quote *q, char *what, size_t len, struct fv_msg *msg);
 
 /* True when answer a quotes a packet of this test (addresses, ports / IP ID). */
 int probe_answer_matches(const struct probe_sendinfo *si, const struct probe_quote *q,

@@ -38,6 +38,7 @@ struct probe_seen_icmp {
         int answers;              /* how many came back */
         char hop[64];             /* the address of the first one's hop, "" none */
         char quote[128];          /* what it quoted: "another segment (seq +2896, 104 bytes)" */
+        struct fv_msg quote_msg;  /* the same as a message (ev.quote_*; not stored: the evidence row is) */
     } other;
 };
 /* What the far-end witness reported (probe_witness.h); -1 unseen. */

@@ -36,64 +36,76 @@ static const uint8_t *addr_of(const struct sockaddr_storage *a) {
     return (const uint8_t *)&((const struct sockaddr_in *)a)->sin_addr;
 }
 
-static enum probe_about say(enum probe_about a, char *what, size_t len, const char *fmt, ...)
+/* What a quote is about, as a message (a catalog key "ev.quote_*" and its
+ * arguments: docs/LANGUAGES.md) into msg when asked, and its English into
+ * what. */
+struct about_out {
+    char *what;
+    size_t len;
+    struct fv_msg *msg; /* NULL: the English only */
+};
+static enum probe_about say(enum probe_about a, const struct about_out *o, const char *key, const char *spec, ...)
     __attribute__((format(printf, 4, 5)));
-static enum probe_about say(enum probe_about a, char *what, size_t len, const char *fmt, ...) {
+static enum probe_about say(enum probe_about a, const struct about_out *o, const char *key, const char *spec, ...) {
+    struct fv_msg m;
     va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, len, fmt, ap);
+    va_start(ap, spec);
+    fv_msg_setv(&m, key, spec, ap);
     va_end(ap);
+    fv_msg_text(&m, o->what, o->len);
+    if (o->msg) *o->msg = m;
     return a;
 }
 
 /* TCP: the first data segment is the packet (docs/PROBE.md). */
-static enum probe_about tcp_about(const struct probe_packet_seen *pkt, const struct probe_quote *q, char *what,
-                                  size_t len) {
-    if (q->tcp_seq < 0) return say(PROBE_ABOUT_UNSURE, what, len, "a quote too short to show its TCP sequence number");
-    if (pkt->tcp_seq < 0)
-        return say(PROBE_ABOUT_UNSURE, what, len, "a quote of a segment (%d bytes), while the first segment's "
-                   "sequence number was not seen leaving", q->total_len);
+static enum probe_about tcp_about(const struct probe_packet_seen *pkt, const struct probe_quote *q,
+                                  const struct about_out *o) {
+    char n[24];
+    if (q->tcp_seq < 0) return say(PROBE_ABOUT_UNSURE, o, "ev.quote_short", " ");
+    if (pkt->tcp_seq < 0) return say(PROBE_ABOUT_UNSURE, o, "ev.quote_segment_unseen", "len=%d", q->total_len);
     if (q->tcp_seq != pkt->tcp_seq) {
-        int32_t d = (int32_t)(uint32_t)(q->tcp_seq - pkt->tcp_seq);
-        return say(PROBE_ABOUT_OTHER, what, len, "a quote of another segment (seq %+" PRId32 ", %d bytes)", d,
-                   q->total_len);
+        snprintf(n, sizeof n, "%+" PRId32, (int32_t)(uint32_t)(q->tcp_seq - pkt->tcp_seq));
+        return say(PROBE_ABOUT_OTHER, o, "ev.quote_other_segment", "seq=%s len=%d", n, q->total_len);
     }
     if (probe_quote_is_fragment(q)) {
+        snprintf(n, sizeof n, "%" PRId64, q->id);
         if (pkt->nids && !has_id(pkt, q->id))
-            return say(PROBE_ABOUT_OTHER, what, len, "a quote of a fragment of a resend of the first segment "
-                       "(IP ID %" PRId64 ", %d bytes)", q->id, q->total_len);
+            return say(PROBE_ABOUT_OTHER, o, "ev.quote_resend_fragment", "id=%s len=%d", n, q->total_len);
         return PROBE_ABOUT_THIS;
     }
     if (pkt->len > 0 && q->total_len != pkt->len)
-        return say(PROBE_ABOUT_OTHER, what, len, "a quote of a resend of the first segment in %d bytes (it left in %d)",
-                   q->total_len, pkt->len);
+        return say(PROBE_ABOUT_OTHER, o, "ev.quote_resend", "len=%d left=%d", q->total_len, pkt->len);
     return PROBE_ABOUT_THIS;
 }
 
 enum probe_about probe_quote_about(const struct probe_sendinfo *si, const struct probe_packet_seen *pkt,
-                                   const struct probe_quote *q, char *what, size_t len) {
+                                   const struct probe_quote *q, char *what, size_t len, struct fv_msg *msg) {
     what[0] = '\0';
+    if (msg) memset(msg, 0, sizeof *msg);
+    const struct about_out o = {what, len, msg};
+    char n[3][24];
     size_t alen = si->family == AF_INET6 ? 16 : 4;
     if (q->family != si->family || memcmp(q->src, addr_of(&si->local), alen) ||
         memcmp(q->dst, addr_of(&si->remote), alen))
-        return say(PROBE_ABOUT_OTHER, what, len, "a quote of a packet between other addresses");
+        return say(PROBE_ABOUT_OTHER, &o, "ev.quote_other_addresses", " ");
     if (q->l4 < 0) { /* a later fragment: only its ID ties it to a packet */
         if (q->id < 0 || !pkt->nids)
-            return say(PROBE_ABOUT_UNSURE, what, len, "a quote of a later fragment (%d bytes) whose packet is not "
-                       "known", q->total_len);
+            return say(PROBE_ABOUT_UNSURE, &o, "ev.quote_later_fragment", "len=%d", q->total_len);
         if (has_id(pkt, q->id)) return PROBE_ABOUT_THIS;
-        return say(PROBE_ABOUT_OTHER, what, len, "a quote of a fragment of another packet (IP ID %" PRId64 ", %d bytes)",
-                   q->id, q->total_len);
+        snprintf(n[0], sizeof n[0], "%" PRId64, q->id);
+        return say(PROBE_ABOUT_OTHER, &o, "ev.quote_other_packet", "id=%s len=%d", n[0], q->total_len);
     }
     if (q->l4 != si->l4 || q->sport != si->sport || q->dport != si->dport)
-        return say(PROBE_ABOUT_OTHER, what, len, "a quote of another flow (ports %d > %d)", q->sport, q->dport);
-    if (si->l4 == IPPROTO_TCP) return tcp_about(pkt, q, what, len);
+        return say(PROBE_ABOUT_OTHER, &o, "ev.quote_other_flow", "sport=%d dport=%d", q->sport, q->dport);
+    if (si->l4 == IPPROTO_TCP) return tcp_about(pkt, q, &o);
     /* A local answer (loopback, the host's own stack) may quote the datagram
      * before the device completed its checksum: the pseudo header's sum. */
     if (si->l4 == IPPROTO_UDP && si->udp_check >= 0 && q->udp_check >= 0 && q->udp_check != si->udp_check &&
-        q->udp_check != si->udp_check_partial)
-        return say(PROBE_ABOUT_OTHER, what, len, "a quote of another datagram (UDP checksum 0x%04x, not 0x%04x, %d bytes)",
-                   (unsigned)q->udp_check, (unsigned)si->udp_check, q->total_len);
+        q->udp_check != si->udp_check_partial) {
+        snprintf(n[1], sizeof n[1], "0x%04x", (unsigned)q->udp_check);
+        snprintf(n[2], sizeof n[2], "0x%04x", (unsigned)si->udp_check);
+        return say(PROBE_ABOUT_OTHER, &o, "ev.quote_other_datagram", "got=%s want=%s len=%d", n[1], n[2], q->total_len);
+    }
     /* UDP: one datagram per socket, its checksum agreeing (or not quoted);
      * ICMP echo: the identifier and sequence matched above. */
     return PROBE_ABOUT_THIS;

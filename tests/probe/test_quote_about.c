@@ -73,7 +73,13 @@ static void qcase_init(struct qcase *c, int l4) {
 static enum probe_about about(struct qcase *c) {
     struct probe_icmp m;
     CHECK_INT(probe_parse_icmp4(c->b, c->n, &m), PROBE_PARSE_OK);
-    return probe_quote_about(&c->si, &c->pkt, &m.q, c->what, sizeof c->what);
+    struct fv_msg said;
+    enum probe_about a = probe_quote_about(&c->si, &c->pkt, &m.q, c->what, sizeof c->what, &said);
+    char en[sizeof c->what]; /* what it is about is a message (ev.quote_*) saying the same */
+    fv_msg_text(&said, en, sizeof en);
+    CHECK_STR(en, c->what);
+    if (a != PROBE_ABOUT_THIS) CHECK(!strncmp(said.key, "ev.quote_", 9) && fv_msg_en(said.key) != NULL);
+    return a;
 }
 
 /* A Time Exceeded quoting such a packet (see time_exceeded): what it is about. */
