@@ -152,11 +152,20 @@ static int load(int64_t sid, struct db_report_session *rs) {
     return rc;
 }
 
+/* A new file of the test's (dbfile, fx_path(name)) opened; NULL after
+ * printing why. */
+static struct db *open_new(const char *name) {
+    char err[256];
+    snprintf(dbfile, sizeof dbfile, "%s", fx_path(name));
+    struct db *db = db_open(dbfile, err, sizeof err);
+    if (!db) fprintf(stderr, "%s: %s\n", dbfile, err);
+    return db;
+}
+
 static void test_purge_keeps_scores_and_deletes_voters(void) {
-    snprintf(dbfile, sizeof dbfile, "%s", fx_path("retention.db"));
     char err[256];
     int64_t qids[FX_NQ];
-    struct db *db = db_open(dbfile, err, sizeof err);
+    struct db *db = open_new("retention.db");
     REQUIRE(db);
     int64_t old = fx_record(db, FX_TITLE, qids), old_voter = fx_last_voters[0];
     /* a phone played the old session's replay (docs/SERVE.md "After the talk") */
@@ -303,10 +312,8 @@ static void serve_expect(const char *extra, long long id, int rc, const char *ou
 }
 
 static void test_serve_retain_purges_at_start(void) {
-    snprintf(dbfile, sizeof dbfile, "%s", fx_path("retain.db"));
-    char err[256];
     int64_t qids[FX_NQ];
-    struct db *db = db_open(dbfile, err, sizeof err);
+    struct db *db = open_new("retain.db");
     REQUIRE(db);
     int64_t old = fx_record(db, "old", qids), recent = fx_record(db, "recent", qids);
     db_close(db);

@@ -41,21 +41,14 @@ static int start_serve(const char *out, char *const extra[]) {
 /* Receives until a message of type t (others skipped); NULL on timeout/close. */
 static json_t *until(struct wsc *w, const char *t, int timeout_ms) { return wsc_recv_type(w, t, timeout_ms); }
 
-static int write_file(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    fputs(text, f);
-    return fclose(f);
-}
-
 static void test_crash_loses_nothing_acknowledged_and_resume_goes_on(void) {
     char s1[256], s2[256], out1[256], out2[256], err[256];
     snprintf(s1, sizeof s1, "%s/s1.script", dir);
     snprintf(s2, sizeof s2, "%s/s2.script", dir);
     snprintf(out1, sizeof out1, "%s/serve1.out", dir);
     snprintf(out2, sizeof out2, "%s/serve2.out", dir);
-    REQUIRE(write_file(s1, "wait-voters 10 60000\nopen\nwait-votes 10 60000\nsleep 600000\n") == 0);
-    REQUIRE(write_file(s2, "wait-votes 10 5000\nclose\nmeasure\nwait-measured 20000\nreveal\nsleep 600000\n") == 0);
+    REQUIRE(check_write_file(s1, "wait-voters 10 60000\nopen\nwait-votes 10 60000\nsleep 600000\n") == 0);
+    REQUIRE(check_write_file(s2, "wait-votes 10 5000\nclose\nmeasure\nwait-measured 20000\nreveal\nsleep 600000\n") == 0);
 
     char *extra1[] = {"--script", s1, "--room", ROOM, NULL};
     int port = start_serve(out1, extra1);
@@ -168,9 +161,7 @@ static void test_crash_loses_nothing_acknowledged_and_resume_goes_on(void) {
 
 int main(void) {
     if (geteuid() != 0) SKIP_ALL("needs root: serve builds the namespace lab");
-    bin = getenv("FRAGVOTE_BIN");
-    if (!bin) SKIP_ALL("FRAGVOTE_BIN is not set (run through ctest)");
-    signal(SIGPIPE, SIG_IGN);
+    bin = serve_proc_bin();
     snprintf(prefix, sizeof prefix, "fvc%d", (int)(getpid() % 100000));
     snprintf(dir, sizeof dir, "%s", check_tmpdir());
     snprintf(dbpath, sizeof dbpath, "%s/crash.db", dir);

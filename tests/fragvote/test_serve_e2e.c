@@ -519,11 +519,9 @@ static void test_serve_runs_the_whole_deck_with_50_phones(void) {
 
 int main(void) {
     if (geteuid() != 0) SKIP_ALL("needs root: serve builds the namespace lab");
-    bin = getenv("FRAGVOTE_BIN");
-    if (!bin) SKIP_ALL("FRAGVOTE_BIN is not set (run through ctest)");
+    bin = serve_proc_bin();
     snprintf(prefix, sizeof prefix, "fve%d", (int)(getpid() % 100000));
     atexit(cleanup);
-    signal(SIGPIPE, SIG_IGN);
     const char *dir = check_tmpdir();
     snprintf(dbpath, sizeof dbpath, "%s/e2e.db", dir);
     snprintf(scriptpath, sizeof scriptpath, "%s/talk.script", dir);

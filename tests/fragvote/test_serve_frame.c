@@ -153,9 +153,7 @@ static void test_lists_that_open_every_site_are_refused(void) {
 }
 
 int main(void) {
-    bin = getenv("FRAGVOTE_BIN");
-    if (!bin) SKIP_ALL("FRAGVOTE_BIN is not set (run through ctest)");
-    signal(SIGPIPE, SIG_IGN);
+    bin = serve_proc_bin();
     atexit(cleanup);
     RUN(test_only_the_projector_may_be_framed_by_the_slides);
     RUN(test_by_default_no_page_may_be_framed);

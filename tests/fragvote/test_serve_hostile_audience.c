@@ -390,9 +390,7 @@ static void test_a_bigger_nat_needs_voter_rate_0(void) {
 }
 
 int main(void) {
-    bin = getenv("FRAGVOTE_BIN");
-    if (!bin) SKIP_ALL("FRAGVOTE_BIN is not set (run through ctest)");
-    signal(SIGPIPE, SIG_IGN);
+    bin = serve_proc_bin();
     struct rlimit rl; /* NAT_PHONES connections at once */
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;

@@ -323,11 +323,9 @@ static void test_frames_while_voting_do_not_depend_on_the_measurement(void) {
 }
 
 int main(void) {
-    bin = getenv("FRAGVOTE_BIN");
-    if (!bin) SKIP_ALL("FRAGVOTE_BIN is not set (run through ctest)");
+    bin = serve_proc_bin();
     snprintf(prefix, sizeof prefix, "fvof%d", (int)getpid() % 100000);
     check_root_begin("needs root (the lab)", "ip nft", cleanup);
-    signal(SIGPIPE, SIG_IGN);
     RUN(test_frames_while_voting_do_not_depend_on_the_measurement);
     cleanup();
     return check_summary_and_clean();

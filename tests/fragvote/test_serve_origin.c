@@ -127,9 +127,7 @@ static void test_other_sites_pages_are_refused(void) {
 }
 
 int main(void) {
-    bin = getenv("FRAGVOTE_BIN");
-    if (!bin) SKIP_ALL("FRAGVOTE_BIN is not set (run through ctest)");
-    signal(SIGPIPE, SIG_IGN);
+    bin = serve_proc_bin();
     atexit(cleanup);
     RUN(test_other_sites_pages_are_refused);
     cleanup();

@@ -21,6 +21,7 @@
 #include "deck.h"
 #include "serve_proc.h"
 #include "fv_roles.h"
+#include "hubfix.h"
 #include "wsclient.h"
 
 #define T_MS 10000
@@ -29,26 +30,9 @@ static const char *bin;
 static pid_t serve_pid = -1;
 static char dbpath[300], outpath[300], scriptpath[300];
 
-static int write_file(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    fputs(text, f);
-    return fclose(f);
-}
-
 
 /* One integer from the database, or -1. */
-static long long db_int(const char *sql) {
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    long long v = -1;
-    if (sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) return -1;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-}
+static long long db_int(const char *sql) { return hubfix_sql_int(dbpath, sql); }
 
 static void test_questions_pick_the_talk_and_end_finishes_it(void) {
     const char *dir = check_tmpdir();
@@ -56,7 +40,7 @@ static void test_questions_pick_the_talk_and_end_finishes_it(void) {
     snprintf(outpath, sizeof outpath, "%s/questions.out", dir);
     snprintf(scriptpath, sizeof scriptpath, "%s/talk.script", dir);
     /* the talk ends at its first question, once the screen has seen it */
-    REQUIRE(write_file(scriptpath, "sleep 1500\nend\nsleep 600000\n") == 0);
+    REQUIRE(check_write_file(scriptpath, "sleep 1500\nend\nsleep 600000\n") == 0);
     char *argv[] = {(char *)bin, "serve", "--questions", "1-2,38", "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
                     "--target", "127.0.0.1", "--no-witness", "--script", scriptpath, "--no-qr", NULL};
     int port = serve_proc_start(argv, outpath, NULL, &serve_pid);
@@ -88,9 +72,7 @@ static void test_questions_pick_the_talk_and_end_finishes_it(void) {
 }
 
 int main(void) {
-    bin = getenv("FRAGVOTE_BIN");
-    if (!bin) SKIP_ALL("run through ctest (FRAGVOTE_BIN unset)");
-    signal(SIGPIPE, SIG_IGN);
+    bin = serve_proc_bin();
     RUN(test_questions_pick_the_talk_and_end_finishes_it);
     serve_proc_cleanup(&serve_pid, bin, "");
     return check_summary();

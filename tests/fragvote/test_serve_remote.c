@@ -179,8 +179,7 @@ static void test_a_talk_with_a_remote_prober(void) {
 
     wsc_close(lap, 1000);
     CHECK(console_says("prober at 127.0.0.1 disconnected"));
-    wsc_close(phone, 1000);
-    wsc_close(page, 1000);
+    wsc_close_all(phone, page);
     CHECK_INT(serve_stop(), 0);
     /* serve built no lab: no namespace of this test's prefix */
     const char *prefix = getenv("FRAGVOTE_LAB_PREFIX");
@@ -236,8 +235,7 @@ static void test_no_export_while_a_question_can_still_be_opened(void) {
     CHECK_STR(json_string_value(json_object_get(e, "t")), "export_ok");
     CHECK_CONTAINS(json_string_value(json_object_get(e, "data")), "OPEN-evidence");
     json_decref(e);
-    wsc_close(lap, 1000);
-    wsc_close(page, 1000);
+    wsc_close_all(lap, page);
     CHECK_INT(serve_stop(), 0);
 }
 
@@ -342,8 +340,7 @@ static void test_resume_continues_with_the_laptop(void) {
     json_decref(m1);
     json_decref(m2);
     json_decref(epoch1);
-    wsc_close(lap, 1000);
-    wsc_close(page, 1000);
+    wsc_close_all(lap, page);
     CHECK_INT(serve_stop(), 0);
 }
 
@@ -376,14 +373,12 @@ static void test_resume_asks_again_for_the_measure_in_flight(void) {
     json_decref(epoch1);
     CHECK_CONTAINS(out, "\"total\": 1"); /* the vote from before the crash */
     free(out);
-    wsc_close(lap, 1000);
-    wsc_close(page, 1000);
+    wsc_close_all(lap, page);
     CHECK_INT(serve_stop(), 0);
 }
 
 int main(void) {
-    bin = getenv("FRAGVOTE_BIN");
-    if (!bin) SKIP_ALL("FRAGVOTE_BIN not set");
+    bin = serve_proc_bin();
     static char prefix[32];
     snprintf(prefix, sizeof prefix, "fvrm%d", (int)(getpid() % 100000));
     setenv("FRAGVOTE_LAB_PREFIX", prefix, 1);

@@ -68,13 +68,6 @@ static int enter_src(void) {
     return rc;
 }
 
-static int write_file(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    fputs(text, f);
-    return fclose(f);
-}
-
 static int start_serve(void) {
     const char *dir = check_tmpdir();
     snprintf(dbpath, sizeof dbpath, "%s/unknown.db", dir);
@@ -88,7 +81,7 @@ static int start_serve(void) {
         strcat(script, "close\nmeasure\nwait-measured 60000\nreveal\nshow\n");
     }
     strcat(script, "sleep 600000\n");
-    if (write_file(deckpath, deck_json) || write_file(scriptpath, script)) return -1;
+    if (check_write_file(deckpath, deck_json) || check_write_file(scriptpath, script)) return -1;
     char *argv[] = {(char *)bin, "serve", "--deck", deckpath, "--db", dbpath, "--port", "0", "--bind", "127.0.0.1",
                     "--target", TARGET, "--observer", "recverr", "--no-witness", "--keep-root", "--script",
                     scriptpath, "--secret", SECRET, "--room", ROOM, "--no-qr", NULL};
@@ -174,8 +167,7 @@ static void test_an_unsettled_measurement_is_unknown_with_its_reason_everywhere(
     }
     /* "fragmented?": the reason is that no one here could see the wire. */
     CHECK_CONTAINS(whys[2], "a router may have fragmented it");
-    wsc_close(p, 1000);
-    wsc_close(screen, 1000);
+    wsc_close_all(p, screen);
     kill(serve_pid, SIGTERM);
     waitpid(serve_pid, NULL, 0);
     serve_pid = -1;
@@ -204,11 +196,9 @@ static void test_an_unsettled_measurement_is_unknown_with_its_reason_everywhere(
 }
 
 int main(void) {
-    bin = getenv("FRAGVOTE_BIN");
-    if (!bin) SKIP_ALL("FRAGVOTE_BIN is not set (run through ctest)");
+    bin = serve_proc_bin();
     snprintf(prefix, sizeof prefix, "fvun%d", (int)getpid() % 100000);
     check_root_begin("needs root (a namespace path)", "ip nft", cleanup);
-    signal(SIGPIPE, SIG_IGN);
     RUN(test_an_unsettled_measurement_is_unknown_with_its_reason_everywhere);
     cleanup();
     return check_summary_and_clean();

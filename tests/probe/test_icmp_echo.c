@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "check_wire.h"
 #include "fragprobe.h"
 #include "send.h"
 
@@ -36,24 +37,15 @@ static const uint8_t ptb6_echo[] = {
 static void test_ipv4_time_exceeded_quoting_an_echo_request_names_id_and_seq(void) {
     struct probe_icmp m;
     CHECK_INT(probe_parse_icmp4(te4_echo, sizeof te4_echo, &m), PROBE_PARSE_OK);
-    CHECK_INT(m.kind, PROBE_ICMP_TIME_EXCEEDED);
-    CHECK_INT(m.q.l4, IPPROTO_ICMP);
-    CHECK_INT(m.q.sport, 0x1f2e);
-    CHECK_INT(m.q.dport, 7);
-    CHECK_INT(m.q.total_len, 1276);
-    CHECK_INT(m.q.mf, 1);
-    CHECK(probe_quote_is_fragment(&m.q));
+    CHECK_ICMP_FIELDS(&m, {"kind", PROBE_ICMP_TIME_EXCEEDED}, {"l4", IPPROTO_ICMP}, {"sport", 0x1f2e}, {"dport", 7},
+                      {"total_len", 1276}, {"mf", 1}, {"fragment", 1});
 }
 
 static void test_ipv6_packet_too_big_quoting_an_echo_request_names_id_and_seq(void) {
     struct probe_icmp m;
     CHECK_INT(probe_parse_icmp6(ptb6_echo, sizeof ptb6_echo, &m), PROBE_PARSE_OK);
-    CHECK_INT(m.kind, PROBE_ICMP_FRAG_NEEDED);
-    CHECK_INT(m.mtu, 1280);
-    CHECK_INT(m.q.l4, IPPROTO_ICMPV6);
-    CHECK_INT(m.q.sport, 0x0102);
-    CHECK_INT(m.q.dport, 0x0304);
-    CHECK_INT(m.q.total_len, 1400);
+    CHECK_ICMP_FIELDS(&m, {"kind", PROBE_ICMP_FRAG_NEEDED}, {"mtu", 1280}, {"l4", IPPROTO_ICMPV6}, {"sport", 0x0102},
+                      {"dport", 0x0304}, {"total_len", 1400});
 }
 
 static void test_quoted_icmp_that_is_not_an_echo_request_has_no_id(void) {
@@ -62,9 +54,7 @@ static void test_quoted_icmp_that_is_not_an_echo_request_has_no_id(void) {
     pkt[48] = 0; /* echo reply: never ours */
     struct probe_icmp m;
     CHECK_INT(probe_parse_icmp4(pkt, sizeof pkt, &m), PROBE_PARSE_OK);
-    CHECK_INT(m.q.l4, IPPROTO_ICMP);
-    CHECK_INT(m.q.sport, -1);
-    CHECK_INT(m.q.dport, -1);
+    CHECK_ICMP_FIELDS(&m, {"l4", IPPROTO_ICMP}, {"sport", -1}, {"dport", -1});
     /* ICMPv6 type numbers in an IPv4 quote mean nothing either. */
     uint8_t q6[sizeof ptb6_echo];
     memcpy(q6, ptb6_echo, sizeof q6);

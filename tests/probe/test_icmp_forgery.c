@@ -28,6 +28,7 @@
 
 #include "check.h"
 #include "check_lab.h"
+#include "check_probe.h"
 #include "fragprobe.h"
 
 #define PORT 33434
@@ -165,12 +166,7 @@ static int same(const struct probe_result *a, const struct probe_result *b) {
 }
 
 static void check_spec(enum probe_proto p, enum probe_mode m, int size) {
-    struct probe_spec s;
-    memset(&s, 0, sizeof s);
-    s.proto = p;
-    s.mode = m;
-    s.size = size;
-    s.port = PORT;
+    struct probe_spec s = check_probe_spec(p, m, size, PORT);
     int v6 = probe_proto_is_v6(p);
     printf("  %s %s %d:\n", probe_proto_name(p), probe_mode_name(m), size);
     struct probe_result before, during, after;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "check_wire.h"
 #include "fragprobe.h"
 #include "probe_wire.h"
 
@@ -61,15 +62,8 @@ static void test_ipv4_time_exceeded_quotes_first_fragment(void) {
     char from[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, m.from, from, sizeof from);
     CHECK_STR(from, "198.51.100.2");
-    CHECK_INT(m.q.total_len, 1276);
-    CHECK_INT(m.q.mf, 1);
-    CHECK_INT(m.q.df, 0);
-    CHECK_INT(m.q.frag_offset, 0);
-    CHECK_INT(m.q.id, 0x1234);
-    CHECK_INT(m.q.l4, IPPROTO_UDP);
-    CHECK_INT(m.q.sport, 40000);
-    CHECK_INT(m.q.dport, 33434);
-    CHECK(probe_quote_is_fragment(&m.q));
+    CHECK_ICMP_FIELDS(&m, {"total_len", 1276}, {"mf", 1}, {"df", 0}, {"frag_offset", 0}, {"id", 0x1234},
+                      {"l4", IPPROTO_UDP}, {"sport", 40000}, {"dport", 33434}, {"fragment", 1});
 }
 
 static void test_ipv4_non_first_fragment_has_no_ports(void) {
@@ -78,27 +72,15 @@ static void test_ipv4_non_first_fragment_has_no_ports(void) {
     b[28 + 6] = 0x00; b[28 + 7] = 0x9f;   /* MF=0, offset 159*8 = 1272 */
     struct probe_icmp m;
     CHECK_INT(probe_parse_icmp4(b, sizeof b, &m), PROBE_PARSE_OK);
-    CHECK_INT(m.q.frag_offset, 1272);
-    CHECK_INT(m.q.mf, 0);
-    CHECK_INT(m.q.l4, -1);
-    CHECK_INT(m.q.sport, -1);
-    CHECK_INT(m.q.dport, -1);
-    CHECK_INT(m.q.id, 0x1234);
-    CHECK(probe_quote_is_fragment(&m.q));
+    CHECK_ICMP_FIELDS(&m, {"frag_offset", 1272}, {"mf", 0}, {"l4", -1}, {"sport", -1}, {"dport", -1}, {"id", 0x1234},
+                      {"fragment", 1});
 }
 
 static void test_ipv4_frag_needed_whole_df_packet(void) {
     struct probe_icmp m;
     CHECK_INT(probe_parse_icmp4(fn4_whole_df, sizeof fn4_whole_df, &m), PROBE_PARSE_OK);
-    CHECK_INT(m.kind, PROBE_ICMP_FRAG_NEEDED);
-    CHECK_INT(m.mtu, 1280);
-    CHECK_INT(m.q.total_len, 1400);
-    CHECK_INT(m.q.df, 1);
-    CHECK_INT(m.q.mf, 0);
-    CHECK_INT(m.q.frag_offset, 0);
-    CHECK_INT(m.q.ttl, 2);
-    CHECK_INT(m.q.sport, 40001);
-    CHECK(!probe_quote_is_fragment(&m.q));
+    CHECK_ICMP_FIELDS(&m, {"kind", PROBE_ICMP_FRAG_NEEDED}, {"mtu", 1280}, {"total_len", 1400}, {"df", 1}, {"mf", 0},
+                      {"frag_offset", 0}, {"ttl", 2}, {"sport", 40001}, {"fragment", 0});
 }
 
 static void test_ipv4_port_unreachable_is_unreach(void) {
@@ -118,10 +100,7 @@ static void test_ipv4_quote_cut_after_ip_header_keeps_header(void) {
     memcpy(b, te4_first_frag, sizeof b);
     b[2] = 0; b[3] = 48;
     CHECK_INT(probe_parse_icmp4(b, sizeof b, &m), PROBE_PARSE_OK);
-    CHECK_INT(m.q.total_len, 1276);
-    CHECK_INT(m.q.mf, 1);
-    CHECK_INT(m.q.sport, -1);
-    CHECK_INT(m.q.quoted_bytes, 20);
+    CHECK_ICMP_FIELDS(&m, {"total_len", 1276}, {"mf", 1}, {"sport", -1}, {"quoted_bytes", 20});
 }
 
 static void test_ipv4_quote_cut_inside_ip_header_is_short(void) {
@@ -185,17 +164,9 @@ static void test_ipv4_echo_reply_is_not_an_error(void) {
 static void test_ipv6_time_exceeded_with_fragment_header(void) {
     struct probe_icmp m;
     CHECK_INT(probe_parse_icmp6(te6_first_frag, sizeof te6_first_frag, &m), PROBE_PARSE_OK);
-    CHECK_INT(m.kind, PROBE_ICMP_TIME_EXCEEDED);
-    CHECK_INT(m.q.family, AF_INET6);
-    CHECK_INT(m.q.total_len, 1272);
-    CHECK_INT(m.q.frag_hdr, 1);
-    CHECK_INT(m.q.mf, 1);
-    CHECK_INT(m.q.frag_offset, 0);
-    CHECK_INT(m.q.id, 0xdeadbeefLL);
-    CHECK_INT(m.q.df, -1);
-    CHECK_INT(m.q.l4, IPPROTO_UDP);
-    CHECK_INT(m.q.sport, 40002);
-    CHECK_INT(m.q.dport, 33434);
+    CHECK_ICMP_FIELDS(&m, {"kind", PROBE_ICMP_TIME_EXCEEDED}, {"family", AF_INET6}, {"total_len", 1272},
+                      {"frag_hdr", 1}, {"mf", 1}, {"frag_offset", 0}, {"id", 0xdeadbeefLL}, {"df", -1},
+                      {"l4", IPPROTO_UDP}, {"sport", 40002}, {"dport", 33434});
     char dst[INET6_ADDRSTRLEN];
     inet_ntop(AF_INET6, m.q.dst, dst, sizeof dst);
     CHECK_STR(dst, "2001:db8:3::2");
@@ -208,23 +179,14 @@ static void test_ipv6_non_first_fragment(void) {
     b[48 + 2] = 0x04; b[48 + 3] = 0xd0;     /* offset 1232, M=0 */
     struct probe_icmp m;
     CHECK_INT(probe_parse_icmp6(b, sizeof b, &m), PROBE_PARSE_OK);
-    CHECK_INT(m.q.frag_offset, 1232);
-    CHECK_INT(m.q.mf, 0);
-    CHECK_INT(m.q.l4, -1);
-    CHECK_INT(m.q.sport, -1);
-    CHECK(probe_quote_is_fragment(&m.q));
+    CHECK_ICMP_FIELDS(&m, {"frag_offset", 1232}, {"mf", 0}, {"l4", -1}, {"sport", -1}, {"fragment", 1});
 }
 
 static void test_ipv6_packet_too_big_whole_packet(void) {
     struct probe_icmp m;
     CHECK_INT(probe_parse_icmp6(ptb6_whole, sizeof ptb6_whole, &m), PROBE_PARSE_OK);
-    CHECK_INT(m.kind, PROBE_ICMP_FRAG_NEEDED);
-    CHECK_INT(m.mtu, 1280);
-    CHECK_INT(m.q.total_len, 1400);
-    CHECK_INT(m.q.frag_hdr, 0);
-    CHECK_INT(m.q.mf, 0);
-    CHECK_INT(m.q.sport, 40003);
-    CHECK(!probe_quote_is_fragment(&m.q));
+    CHECK_ICMP_FIELDS(&m, {"kind", PROBE_ICMP_FRAG_NEEDED}, {"mtu", 1280}, {"total_len", 1400}, {"frag_hdr", 0},
+                      {"mf", 0}, {"sport", 40003}, {"fragment", 0});
 }
 
 static void test_ipv6_truncated_and_hostile(void) {

@@ -410,11 +410,8 @@ static void test_real_path_discovery(void) {
 }
 
 static void test_names_round_trip(void) {
-    for (int v = PROBE_PATH_REFUSED; v <= PROBE_PATH_OTHER; v++) {
-        enum probe_path_what w;
-        CHECK_INT(probe_path_what_parse(probe_path_what_name((enum probe_path_what)v), &w), 0);
-        CHECK_INT(w, v);
-    }
+    CHECK_NAMES_ROUND_TRIP(enum probe_path_what, PROBE_PATH_REFUSED, PROBE_PATH_OTHER, probe_path_what_name,
+                           probe_path_what_parse);
     enum probe_path_icmp k;
     CHECK_INT(probe_path_icmp_parse("frag_needed", &k), 0);
     CHECK_INT(k, PROBE_PATH_ICMP_FRAG_NEEDED);

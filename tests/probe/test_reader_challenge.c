@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "check_lab.h"
+#include "check_probe.h"
 #include "fragprobe.h"
 #include "pcap_truth.h"
 
@@ -23,12 +24,7 @@ static struct probe_lab lab;
 static struct probe_run_opts opts;
 
 static int run(enum probe_proto p, int port, struct probe_result *r) {
-    struct probe_spec s;
-    memset(&s, 0, sizeof s);
-    s.proto = p;
-    s.mode = PROBE_MODE_DEFAULT;
-    s.size = 1400;
-    s.port = port;
+    struct probe_spec s = check_probe_spec(p, PROBE_MODE_DEFAULT, 1400, port);
     char err[512];
     int rc = probe_run(&opts, &s, r, err, sizeof err);
     if (rc < 0) fprintf(stderr, "probe_run: %s\n", err);

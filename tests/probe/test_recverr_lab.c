@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "check_lab.h"
+#include "check_probe.h"
 #include "fragprobe.h"
 #include "probe/pcap_truth.h"
 #include "probe/truth_lab.h"
@@ -49,62 +50,36 @@ static void cleanup(void) {
     prefix[0] = 0;
 }
 
-struct reply {
-    int rc, uid, has_raw;
-    struct probe_result r;
-    char err[256];
-};
-
 /* The unprivileged side: enter src, drop root, then run what the parent sends. */
 static void child_main(int in, int out) {
     check_lab_enter_unprivileged(lab.ns[PROBE_LAB_SRC]);
     struct probe_spec spec;
     while (check_read_full(in, &spec, sizeof spec) == 0) {
-        static struct reply rep;
-        memset(&rep, 0, sizeof rep);
+        struct check_lab_reply *rep = check_lab_reply_fresh();
         struct probe_run_opts opts = {.observer = PROBE_OBS_AUTO, .timeout_ms = 300};
-        rep.rc = probe_run(&opts, &spec, &rep.r, rep.err, sizeof rep.err);
+        rep->rc = probe_run(&opts, &spec, &rep->r, rep->err, sizeof rep->err);
         struct probe_path_topology topo; /* what the judges know of the lab */
         probe_path_topology_lab(&lab, probe_proto_is_v6(spec.proto), &topo);
-        if (rep.rc == 0) probe_recverr_refine(&topo, &rep.r);
-        rep.uid = (int)getuid();
-        rep.has_raw = probe_priv_has(CAP_NET_RAW);
-        if (write(out, &rep, sizeof rep) != (ssize_t)sizeof rep) _exit(12);
+        if (rep->rc == 0) probe_recverr_refine(&topo, &rep->r);
+        check_lab_reply_send(out, rep);
     }
     _exit(0);
 }
 
 static int start_child(void) {
-    int a[2], b[2];
-    if (pipe(a) || pipe(b)) return -1;
-    child_pid = fork();
-    if (child_pid < 0) return -1;
-    if (child_pid == 0) {
-        close(a[1]);
-        close(b[0]);
-        child_main(a[0], b[1]);
-    }
-    close(a[0]);
-    close(b[1]);
-    to_child = a[1];
-    from_child = b[0];
-    return 0;
+    child_pid = check_lab_fork_child(child_main, &to_child, &from_child);
+    return child_pid < 0 ? -1 : 0;
 }
 
 /* Runs one test in the child; flushes the PMTU cache first (as root) if asked. */
-static int run_unpriv(enum probe_proto p, enum probe_mode m, int size, int port, int flush, struct reply *rep) {
+static int run_unpriv(enum probe_proto p, enum probe_mode m, int size, int port, int flush, struct check_lab_reply *rep) {
     char err[256];
     if (flush && probe_lab_flush_pmtu(&lab, err, sizeof err) < 0) {
         fprintf(stderr, "flush: %s\n", err);
         return -1;
     }
-    struct probe_spec s;
-    memset(&s, 0, sizeof s);
-    s.proto = p;
-    s.mode = m;
-    s.size = size;
+    struct probe_spec s = check_probe_spec(p, m, size, probe_proto_is_tcp(p) ? tcp_port : port);
     s.ttl = lab.auto_ttl;
-    s.port = probe_proto_is_tcp(p) ? tcp_port : port;
     snprintf(s.host, sizeof s.host, "%s", probe_lab_dst_addr(&lab, probe_proto_is_v6(p)));
     if (write(to_child, &s, sizeof s) != (ssize_t)sizeof s || check_read_full(from_child, rep, sizeof *rep) < 0) return -1;
     if (rep->rc < 0) fprintf(stderr, "probe_run as uid %d: %s\n", rep->uid, rep->err);
@@ -144,7 +119,7 @@ static void test_every_answer_matches_the_wire_or_says_unknown(void) {
      * reaches dst (TTL 64) crosses both links. */
     REQUIRE(truth_lab_recording(&lab, dumps, 2) == 0);
 
-    static struct reply reps[MATRIX_TESTS];
+    static struct check_lab_reply reps[MATRIX_TESTS];
     double t_start[MATRIX_TESTS + 1];
     int n = 0, failed_runs = 0;
     for (int p = 0; p < PROBE_PROTO_COUNT; p++)
@@ -204,7 +179,7 @@ static void test_every_answer_matches_the_wire_or_says_unknown(void) {
 }
 
 static void test_reader_challenge_needs_the_kept_cache(void) {
-    struct reply a, b, c, d, e;
+    struct check_lab_reply a, b, c, d, e;
     /* Kept cache: udp4, tcp4, udp4 with no flush in between. */
     REQUIRE(run_unpriv(PROBE_UDP4, PROBE_MODE_DEFAULT, 1400, 31001, 1, &a) == 0);
     REQUIRE(run_unpriv(PROBE_TCP4, PROBE_MODE_DEFAULT, 1400, 0, 0, &b) == 0);

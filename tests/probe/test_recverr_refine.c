@@ -12,9 +12,7 @@ static struct probe_path_topology lab; /* the default lab's path (IPv4) */
 static struct probe_result judged(enum probe_proto p, enum probe_mode m, int size, int df, const char *hop) {
     struct probe_result r;
     memset(&r, 0, sizeof r);
-    r.spec.proto = p;
-    r.spec.mode = m;
-    r.spec.size = size;
+    r.spec = check_probe_spec(p, m, size, 0);
     r.spec.ttl = 2;
     snprintf(r.egress.observer, sizeof r.egress.observer, "recverr");
     snprintf(r.icmp.hop, sizeof r.icmp.hop, "%s", hop);

@@ -5,6 +5,7 @@
  * on the same lab, which sees the packets leave. */
 #include "check.h"
 #include "check_lab.h"
+#include "check_probe.h"
 #include "fragprobe.h"
 
 static char prefix[24];
@@ -17,12 +18,7 @@ static void cleanup(void) {
 
 static int run(enum probe_observer_kind obs, enum probe_proto p, int port, struct probe_result *r) {
     struct probe_run_opts opts = {.observer = obs, .lab = &lab};
-    struct probe_spec s;
-    memset(&s, 0, sizeof s);
-    s.proto = p;
-    s.mode = PROBE_MODE_WANT;
-    s.size = 1400;
-    s.port = port;
+    struct probe_spec s = check_probe_spec(p, PROBE_MODE_WANT, 1400, port);
     char err[512];
     int rc = probe_run(&opts, &s, r, err, sizeof err);
     if (rc < 0) fprintf(stderr, "probe_run: %s\n", err);

@@ -181,11 +181,7 @@ static void test_known_links_decide_a_df0_packet_that_left_whole(void) {
 }
 
 static void test_basis_names_round_trip(void) {
-    for (int b = PROBE_BASIS_OBSERVED; b <= PROBE_BASIS_RULE; b++) {
-        enum probe_basis out;
-        CHECK_INT(probe_basis_parse(probe_basis_name((enum probe_basis)b), &out), 0);
-        CHECK_INT(out, b);
-    }
+    CHECK_NAMES_ROUND_TRIP(enum probe_basis, PROBE_BASIS_OBSERVED, PROBE_BASIS_RULE, probe_basis_name, probe_basis_parse);
     enum probe_basis out;
     CHECK_INT(probe_basis_parse("guessed", &out), -1);
 }

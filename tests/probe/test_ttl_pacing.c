@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "check.h"
+#include "check_lab.h"
 #include "fragprobe.h"
 #include "fv_clock.h"
 
@@ -21,13 +22,8 @@ static void cleanup(void) {
 }
 
 static int lab_start(char tag, struct probe_lab_config *cfg, struct probe_lab *lab) {
-    char err[1024];
     snprintf(cfg->prefix, sizeof cfg->prefix, "fvt%d%c", (int)getpid() % 100000, tag);
-    snprintf(prefix, sizeof prefix, "%s", cfg->prefix);
-    if (probe_lab_up(cfg, lab, err, sizeof err) < 0) {
-        fprintf(stderr, "lab up: %s\n", err);
-        return -1;
-    }
+    if (check_lab_up_cfg(cfg, lab, prefix, sizeof prefix) < 0) return -1;
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* Test-only: captures in the lab that must be recording before the first
  * test. One engine call sends a sentinel datagram all the way to dst (TTL
- * 64) until each of the n captures has it. 0, or -1 when they never do. */
+ * 64) until each of the n captures has it. 0, or -1 (said on stderr) when
+ * they never do. */
 #ifndef FRAGVOTE_TEST_TRUTH_LAB_H
 #define FRAGVOTE_TEST_TRUTH_LAB_H
 #include "check.h"
@@ -19,7 +20,20 @@ static inline int truth_lab_recording(const struct probe_lab *lab, struct truth_
         for (int i = 0; i < n; i++) all = all && truth_dump_bytes(&d[i]) > 24;
         if (all) return 0;
     }
+    fprintf(stderr, "the captures are not recording\n");
     return -1;
+}
+
+/* Test n of a matrix: the PMTU cache flushed, its start time in *t_start,
+ * then probe_run; its rc (a failure said on stderr). */
+static inline int truth_lab_run(const struct probe_lab *lab, const struct probe_run_opts *o,
+                                const struct probe_spec *s, struct probe_result *r, double *t_start, int n) {
+    char err[1024];
+    *t_start = truth_now();
+    if (probe_lab_flush_pmtu(lab, err, sizeof err) < 0) fprintf(stderr, "flush: %s\n", err);
+    int rc = probe_run(o, s, r, err, sizeof err);
+    if (rc < 0) fprintf(stderr, "test %d: %s\n", n, err);
+    return rc;
 }
 
 /* A capture on every link of lab (at its end nearer src) into

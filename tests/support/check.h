@@ -37,6 +37,12 @@ static const char *check_cur_name_ = "";
 #define CHECK_CONTAINS(hay, needle) do { const char *h_ = (hay), *n_ = (needle); if (!h_ || !strstr(h_, n_)) { check_cur_failed_ = 1; \
     fprintf(stderr, "%s:%d: %s: \"%s\" does not contain \"%s\"\n", __FILE__, __LINE__, check_cur_name_, h_ ? h_ : "(null)", n_); } } while (0)
 
+/* Every value first..last of the enum type survives its name (name_fn) and
+ * that name's parse (parse_fn(name, &value) == 0). */
+#define CHECK_NAMES_ROUND_TRIP(type, first, last, name_fn, parse_fn) do { \
+    for (int v_ = (first); v_ <= (last); v_++) { type back_; \
+        CHECK_INT(parse_fn(name_fn((type)v_), &back_), 0); CHECK_INT(back_, v_); } } while (0)
+
 #define RUN(fn) do { const char *only_ = getenv("CHECK_ONLY"); \
     if (only_ && *only_ && !strstr(#fn, only_)) break; \
     check_cur_name_ = #fn; check_cur_failed_ = 0; fn(); \
@@ -124,6 +130,14 @@ static inline int check_read_full(int fd, void *buf, size_t n) {
     return 0;
 }
 
+/* Writes text as the whole file at path: 0, or -1. */
+static inline int check_write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
 /* The whole file at path, malloc'd and NUL-terminated (*len bytes); NULL if unreadable. */
 static inline char *check_read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
@@ -151,6 +165,15 @@ static inline const char *check_tmpdir(void) {
         if (!mkdtemp(dir)) { perror("mkdtemp"); exit(1); }
     }
     return dir;
+}
+/* check_tmpdir()/name, in one of four buffers used in turn (a test may hold
+ * a few such paths at once). */
+static inline const char *check_tmp_path(const char *name) {
+    static char buf[4][256];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", check_tmpdir(), name);
+    return buf[k];
 }
 /* check_summary(), and when every test passed the removal of check_tmpdir()
  * (kept after a failure, to look at); a directory that will not go fails. */

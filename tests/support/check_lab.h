@@ -3,8 +3,10 @@
  * test's child that runs as an unprivileged prober or witness inside it. */
 #ifndef FRAGVOTE_CHECK_LAB_H
 #define FRAGVOTE_CHECK_LAB_H
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "fragprobe.h"
@@ -63,5 +65,49 @@ static inline void check_lab_enter_unprivileged(const char *ns) {
     close(saved);
     unsetenv("SUDO_UID");
     if (probe_priv_drop(err, sizeof err) < 0) _exit(11);
+}
+
+/* A test's child on two pipes: child_main(in, out) runs in it (and must
+ * _exit); *to writes to its in, *from reads its out. Its pid, or -1. */
+static inline pid_t check_lab_fork_child(void (*child_main)(int in, int out), int *to, int *from) {
+    int a[2], b[2];
+    if (pipe(a) || pipe(b)) return -1;
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        close(a[1]);
+        close(b[0]);
+        child_main(a[0], b[1]);
+        _exit(0);
+    }
+    close(a[0]);
+    close(b[1]);
+    *to = a[1];
+    *from = b[0];
+    return pid;
+}
+
+/* What an unprivileged child answers for one run: probe_run's rc and
+ * result, the uid it ran as, whether it held a raw socket, the error. */
+struct check_lab_reply {
+    int rc, uid, has_raw;
+    struct probe_result r;
+    char err[256];
+};
+
+/* In the child: the reply for the next run, zeroed (one, static: a
+ * result is too large for the stack of a thread the engine may use). */
+static inline struct check_lab_reply *check_lab_reply_fresh(void) {
+    static struct check_lab_reply rep;
+    memset(&rep, 0, sizeof rep);
+    return &rep;
+}
+
+/* In the child: rep's uid and raw socket filled in, rep written to out
+ * (the child exits 12 when it cannot). */
+static inline void check_lab_reply_send(int out, struct check_lab_reply *rep) {
+    rep->uid = (int)getuid();
+    rep->has_raw = probe_priv_has(CAP_NET_RAW);
+    if (write(out, rep, sizeof *rep) != (ssize_t)sizeof *rep) _exit(12);
 }
 #endif

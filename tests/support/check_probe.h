@@ -8,6 +8,18 @@
 
 #include "fragprobe.h"
 
+/* A test of proto p, mode m and size bytes to port (0: none), the rest zero
+ * (TTL and host: the run's defaults). */
+static inline struct probe_spec check_probe_spec(enum probe_proto p, enum probe_mode m, int size, int port) {
+    struct probe_spec s;
+    memset(&s, 0, sizeof s);
+    s.proto = p;
+    s.mode = m;
+    s.size = size;
+    s.port = port;
+    return s;
+}
+
 /* The three answers (PROBE_ANS_*), the evidence line, observer "raw"; the
  * rest zero (bases observed): a test sets what else it needs. */
 static inline struct probe_result check_probe_result(int sent, int df, int frag, const char *evidence) {

@@ -24,6 +24,31 @@ int hubfix_start(struct hubfix *f, const char *dbpath, const struct deck *deck, 
     return hubfix_start_probed(f, dbpath, deck, code, resume, cfg, NULL, err, errlen);
 }
 
+struct room *hubfix_room(const char *dbpath, const struct deck *deck, const struct room_info *info, struct db **db) {
+    char err[512];
+    *db = db_open(dbpath, err, sizeof err);
+    struct room *r = *db ? room_create(*db, deck, info, err, sizeof err) : NULL;
+    if (r) return r;
+    fprintf(stderr, "%s: %s\n", dbpath, err);
+    if (*db) db_close(*db);
+    *db = NULL;
+    return NULL;
+}
+
+struct hub_config hubfix_config(const char *secret) {
+    return (struct hub_config){.bind_addr = "127.0.0.1", .port = 0, .secret = secret, .use_poll = 1};
+}
+
+int hubfix_start_yes_yes_no(struct hubfix *f, const char *dbpath, const struct deck *deck, const char *code,
+                            int64_t resume, const char *secret, const struct hub_config *cfg) {
+    char err[512];
+    struct hub_config def = hubfix_config(secret);
+    struct prober p = {hubfix_measure_yes_yes_no, f};
+    if (hubfix_start_probed(f, dbpath, deck, code, resume, cfg ? cfg : &def, &p, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "%s\n", err);
+    return -1;
+}
+
 int hubfix_start_probed(struct hubfix *f, const char *dbpath, const struct deck *deck, const char *code,
                         int64_t resume, const struct hub_config *cfg, const struct prober *p, char *err,
                         size_t errlen) {

@@ -36,6 +36,21 @@ int hubfix_start_probed(struct hubfix *f, const char *dbpath, const struct deck 
                         int64_t resume, const struct hub_config *cfg, const struct prober *p, char *err,
                         size_t errlen);
 
+/* The hub config most tests start with: 127.0.0.1, a free port, secret,
+ * the poll loop; the rest zero (the defaults). */
+struct hub_config hubfix_config(const char *secret);
+
+/* hubfix_start_probed with hubfix_measure_yes_yes_no answering every
+ * measurement and cfg (NULL: hubfix_config(secret)); a failure's reason on
+ * stderr. Returns 0 or -1. */
+int hubfix_start_yes_yes_no(struct hubfix *f, const char *dbpath, const struct deck *deck, const char *code,
+                            int64_t resume, const char *secret, const struct hub_config *cfg);
+
+/* A room without a hub: dbpath opened (*db) and a room created on deck
+ * with info (NULL: none). The room, or NULL after printing why (*db NULL
+ * too). The caller room_free's and db_close's. */
+struct room *hubfix_room(const char *dbpath, const struct deck *deck, const struct room_info *info, struct db **db);
+
 /* Waits for the hub's thread (after hub_stop or a posted QUIT). */
 void hubfix_join(struct hubfix *f);
 

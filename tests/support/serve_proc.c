@@ -12,6 +12,16 @@
 
 #include "tcp_client.h"
 
+const char *serve_proc_bin(void) {
+    const char *bin = getenv("FRAGVOTE_BIN");
+    if (!bin) {
+        printf("SKIP: FRAGVOTE_BIN is not set (run through ctest)\n");
+        exit(77);
+    }
+    signal(SIGPIPE, SIG_IGN);
+    return bin;
+}
+
 int serve_proc_argv(char *argv[], int cap, const char *bin, const char *db, char *const opts[], char *const extra[]) {
     char *base[] = {(char *)bin, "serve", "--db", (char *)db, "--port", "0", "--bind", "127.0.0.1", "--no-qr", NULL};
     char *const *lists[] = {base, opts, extra};

@@ -19,6 +19,12 @@ struct serve_proc_io {
     long nofile;            /* > 0: the child's open-files limit, soft and hard */
 };
 
+/* The fragvote under test ($FRAGVOTE_BIN), with SIGPIPE ignored (a
+ * connection the child closed is an error to read, not a signal): how a
+ * test of the real program starts. Without it the test is skipped: "SKIP:
+ * ..." and exit 77, as check.h's SKIP_ALL. */
+const char *serve_proc_bin(void);
+
 /* argv: `bin serve --db db --port 0 --bind 127.0.0.1 --no-qr`, then the
  * options in opts and those in extra (each NULL-terminated, or NULL: none),
  * then NULL, into argv[cap]. Returns argv's count, or -1 when it does not fit. */

@@ -217,12 +217,14 @@ static inline char *fx_slurp(const char *path) {
     return s;
 }
 
-static inline const char *fx_path(const char *name) {
-    static char buf[4][256];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", check_tmpdir(), name);
-    return buf[k];
+static inline const char *fx_path(const char *name) { return check_tmp_path(name); }
+
+/* The database at path opened; NULL after printing why. */
+static inline struct db *fx_open(const char *path) {
+    char err[256];
+    struct db *db = db_open(path, err, sizeof err);
+    if (!db) fprintf(stderr, "%s: %s\n", path, err);
+    return db;
 }
 
 /* A misuse of the CLI and what it must give: `fragvote ARGS --db DB` exits

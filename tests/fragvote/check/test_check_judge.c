@@ -5,6 +5,12 @@
 #include "check.h"
 #include "check_venue.h"
 
+/* A judged line: ok (1 ✔, 0 ✘) and these words in what it says. */
+static void said(const struct check_line *l, int ok, const char *words) {
+    CHECK_INT(l->ok, ok);
+    CHECK_CONTAINS(l->says, words);
+}
+
 static void test_url_host(void) {
     char h[256];
     REQUIRE(check_url_host("http://192.0.2.1:8080/?room=K7QX2M", h, sizeof h) == 0);
@@ -30,46 +36,40 @@ static struct check_join join(const char *addr, const char *iface, int iface_def
     return j;
 }
 
+/* j judged: ok and words as said() checks them; the line for more checks. */
+static const struct check_line *judged_join(const struct check_join *j, int ok, const char *words) {
+    static struct check_line l;
+    check_judge_join(j, &l);
+    said(&l, ok, words);
+    return &l;
+}
+
 static void test_join(void) {
     struct check_line l;
     struct check_join j = join("192.0.2.1", "wlan0", 1);
-    check_judge_join(&j, &l);
-    CHECK_INT(l.ok, 1);
-    CHECK_CONTAINS(l.says, "on wlan0, which holds the default route");
+    judged_join(&j, 1, "on wlan0, which holds the default route");
     j = join("127.0.0.1", "lo", 0);
     j.loopback = 1;
-    check_judge_join(&j, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "this host has no IPv4 default route");
-    CHECK_CONTAINS(l.says, "Do: connect this laptop to the venue network");
+    CHECK_CONTAINS(judged_join(&j, 0, "this host has no IPv4 default route")->says,
+                   "Do: connect this laptop to the venue network");
     j.bound = 1;
     check_judge_join(&j, &l);
     CHECK_CONTAINS(l.says, "127.0.0.1 (--bind) is loopback");
     CHECK_CONTAINS(l.says, "Do: --bind the address of the interface that faces the venue network");
     j = join("fe80::1", "wlan0", 1);
     j.linklocal = 1;
-    check_judge_join(&j, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "link-local");
+    judged_join(&j, 0, "link-local");
     j = join("198.18.0.1", "eth1", 0);
-    check_judge_join(&j, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "on eth1, which holds no default route");
+    judged_join(&j, 0, "on eth1, which holds no default route");
     j = join("192.0.2.9", "", 0);
     j.bound = 1;
-    check_judge_join(&j, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "on no interface of this host");
+    judged_join(&j, 0, "on no interface of this host");
     j = join("203.0.113.7", "", 0); /* a proxy's address, --public-url */
     j.public_url = 1;
-    check_judge_join(&j, &l);
-    CHECK_INT(l.ok, 1);
-    CHECK_CONTAINS(l.says, "checked only by a phone");
+    judged_join(&j, 1, "checked only by a phone");
     j = join("quiz.invalid", "", 0);
     j.is_addr = 0, j.public_url = 1, j.addr[0] = 0;
-    check_judge_join(&j, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "quiz.invalid does not resolve here");
+    judged_join(&j, 0, "quiz.invalid does not resolve here");
 }
 
 static void test_caps(void) {
@@ -78,8 +78,7 @@ static void test_caps(void) {
     CHECK_INT(l.ok, 1);
     CHECK_STR(l.what, "privilege CAP_NET_RAW");
     check_judge_cap(CAP_NET_ADMIN, 0, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "missing, needed for the PMTU cache flush");
+    said(&l, 0, "missing, needed for the PMTU cache flush");
     CHECK_CONTAINS(l.says, "setcap");
     check_judge_cap(CAP_SYS_ADMIN, 0, &l);
     CHECK_CONTAINS(l.says, "namespace lab");
@@ -115,8 +114,7 @@ static void test_path(void) {
     hop(&t, 3, "203.0.113.2", PROBE_HOP_ANSWERED);
     t.d.reached_dst = 1;
     check_judge_path(&t, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "destination answers at TTL 3), but no router on the way answers Time Exceeded");
+    said(&l, 0, "destination answers at TTL 3), but no router on the way answers Time Exceeded");
     CHECK_INT(check_target_answering_ttl(&t), 0);
     CHECK_INT(check_target_measures(&t, 0), 0);
     CHECK_INT(check_target_measures(&t, 1), 1); /* a keyed witness there */
@@ -125,24 +123,20 @@ static void test_path(void) {
     hop(&t, 1, "203.0.113.2", PROBE_HOP_ANSWERED);
     t.d.reached_dst = 1;
     check_judge_path(&t, &l);
-    CHECK_INT(l.ok, 1);
-    CHECK_CONTAINS(l.says, "on this link");
+    said(&l, 1, "on this link");
 
     t = target(3); /* nothing at all */
     snprintf(t.d.why, sizeof t.d.why, "no Time Exceeded for 3 TTLs in a row");
     check_judge_path(&t, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "nothing answered: no Time Exceeded for 3 TTLs");
+    said(&l, 0, "nothing answered: no Time Exceeded for 3 TTLs");
 
     t = target(0);
     t.rc = PROBE_E_NOROUTE;
     check_judge_path(&t, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "no route from this laptop");
+    said(&l, 0, "no route from this laptop");
     t.rc = 0, t.raw = 0;
     check_judge_path(&t, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "not asked: TTL discovery needs CAP_NET_RAW");
+    said(&l, 0, "not asked: TTL discovery needs CAP_NET_RAW");
     CHECK_INT(check_target_measures(&t, 0), 0);
 }
 
@@ -158,42 +152,35 @@ static void test_rate(void) {
     t.burst_ttl = 1;
     t.burst = (struct probe_ttl_burst){10, 10, 61};
     REQUIRE(check_judge_rate(&t, &l) == 1);
-    CHECK_INT(l.ok, 1);
-    CHECK_CONTAINS(l.says, "192.0.2.2 (TTL 1) answered all 10 Time Exceeded of 10");
+    said(&l, 1, "192.0.2.2 (TTL 1) answered all 10 Time Exceeded of 10");
     t.burst = (struct probe_ttl_burst){10, 6, 1244};
     check_judge_rate(&t, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "answered 6 of 10 datagrams sent one after the other in 1244 ms: it rate-limits");
+    said(&l, 0, "answered 6 of 10 datagrams sent one after the other in 1244 ms: it rate-limits");
 }
 
 static void test_witness_and_v6(void) {
     struct check_line l;
     struct check_witness w = {"203.0.113.2:9000", 0, "", 1, "arrived whole"};
     check_judge_witness(&w, &l);
-    CHECK_INT(l.ok, 1);
-    CHECK_CONTAINS(l.says, "reachable and keyed");
+    said(&l, 1, "reachable and keyed");
     w.heard = 0;
     check_judge_witness(&w, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "no signed report came back");
+    said(&l, 0, "no signed report came back");
     w.rc = PROBE_E_FAIL;
     snprintf(w.err, sizeof w.err, "the witness needs its key");
     check_judge_witness(&w, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "could not be asked: the witness needs its key");
+    said(&l, 0, "could not be asked: the witness needs its key");
 
     struct check_v6 v = {3, ""};
     check_judge_v6(&v, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "the deck's 3 IPv6 tests cannot leave");
+    said(&l, 0, "the deck's 3 IPv6 tests cannot leave");
     v.tests = 0;
     check_judge_v6(&v, &l);
     CHECK_INT(l.ok, 1);
     snprintf(v.iface, sizeof v.iface, "wlan0");
     v.tests = 3;
     check_judge_v6(&v, &l);
-    CHECK_INT(l.ok, 1);
-    CHECK_CONTAINS(l.says, "a default route on wlan0");
+    said(&l, 1, "a default route on wlan0");
 }
 
 static void test_hub(void) {
@@ -205,17 +192,14 @@ static void test_hub(void) {
     CHECK_CONTAINS(l.says, "did not open: Unable to connect");
     h.connected = 1, h.open_ms = 7, h.held_ms = 3000, h.pings = 3, h.pongs = 3, h.rtt_min_ms = 1, h.rtt_max_ms = 4;
     check_judge_hub(&h, &l);
-    CHECK_INT(l.ok, 1);
-    CHECK_CONTAINS(l.says, "open in 7 ms and held 3.0 s; 3 of 3 pings answered, round trip 1-4 ms");
+    said(&l, 1, "open in 7 ms and held 3.0 s; 3 of 3 pings answered, round trip 1-4 ms");
     h.pongs = 2;
     check_judge_hub(&h, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "2 of 3 pings came back");
+    said(&l, 0, "2 of 3 pings came back");
     h.pongs = 3, h.dropped = 1, h.held_ms = 8500;
     snprintf(h.why, sizeof h.why, "no frame from the hub for 6 s");
     check_judge_hub(&h, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "then lost 8.5 s after it opened (no frame from the hub for 6 s)");
+    said(&l, 0, "then lost 8.5 s after it opened (no frame from the hub for 6 s)");
 }
 
 static void test_phone(void) {
@@ -226,8 +210,7 @@ static void test_phone(void) {
     p.wait_ms = 120000;
     snprintf(p.why, sizeof p.why, "Unable to connect");
     check_judge_phone(&p, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "did not open: Unable to connect. Do: check the URL");
+    said(&l, 0, "did not open: Unable to connect. Do: check the URL");
     p.connected = 1;
     snprintf(p.why, sizeof p.why, "the hub refused: bad_secret");
     check_judge_phone(&p, &l);
@@ -236,17 +219,14 @@ static void test_phone(void) {
     snprintf(p.join_url, sizeof p.join_url, "http://192.0.2.9:8080/?room=K7QX2M");
     p.joined0 = p.joined = 2;
     check_judge_phone(&p, &l);
-    CHECK_INT(l.ok, 0);
-    CHECK_CONTAINS(l.says, "no phone joined in 120 s after http://192.0.2.9:8080/?room=K7QX2M was shown");
+    said(&l, 0, "no phone joined in 120 s after http://192.0.2.9:8080/?room=K7QX2M was shown");
     p.joined = 3, p.shown_ms = 1000, p.joined_ms = 13500;
     check_judge_phone(&p, &l);
-    CHECK_INT(l.ok, 1);
-    CHECK_CONTAINS(l.says, "1 phone joined the room through the hub, the first 12.5 s after");
+    said(&l, 1, "1 phone joined the room through the hub, the first 12.5 s after");
     CHECK_CONTAINS(l.says, "no round-trip report came within 10 s");
     snprintf(p.rtt_refused, sizeof p.rtt_refused, "phone_rtt refused: \"median_ms\" and \"max_ms\" must be ...");
     check_judge_phone(&p, &l);
-    CHECK_INT(l.ok, 1);
-    CHECK_CONTAINS(l.says, "its round-trip report was refused (phone_rtt refused: ");
+    said(&l, 1, "its round-trip report was refused (phone_rtt refused: ");
     p.rtt_n = 5, p.rtt_median_ms = 12.34, p.rtt_max_ms = 30;
     check_judge_phone(&p, &l);
     CHECK_CONTAINS(l.says, "the first 12.5 s after http://192.0.2.9:8080/?room=K7QX2M was shown \u00b7 round trip "

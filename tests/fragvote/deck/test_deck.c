@@ -226,10 +226,7 @@ static void test_too_many_tests_refused(void) {
 static void test_file_errors_name_the_file(void) {
     char path[256];
     snprintf(path, sizeof path, "%s/bad.json", check_tmpdir());
-    FILE *f = fopen(path, "w");
-    REQUIRE(f);
-    fputs("{\n  \"title\": \"T\",\n  \"tests\": [\n    {\"proto\": \"udp6\", \"size\": 1400, \"ask\": [\"df\"]}\n  ]\n}\n", f);
-    fclose(f);
+    REQUIRE(check_write_file(path, "{\n  \"title\": \"T\",\n  \"tests\": [\n    {\"proto\": \"udp6\", \"size\": 1400, \"ask\": [\"df\"]}\n  ]\n}\n") == 0);
     deck_free(&d);
     CHECK(deck_load_file(path, &d, err, sizeof err) < 0);
     char want[300];

@@ -589,11 +589,10 @@ static void test_distribution_equals_the_voter_score_view(void) {
 /* A title that is not UTF-8 (e.g. typed on a Latin-1 terminal) and has
  * control characters still gives XML that parses, and valid JSON. */
 static void test_hostile_title_still_gives_valid_svg_and_json(void) {
-    char err[512];
-    const char *path = fx_path("latin1.db");
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
     int64_t q[FX_NQ];
+    const char *path = fx_path("latin1.db");
+    struct db *db = fx_open(path);
+    REQUIRE(db);
     int64_t id = fx_record(db, "Caf\xe9 \x01<talk> \xc3\xa9t\xc3\xa9 \xed\xa0\x80 \xf0\x9f\x93\xa6", q);
     db_close(db);
     REQUIRE(id > 0);

@@ -81,9 +81,8 @@ static int ranked_ids(const char *out, long *ids, int max) {
 }
 
 static void test_sessions_league_orders_the_rooms(void) {
-    char err[256];
     const char *path = fx_path("league.db");
-    struct db *db = db_open(path, err, sizeof err);
+    struct db *db = fx_open(path);
     REQUIRE(db);
     int64_t a = room(db, "room at 75% (4 scored)", 4, 3, 2);    /* 1 */
     int64_t b = room(db, "room at 83%", 6, 5, 3);               /* 2 */
@@ -122,9 +121,8 @@ static void test_sessions_league_orders_the_rooms(void) {
 }
 
 static void test_exports_carry_the_league_line(void) {
-    char err[256];
     const char *path = fx_path("league-export.db");
-    struct db *db = db_open(path, err, sizeof err);
+    struct db *db = fx_open(path);
     REQUIRE(db);
     int64_t sid = room(db, "84 percent", 25, 21, 2); /* 21/25 = 84 % */
     int64_t none = room(db, "nothing scored", 0, 0, 2);

@@ -175,3 +175,40 @@ char *hubroom_http_get(const char *path, size_t *len) {
     if (!r) fprintf(stderr, "%s\n", err);
     return r;
 }
+
+int hubroom_start_with_in(const char *dir, int *opt, int value) {
+    *opt = value;
+    int rc = hubroom_start_in(dir, 0, 0);
+    *opt = 0;
+    return rc;
+}
+
+int hubroom_measured(struct wsc *p, struct wsc *w, int yes, struct probe_result r) {
+    if (hubroom_do(p, "open") || hubroom_vote(w, 1, 0, yes, NULL) || hubroom_do(p, "close") ||
+        hubroom_do(p, "measure") || hubroom_answer(r))
+        return -1;
+    return hubroom_wait_state(QUIZ_MEASURED);
+}
+
+int hubroom_cast(struct wsc **w, struct wsc **s, struct wsc **p) {
+    if (w) *w = hubroom_phone(NULL, NULL, NULL);
+    if (s) *s = hubroom_connect("fragvote-screen");
+    if (p) *p = hubroom_presenter();
+    if ((!w || *w) && (!s || *s) && (!p || *p)) return 0;
+    struct wsc **all[] = {w, s, p};
+    for (int i = 0; i < 3; i++)
+        if (all[i]) {
+            wsc_free(*all[i]);
+            *all[i] = NULL;
+        }
+    return -1;
+}
+
+struct wsc *hubroom_connect_state(const char *protocol, json_t **state) {
+    struct wsc *c = hubroom_connect(protocol);
+    *state = c ? wsc_recv_type(c, "state", T_MS) : NULL;
+    if (*state) return c;
+    fprintf(stderr, "%s: no state\n", protocol);
+    wsc_free(c);
+    return NULL;
+}

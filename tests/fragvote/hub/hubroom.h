@@ -55,6 +55,10 @@ extern struct hubroom_opts hubroom_opts;
 int hubroom_start_in(const char *dir, int live_split, int64_t resume_session);
 #define hubroom_start(live_split, resume_session) hubroom_start_in(check_tmpdir(), (live_split), (resume_session))
 void hubroom_stop(void);
+/* hubroom_start(0, 0) with the int option *opt (a member of hubroom_opts)
+ * set to value for this start only. */
+int hubroom_start_with_in(const char *dir, int *opt, int value);
+#define hubroom_start_with(opt, value) hubroom_start_with_in(check_tmpdir(), (opt), (value))
 
 /* A connection speaking protocol, no hello; NULL with why on stderr. */
 struct wsc *hubroom_connect(const char *protocol);
@@ -62,6 +66,13 @@ struct wsc *hubroom_connect(const char *protocol);
 struct wsc *hubroom_phone(const char *token_in, char token_out[ROOM_TOKEN_HEX + 1], json_t **welcome);
 /* A presenter connection authenticated with SECRET. */
 struct wsc *hubroom_presenter(void);
+/* Each one asked for (not NULL): a phone that said hello (*w), a screen
+ * (*s), a presenter (*p). 0, or -1 when one could not join (those that did
+ * are freed, every pointer NULL). */
+int hubroom_cast(struct wsc **w, struct wsc **s, struct wsc **p);
+/* A connection speaking protocol and the first state it was sent (*state,
+ * the caller json_decref's); NULL when either did not come. */
+struct wsc *hubroom_connect_state(const char *protocol, json_t **state);
 /* fvr_cmd with T_MS. */
 int hubroom_cmd(struct wsc *p, const char *name, char *err, size_t errlen);
 /* The same, a refusal's reason printed on stderr: 0, or -1. */
@@ -73,6 +84,10 @@ int hubroom_vote(struct wsc *w, int id, int q, int yes, json_t **reply);
 struct probe_result hubroom_result(int sent, int df, int frag);
 /* Waits for the hub to ask for a measurement, then answers it with r via hub_post. */
 int hubroom_answer(struct probe_result r);
+/* The first question taken to measured: p opens it, phone w votes yes (1)
+ * or no (0) with vote id 1, p closes and measures, and the measurement is
+ * answered with r. 0, or -1 when a step failed. */
+int hubroom_measured(struct wsc *p, struct wsc *w, int yes, struct probe_result r);
 /* Waits until the current question is in state s (via hub_snapshot): 0, or -1. */
 int hubroom_wait_state(enum quiz_state s);
 /* The vote stored in the database file, read through a second connection. */

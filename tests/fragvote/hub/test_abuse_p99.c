@@ -315,11 +315,20 @@ static long long held_request(const char *request, int trickle, int deadline_ms,
 
 /* The same request, again and again: each must be ended by the server
  * within the headers' deadline (what: the request, for the failure). */
+/* One attempt of a: request held as held_request does, within ms; counted
+ * as held when the hub upgraded it (101). Its time, or -1 (still open). */
+static long long attempt(struct abuse *a, const char *request, int trickle, int ms, char *resp, size_t len) {
+    a->attempts++;
+    resp[0] = '\0';
+    long long t = held_request(request, trickle, ms, resp, len);
+    if (strstr(resp, " 101 ")) a->held++;
+    return t;
+}
+
 static void request_loop(struct abuse *a, const char *request, int trickle, const char *what) {
     while (!abuse_stopping()) {
         char resp[512];
-        a->attempts++;
-        long long t = held_request(request, trickle, HUB_HTTP_HEADERS_S * 1000, resp, sizeof resp);
+        long long t = attempt(a, request, trickle, HUB_HTTP_HEADERS_S * 1000, resp, sizeof resp);
         if (t < 0) abuse_fail(a, "%s was still open after %d s", what, HUB_HTTP_HEADERS_S + 3);
         else snprintf(a->note, sizeof a->note, "closed after %lld ms", t);
     }
@@ -339,9 +348,7 @@ static void abuse_ws_no_subprotocol(struct abuse *a) {
     snprintf(req, sizeof req, ws_upgrade_fmt, "");
     while (!abuse_stopping()) {
         char resp[512];
-        a->attempts++;
-        long long t = held_request(req, 0, 1000, resp, sizeof resp);
-        if (strstr(resp, " 101 ")) a->held++;
+        long long t = attempt(a, req, 0, 1000, resp, sizeof resp);
         if (t < 0 || strstr(resp, " 101 "))
             abuse_fail(a, "a websocket without a subprotocol was upgraded%s", t < 0 ? " and held" : "");
         else snprintf(a->note, sizeof a->note, "refused, closed after %lld ms", t);
@@ -353,9 +360,7 @@ static void abuse_ws_silent(struct abuse *a) {
     snprintf(req, sizeof req, ws_upgrade_fmt, "Sec-WebSocket-Protocol: fragvote-screen\r\n");
     while (!abuse_stopping()) {
         char resp[2048];
-        a->attempts++;
-        long long t = held_request(req, 0, HUB_FIRST_FRAME_S * 1000 + 1500, resp, sizeof resp);
-        if (strstr(resp, " 101 ")) a->held++;
+        long long t = attempt(a, req, 0, HUB_FIRST_FRAME_S * 1000 + 1500, resp, sizeof resp);
         if (t < 0) abuse_fail(a, "a websocket that never sent a frame was open after %d s", HUB_FIRST_FRAME_S + 4);
         else snprintf(a->note, sizeof a->note, "closed after %lld ms", t);
     }

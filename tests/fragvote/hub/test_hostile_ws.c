@@ -160,6 +160,23 @@ static int drain_until_closed(struct wsc *w, int timeout_ms) {
     return n;
 }
 
+/* w read until the hub closed it: 1 when it closed with code and (reason
+ * not NULL) those words in its reason; else 0, what it did said on stderr
+ * after round. w freed. */
+static int closed_as(struct wsc *w, int code, const char *reason, const char *round) {
+    drain_until_closed(w, T_MS);
+    int ok = wsc_closed(w) && wsc_close_code(w) == code && (!reason || strstr(wsc_close_reason(w), reason));
+    if (!ok)
+        fprintf(stderr, "  %s: closed %d, code %d \"%s\"\n", round, wsc_closed(w), wsc_close_code(w),
+                wsc_close_reason(w));
+    wsc_free(w);
+    return ok;
+}
+
+/* TCP_CORK on w's socket on (1) or off (0): what is sent meanwhile goes in
+ * as few segments as fit. */
+static void cork(struct wsc *w, int on) { setsockopt(wsc_fd(w), IPPROTO_TCP, TCP_CORK, &on, sizeof on); }
+
 /* Sends text on a fresh joined phone and returns the first reply (error,
  * pong...) or NULL if the server closed the connection instead (*closed set). */
 static json_t *one_shot(const char *text, int *code, char *reason, size_t reasonlen) {
@@ -187,13 +204,21 @@ static json_t *one_shot(const char *text, int *code, char *reason, size_t reason
     return r;
 }
 
+/* The hub started, a presenter with the first question open, the good
+ * phone voting in the background: the presenter, or NULL. */
+static struct wsc *begin(void) {
+    if (start() != 0) return NULL;
+    struct wsc *p = open_question();
+    if (p && good_start() == 0) return p;
+    wsc_free(p);
+    return NULL;
+}
+
 /* ---------------------------------------------------------------- tests */
 
 static void test_malformed_wrong_types_huge_numbers_unknown_types(void) {
-    REQUIRE(start() == 0);
-    struct wsc *p = open_question();
+    struct wsc *p = begin();
     REQUIRE(p);
-    REQUIRE(good_start() == 0);
     /* Each case: the message, then either the error code the phone must get
      * or the close code (with a reason) it must be cut with. */
     static const struct {
@@ -275,19 +300,14 @@ static void test_cap_passed_mid_read_still_closes_1009(void) {
         for (int behind = 2; behind <= 8; behind += 3, rounds++) {
             struct wsc *w = phone();
             REQUIRE(w);
-            int on = 1, off = 0;
-            setsockopt(wsc_fd(w), IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+            cork(w, 1);
             wsc_send_frame(w, WSC_TEXT, 0, big, sizeof big);
             wsc_send_frame(w, WSC_CONT, 0, big, (size_t)small); /* 1000 + small > 1024 */
             for (int i = 0; i < behind; i++) wsc_send_frame(w, WSC_CONT, 0, big, sizeof big);
-            setsockopt(wsc_fd(w), IPPROTO_TCP, TCP_CORK, &off, sizeof off);
-            drain_until_closed(w, T_MS);
-            if (!wsc_closed(w) || wsc_close_code(w) != 1009) {
-                wrong++;
-                fprintf(stderr, "  small %d, %d behind: closed %d, code %d\n", small, behind, wsc_closed(w),
-                        wsc_close_code(w));
-            }
-            wsc_free(w);
+            cork(w, 0);
+            char round[64];
+            snprintf(round, sizeof round, "small %d, %d behind", small, behind);
+            wrong += !closed_as(w, 1009, NULL, round);
         }
     }
     printf("  cap passed mid-read: %d of %d rounds without the 1009\n", wrong, rounds);
@@ -307,18 +327,13 @@ static void test_200_one_byte_continuations_close_1008(void) {
         for (int r = 0; r < 6; r++, rounds++) {
             struct wsc *w = phone();
             REQUIRE(w);
-            int on = 1, off = 0;
-            if (corked) setsockopt(wsc_fd(w), IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+            if (corked) cork(w, 1);
             wsc_send_frame(w, WSC_TEXT, 0, "{", 1);
             for (int i = 0; i < 200; i++) wsc_send_frame(w, WSC_CONT, 0, " ", 1);
-            if (corked) setsockopt(wsc_fd(w), IPPROTO_TCP, TCP_CORK, &off, sizeof off);
-            drain_until_closed(w, T_MS);
-            if (!wsc_closed(w) || wsc_close_code(w) != 1008 || !strstr(wsc_close_reason(w), "too many")) {
-                wrong++;
-                fprintf(stderr, "  %s, round %d: closed %d, code %d \"%s\"\n", corked ? "corked" : "one by one", r,
-                        wsc_closed(w), wsc_close_code(w), wsc_close_reason(w));
-            }
-            wsc_free(w);
+            if (corked) cork(w, 0);
+            char round[64];
+            snprintf(round, sizeof round, "%s, round %d", corked ? "corked" : "one by one", r);
+            wrong += !closed_as(w, 1008, "too many", round);
         }
     printf("  200 one-byte continuations: %d of %d rounds without the 1008\n", wrong, rounds);
     CHECK_INT(wrong, 0);
@@ -326,10 +341,8 @@ static void test_200_one_byte_continuations_close_1008(void) {
 }
 
 static void test_1mb_fragmented_and_binary_frames(void) {
-    REQUIRE(start() == 0);
-    struct wsc *p = open_question();
+    struct wsc *p = begin();
     REQUIRE(p);
-    REQUIRE(good_start() == 0);
 
     /* 1 MB in one frame: cut with 1009 before it is buffered. */
     struct wsc *big = phone();
@@ -435,10 +448,8 @@ static void *flood_main(void *arg) {
 }
 
 static void test_10000_messages_per_second_from_one_client(void) {
-    REQUIRE(start() == 0);
-    struct wsc *p = open_question();
+    struct wsc *p = begin();
     REQUIRE(p);
-    REQUIRE(good_start() == 0);
     usleep(200000);
     struct wsc *fl = phone();
     REQUIRE(fl);
@@ -490,10 +501,8 @@ static void test_2000_connections_from_one_address(void) {
         setrlimit(RLIMIT_NOFILE, &rl);
     }
     REQUIRE(rl.rlim_cur >= 2 * CONNS + 200);
-    REQUIRE(start() == 0);
-    struct wsc *p = open_question();
+    struct wsc *p = begin();
     REQUIRE(p);
-    REQUIRE(good_start() == 0);
     static struct wsc *c[CONNS];
     int opened = 0;
     long long t0 = check_mono_ms();
@@ -545,10 +554,8 @@ static void test_2000_connections_from_one_address(void) {
  * and never finish it. The good phone keeps voting; lws times the
  * half-requests out. */
 static void test_slow_loris_http(void) {
-    REQUIRE(start() == 0);
-    struct wsc *p = open_question();
+    struct wsc *p = begin();
     REQUIRE(p);
-    REQUIRE(good_start() == 0);
     static int fds[LORIS];
     const char *req = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: ";
     for (int i = 0; i < LORIS; i++) {
@@ -647,9 +654,7 @@ static void test_secret_throttled_and_never_sent_to_the_audience(void) {
         CHECK(strlen(r) > 0);
         free(r);
     }
-    wsc_close(aud, 1000);
-    wsc_close(scr, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(aud, scr, p);
     stop();
 }
 
@@ -657,10 +662,8 @@ static void test_secret_throttled_and_never_sent_to_the_audience(void) {
  * vote must not be taken for dead by the keepalive sweep. */
 static void test_listening_phone_is_not_culled_while_tallies_flow(void) {
     keepalive_s = 1;
-    REQUIRE(start() == 0);
-    struct wsc *p = open_question();
+    struct wsc *p = begin();
     REQUIRE(p);
-    REQUIRE(good_start() == 0);
     struct wsc *l = phone();
     REQUIRE(l);
     int msgs = drain_until_closed(l, 6000 * keepalive_s);

@@ -31,14 +31,9 @@ static struct wsc *P[NPHONES];
 static char tok0[64];
 
 static int start(int64_t resume) {
-    char err[512];
     deck_fixture_one(&D, "confidence test", DECK_FIXTURE_DF | DECK_FIXTURE_FRAG); /* measured: DF yes, fragmented no */
     if (!resume) snprintf(dbpath, sizeof dbpath, "%s/confidence.db", check_tmpdir());
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1};
-    if (hubfix_start_probed(&F, dbpath, &D, "CONFID", resume, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F},
-                            err, sizeof err))
-        return fprintf(stderr, "%s\n", err), -1;
-    return 0;
+    return hubfix_start_yes_yes_no(&F, dbpath, &D, "CONFID", resume, SECRET, NULL);
 }
 
 static int step(struct wsc *p, const char *name) { return fvr_step(p, name, T_MS); }
@@ -252,8 +247,7 @@ static void test_confidence_through_the_room(void) {
     char *final_text = json_dumps(cal, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(fin);
     for (int i = 0; i < NPHONES; i++) wsc_close(P[i], 1000);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(s, p);
     struct quiz_qinfo before[2];
     for (int i = 0; i < 2; i++) quiz_get(room_quiz(F.room), i, &before[i]);
     hubfix_stop(&F);

@@ -28,6 +28,17 @@ static int still_served(struct wsc *other, int id) {
     return rc == 0 ? 1 : 0;
 }
 
+/* The hub closed w with code (and reason in its words, NULL: not checked)
+ * once what it had sent was read; w freed. */
+static void closed_with(struct wsc *w, int code, const char *reason) {
+    char *m;
+    while (wsc_recv(w, &m, T_MS) > 0) free(m);
+    CHECK(wsc_closed(w));
+    CHECK_INT(wsc_close_code(w), code);
+    if (reason) CHECK_CONTAINS(wsc_close_reason(w), reason);
+    wsc_free(w);
+}
+
 static void test_oversized_malformed_binary_and_flooding_clients_are_cut_alone(void) {
     REQUIRE(hubroom_start(0, 0) == 0);
     struct wsc *good = hubroom_phone(NULL, NULL, NULL);
@@ -44,12 +55,7 @@ static void test_oversized_malformed_binary_and_flooding_clients_are_cut_alone(v
     msg[sizeof msg - 3] = '"';
     msg[sizeof msg - 2] = '}';
     wsc_send_text(big, msg);
-    char *m;
-    while (wsc_recv(big, &m, T_MS) > 0) free(m);
-    CHECK(wsc_closed(big));
-    CHECK_INT(wsc_close_code(big), 1009);
-    CHECK_CONTAINS(wsc_close_reason(big), "larger");
-    wsc_free(big);
+    closed_with(big, 1009, "larger");
     CHECK(still_served(good, 1));
 
     /* oversized in fragments: each piece small, the whole too big */
@@ -60,49 +66,31 @@ static void test_oversized_malformed_binary_and_flooding_clients_are_cut_alone(v
     wsc_send_frame(frag, WSC_TEXT, 0, piece, sizeof piece);
     wsc_send_frame(frag, WSC_CONT, 0, piece, sizeof piece);
     wsc_send_frame(frag, WSC_CONT, 1, piece, sizeof piece);
-    while (wsc_recv(frag, &m, T_MS) > 0) free(m);
-    CHECK(wsc_closed(frag));
-    CHECK_INT(wsc_close_code(frag), 1009);
-    wsc_free(frag);
+    closed_with(frag, 1009, NULL);
 
     struct wsc *bad = hubroom_phone(NULL, NULL, NULL);
     REQUIRE(bad);
     wsc_send_text(bad, "{\"t\": \"vote\", ");
-    while (wsc_recv(bad, &m, T_MS) > 0) free(m);
-    CHECK(wsc_closed(bad));
-    CHECK_INT(wsc_close_code(bad), 1007);
-    CHECK_CONTAINS(wsc_close_reason(bad), "malformed");
-    wsc_free(bad);
+    closed_with(bad, 1007, "malformed");
 
     struct wsc *bin = hubroom_phone(NULL, NULL, NULL);
     REQUIRE(bin);
     wsc_send_frame(bin, WSC_BINARY, 1, "\x01\x02", 2);
-    while (wsc_recv(bin, &m, T_MS) > 0) free(m);
-    CHECK(wsc_closed(bin));
-    CHECK_INT(wsc_close_code(bin), 1003);
-    wsc_free(bin);
+    closed_with(bin, 1003, NULL);
 
     struct wsc *flood = hubroom_phone(NULL, NULL, NULL);
     REQUIRE(flood);
     for (int i = 0; i < HUB_MSG_BURST * 3; i++)
         if (wsc_send_text(flood, "{\"t\":\"ping\"}")) break;
-    while (wsc_recv(flood, &m, T_MS) > 0) free(m);
-    CHECK(wsc_closed(flood));
-    CHECK_INT(wsc_close_code(flood), 1008);
-    CHECK_CONTAINS(wsc_close_reason(flood), "too many");
-    wsc_free(flood);
+    closed_with(flood, 1008, "too many");
 
     CHECK(still_served(good, 2));
-    wsc_close(good, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(good, p);
     hubroom_stop();
 }
 
 static void test_dead_connections_are_culled_and_live_ones_kept(void) {
-    hubroom_opts.keepalive_s = 1;
-    int rc = hubroom_start(0, 0);
-    hubroom_opts.keepalive_s = 0;
-    REQUIRE(rc == 0);
+    REQUIRE(hubroom_start_with(&hubroom_opts.keepalive_s, 1) == 0);
     struct wsc *dead = hubroom_phone(NULL, NULL, NULL);  /* stops reading: never answers a ping */
     struct wsc *alive = hubroom_phone(NULL, NULL, NULL); /* keeps reading: answers pings */
     REQUIRE(dead && alive);
@@ -119,16 +107,12 @@ static void test_dead_connections_are_culled_and_live_ones_kept(void) {
     struct hub_status st;
     WAIT_STATUS(st, st.connections == 1);
     CHECK_INT(st.connections, 1);
-    wsc_close(dead, 1000);
-    wsc_close(alive, 1000);
+    wsc_close_all(dead, alive);
     hubroom_stop();
 }
 
 static void test_connections_beyond_the_cap_are_refused_others_unaffected(void) {
-    hubroom_opts.conn_max = 3;
-    int rc = hubroom_start(0, 0);
-    hubroom_opts.conn_max = 0;
-    REQUIRE(rc == 0);
+    REQUIRE(hubroom_start_with(&hubroom_opts.conn_max, 3) == 0);
     struct wsc *a = hubroom_phone(NULL, NULL, NULL), *b = hubroom_connect("fragvote-screen"), *c = hubroom_phone(NULL, NULL, NULL);
     REQUIRE(a && b && c);
     char err[256];
@@ -144,8 +128,7 @@ static void test_connections_beyond_the_cap_are_refused_others_unaffected(void) 
     d = wsc_connect("127.0.0.1", hubroom.fx.port, "/", "fragvote-audience", NULL, T_MS, err, sizeof err);
     CHECK(d != NULL);
     wsc_free(d);
-    wsc_close(a, 1000);
-    wsc_close(b, 1000);
+    wsc_close_all(a, b);
     hubroom_stop();
 }
 

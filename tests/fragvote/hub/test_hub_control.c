@@ -68,14 +68,7 @@ static void test_voting_timer_closes_the_question_by_itself(void) {
     REQUIRE(ok);
     json_decref(ok);
     /* the phones learn the time left */
-    json_t *st = NULL;
-    for (int i = 0; i < 10 && !st; i++) {
-        st = wsc_recv_type(w, "state", T_MS);
-        if (st && !json_object_get(st, "closes_in_ms")) {
-            json_decref(st);
-            st = NULL;
-        }
-    }
+    json_t *st = fvr_state_with(w, "closes_in_ms", 10, T_MS);
     REQUIRE(st);
     long long left = json_integer_value(json_object_get(st, "closes_in_ms"));
     CHECK(left > 0 && left <= 1000);
@@ -95,20 +88,15 @@ static void test_voting_timer_closes_the_question_by_itself(void) {
     REQUIRE(hub_post(hubroom.fx.hub, &c) == 0); /* the console's way, with a timer */
     CHECK(hubroom_wait_state(QUIZ_VOTING) == 0);
     CHECK(hubroom_wait_state(QUIZ_CLOSED) == 0);
-    wsc_close(w, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(w, p);
     hubroom_stop();
 }
 
 static void test_the_largest_deck_fits_in_the_messages(void) {
-    hubroom_opts.big_deck = 1;
-    int rc = hubroom_start(0, 0);
-    hubroom_opts.big_deck = 0;
-    REQUIRE(rc == 0);
-    struct wsc *w = hubroom_connect("fragvote-screen");
+    REQUIRE(hubroom_start_with(&hubroom_opts.big_deck, 1) == 0);
+    json_t *st;
+    struct wsc *w = hubroom_connect_state("fragvote-screen", &st);
     REQUIRE(w);
-    json_t *st = wsc_recv_type(w, "state", T_MS);
-    REQUIRE(st);
     CHECK_INT(json_integer_value(json_object_get(st, "n")), QUIZ_QUESTIONS_MAX);
     /* phones and screens get the list of questions only once the quiz has
      * ended: the state goes to every phone on every change */
@@ -126,8 +114,7 @@ static void test_the_largest_deck_fits_in_the_messages(void) {
     REQUIRE(p);
     CHECK_INT(json_array_size(json_object_get(wel, "votes")), QUIZ_QUESTIONS_MAX);
     json_decref(wel);
-    wsc_close(w, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(w, p);
     hubroom_stop();
 }
 

@@ -16,6 +16,7 @@
 #include "check.h"
 #include "db.h"
 #include "deck_fixture.h"
+#include "fv_roles.h"
 #include "hubfix.h"
 #include "hub.h"
 #include "room.h"
@@ -186,11 +187,7 @@ static void test_a_crowd_votes_at_once_and_every_ack_is_durable(void) {
     long long last = -1;
     int tallies = 0, ok_order = 1, final_votes = -1;
     json_t *t;
-    while ((t = wsc_recv_type(screen, "tally", 700))) {
-        long long v = json_integer_value(json_object_get(t, "ver"));
-        if (v <= last) ok_order = 0;
-        last = v;
-        tallies++;
+    while ((t = fvr_next_tally(screen, 700, &last, &ok_order, &tallies))) {
         final_votes = (int)json_integer_value(json_object_get(t, "votes"));
         json_decref(t);
     }

@@ -34,15 +34,13 @@ static struct wsc *held[MAXC];
 static int nheld;
 
 static int start(void) {
-    char err[512], path[256];
+    char path[256];
     deck_fixture_one(&D, "fill test", DECK_FIXTURE_SENT);
     snprintf(path, sizeof path, "%s/fill.db", check_tmpdir());
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1,
-                             .conn_max = ROOM, .ws_per_addr = PER_ADDR};
-    if (hubfix_start_probed(&F, path, &D, ROOM_CODE, 0, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,
-                            sizeof err))
-        return fprintf(stderr, "%s\n", err), -1;
-    return 0;
+    struct hub_config cfg = hubfix_config(SECRET);
+    cfg.conn_max = ROOM;
+    cfg.ws_per_addr = PER_ADDR;
+    return hubfix_start_yes_yes_no(&F, path, &D, ROOM_CODE, 0, SECRET, &cfg);
 }
 
 /* An audience websocket from 127.0.0.<src> (hello: a phone that joins). */

@@ -21,14 +21,10 @@ static struct hubfix F;
 static struct deck D;
 
 static int start(void) {
-    char err[512], path[256];
+    char path[256];
     deck_fixture_one(&D, "final screen test", DECK_FIXTURE_DF | DECK_FIXTURE_FRAG);
     snprintf(path, sizeof path, "%s/final.db", check_tmpdir());
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET,
-                             .use_poll = 1};
-    if (hubfix_start_probed(&F, path, &D, "FINAL2", 0, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,
-                            sizeof err)) return fprintf(stderr, "%s\n", err), -1;
-    return 0;
+    return hubfix_start_yes_yes_no(&F, path, &D, "FINAL2", 0, SECRET, NULL);
 }
 
 static int step(struct wsc *p, const char *name) { return fvr_step(p, name, T_MS); }
@@ -36,11 +32,8 @@ static int step(struct wsc *p, const char *name) { return fvr_step(p, name, T_MS
 static void test_final_state_carries_the_league_line(void) {
     REQUIRE(start() == 0);
     char err[256];
-    struct wsc *a = fvr_phone("127.0.0.1", F.port, "FINAL2", 1, NULL, T_MS, NULL, err, sizeof err);
-    struct wsc *b = fvr_phone("127.0.0.1", F.port, "FINAL2", 1, NULL, T_MS, NULL, err, sizeof err);
-    struct wsc *s = fvr_connect("127.0.0.1", F.port, "fragvote-screen", T_MS, err, sizeof err);
-    struct wsc *p = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
-    REQUIRE(a && b && s && p);
+    struct wsc *a, *b, *s, *p;
+    REQUIRE(fvr_cast("127.0.0.1", F.port, "FINAL2", SECRET, T_MS, &a, &b, &s, &p, err, sizeof err) == 0);
     /* Q1 "DF set?" (truth yes): both right. Q2 "fragmented?" (truth no): a wrong, b right: a tie. */
     REQUIRE(step(p, "open") == 0);
     REQUIRE(fvr_vote(a, 1, 0, 1, T_MS, NULL) == 0 && fvr_vote(b, 1, 0, 1, T_MS, NULL) == 0);
@@ -72,10 +65,7 @@ static void test_final_state_carries_the_league_line(void) {
     fin = fvr_final_state(a, T_MS); /* phones get the same final state */
     CHECK(fin && json_object_get(fin, "league"));
     json_decref(fin);
-    wsc_close(a, 1000);
-    wsc_close(b, 1000);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(a, b, s, p);
     hubfix_stop(&F);
 }
 
@@ -85,10 +75,8 @@ static void test_final_state_carries_the_league_line(void) {
 static void test_end_goes_to_the_final_state(void) {
     REQUIRE(start() == 0);
     char err[256];
-    struct wsc *a = fvr_phone("127.0.0.1", F.port, "FINAL2", 1, NULL, T_MS, NULL, err, sizeof err);
-    struct wsc *s = fvr_connect("127.0.0.1", F.port, "fragvote-screen", T_MS, err, sizeof err);
-    struct wsc *p = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
-    REQUIRE(a && s && p);
+    struct wsc *a, *s, *p;
+    REQUIRE(fvr_cast("127.0.0.1", F.port, "FINAL2", SECRET, T_MS, &a, NULL, &s, &p, err, sizeof err) == 0);
     REQUIRE(step(p, "open") == 0);
     REQUIRE(fvr_vote(a, 1, 0, 1, T_MS, NULL) == 0);
     REQUIRE(step(p, "end") == 0);
@@ -102,9 +90,7 @@ static void test_end_goes_to_the_final_state(void) {
     REQUIRE(db_session_get(F.db, room_session_id(F.room), &row, err, sizeof err) == 0);
     CHECK(row.ended_at > 0);
     db_session_row_free(&row);
-    wsc_close(a, 1000);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(a, s, p);
     hubfix_stop(&F);
 }
 
@@ -131,8 +117,7 @@ static void test_answer_without_a_vote(void) {
     CHECK_INT(json_integer_value(json_object_get(rv, "yes")) + json_integer_value(json_object_get(rv, "no")), 0);
     json_decref(st);
     CHECK(step(p, "answer") != 0); /* revealed: no answer without a vote */
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(s, p);
     hubfix_stop(&F);
 }
 

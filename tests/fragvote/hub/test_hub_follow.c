@@ -27,15 +27,11 @@ static struct deck D;
 /* Two tests: the first asks sent?, DF?, fragmented? (positions 0, 1, 2),
  * the second DF? (position 3). */
 static int start(void) {
-    char err[512], db[300];
+    char db[300];
     deck_fixture_one(&D, "follow test", DECK_FIXTURE_ALL);
     deck_fixture_test(&D, PROBE_UDP4, PROBE_MODE_DONT, 1000, DECK_FIXTURE_DF);
     snprintf(db, sizeof db, "%s/follow.db", check_tmpdir());
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1};
-    if (hubfix_start_probed(&F, db, &D, ROOM, 0, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,
-                            sizeof err))
-        return fprintf(stderr, "%s\n", err), -1;
-    return 0;
+    return hubfix_start_yes_yes_no(&F, db, &D, ROOM, 0, SECRET, NULL);
 }
 
 /* A screen following position pos (-1: none): connected, its hello sent. */
@@ -188,12 +184,7 @@ static void test_each_question_as_the_room_sees_it(void) {
     CHECK(st && pos_of(st) == 3 && strlen(str_in(st, "q", "text")) > 10);
     json_decref(st);
 
-    wsc_close(p, 1000);
-    wsc_close(phone, 1000);
-    wsc_close(plain, 1000);
-    wsc_close(df, 1000);
-    wsc_close(frag, 1000);
-    wsc_close(later, 1000);
+    wsc_close_all(p, phone, plain, df, frag, later);
 }
 
 int main(void) {

@@ -60,15 +60,13 @@ static void test_nick_message_decodes(void) {
 }
 
 static int start(int leaderboard) {
-    char err[512], path[256];
+    char path[256];
     static int files;
     deck_fixture_one(&D, "leaderboard test", DECK_FIXTURE_DF | DECK_FIXTURE_FRAG); /* truths: yes, no */
     snprintf(path, sizeof path, "%s/board-%d.db", check_tmpdir(), ++files);
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1,
-                             .leaderboard = leaderboard};
-    if (hubfix_start_probed(&F, path, &D, "BOARDS", 0, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,
-                            sizeof err)) return fprintf(stderr, "%s\n", err), -1;
-    return 0;
+    struct hub_config cfg = hubfix_config(SECRET);
+    cfg.leaderboard = leaderboard;
+    return hubfix_start_yes_yes_no(&F, path, &D, "BOARDS", 0, SECRET, &cfg);
 }
 
 static int step(struct wsc *p, const char *name) { return fvr_step(p, name, T_MS); }
@@ -77,17 +75,7 @@ static int step(struct wsc *p, const char *name) { return fvr_step(p, name, T_MS
 static json_t *nick(struct wsc *w, const char *json_string_literal) {
     char msg[512];
     snprintf(msg, sizeof msg, "{\"t\":\"nick\",\"nick\":%s}", json_string_literal);
-    if (wsc_send_text(w, msg) < 0) return NULL;
-    for (int i = 0; i < 20; i++) {
-        char *text;
-        if (wsc_recv(w, &text, T_MS) <= 0) return NULL;
-        json_t *m = json_loads(text, 0, NULL);
-        free(text);
-        const char *t = json_string_value(json_object_get(m, "t"));
-        if (t && (!strcmp(t, "nick_ok") || !strcmp(t, "error"))) return m;
-        json_decref(m);
-    }
-    return NULL;
+    return fvr_answer(w, msg, "nick_ok", 20, T_MS);
 }
 
 /* Plays the deck's two questions: phone i votes q0 answers0[i], q1 answers1[i] (1 yes, 0 no). */
@@ -112,11 +100,8 @@ static void drain(struct wsc *w) {
 static void test_off_nicknames_are_refused_and_in_no_frame(void) {
     REQUIRE(start(0) == 0);
     char err[256];
-    struct wsc *a = fvr_phone("127.0.0.1", F.port, "BOARDS", 1, NULL, T_MS, NULL, err, sizeof err);
-    struct wsc *b = fvr_phone("127.0.0.1", F.port, "BOARDS", 1, NULL, T_MS, NULL, err, sizeof err);
-    struct wsc *s = fvr_connect("127.0.0.1", F.port, "fragvote-screen", T_MS, err, sizeof err);
-    struct wsc *p = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
-    REQUIRE(a && b && s && p);
+    struct wsc *a, *b, *s, *p;
+    REQUIRE(fvr_cast("127.0.0.1", F.port, "BOARDS", SECRET, T_MS, &a, &b, &s, &p, err, sizeof err) == 0);
     json_t *r = nick(a, "\"ZZNICKOFF\"");
     REQUIRE(r);
     CHECK_STR(json_string_value(json_object_get(r, "code")), "leaderboard_off");
@@ -207,8 +192,7 @@ static void test_on_top_ten_by_score_cleaned_and_capped(void) {
     free(dumped);
     json_decref(fin);
     for (int i = 0; i < NPHONES; i++) wsc_close(ph[i], 1000);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(s, p);
     hubfix_stop(&F);
 }
 

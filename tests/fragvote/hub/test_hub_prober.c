@@ -216,10 +216,7 @@ static void test_a_whole_question_with_a_remote_prober(void) {
                                  "AND kernel = 'Linux 6.1.0-laptop' AND target = 'lab' AND "
                                  "json_extract(lab, '$.routers') = 2") == 1);
     json_decref(m);
-    wsc_close(phone, 1000);
-    wsc_close(screen, 1000);
-    wsc_close(page, 1000);
-    wsc_close(lap, 1000);
+    wsc_close_all(phone, screen, page, lap);
     hubfix_stop(&fx);
 }
 
@@ -407,9 +404,7 @@ static void test_take_over_tells_the_old_prober(void) {
     CHECK_INT(fvr_cmd(old, "close", T_MS, err, sizeof err), 0);
     json_decref(m);
     json_decref(m2);
-    wsc_close(old, 1000);
-    wsc_close(neu, 1000);
-    wsc_close(page, 1000);
+    wsc_close_all(old, neu, page);
     hubfix_stop(&fx);
 }
 
@@ -446,8 +441,7 @@ static void test_the_same_laptop_reconnecting_replaces_its_old_connection(void) 
     CHECK_STR(code_of(o), "prober_busy");
     json_decref(o);
     wsc_free(old);
-    wsc_close(neu, 1000);
-    wsc_close(other, 1000);
+    wsc_close_all(neu, other);
     hubfix_stop(&fx);
 }
 
@@ -491,9 +485,7 @@ static void test_a_measure_asked_while_no_prober_is_there_waits_for_the_next(voi
     json_decref(a);
     CHECK_INT(hubfix_wait_state(&fx, QUIZ_MEASURED), 0);
     json_decref(m);
-    wsc_close(page, 1000);
-    wsc_close(phone, 1000);
-    wsc_close(lap, 1000);
+    wsc_close_all(page, phone, lap);
     hubfix_stop(&fx);
 }
 
@@ -543,8 +535,7 @@ static void test_the_deck_is_the_laptops_until_the_talk_starts(void) {
     CHECK_STR(json_string_value(json_object_get(o, "deck")), "kept");
     json_decref(o);
     deck_free(&small);
-    wsc_close(screen, 1000);
-    wsc_close(lap, 1000);
+    wsc_close_all(screen, lap);
     hubfix_stop(&fx);
 }
 

@@ -27,7 +27,6 @@ static char dbpath[256];
 /* Two tests of the same spec: the first asks DF? and fragmented?, the
  * second sent? (measured, then skipped by end). */
 static int start(void) {
-    char err[512];
     memset(&D, 0, sizeof D);
     snprintf(D.title, sizeof D.title, "replay test");
     D.ntests = 2;
@@ -36,11 +35,7 @@ static int start(void) {
     D.tests[0].ask[QKIND_DF] = D.tests[0].ask[QKIND_FRAGMENTED] = 1;
     D.tests[1].ask[QKIND_SENT] = 1;
     snprintf(dbpath, sizeof dbpath, "%s/replay.db", check_tmpdir());
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1};
-    if (hubfix_start_probed(&F, dbpath, &D, ROOM, 0, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,
-                            sizeof err))
-        return fprintf(stderr, "%s\n", err), -1;
-    return 0;
+    return hubfix_start_yes_yes_no(&F, dbpath, &D, ROOM, 0, SECRET, NULL);
 }
 
 static int step(struct wsc *p, const char *name) { return fvr_step(p, name, T_MS); }
@@ -238,10 +233,7 @@ static void test_replay_after_the_talk(void) {
               0);
     free(before);
     free(after);
-    wsc_close(a, 1000);
-    wsc_close(c, 1000);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(a, c, s, p);
     hubfix_stop(&F);
 }
 

@@ -26,16 +26,9 @@
 
 static void test_truth_is_in_no_frame_before_reveal(void) {
     REQUIRE(hubroom_start(0, 0) == 0);
-    struct wsc *w = hubroom_phone(NULL, NULL, NULL);
-    struct wsc *s = hubroom_connect("fragvote-screen");
-    struct wsc *p = hubroom_presenter();
-    REQUIRE(w && s && p);
-    REQUIRE(hubroom_do(p, "open") == 0);
-    REQUIRE(hubroom_vote(w, 1, 0, 1, NULL) == 0);
-    REQUIRE(hubroom_do(p, "close") == 0);
-    REQUIRE(hubroom_do(p, "measure") == 0);
-    REQUIRE(hubroom_answer(hubroom_result(1, 0, 1)) == 0);
-    REQUIRE(hubroom_wait_state(QUIZ_MEASURED) == 0);
+    struct wsc *w, *s, *p;
+    REQUIRE(hubroom_cast(&w, &s, &p) == 0);
+    REQUIRE(hubroom_measured(p, w, 1, hubroom_result(1, 0, 1)) == 0);
     /* everything each client has been sent until now */
     usleep(300000);
     json_t *x;
@@ -51,23 +44,14 @@ static void test_truth_is_in_no_frame_before_reveal(void) {
     CHECK(!strstr(wsc_transcript(p), "\"truth\""));
     /* after the reveal everyone gets it */
     REQUIRE(hubroom_do(p, "reveal") == 0);
-    json_t *st = NULL;
-    for (int i = 0; i < 10 && !st; i++) {
-        st = wsc_recv_type(w, "state", T_MS);
-        if (st && !json_object_get(st, "reveal")) {
-            json_decref(st);
-            st = NULL;
-        }
-    }
+    json_t *st = fvr_state_with(w, "reveal", 10, T_MS);
     REQUIRE(st);
     json_t *rv = json_object_get(st, "reveal");
     CHECK_STR(json_string_value(json_object_get(rv, "truth")), "yes");
     CHECK_STR(json_string_value(json_object_get(rv, "why")), WHY_SENT);
     CHECK_INT(json_integer_value(json_object_get(rv, "yes")), 1);
     json_decref(st);
-    wsc_close(w, 1000);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(w, s, p);
     hubroom_stop();
 }
 
@@ -136,11 +120,10 @@ static void check_reveal_msgs(json_t *rv) {
  * when the measurement differs from the rules, as the surprise's why. */
 static void test_a_why_as_a_message_reaches_the_reveal(void) {
     REQUIRE(hubroom_start(0, 0) == 0);
-    struct wsc *w = hubroom_phone(NULL, NULL, NULL);
-    struct wsc *s = hubroom_connect("fragvote-screen");
-    struct wsc *p = hubroom_presenter();
+    struct wsc *w, *s, *p;
+    REQUIRE(hubroom_cast(&w, &s, &p) == 0);
     struct wsc *pv = hubroom_presenter(); /* watches: p's answers are read by cmd */
-    REQUIRE(w && s && p && pv);
+    REQUIRE(pv);
     char err[256];
     REQUIRE(hubroom_cmd(p, "open", err, sizeof err) == 0 && hubroom_cmd(p, "close", err, sizeof err) == 0 &&
             hubroom_cmd(p, "measure", err, sizeof err) == 0);
@@ -166,10 +149,7 @@ static void test_a_why_as_a_message_reaches_the_reveal(void) {
         check_reveal_msgs(rv);
         json_decref(st);
     }
-    wsc_close(w, 1000);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
-    wsc_close(pv, 1000);
+    wsc_close_all(w, s, p, pv);
     hubroom_stop();
 }
 
@@ -179,11 +159,10 @@ static void test_a_why_as_a_message_reaches_the_reveal(void) {
  * every fact) before the test's last question is revealed. */
 static void test_each_reveal_shows_only_its_own_fact(void) {
     REQUIRE(hubroom_start(0, 0) == 0);
-    struct wsc *w = hubroom_phone(NULL, NULL, NULL);
-    struct wsc *s = hubroom_connect("fragvote-screen");
-    struct wsc *p = hubroom_presenter();
+    struct wsc *w, *s, *p;
+    REQUIRE(hubroom_cast(&w, &s, &p) == 0);
     struct wsc *pv = hubroom_presenter(); /* a second presenter page that only watches (p's answers are read by cmd) */
-    REQUIRE(w && s && p && pv);
+    REQUIRE(pv);
     struct wsc *all[3] = {w, s, pv};
     char err[256];
     static const char *const why[3] = {WHY_SENT, WHY_DF, WHY_FRAG};
@@ -216,10 +195,7 @@ static void test_each_reveal_shows_only_its_own_fact(void) {
             if (pos == 2) CHECK(strstr(tr, "time_exceeded") != NULL);
         }
     }
-    wsc_close(w, 1000);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
-    wsc_close(pv, 1000);
+    wsc_close_all(w, s, p, pv);
     hubroom_stop();
 }
 
@@ -272,8 +248,7 @@ static void test_presenter_actions_need_the_secret(void) {
     CHECK(wsc_closed(bad));
     CHECK_INT(wsc_close_code(bad), 1008);
     wsc_free(bad);
-    wsc_close(a, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(a, p);
     hubroom_stop();
 }
 
@@ -304,10 +279,9 @@ static int voting_message_with(const char *tr, const char *type, const char *key
  * questions[] list -- until auth_ok. */
 static void test_presenter_without_auth_sees_what_a_screen_sees(void) {
     REQUIRE(hubroom_start(0, 0) == 0);
-    struct wsc *lurker = hubroom_connect("fragvote-presenter");
+    json_t *st;
+    struct wsc *lurker = hubroom_connect_state("fragvote-presenter", &st);
     REQUIRE(lurker);
-    json_t *st = wsc_recv_type(lurker, "state", T_MS);
-    REQUIRE(st);
     CHECK(json_object_get(st, "questions") == NULL);
     CHECK(json_object_get(st, "split") == NULL);
     json_decref(st);
@@ -337,9 +311,7 @@ static void test_presenter_without_auth_sees_what_a_screen_sees(void) {
     REQUIRE(t);
     CHECK_INT(json_integer_value(json_object_get(t, "yes")), 1);
     json_decref(t);
-    wsc_close(lurker, 1000);
-    wsc_close(w, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(lurker, w, p);
     hubroom_stop();
 }
 
@@ -380,10 +352,7 @@ static void test_the_presenters_tally_counts_screens_and_presenters(void) {
         CHECK(!strstr(wsc_transcript(*c), "\"screens\""));
         CHECK(!strstr(wsc_transcript(*c), "\"presenters\""));
     }
-    wsc_close(s1, 1000);
-    wsc_close(lurker, 1000);
-    wsc_close(w, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(s1, lurker, w, p);
     hubroom_stop();
 }
 

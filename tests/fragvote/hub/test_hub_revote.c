@@ -29,16 +29,10 @@ static struct deck D;
 static char dbpath[256];
 
 static int start(int64_t resume) {
-    char err[512];
     deck_fixture_one(&D, "re-vote test", DECK_FIXTURE_DF | DECK_FIXTURE_FRAG);
     static int files;
     if (!resume) snprintf(dbpath, sizeof dbpath, "%s/revote-%d.db", check_tmpdir(), ++files); /* session 1 in each */
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET,
-                             .use_poll = 1};
-    if (hubfix_start_probed(&F, dbpath, &D, "REVOTE", resume, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,
-                            sizeof err))
-        return fprintf(stderr, "%s\n", err), -1;
-    return 0;
+    return hubfix_start_yes_yes_no(&F, dbpath, &D, "REVOTE", resume, SECRET, NULL);
 }
 
 static int cmd(struct wsc *p, const char *name, char *err, size_t errlen) { return fvr_cmd(p, name, T_MS, err, errlen); }
@@ -91,11 +85,8 @@ static void test_shift_line_is_pure(void) {
 static void test_second_round_is_stored_scored_and_shown(void) {
     REQUIRE(start(0) == 0);
     char err[256];
-    struct wsc *a = fvr_phone("127.0.0.1", F.port, "REVOTE", 1, NULL, T_MS, NULL, err, sizeof err);
-    struct wsc *b = fvr_phone("127.0.0.1", F.port, "REVOTE", 1, NULL, T_MS, NULL, err, sizeof err);
-    struct wsc *s = fvr_connect("127.0.0.1", F.port, "fragvote-screen", T_MS, err, sizeof err);
-    struct wsc *p = fvr_presenter("127.0.0.1", F.port, SECRET, T_MS, err, sizeof err);
-    REQUIRE(a && b && s && p);
+    struct wsc *a, *b, *s, *p;
+    REQUIRE(fvr_cast("127.0.0.1", F.port, "REVOTE", SECRET, T_MS, &a, &b, &s, &p, err, sizeof err) == 0);
     CHECK(cmd(p, "revote", err, sizeof err) < 0); /* pending: nothing to re-vote yet */
     CHECK_CONTAINS(err, "re-vote opens after close");
     REQUIRE(step(p, "open") == 0);
@@ -137,10 +128,7 @@ static void test_second_round_is_stored_scored_and_shown(void) {
     REQUIRE(db_session_score(F.db, room_session_id(F.room), &sc, err, sizeof err) == 0);
     CHECK(sc.collective == 1.0);
     CHECK_INT(sc.votes_correct, 2);
-    wsc_close(a, 1000);
-    wsc_close(b, 1000);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(a, b, s, p);
     hubfix_stop(&F);
 
     /* Resume (a crash or restart): both rounds come back */
@@ -164,8 +152,7 @@ static void test_resume_during_the_second_round(void) {
     REQUIRE(step(p, "open") == 0 && fvr_vote(a, 1, 0, 1, T_MS, NULL) == 0);
     REQUIRE(step(p, "close") == 0 && step(p, "revote") == 0);
     REQUIRE(fvr_vote(a, 2, 0, 0, T_MS, NULL) == 0);
-    wsc_close(a, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(a, p);
     hubfix_stop(&F);
     REQUIRE(start(1) == 0);
     struct quiz_qinfo q = current();

@@ -93,9 +93,7 @@ static void test_a_locked_database_holds_up_only_the_votes_waiting_for_it(void) 
     printf("the presenter's close refused after %lld ms while locked\n", close_ms);
     CHECK_INT(hubfix_sql_int(dbpath, "SELECT answer FROM votes"), 0); /* the acked answer is in the file */
     CHECK_INT(fvr_cmd(p, "close", T_MS, err, sizeof err), 0); /* and works once it is gone */
-    wsc_close(a, 1000);
-    wsc_close(b, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(a, b, p);
     hubfix_stop(&F);
 }
 

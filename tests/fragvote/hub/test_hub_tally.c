@@ -23,10 +23,8 @@
 
 static void test_tally_versions_increase_and_split_is_hidden_until_close(void) {
     REQUIRE(hubroom_start(0, 0) == 0);
-    struct wsc *s = hubroom_connect("fragvote-screen");
-    struct wsc *p = hubroom_presenter();
-    REQUIRE(s && p);
-    REQUIRE(hubroom_do(p, "open") == 0);
+    struct wsc *s, *p;
+    REQUIRE(hubroom_cast(NULL, &s, &p) == 0 && hubroom_do(p, "open") == 0);
     struct wsc *phones[5];
     for (int i = 0; i < 5; i++) {
         phones[i] = hubroom_phone(NULL, NULL, NULL);
@@ -40,11 +38,7 @@ static void test_tally_versions_increase_and_split_is_hidden_until_close(void) {
     long long last = -1;
     int tallies = 0, split_before_close = 0, saw_final = 0, monotonic = 1;
     json_t *t;
-    while ((t = wsc_recv_type(s, "tally", 1500))) {
-        long long ver = json_integer_value(json_object_get(t, "ver"));
-        if (ver <= last) monotonic = 0;
-        last = ver;
-        tallies++;
+    while ((t = fvr_next_tally(s, 1500, &last, &monotonic, &tallies))) {
         const char *state = json_string_value(json_object_get(t, "state"));
         int has_split = json_object_get(t, "yes") != NULL;
         if (state && !strcmp(state, "voting") && has_split) split_before_close = 1;
@@ -81,8 +75,7 @@ static void test_tally_versions_increase_and_split_is_hidden_until_close(void) {
     CHECK(pt != NULL);
     json_decref(pt);
     for (int i = 0; i < 5; i++) wsc_close(phones[i], 1000);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(s, p);
     hubroom_stop();
 }
 
@@ -117,18 +110,15 @@ static int tallies_count_every_vote(struct wsc *w, const char *who) {
 
 static void test_screen_gets_a_tally_after_every_commit(void) {
     REQUIRE(hubroom_start(0, 0) == 0);
-    struct wsc *s = hubroom_connect("fragvote-screen");
-    struct wsc *p = hubroom_presenter();
-    REQUIRE(s && p);
-    REQUIRE(hubroom_do(p, "open") == 0);
+    struct wsc *s, *p;
+    REQUIRE(hubroom_cast(NULL, &s, &p) == 0 && hubroom_do(p, "open") == 0);
     struct wsc *phones[COMMITS_SEEN_N];
     for (int i = 0; i < COMMITS_SEEN_N; i++) REQUIRE((phones[i] = hubroom_phone(NULL, NULL, NULL)));
     for (int i = 0; i < COMMITS_SEEN_N; i++) REQUIRE(hubroom_vote(phones[i], 1, 0, i % 2, NULL) == 0);
     CHECK(tallies_count_every_vote(s, "screen"));
     CHECK(tallies_count_every_vote(p, "presenter"));
     for (int i = 0; i < COMMITS_SEEN_N; i++) wsc_close(phones[i], 1000);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(s, p);
     hubroom_stop();
 }
 
@@ -164,18 +154,14 @@ static void test_a_phone_gets_at_most_10_tallies_a_second(void) {
     printf("watcher got %d tallies in %.2f s (cap %d/s)\n", got, secs, HUB_PHONE_TALLY_HZ);
     CHECK(got >= 2);
     CHECK(got <= (int)(secs * HUB_PHONE_TALLY_HZ) + 1);
-    wsc_close(voter, 1000);
-    wsc_close(watcher, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(voter, watcher, p);
     hubroom_stop();
 }
 
 static void test_live_split_shows_the_split_while_voting(void) {
     REQUIRE(hubroom_start(1, 0) == 0);
-    struct wsc *s = hubroom_connect("fragvote-screen");
-    struct wsc *p = hubroom_presenter();
-    struct wsc *w = hubroom_phone(NULL, NULL, NULL);
-    REQUIRE(s && p && w);
+    struct wsc *w, *s, *p;
+    REQUIRE(hubroom_cast(&w, &s, &p) == 0);
     REQUIRE(hubroom_do(p, "open") == 0);
     REQUIRE(hubroom_vote(w, 1, 0, 0, NULL) == 0);
     int seen = 0;
@@ -187,9 +173,7 @@ static void test_live_split_shows_the_split_while_voting(void) {
         json_decref(t);
     }
     CHECK(seen);
-    wsc_close(s, 1000);
-    wsc_close(p, 1000);
-    wsc_close(w, 1000);
+    wsc_close_all(s, p, w);
     hubroom_stop();
 }
 

@@ -74,6 +74,16 @@ static void test_qr_endpoint_returns_an_svg_encoding_the_join_url(void) {
     hubroom_stop();
 }
 
+/* The first line cmd prints into out ("" when none): 0, or -1 when it could
+ * not be started. */
+static int first_line(const char *cmd, char *out, size_t len) {
+    FILE *f = popen(cmd, "r");
+    if (!f) return -1;
+    if (!fgets(out, (int)len, f)) out[0] = 0;
+    pclose(f);
+    return 0;
+}
+
 static void test_tls_serves_pages_and_qr_over_https(void) {
     char cert[512], key[512], cmdline[2048];
     snprintf(cert, sizeof cert, "%s/cert.pem", check_tmpdir());
@@ -91,23 +101,14 @@ static void test_tls_serves_pages_and_qr_over_https(void) {
     char out[4096] = "";
     snprintf(cmdline, sizeof cmdline, "curl -sk -m 5 -o /dev/null -w '%%{http_code} %%{content_type}' https://127.0.0.1:%d/qr.svg",
              hubroom.fx.port);
-    FILE *f = popen(cmdline, "r");
-    REQUIRE(f);
-    if (!fgets(out, sizeof out, f)) out[0] = 0;
-    pclose(f);
+    REQUIRE(first_line(cmdline, out, sizeof out) == 0);
     CHECK_CONTAINS(out, "200 image/svg+xml");
     snprintf(cmdline, sizeof cmdline, "curl -sk -m 5 https://127.0.0.1:%d/ | grep -c phone.js", hubroom.fx.port);
-    f = popen(cmdline, "r");
-    REQUIRE(f);
-    if (!fgets(out, sizeof out, f)) out[0] = 0;
-    pclose(f);
+    REQUIRE(first_line(cmdline, out, sizeof out) == 0);
     CHECK_STR(out, "1\n");
     /* plain HTTP is not served on a TLS port */
     snprintf(cmdline, sizeof cmdline, "curl -s -m 2 -o /dev/null -w '%%{http_code}' http://127.0.0.1:%d/", hubroom.fx.port);
-    f = popen(cmdline, "r");
-    REQUIRE(f);
-    if (!fgets(out, sizeof out, f)) out[0] = 0;
-    pclose(f);
+    REQUIRE(first_line(cmdline, out, sizeof out) == 0);
     CHECK(strcmp(out, "200") != 0);
     hubroom_stop();
 }

@@ -25,10 +25,9 @@
 
 static void test_join_issues_a_128_bit_token_and_sends_the_state(void) {
     REQUIRE(hubroom_start(0, 0) == 0);
-    struct wsc *w = hubroom_connect("fragvote-audience");
+    json_t *st;
+    struct wsc *w = hubroom_connect_state("fragvote-audience", &st);
     REQUIRE(w);
-    json_t *st = wsc_recv_type(w, "state", T_MS);
-    REQUIRE(st);
     CHECK_STR(json_string_value(json_object_get(st, "room")), "TEST42");
     CHECK_INT(json_integer_value(json_object_get(st, "n")), 4);
     CHECK_STR(json_string_value(json_object_get(json_object_get(st, "q"), "state")), "pending");
@@ -104,8 +103,7 @@ static void test_vote_is_acked_only_after_commit_and_can_change(void) {
     CHECK(st.ack_p50_ms >= 1.0);
     CHECK(st.ack_p50_ms <= st.ack_p99_ms && st.ack_p99_ms <= st.ack_max_ms);
     CHECK(st.ack_max_ms < 5000);
-    wsc_close(w, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(w, p);
     hubroom_stop();
 }
 
@@ -139,9 +137,7 @@ static void test_reconnect_with_token_resumes_the_voter_and_shows_the_vote(void)
     WAIT_STATUS(st, st.voters == 2);
     CHECK_INT(st.voters, 2);
     CHECK_INT(st.newcomers, 0);
-    wsc_close(w, 1000);
-    wsc_close(w2, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(w, w2, p);
     hubroom_stop();
 }
 
@@ -227,23 +223,11 @@ static void test_vote_after_close_or_on_unknown_question_is_refused(void) {
     CHECK_INT(hubroom_vote(w, 5, -3, 0, &e), 1);
     json_decref(e);
     CHECK_INT(hubroom_stored_vote(0, tok), 1); /* the refused change did not land */
-    wsc_close(w, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(w, p);
     hubroom_stop();
 }
 
-static json_t *answer_to(struct wsc *w, const char *raw) {
-    if (wsc_send_text(w, raw) < 0) return NULL;
-    for (;;) {
-        char *m;
-        if (wsc_recv(w, &m, T_MS) <= 0) return NULL;
-        json_t *o = json_loads(m, 0, NULL);
-        free(m);
-        const char *t = json_string_value(json_object_get(o, "t"));
-        if (t && (!strcmp(t, "ack") || !strcmp(t, "error"))) return o;
-        json_decref(o);
-    }
-}
+static json_t *answer_to(struct wsc *w, const char *raw) { return fvr_answer(w, raw, "ack", 0, T_MS); }
 
 /* Issue 15: the vote id a phone chooses is echoed exactly for every integer
  * in 0..2^53-1 (what its JavaScript Number holds); anything else -- a string,
@@ -281,8 +265,7 @@ static void test_vote_ids_in_the_safe_range_are_echoed_others_refused(void) {
     CHECK_STR(json_string_value(json_object_get(a, "t")), "ack");
     CHECK(json_object_get(a, "id") == NULL);
     json_decref(a);
-    wsc_close(w, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(w, p);
     hubroom_stop();
 }
 
@@ -323,12 +306,7 @@ static void test_resume_restores_states_voters_and_votes(void) {
     struct wsc *w = hubroom_phone(NULL, tok, NULL);
     struct wsc *p = hubroom_presenter();
     REQUIRE(w && p);
-    REQUIRE(hubroom_do(p, "open") == 0);
-    REQUIRE(hubroom_vote(w, 1, 0, 0, NULL) == 0);
-    REQUIRE(hubroom_do(p, "close") == 0);
-    REQUIRE(hubroom_do(p, "measure") == 0);
-    REQUIRE(hubroom_answer(hubroom_result(1, 1, 0)) == 0);
-    REQUIRE(hubroom_wait_state(QUIZ_MEASURED) == 0);
+    REQUIRE(hubroom_measured(p, w, 0, hubroom_result(1, 1, 0)) == 0);
     REQUIRE(hubroom_do(p, "reveal") == 0);
     REQUIRE(hubroom_do(p, "next") == 0);
     wsc_free(w);
@@ -367,8 +345,7 @@ static void test_resume_restores_states_voters_and_votes(void) {
     REQUIRE(hubroom_do(p, "skip") == 0);
     REQUIRE(quiz_truth(room_quiz(hubroom.fx.room), 0, &t) == 0);
     CHECK_STR(t.evidence, MARKER);
-    wsc_close(p, 1000);
-    wsc_close(w, 1000);
+    wsc_close_all(p, w);
     hubroom_stop();
 }
 

@@ -26,15 +26,11 @@ static struct hubfix F;
 static struct deck D;
 
 static int start(void) {
-    char err[512], dbpath[256];
+    char dbpath[256];
     static int files;
     deck_fixture_one(&D, "why view test", DECK_FIXTURE_SENT | DECK_FIXTURE_DF);
     snprintf(dbpath, sizeof dbpath, "%s/why-%d.db", check_tmpdir(), ++files);
-    struct hub_config cfg = {.bind_addr = "127.0.0.1", .port = 0, .secret = SECRET, .use_poll = 1};
-    if (hubfix_start_probed(&F, dbpath, &D, "WHYVEW", 0, &cfg, &(struct prober){hubfix_measure_yes_yes_no, &F}, err,
-                            sizeof err))
-        return fprintf(stderr, "%s\n", err), -1;
-    return 0;
+    return hubfix_start_yes_yes_no(&F, dbpath, &D, "WHYVEW", 0, SECRET, NULL);
 }
 
 static int cmd(struct wsc *p, const char *name, char *err, size_t errlen) { return fvr_cmd(p, name, T_MS, err, errlen); }
@@ -171,10 +167,7 @@ static void test_why_toggles_the_projectors_view_of_a_revealed_question(void) {
     CHECK(status_why_is(0));
     CHECK(cmd(p, "why", err, sizeof err) < 0);
 
-    wsc_close(phone, 1000);
-    wsc_close(screen, 1000);
-    wsc_close(guest, 1000);
-    wsc_close(p, 1000);
+    wsc_close_all(phone, screen, guest, p);
     hubfix_stop(&F);
 }
 

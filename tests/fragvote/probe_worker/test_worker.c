@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_probe.h"
 #include "db.h"
 #include "room.h"
 #include "worker.h"
@@ -58,14 +59,7 @@ static struct worker *start(void) {
     return w;
 }
 
-static struct probe_spec spec(enum probe_proto p, enum probe_mode m, int size) {
-    struct probe_spec s;
-    memset(&s, 0, sizeof s);
-    s.proto = p;
-    s.mode = m;
-    s.size = size;
-    return s;
-}
+static struct probe_spec spec(enum probe_proto p, enum probe_mode m, int size) { return check_probe_spec(p, m, size, 0); }
 
 static void test_asks_run_in_order_each_with_its_rid(void) {
     struct worker *w = start();

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "hubfix.h"
 #include "deck_fixture.h"
 #include "probe_json.h"
 #include "replay.h"
@@ -69,11 +70,9 @@ static int same_keys(const char *a, const char *b) {
 }
 
 static void test_live_and_remeasured_rows_share_one_shape_and_old_rows_read(void) {
-    char path[256], err[256];
-    snprintf(path, sizeof path, "%s/shapes.db", check_tmpdir());
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    char err[256];
+    struct db *db;
+    struct room *r = hubfix_room(check_tmp_path("shapes.db"), &deck, NULL, &db);
     REQUIRE(r);
     int64_t sid = room_session_id(r);
     /* question 0 (test 0, sent?): measured live by the room, the new shape */

@@ -602,11 +602,7 @@ static void test_collective_score(void) {
 }
 
 static void test_state_names_round_trip(void) {
-    for (int s = QUIZ_PENDING; s <= QUIZ_SKIPPED; s++) {
-        enum quiz_state back;
-        CHECK_INT(quiz_state_parse(quiz_state_name((enum quiz_state)s), &back), 0);
-        CHECK_INT(back, s);
-    }
+    CHECK_NAMES_ROUND_TRIP(enum quiz_state, QUIZ_PENDING, QUIZ_SKIPPED, quiz_state_name, quiz_state_parse);
     enum quiz_state x;
     CHECK_INT(quiz_state_parse("open", &x), -1);
     CHECK_INT(quiz_state_parse(NULL, &x), -1);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "hubfix.h"
 #include "check_probe.h"
 #include "db.h"
 #include "deck_fixture.h"
@@ -18,10 +19,24 @@ static void make_deck(struct deck *d) {
     deck_fixture_test(d, PROBE_TCP4, PROBE_MODE_WANT, 2000, DECK_FIXTURE_FRAG);
 }
 
-static const char *dbfile(const char *name) {
-    static char p[256];
-    snprintf(p, sizeof p, "%s/%s", check_tmpdir(), name);
-    return p;
+static const char *dbfile(const char *name) { return check_tmp_path(name); }
+
+/* The file of the test under way and its database: fresh() sets both;
+ * err, the last refusal's reason. */
+static const char *path;
+static struct db *db;
+static char err[256];
+
+/* A room on the test deck with info (NULL: none) in the new file name. */
+static struct room *fresh(const char *name, const struct room_info *info) {
+    path = dbfile(name);
+    return hubfix_room(path, &deck, info, &db);
+}
+
+/* The end of a test: its room and database closed. */
+static void done(struct room *r) {
+    room_free(r);
+    db_close(db);
 }
 
 /* One text value from the file, through an independent connection. */
@@ -51,8 +66,8 @@ static struct probe_result result(int sent, int df, int frag) {
 
 static void test_tokens_are_issued_by_their_room_only(void) {
     char a[ROOM_TOKEN_HEX + 1], b[ROOM_TOKEN_HEX + 1], c[ROOM_TOKEN_HEX + 1], err[256];
-    const char *path = dbfile("tokens.db");
-    struct db *db = db_open(path, err, sizeof err);
+    path = dbfile("tokens.db");
+    db = db_open(path, err, sizeof err);
     REQUIRE(db);
     struct room *r = room_create(db, &deck, NULL, err, sizeof err), *other = room_create(db, &deck, NULL, err, sizeof err);
     REQUIRE(r && other);
@@ -106,12 +121,8 @@ static void test_tokens_are_issued_by_their_room_only(void) {
 /* A session stored before tokens were keyed: resuming gives it a key, and
  * its voters (made-up tokens then) are still themselves. */
 static void test_a_session_from_before_keyed_tokens_keeps_its_voters(void) {
-    char err[256];
-    const char *path = dbfile("legacy.db");
     const char *old = "00112233445566778899aabbccddeeff";
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    struct room *r = fresh("legacy.db", NULL);
     REQUIRE(r);
     int64_t sid = room_session_id(r);
     room_free(r);
@@ -133,16 +144,11 @@ static void test_a_session_from_before_keyed_tokens_keeps_its_voters(void) {
     CHECK_INT(room_write_commit(r, &w, 1, err, sizeof err), 0);
     CHECK_INT(w.voter, room_voter_find(r, old));
     CHECK_INT(room_voter_count(r), 1);
-    room_free(r);
-    db_close(db);
+    done(r);
 }
 
 static void test_create_stores_session_and_questions_with_room_code(void) {
-    char err[256];
-    const char *path = dbfile("create.db");
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, &(struct room_info){.host = "laptop"}, err, sizeof err);
+    struct room *r = fresh("create.db", &(struct room_info){.host = "laptop"});
     REQUIRE(r);
     CHECK_INT(strlen(room_code(r)), ROOM_CODE_LEN);
     for (const char *c = room_code(r); *c; c++) CHECK(strchr(ROOM_CODE_ALPHABET, *c) != NULL);
@@ -152,16 +158,11 @@ static void test_create_stores_session_and_questions_with_room_code(void) {
     CHECK_STR(query(path, "SELECT room FROM sessions"), room_code(r));
     CHECK_STR(query(path, "SELECT host FROM sessions"), "laptop");
     CHECK_CONTAINS(query(path, "SELECT spec FROM questions WHERE position = 2"), "tcp4");
-    room_free(r);
-    db_close(db);
+    done(r);
 }
 
 static void test_every_transition_and_the_cursor_are_persisted(void) {
-    char err[256];
-    const char *path = dbfile("persist.db");
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    struct room *r = fresh("persist.db", NULL);
     REQUIRE(r);
     CHECK_INT(room_act(r, ROOM_OPEN, err, sizeof err), 0);
     CHECK_STR(query(path, "SELECT state FROM questions WHERE position = 0"), "voting");
@@ -184,16 +185,11 @@ static void test_every_transition_and_the_cursor_are_persisted(void) {
     CHECK_INT(room_act(r, ROOM_SKIP, err, sizeof err), 0);
     CHECK(quiz_ended(room_quiz(r)));
     CHECK_STR(query(path, "SELECT ended_at IS NOT NULL FROM sessions"), "1");
-    room_free(r);
-    db_close(db);
+    done(r);
 }
 
 static void test_reused_measurement_is_stored_for_each_question(void) {
-    char err[256];
-    const char *path = dbfile("reuse.db");
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    struct room *r = fresh("reuse.db", NULL);
     REQUIRE(r);
     room_act(r, ROOM_OPEN, err, sizeof err);
     room_act(r, ROOM_CLOSE, err, sizeof err);
@@ -208,16 +204,12 @@ static void test_reused_measurement_is_stored_for_each_question(void) {
     CHECK_STR(query(path, "SELECT answer || '/' || basis FROM measurements m JOIN questions q "
                           "ON q.id = m.question_id WHERE q.position = 1"),
               "yes/inferred");
-    room_free(r);
-    db_close(db);
+    done(r);
 }
 
 static void test_batches_commit_joins_and_votes_together(void) {
     char err[256], t1[ROOM_TOKEN_HEX + 1], t2[ROOM_TOKEN_HEX + 1];
-    const char *path = dbfile("batch.db");
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    struct room *r = fresh("batch.db", NULL);
     REQUIRE(r);
     room_token_new(r, t1, err, sizeof err);
     room_token_new(r, t2, err, sizeof err);
@@ -250,8 +242,7 @@ static void test_batches_commit_joins_and_votes_together(void) {
     CHECK_INT(room_voter_vote(r, b, 0), 1);
     CHECK_STR(query(path, "SELECT group_concat(answer, ',') FROM (SELECT answer FROM votes ORDER BY voter_id)"),
               "0,1");
-    room_free(r);
-    db_close(db);
+    done(r);
 }
 
 /* The one "may this vote count" rule (room_vote_check): only the current
@@ -259,9 +250,7 @@ static void test_batches_commit_joins_and_votes_together(void) {
  * a vote joins a batch and again by the batch itself. */
 static void test_a_vote_counts_only_on_the_current_open_question(void) {
     char err[256], tok[ROOM_TOKEN_HEX + 1];
-    struct db *db = db_open(dbfile("votecheck.db"), err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    struct room *r = fresh("votecheck.db", NULL);
     REQUIRE(r);
     REQUIRE(room_token_new(r, tok, err, sizeof err) == 0);
     struct room_write w;
@@ -291,8 +280,7 @@ static void test_a_vote_counts_only_on_the_current_open_question(void) {
     struct quiz *q = room_quiz(r);
     while (!quiz_ended(q)) REQUIRE(room_act(r, ROOM_SKIP, err, sizeof err) == 0);
     CHECK_INT(room_vote_check(r, quiz_count(q) - 1, err, sizeof err), -1);
-    room_free(r);
-    db_close(db);
+    done(r);
 }
 
 /* The voters table no longer keeps a token to one voter (schema 6: no
@@ -302,10 +290,7 @@ static void test_a_vote_counts_only_on_the_current_open_question(void) {
  * refused is still known to the room, so its next vote adds no second row. */
 static void test_a_new_token_is_one_voter_within_and_across_batches(void) {
     char err[256], a[ROOM_TOKEN_HEX + 1], b[ROOM_TOKEN_HEX + 1], c[ROOM_TOKEN_HEX + 1];
-    const char *path = dbfile("onevoter.db");
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    struct room *r = fresh("onevoter.db", NULL);
     REQUIRE(r);
     REQUIRE(room_token_new(r, a, err, sizeof err) == 0);
     REQUIRE(room_token_new(r, b, err, sizeof err) == 0);
@@ -352,16 +337,11 @@ static void test_a_new_token_is_one_voter_within_and_across_batches(void) {
     REQUIRE(room_write_run(r, w, 1, 1000, err, sizeof err) == 0);
     CHECK_INT(w[0].result, 0);
     CHECK_STR(query(path, "SELECT count(*) FROM voters"), "4");
-    room_free(r);
-    db_close(db);
+    done(r);
 }
 
 static void test_resume_needs_the_same_deck(void) {
-    char err[256];
-    const char *path = dbfile("resume.db");
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, &(struct room_info){.code = "ABCDEF"}, err, sizeof err);
+    struct room *r = fresh("resume.db", &(struct room_info){.code = "ABCDEF"});
     REQUIRE(r);
     int64_t sid = room_session_id(r);
     room_act(r, ROOM_OPEN, err, sizeof err);
@@ -378,8 +358,7 @@ static void test_resume_needs_the_same_deck(void) {
     quiz_get(room_quiz(r), 0, &qi);
     CHECK_INT(qi.state, QUIZ_VOTING); /* still open after the restart */
     CHECK(room_resume(db, sid + 100, &deck, err, sizeof err) == NULL);
-    room_free(r);
-    db_close(db);
+    done(r);
 }
 
 /* A remote prober's deck (issue 17): adopted while nothing has happened
@@ -387,11 +366,8 @@ static void test_resume_needs_the_same_deck(void) {
  * reads the new deck back), afterwards only a deck with the same questions. */
 static void test_a_probers_deck_is_adopted_until_the_session_starts(void) {
     char err[256] = "";
-    const char *path = dbfile("adopt.db");
-    remove(path);
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, &(struct room_info){.code = "ADOPT2"}, err, sizeof err);
+    remove(dbfile("adopt.db"));
+    struct room *r = fresh("adopt.db", &(struct room_info){.code = "ADOPT2"});
     REQUIRE(r);
     struct deck other = deck;
     snprintf(other.title, sizeof other.title, "the laptop's deck");
@@ -428,8 +404,7 @@ static void test_a_probers_deck_is_adopted_until_the_session_starts(void) {
     r = room_resume(db, id, &other, err, sizeof err);
     CHECK(r != NULL);
     if (r) CHECK_INT(quiz_count(room_quiz(r)), 4);
-    room_free(r);
-    db_close(db);
+    done(r);
 }
 
 int main(void) {

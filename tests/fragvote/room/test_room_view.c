@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "hubfix.h"
 #include "deck_fixture.h"
 #include "check_probe.h"
 #include "db.h"
@@ -50,11 +51,8 @@ static void check_views(struct room *r, enum step s) {
 
 static void test_what_each_viewer_may_see_in_each_state(void) {
     char err[256];
-    char path[512];
-    snprintf(path, sizeof path, "%s/view.db", check_tmpdir());
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    struct db *db;
+    struct room *r = hubfix_room(check_tmp_path("view.db"), &deck, NULL, &db);
     REQUIRE(r);
     struct quiz *q = room_quiz(r);
     struct quiz_truth t;
@@ -98,11 +96,9 @@ static void check_other(struct room *r, int text_reached, const char *what) {
 }
 
 static void test_a_question_followed_out_of_turn(void) {
-    char err[256], path[512];
-    snprintf(path, sizeof path, "%s/view-at.db", check_tmpdir());
-    struct db *db = db_open(path, err, sizeof err);
-    REQUIRE(db);
-    struct room *r = room_create(db, &deck, NULL, err, sizeof err);
+    char err[256];
+    struct db *db;
+    struct room *r = hubfix_room(check_tmp_path("view-at.db"), &deck, NULL, &db);
     REQUIRE(r);
     struct room_view_opts o = {0};
     struct room_view v;

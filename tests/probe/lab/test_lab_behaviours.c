@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "check.h"
+#include "check_lab.h"
 #include "fragprobe.h"
 #include "probe/pcap_truth.h"
 #include "probe/truth_lab.h"
@@ -33,18 +34,30 @@ static void cleanup(void) { truth_lab_teardown(NULL, dumps, ndumps, prefix); }
  * command line would take them: the test parses nothing itself) and starts
  * a capture on every link, at its end nearer src. */
 static int lab_start(char tag, struct probe_lab_config *cfg, struct probe_lab *lab) {
-    char err[1024];
     snprintf(cfg->prefix, sizeof cfg->prefix, "fvb%d%c", (int)getpid() % 100000, tag);
-    snprintf(prefix, sizeof prefix, "%s", cfg->prefix);
-    if (probe_lab_up(cfg, lab, err, sizeof err) < 0) {
-        fprintf(stderr, "lab up: %s\n", err);
-        return -1;
-    }
+    if (check_lab_up_cfg(cfg, lab, prefix, sizeof prefix) < 0) return -1;
     char desc[2048];
     probe_lab_describe(lab, desc, sizeof desc);
     printf("  %s\n", desc);
     ndumps = lab->nlinks;
     return truth_lab_capture_links(lab, prefix, dumps, paths);
+}
+
+/* lab_start on the default lab with routers (0: the default count), link
+ * MTUs (NULL: the default ones) and one router's behaviour (router NULL:
+ * none), as `lab up --routers N --mtu M --BEHAVIOUR ROUTER` takes them. */
+static int lab_with(char tag, int routers, const char *mtus, unsigned behaviour, const char *router,
+                    struct probe_lab *lab) {
+    struct probe_lab_config cfg;
+    char err[256];
+    probe_lab_config_default(&cfg);
+    if (routers) cfg.routers = routers;
+    if ((mtus && probe_lab_parse_mtus(mtus, &cfg, err, sizeof err) < 0) ||
+        (router && probe_lab_config_add(&cfg, behaviour, router, err, sizeof err) < 0)) {
+        fprintf(stderr, "lab options: %s\n", err);
+        return -1;
+    }
+    return lab_start(tag, &cfg, lab);
 }
 
 static int lab_stop(void) {
@@ -120,6 +133,25 @@ static int send_burst(const struct probe_lab *lab, int v6, int n, int size, int 
     return b.sent;
 }
 
+/* One call of send_burst: count datagrams of size bytes with TTL ttl and DF
+ * (1) or not (0), to ports port, port + 1, ... */
+struct sends {
+    int count, size, ttl, df, port;
+};
+
+/* Sends each (up to one with count 0) on lab, IPv4 then (both: 1)
+ * IPv6, every datagram sent, then lab_stop. 0, or -1 at the first that
+ * failed. */
+static int send_bursts(struct probe_lab *lab, int both, const struct sends *b) {
+    for (int v6 = 0; v6 <= both; v6++)
+        for (const struct sends *x = b; x->count; x++)
+            if (send_burst(lab, v6, x->count, x->size, x->ttl, x->df, x->port) != x->count) {
+                fprintf(stderr, "burst to port %d (%s) not sent whole\n", x->port, v6 ? "IPv6" : "IPv4");
+                return -1;
+            }
+    return lab_stop();
+}
+
 /* On one link: packets of family v6 to ports [port, port + n) (whole or
  * first fragments, and the later fragments of their IDs) and how many of
  * them were fragments. */
@@ -159,17 +191,9 @@ static int icmp_on(const struct truth_cap *c, int v6, int type, const char *sadd
  * r1 passes them on (link 1 has them), r2's far link never sees one; a
  * whole datagram still crosses r2. */
 static void test_dropfrag_drops_every_fragment_at_r2(void) {
-    struct probe_lab_config cfg;
     struct probe_lab lab;
-    probe_lab_config_default(&cfg);
-    char err[256];
-    REQUIRE(probe_lab_config_add(&cfg, PROBE_LAB_DROPFRAG, "r2", err, sizeof err) == 0);
-    REQUIRE(lab_start('f', &cfg, &lab) == 0);
-    for (int v6 = 0; v6 <= 1; v6++) {
-        REQUIRE(send_burst(&lab, v6, 1, 3000, 64, 0, 41000) == 1);
-        REQUIRE(send_burst(&lab, v6, 1, 200, 64, 0, 41100) == 1);
-    }
-    REQUIRE(lab_stop() == 0);
+    REQUIRE(lab_with('f', 0, NULL, PROBE_LAB_DROPFRAG, "r2", &lab) == 0);
+    REQUIRE(send_bursts(&lab, 1, (const struct sends[]){{1, 3000, 64, 0, 41000}, {1, 200, 64, 0, 41100}, {0}}) == 0);
     for (int v6 = 0; v6 <= 1; v6++) {
         int p[3], f[3], wp[3], wf[3];
         for (int l = 0; l < 3; l++) {
@@ -202,15 +226,9 @@ static void df_on(const struct truth_cap *c, int port, int *df1, int *df0) {
  * must drop it with Frag Needed: none comes back); a 1200-byte one crosses
  * whole, DF cleared. */
 static void test_cleardf_router_clears_df_and_fragments(void) {
-    struct probe_lab_config cfg;
     struct probe_lab lab;
-    probe_lab_config_default(&cfg);
-    char err[256];
-    REQUIRE(probe_lab_config_add(&cfg, PROBE_LAB_CLEARDF, "r1", err, sizeof err) == 0);
-    REQUIRE(lab_start('c', &cfg, &lab) == 0);
-    REQUIRE(send_burst(&lab, 0, 1, 1400, 64, 1, 47000) == 1);
-    REQUIRE(send_burst(&lab, 0, 1, 1200, 64, 1, 47100) == 1);
-    REQUIRE(lab_stop() == 0);
+    REQUIRE(lab_with('c', 0, NULL, PROBE_LAB_CLEARDF, "r1", &lab) == 0);
+    REQUIRE(send_bursts(&lab, 0, (const struct sends[]){{1, 1400, 64, 1, 47000}, {1, 1200, 64, 1, 47100}, {0}}) == 0);
     int p[3], f[3], d1[3], d0[3], wp[3], wf[3], w1[3], w0[3];
     for (int l = 0; l < 3; l++) {
         flow_on(&cap[l], 0, 47000, 1, &p[l], &f[l]);
@@ -239,17 +257,9 @@ static void test_cleardf_router_clears_df_and_fragments(void) {
  * from r1 (6 per destination host), while r2, limits off, answers all 20
  * sent with TTL 2. */
 static void test_ratelimit_keeps_the_kernel_burst_at_r1(void) {
-    struct probe_lab_config cfg;
     struct probe_lab lab;
-    probe_lab_config_default(&cfg);
-    char err[256];
-    REQUIRE(probe_lab_config_add(&cfg, PROBE_LAB_RATELIMIT, "r1", err, sizeof err) == 0);
-    REQUIRE(lab_start('r', &cfg, &lab) == 0);
-    for (int v6 = 0; v6 <= 1; v6++) {
-        REQUIRE(send_burst(&lab, v6, 20, 100, 1, 0, 42000) == 20);
-        REQUIRE(send_burst(&lab, v6, 20, 100, 2, 0, 42100) == 20);
-    }
-    REQUIRE(lab_stop() == 0);
+    REQUIRE(lab_with('r', 0, NULL, PROBE_LAB_RATELIMIT, "r1", &lab) == 0);
+    REQUIRE(send_bursts(&lab, 1, (const struct sends[]){{20, 100, 1, 0, 42000}, {20, 100, 2, 0, 42100}, {0}}) == 0);
     for (int v6 = 0; v6 <= 1; v6++) {
         const char *src = v6 ? lab.link[0].a6 : lab.link[0].a4;
         int r1 = icmp_on(&cap[0], v6, TE(v6), v6 ? lab.link[0].b6 : lab.link[0].b4, src, 42000, 20);
@@ -267,18 +277,10 @@ static void test_ratelimit_keeps_the_kernel_burst_at_r1(void) {
 /* --silent r2: no Time Exceeded from r2 (TTL 2), r1's still come (TTL 1),
  * and r2 forwards: dst answers port unreachable. */
 static void test_silent_router_sends_no_time_exceeded(void) {
-    struct probe_lab_config cfg;
     struct probe_lab lab;
-    probe_lab_config_default(&cfg);
-    char err[256];
-    REQUIRE(probe_lab_config_add(&cfg, PROBE_LAB_SILENT, "r2", err, sizeof err) == 0);
-    REQUIRE(lab_start('s', &cfg, &lab) == 0);
-    for (int v6 = 0; v6 <= 1; v6++) {
-        REQUIRE(send_burst(&lab, v6, 3, 100, 2, 0, 43000) == 3);
-        REQUIRE(send_burst(&lab, v6, 3, 100, 1, 0, 43100) == 3);
-        REQUIRE(send_burst(&lab, v6, 1, 100, 64, 0, 43200) == 1);
-    }
-    REQUIRE(lab_stop() == 0);
+    REQUIRE(lab_with('s', 0, NULL, PROBE_LAB_SILENT, "r2", &lab) == 0);
+    REQUIRE(send_bursts(&lab, 1, (const struct sends[]){{3, 100, 2, 0, 43000}, {3, 100, 1, 0, 43100}, {1, 100, 64, 0, 43200},
+                                                         {0}}) == 0);
     for (int v6 = 0; v6 <= 1; v6++) {
         int at_r2 = 0, f;
         flow_on(&cap[1], v6, 43000, 3, &at_r2, &f);
@@ -299,18 +301,9 @@ static void test_silent_router_sends_no_time_exceeded(void) {
  * Packet Too Big reaches r1 (link 1) and never src (link 0); r1's own Time
  * Exceeded still does. */
 static void test_blackhole_swallows_the_next_routers_frag_needed(void) {
-    struct probe_lab_config cfg;
     struct probe_lab lab;
-    probe_lab_config_default(&cfg);
-    char err[256];
-    REQUIRE(probe_lab_parse_mtus("1500,1500,1280", &cfg, err, sizeof err) == 0);
-    REQUIRE(probe_lab_config_add(&cfg, PROBE_LAB_BLACKHOLE, "r1", err, sizeof err) == 0);
-    REQUIRE(lab_start('b', &cfg, &lab) == 0);
-    for (int v6 = 0; v6 <= 1; v6++) {
-        REQUIRE(send_burst(&lab, v6, 1, 1400, 64, 1, 44000) == 1);
-        REQUIRE(send_burst(&lab, v6, 1, 100, 1, 0, 44100) == 1);
-    }
-    REQUIRE(lab_stop() == 0);
+    REQUIRE(lab_with('b', 0, "1500,1500,1280", PROBE_LAB_BLACKHOLE, "r1", &lab) == 0);
+    REQUIRE(send_bursts(&lab, 1, (const struct sends[]){{1, 1400, 64, 1, 44000}, {1, 100, 1, 0, 44100}, {0}}) == 0);
     for (int v6 = 0; v6 <= 1; v6++) {
         const char *r2 = v6 ? lab.link[1].b6 : lab.link[1].b4, *r1 = v6 ? lab.link[0].b6 : lab.link[0].b4;
         int at_r1 = icmp_on(&cap[1], v6, TOO_BIG(v6), r2, "", 44000, 1);
@@ -327,12 +320,8 @@ static void test_blackhole_swallows_the_next_routers_frag_needed(void) {
 /* --nat r1: on the far links the datagram comes from r1's address; dst's
  * port unreachable comes back to src translated. IPv6 is not translated. */
 static void test_nat_router_masquerades_ipv4(void) {
-    struct probe_lab_config cfg;
     struct probe_lab lab;
-    probe_lab_config_default(&cfg);
-    char err[256];
-    REQUIRE(probe_lab_config_add(&cfg, PROBE_LAB_NAT, "r1", err, sizeof err) == 0);
-    REQUIRE(lab_start('n', &cfg, &lab) == 0);
+    REQUIRE(lab_with('n', 0, NULL, PROBE_LAB_NAT, "r1", &lab) == 0);
     for (int v6 = 0; v6 <= 1; v6++) REQUIRE(send_burst(&lab, v6, 1, 100, 64, 0, 45000) == 1);
     REQUIRE(lab_stop() == 0);
     for (int v6 = 0; v6 <= 1; v6++) {
@@ -358,13 +347,9 @@ static void test_nat_router_masquerades_ipv4(void) {
 /* --routers 3 --mtu 1500,1400,1280,1500: TTL 3 expires at r3; DF=1 1450
  * draws r1's Frag Needed 1400 and 1350 r2's 1280 (seen on link 0). */
 static void test_three_routers_four_links(void) {
-    struct probe_lab_config cfg;
     struct probe_lab lab;
-    probe_lab_config_default(&cfg);
     char err[256];
-    cfg.routers = 3;
-    REQUIRE(probe_lab_parse_mtus("1500,1400,1280,1500", &cfg, err, sizeof err) == 0);
-    REQUIRE(lab_start('3', &cfg, &lab) == 0);
+    REQUIRE(lab_with('3', 3, "1500,1400,1280,1500", 0, NULL, &lab) == 0);
     CHECK_INT(lab.nnodes, 5);
     CHECK_STR(lab.name[3], "r3");
     CHECK_STR(probe_lab_dst_addr(&lab, 0), "203.0.113.2");

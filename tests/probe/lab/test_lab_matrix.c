@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "check_lab.h"
+#include "check_probe.h"
 #include "fragprobe.h"
 #include "probe/pcap_truth.h"
 #include "probe/truth_lab.h"
@@ -48,10 +49,7 @@ static int run_config(int reassemble) {
         return -1;
     /* Both captures must be recording before the first test: one packet
      * that crosses both links (it reaches dst, TTL 64) must land in both. */
-    if (truth_lab_recording(&lab, dumps, 2) < 0) {
-        fprintf(stderr, "the captures are not recording\n");
-        return -1;
-    }
+    if (truth_lab_recording(&lab, dumps, 2) < 0) return -1;
 
     static struct probe_result res[MATRIX_TESTS];
     static int rcs[MATRIX_TESTS];
@@ -62,17 +60,10 @@ static int run_config(int reassemble) {
     for (int p = 0; p < PROBE_PROTO_COUNT; p++)
         for (int m = 0; m < 7; m++)
             for (int s = 0; s < MATRIX_SIZES; s++, n++) {
-                struct probe_spec spec;
-                memset(&spec, 0, sizeof spec);
-                spec.proto = (enum probe_proto)p;
-                spec.mode = (enum probe_mode)m;
-                spec.size = sizes[s];
                 /* TCP: the lab's listener; ICMP: the raw socket picks its echo identifier. */
-                spec.port = probe_proto_is_tcp(spec.proto) || probe_proto_is_icmp(spec.proto) ? 0 : UDP_PORT_BASE + n;
-                t_start[n] = truth_now();
-                if (probe_lab_flush_pmtu(&lab, err, sizeof err) < 0) fprintf(stderr, "flush: %s\n", err);
-                rcs[n] = probe_run(&opts, &spec, &res[n], err, sizeof err);
-                if (rcs[n] < 0) fprintf(stderr, "test %d: %s\n", n, err);
+                int port = probe_proto_is_tcp(p) || probe_proto_is_icmp(p) ? 0 : UDP_PORT_BASE + n;
+                struct probe_spec spec = check_probe_spec(p, m, sizes[s], port);
+                rcs[n] = truth_lab_run(&lab, &opts, &spec, &res[n], &t_start[n], n);
             }
     t_start[n] = 1e18;
     printf("%s: %d tests in %.2f s\n", cfg.prefix, n, truth_now() - t_all);

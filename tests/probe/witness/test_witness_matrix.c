@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "check_lab.h"
+#include "check_probe.h"
 #include "fragprobe.h"
 #include "probe/pcap_truth.h"
 #include "probe/truth_lab.h"
@@ -39,14 +40,7 @@ static int run_config(const char *mtus, char tag) {
     struct probe_lab lab;
     if (lab_start(mtus, tag, &lab) < 0) return -1;
     char paths[3][512];
-    for (int i = 0; i < 3; i++) {
-        snprintf(paths[i], sizeof paths[i], "%s/%s-link%d.pcap", check_tmpdir(), prefix, i);
-        if (truth_dump_start(&dumps[i], lab.ns[i], lab.link[i].a_if, paths[i]) < 0) return -1;
-    }
-    if (truth_lab_recording(&lab, dumps, 3) < 0) {
-        fprintf(stderr, "the captures are not recording\n");
-        return -1;
-    }
+    if (truth_lab_capture_links(&lab, prefix, dumps, paths) < 0) return -1;
     static struct probe_result res[TESTS];
     static int rcs[TESTS];
     double t_start[TESTS + 1];
@@ -56,15 +50,8 @@ static int run_config(const char *mtus, char tag) {
     for (int p = 0; p < 4; p++)
         for (int m = 0; m < 7; m++)
             for (int s = 0; s < SIZES; s++, n++) {
-                struct probe_spec spec;
-                memset(&spec, 0, sizeof spec);
-                spec.proto = (enum probe_proto)p;
-                spec.mode = (enum probe_mode)m;
-                spec.size = sizes[s];
-                t_start[n] = truth_now();
-                if (probe_lab_flush_pmtu(&lab, err, sizeof err) < 0) fprintf(stderr, "flush: %s\n", err);
-                rcs[n] = probe_run(&opts, &spec, &res[n], err, sizeof err);
-                if (rcs[n] < 0) fprintf(stderr, "test %d: %s\n", n, err);
+                struct probe_spec spec = check_probe_spec(p, m, sizes[s], 0);
+                rcs[n] = truth_lab_run(&lab, &opts, &spec, &res[n], &t_start[n], n);
             }
     t_start[n] = 1e18;
     double wall = truth_now() - t_all;

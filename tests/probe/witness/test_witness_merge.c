@@ -8,11 +8,8 @@
 static struct probe_result near_end(enum probe_proto p, enum probe_mode m, int size) {
     struct probe_result r;
     memset(&r, 0, sizeof r);
-    r.spec.proto = p;
-    r.spec.mode = m;
-    r.spec.size = size;
+    r.spec = check_probe_spec(p, m, size, 33435);
     r.spec.ttl = 64;
-    r.spec.port = 33435;
     snprintf(r.spec.host, sizeof r.spec.host, "%s", probe_proto_is_v6(p) ? "2001:db8:3::2" : "203.0.113.2");
     snprintf(r.witness.target, sizeof r.witness.target, "%s:33435", r.spec.host);
     struct probe_fact unk = {.answer = PROBE_ANS_UNKNOWN, .basis = PROBE_BASIS_UNKNOWN, .why = "no ICMP answer"};

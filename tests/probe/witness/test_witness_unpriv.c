@@ -55,27 +55,19 @@ struct ask {
     struct probe_spec spec;
     int with_witness;
 };
-struct reply {
-    int rc, uid, has_raw;
-    struct probe_result r;
-    char err[256];
-};
 
 static void prober_main(int in, int out) {
     check_lab_enter_unprivileged(lab.ns[PROBE_LAB_SRC]);
     struct ask a;
     while (check_read_full(in, &a, sizeof a) == 0) {
-        static struct reply rep;
-        memset(&rep, 0, sizeof rep);
+        struct check_lab_reply *rep = check_lab_reply_fresh();
         /* As on a real path: no lab topology to infer from, only the two ends. */
         struct probe_witness_target t = target;
         snprintf(t.host, sizeof t.host, "%s", a.spec.host);
         struct probe_run_opts opts = {.observer = PROBE_OBS_AUTO, .timeout_ms = 300,
                                       .witness = a.with_witness ? &t : NULL};
-        rep.rc = probe_run(&opts, &a.spec, &rep.r, rep.err, sizeof rep.err);
-        rep.uid = (int)getuid();
-        rep.has_raw = probe_priv_has(CAP_NET_RAW);
-        if (write(out, &rep, sizeof rep) != (ssize_t)sizeof rep) _exit(12);
+        rep->rc = probe_run(&opts, &a.spec, &rep->r, rep->err, sizeof rep->err);
+        check_lab_reply_send(out, rep);
     }
     _exit(0);
 }
@@ -93,25 +85,15 @@ static void witness_main(void) {
 }
 
 static int start_children(void) {
-    int a[2], b[2];
-    if (pipe(a) || pipe(b)) return -1;
     witness_pid = fork();
     if (witness_pid == 0) witness_main();
-    prober_pid = fork();
-    if (prober_pid == 0) {
-        close(a[1]);
-        close(b[0]);
-        prober_main(a[0], b[1]);
-    }
-    close(a[0]);
-    close(b[1]);
-    to_prober = a[1];
-    from_prober = b[0];
+    prober_pid = check_lab_fork_child(prober_main, &to_prober, &from_prober);
+    if (prober_pid < 0) return -1;
     usleep(100 * 1000); /* the witness binds its port */
     return 0;
 }
 
-static int run_unpriv(enum probe_proto p, enum probe_mode m, int size, int port, int with_witness, struct reply *rep) {
+static int run_unpriv(enum probe_proto p, enum probe_mode m, int size, int port, int with_witness, struct check_lab_reply *rep) {
     char err[256];
     if (probe_lab_flush_pmtu(&lab, err, sizeof err) < 0) return -1;
     struct ask a;
@@ -139,7 +121,7 @@ struct tally {
     int mismatches, unknown, far, frag_unknown;
 };
 
-static void judge_all(const struct truth_cap *cap, struct reply *reps, const double *t_start, int n, int witness,
+static void judge_all(const struct truth_cap *cap, struct check_lab_reply *reps, const double *t_start, int n, int witness,
                       struct tally *t) {
     memset(t, 0, sizeof *t);
     for (int i = 0; i < n; i++) {
@@ -198,7 +180,7 @@ static void run_topology(const char *mtus, char tag) {
         REQUIRE(truth_dump_start(&dumps[i], lab.ns[i], lab.link[i].a_if, paths[i]) == 0);
     }
     REQUIRE(truth_lab_recording(&lab, dumps, 3) == 0);
-    static struct reply reps[2][TESTS];
+    static struct check_lab_reply reps[2][TESTS];
     double t_start[2][TESTS + 1];
     for (int w = 0; w < 2; w++) {
         int n = 0;

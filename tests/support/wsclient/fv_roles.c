@@ -114,6 +114,64 @@ int fvr_vote(struct wsc *w, int id, int q, int yes, int timeout_ms, json_t **rep
     return fvr_vote_answer(w, id, timeout_ms, reply);
 }
 
+json_t *fvr_answer(struct wsc *w, const char *raw, const char *type, int max_msgs, int timeout_ms) {
+    if (wsc_send_text(w, raw) < 0) return NULL;
+    for (int i = 0; max_msgs <= 0 || i < max_msgs; i++) {
+        char *text;
+        if (wsc_recv(w, &text, timeout_ms) <= 0) return NULL;
+        json_t *m = json_loads(text, 0, NULL);
+        free(text);
+        const char *t = json_string_value(json_object_get(m, "t"));
+        if (t && (!strcmp(t, type) || !strcmp(t, "error"))) return m;
+        json_decref(m);
+    }
+    return NULL;
+}
+
+int fvr_cast(const char *host, int port, const char *room, const char *secret, int timeout_ms, struct wsc **a,
+             struct wsc **b, struct wsc **s, struct wsc **p, char *err, size_t errlen) {
+    struct wsc **who[] = {a, b, s, p};
+    int bad = 0;
+    for (int i = 0; i < 4; i++) {
+        if (!who[i]) continue;
+        *who[i] = NULL;
+        if (bad) continue;
+        if (i < 2)
+            *who[i] = fvr_phone(host, port, room, 1, NULL, timeout_ms, NULL, err, errlen);
+        else if (i == 2)
+            *who[i] = fvr_connect(host, port, "fragvote-screen", timeout_ms, err, errlen);
+        else
+            *who[i] = fvr_presenter(host, port, secret, timeout_ms, err, errlen);
+        bad = !*who[i];
+    }
+    if (!bad) return 0;
+    for (int i = 0; i < 4; i++)
+        if (who[i] && *who[i]) {
+            wsc_free(*who[i]);
+            *who[i] = NULL;
+        }
+    return -1;
+}
+
+json_t *fvr_state_with(struct wsc *w, const char *key, int max, int timeout_ms) {
+    for (int i = 0; i < max; i++) {
+        json_t *st = wsc_recv_type(w, "state", timeout_ms);
+        if (st && json_object_get(st, key)) return st;
+        json_decref(st); /* (NULL: none came in time; the next try waits again) */
+    }
+    return NULL;
+}
+
+json_t *fvr_next_tally(struct wsc *w, int timeout_ms, long long *last, int *in_order, int *count) {
+    json_t *t = wsc_recv_type(w, "tally", timeout_ms);
+    if (!t) return NULL;
+    long long v = json_integer_value(json_object_get(t, "ver"));
+    if (v <= *last) *in_order = 0;
+    *last = v;
+    (*count)++;
+    return t;
+}
+
 json_t *fvr_final_state(struct wsc *w, int timeout_ms) {
     for (;;) {
         json_t *m = wsc_recv_type(w, "state", timeout_ms);

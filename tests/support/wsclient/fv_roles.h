@@ -63,6 +63,29 @@ int fvr_vote_answer(struct wsc *w, int id, int timeout_ms, json_t **reply);
  * answer as fvr_vote_answer does; -1 too when it could not be sent. */
 int fvr_vote(struct wsc *w, int id, int q, int yes, int timeout_ms, json_t **reply);
 
+/* Sends raw (a JSON text) and returns the first message after it whose "t"
+ * is type or "error", skipping others; at most max_msgs messages looked at
+ * (0: until one does not come within timeout_ms). Caller json_decref's; NULL
+ * when it could not be sent or no such answer came. */
+json_t *fvr_answer(struct wsc *w, const char *raw, const char *type, int max_msgs, int timeout_ms);
+
+/* A room's cast on host:port, each where its pointer is not NULL: two phones
+ * joined to room (*a, *b), a screen (*s) and a logged-in presenter (*p).
+ * Returns 0; -1 with err when one could not join (those opened are freed and
+ * every pointer set to NULL). */
+int fvr_cast(const char *host, int port, const char *room, const char *secret, int timeout_ms, struct wsc **a,
+             struct wsc **b, struct wsc **s, struct wsc **p, char *err, size_t errlen);
+
+/* The next "state" that has member key, in at most max tries (a state
+ * without it is skipped; a try that times out after timeout_ms counts).
+ * Caller json_decref's; NULL when none came. */
+json_t *fvr_state_with(struct wsc *w, const char *key, int max, int timeout_ms);
+
+/* The next "tally" on w within timeout_ms (caller json_decref's; NULL when
+ * none came), counted in *count; its "ver" must be above *last, which it
+ * becomes: *in_order is set to 0 when it is not. */
+json_t *fvr_next_tally(struct wsc *w, int timeout_ms, long long *last, int *in_order, int *count);
+
 /* Waits for the next "state" whose "ended" is true (the final scoreboard),
  * skipping everything before it. Caller json_decref's; NULL when none came
  * within timeout_ms of the previous message. */

@@ -205,6 +205,10 @@ void wsc_close(struct wsc *w, int code) {
     wsc_free(w);
 }
 
+void wsc_close_n(struct wsc *const *ws, size_t n) {
+    for (size_t i = 0; i < n; i++) wsc_close(ws[i], 1000);
+}
+
 int wsc_frame_parse(const uint8_t *buf, size_t len, struct wsc_frame *f) {
     if (len < 2) return 0;
     if (buf[0] & 0x70) return -1;

@@ -32,6 +32,11 @@ struct wsc *wsc_connect_origin(const char *host, int port, const char *path, con
                                const char *src_addr, const char *origin, int timeout_ms, char *err, size_t errlen);
 void wsc_free(struct wsc *w);                      /* closes the socket without a close frame */
 void wsc_close(struct wsc *w, int code);           /* sends a close frame, then frees */
+/* wsc_close(w, 1000) of each of the n in ws (NULL ones are skipped), or of
+ * each argument: wsc_close_all(a, b, c). */
+void wsc_close_n(struct wsc *const *ws, size_t n);
+#define wsc_close_all(...) \
+    wsc_close_n((struct wsc *[]){__VA_ARGS__}, sizeof((struct wsc *[]){__VA_ARGS__}) / sizeof(struct wsc *))
 int wsc_fd(const struct wsc *w);
 const char *wsc_error(const struct wsc *w);
 
