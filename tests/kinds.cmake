@@ -11,6 +11,8 @@
 #   pack         builds or installs the program (package, install tree, man
 #                pages, completion, scripts/run.sh)
 #   fuzz         the libFuzzer targets, built with clang (tests/fuzz)
+#   slow         over a minute on the 2-core CI machine (measured 2026-12-06:
+#                test_fuzz 139 s, test_real_paths 120 s, test_check_hub 70 s)
 set(FV_KIND_e2e
   audience-web/test_browser.sh audience-web/test_browser_path.sh audience-web/test_browser_replay.sh
   audience-web/test_browser_rtt.sh audience-web/test_browser_slides.sh
@@ -70,4 +72,5 @@ set(FV_KIND_pack
   cmake/test_install_tree.sh completion/test_completion.sh debian/test_deb.sh docs/man/test_man_options.sh
   scripts/test_run_script.sh)
 set(FV_KIND_fuzz fuzz/test_fuzz.sh)
-set(FV_KINDS e2e root unpriv reliability browser load pack fuzz)
+set(FV_KIND_slow fuzz/test_fuzz.sh probe/test_real_paths.c fragvote/laptop/test_check_hub.sh)
+set(FV_KINDS e2e root unpriv reliability browser load pack fuzz slow)
