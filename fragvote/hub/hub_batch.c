@@ -57,14 +57,8 @@ static void batch_due(lws_sorted_usec_list_t *sul) { hub_batch_flush(hub_timer_o
 void hub_batch_init(struct hub_batch *b, struct hub *hub, struct room *room, struct hub_store *store,
                     struct hub_mailbox *mb, struct hub_conns *conns, struct hub_broadcast *bcast, struct hub_acklat *acklat,
                     struct leaderboard *board) {
-    b->hub = hub;
-    b->room = room;
-    b->store = store;
-    b->mb = mb;
-    b->conns = conns;
-    b->bcast = bcast;
-    b->acklat = acklat;
-    b->board = board;
+    *b = (struct hub_batch){.hub = hub, .room = room, .store = store, .mb = mb, .conns = conns, .bcast = bcast,
+                            .acklat = acklat, .board = board}; /* no op yet: its arrays start empty */
 }
 
 void hub_batch_flush(struct hub_batch *b) {

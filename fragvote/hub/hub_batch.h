@@ -34,7 +34,8 @@ struct hub_batch; /* opaque: hub_batch.c's own */
 
 
 struct hub_batch *hub_batch_new(void);          /* NULL: out of memory; hub_batch_init before use */
-/* The parts the batch uses (store: its store thread, started). */
+/* The parts the batch uses (store: its store thread, started), before its
+ * first op. */
 void hub_batch_init(struct hub_batch *b, struct hub *hub, struct room *room, struct hub_store *store,
                     struct hub_mailbox *mb, struct hub_conns *conns, struct hub_broadcast *bcast, struct hub_acklat *acklat,
                     struct leaderboard *board);
