@@ -170,20 +170,17 @@ static int make_secret(char *out, size_t outlen) {
  * proxies, the presenter secret (given, or made). 0, or -1 with err. */
 static int limits_init(struct hub *h, const struct hub_config *cfg, char *err, size_t errlen) {
     hub_fd_init(&h->fd, cfg->conn_max);
-    if (hub_guard_init(h->guard) ||
-        hub_conns_init(&h->conns, h->fd.conn_cap,
+    if (hub_conns_init(&h->conns, h->fd.conn_cap,
                        cfg->ws_per_addr > 0 ? cfg->ws_per_addr : cfg->ws_per_addr < 0 ? 0 : HUB_WS_PER_ADDR,
                        1000 * (cfg->ping_s > 0 ? cfg->ping_s : HUB_PING_S),
                        1000 * (cfg->idle_s > 0 ? cfg->idle_s : HUB_IDLE_S))) {
         fv_fail(err, errlen, "getrandom or memory failed making the hub's address tables");
         return -1;
     }
-    if (cfg->voter_rate) h->guard->voter_rate = cfg->voter_rate > 0 ? cfg->voter_rate : 0;
+    /* hub_config: 0 the default, -1 no cap; the guard: negative the default, 0 no cap. */
+    hub_guard_rates(h->guard, cfg->http_rate > 0 ? cfg->http_rate : cfg->http_rate < 0 ? 0 : -1,
+                    cfg->voter_rate > 0 ? cfg->voter_rate : cfg->voter_rate < 0 ? 0 : -1);
     if (cfg->trust_proxy) h->proxy = *cfg->trust_proxy;
-    if (cfg->http_rate) {
-        h->guard->http_rate = cfg->http_rate > 0 ? cfg->http_rate : 0;
-        h->guard->http_burst = 5.0 * h->guard->http_rate;
-    }
     if (cfg->secret && cfg->secret[0]) {
         if (strlen(cfg->secret) >= HUB_SECRET_MAX) {
             fv_fail(err, errlen, "presenter secret longer than %d characters", HUB_SECRET_MAX - 1);
@@ -308,12 +305,12 @@ static int parts_wire(struct hub *h, struct room *room) {
 struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, size_t errlen) {
     struct hub *h = calloc(1, sizeof *h);
     if (!h || !(h->mb = hub_mailbox_new()) || !(h->batch = hub_batch_new()) || !(h->txbuf = malloc(LWS_PRE + HUB_TX_CHUNK)) ||
-        !(h->guard = malloc(sizeof *h->guard)) || (cfg->leaderboard && !(h->board = leaderboard_new()))) {
+        !(h->guard = hub_guard_new()) || (cfg->leaderboard && !(h->board = leaderboard_new()))) {
         if (h) {
             hub_mailbox_free(h->mb);
             hub_batch_free(h->batch);
             free(h->txbuf);
-            free(h->guard);
+            hub_guard_free(h->guard);
         }
         free(h);
         if (cfg->web_dir > 0) close(cfg->web_dir);
@@ -428,7 +425,7 @@ void hub_free(struct hub *h) {
     hub_conns_free(&h->conns);
     hub_mailbox_free(h->mb);
     free(h->txbuf);
-    free(h->guard);
+    hub_guard_free(h->guard);
     leaderboard_free(h->board);
     free(h);
 }

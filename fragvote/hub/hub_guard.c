@@ -2,6 +2,7 @@
 #include "hub_guard.h"
 
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -9,15 +10,47 @@
 
 #include "hub.h"
 
-int hub_guard_init(struct hub_guard *g) {
-    memset(g, 0, sizeof *g);
-    if (getrandom(g->key, sizeof g->key, 0) != (ssize_t)sizeof g->key) return -1;
+struct hub_guard_entry {
+    unsigned char addr[16];
+    long long t;                       /* ms of the last event; 0: free */
+    double tokens;                     /* HTTP: tokens left at t */
+};
+
+struct hub_guard {
+    uint64_t key[2];                   /* random: the set hash's key */
+    double http_rate, http_burst;      /* per address; rate 0: no HTTP cap */
+    double voter_rate, voter_burst;    /* new voters per address; rate 0: no cap */
+    double room_tokens;                /* room-wide ceiling on compared wrong secrets */
+    long long room_ms;
+    struct hub_guard_entry secret[HUB_GUARD_SECRET_SETS * HUB_GUARD_WAYS];
+    struct hub_guard_entry http[HUB_GUARD_HTTP_SETS * HUB_GUARD_WAYS];
+    struct hub_guard_entry voter[HUB_GUARD_VOTER_SETS * HUB_GUARD_WAYS];
+    struct hub_guard_entry resume[HUB_GUARD_RESUME_SETS * HUB_GUARD_WAYS];
+};
+
+struct hub_guard *hub_guard_new(void) {
+    struct hub_guard *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    if (getrandom(g->key, sizeof g->key, 0) != (ssize_t)sizeof g->key) {
+        free(g);
+        return NULL;
+    }
     g->room_tokens = HUB_SECRET_ROOM_RATE;
     g->http_rate = HUB_HTTP_RATE;
     g->http_burst = HUB_HTTP_BURST;
     g->voter_rate = HUB_VOTER_RATE;
     g->voter_burst = HUB_VOTER_BURST;
-    return 0;
+    return g;
+}
+
+void hub_guard_free(struct hub_guard *g) { free(g); }
+
+void hub_guard_rates(struct hub_guard *g, double http_rate, double voter_rate) {
+    if (http_rate >= 0) {
+        g->http_rate = http_rate;
+        g->http_burst = 5.0 * http_rate;
+    }
+    if (voter_rate >= 0) g->voter_rate = voter_rate;
 }
 
 /* An address as 16 bytes (IPv4 mapped into IPv6); -1 for other families. */

@@ -38,27 +38,17 @@ int hub_peer_is_v4(const unsigned char addr[16]);
  * plen <= 120), so a /56 never shares a /64's key. */
 void hub_peer_net_key(const unsigned char addr[16], int plen, unsigned char key[16]);
 
-struct hub_guard_entry {
-    unsigned char addr[16];
-    long long t;                       /* ms of the last event; 0: free */
-    double tokens;                     /* HTTP: tokens left at t */
-};
+/* The throttles' tables (hub_guard.c; opaque: only their functions touch them). */
+struct hub_guard;
 
-struct hub_guard {
-    uint64_t key[2];                   /* random: the set hash's key */
-    double http_rate, http_burst;      /* per address; rate 0: no HTTP cap */
-    double voter_rate, voter_burst;    /* new voters per address; rate 0: no cap */
-    double room_tokens;                /* room-wide ceiling on compared wrong secrets */
-    long long room_ms;
-    struct hub_guard_entry secret[HUB_GUARD_SECRET_SETS * HUB_GUARD_WAYS];
-    struct hub_guard_entry http[HUB_GUARD_HTTP_SETS * HUB_GUARD_WAYS];
-    struct hub_guard_entry voter[HUB_GUARD_VOTER_SETS * HUB_GUARD_WAYS];
-    struct hub_guard_entry resume[HUB_GUARD_RESUME_SETS * HUB_GUARD_WAYS];
-};
-
-/* Fills g (caller owns it) with a fresh random key. Returns 0, or -1 when
- * getrandom failed. */
-int hub_guard_init(struct hub_guard *g);
+/* New tables with a fresh random key and the default rates (HUB_HTTP_RATE
+ * and HUB_HTTP_BURST, HUB_VOTER_RATE and HUB_VOTER_BURST). NULL when
+ * getrandom or memory failed. hub_guard_free releases them (NULL: nothing). */
+struct hub_guard *hub_guard_new(void);
+void hub_guard_free(struct hub_guard *g);
+/* Per-address caps per second instead of the defaults: HTTP requests
+ * (burst 5x) and new voters; 0: no cap, a negative value: keep the default. */
+void hub_guard_rates(struct hub_guard *g, double http_rate, double voter_rate);
 
 /* The peer of a connected socket. Returns 0, or -1 (out is then all zero:
  * one shared "unknown" address, not this host). */
@@ -75,15 +65,15 @@ int hub_guard_secret_throttled(struct hub_guard *g, const struct hub_peer *p, lo
  * spends the room-wide ceiling. */
 void hub_guard_secret_failed(struct hub_guard *g, const struct hub_peer *p, long long now_ms, int long_attempt);
 
-/* HTTP: takes one token from p's bucket (g->http_rate per s, burst
- * g->http_burst; hub_guard_init sets HUB_HTTP_RATE and HUB_HTTP_BURST).
+/* HTTP: takes one token from p's bucket (its rate per s, burst 5x;
+ * by default HUB_HTTP_RATE and HUB_HTTP_BURST: hub_guard_rates).
  * Returns 0, or -1 when p is over the cap. This host is never capped, and
  * nobody when http_rate is 0. */
 int hub_guard_http_take(struct hub_guard *g, const struct hub_peer *p, long long now_ms);
 
 /* New voters (a token's first vote creates its voter): takes one from p's
- * bucket (g->voter_rate per s, burst g->voter_burst; hub_guard_init sets
- * HUB_VOTER_RATE and HUB_VOTER_BURST). IPv4 counts by address; an IPv6 peer
+ * bucket (its rate per s; by default
+ * HUB_VOTER_RATE, burst HUB_VOTER_BURST: hub_guard_rates). IPv4 counts by address; an IPv6 peer
  * by its /64, its /56 and its /48 at once (nested buckets, each must have a
  * token: one host may hold a /64, one customer a /48 of 65,536 of them).
  * reserve: the room is in its last places (HUB_VOTER_RESERVE_DIV), kept

@@ -227,8 +227,8 @@ static struct hub_peer v6net(unsigned a, unsigned b) {
 }
 
 static void test_tables_are_exact_per_address_and_bounded(void) {
-    static struct hub_guard g;
-    REQUIRE(hub_guard_init(&g) == 0);
+    struct hub_guard *g = hub_guard_new();
+    REQUIRE(g);
     long long now = 1000000;
     /* 100,000 IPv6 addresses guess wrong within a second: the table keeps
      * its size; none of them makes a neighbour (differing in one bit) wait. */
@@ -236,28 +236,28 @@ static void test_tables_are_exact_per_address_and_bounded(void) {
     self.self = 1;
     for (unsigned i = 0; i < 100000; i++) {
         struct hub_peer p = v6net(i, 1);
-        hub_guard_secret_failed(&g, &p, now + i / 100, 0);
+        hub_guard_secret_failed(g, &p, now + i / 100, 0);
     }
     struct hub_peer fresh = v6net(100000, 0), last = v6net(99999, 1);
-    CHECK_INT(hub_guard_secret_throttled(&g, &last, now + 1000, 0), 1);  /* its own wrong guess */
-    CHECK_INT(hub_guard_secret_throttled(&g, &fresh, now + 1000, 0), 1); /* the room-wide ceiling is spent */
-    CHECK_INT(hub_guard_secret_throttled(&g, &self, now + 1000, 0), 0);  /* the laptop is exempt from it */
+    CHECK_INT(hub_guard_secret_throttled(g, &last, now + 1000, 0), 1);  /* its own wrong guess */
+    CHECK_INT(hub_guard_secret_throttled(g, &fresh, now + 1000, 0), 1); /* the room-wide ceiling is spent */
+    CHECK_INT(hub_guard_secret_throttled(g, &self, now + 1000, 0), 0);  /* the laptop is exempt from it */
     /* issue 36 item 6: so is an attempt of the random secret's length (`present` behind a proxy) */
-    CHECK_INT(hub_guard_secret_throttled(&g, &fresh, now + 1000, 1), 0);
+    CHECK_INT(hub_guard_secret_throttled(g, &fresh, now + 1000, 1), 0);
     /* ... but not from a /64 that guessed wrong a moment ago (one host may hold a whole /64) */
     struct hub_peer same64 = v6net(99999, 9);
-    CHECK_INT(hub_guard_secret_throttled(&g, &same64, now + 1000, 1), 1);
+    CHECK_INT(hub_guard_secret_throttled(g, &same64, now + 1000, 1), 1);
     /* a second later the ceiling has refilled: the neighbour may try, the guesser still waits its turn */
-    CHECK_INT(hub_guard_secret_throttled(&g, &fresh, now + 2000, 0), 0);
-    CHECK_INT(hub_guard_secret_throttled(&g, &last, now + 998 + HUB_SECRET_DELAY_MS, 0), 1);
-    CHECK_INT(hub_guard_secret_throttled(&g, &last, now + 999 + HUB_SECRET_DELAY_MS, 0), 0);
+    CHECK_INT(hub_guard_secret_throttled(g, &fresh, now + 2000, 0), 0);
+    CHECK_INT(hub_guard_secret_throttled(g, &last, now + 998 + HUB_SECRET_DELAY_MS, 0), 1);
+    CHECK_INT(hub_guard_secret_throttled(g, &last, now + 999 + HUB_SECRET_DELAY_MS, 0), 0);
     /* ceiling: within one second at most HUB_SECRET_ROOM_RATE compared from other hosts */
     now += 10000;
     int compared = 0;
     for (unsigned i = 0; i < 1000; i++) {
         struct hub_peer p = v6net(i, 2);
-        if (hub_guard_secret_throttled(&g, &p, now + i, 0)) continue;
-        hub_guard_secret_failed(&g, &p, now + i, 0);
+        if (hub_guard_secret_throttled(g, &p, now + i, 0)) continue;
+        hub_guard_secret_failed(g, &p, now + i, 0);
         compared++;
     }
     printf("  1,000 fresh addresses in 1 s: %d compared\n", compared);
@@ -268,18 +268,19 @@ static void test_tables_are_exact_per_address_and_bounded(void) {
     now += 10000;
     struct hub_peer a = v6(1, 3), b = v6(1, 4);
     int served = 0;
-    for (int i = 0; i < 5000; i++) served += hub_guard_http_take(&g, &a, now) == 0;
+    for (int i = 0; i < 5000; i++) served += hub_guard_http_take(g, &a, now) == 0;
     CHECK_INT(served, HUB_HTTP_BURST);
-    CHECK_INT(hub_guard_http_take(&g, &b, now), 0);
-    CHECK_INT(hub_guard_http_take(&g, &a, now + 1000 / HUB_HTTP_RATE), 0);
-    CHECK_INT(hub_guard_http_take(&g, &a, now + 1000 / HUB_HTTP_RATE), -1);
-    for (int i = 0; i < 5000; i++) CHECK_INT(hub_guard_http_take(&g, &self, now), 0);
+    CHECK_INT(hub_guard_http_take(g, &b, now), 0);
+    CHECK_INT(hub_guard_http_take(g, &a, now + 1000 / HUB_HTTP_RATE), 0);
+    CHECK_INT(hub_guard_http_take(g, &a, now + 1000 / HUB_HTTP_RATE), -1);
+    for (int i = 0; i < 5000; i++) CHECK_INT(hub_guard_http_take(g, &self, now), 0);
     /* after 100,000 other addresses a's entry may have been dropped: a starts afresh, never worse */
     for (unsigned i = 0; i < 100000; i++) {
         struct hub_peer p = v6(i, 5);
-        hub_guard_http_take(&g, &p, now + 10);
+        hub_guard_http_take(g, &p, now + 10);
     }
-    CHECK_INT(hub_guard_http_take(&g, &a, now + 20), 0);
+    CHECK_INT(hub_guard_http_take(g, &a, now + 20), 0);
+    hub_guard_free(g);
 }
 
 static struct hub_peer v4(unsigned char last) {
@@ -294,30 +295,30 @@ static struct hub_peer v4(unsigned char last) {
  * whole /56 or /48 (nested buckets), then HUB_VOTER_RATE a second; the
  * laptop is exempt; rate 0 is no cap. */
 static void test_new_voters_are_capped_per_ipv4_address_and_ipv6_64(void) {
-    static struct hub_guard g;
-    REQUIRE(hub_guard_init(&g) == 0);
+    struct hub_guard *g = hub_guard_new();
+    REQUIRE(g);
     long long now = 5000000;
     struct hub_peer a = v4(10), b = v4(11), self = v4(12);
     self.self = 1;
     int got = 0;
-    for (int i = 0; i < 3000; i++) got += hub_guard_voter_take(&g, &a, now, 0) == 0;
+    for (int i = 0; i < 3000; i++) got += hub_guard_voter_take(g, &a, now, 0) == 0;
     CHECK_INT(got, HUB_VOTER_BURST);
-    CHECK_INT(hub_guard_voter_take(&g, &b, now, 0), 0); /* the next address has its own */
-    CHECK_INT(hub_guard_voter_take(&g, &a, now + 1000 / HUB_VOTER_RATE, 0), 0);
-    CHECK_INT(hub_guard_voter_take(&g, &a, now + 1000 / HUB_VOTER_RATE, 0), -1);
-    for (int i = 0; i < 3000; i++) CHECK_INT(hub_guard_voter_take(&g, &self, now, 0), 0);
+    CHECK_INT(hub_guard_voter_take(g, &b, now, 0), 0); /* the next address has its own */
+    CHECK_INT(hub_guard_voter_take(g, &a, now + 1000 / HUB_VOTER_RATE, 0), 0);
+    CHECK_INT(hub_guard_voter_take(g, &a, now + 1000 / HUB_VOTER_RATE, 0), -1);
+    for (int i = 0; i < 3000; i++) CHECK_INT(hub_guard_voter_take(g, &self, now, 0), 0);
     /* IPv6: 3,000 addresses of one /64 share a bucket; another /64 has its own */
     got = 0;
     for (unsigned i = 0; i < 3000; i++) {
         struct hub_peer p = v6(i, i);
-        got += hub_guard_voter_take(&g, &p, now, 0) == 0;
+        got += hub_guard_voter_take(g, &p, now, 0) == 0;
     }
     CHECK_INT(got, HUB_VOTER_BURST);
     struct hub_peer other = v6(1, 1);
     other.addr[7] = 1; /* 2001:db8:0:1::/64: another /64, but of the same /56 and /48 (issue 36 item 5) */
-    CHECK_INT(hub_guard_voter_take(&g, &other, now, 0), -1);
+    CHECK_INT(hub_guard_voter_take(g, &other, now, 0), -1);
     other.addr[5] = 7; /* 2001:db8:7:1::/64: another /48 has its own */
-    CHECK_INT(hub_guard_voter_take(&g, &other, now, 0), 0);
+    CHECK_INT(hub_guard_voter_take(g, &other, now, 0), 0);
     /* IPv6 /48 (issue 36 item 5): 3,000 addresses, each in another /64 of one
      * /48 (2001:db8:5::/48), mint no more than one /64 may */
     got = 0;
@@ -325,31 +326,32 @@ static void test_new_voters_are_capped_per_ipv4_address_and_ipv6_64(void) {
         struct hub_peer p = v6(1, 1);
         p.addr[4] = 0, p.addr[5] = 5;                           /* 2001:db8:5:: */
         p.addr[6] = (unsigned char)(i >> 8), p.addr[7] = (unsigned char)i; /* its own /64 */
-        got += hub_guard_voter_take(&g, &p, now, 0) == 0;
+        got += hub_guard_voter_take(g, &p, now, 0) == 0;
     }
     printf("3,000 /64s of one /48: %d new voters at once (burst %d)\n", got, HUB_VOTER_BURST);
     CHECK_INT(got, HUB_VOTER_BURST);
     struct hub_peer next48 = v6(1, 1);
     next48.addr[4] = 0, next48.addr[5] = 6; /* 2001:db8:6::/48: its own */
-    CHECK_INT(hub_guard_voter_take(&g, &next48, now, 0), 0);
+    CHECK_INT(hub_guard_voter_take(g, &next48, now, 0), 0);
     /* rate 0: nobody capped */
-    g.voter_rate = 0;
-    CHECK_INT(hub_guard_voter_take(&g, &a, now, 0), 0);
+    hub_guard_rates(g, -1, 0);
+    CHECK_INT(hub_guard_voter_take(g, &a, now, 0), 0);
+    hub_guard_free(g);
 }
 
 /* The room's reserve (issue 36, item 5): in it, only a network that made
  * fewer than HUB_VOTER_RESERVE_PER_NET voters lately adds one; an IPv6
  * network counts by its /64, /56 and /48 alike. */
 static void test_the_reserve_is_for_networks_new_to_the_room(void) {
-    static struct hub_guard g;
-    REQUIRE(hub_guard_init(&g) == 0);
+    struct hub_guard *g = hub_guard_new();
+    REQUIRE(g);
     long long now = 7000000;
     struct hub_peer big = v4(20), fresh = v4(21);
-    for (int i = 0; i < 100; i++) REQUIRE(hub_guard_voter_take(&g, &big, now, 0) == 0);
-    CHECK_INT(hub_guard_voter_take(&g, &big, now, 1), -1); /* it minted 100: none of the reserve */
-    CHECK_INT(hub_guard_voter_take(&g, &big, now, 0), 0);  /* outside the reserve its burst still holds */
+    for (int i = 0; i < 100; i++) REQUIRE(hub_guard_voter_take(g, &big, now, 0) == 0);
+    CHECK_INT(hub_guard_voter_take(g, &big, now, 1), -1); /* it minted 100: none of the reserve */
+    CHECK_INT(hub_guard_voter_take(g, &big, now, 0), 0);  /* outside the reserve its burst still holds */
     int got = 0;
-    for (int i = 0; i < 50; i++) got += hub_guard_voter_take(&g, &fresh, now, 1) == 0;
+    for (int i = 0; i < 50; i++) got += hub_guard_voter_take(g, &fresh, now, 1) == 0;
     CHECK_INT(got, HUB_VOTER_RESERVE_PER_NET);
     /* 3,000 /64s of one /48, in the reserve: the /48 takes its share once */
     got = 0;
@@ -357,13 +359,14 @@ static void test_the_reserve_is_for_networks_new_to_the_room(void) {
         struct hub_peer p = v6(1, 1);
         p.addr[4] = 0, p.addr[5] = 9;
         p.addr[6] = (unsigned char)(i >> 8), p.addr[7] = (unsigned char)i;
-        got += hub_guard_voter_take(&g, &p, now, 1) == 0;
+        got += hub_guard_voter_take(g, &p, now, 1) == 0;
     }
     printf("in the reserve: 3,000 /64s of one /48 add %d voters (%d per network)\n", got, HUB_VOTER_RESERVE_PER_NET);
     CHECK_INT(got, HUB_VOTER_RESERVE_PER_NET);
     struct hub_peer self = v4(22);
     self.self = 1;
-    for (int i = 0; i < 100; i++) CHECK_INT(hub_guard_voter_take(&g, &self, now, 1), 0); /* the laptop */
+    for (int i = 0; i < 100; i++) CHECK_INT(hub_guard_voter_take(g, &self, now, 1), 0); /* the laptop */
+    hub_guard_free(g);
 }
 
 /* The same against the real hub, its room lowered to voters_max: one
