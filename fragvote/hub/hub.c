@@ -48,7 +48,7 @@ void hub_status_update(struct hub *h, const char *refused) {
     s->screens = cs->n_role[HUB_SCREEN];
     s->presenters = cs->n_role[HUB_PRESENTER];
     s->voters = room_voter_count(h->room);
-    s->newcomers = (int)cs->newcomers.used;
+    s->newcomers = hub_conns_newcomers(cs);
     s->tokens_minted = cs->tokens_minted;
     s->voters_refused = cs->voters_refused;
     s->conns_refused = cs->conns_refused;

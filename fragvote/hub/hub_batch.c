@@ -179,7 +179,7 @@ static void batch_finish(struct hub_batch *b, int ok, const char *err) {
         }
         if (op->kind == HUB_OP_JOIN) {
             /* c had no token: on_hello refuses a second join */
-            if (op->result >= 0 ? hub_voters_add(&b->conns->voters, op->result) : hub_online_add(&b->conns->newcomers, op->token) < 0) {
+            if (op->result >= 0 ? hub_conns_voter_add(b->conns, op->result) : hub_conns_newcomer_add(b->conns, op->token) < 0) {
                 hub_conn_error(c, -1, "busy", "server out of memory");
                 continue;
             }
@@ -187,9 +187,9 @@ static void batch_finish(struct hub_batch *b, int ok, const char *err) {
             c->voter = op->result;
             hub_conn_send_own(c, hub_msg_welcome(b->room, c->voter, op->token));
         } else if (op->result == 0) {
-            if (c->voter < 0 && hub_voters_add(&b->conns->voters, op->voter) == 0) { /* its first vote made it a voter */
+            if (c->voter < 0 && hub_conns_voter_add(b->conns, op->voter) == 0) { /* its first vote made it a voter */
                 c->voter = op->voter;
-                hub_online_remove(&b->conns->newcomers, c->token);
+                hub_conns_newcomer_remove(b->conns, c->token);
                 char kept[LEADERBOARD_NICK_MAX + 1], nerr[128];
                 if (b->board && c->nick[0]) leaderboard_set(b->board, c->voter, c->nick, kept, nerr, sizeof nerr);
             }

@@ -4,13 +4,16 @@
 #include <linux/tcp.h>
 #include <netinet/in.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "fv_clock.h"
 #include "hub.h"
+#include "hub_addrs.h"
 #include "hub_conn.h"
 #include "hub_conns.h"
+#include "hub_online.h"
 #include "hub_send.h"
 
 #define HUB_CONN_OVERSHOOT 16          /* admitted beyond the cap while the phones making way close */
@@ -19,13 +22,30 @@ int hub_conns_init(struct hub_conns *cs, int cap, int per_addr, int ping_ms, int
     cs->cap = cap;
     cs->ping_ms = ping_ms;
     cs->idle_ms = idle_ms;
-    return hub_addrs_init(&cs->addrs, cap, per_addr);
+    if (!(cs->addrs = calloc(1, sizeof *cs->addrs)) || !(cs->voters = calloc(1, sizeof *cs->voters)) ||
+        !(cs->newcomers = calloc(1, sizeof *cs->newcomers)))
+        return -1; /* hub_conns_free releases what was made */
+    return hub_addrs_init(cs->addrs, cap, per_addr);
 }
 
 void hub_conns_free(struct hub_conns *cs) {
-    hub_voters_free(&cs->voters);
-    hub_addrs_free(&cs->addrs);
-    hub_online_free(&cs->newcomers);
+    if (cs->voters) hub_voters_free(cs->voters);
+    if (cs->addrs) hub_addrs_free(cs->addrs);
+    if (cs->newcomers) hub_online_free(cs->newcomers);
+    free(cs->voters);
+    free(cs->addrs);
+    free(cs->newcomers);
+    cs->voters = NULL;
+    cs->addrs = NULL;
+    cs->newcomers = NULL;
+}
+
+int hub_conns_voters_online(const struct hub_conns *cs) { return cs->voters->joined; }
+int hub_conns_newcomers(const struct hub_conns *cs) { return (int)cs->newcomers->used; }
+int hub_conns_voter_add(struct hub_conns *cs, int v) { return hub_voters_add(cs->voters, v); }
+int hub_conns_newcomer_add(struct hub_conns *cs, const char *token) { return hub_online_add(cs->newcomers, token); }
+int hub_conns_newcomer_remove(struct hub_conns *cs, const char *token) {
+    return hub_online_remove(cs->newcomers, token);
 }
 
 int hub_conns_total(const struct hub_conns *cs) {
@@ -56,7 +76,7 @@ static int evict_silent(struct hub_conns *cs) {
 int hub_conns_admit(struct hub_conns *cs, const struct hub_peer *peer, int audience) {
     int total = hub_conns_total(cs), limit = cs->cap;
     if (audience) {
-        if (!peer->self && cs->addrs.per_addr > 0 && hub_addrs_count(&cs->addrs, peer) >= cs->addrs.per_addr) {
+        if (!peer->self && cs->addrs->per_addr > 0 && hub_addrs_count(cs->addrs, peer) >= cs->addrs->per_addr) {
             cs->conns_refused++;
             return -1;
         }
@@ -73,7 +93,7 @@ int hub_conns_full(const struct hub_conns *cs) { return hub_conns_total(cs) >= c
 int hub_conns_add(struct hub_conns *cs, struct hub_conn *c) {
     int rc = 0;
     if (c->role == HUB_AUDIENCE) {
-        if (hub_addrs_take(&cs->addrs, &c->peer)) { /* its address filled its share meanwhile */
+        if (hub_addrs_take(cs->addrs, &c->peer)) { /* its address filled its share meanwhile */
             cs->conns_refused++;
             rc = -1;
         } else {
@@ -98,9 +118,9 @@ void hub_conns_remove(struct hub_conns *cs, struct hub_conn *c) {
 
 void hub_conns_closed(struct hub_conns *cs, struct hub_conn *c) {
     cs->n_role[c->role]--;
-    if (c->addr_counted) hub_addrs_put(&cs->addrs, &c->peer);
-    if (c->voter >= 0) hub_voters_remove(&cs->voters, c->voter);
-    else if (c->token[0]) hub_online_remove(&cs->newcomers, c->token);
+    if (c->addr_counted) hub_addrs_put(cs->addrs, &c->peer);
+    if (c->voter >= 0) hub_voters_remove(cs->voters, c->voter);
+    else if (c->token[0]) hub_online_remove(cs->newcomers, c->token);
 }
 
 void hub_conns_presenters_send(const struct hub_conns *cs, struct hub_msg *m) {

@@ -9,12 +9,12 @@
 
 #include <stdatomic.h>
 
-#include "hub_addrs.h"
-#include "hub_online.h"
-
+struct hub_addrs;
 struct hub_conn;
 struct hub_msg;
+struct hub_online;
 struct hub_peer;
+struct hub_voters;
 
 enum hub_role { HUB_AUDIENCE, HUB_SCREEN, HUB_PRESENTER, HUB_NROLES };
 
@@ -40,10 +40,14 @@ struct hub_conns {
     int cap;                       /* websockets the descriptors allow (hub_fd.conn_cap) */
     int ping_ms, idle_ms;          /* keepalive, see HUB_PING_S / HUB_IDLE_S */
     int sweep_slice;               /* connections the sweep's next step visits (hub_conns_sweep_plan) */
-    struct hub_addrs addrs;        /* open audience websockets per address (hub_addrs.c) */
-    struct hub_voters voters;      /* per voter index its open connections (a phone back after a
-                                    * wifi blip, or a second tab, while the old one lingers; hub_online.h) */
-    struct hub_online newcomers;   /* tokens welcomed on an open connection that have not voted */
+    /* The tables, each its file's own (seen through its functions here only):
+     * open audience websockets per address (hub_addrs.c); per voter index its
+     * open connections (a phone back after a wifi blip, or a second tab,
+     * while the old one lingers; hub_online.c); the tokens welcomed on an
+     * open connection that have not voted (hub_online.c). */
+    struct hub_addrs *addrs;
+    struct hub_voters *voters;
+    struct hub_online *newcomers;
     unsigned long tokens_minted;   /* fresh tokens issued by hello */
     unsigned long voters_refused;  /* first votes refused by the per-address new-voter cap */
     unsigned long conns_refused;   /* upgrades refused: the address's share, or the room full */
@@ -56,6 +60,16 @@ struct hub_conns {
 int hub_conns_init(struct hub_conns *cs, int cap, int per_addr, int ping_ms, int idle_ms);
 void hub_conns_free(struct hub_conns *cs);
 int hub_conns_total(const struct hub_conns *cs); /* open websockets of every role */
+/* Who is online: voters with an open connection, and the newcomers (the
+ * tally's `online` is their sum). */
+int hub_conns_voters_online(const struct hub_conns *cs);
+int hub_conns_newcomers(const struct hub_conns *cs);
+/* One more open connection of voter v (hub_voters_add): 0, or -1 out of memory. */
+int hub_conns_voter_add(struct hub_conns *cs, int v);
+/* One more connection of a newcomer's token (hub_online_add): 1 new, 0
+ * known, -1 out of memory; and one fewer (hub_online_remove). */
+int hub_conns_newcomer_add(struct hub_conns *cs, const char *token);
+int hub_conns_newcomer_remove(struct hub_conns *cs, const char *token);
 /* Whether a websocket upgrade may proceed (issue 36, item 4): a phone
  * (audience) from peer only within its address's share (hub_addrs,
  * HUB_WS_PER_ADDR) and below the HUB_CONN_RESERVE places kept for screens
