@@ -266,29 +266,40 @@ static int deck_print_table(const struct deck_run *d, double wall) {
     return failed;
 }
 
-static int run_deck(const char *path, struct probe_run_opts *opts, const struct probe_lab_config *cfg,
-                    struct probe_lab *lab, int jobs, int no_flush, int flush, int json, const char *addr_host,
-                    int observer_given, const char *witness, const char *witness_key) {
+/* What probe's command line asks for. */
+struct probe_args {
+    struct probe_spec spec;
+    struct probe_run_opts opts;
+    struct probe_lab_config cfg;
+    const char *deck;
+    int json, jobs, flush, no_flush, observer_given;
+    struct cli_engine_args wa; /* --witness, --witness-key, --no-witness: as serve's */
+};
+
+static int run_deck(struct probe_args *a, struct probe_lab *lab) {
+    struct probe_run_opts *opts = &a->opts;
+    const char *witness = a->wa.witness;
+    int jobs = a->jobs, json = a->json;
     struct deck *dk = calloc(1, sizeof *dk); /* ~50 kB: not on the stack */
     char err[1024];
     if (!dk) {
         fprintf(stderr, "fragvote probe: out of memory\n");
         return FV_EXIT_FAIL;
     }
-    if (deck_load_file(path, dk, err, sizeof err) < 0) {
+    if (deck_load_file(a->deck, dk, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote probe: %s\n", err);
         free(dk);
         return FV_EXIT_USAGE;
     }
-    const char *host = addr_host[0] ? addr_host : (!strcmp(dk->target, "lab") ? "" : dk->target);
-    if (!observer_given && dk->observer[0] && probe_observer_parse(dk->observer, &opts->observer) < 0) {
+    const char *host = a->spec.host[0] ? a->spec.host : (!strcmp(dk->target, "lab") ? "" : dk->target);
+    if (!a->observer_given && dk->observer[0] && probe_observer_parse(dk->observer, &opts->observer) < 0) {
         fprintf(stderr, "fragvote probe: the deck names an unknown observer \"%s\"\n", dk->observer);
         deck_free(dk);
         free(dk);
         return FV_EXIT_USAGE;
     }
     if (!host[0]) {
-        int rc = lab_find_or_build(cfg, lab);
+        int rc = lab_find_or_build(&a->cfg, lab);
         if (rc) {
             deck_free(dk);
             free(dk);
@@ -297,7 +308,7 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
         opts->lab = lab;
     }
     struct witness_cli wc;
-    if (witness_cli_setup(witness ? witness : dk->witness, witness_key, opts->lab, &wc, err, sizeof err) < 0) {
+    if (witness_cli_setup(witness ? witness : dk->witness, a->wa.witness_key, opts->lab, &wc, err, sizeof err) < 0) {
         fprintf(stderr, "fragvote probe: %s\n", err);
         deck_free(dk);
         free(dk);
@@ -311,7 +322,7 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
         jobs = 1;
     }
     /* In the lab every test starts from an empty PMTU cache unless --no-flush. */
-    int flush_each = opts->lab ? !no_flush : flush;
+    int flush_each = opts->lab ? !a->no_flush : a->flush;
     struct deck_run d = {.deck = dk, .opts = opts, .host = host,
                          .flush_each = flush_each && jobs == 1,
                          .scenario = opts->lab && deck_scenarios(dk) ? &scen : NULL};
@@ -356,15 +367,6 @@ static int run_deck(const char *path, struct probe_run_opts *opts, const struct 
     return failed ? FV_EXIT_FAIL : FV_EXIT_OK;
 }
 
-/* What probe's command line asks for. */
-struct probe_args {
-    struct probe_spec spec;
-    struct probe_run_opts opts;
-    struct probe_lab_config cfg;
-    const char *deck;
-    int json, jobs, flush, no_flush, observer_given;
-    struct cli_engine_args wa; /* --witness, --witness-key, --no-witness: as serve's */
-};
 
 static const struct option probe_longopts[] = {
     {"proto", required_argument, NULL, 'p'}, {"mode", required_argument, NULL, 'f'},
@@ -505,6 +507,5 @@ int cmd_probe(int argc, char **argv) {
     if (rc != FV_EXIT_OK) return rc;
     if (!a.deck) return run_one(&a);
     struct probe_lab lab;
-    return run_deck(a.deck, &a.opts, &a.cfg, &lab, a.jobs, a.no_flush, a.flush, a.json, a.spec.host, a.observer_given,
-                    a.wa.witness, a.wa.witness_key);
+    return run_deck(&a, &lab);
 }
