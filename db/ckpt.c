@@ -8,6 +8,7 @@
 
 #include "db_ckpt.h"
 #include "db_internal.h"
+#include "db_sql.h"
 
 struct db_ckpt {
     sqlite3 *writer;               /* the store's connection (its hook pokes us) */
@@ -64,7 +65,7 @@ int db_ckpt_open(struct db *db, char *err, size_t errlen) {
     if (*slot) return 0;
     struct db_ckpt *k = calloc(1, sizeof *k);
     if (!k) return db_seterr(err, errlen, "out of memory for the checkpointer"), -1;
-    k->writer = db_conn(db)->h;
+    k->writer = db_sql_handle(db_conn(db));
     struct db_sql_conn c = {.path = (char *)db_path(db)};
     if (sqlite3_open_v2(db_path(db), &k->h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
         sqlite3_exec(k->h, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) != SQLITE_OK) {

@@ -1,6 +1,7 @@
-/* Helpers shared by the files of db/ only (not part of the store's API):
- * what the store (store.c) and the report reader (report.c), each with its
- * own SQLite connection, do alike (sql.c). */
+/* Helpers shared by the files of db/ (not part of the store's API): errors,
+ * the store's connection and its parts, the SQL the store and the report
+ * reader share. The connection's fields and the statement and column tables
+ * are db_sql.h's. Internal to db/. */
 #ifndef FRAGVOTE_DB_INTERNAL_H
 #define FRAGVOTE_DB_INTERNAL_H
 
@@ -12,32 +13,11 @@
 /* printf into a caller's error buffer; err may be NULL (then nothing). */
 void db_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* An SQLite connection: the first member of its owner (struct db, struct
- * db_report), which db_sql_open() allocates and db_sql_close() frees. */
-struct db_sql_conn {
-    sqlite3 *h;
-    char *path;
-};
-/* A statement prepared at open into the sqlite3_stmt * member at `offset`
- * of its owner: the owner's list of statements as a table of these. */
-struct db_sql_stmt {
-    const char *name, *sql;
-    size_t offset;
-};
-/* For an owner's X-macro list of statements (X(name, sql)): LIST(DB_SQL_MEMBER)
- * declares them in the owner struct; LIST(DB_SQL_ENTRY) is its table, with
- * DB_SQL_OWNER defined as the owner's type. */
-#define DB_SQL_MEMBER(name, sql) sqlite3_stmt *name;
-#define DB_SQL_ENTRY(name, sql) {#name, sql, offsetof(DB_SQL_OWNER, name)},
-#define DB_SQL_N(table) (sizeof(table) / sizeof *(table))
-/* The one way the store and the report reader open the file: an owner of
- * owner_size bytes (zeroed), its connection (SQLite open flags; busy timeout
- * DB_BUSY_MS), then setup(owner) unless NULL (the store's checks, pragmas and
- * migration), then every statement of defs (persistent). The owner, or NULL
- * with err: "cannot open database PATH[ for reading]: why", setup's message,
- * or "preparing KIND NAME failed in PATH: why". */
-void *db_sql_open(size_t owner_size, const char *path, int flags, int (*setup)(void *owner, char *err, size_t errlen),
-                  const struct db_sql_stmt *defs, size_t n, const char *kind, char *err, size_t errlen);
+/* An SQLite connection (db_sql.h): its handle and its file's path, for the
+ * files that run SQL on the store's connection without owning it. */
+struct db_sql_conn;
+sqlite3 *db_sql_handle(const struct db_sql_conn *c);
+const char *db_sql_path(const struct db_sql_conn *c);
 /* A database file created by the program is its user's alone (it holds
  * token_key and unrevealed measurements): created DB_FILE_MODE before
  * SQLite opens it (SQLite gives its -wal, -shm and -journal the main file's
@@ -45,8 +25,6 @@ void *db_sql_open(size_t owner_size, const char *path, int flags, int (*setup)(v
  * file: ":memory:", a URI), -1 could not (SQLite then says why). */
 #define DB_FILE_MODE 0600
 int db_file_private(const char *path);
-/* Finalizes the owner's statements of defs, closes it, frees it; NULL: nothing. */
-void db_sql_close(void *owner, const struct db_sql_stmt *defs, size_t n);
 /* "WHAT failed in PATH: SQLite's message" into err; returns -1. */
 int db_sql_fail(const struct db_sql_conn *c, char *err, size_t errlen, const char *what);
 
@@ -72,33 +50,6 @@ char *db_sql_text_dup(sqlite3_stmt *st, int i, size_t max);
 /* Column i into dst (n bytes), "" for NULL. */
 void db_sql_text_copy(char *dst, size_t n, sqlite3_stmt *st, int i);
 
-/* One column of a result row read into a field of a struct: column i of the
- * row into the field that entry i of a table names (db_sql_read_cols). */
-enum db_col_kind {
-    DB_COL_INT,      /* int */
-    DB_COL_I64,      /* int64_t */
-    DB_COL_DOUBLE,   /* double */
-    DB_COL_CHARS,    /* char[N]: a copy, cut to N-1 bytes; "" for NULL */
-    DB_COL_DUP,      /* char *: malloc'd, "" for NULL */
-    DB_COL_DUP_NULL, /* char *: malloc'd, NULL for NULL */
-};
-struct db_col {
-    enum db_col_kind kind;
-    size_t off, size;
-};
-/* A number column: its kind follows the field's type (int, int64_t or
- * double; any other type does not compile). */
-#define DB_COL_NUM(type, field)                                                                          \
-    {_Generic(((type *)0)->field, int: DB_COL_INT, int64_t: DB_COL_I64, double: DB_COL_DOUBLE),            \
-     offsetof(type, field), sizeof(((type *)0)->field)}
-/* A text column into a char array, a malloc'd string, or one that keeps NULL. */
-#define DB_COL_CHARS(type, field) {DB_COL_CHARS, offsetof(type, field), sizeof(((type *)0)->field)}
-#define DB_COL_DUP(type, field) {DB_COL_DUP, offsetof(type, field), sizeof(((type *)0)->field)}
-#define DB_COL_DUP_NULL(type, field) {DB_COL_DUP_NULL, offsetof(type, field), sizeof(((type *)0)->field)}
-/* Columns first .. first+n-1 of st's current row into the struct at out, as
- * cols[0..n-1] say; strings at most max bytes. 0, or -1 out of memory (the
- * strings read so far stay in out, for the caller's free). */
-int db_sql_read_cols(sqlite3_stmt *st, int first, const struct db_col *cols, size_t n, size_t max, void *out);
 
 /* The columns of a session row, in the order db_sql_session_row() reads
  * them; the query goes on with its WHERE. */

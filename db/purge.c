@@ -34,13 +34,13 @@ static const struct {
 static int run(struct db_sql_conn *c, const char *sql, int64_t id, double now, int *changed, const char *what,
                char *err, size_t errlen) {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->h, sql, -1, &st, NULL) != SQLITE_OK) return db_sql_fail(c, err, errlen, what);
+    if (sqlite3_prepare_v2(db_sql_handle(c), sql, -1, &st, NULL) != SQLITE_OK) return db_sql_fail(c, err, errlen, what);
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_bind_parameter_count(st) >= 2) sqlite3_bind_double(st, 2, now);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return db_sql_fail(c, err, errlen, what);
-    if (changed) *changed = sqlite3_changes(c->h);
+    if (changed) *changed = sqlite3_changes(db_sql_handle(c));
     return 0;
 }
 
@@ -48,13 +48,13 @@ static int run(struct db_sql_conn *c, const char *sql, int64_t id, double now, i
  * error (err says which). */
 static int session_ended(struct db_sql_conn *c, int64_t id, char *err, size_t errlen) {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->h, "SELECT ended_at IS NOT NULL FROM sessions WHERE id = ?", -1, &st, NULL) !=
+    if (sqlite3_prepare_v2(db_sql_handle(c), "SELECT ended_at IS NOT NULL FROM sessions WHERE id = ?", -1, &st, NULL) !=
         SQLITE_OK)
         return db_sql_fail(c, err, errlen, "reading a session");
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st), ended = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
     sqlite3_finalize(st);
-    if (rc == SQLITE_DONE) db_seterr(err, errlen, "no session %lld in %s", (long long)id, c->path);
+    if (rc == SQLITE_DONE) db_seterr(err, errlen, "no session %lld in %s", (long long)id, db_sql_path(c));
     else if (rc != SQLITE_ROW) db_sql_fail(c, err, errlen, "reading a session");
     return ended;
 }
@@ -62,18 +62,18 @@ static int session_ended(struct db_sql_conn *c, int64_t id, char *err, size_t er
 /* The steps of one purge in a savepoint: 0 and the voters deleted in
  * *voters, or -1 with err (nothing changed). */
 static int purge_one(struct db_sql_conn *c, int64_t id, int *voters, char *err, size_t errlen) {
-    if (sqlite3_exec(c->h, "SAVEPOINT purge", NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(db_sql_handle(c), "SAVEPOINT purge", NULL, NULL, NULL) != SQLITE_OK)
         return db_sql_fail(c, err, errlen, "starting a purge");
     double now = db_now();
     for (size_t i = 0; i < sizeof purge_steps / sizeof *purge_steps; i++)
         if (run(c, purge_steps[i].sql, id, now, voters, purge_steps[i].what, err, errlen)) {
-            sqlite3_exec(c->h, "ROLLBACK TO purge; RELEASE purge", NULL, NULL, NULL);
+            sqlite3_exec(db_sql_handle(c), "ROLLBACK TO purge; RELEASE purge", NULL, NULL, NULL);
             return -1;
         }
     /* *voters now holds the last step's count: the voters deleted */
-    if (sqlite3_exec(c->h, "RELEASE purge", NULL, NULL, NULL) != SQLITE_OK) {
+    if (sqlite3_exec(db_sql_handle(c), "RELEASE purge", NULL, NULL, NULL) != SQLITE_OK) {
         db_sql_fail(c, err, errlen, "committing a purge");
-        sqlite3_exec(c->h, "ROLLBACK TO purge; RELEASE purge", NULL, NULL, NULL);
+        sqlite3_exec(db_sql_handle(c), "ROLLBACK TO purge; RELEASE purge", NULL, NULL, NULL);
         return -1;
     }
     return 0;
@@ -84,13 +84,13 @@ static void secure_delete(struct db_sql_conn *c, int on, int *was) {
     if (on) {
         sqlite3_stmt *st = NULL;
         *was = 0;
-        if (sqlite3_prepare_v2(c->h, "PRAGMA secure_delete", -1, &st, NULL) == SQLITE_OK &&
+        if (sqlite3_prepare_v2(db_sql_handle(c), "PRAGMA secure_delete", -1, &st, NULL) == SQLITE_OK &&
             sqlite3_step(st) == SQLITE_ROW)
             *was = sqlite3_column_int(st, 0);
         sqlite3_finalize(st);
-        sqlite3_exec(c->h, "PRAGMA secure_delete = ON", NULL, NULL, NULL);
+        sqlite3_exec(db_sql_handle(c), "PRAGMA secure_delete = ON", NULL, NULL, NULL);
     } else {
-        sqlite3_exec(c->h, *was ? "PRAGMA secure_delete = ON" : "PRAGMA secure_delete = OFF", NULL, NULL, NULL);
+        sqlite3_exec(db_sql_handle(c), *was ? "PRAGMA secure_delete = ON" : "PRAGMA secure_delete = OFF", NULL, NULL, NULL);
     }
 }
 
@@ -99,7 +99,7 @@ static void secure_delete(struct db_sql_conn *c, int on, int *was) {
  * another connection (a running serve, a reader) kept part of it. */
 static int scrub_log(struct db_sql_conn *c) {
     int log = 0, done = 0;
-    int rc = sqlite3_wal_checkpoint_v2(c->h, "main", SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+    int rc = sqlite3_wal_checkpoint_v2(db_sql_handle(c), "main", SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
     return rc == SQLITE_OK;
 }
 
@@ -132,7 +132,7 @@ static int purge_due(struct db_sql_conn *c, double before, int64_t *ids, int max
                      size_t errlen) {
     sqlite3_stmt *st = NULL;
     *n = *running = 0;
-    if (sqlite3_prepare_v2(c->h,
+    if (sqlite3_prepare_v2(db_sql_handle(c),
                            "SELECT id, ended_at IS NOT NULL FROM sessions WHERE started_at < ? AND purged_at IS NULL "
                            "ORDER BY id",
                            -1, &st, NULL) != SQLITE_OK)

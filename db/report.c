@@ -10,6 +10,7 @@
 #include "report.h"
 #include "score.h"
 #include "db_internal.h"
+#include "db_sql.h"
 
 #define REPORT_STATEMENTS(X)                                                                          \
     X(session, DB_SQL_SESSION_SELECT "WHERE id = ?")                                                    \

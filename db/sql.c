@@ -9,6 +9,10 @@
 #include <unistd.h>
 
 #include "db_internal.h"
+#include "db_sql.h"
+
+sqlite3 *db_sql_handle(const struct db_sql_conn *c) { return c->h; }
+const char *db_sql_path(const struct db_sql_conn *c) { return c->path; }
 
 int db_sql_fail(const struct db_sql_conn *c, char *err, size_t errlen, const char *what) {
     db_seterr(err, errlen, "%s failed in %s: %s", what, c->path, sqlite3_errmsg(c->h));

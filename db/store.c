@@ -11,6 +11,7 @@
 #include "db.h"
 #include "db_ckpt.h"
 #include "db_internal.h"
+#include "db_sql.h"
 #include "score.h"
 
 extern const char db_schema_sql[];

@@ -38,7 +38,7 @@ static int each(struct db *db, int64_t session_id, enum row_kind kind, void *fn,
     sqlite3 *h = NULL;
     sqlite3_stmt *st = NULL;
     int rc = -1;
-    h = db_conn(db)->h;
+    h = db_sql_handle(db_conn(db));
     if (sqlite3_prepare_v2(h, row_sql[kind], -1, &st, NULL) != SQLITE_OK) goto sqlfail;
     sqlite3_bind_int64(st, 1, session_id);
     int step;

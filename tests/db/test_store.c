@@ -353,7 +353,7 @@ static long long file_size(const char *path) {
 static void test_checkpoints_run_on_their_own_thread(void) {
     struct db *db = fresh("ckpt.db");
     REQUIRE(db);
-    sqlite3 *w = db_conn(db)->h;
+    sqlite3 *w = db_sql_handle(db_conn(db));
     CHECK_INT(pragma_int(w, "PRAGMA wal_autocheckpoint"), DB_CKPT_FRAMES); /* SQLite's own, before */
     int64_t s = session(db);
     int64_t q = db_question_add(db, s, 0, 0, "{}", QKIND_SENT, "?", err, sizeof err);
@@ -395,7 +395,7 @@ static void test_checkpoints_run_on_their_own_thread(void) {
     db_close(db);
     db = db_open(path_in_tmp("ckpt.db"), err, sizeof err);
     REQUIRE(db);
-    CHECK_INT(pragma_int(db_conn(db)->h, "SELECT count(*) FROM votes"), voters);
+    CHECK_INT(pragma_int(db_sql_handle(db_conn(db)), "SELECT count(*) FROM votes"), voters);
     db_close(db);
 }
 
