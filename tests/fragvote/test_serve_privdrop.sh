@@ -94,7 +94,7 @@ sudo_serve() {
   (cd "$tmp" && SUDO_UID=65534 SUDO_GID=65534 FRAGVOTE_LAB_PREFIX=$prefix exec ${launcher:-} "$bin" serve --db "$tmp/$1.db" \
      --port 0 --bind 127.0.0.1 --no-qr --script "$2" </dev/null >"$tmp/$1.out" 2>&1) &
   pid=$!
-  for _ in $(seq 1 200); do grep -q "^Join: " "$tmp/$1.out" 2>/dev/null && break; sleep 0.1; done
+  fv_join_port "$tmp/$1.out" "$pid" >/dev/null
   helper=$(helper_of "$pid")
 }
 # serve killed with SIGKILL: the helper sees its socket close and takes the lab down.

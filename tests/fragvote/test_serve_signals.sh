@@ -51,7 +51,7 @@ check own_lab_up test "$(ns_count)" -eq 4
 FRAGVOTE_LAB_PREFIX=$prefix "$bin" serve --db "$tmp/own.db" --port 0 --bind 127.0.0.1 --no-qr \
   </dev/null >"$tmp/own.out" 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do grep -q "^Join: " "$tmp/own.out" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+fv_join_port "$tmp/own.out" "$pid" 100 >/dev/null
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
 check own_lab_exits_0 test "$rc" -eq 0
 check own_lab_said_so grep -q 'Using the running lab' "$tmp/own.out"

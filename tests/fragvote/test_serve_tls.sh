@@ -3,14 +3,12 @@
 # the clipboard), the join URL says https, plain HTTP is not served, and a
 # lone --tls-cert is a usage error. Loopback only; target 127.0.0.1 (no lab).
 set -u
-bin=${FRAGVOTE_BIN:?run through ctest}
+. "$(dirname "$0")/../support/lib.sh"
 for t in openssl curl; do command -v $t >/dev/null || { echo "SKIP: needs $t"; exit 77; }; done
 tmp=$(mktemp -d /tmp/fragvote-tls-XXXXXX)
 pid=
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-pass=0 fail=0
-check() { local name=$1; shift; if "$@"; then echo "ok   $name"; pass=$((pass+1)); else echo "FAIL $name"; fail=$((fail+1)); fi; }
 
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
   -keyout "$tmp/key.pem" -out "$tmp/cert.pem" >/dev/null 2>&1 || { echo "openssl failed"; exit 1; }
@@ -23,19 +21,13 @@ mkfifo "$tmp/in"
   --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" <"$tmp/in" >"$tmp/out" 2>&1 &
 pid=$!
 exec 3>"$tmp/in"
-url=
-for _ in $(seq 1 100); do
-  url=$(sed -n 's/^Join: //p' "$tmp/out" | head -1)
-  [ -n "$url" ] && break
-  sleep 0.1
-done
+port=$(fv_join_port "$tmp/out" "$pid" 100)
+url=$(sed -n 's/^Join: //p' "$tmp/out" | head -1)
 echo "join URL: $url"
-port=$(printf '%s' "$url" | sed -n 's#^https\?://[^/]*:\([0-9]*\)/.*#\1#p')
 check join_url_is_https test "${url#https://}" != "$url"
 check https_serves_phone_page sh -c "curl -sk --max-time 5 https://127.0.0.1:$port/ | grep -qi '<html'"
 check plain_http_refused sh -c "! curl -s --max-time 5 http://127.0.0.1:$port/ | grep -qi '<html'"
 echo quit >&3; exec 3>&-
 wait "$pid"; rc=$?; pid=
 check exits_0 test "$rc" -eq 0
-echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
