@@ -389,32 +389,7 @@ static int on_writeable(struct hub *h, struct hub_conn *c, struct lws *wsi) {
         if (c->qlen || hub_tally_pending(h->bcast, c)) lws_callback_on_writable(wsi);
         return 0;
     }
-    /* One write per writeable (lws keeps what the kernel did not take
-     * and sends it before calling us again), so no choke check: that
-     * would be one more syscall per message. */
-    int n = 0;
-    if (c->qlen) {
-        struct hub_msg *m = c->q[c->qhead];
-        int done;
-        if (c->q_off == 0 && m->len <= HUB_TX_CHUNK) {
-            n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
-            done = 1;
-        } else {
-            /* One fragment per writeable, copied out: lws writes the frame
-             * header in front of the payload, and m is shared. */
-            size_t chunk = m->len - c->q_off < HUB_TX_CHUNK ? m->len - c->q_off : HUB_TX_CHUNK;
-            memcpy(h->txbuf + LWS_PRE, m->buf + LWS_PRE + c->q_off, chunk);
-            int flags = lws_write_ws_flags(LWS_WRITE_TEXT, c->q_off == 0, c->q_off + chunk == m->len);
-            n = lws_write(wsi, h->txbuf + LWS_PRE, chunk, (enum lws_write_protocol)flags);
-            c->q_off += (unsigned)chunk;
-            done = c->q_off == m->len;
-        }
-        if (done) hub_msg_unref(hub_conn_dequeue(c));
-    } else if (hub_tally_pending(h->bcast, c)) {
-        struct hub_msg *m = hub_tally_take(h->bcast, c);
-        n = lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
-    }
-    if (n < 0) return -1;
+    if (hub_conn_write_next(c, h->bcast, h->txbuf) < 0) return -1;
     if (c->qlen || hub_tally_pending(h->bcast, c)) lws_callback_on_writable(wsi);
     return 0;
 }

@@ -62,7 +62,7 @@ void hub_replay_ask(struct hub_replay *r, struct hub_conn *c, const struct hub_c
             return;
         }
         r->of_state = now;
-        now->refs++;
+        hub_msg_ref(now);
     }
     hub_conn_asked(c, HUB_ASK_REPLAY);
     hub_conn_send(c, r->msg); /* its own reference */

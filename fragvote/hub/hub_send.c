@@ -1,6 +1,7 @@
 /* The hub's wire side, sending: messages shared by every connection that
- * sends them, per-connection send queues, the fan-out of a state change to
- * the phones in chunks, closing a connection at its next writeable. Runs
+ * sends them, per-connection send queues and what a writeable writes of
+ * them, the fan-out of a state change to the phones in chunks, closing a
+ * connection at its next writeable. Runs
  * on the lws thread. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,14 @@
 #include "hub_parse.h"
 #include "hub_send.h"
 #include "hub_tally.h"
+
+/* A serialized message shared by every connection that sends it. */
+struct hub_msg {
+    int refs;
+    int is_state;                  /* a state: a newer one queued for a connection replaces it there */
+    size_t len;
+    unsigned char buf[];           /* LWS_PRE bytes of headroom, then len bytes */
+};
 
 /* Wraps a malloc'd JSON string (freed here) in a message with one reference. */
 struct hub_msg *hub_msg_new(char *json) {
@@ -31,6 +40,15 @@ struct hub_msg *hub_msg_new(char *json) {
 
 void hub_msg_unref(struct hub_msg *m) {
     if (m && --m->refs == 0) free(m);
+}
+
+void hub_msg_ref(struct hub_msg *m) { m->refs++; }
+void hub_msg_mark_state(struct hub_msg *m) { m->is_state = 1; }
+int hub_msg_refs(const struct hub_msg *m) { return m->refs; }
+
+const char *hub_msg_text(const struct hub_msg *m, size_t *len) {
+    *len = m->len;
+    return (const char *)m->buf + LWS_PRE;
 }
 
 /* Closes c at its next writeable with a close code and a reason. */
@@ -134,7 +152,7 @@ static int enqueue(struct hub_conn *c, struct hub_msg *m) {
         hub_conn_kill(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "too slow: messages piled up");
         return -1;
     }
-    m->refs++;
+    hub_msg_ref(m);
     c->q[(c->qhead + c->qlen) % HUB_CONN_QUEUE] = m;
     c->qlen++;
     return 0;
@@ -156,6 +174,35 @@ int hub_conn_write_now(struct hub_conn *c, struct hub_msg *m) {
     if (!m || c->qlen || !write_now_ok(c, m)) return 0;
     write_msg(c, m);
     return 1;
+}
+
+/* One write per writeable (lws keeps what the kernel did not take and sends
+ * it before calling us again), so no choke check: that would be one more
+ * syscall per message. */
+int hub_conn_write_next(struct hub_conn *c, struct hub_broadcast *bcast, unsigned char *txbuf) {
+    int n = 0;
+    if (c->qlen) {
+        struct hub_msg *m = c->q[c->qhead];
+        int done;
+        if (c->q_off == 0 && m->len <= HUB_TX_CHUNK) {
+            n = lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+            done = 1;
+        } else {
+            /* One fragment per writeable, copied out: lws writes the frame
+             * header in front of the payload, and m is shared. */
+            size_t chunk = m->len - c->q_off < HUB_TX_CHUNK ? m->len - c->q_off : HUB_TX_CHUNK;
+            memcpy(txbuf + LWS_PRE, m->buf + LWS_PRE + c->q_off, chunk);
+            int flags = lws_write_ws_flags(LWS_WRITE_TEXT, c->q_off == 0, c->q_off + chunk == m->len);
+            n = lws_write(c->wsi, txbuf + LWS_PRE, chunk, (enum lws_write_protocol)flags);
+            c->q_off += (unsigned)chunk;
+            done = c->q_off == m->len;
+        }
+        if (done) hub_msg_unref(hub_conn_dequeue(c));
+    } else if (hub_tally_pending(bcast, c)) {
+        struct hub_msg *m = hub_tally_take(bcast, c);
+        n = lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT);
+    }
+    return n;
 }
 
 /* Sends m to c: written now if it can be (hub_conn_write_now), else queued

@@ -12,21 +12,23 @@ struct hub_broadcast;
 struct hub_conn;
 struct lws_context;
 
-/* A serialized message shared by every connection that sends it. */
-struct hub_msg {
-    int refs;
-    int is_state;                  /* a state: a newer one queued for a connection replaces it there */
-    size_t len;
-    unsigned char buf[];           /* LWS_PRE bytes of headroom, then len bytes */
-};
-
+struct hub_msg; /* opaque: hub_send.c's own (a serialized message shared by every connection that sends it) */
 struct hub_fanout; /* opaque: hub_send.c's own */
 
 
 struct hub_msg *hub_msg_new(char *json);        /* takes (frees) json; one reference */
+void hub_msg_ref(struct hub_msg *m);            /* one reference more */
 void hub_msg_unref(struct hub_msg *m);
+void hub_msg_mark_state(struct hub_msg *m);     /* m is a state: a newer one queued for a connection replaces it there */
+const char *hub_msg_text(const struct hub_msg *m, size_t *len); /* its bytes (not NUL-terminated), len of them */
+int hub_msg_refs(const struct hub_msg *m);      /* its references (the tests count them) */
 void hub_conn_send(struct hub_conn *c, struct hub_msg *m); /* writes m now, or queues it (own reference) */
 int hub_conn_write_now(struct hub_conn *c, struct hub_msg *m); /* 1: written now; 0: must wait (see hub_send.c) */
+/* c is writeable (neither closing nor owed a ping): one write, the next
+ * fragment of its queue (through txbuf, LWS_PRE + HUB_TX_CHUNK bytes), else
+ * the tally bcast owes it, else nothing. lws_write's result (< 0: the
+ * socket failed), 0 when nothing was written. */
+int hub_conn_write_next(struct hub_conn *c, struct hub_broadcast *bcast, unsigned char *txbuf);
 /* Removes from the ring q (cap places; *len messages from head) every
  * state message, but the head when head_busy (partly written), keeping
  * the others' order; their references are dropped. Returns how many. */

@@ -177,7 +177,7 @@ static void follow_drop(struct hub_broadcast *b) {
  * newer one replaces an older one still queued). 0, or -1. */
 static int state_views(struct hub_broadcast *b) {
     if (hub_build_views(b->hub, hub_msg_state, b->state)) return -1;
-    for (int v = 0; v < ROOM_VIEWERS; v++) b->state[v]->is_state = 1;
+    for (int v = 0; v < ROOM_VIEWERS; v++) hub_msg_mark_state(b->state[v]);
     follow_drop(b);
     return 0;
 }
@@ -191,7 +191,7 @@ static struct hub_msg *follow_state(struct hub_broadcast *b, int pos) {
     if (pos == quiz_cursor(q) || pos >= quiz_count(q) || pos >= QUIZ_QUESTIONS_MAX)
         return b->state[ROOM_VIEWER_SCREEN];
     if (!b->follow[pos] && (b->follow[pos] = hub_msg_new(hub_msg_state_of(b->hub, ROOM_VIEWER_SCREEN, pos))))
-        b->follow[pos]->is_state = 1;
+        hub_msg_mark_state(b->follow[pos]);
     return b->follow[pos];
 }
 

@@ -5,7 +5,6 @@
  * (acks, errors, tallies) keeps its place and order. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <libwebsockets.h>
 #include <string.h>
 
 #include "check.h"
@@ -13,11 +12,14 @@
 
 static struct hub_msg *msg(const char *text, int is_state) {
     struct hub_msg *m = hub_msg_new(strdup(text));
-    m->is_state = is_state;
+    if (is_state) hub_msg_mark_state(m);
     return m;
 }
 
-static const char *text_of(const struct hub_msg *m) { return (const char *)m->buf + LWS_PRE; }
+static const char *text_of(const struct hub_msg *m) {
+    size_t len;
+    return hub_msg_text(m, &len);
+}
 
 /* The ring's messages from head as "a,b,c" (each text's first byte). */
 static void ring_text(struct hub_msg *q[], unsigned cap, unsigned head, unsigned len, char *out) {
@@ -28,7 +30,7 @@ static void ring_text(struct hub_msg *q[], unsigned cap, unsigned head, unsigned
 static void test_older_states_leave_others_keep_their_order(void) {
     struct hub_msg *q[8];
     struct hub_msg *kept = msg("a-ack", 0);
-    kept->refs++; /* the test's own reference: the queue's is dropped only if it leaves */
+    hub_msg_ref(kept); /* the test's own reference: the queue's is dropped only if it leaves */
     /* the ring wraps: head at 6, 5 messages: S1 a S2 t S3 */
     q[6] = msg("S1", 1), q[7] = kept, q[0] = msg("S2", 1), q[1] = msg("t-tally", 0), q[2] = msg("S3", 1);
     unsigned len = 5;
@@ -37,7 +39,7 @@ static void test_older_states_leave_others_keep_their_order(void) {
     char got[9];
     ring_text(q, 8, 6, len, got);
     CHECK_STR(got, "at");
-    CHECK_INT(kept->refs, 2); /* still queued once, and ours */
+    CHECK_INT(hub_msg_refs(kept), 2); /* still queued once, and ours */
     hub_msg_unref(q[6]), hub_msg_unref(q[7]), hub_msg_unref(kept);
 }
 
@@ -49,7 +51,9 @@ static void test_a_state_being_written_stays(void) {
     char got[5];
     ring_text(q, 4, 3, len, got);
     CHECK_STR(got, "Sa");
-    CHECK(q[3]->len == 2 && !memcmp(text_of(q[3]), "S1", 2));
+    size_t s1_len;
+    const char *s1 = hub_msg_text(q[3], &s1_len);
+    CHECK(s1_len == 2 && !memcmp(s1, "S1", 2));
     for (unsigned i = 0; i < len; i++) hub_msg_unref(q[(3 + i) % 4]);
 }
 
