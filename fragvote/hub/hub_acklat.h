@@ -15,7 +15,7 @@ struct hub_acklat {
     unsigned long bucket[HUB_ACKLAT_BUCKETS];
 };
 
-/* One ack of a vote read at read_us (fv_clock_us; hub_batch_add stamps it). */
+/* One ack of a vote read at read_us (fv_clock_us; the group commit stamps it, hub_batch.c). */
 void hub_acklat_add(struct hub_acklat *a, long long read_us);
 /* The q-quantile (0..1) in ms, the upper edge of its bucket (the exact
  * max for the slowest); -1 before the first ack. */

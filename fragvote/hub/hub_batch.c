@@ -49,6 +49,22 @@ struct hub_batch {
     int store_busy;                /* a batch is with the store thread */
 };
 
+enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE, HUB_OP_REPLAY }; /* replay: an answer to the self-paced replay */
+/* One join, vote or replay answer of a batch (hub_batch_join, _vote, _replay). */
+struct hub_op {
+    enum hub_op_kind kind;
+    struct hub_conn *conn;         /* NULL once it closed */
+    long long id;                  /* vote: the phone's id (0..HUB_ID_MAX), -1 none */
+    int pos, yes;
+    enum confidence conf;          /* vote: its confidence (CONFIDENCE_NONE: none) */
+    int voter;                     /* vote: the voter index, -1 while its token has none (the batch makes it) */
+    char token[ROOM_TOKEN_HEX + 1];
+    int result;                    /* after the batch: voter index / 0 ok / 1 refused / -1 error */
+    int wi;                        /* vote: its write in hub_batch.writes, -1 none (refused before) */
+    char err[160];
+    long long read_us;             /* when the hub read it (fv_clock_us) */
+};
+
 static void batch_finish(struct hub_batch *b, int ok, const char *why);
 
 /* The batch's deadline (HUB_T_BATCH) came. */
@@ -208,7 +224,9 @@ static void batch_finish(struct hub_batch *b, int ok, const char *err) {
     else hub_tally_schedule(b->bcast);
 }
 
-struct hub_op *hub_batch_add(struct hub_batch *b, struct hub_conn *c, enum hub_op_kind kind) {
+/* An op of c for the next batch (zeroed but for kind and conn; arms
+ * HUB_T_BATCH), or NULL out of memory. */
+static struct hub_op *op_add(struct hub_batch *b, struct hub_conn *c, enum hub_op_kind kind) {
     if (b->nops == b->capops) {
         int cap = b->capops ? b->capops * 2 : 256;
         struct hub_op *o = realloc(b->ops, sizeof *o * (size_t)cap);
@@ -227,6 +245,45 @@ struct hub_op *hub_batch_add(struct hub_batch *b, struct hub_conn *c, enum hub_o
     else if (!hub_timer_armed(b->hub, HUB_T_BATCH))
         hub_timer_in(b->hub, HUB_T_BATCH, batch_due, b, HUB_BATCH_MS);
     return op;
+}
+
+int hub_batch_join(struct hub_batch *b, struct hub_conn *c, const char *token, char *err, size_t errlen) {
+    struct hub_op *op = op_add(b, c, HUB_OP_JOIN);
+    if (!op) {
+        snprintf(err, errlen, "server out of memory");
+        return -1;
+    }
+    if (token) {
+        memcpy(op->token, token, ROOM_TOKEN_HEX + 1);
+    } else if (room_token_new(b->room, op->token, err, errlen)) {
+        op->conn = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* A vote or replay answer of c (its token) for the next batch, or NULL out of memory. */
+static struct hub_op *answer_add(struct hub_batch *b, struct hub_conn *c, enum hub_op_kind kind, long long id, int pos,
+                                 int yes) {
+    struct hub_op *op = op_add(b, c, kind);
+    if (!op) return NULL;
+    op->id = id;
+    op->pos = pos;
+    op->yes = yes;
+    memcpy(op->token, c->token, sizeof op->token);
+    return op;
+}
+
+int hub_batch_vote(struct hub_batch *b, struct hub_conn *c, long long id, int pos, int yes, enum confidence conf) {
+    struct hub_op *op = answer_add(b, c, HUB_OP_VOTE, id, pos, yes);
+    if (!op) return -1;
+    op->conf = conf;
+    op->voter = c->voter;
+    return 0;
+}
+
+int hub_batch_replay(struct hub_batch *b, struct hub_conn *c, long long id, int pos, int yes) {
+    return answer_add(b, c, HUB_OP_REPLAY, id, pos, yes) ? 0 : -1;
 }
 
 /* c closed: ops of it still collected or in flight are answered to no one. */

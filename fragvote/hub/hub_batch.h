@@ -2,7 +2,9 @@
 #ifndef FRAGVOTE_HUB_BATCH_H
 #define FRAGVOTE_HUB_BATCH_H
 
-#include "room.h"
+#include <stddef.h>
+
+#include "confidence.h"
 
 #define HUB_BATCH_MAX 4096         /* operations per group commit before it is flushed early */
 
@@ -14,21 +16,7 @@ struct hub_conns;
 struct hub_mailbox;
 struct hub_store;
 struct leaderboard;
-
-enum hub_op_kind { HUB_OP_JOIN, HUB_OP_VOTE, HUB_OP_REPLAY }; /* replay: an answer to the self-paced replay */
-struct hub_op {
-    enum hub_op_kind kind;
-    struct hub_conn *conn;         /* NULL once it closed */
-    long long id;                  /* vote: the phone's id (0..HUB_ID_MAX), -1 none */
-    int pos, yes;
-    enum confidence conf;          /* vote: its confidence (CONFIDENCE_NONE: none) */
-    int voter;                     /* vote: the voter index, -1 while its token has none (the batch makes it) */
-    char token[ROOM_TOKEN_HEX + 1];
-    int result;                    /* after the batch: voter index / 0 ok / 1 refused / -1 error */
-    int wi;                        /* vote: its write in hub_batch.writes, -1 none (refused before) */
-    char err[160];
-    long long read_us;             /* when the hub read it (fv_clock_us) */
-};
+struct room;
 
 struct hub_batch; /* opaque: hub_batch.c's own */
 
@@ -39,9 +27,15 @@ struct hub_batch *hub_batch_new(void);          /* NULL: out of memory; hub_batc
 void hub_batch_init(struct hub_batch *b, struct hub *hub, struct room *room, struct hub_store *store,
                     struct hub_mailbox *mb, struct hub_conns *conns, struct hub_broadcast *bcast, struct hub_acklat *acklat,
                     struct leaderboard *board);
-/* A join or vote of c for the next batch (zeroed but for kind and conn;
- * arms HUB_T_BATCH), or NULL out of memory. */
-struct hub_op *hub_batch_add(struct hub_batch *b, struct hub_conn *c, enum hub_op_kind kind);
+/* Joins, votes and replay answers of c for the next batch (each arms
+ * HUB_T_BATCH). A join with token, one the room issued, or a fresh one when
+ * token is NULL: 0, or -1 with why in err (out of memory; no fresh token:
+ * the join is then in the batch for no one). A vote (its voter and token
+ * are c's; conf CONFIDENCE_NONE: none) and a replay answer (its token is
+ * c's): 0, or -1 out of memory. id: the phone's (0..HUB_ID_MAX), -1 none. */
+int hub_batch_join(struct hub_batch *b, struct hub_conn *c, const char *token, char *err, size_t errlen);
+int hub_batch_vote(struct hub_batch *b, struct hub_conn *c, long long id, int pos, int yes, enum confidence conf);
+int hub_batch_replay(struct hub_batch *b, struct hub_conn *c, long long id, int pos, int yes);
 void hub_batch_forget(struct hub_batch *b, const struct hub_conn *c); /* c closed: its ops answer no one */
 void hub_batch_flush(struct hub_batch *b);      /* group commit: plan the batch, hand it to the store thread */
 /* The store thread's commit done? Then the acks. wait_ms: how long to wait

@@ -70,21 +70,12 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "this phone reconnects too often: trying again shortly");
         return;
     }
-    struct hub_op *op = hub_batch_add(h->batch, c, HUB_OP_JOIN);
-    if (!op) {
-        hub_conn_error(c, -1, "busy", "server out of memory");
-        return;
-    }
     char err[128];
-    if (issued) { /* made-up tokens get a fresh one */
-        memcpy(op->token, token, ROOM_TOKEN_HEX + 1);
-    } else if (room_token_new(h->room, op->token, err, sizeof err)) {
-        op->conn = NULL;
+    if (hub_batch_join(h->batch, c, issued ? token : NULL, err, sizeof err)) { /* made-up tokens get a fresh one */
         hub_conn_error(c, -1, "busy", err);
         return;
-    } else {
-        h->conns.tokens_minted++; /* costs nothing to remember: see hub_status.tokens_minted */
     }
+    if (!issued) h->conns.tokens_minted++; /* costs nothing to remember: see hub_status.tokens_minted */
     c->joining = 1;
 }
 
@@ -127,17 +118,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
         }
         c->new_voter_ok = 1;
     }
-    struct hub_op *op = hub_batch_add(h->batch, c, HUB_OP_VOTE);
-    if (!op) {
-        hub_conn_error(c, id, "busy", "server out of memory");
-        return;
-    }
-    op->id = id;
-    op->pos = (int)q;
-    op->yes = m->yes;
-    op->conf = m->conf;
-    op->voter = c->voter;
-    memcpy(op->token, c->token, sizeof op->token);
+    if (hub_batch_vote(h->batch, c, id, (int)q, m->yes, m->conf)) hub_conn_error(c, id, "busy", "server out of memory");
 }
 
 static void on_auth(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {

@@ -87,15 +87,7 @@ void hub_replay_vote(struct hub_replay *r, struct hub_conn *c, const struct hub_
         }
         hub_conn_new_voter_passed(c);
     }
-    struct hub_op *op = hub_batch_add(r->batch, c, HUB_OP_REPLAY);
-    if (!op) {
-        hub_conn_error(c, id, "busy", "server out of memory");
-        return;
-    }
-    op->id = id;
-    op->pos = (int)m->q;
-    op->yes = m->yes;
-    memcpy(op->token, hub_conn_token(c), sizeof op->token);
+    if (hub_batch_replay(r->batch, c, id, (int)m->q, m->yes)) hub_conn_error(c, id, "busy", "server out of memory");
 }
 
 void hub_replay_free(struct hub_replay *r) {
