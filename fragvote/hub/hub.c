@@ -16,7 +16,10 @@
 
 #include "fv_err.h"
 #include "hub_internal.h"
+#include "fv_clock.h"
 #include "hub_batch.h"
+#include "hub_guard.h"
+#include "hub_mailbox.h"
 #include "hub_msg.h"
 #include "hub_prober.h"
 #include "hub_send.h"

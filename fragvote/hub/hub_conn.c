@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include "hub_internal.h"
+#include "fv_clock.h"
 #include "hub_batch.h"
 #include "hub_conn.h"
 #include "hub_export.h"
+#include "hub_guard.h"
 #include "hub_replay.h"
 #include "hub_msg.h"
 #include "hub_prober.h"
@@ -22,6 +24,7 @@
 #include "hub_parse.h"
 #include "hub_rtt.h"
 #include "hub_ws.h"
+#include "room_view.h"
 
 const size_t hub_conn_size = sizeof(struct hub_conn);
 
@@ -79,13 +82,29 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
     c->joining = 1;
 }
 
+/* 1 after answering error bad_vote when m (a vote, or a replay answer:
+ * what names it) cannot be read: an id out of range (not echoed: not an id
+ * the phone could match), or no "q" and "yes"; else 0. */
+static int vote_unreadable(struct hub_conn *c, const struct hub_client_msg *m, const char *what) {
+    char why[112];
+    if (m->id_bad) {
+        snprintf(why, sizeof why, "\"id\" must be an integer 0..%lld (2^53-1)", HUB_ID_MAX);
+        hub_conn_error(c, -1, "bad_vote", why);
+        return 1;
+    }
+    if (m->vote_ok) return 0;
+    snprintf(why, sizeof why, "%s needs \"q\" (question position) and \"yes\" (true/false)", what);
+    hub_conn_error(c, m->id, "bad_vote", why);
+    return 1;
+}
+
 static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_msg *m) {
     long long id = m->id;
     if (c->role != HUB_AUDIENCE) {
         hub_conn_error(c, id, "forbidden", "only phones vote");
         return;
     }
-    if (hub_conn_vote_unreadable(c, m, "a vote")) return;
+    if (vote_unreadable(c, m, "a vote")) return;
     if (m->conf_bad) {
         hub_conn_error(c, id, "bad_vote",
                        "\"confidence\" must be \"sure\", \"think_so\" or \"guessing\" (or left out); "
@@ -259,9 +278,11 @@ static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_
     case HUB_C_NICK: on_nick(h, c, &m); break;
     case HUB_C_PROBER: hub_prober_hello(&h->remote, c, &m); break;
     case HUB_C_RESULT: hub_prober_result(&h->remote, c, &m, len); break;
-    case HUB_C_EXPORT: hub_export(&h->cfg, h->room, h->batch, c, &m); break;
-    case HUB_C_REPLAY: hub_replay_ask(&h->replay, c, &m); break;
-    case HUB_C_REPLAY_VOTE: hub_replay_vote(&h->replay, c, &m); break;
+    case HUB_C_EXPORT: hub_export(&h->cfg, h->room, h->batch, c, m.has_format ? m.format : NULL); break;
+    case HUB_C_REPLAY: hub_replay_ask(&h->replay, c); break;
+    case HUB_C_REPLAY_VOTE:
+        if (!vote_unreadable(c, &m, "a replay answer")) hub_replay_vote(&h->replay, c, m.id, m.q, m.yes);
+        break;
     case HUB_C_RTT: hub_rtt_report(&h->rtt, &h->conns, c, &m); break;
     case HUB_C_PING: hub_conn_send_own(c, hub_msg_simple("pong", NULL, NULL)); break;
     default: hub_conn_error(c, -1, "unknown_type", "unknown message type"); break;

@@ -14,10 +14,9 @@
 #include "hub_batch.h"
 #include "hub_export.h"
 #include "hub_send.h"
-#include "hub_parse.h"
 
 void hub_export(const struct hub_config *cfg, struct room *room, struct hub_batch *b, struct hub_conn *c,
-                const struct hub_client_msg *m) {
+                const char *format) {
     char err[256];
     if (hub_conn_forbidden(c, "only the presenter can download the session's export")) return;
     if (!cfg->export_session) {
@@ -39,7 +38,7 @@ void hub_export(const struct hub_config *cfg, struct room *room, struct hub_batc
         hub_conn_error(c, -1, "not_ended", err);
         return;
     }
-    if (!m->has_format) {
+    if (!format) {
         hub_conn_error(c, -1, "bad_export", "an export needs \"format\": json, csv, markdown (md) or svg");
         return;
     }
@@ -48,11 +47,11 @@ void hub_export(const struct hub_config *cfg, struct room *room, struct hub_batc
         return;
     }
     char *text = NULL;
-    if (cfg->export_session(cfg->ctx, m->format, &text, err, sizeof err)) {
+    if (cfg->export_session(cfg->ctx, format, &text, err, sizeof err)) {
         hub_conn_error(c, -1, "bad_export", err);
         return;
     }
-    json_t *o = json_pack("{s:s, s:s, s:I, s:s}", "t", "export_ok", "format", m->format, "session",
+    json_t *o = json_pack("{s:s, s:s, s:I, s:s}", "t", "export_ok", "format", format, "session",
                           (json_int_t)room_session_id(room), "data", text);
     free(text);
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;

@@ -3,14 +3,14 @@
 #define FRAGVOTE_HUB_EXPORT_H
 
 struct hub_batch;
-struct hub_client_msg;
 struct hub_config;
 struct hub_conn;
 struct room;
 
-/* m is an `export` from c: the session's export (cfg->export_session) once
- * the talk is over and no batch of b is in flight, or an error. */
+/* An `export` from c in format (its "format", NULL absent): the session's
+ * export (cfg->export_session) once the talk is over and no batch of b is in
+ * flight, or an error. */
 void hub_export(const struct hub_config *cfg, struct room *room, struct hub_batch *b, struct hub_conn *c,
-                const struct hub_client_msg *m);
+                const char *format);
 
 #endif

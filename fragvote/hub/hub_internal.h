@@ -3,33 +3,32 @@
 #define FRAGVOTE_HUB_INTERNAL_H
 
 #include <libwebsockets.h>
-#include <pthread.h>
 #include <stdatomic.h>
 
 #include "hub.h"
 #include "hub_action.h"
 #include "hub_acklat.h"
-#include "hub_batch.h"
 #include "hub_conns.h"
-#include "fv_clock.h"
 #include "hub_ev.h"
 #include "hub_fd.h"
-#include "hub_guard.h"
 #include "hub_http.h"
 #include "hub_loop.h"
-#include "hub_mailbox.h"
-#include "leaderboard.h"
-#include "hub_parse.h"
 #include "hub_prober.h"
 #include "hub_proxy.h"
 #include "hub_replay.h"
 #include "hub_rtt.h"
-#include "hub_send.h"
-#include "hub_tally.h"
-#include "room_view.h"
 
 #define HUB_SECRET_MAX 128
 #define HUB_SERV_BUF 32768         /* lws's service buffer: an HTTP write goes out in sends of at most this */
+
+struct hub_batch;
+struct hub_broadcast;
+struct hub_fanout;
+struct hub_guard;
+struct hub_mailbox;
+struct hub_store;
+struct leaderboard;
+struct room;
 
 struct hub {
     struct hub_config cfg;

@@ -7,6 +7,7 @@
 
 #include "hub_internal.h"
 #include "hub_msg.h"
+#include "hub_tally.h"
 #include "calibration.h"
 #include "deck_ask.h"
 #include "finale.h"
@@ -15,6 +16,7 @@
 #include "league.h"
 #include "msg_json.h"
 #include "revote.h"
+#include "room_view.h"
 
 static char *dump(json_t *o) {
     char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;

@@ -30,6 +30,7 @@
 #include "prober.h"
 
 #define HUB_PROBER_PENDING_MAX 256 /* asks sent again to a prober that (re)connects, oldest first */
+_Static_assert(HUB_PROBER_INSTANCE_MAX == HUB_PARSE_STR_MAX, "hub_remote keeps the decoded \"instance\" whole");
 
 /* The peer's address as text, for the console. */
 static void peer_text(const struct hub_conn *c, char *out, size_t len) {

@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "hub_parse.h"
+#define HUB_PROBER_INSTANCE_MAX 128 /* an "instance" kept whole: the decoder's HUB_PARSE_STR_MAX (hub_prober.c) */
 
 struct hub;
 struct hub_actions;
@@ -31,7 +31,7 @@ struct hub_remote {
     struct hub_actions *act;       /* a result goes to the room as a local one (hub_measured) */
     struct hub_conn *conn;         /* the connection that is the room's prober now (at most one), NULL: none */
     char epoch[17];                /* this process's epoch (16 hex digits): rids restart with it */
-    char instance[HUB_PARSE_STR_MAX + 1]; /* the current prober's "instance", "" none */
+    char instance[HUB_PROBER_INSTANCE_MAX + 1]; /* the current prober's "instance", "" none */
     unsigned long sent, results;   /* measure frames sent, results accepted */
 };
 

@@ -14,7 +14,6 @@
 #include "hub_guard.h"
 #include "hub_batch.h"
 #include "hub_msg.h"
-#include "hub_parse.h"
 #include "hub_replay.h"
 #include "hub_send.h"
 #include "hub_tally.h"
@@ -46,8 +45,7 @@ void hub_replay_init(struct hub_replay *r, struct hub *hub, struct room *room, s
     r->batch = batch;
 }
 
-void hub_replay_ask(struct hub_replay *r, struct hub_conn *c, const struct hub_client_msg *m) {
-    (void)m;
+void hub_replay_ask(struct hub_replay *r, struct hub_conn *c) {
     if (replay_refused(r, c, -1)) return;
     if (hub_conn_asks(c, HUB_ASK_REPLAY) >= HUB_REPLAY_ASKS) { /* a page asks once; each answer is the whole session */
         hub_conn_error(c, -1, "busy", "the replay was sent to this connection already");
@@ -68,12 +66,10 @@ void hub_replay_ask(struct hub_replay *r, struct hub_conn *c, const struct hub_c
     hub_conn_send(c, r->msg); /* its own reference */
 }
 
-void hub_replay_vote(struct hub_replay *r, struct hub_conn *c, const struct hub_client_msg *m) {
-    long long id = m->id;
-    if (hub_conn_vote_unreadable(c, m, "a replay answer")) return;
+void hub_replay_vote(struct hub_replay *r, struct hub_conn *c, long long id, long long q, int yes) {
     if (replay_refused(r, c, id)) return;
     char err[160];
-    if (room_replay_check(r->room, m->q, err, sizeof err)) {
+    if (room_replay_check(r->room, q, err, sizeof err)) {
         hub_conn_error(c, id, "refused", err);
         return;
     }
@@ -87,7 +83,7 @@ void hub_replay_vote(struct hub_replay *r, struct hub_conn *c, const struct hub_
         }
         hub_conn_new_voter_passed(c);
     }
-    if (hub_batch_replay(r->batch, c, id, (int)m->q, m->yes)) hub_conn_error(c, id, "busy", "server out of memory");
+    if (hub_batch_replay(r->batch, c, id, (int)q, yes)) hub_conn_error(c, id, "busy", "server out of memory");
 }
 
 void hub_replay_free(struct hub_replay *r) {

@@ -6,7 +6,6 @@
 struct hub;
 struct hub_batch;
 struct hub_broadcast;
-struct hub_client_msg;
 struct hub_conn;
 struct hub_guard;
 struct hub_msg;
@@ -28,8 +27,10 @@ struct hub_replay {
 
 void hub_replay_init(struct hub_replay *r, struct hub *hub, struct room *room, struct hub_guard *guard,
                      struct hub_broadcast *bcast, struct hub_batch *batch);
-void hub_replay_ask(struct hub_replay *r, struct hub_conn *c, const struct hub_client_msg *m);  /* "replay" */
-void hub_replay_vote(struct hub_replay *r, struct hub_conn *c, const struct hub_client_msg *m); /* "replay_vote" */
+void hub_replay_ask(struct hub_replay *r, struct hub_conn *c); /* "replay" */
+/* "replay_vote", read (hub_conn.c answered one that was not): the phone's
+ * id (-1 none), the question's position q, the answer yes. */
+void hub_replay_vote(struct hub_replay *r, struct hub_conn *c, long long id, long long q, int yes);
 void hub_replay_free(struct hub_replay *r);
 
 #endif

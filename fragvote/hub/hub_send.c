@@ -11,7 +11,6 @@
 
 #include "hub_conn.h"
 #include "hub_msg.h"
-#include "hub_parse.h"
 #include "hub_send.h"
 #include "hub_tally.h"
 
@@ -246,19 +245,6 @@ void hub_conn_send_own(struct hub_conn *c, char *json) {
 
 void hub_conn_error(struct hub_conn *c, long long id, const char *code, const char *message) {
     hub_conn_send_own(c, hub_msg_error(id, code, message));
-}
-
-int hub_conn_vote_unreadable(struct hub_conn *c, const struct hub_client_msg *m, const char *what) {
-    char why[112];
-    if (m->id_bad) {
-        snprintf(why, sizeof why, "\"id\" must be an integer 0..%lld (2^53-1)", HUB_ID_MAX);
-        hub_conn_error(c, -1, "bad_vote", why);
-        return 1;
-    }
-    if (m->vote_ok) return 0;
-    snprintf(why, sizeof why, "%s needs \"q\" (question position) and \"yes\" (true/false)", what);
-    hub_conn_error(c, m->id, "bad_vote", why);
-    return 1;
 }
 
 int hub_conn_forbidden(struct hub_conn *c, const char *why_not_audience) {

@@ -51,11 +51,6 @@ void hub_conn_error(struct hub_conn *c, long long id, const char *code, const ch
 /* 0 when c is an authed presenter; else answers error forbidden (phones and
  * screens: why_not_audience; a presenter: "send the secret first") and 1. */
 int hub_conn_forbidden(struct hub_conn *c, const char *why_not_audience);
-struct hub_client_msg;
-/* 1 after answering error bad_vote when m (a vote, or a replay answer:
- * what names it) cannot be read: an id out of range (not echoed: not an id
- * the phone could match), or no "q" and "yes"; else 0. */
-int hub_conn_vote_unreadable(struct hub_conn *c, const struct hub_client_msg *m, const char *what);
 void hub_conn_kill(struct hub_conn *c, int code, const char *reason); /* close at next writeable */
 
 #endif
