@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "observe.h"
+#include "evidence.h"
 
 void probe_ev_clear(struct probe_result *r) {
     r->evidence[0] = '\0';

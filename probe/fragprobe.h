@@ -7,9 +7,9 @@
  * (probe_witness.h), the namespace lab (probe_lab.h), path MTUs
  * (probe_pmtu.h), privileges (probe_priv.h). Extend them; do not change the
  * meaning of what is there. The probe knows nothing of votes, JSON
- * libraries, SQLite or libwebsockets. The wire decoders (probe_wire.h) and
- * the observers and judges (observe.h) are internal to probe/ and its
- * tests. */
+ * libraries, SQLite or libwebsockets. The wire decoders (probe_wire.h), the
+ * observers (observe.h), the judges (judge.h) and the headers of their parts
+ * are internal to probe/ and its tests. */
 #ifndef FRAGPROBE_H
 #define FRAGPROBE_H
 

@@ -11,7 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "evidence.h"
 #include "judge.h"
+#include "judge_facts.h"
+#include "quote_about.h"
+#include "send_errno.h"
 
 static void addr_str(int family, const uint8_t *a, char *buf, size_t len) {
     if (!inet_ntop(family, a, buf, (socklen_t)len)) snprintf(buf, len, "?");

@@ -1,30 +1,21 @@
-/* The per-fact judges behind probe_judge (probe/judge.c), each pure: what
- * was sent and seen, and the known topology, come in as struct
- * probe_judge_in; each sets only its own fact in the result. probe_judge calls
- * them in order (sent, DF, fragmented), since "fragmented?" reads the DF
- * answer. The rules (probe/rules.c) and explanations plug in here. */
-#ifndef FRAGVOTE_PROBE_JUDGE_H
-#define FRAGVOTE_PROBE_JUDGE_H
+/* Internal to libfragprobe: the judge (probe/judge.c), which turns what was
+ * sent and seen into the three facts. probe_run calls it after the observer;
+ * the per-fact judges behind it are judge_facts.h, the rules and the
+ * refinements that run after it rules.h, judge_links.h, the witness merge
+ * and the recverr refinement (probe_witness.h, probe_run.h). */
+#ifndef FRAGPROBE_JUDGE_H
+#define FRAGPROBE_JUDGE_H
 
-#include "observe.h"
+#include "observation.h"
+#include "probe_path.h"
+#include "probe_result.h"
+#include "sendinfo.h"
 
-struct probe_judge_in {
-    const struct probe_sendinfo *si;
-    const struct probe_observation *obs;
-    const struct probe_path_topology *topo; /* NULL off the lab */
-    const struct probe_icmp *p;             /* the ICMP answer that quoted this packet, or NULL */
-    const char *hop;                        /* its sender, labelled ("" without one) */
-    int hop_node;                           /* its node in topo, or -1 */
-};
-
-/* sent? -- sets r->sent (judge_sent.c). Reads r->egress.kernel_mtu. */
-void probe_judge_sent(const struct probe_judge_in *in, struct probe_result *r);
-/* DF? -- sets r->df (judge_df.c). Reads r->spec and r->egress. */
-void probe_judge_df(const struct probe_judge_in *in, struct probe_result *r);
-/* The DF bit the kernel sets for this socket and mode (ip(7); judge_kernel.c). */
-int probe_judge_rule_df(const struct probe_spec *s);
-/* fragmented?, and who fragmented -- sets r->fragmented and r->fragmenter
- * (judge_frag.c). Reads r->spec, r->egress and r->df (judge DF first). */
-void probe_judge_frag(const struct probe_judge_in *in, struct probe_result *r);
+/* The three facts from what was sent and seen. Pure: everything it knows
+ * comes in here -- the path's node names, addresses, link MTUs and
+ * reassembling router in topo (probe_path_topology_lab of the lab; NULL off
+ * the lab: hop names and link MTUs unknown). */
+void probe_judge(const struct probe_sendinfo *si, const struct probe_observation *obs,
+                 const struct probe_path_topology *topo, struct probe_result *r);
 
 #endif

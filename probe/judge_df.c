@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "judge.h"
+#include "judge_fact.h"
+#include "judge_facts.h"
+#include "judge_kernel.h"
 
 void probe_judge_df(const struct probe_judge_in *in, struct probe_result *r) {
     const struct probe_sendinfo *si = in->si;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "observe.h"
+#include "judge_fact.h"
 
 void probe_fact_set(struct probe_fact *f, enum probe_answer a, enum probe_basis b, const char *key, const char *spec,
                     ...) {

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "judge.h"
+#include "judge_fact.h"
+#include "judge_facts.h"
+#include "judge_kernel.h"
 
 static int from_target(const struct probe_sendinfo *si, const struct probe_icmp *p) {
     if (si->remote.ss_family == AF_INET6)

@@ -1,6 +1,6 @@
 /* The kernel's rules (Linux, ip(7)): the DF bit a socket and mode set, and
  * whether the host fragments a datagram itself. Pure. */
-#include "judge.h"
+#include "judge_kernel.h"
 
 int probe_judge_rule_df(const struct probe_spec *s) {
     enum probe_mode m = s->mode;

@@ -4,7 +4,8 @@
  * it, none when it fits every one. Shared by the rules (rules.c, rule (d),
  * basis rule) and the recverr refinement (basis inferred), each with its own
  * why. Pure. */
-#include "observe.h"
+#include "judge_fact.h"
+#include "judge_links.h"
 
 void probe_judge_links(const struct probe_path_topology *topo, int last, int len, enum probe_basis b,
                        struct probe_result *r) {

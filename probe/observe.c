@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "observe.h"
 
 void probe_observation_init(struct probe_observation *obs) {

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "observe.h"
 
 #define RAW_PKT_MAX 65536      /* one datagram read; longer ones are truncated (MSG_TRUNC) */

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base.h"
 #include "observe.h"
 
 /* After the first decisive answer, wait this long for more (IPv6 sends one

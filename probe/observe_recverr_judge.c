@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "observe.h"
+#include "evidence.h"
+#include "fragprobe.h"
+#include "judge_fact.h"
+#include "judge_links.h"
 
 void probe_recverr_refine(const struct probe_path_topology *topo, struct probe_result *r) {
     int clears = 0; /* the first router known to clear DF, once asked */

@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "observe.h"
+#include "fragprobe.h"
+#include "judge_kernel.h"
 
 /* ---- names ---- */
 #define NAMES_LEN(a) ((int)(sizeof a / sizeof *a))

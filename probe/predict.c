@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "judge.h"
+#include "judge_kernel.h"
 #include "probe_predict.h"
 
 struct pctx {

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "observe.h"
+#include "quote_about.h"
 
 void probe_packet_seen_init(struct probe_packet_seen *p) {
     memset(p, 0, sizeof *p);

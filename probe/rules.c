@@ -20,7 +20,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "observe.h"
+#include "evidence.h"
+#include "judge_fact.h"
+#include "judge_links.h"
+#include "rules.h"
 
 /* The evidence line: the TCP prefix the judge wrote ("TCP: first segment
  * ...; "), then the rule's why, the judge's "; r2 (...) answered with a

@@ -11,9 +11,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base.h"
+#include "evidence.h"
+#include "fragprobe.h"
+#include "judge.h"
+#include "judge_fact.h"
+#include "observe.h"
 #include "probe_pace.h"
+#include "rules.h"
 #include "send.h"
-#include "witness.h"
+#include "witness_probe.h"
 
 struct run_ctx {
     int witness_on;                    /* this test goes to opts->witness */

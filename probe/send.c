@@ -16,6 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base.h"
+#include "fragprobe.h"
 #include "send.h"
 
 #define SEND_TCP_TTL_CONNECT 64  /* the handshake must reach the listener */

@@ -1,7 +1,12 @@
 /* Internal to libfragprobe: the sender (probe/send.c). */
 #ifndef FRAGPROBE_SEND_H
 #define FRAGPROBE_SEND_H
-#include "observe.h"
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "probe_spec.h"
+#include "sendinfo.h"
 
 struct probe_route {
     int path_mtu;   /* IP_MTU / IPV6_MTU of the connected socket: cached PMTU or device MTU */

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stddef.h>
 
-#include "observe.h"
+#include "send_errno.h"
 
 static const struct {
     int code;

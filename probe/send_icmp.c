@@ -15,6 +15,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base.h"
+#include "fragprobe.h"
 #include "send.h"
 
 #define ICMP_ECHO_REQUEST4 8

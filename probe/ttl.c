@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "base.h"
+#include "fragprobe.h"
+#include "observe.h"
 #include "probe_pace.h"
 #include "send.h"
 

@@ -1,6 +1,7 @@
 /* Internal to libfragprobe: the witness daemon's parts (probe/witness.c runs
  * the loop and UDP, witness_tcp.c the TCP listener, witness_tap.c the
- * CAP_NET_RAW packet tap that sees the exact pieces). */
+ * CAP_NET_RAW packet tap that sees the exact pieces). The prober's side is
+ * witness_probe.h. */
 #ifndef FRAGPROBE_WITNESS_H
 #define FRAGPROBE_WITNESS_H
 #include <netinet/in.h>
@@ -79,15 +80,4 @@ int witness_tcp_pollfds(struct witness_ctx *w, struct pollfd *pf, int max);
 /* Accepts, reads and answers what is ready; ends connections past their deadline. */
 void witness_tcp_service(struct witness_ctx *w);
 
-/* The prober's side (probe/witness_probe.c), around one test in probe_run:
- * begin sets si's key and a fresh nonce (after probe_send_open, before the
- * send); collect reads the report from the sending socket (waiting until the
- * deadline unless the observation already holds a decisive ICMP answer) into
- * r->witness's report fields, or says in r->witness.note why there is none. */
-struct probe_sendinfo;
-struct probe_observation;
-struct timespec;
-int witness_probe_begin(struct probe_sendinfo *si, const struct probe_witness_target *t, char *err, size_t errlen);
-void witness_probe_collect(const struct probe_sendinfo *si, const struct probe_observation *obs,
-                           const struct timespec *deadline, int timeout_ms, struct probe_result *r);
 #endif

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "observe.h"
+#include "evidence.h"
+#include "fragprobe.h"
+#include "judge_fact.h"
+#include "judge_kernel.h"
 
 static unsigned fact_bit(const struct probe_result *r, const struct probe_fact *f) {
     return f == &r->sent ? 1u : f == &r->df ? 2u : f == &r->fragmented ? 4u : 0u;

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "observe.h"
-#include "witness.h"
+#include "base.h"
+#include "witness_probe.h"
 
 int probe_witness_target_parse(const char *s, struct probe_witness_target *t, char *err, size_t errlen) {
     const char *colon;

@@ -76,12 +76,16 @@ check hub_depfiles_read test -n "$hubdeps"
 none hub_compiles_without_store \
   "$( [ -z "$hubdeps" ] || grep -oE '(^|[[:space:]/])(db/[A-Za-z0-9_]+\.h|sqlite3\.h)' $hubdeps | sed 's|^.*/fragvote/hub/||' | sort -u)"
 # The probe's internal headers stay inside probe/ (and its tests): no object
-# of the program under fragvote/ is compiled with the wire decoders, the
-# observers' interface or the sender's header in its include closure.
+# of the program under fragvote/ is compiled with a header of probe/ other
+# than the umbrella fragprobe.h and its parts (the wire decoders, the
+# observers' interface, the sender's and the judges' headers, ...) in its
+# include closure.
 presdeps=$(find "$build/fragvote" -name '*.c.o.d' 2>/dev/null)
 check program_depfiles_read test -n "$presdeps"
+probe_public='fragprobe|probe_(spec|path|result|run|witness|lab|pmtu|priv|pace|predict)'
 none program_compiles_without_probe_internals \
-  "$( [ -z "$presdeps" ] || grep -lE '/probe/(probe_wire|observe|send|base|witness|lab_internal)\.h' $presdeps | sed 's|^.*/fragvote/||' | sort -u)"
+  "$( [ -z "$presdeps" ] || grep -oE '/probe/[A-Za-z0-9_]+\.h' $presdeps | grep -vE "/probe/($probe_public)\.h\$" |
+      sed 's|^.*/fragvote/||; s|\.c\.o\.d:.*||' | sort -u)"
 # The subcommands run no SQL of their own: the store is db/'s (serve's console
 # reads a revealed result from the room, console/console_result.c).
 none commands_reference_no_sqlite "$(undef fragvote/libfragcommands.a ' U sqlite3_')"

@@ -7,7 +7,9 @@
 #include "check.h"
 #include "check_probe.h"
 #include "fragprobe.h"
-#include "observe.h"
+#include "judge.h"
+#include "rules.h"
+#include "send_errno.h"
 
 /* The default lab: 1500, 1280, 1500, no reassembling router. */
 static struct probe_path_topology lab;

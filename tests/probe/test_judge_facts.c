@@ -1,9 +1,9 @@
-/* Each per-fact judge alone on canned inputs (probe/judge.h): it sets its own
+/* Each per-fact judge alone on canned inputs (probe/judge_facts.h): it sets its own
  * fact and no other. No sockets, no lab. */
 #include <string.h>
 
 #include "check.h"
-#include "judge.h"
+#include "judge_facts.h"
 
 /* Each test's inputs and the result its judge fills in, set afresh by
  * setup(): UDP/IPv4, mode default, 1400 bytes, sent with TTL 2, nothing

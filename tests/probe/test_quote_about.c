@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "fragprobe.h"
-#include "observe.h"
+#include "quote_about.h"
 #include "send.h"
 
 #define SEQ0 0x10000000u

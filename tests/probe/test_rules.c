@@ -3,7 +3,8 @@
  * leaving whole, no ICMP answer, the witness (if asked) silent. */
 #include "check.h"
 #include "fragprobe.h"
-#include "observe.h"
+#include "judge_fact.h"
+#include "rules.h"
 
 /* Sent, seen leaving whole with this DF (observed), nothing came back. */
 static void black_hole(struct probe_result *r, enum probe_proto p, int df) {

@@ -3,7 +3,8 @@
 #include "check.h"
 #include "check_probe.h"
 #include "fragprobe.h"
-#include "observe.h"
+#include "evidence.h"
+#include "judge_fact.h"
 
 static struct probe_result near_end(enum probe_proto p, enum probe_mode m, int size) {
     struct probe_result r;
