@@ -18,6 +18,7 @@
 #include "hub_internal.h"
 #include "fv_clock.h"
 #include "hub_batch.h"
+#include "hub_conns.h"
 #include "hub_guard.h"
 #include "hub_mailbox.h"
 #include "hub_msg.h"
@@ -46,18 +47,9 @@ void hub_status_update(struct hub *h, const char *refused) {
     snprintf(s->explain, sizeof s->explain, "%s", hidden ? "" : t.explain);
     snprintf(s->surprise, sizeof s->surprise, "%s", hidden ? "" : t.surprise);
     s->why_view = hub_why_shown(&h->act, s->cursor);
-    struct hub_conns *cs = &h->conns;
-    s->connections = cs->n_role[HUB_AUDIENCE];
-    s->screens = cs->n_role[HUB_SCREEN];
-    s->presenters = cs->n_role[HUB_PRESENTER];
+    hub_conns_status(h->conns, s);
     s->voters = room_voter_count(h->room);
-    s->newcomers = hub_conns_newcomers(cs);
-    s->tokens_minted = cs->tokens_minted;
-    s->voters_refused = cs->voters_refused;
-    s->conns_refused = cs->conns_refused;
-    s->conns_evicted = cs->conns_evicted;
     s->origin_refused = h->http.origin_refused;
-    s->resumes_refused = cs->resumes_refused;
     s->tally_version = hub_tally_version(h->bcast);
     s->collective = quiz_collective(q, NULL);
     unsigned long hits;
@@ -91,9 +83,7 @@ void hub_snapshot(struct hub *h, struct hub_status *out) {
     hub_mailbox_read(h->mb, out);
     out->phone_tallies = hub_tally_phone_count(h->bcast);
     /* counts that change with every connection: live, not as of the last tick */
-    out->connections = atomic_load(&h->conns.n_role[HUB_AUDIENCE]);
-    out->screens = atomic_load(&h->conns.n_role[HUB_SCREEN]);
-    out->presenters = atomic_load(&h->conns.n_role[HUB_PRESENTER]);
+    hub_conns_status_live(h->conns, out);
 }
 
 /* ---- deadlines ----
@@ -173,10 +163,10 @@ static int make_secret(char *out, size_t outlen) {
  * proxies, the presenter secret (given, or made). 0, or -1 with err. */
 static int limits_init(struct hub *h, const struct hub_config *cfg, char *err, size_t errlen) {
     hub_fd_init(&h->fd, cfg->conn_max);
-    if (hub_conns_init(&h->conns, h->fd.conn_cap,
-                       cfg->ws_per_addr > 0 ? cfg->ws_per_addr : cfg->ws_per_addr < 0 ? 0 : HUB_WS_PER_ADDR,
-                       1000 * (cfg->ping_s > 0 ? cfg->ping_s : HUB_PING_S),
-                       1000 * (cfg->idle_s > 0 ? cfg->idle_s : HUB_IDLE_S))) {
+    if (!(h->conns = hub_conns_new(h->fd.conn_cap,
+                                   cfg->ws_per_addr > 0 ? cfg->ws_per_addr : cfg->ws_per_addr < 0 ? 0 : HUB_WS_PER_ADDR,
+                                   1000 * (cfg->ping_s > 0 ? cfg->ping_s : HUB_PING_S),
+                                   1000 * (cfg->idle_s > 0 ? cfg->idle_s : HUB_IDLE_S)))) {
         fv_fail(err, errlen, "getrandom or memory failed making the hub's address tables");
         return -1;
     }
@@ -284,7 +274,7 @@ static void http_wire(struct hub *h, struct room *room) {
     x->fd = &h->fd;
     x->proxy = &h->proxy;
     x->guard = h->guard;
-    x->conns = &h->conns;
+    x->conns = h->conns;
     x->room = room;
     x->public_url = h->cfg.public_url;
     x->audience_protocol = h->protocols[1 + HUB_AUDIENCE].name;
@@ -295,7 +285,7 @@ static void http_wire(struct hub *h, struct room *room) {
  * the broadcasts. Then the first state messages. 0, or -1 out of memory. */
 static int parts_wire(struct hub *h, struct room *room) {
     if (!(h->fanout = hub_fanout_new(h->ctx)) ||
-        !(h->bcast = hub_tally_new(h, room, &h->conns, h->fanout, h->ctx, &h->protocols[1 + HUB_SCREEN],
+        !(h->bcast = hub_tally_new(h, room, h->conns, h->fanout, h->ctx, &h->protocols[1 + HUB_SCREEN],
                                    &h->protocols[1 + HUB_PRESENTER], h->cfg.audience_tallies_per_s)))
         return -1;
     hub_fanout_set_bcast(h->fanout, h->bcast);
@@ -346,7 +336,7 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     hub_keepalive_start(h);
     char swarn[256];
     if (!(h->store = hub_store_start(room, h->ctx, swarn, sizeof swarn, err, errlen))) goto fail;
-    hub_batch_init(h->batch, h, room, h->store, h->mb, &h->conns, h->bcast, &h->acklat, h->board);
+    hub_batch_init(h->batch, h, room, h->store, h->mb, h->conns, h->bcast, &h->acklat, h->board);
     if (swarn[0]) hub_status_warn(h, swarn);
     struct hub_remote *r = &h->remote;
     *r = (struct hub_remote){.hub = h, .cfg = &h->cfg, .stop = &h->stop, .room = room, .mb = h->mb, .batch = h->batch,
@@ -425,7 +415,7 @@ void hub_free(struct hub *h) {
     hub_replay_free(&h->replay);
     hub_http_free(&h->http);
     hub_batch_free(h->batch);
-    hub_conns_free(&h->conns);
+    hub_conns_free(h->conns);
     hub_mailbox_free(h->mb);
     free(h->txbuf);
     hub_guard_free(h->guard);

@@ -13,6 +13,7 @@
 #include "fv_clock.h"
 #include "hub_batch.h"
 #include "hub_conn.h"
+#include "hub_conns.h"
 #include "hub_export.h"
 #include "hub_guard.h"
 #include "hub_replay.h"
@@ -68,7 +69,7 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
     const char *token = m->has_token ? m->token : NULL;
     int issued = token && room_token_issued(h->room, token); /* once: an HMAC (and a join storm has 20,000) */
     if (issued && hub_guard_resume_take(h->guard, token, fv_clock_coarse_ms())) {
-        h->conns.resumes_refused++;
+        hub_conns_resume_refused(h->conns);
         hub_status_soon(h->bcast);
         hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "this phone reconnects too often: trying again shortly");
         return;
@@ -78,7 +79,7 @@ static void on_hello(struct hub *h, struct hub_conn *c, const struct hub_client_
         hub_conn_error(c, -1, "busy", err);
         return;
     }
-    if (!issued) h->conns.tokens_minted++; /* costs nothing to remember: see hub_status.tokens_minted */
+    if (!issued) hub_conns_token_minted(h->conns); /* costs nothing to remember: see hub_status.tokens_minted */
     c->joining = 1;
 }
 
@@ -127,7 +128,7 @@ static void on_vote(struct hub *h, struct hub_conn *c, const struct hub_client_m
         int max = h->cfg.voters_max > 0 ? h->cfg.voters_max : ROOM_VOTERS_MAX, n = room_voter_count(h->room);
         int reserve = n >= max - max / HUB_VOTER_RESERVE_DIV;
         if (n >= max || hub_guard_voter_take(h->guard, &c->peer, fv_clock_coarse_ms(), reserve)) {
-            h->conns.voters_refused++;
+            hub_conns_voter_refused(h->conns);
             hub_tally_schedule(h->bcast); /* the console sees the count at the next tick */
             hub_conn_error(c, id, "busy",
                            n >= max ? "the room is full"
@@ -283,7 +284,7 @@ static int on_message(struct hub *h, struct hub_conn *c, const char *text, size_
     case HUB_C_REPLAY_VOTE:
         if (!vote_unreadable(c, &m, "a replay answer")) hub_replay_vote(&h->replay, c, m.id, m.q, m.yes);
         break;
-    case HUB_C_RTT: hub_rtt_report(&h->rtt, &h->conns, c, &m); break;
+    case HUB_C_RTT: hub_rtt_report(&h->rtt, h->conns, c, &m); break;
     case HUB_C_PING: hub_conn_send_own(c, hub_msg_simple("pong", NULL, NULL)); break;
     default: hub_conn_error(c, -1, "unknown_type", "unknown message type"); break;
     }
@@ -327,7 +328,7 @@ static void on_established(struct hub *h, struct hub_conn *c, struct lws *wsi, e
     c->byte_tokens = HUB_MSG_BYTES_BURST;
     c->rx_bytes = hub_conn_rx_bytes(c);
     c->want_ping = 1; /* its pong is the first frame a page that never speaks sends (HUB_FIRST_FRAME_S) */
-    if (hub_conns_add(&h->conns, c)) { /* its address filled its share meanwhile */
+    if (hub_conns_add(h->conns, c)) { /* its address filled its share meanwhile */
         hub_conn_kill(c, HUB_CLOSE_TRY_AGAIN_LATER, "too many connections from your address");
         hub_status_soon(h->bcast);
     }
@@ -338,9 +339,9 @@ static void on_established(struct hub *h, struct hub_conn *c, struct lws *wsi, e
 static void on_closed(struct hub *h, struct hub_conn *c) {
     if (!c->wsi) return;
     hub_fanout_remove(c);
-    hub_conns_remove(&h->conns, c);
+    hub_conns_remove(h->conns, c);
     hub_prober_closed(&h->remote, c); /* after the unlink: its state change goes to the others */
-    hub_conns_closed(&h->conns, c);
+    hub_conns_closed(h->conns, c);
     hub_batch_forget(h->batch, c);
     while (c->qlen) hub_msg_unref(hub_conn_dequeue(c));
     free(c->rx);
@@ -404,7 +405,7 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         /* hub_http.c decided at the upgrade (hub_conns_admit); this is the backstop (a
          * silent phone made way and has not closed yet: a few over) */
-        return hub_conns_full(&h->conns);
+        return hub_conns_full(h->conns);
     case LWS_CALLBACK_ESTABLISHED: on_established(h, c, wsi, (enum hub_role)proto->id); break;
     case LWS_CALLBACK_CLOSED: on_closed(h, c); break;
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
@@ -426,8 +427,8 @@ int hub_ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 /* The keepalive sweep's deadline (HUB_T_SWEEP): its next step (hub_conns.c). */
 static void keepalive_sweep(lws_sorted_usec_list_t *sul) {
     struct hub *h = hub_timer_owner(sul, HUB_T_SWEEP);
-    hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, h, hub_conns_sweep_plan(&h->conns));
-    hub_conns_sweep(&h->conns);
+    hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, h, hub_conns_sweep_plan(h->conns));
+    hub_conns_sweep(h->conns);
 }
 
 void hub_keepalive_start(struct hub *h) { hub_timer_in(h, HUB_T_SWEEP, keepalive_sweep, h, 1000); }

@@ -3,6 +3,7 @@
  * Runs on the lws thread. */
 #include <linux/tcp.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,27 +19,82 @@
 
 #define HUB_CONN_OVERSHOOT 16          /* admitted beyond the cap while the phones making way close */
 
-int hub_conns_init(struct hub_conns *cs, int cap, int per_addr, int ping_ms, int idle_ms) {
+/* Walks over the list that outlive a connection: when the one a cursor
+ * points at leaves, the cursor moves on to the next. */
+enum hub_cursor {
+    HUB_CUR_SWEEP,                 /* the keepalive sweep's next connection (NULL: a new round) */
+    HUB_CUR_ROTATION,              /* the phones' tally rotation's next (NULL: the list's head; hub_tally.c) */
+    HUB_CURSORS
+};
+
+struct hub_conns {
+    struct hub_conn *head;         /* all open connections, newest first (linked through hub_conn.prev/next) */
+    struct hub_conn *cursor[HUB_CURSORS];
+    atomic_int n_role[HUB_NROLES]; /* open websockets per role; hub_snapshot reads them live */
+    int cap;                       /* websockets the descriptors allow (hub_fd.conn_cap) */
+    int ping_ms, idle_ms;          /* keepalive, see HUB_PING_S / HUB_IDLE_S */
+    int sweep_slice;               /* connections the sweep's next step visits (hub_conns_sweep_plan) */
+    /* The tables, each its file's own (seen through its functions here only):
+     * open audience websockets per address (hub_addrs.c); per voter index its
+     * open connections (a phone back after a wifi blip, or a second tab,
+     * while the old one lingers; hub_online.c); the tokens welcomed on an
+     * open connection that have not voted (hub_online.c). */
+    struct hub_addrs *addrs;
+    struct hub_voters *voters;
+    struct hub_online *newcomers;
+    unsigned long tokens_minted;   /* fresh tokens issued by hello */
+    unsigned long voters_refused;  /* first votes refused by the per-address new-voter cap */
+    unsigned long conns_refused;   /* upgrades refused: the address's share, or the room full */
+    unsigned long resumes_refused; /* hellos refused: one identity reconnecting too often (HUB_RESUME_RATE) */
+    unsigned long conns_evicted;   /* phones that never said hello closed to make room */
+};
+
+struct hub_conns *hub_conns_new(int cap, int per_addr, int ping_ms, int idle_ms) {
+    struct hub_conns *cs = calloc(1, sizeof *cs);
+    if (!cs) return NULL;
     cs->cap = cap;
     cs->ping_ms = ping_ms;
     cs->idle_ms = idle_ms;
     if (!(cs->addrs = calloc(1, sizeof *cs->addrs)) || !(cs->voters = calloc(1, sizeof *cs->voters)) ||
-        !(cs->newcomers = calloc(1, sizeof *cs->newcomers)))
-        return -1; /* hub_conns_free releases what was made */
-    return hub_addrs_init(cs->addrs, cap, per_addr);
+        !(cs->newcomers = calloc(1, sizeof *cs->newcomers)) || hub_addrs_init(cs->addrs, cap, per_addr)) {
+        hub_conns_free(cs); /* releases what was made */
+        return NULL;
+    }
+    return cs;
 }
 
 void hub_conns_free(struct hub_conns *cs) {
+    if (!cs) return;
     if (cs->voters) hub_voters_free(cs->voters);
     if (cs->addrs) hub_addrs_free(cs->addrs);
     if (cs->newcomers) hub_online_free(cs->newcomers);
     free(cs->voters);
     free(cs->addrs);
     free(cs->newcomers);
-    cs->voters = NULL;
-    cs->addrs = NULL;
-    cs->newcomers = NULL;
+    free(cs);
 }
+
+int hub_conns_role_count(const struct hub_conns *cs, enum hub_role r) { return atomic_load(&cs->n_role[r]); }
+
+void hub_conns_status_live(const struct hub_conns *cs, struct hub_status *s) {
+    s->connections = hub_conns_role_count(cs, HUB_AUDIENCE);
+    s->screens = hub_conns_role_count(cs, HUB_SCREEN);
+    s->presenters = hub_conns_role_count(cs, HUB_PRESENTER);
+}
+
+void hub_conns_status(const struct hub_conns *cs, struct hub_status *s) {
+    hub_conns_status_live(cs, s);
+    s->newcomers = hub_conns_newcomers(cs);
+    s->tokens_minted = cs->tokens_minted;
+    s->voters_refused = cs->voters_refused;
+    s->conns_refused = cs->conns_refused;
+    s->conns_evicted = cs->conns_evicted;
+    s->resumes_refused = cs->resumes_refused;
+}
+
+void hub_conns_token_minted(struct hub_conns *cs) { cs->tokens_minted++; }
+void hub_conns_voter_refused(struct hub_conns *cs) { cs->voters_refused++; }
+void hub_conns_resume_refused(struct hub_conns *cs) { cs->resumes_refused++; }
 
 int hub_conns_voters_online(const struct hub_conns *cs) { return cs->voters->joined; }
 int hub_conns_newcomers(const struct hub_conns *cs) { return (int)cs->newcomers->used; }
@@ -121,6 +177,15 @@ void hub_conns_closed(struct hub_conns *cs, struct hub_conn *c) {
     if (c->addr_counted) hub_addrs_put(cs->addrs, &c->peer);
     if (c->voter >= 0) hub_voters_remove(cs->voters, c->voter);
     else if (c->token[0]) hub_online_remove(cs->newcomers, c->token);
+}
+
+struct hub_conn *hub_conns_first(const struct hub_conns *cs) { return cs->head; }
+
+struct hub_conn *hub_conns_rotation_next(struct hub_conns *cs) {
+    struct hub_conn **next = &cs->cursor[HUB_CUR_ROTATION];
+    struct hub_conn *c = *next ? *next : cs->head;
+    if (c) *next = c->next;
+    return c;
 }
 
 void hub_conns_presenters_send(const struct hub_conns *cs, struct hub_msg *m) {

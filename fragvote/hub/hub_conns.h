@@ -7,14 +7,10 @@
 #ifndef FRAGVOTE_HUB_CONNS_H
 #define FRAGVOTE_HUB_CONNS_H
 
-#include <stdatomic.h>
-
-struct hub_addrs;
 struct hub_conn;
 struct hub_msg;
-struct hub_online;
 struct hub_peer;
-struct hub_voters;
+struct hub_status;
 
 enum hub_role { HUB_AUDIENCE, HUB_SCREEN, HUB_PRESENTER, HUB_NROLES };
 
@@ -25,41 +21,30 @@ enum hub_conn_ask {
     HUB_ASKS
 };
 
-/* Walks over the list that outlive a connection: when the one a cursor
- * points at leaves, the cursor moves on to the next. */
-enum hub_cursor {
-    HUB_CUR_SWEEP,                 /* the keepalive sweep's next connection (NULL: a new round) */
-    HUB_CUR_ROTATION,              /* the phones' tally rotation's next (NULL: the list's head; hub_tally.c) */
-    HUB_CURSORS
-};
+/* The connections' state (hub_conns.c), opaque: hub_conns_new. */
+struct hub_conns;
 
-struct hub_conns {
-    struct hub_conn *head;         /* all open connections, newest first (linked through hub_conn.prev/next) */
-    struct hub_conn *cursor[HUB_CURSORS];
-    atomic_int n_role[HUB_NROLES]; /* open websockets per role; hub_snapshot reads them live */
-    int cap;                       /* websockets the descriptors allow (hub_fd.conn_cap) */
-    int ping_ms, idle_ms;          /* keepalive, see HUB_PING_S / HUB_IDLE_S */
-    int sweep_slice;               /* connections the sweep's next step visits (hub_conns_sweep_plan) */
-    /* The tables, each its file's own (seen through its functions here only):
-     * open audience websockets per address (hub_addrs.c); per voter index its
-     * open connections (a phone back after a wifi blip, or a second tab,
-     * while the old one lingers; hub_online.c); the tokens welcomed on an
-     * open connection that have not voted (hub_online.c). */
-    struct hub_addrs *addrs;
-    struct hub_voters *voters;
-    struct hub_online *newcomers;
-    unsigned long tokens_minted;   /* fresh tokens issued by hello */
-    unsigned long voters_refused;  /* first votes refused by the per-address new-voter cap */
-    unsigned long conns_refused;   /* upgrades refused: the address's share, or the room full */
-    unsigned long resumes_refused; /* hellos refused: one identity reconnecting too often (HUB_RESUME_RATE) */
-    unsigned long conns_evicted;   /* phones that never said hello closed to make room */
-};
-
-/* The tables for cap connections, per_addr phones per address (0: no
- * cap); 0, or -1 (getrandom or memory failed). */
-int hub_conns_init(struct hub_conns *cs, int cap, int per_addr, int ping_ms, int idle_ms);
-void hub_conns_free(struct hub_conns *cs);
+/* The connections for cap websockets (hub_fd.conn_cap), per_addr phones
+ * per address (0: no cap), pinged after ping_ms quiet and closed after
+ * idle_ms (HUB_PING_S, HUB_IDLE_S); NULL when getrandom or memory failed. */
+struct hub_conns *hub_conns_new(int cap, int per_addr, int ping_ms, int idle_ms);
+void hub_conns_free(struct hub_conns *cs); /* NULL: nothing */
 int hub_conns_total(const struct hub_conns *cs); /* open websockets of every role */
+/* Open websockets of role r: an atomic read, any thread may ask (hub_snapshot). */
+int hub_conns_role_count(const struct hub_conns *cs, enum hub_role r);
+/* The status's counts of the connections (struct hub_status: connections,
+ * screens, presenters, newcomers, tokens_minted, voters_refused,
+ * conns_refused, conns_evicted, resumes_refused), on the loop's thread;
+ * hub_conns_status_live: only the open websockets per role, from any
+ * thread (atomic reads). */
+void hub_conns_status(const struct hub_conns *cs, struct hub_status *s);
+void hub_conns_status_live(const struct hub_conns *cs, struct hub_status *s);
+/* Counted for the status: a fresh token issued by hello; a first vote
+ * refused by the per-address new-voter cap (or the room full); a hello
+ * refused, one identity reconnecting too often (HUB_RESUME_RATE). */
+void hub_conns_token_minted(struct hub_conns *cs);
+void hub_conns_voter_refused(struct hub_conns *cs);
+void hub_conns_resume_refused(struct hub_conns *cs);
 /* Who is online: voters with an open connection, and the newcomers (the
  * tally's `online` is their sum). */
 int hub_conns_voters_online(const struct hub_conns *cs);
@@ -91,6 +76,13 @@ void hub_conns_closed(struct hub_conns *cs, struct hub_conn *c); /* ... then out
  * closes the silent and the byte flooders). */
 long long hub_conns_sweep_plan(struct hub_conns *cs);
 void hub_conns_sweep(struct hub_conns *cs);
+/* The walks of the others, on the list as it is (newest first, linked
+ * through hub_conn.next): hub_conns_first, its head (NULL: none open);
+ * hub_conns_rotation_next, the connection the phones' tally rotation
+ * visits next (from the cursor HUB_CUR_ROTATION, the head when a round is
+ * new), the cursor moved past it; NULL when none is open. */
+struct hub_conn *hub_conns_first(const struct hub_conns *cs);
+struct hub_conn *hub_conns_rotation_next(struct hub_conns *cs);
 /* m (not taken) to every authed presenter connection that is not closing. */
 void hub_conns_presenters_send(const struct hub_conns *cs, struct hub_msg *m);
 unsigned long long hub_conn_rx_bytes(struct hub_conn *c); /* its socket's bytes received (TCP_INFO); 0 unknown */

@@ -8,7 +8,6 @@
 #include "hub.h"
 #include "hub_action.h"
 #include "hub_acklat.h"
-#include "hub_conns.h"
 #include "hub_ev.h"
 #include "hub_fd.h"
 #include "hub_http.h"
@@ -23,6 +22,7 @@
 
 struct hub_batch;
 struct hub_broadcast;
+struct hub_conns;
 struct hub_fanout;
 struct hub_guard;
 struct hub_mailbox;
@@ -48,7 +48,7 @@ struct hub {
 
     struct hub_fd fd;              /* the open-files budget (hub_fd.c) */
 
-    struct hub_conns conns;        /* the connections, who is online (hub_conns.c) */
+    struct hub_conns *conns;       /* the connections, who is online (hub_conns.c) */
 
     struct hub_batch *batch;       /* the group commit (hub_batch.c) */
     struct hub_acklat acklat;      /* vote read -> ack written (hub_acklat.c) */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hub_internal.h"
+#include "hub_conns.h"
 #include "hub_msg.h"
 #include "hub_tally.h"
 #include "calibration.h"
@@ -203,8 +204,8 @@ char *hub_msg_tally(struct hub *h, enum room_viewer who) {
     quiz_get(q, quiz_cursor(q), &ci);
     json_t *o = json_pack("{s:s, s:i, s:I, s:i, s:s, s:i, s:i, s:i}", "t", "tally", "v", HUB_PROTOCOL_VERSION, "ver",
                           (json_int_t)hub_tally_version(h->bcast), "q", ci.position, "state", quiz_state_name(ci.state),
-                          "online", hub_conns_voters_online(&h->conns) + hub_conns_newcomers(&h->conns), "joined",
-                          room_voter_count(h->room) + hub_conns_newcomers(&h->conns), "votes", quiz_votes(q, ci.position));
+                          "online", hub_conns_voters_online(h->conns) + hub_conns_newcomers(h->conns), "joined",
+                          room_voter_count(h->room) + hub_conns_newcomers(h->conns), "votes", quiz_votes(q, ci.position));
     long long left = hub_closes_in_ms(&h->act);
     if (o && left >= 0) json_object_set_new(o, "closes_in_ms", json_integer(left));
     if (o && v.split) {
@@ -212,8 +213,8 @@ char *hub_msg_tally(struct hub *h, enum room_viewer who) {
         json_object_set_new(o, "no", json_integer(ci.no));
     }
     if (o && v.hub_counts) {
-        json_object_set_new(o, "screens", json_integer(h->conns.n_role[HUB_SCREEN]));
-        json_object_set_new(o, "presenters", json_integer(h->conns.n_role[HUB_PRESENTER]));
+        json_object_set_new(o, "screens", json_integer(hub_conns_role_count(h->conns, HUB_SCREEN)));
+        json_object_set_new(o, "presenters", json_integer(hub_conns_role_count(h->conns, HUB_PRESENTER)));
     }
     return dump(o);
 }

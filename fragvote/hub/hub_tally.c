@@ -37,7 +37,7 @@ struct hub_broadcast {
      * the next connections and writes the newest tally to the phones among
      * them that are behind, HUB_AUDIENCE_SENDS_PER_S * HUB_ROTATION_MS / 1000
      * at most (never all at once; see audience_step). Its place in the
-     * list is the connections' cursor HUB_CUR_ROTATION (hub_conns.h). */
+     * list is the connections' (hub_conns_rotation_next). */
     int rot_left;                  /* connections still to visit since the last tally change */
     double rot_credit;             /* visits the rotation may still make (HUB_PHONE_TALLY_HZ rounds a second) */
     long long rot_ms;              /* when the last step ran (its visits and sends follow the time since) */
@@ -83,13 +83,11 @@ static void audience_step(struct hub_broadcast *b) {
     b->rot_credit -= (double)visits;
     if (sends < 1) sends = 1;
     while (sends > 0 && visits > 0 && b->rot_left > 0) {
-        struct hub_conn **next = &b->conns->cursor[HUB_CUR_ROTATION];
-        struct hub_conn *c = *next ? *next : b->conns->head;
+        struct hub_conn *c = hub_conns_rotation_next(b->conns);
         if (!c) {
             b->rot_left = 0;
             break;
         }
-        *next = c->next;
         b->rot_left--;
         visits--;
         if (c->role != HUB_AUDIENCE || c->tally_sent >= b->tally_version || c->close_code) continue;
@@ -213,7 +211,7 @@ void hub_status_soon(struct hub_broadcast *b) {
  * question's voting state, fragvote/test_serve_open_frames under ASan). */
 static void states_out(struct hub_broadcast *b, int phones) {
     if (state_views(b) == 0) {
-        for (struct hub_conn *c = b->conns->head; c; c = c->next) {
+        for (struct hub_conn *c = hub_conns_first(b->conns); c; c = c->next) {
             if (c->role != HUB_AUDIENCE)
                 hub_conn_send(c, hub_tally_state(b, c));
             else if (phones)
