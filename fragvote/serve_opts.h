@@ -9,7 +9,7 @@
 #include "cli_engine_args.h"
 #include "cli_listen.h"
 #include "cli_secret.h"
-#include "hub_proxy.h"
+#include "hub.h"
 
 #define SERVE_DB_DEFAULT "fragvote.db"
 #define SERVE_HTTP_RATE_MAX 1000000

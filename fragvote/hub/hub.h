@@ -97,7 +97,28 @@
 #define HUB_QUIT_FLUSH_MS 300          /* after quit/stop, keep sending what is queued this long ... */
 #define HUB_QUIT_FLUSH_MAX_MS 3000     /* ... or longer while a state is still going out to phones */
 
-struct hub_proxy;
+/* The trusted reverse proxies (serve --trust-proxy), a value of the
+ * config (hub_config.trust_proxy points at one; hub_new copies it): the
+ * networks whose X-Forwarded-For names the client for the per-address
+ * throttles. Serve's option parsing fills one with hub_proxy_add; the hub
+ * reads the header with it (hub_proxy.c). */
+#define HUB_PROXY_MAX 16               /* trusted proxy networks (--trust-proxy entries) */
+#define HUB_PROXY_SPEC_MAX 64          /* one ADDR[/BITS] entry */
+
+struct hub_proxy_net {
+    unsigned char addr[16];            /* IPv6, IPv4 as ::ffff:a.b.c.d; bits beyond the prefix zero */
+    int bits;                          /* prefix length in the 128-bit form (IPv4 /24 is 120) */
+};
+
+struct hub_proxy {
+    int n;                             /* 0: no proxy trusted, the header is never read */
+    struct hub_proxy_net net[HUB_PROXY_MAX];
+};
+
+/* Adds the trusted proxies in spec to p: a comma-separated list of IPv4 or
+ * IPv6 addresses, each with an optional /BITS (CIDR). Returns 0, or -1 with
+ * a sentence in err (p keeps the entries before the bad one). */
+int hub_proxy_add(struct hub_proxy *p, const char *spec, char *err, size_t errlen);
 
 struct hub_config {
     const char *bind_addr;             /* NULL or "": all addresses */
@@ -129,7 +150,7 @@ struct hub_config {
                                         * -1: no cap (a reverse proxy on another host is one address) */
     const struct hub_proxy *trust_proxy; /* NULL or none: X-Forwarded-For is never read; else the
                                         * reverse proxies whose X-Forwarded-For names the client for
-                                        * the per-address throttles (fragvote/hub/hub_proxy.h; copied) */
+                                        * the per-address throttles (struct hub_proxy above; copied) */
     int leaderboard;                   /* 1: phones may pick a nickname; the final state lists the top
                                         * LEADERBOARD_TOP (fragvote/room/leaderboard.h). 0: nicknames are
                                         * refused and appear in no frame */

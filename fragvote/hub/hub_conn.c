@@ -19,6 +19,7 @@
 #include "hub_replay.h"
 #include "hub_msg.h"
 #include "hub_prober.h"
+#include "hub_proxy.h"
 #include "hub_send.h"
 #include "hub_tally.h"
 #include "leaderboard.h"

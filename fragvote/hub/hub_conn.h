@@ -9,7 +9,7 @@
 #include <libwebsockets.h>
 
 #include "hub_conns.h"
-#include "hub_proxy.h"
+#include "hub_guard.h"
 #include "leaderboard.h"
 #include "room.h"
 #include "room_view.h"

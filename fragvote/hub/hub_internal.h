@@ -13,7 +13,6 @@
 #include "hub_http.h"
 #include "hub_loop.h"
 #include "hub_prober.h"
-#include "hub_proxy.h"
 #include "hub_replay.h"
 #include "hub_rtt.h"
 

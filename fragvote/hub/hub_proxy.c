@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hub_guard.h"
+
 /* One address (no prefix) of len bytes at s into 16 bytes; 4 when it was
  * IPv4, 6 when IPv6, -1 when it is neither. */
 static int parse_addr(const char *s, size_t len, unsigned char out[16]) {

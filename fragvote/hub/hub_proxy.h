@@ -3,32 +3,19 @@
  * client's address read from X-Forwarded-For only when the TCP peer is one
  * of them. Everything else (a header from anyone else, a malformed one)
  * leaves the TCP peer's address. The parsers are pure; hub_proxy_peer reads
- * the connection. Internal to fragvote/hub*.c and cmd_serve.c. */
+ * the connection. Internal to fragvote/hub: the proxies themselves (struct
+ * hub_proxy, HUB_PROXY_MAX) and hub_proxy_add, which serve's options call,
+ * are the hub's public interface, in hub.h. */
 #ifndef FRAGVOTE_HUB_PROXY_H
 #define FRAGVOTE_HUB_PROXY_H
 
 #include <stddef.h>
 
-#include "hub_guard.h"
+#include "hub.h"
 
-#define HUB_PROXY_MAX 16               /* trusted proxy networks (--trust-proxy entries) */
 #define HUB_PROXY_XFF_MAX 512          /* X-Forwarded-For bytes read; a longer header is ignored */
-#define HUB_PROXY_SPEC_MAX 64          /* one ADDR[/BITS] entry */
 
-struct hub_proxy_net {
-    unsigned char addr[16];            /* IPv6, IPv4 as ::ffff:a.b.c.d; bits beyond the prefix zero */
-    int bits;                          /* prefix length in the 128-bit form (IPv4 /24 is 120) */
-};
-
-struct hub_proxy {
-    int n;                             /* 0: no proxy trusted, the header is never read */
-    struct hub_proxy_net net[HUB_PROXY_MAX];
-};
-
-/* Adds the trusted proxies in spec to p: a comma-separated list of IPv4 or
- * IPv6 addresses, each with an optional /BITS (CIDR). Returns 0, or -1 with
- * a sentence in err (p keeps the entries before the bad one). */
-int hub_proxy_add(struct hub_proxy *p, const char *spec, char *err, size_t errlen);
+struct hub_peer;
 
 /* 1 when addr (16 bytes) is in one of p's networks. */
 int hub_proxy_trusted(const struct hub_proxy *p, const unsigned char addr[16]);
