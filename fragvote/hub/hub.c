@@ -265,21 +265,6 @@ static int context_create(struct hub *h, const struct hub_config *cfg, char *err
     return 0;
 }
 
-/* The HTTP side (lws's context user) is given what a request or an
- * upgrade is checked against, before the context exists; the broadcasts
- * follow in parts_wire. */
-static void http_wire(struct hub *h, struct room *room) {
-    struct hub_http *x = &h->http;
-    x->hub = h;
-    x->fd = &h->fd;
-    x->proxy = &h->proxy;
-    x->guard = h->guard;
-    x->conns = h->conns;
-    x->room = room;
-    x->public_url = h->cfg.public_url;
-    x->audience_protocol = h->protocols[1 + HUB_AUDIENCE].name;
-}
-
 /* The parts that need lws's context, each given the others it uses: the
  * broadcasts, the fan-out, the actions and the replay; the HTTP side gets
  * the broadcasts. Then the first state messages. 0, or -1 out of memory. */
@@ -289,7 +274,7 @@ static int parts_wire(struct hub *h, struct room *room) {
                                    &h->protocols[1 + HUB_PRESENTER], h->cfg.audience_tallies_per_s)))
         return -1;
     hub_fanout_set_bcast(h->fanout, h->bcast);
-    h->http.bcast = h->bcast;
+    hub_http_set_bcast(&h->http, h->bcast);
     hub_actions_init(&h->act, h, room, h->batch, h->bcast);
     hub_replay_init(&h->replay, h, room, h->guard, h->bcast, h->batch);
     return hub_tally_start(h->bcast);
@@ -317,9 +302,13 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
         goto fail;
     }
     lws_set_log_level(LLL_ERR | LLL_WARN, hub_fd_lws_log);
-    if (hub_http_init(&h->http, cfg->web_root, cfg->web_dir, cfg->frame_ancestors, err, errlen)) goto fail;
     protocols_init(h);
-    http_wire(h, room);
+    /* The HTTP side (lws's context user) is given what a request or an
+     * upgrade is checked against before the context exists; the
+     * broadcasts follow in parts_wire. */
+    if (hub_http_init(&h->http, h, &h->fd, &h->proxy, h->guard, h->conns, room, &h->cfg,
+                      h->protocols[1 + HUB_AUDIENCE].name, err, errlen))
+        goto fail;
     if (context_create(h, cfg, err, errlen)) goto fail;
     char warn[256];
     hub_join_url_make(cfg->public_url, cfg->bind_addr, tls_on(cfg), h->port, room_code(room), h->join_url, sizeof h->join_url, warn,
@@ -338,10 +327,8 @@ struct hub *hub_new(const struct hub_config *cfg, struct room *room, char *err, 
     if (!(h->store = hub_store_start(room, h->ctx, swarn, sizeof swarn, err, errlen))) goto fail;
     hub_batch_init(h->batch, h, room, h->store, h->mb, h->conns, h->bcast, &h->acklat, h->board);
     if (swarn[0]) hub_status_warn(h, swarn);
-    struct hub_remote *r = &h->remote;
-    *r = (struct hub_remote){.hub = h, .cfg = &h->cfg, .stop = &h->stop, .room = room, .mb = h->mb, .batch = h->batch,
-                             .bcast = h->bcast, .act = &h->act};
-    if (hub_prober_init(r, err, errlen)) goto fail;
+    if (hub_prober_init(&h->remote, h, &h->cfg, &h->stop, room, h->mb, h->batch, h->bcast, &h->act, err, errlen))
+        goto fail;
     if (warn[0]) hub_status_warn(h, warn);
     else hub_status_update(h, NULL);
     return h;

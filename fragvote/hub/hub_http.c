@@ -289,8 +289,13 @@ int hub_web_dir_open(const char *web_root, char *path, size_t pathlen, char *err
     return fd;
 }
 
-int hub_http_init(struct hub_http *x, const char *web_root, int web_dir, const char *frame_ancestors, char *err,
-                  size_t errlen) {
+int hub_http_init(struct hub_http *x, struct hub *hub, struct hub_fd *fd, struct hub_proxy *proxy,
+                  struct hub_guard *guard, struct hub_conns *conns, struct room *room, const struct hub_config *cfg,
+                  const char *audience_protocol, char *err, size_t errlen) {
+    *x = (struct hub_http){.hub = hub, .fd = fd, .proxy = proxy, .guard = guard, .conns = conns, .room = room,
+                           .public_url = cfg->public_url, .audience_protocol = audience_protocol};
+    const char *web_root = cfg->web_root, *frame_ancestors = cfg->frame_ancestors;
+    int web_dir = cfg->web_dir;
     char why[200];
     if (frame_ancestors && frame_ancestors[0] && hub_origin_frame_sources_check(frame_ancestors, why, sizeof why)) {
         fv_fail(err, errlen, "frame ancestors: %s", why);
@@ -325,6 +330,8 @@ int hub_http_init(struct hub_http *x, const char *web_root, int web_dir, const c
     m[2].mount_next = &m[3];
     return 0;
 }
+
+void hub_http_set_bcast(struct hub_http *x, struct hub_broadcast *bcast) { x->bcast = bcast; }
 
 int hub_http_qr(struct hub_http *x, const char *join_url, char *err, size_t errlen) {
     char *svg = hub_qr_svg(join_url, err, errlen);

@@ -12,6 +12,7 @@
 
 struct hub;
 struct hub_broadcast;
+struct hub_config;
 struct hub_conns;
 struct hub_fd;
 struct hub_guard;
@@ -19,8 +20,8 @@ struct hub_proxy;
 struct room;
 
 /* The pages and what an HTTP request or an upgrade is checked against:
- * lws's context user. hub_new sets the parts (hub ... audience_protocol)
- * after hub_http_init. */
+ * lws's context user. Given the parts (hub ... audience_protocol) by
+ * hub_http_init, the broadcasts by hub_http_set_bcast. */
 struct hub_http {
     struct hub *hub;               /* the loop: woken by other threads (hub_loop_woken), the status's warnings */
     struct hub_fd *fd;             /* every accepted TCP connection: the descriptors' ceiling */
@@ -44,13 +45,21 @@ struct hub_http {
 /* The headers of every answer (content-security-policy, nosniff): lws's info.headers. */
 extern const struct lws_protocol_vhost_options hub_http_headers;
 
-/* Mounts the pages: web_dir (> 0) the directory hub_web_dir_open opened
- * (taken over, also on failure; web_root then only names it), else it
- * opens web_root (NULL or "": next to the binary) itself; frame_ancestors
- * (NULL or "": none): the sites that may frame the projector's page
- * (hub_origin.h). 0, or -1 with err. */
-int hub_http_init(struct hub_http *x, const char *web_root, int web_dir, const char *frame_ancestors, char *err,
-                  size_t errlen);
+/* x given the parts a request or an upgrade is checked against: the hub
+ * (the loop, the status), the open-files budget, the trusted proxies, the
+ * throttles, the connections (admission), the room, cfg's public_url and
+ * the phones' subprotocol's name; and the pages mounted: cfg's web_dir
+ * (> 0) the directory hub_web_dir_open opened (taken over, also on
+ * failure; web_root then only names it), else it opens web_root (NULL or
+ * "": next to the binary) itself; frame_ancestors (NULL or "": none): the
+ * sites that may frame the projector's page (hub_origin.h). 0, or -1 with
+ * err. */
+int hub_http_init(struct hub_http *x, struct hub *hub, struct hub_fd *fd, struct hub_proxy *proxy,
+                  struct hub_guard *guard, struct hub_conns *conns, struct room *room, const struct hub_config *cfg,
+                  const char *audience_protocol, char *err, size_t errlen);
+/* ... and the broadcasts (a refusal counted: hub_status_soon), made after
+ * lws's context, which x already serves. */
+void hub_http_set_bcast(struct hub_http *x, struct hub_broadcast *bcast);
 /* /qr.svg's body: the QR code of join_url. 0, or -1 with err. */
 int hub_http_qr(struct hub_http *x, const char *join_url, char *err, size_t errlen);
 void hub_http_free(struct hub_http *x);

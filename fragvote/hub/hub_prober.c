@@ -83,7 +83,11 @@ static int remote_ask(void *ctx, const struct prober_ask *a) {
     return 0;
 }
 
-int hub_prober_init(struct hub_remote *r, char *err, size_t errlen) {
+int hub_prober_init(struct hub_remote *r, struct hub *hub, const struct hub_config *cfg, const atomic_int *stop,
+                    struct room *room, struct hub_mailbox *mb, struct hub_batch *batch, struct hub_broadcast *bcast,
+                    struct hub_actions *act, char *err, size_t errlen) {
+    *r = (struct hub_remote){.hub = hub, .cfg = cfg, .stop = stop, .room = room, .mb = mb, .batch = batch,
+                             .bcast = bcast, .act = act};
     unsigned char b[8];
     if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
         snprintf(err, errlen, "getrandom failed making the hub's epoch");

@@ -18,8 +18,8 @@ struct hub_mailbox;
 struct room;
 
 /* The remote prober's state, embedded in struct hub (h->remote) and read or
- * written only by hub_prober.c; others ask hub_prober_connected. The parts
- * it uses are set by hub_new before hub_prober_init (the fields up to conn). */
+ * written only by hub_prober.c; others ask hub_prober_connected. Given the
+ * parts it uses (the fields up to conn) by hub_prober_init. */
 struct hub_remote {
     struct hub *hub;               /* the loop: the status */
     const struct hub_config *cfg;  /* prober_remote; on_note and its ctx: the console's line */
@@ -35,7 +35,11 @@ struct hub_remote {
     unsigned long sent, results;   /* measure frames sent, results accepted */
 };
 
-int hub_prober_init(struct hub_remote *r, char *err, size_t errlen); /* the epoch; the room's prober when remote */
+/* r given the parts it uses, its epoch made, and, with cfg->prober_remote,
+ * made the room's prober. 0, or -1 with err (getrandom failed). */
+int hub_prober_init(struct hub_remote *r, struct hub *hub, const struct hub_config *cfg, const atomic_int *stop,
+                    struct room *room, struct hub_mailbox *mb, struct hub_batch *batch, struct hub_broadcast *bcast,
+                    struct hub_actions *act, char *err, size_t errlen);
 void hub_prober_hello(struct hub_remote *r, struct hub_conn *c, const struct hub_client_msg *m);
 void hub_prober_result(struct hub_remote *r, struct hub_conn *c, const struct hub_client_msg *m, size_t len);
 void hub_prober_closed(struct hub_remote *r, struct hub_conn *c); /* c is closing */
