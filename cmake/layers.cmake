@@ -14,7 +14,7 @@ function(fragvote_link_alone lib)
   target_link_options(link_alone_${lib} PRIVATE -Wl,--no-as-needed)
   set_target_properties(link_alone_${lib} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/layers)
 endfunction()
-foreach(lib fragclock fragmsg fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragproberapi fragroom fragprobeworker fragprivsep fraghub
+foreach(lib fragclock fragmsg fragscore fragqkind fragprobewire fragprobe fragdb fragcommon fragmeasure fragdeck fragproberapi fragroom fragprobeworker fragprivsep fraghub
             fragconsole fragexport fragreplay fragcli fraglaptop fragcheck fragcommands)
   fragvote_link_alone(${lib})
 endforeach()

@@ -22,6 +22,7 @@
 
 #include "base.h"
 #include "observe.h"
+#include "snmp_read.h"
 
 /* After the first decisive answer, wait this long for more (IPv6 sends one
  * Time Exceeded per fragment; the kernel hands us at most the first). */

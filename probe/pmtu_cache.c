@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "fragprobe.h"
-#include "probe_wire.h"
+#include "pmtu_cache.h"
 
 /* Largest netlink reply we accept in one recv (a dump sends many). */
 #define PMTU_NL_BUF 32768

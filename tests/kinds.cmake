@@ -59,8 +59,8 @@ set(FV_KIND_root
   probe/test_reader_challenge.c probe/test_real_paths.c probe/test_recverr_lab.c probe/test_recverr_thread.c
   probe/test_ttl_pacing.c probe/witness/test_witness_matrix.c probe/witness/test_witness_unpriv.c)
 set(FV_KIND_unpriv
-  probe/test_errq_parse.c probe/test_priv_drop.c probe/test_recverr_lab.c probe/test_recverr_refine.c
-  probe/test_snmp_parse.c probe/witness/test_witness_unpriv.c)
+  probe/wire/test_errq_parse.c probe/test_priv_drop.c probe/test_recverr_lab.c probe/test_recverr_refine.c
+  probe/wire/test_snmp_parse.c probe/witness/test_witness_unpriv.c)
 set(FV_KIND_reliability
   db/test_storage_faults.c fragvote/hub/test_abuse_p99.c fragvote/hub/test_hostile_ws.c
   fragvote/room/test_crash_restart.c fragvote/test_bad_input_messages.sh probe/test_icmp_forgery.c)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fragprobe.h"
+#include "pmtu_cache.h"
 #include "probe_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

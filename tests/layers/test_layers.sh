@@ -5,7 +5,8 @@
 #    (fragvote/hub) and the laptop's link to a hosted hub
 #    (fragvote/laptop/present_link.c) reference lws_; the hub references
 #    nothing of the store (db_, sqlite3_: it goes through the room); probe/ references nothing of the store
-#    (db_, sqlite3_) or of lws; score/ references nothing of the store, the
+#    (db_, sqlite3_) or of lws, and its wire decoders (probe/wire) only libc's
+#    string functions; score/ references nothing of the store, the
 #    probe, jansson, lws or the program (fragvote/); the subcommands (libfragcommands.a)
 #    run no SQL of their own (sqlite3_); the local prober (fragvote/probe_worker)
 #    and the prober interface it implements (fragvote/prober_api) reference nothing of the
@@ -18,7 +19,7 @@
 #    carries. The room, the console (and every part below the hub) carry no
 #    libwebsockets; probe/, the prober interface and the local prober carry no sqlite3
 #    or jansson (nothing of the store, not even through the room); score/
-#    qkind/ and clock/ only libc;
+#    qkind/, clock/ and probe/wire/ only libc;
 #  - include closures: the compiler's depfiles of the hub's objects name no
 #    header of db/ and no sqlite3.h.
 # A positive control (the hub does reference and link lws) shows the checks
@@ -48,7 +49,7 @@ program_libs="common/libfragcommon.a measure/libfragmeasure.a deck/libfragdeck.a
 for lib in $program_libs; do
   check "built_$(basename "$lib" .a)" test -s "$build/fragvote/$lib"
 done
-for lib in clock/libfragclock.a msg/libfragmsg.a probe/libfragprobe.a score/libfragscore.a qkind/libfragqkind.a db/libfragdb.a; do
+for lib in clock/libfragclock.a msg/libfragmsg.a probe/wire/libfragprobewire.a probe/libfragprobe.a score/libfragscore.a qkind/libfragqkind.a db/libfragdb.a; do
   check "built_$(basename "$lib" .a)" test -s "$build/$lib"
 done
 
@@ -63,6 +64,9 @@ check present_link_references_lws test -n "$(undef fragvote/laptop/libfraglaptop
 # quiz_kind_name): no symbol of the store or of SQLite in fraghub.
 none hub_references_no_store "$(undef fragvote/hub/libfraghub.a ' U (db_|sqlite3_)')"
 none probe_references_no_store "$(undef probe/libfragprobe.a ' U (db_|sqlite3_|lws_)')"
+# probe/wire/: the pure decoders, libc's string functions and nothing else
+# (no I/O, nothing of the probe above it).
+none probe_wire_references_only_libc "$(undef probe/wire/libfragprobewire.a ' U ' | grep -Ev ' U (probe_(parse|errq|snmp)_[a-z0-9_]+|memcpy|memset|memcmp|strchr|strlen|strcmp|strncmp|strstr|strtok_r|strtoull|inet_ntop|__errno_location|__stack_chk_fail|__(memcpy|memset)_chk|__(asan|ubsan|sanitizer)_.*)$')"
 for lib in probe_worker/libfragprobeworker.a prober_api/libfragproberapi.a privsep/libfragprivsep.a; do
   none "$(basename "$lib" .a)_references_no_store_or_room" "$(undef "fragvote/$lib" ' U (db_|sqlite3_|room_|quiz_|lws_)')"
 done
@@ -84,7 +88,7 @@ presdeps=$(find "$build/fragvote" -name '*.c.o.d' 2>/dev/null)
 check program_depfiles_read test -n "$presdeps"
 probe_public='fragprobe|probe_(spec|path|result|run|witness|lab|pmtu|priv|pace|predict)'
 none program_compiles_without_probe_internals \
-  "$( [ -z "$presdeps" ] || grep -oE '/probe/[A-Za-z0-9_]+\.h' $presdeps | grep -vE "/probe/($probe_public)\.h\$" |
+  "$( [ -z "$presdeps" ] || grep -oE '/probe/([a-z]+/)?[A-Za-z0-9_]+\.h' $presdeps | grep -vE "/probe/($probe_public)\.h\$" |
       sed 's|^.*/fragvote/||; s|\.c\.o\.d:.*||' | sort -u)"
 # The subcommands run no SQL of their own: the store is db/'s (serve's console
 # reads a revealed result from the room, console/console_result.c).
@@ -99,7 +103,7 @@ none clock_references_only_clock_gettime "$(undef clock/libfragclock.a ' U ' | g
 none msg_references_only_libc "$(undef msg/libfragmsg.a ' U ' | grep -Ev ' U (fv_msg_[a-z_]+|strcmp|strchr|strlen|memcpy|memset|snprintf|vsnprintf|bsearch|__stack_chk_fail|__(snprintf|vsnprintf|memcpy|memset)_chk|__(asan|ubsan|sanitizer)_.*)$')"
 
 # Link lines.
-for lib in fragclock fragmsg fragscore fragqkind fragprobe fragdb fragcommon fragmeasure fragdeck fragproberapi fragroom fragprobeworker fragprivsep fraghub fragconsole \
+for lib in fragclock fragmsg fragscore fragqkind fragprobewire fragprobe fragdb fragcommon fragmeasure fragdeck fragproberapi fragroom fragprobeworker fragprivsep fraghub fragconsole \
            fragexport fragreplay fragcli fraglaptop fragcommands; do
   check "linked_alone_$lib" test -n "$(needed $lib)"
 done
@@ -112,7 +116,7 @@ for lib in fragproberapi fragprobeworker; do # the local prober reaches the stor
   none "${lib}_links_no_store" "$(needed $lib | grep -E 'sqlite|jansson|websockets')"
 done
 none privsep_links_no_store "$(needed fragprivsep | grep -E 'sqlite|websockets')" # jansson: results as JSON
-for lib in fragclock fragmsg fragscore fragqkind; do
+for lib in fragclock fragmsg fragscore fragqkind fragprobewire; do
   none "${lib#frag}_links_only_libc" "$(needed $lib | grep -vE '^(libc|libm|libasan|libubsan|libgcc_s|libstdc\+\+|ld-linux)[.-]')"
 done
 

@@ -1,5 +1,5 @@
 /* Test-only ground truth: a small pcap reader and a tcpdump launcher.
- * Deliberately independent of the engine's parsers (probe/parse.c): it reads
+ * Deliberately independent of the engine's parsers (probe/wire/parse.c): it reads
  * Ethernet + IPv4/IPv6 straight from the capture file. */
 #ifndef FRAGVOTE_TEST_PCAP_TRUTH_H
 #define FRAGVOTE_TEST_PCAP_TRUTH_H

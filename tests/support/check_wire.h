@@ -1,4 +1,4 @@
-/* The wire decoders' results in tests (probe_wire.h, private to probe/
+/* The wire decoders' results in tests (probe/wire/probe_wire.h, for probe/
  * and its tests): a decoded ICMP message checked field by field. */
 #ifndef FRAGVOTE_CHECK_WIRE_H
 #define FRAGVOTE_CHECK_WIRE_H

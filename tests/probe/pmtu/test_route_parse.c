@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "fragprobe.h"
+#include "pmtu_cache.h"
 #include "probe_wire.h"
 
 static union { struct nlmsghdr align; uint8_t b[1024]; } msg;

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "fragprobe.h"
 #include "probe_wire.h"
 
 /* IPv6 extension headers walked before giving up on finding the transport

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "fragprobe.h"
 #include "probe_wire.h"
 
 /* Bytes of one control message's data we look at: the error plus the

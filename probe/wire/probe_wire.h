@@ -1,17 +1,18 @@
-/* Internal to libfragprobe (probe/ and its tests and fuzzers include it; the
- * program does not): pure decoders of what the kernel hands back -- ICMP
- * errors and the packets they quote (probe/parse.c), MSG_ERRQUEUE control
- * messages (probe/observe_recverr_parse.c), netlink route messages
- * (probe/pmtu_cache.c) and the /proc/net/snmp counters (probe/snmp.c). */
+/* libfragprobewire: the pure decoders of what the kernel hands back -- ICMP
+ * errors and the packets they quote (probe/wire/parse.c), MSG_ERRQUEUE
+ * control messages (probe/wire/errq.c) and the /proc/net/snmp counters
+ * (probe/wire/snmp.c). No I/O and nothing of the rest of the probe: libc
+ * only, so they link alone, and tests and fuzzers feed them bytes. Their
+ * users are the probe engine (probe/: the observers, the judges, PMTU
+ * discovery) and its tests and fuzzers; the program does not include it. */
 #ifndef FRAGPROBE_WIRE_H
 #define FRAGPROBE_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe_pmtu.h"
 
-/* ---- ICMP errors (probe/parse.c) ---- */
+/* ---- ICMP errors (probe/wire/parse.c) ---- */
 enum probe_icmp_kind {
     PROBE_ICMP_OTHER,            /* an error we do not interpret (quote still parsed) */
     PROBE_ICMP_TIME_EXCEEDED,    /* v4 11/0, v6 3/0 (code 1 = reassembly timeout: OTHER) */
@@ -90,12 +91,8 @@ const char *probe_errq_kind(const struct probe_errq *e);
 /* The MTU the error reports (Frag Needed, PTB, local EMSGSIZE), 0 if it carries none. */
 int probe_errq_mtu(const struct probe_errq *e);
 
-/* Local fragmentation counters, per network namespace and readable by anyone:
- * /proc/net/snmp "Ip: ... FragCreates" and /proc/net/snmp6 "Ip6FragCreates".
- * Parse is pure (0, or -1 when the field is missing or malformed). */
+/* Local fragmentation counters: the text of /proc/net/snmp "Ip: ...
+ * FragCreates" or /proc/net/snmp6 "Ip6FragCreates": 0, or -1 when the field
+ * is missing or malformed. */
 int probe_snmp_parse_frag_creates(const char *text, int v6, uint64_t *out);
-int probe_snmp_read_frag_creates(int v6, uint64_t *out, char *err, size_t errlen);
-
-/* Pure: decodes one RTM_NEWROUTE netlink message (header included). */
-int probe_pmtu_parse_route(const uint8_t *buf, size_t len, struct probe_pmtu_entry *out);
 #endif

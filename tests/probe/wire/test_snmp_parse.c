@@ -8,6 +8,7 @@
 #include "check.h"
 #include "fragprobe.h"
 #include "probe_wire.h"
+#include "snmp_read.h"
 
 static const char snmp4[] =
     "Ip: Forwarding DefaultTTL InReceives InHdrErrors InAddrErrors ForwDatagrams InUnknownProtos "
