@@ -28,6 +28,8 @@ struct hub_guard {
     struct hub_guard_entry resume[HUB_GUARD_RESUME_SETS * HUB_GUARD_WAYS];
 };
 
+_Static_assert(HUB_HTTP_BURST == 5 * HUB_HTTP_RATE, "hub_guard_rates makes the HTTP burst 5x the rate");
+
 struct hub_guard *hub_guard_new(void) {
     struct hub_guard *g = calloc(1, sizeof *g);
     if (!g) return NULL;
@@ -36,10 +38,8 @@ struct hub_guard *hub_guard_new(void) {
         return NULL;
     }
     g->room_tokens = HUB_SECRET_ROOM_RATE;
-    g->http_rate = HUB_HTTP_RATE;
-    g->http_burst = HUB_HTTP_BURST;
-    g->voter_rate = HUB_VOTER_RATE;
     g->voter_burst = HUB_VOTER_BURST;
+    hub_guard_rates(g, HUB_HTTP_RATE, HUB_VOTER_RATE); /* the HTTP burst: 5x, HUB_HTTP_BURST */
     return g;
 }
 
