@@ -64,7 +64,7 @@ xargs cat <"$tmp/depfiles" | tr -s ' \\\t' '\n\n\n' | awk -v root="$root/" -v fo
   while read -r s h; do [ -f "$s" ] && [ -f "$h" ] && echo "$s $h"; done >"$tmp/reads" # not an old object's
 check depfiles_read test "$(wc -l <"$tmp/reads")" -gt 1000
 # Each header: how many product .c read it, and how many outside its folder.
-awk '{ n[$2]++; split($1, s, "/"); sd = $1; sub(/\/[^\/]*$/, "", sd); hd = $2; sub(/\/[^\/]*$/, "", hd); if (sd != hd) out[$2]++ }
+awk '{ n[$2]++; sd = $1; sub(/\/[^\/]*$/, "", sd); hd = $2; sub(/\/[^\/]*$/, "", hd); if (sd != hd) out[$2]++ }
   END { for (h in n) print h, n[h], (h in out) ? out[h] : 0 }' "$tmp/reads" | sort >"$tmp/readers"
 # Let through, each with the most files it may reach and why (docs/ARCHITECTURE.md "Rooms"):
 #  hub_peer: a client's address (16 bytes and a "this host" flag), a value, not state; struct
