@@ -33,14 +33,15 @@ static const struct {
  * 0 and the rows it changed in *changed (may be NULL), or -1 with err. */
 static int run(struct db_sql_conn *c, const char *sql, int64_t id, double now, int *changed, const char *what,
                char *err, size_t errlen) {
+    sqlite3 *h = db_sql_handle(c);
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db_sql_handle(c), sql, -1, &st, NULL) != SQLITE_OK) return db_sql_fail(c, err, errlen, what);
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) return db_sql_fail(c, err, errlen, what);
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_bind_parameter_count(st) >= 2) sqlite3_bind_double(st, 2, now);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return db_sql_fail(c, err, errlen, what);
-    if (changed) *changed = sqlite3_changes(db_sql_handle(c));
+    if (changed) *changed = sqlite3_changes(h);
     return 0;
 }
 
@@ -62,18 +63,19 @@ static int session_ended(struct db_sql_conn *c, int64_t id, char *err, size_t er
 /* The steps of one purge in a savepoint: 0 and the voters deleted in
  * *voters, or -1 with err (nothing changed). */
 static int purge_one(struct db_sql_conn *c, int64_t id, int *voters, char *err, size_t errlen) {
-    if (sqlite3_exec(db_sql_handle(c), "SAVEPOINT purge", NULL, NULL, NULL) != SQLITE_OK)
+    sqlite3 *h = db_sql_handle(c);
+    if (sqlite3_exec(h, "SAVEPOINT purge", NULL, NULL, NULL) != SQLITE_OK)
         return db_sql_fail(c, err, errlen, "starting a purge");
     double now = db_now();
     for (size_t i = 0; i < sizeof purge_steps / sizeof *purge_steps; i++)
         if (run(c, purge_steps[i].sql, id, now, voters, purge_steps[i].what, err, errlen)) {
-            sqlite3_exec(db_sql_handle(c), "ROLLBACK TO purge; RELEASE purge", NULL, NULL, NULL);
+            sqlite3_exec(h, "ROLLBACK TO purge; RELEASE purge", NULL, NULL, NULL);
             return -1;
         }
     /* *voters now holds the last step's count: the voters deleted */
-    if (sqlite3_exec(db_sql_handle(c), "RELEASE purge", NULL, NULL, NULL) != SQLITE_OK) {
+    if (sqlite3_exec(h, "RELEASE purge", NULL, NULL, NULL) != SQLITE_OK) {
         db_sql_fail(c, err, errlen, "committing a purge");
-        sqlite3_exec(db_sql_handle(c), "ROLLBACK TO purge; RELEASE purge", NULL, NULL, NULL);
+        sqlite3_exec(h, "ROLLBACK TO purge; RELEASE purge", NULL, NULL, NULL);
         return -1;
     }
     return 0;
@@ -81,16 +83,17 @@ static int purge_one(struct db_sql_conn *c, int64_t id, int *voters, char *err, 
 
 /* secure_delete on (1) or back to what it was (0, with *was). */
 static void secure_delete(struct db_sql_conn *c, int on, int *was) {
+    sqlite3 *h = db_sql_handle(c);
     if (on) {
         sqlite3_stmt *st = NULL;
         *was = 0;
-        if (sqlite3_prepare_v2(db_sql_handle(c), "PRAGMA secure_delete", -1, &st, NULL) == SQLITE_OK &&
+        if (sqlite3_prepare_v2(h, "PRAGMA secure_delete", -1, &st, NULL) == SQLITE_OK &&
             sqlite3_step(st) == SQLITE_ROW)
             *was = sqlite3_column_int(st, 0);
         sqlite3_finalize(st);
-        sqlite3_exec(db_sql_handle(c), "PRAGMA secure_delete = ON", NULL, NULL, NULL);
+        sqlite3_exec(h, "PRAGMA secure_delete = ON", NULL, NULL, NULL);
     } else {
-        sqlite3_exec(db_sql_handle(c), *was ? "PRAGMA secure_delete = ON" : "PRAGMA secure_delete = OFF", NULL, NULL, NULL);
+        sqlite3_exec(h, *was ? "PRAGMA secure_delete = ON" : "PRAGMA secure_delete = OFF", NULL, NULL, NULL);
     }
 }
 

@@ -18,9 +18,10 @@ static const char replay_count_sql[] =
 enum db_vote_result db_replay_vote_put(struct db *db, int64_t question_id, const char *token_hash, int yes,
                                        int *stored, int *added, char *err, size_t errlen) {
     struct db_sql_conn *c = db_conn(db);
+    sqlite3 *h = db_sql_handle(c);
     sqlite3_stmt *st = NULL;
     *added = 0;
-    if (sqlite3_prepare_v2(db_sql_handle(c), replay_put_sql, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(h, replay_put_sql, -1, &st, NULL) != SQLITE_OK)
         return (enum db_vote_result)db_sql_fail(c, err, errlen, "recording a replay answer");
     sqlite3_bind_int64(st, 1, question_id);
     sqlite3_bind_text(st, 2, token_hash, -1, SQLITE_STATIC);
@@ -29,8 +30,8 @@ enum db_vote_result db_replay_vote_put(struct db *db, int64_t question_id, const
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return (enum db_vote_result)db_sql_fail(c, err, errlen, "recording a replay answer");
-    *added = sqlite3_changes(db_sql_handle(c)) == 1;
-    if (sqlite3_prepare_v2(db_sql_handle(c), replay_get_sql, -1, &st, NULL) != SQLITE_OK)
+    *added = sqlite3_changes(h) == 1;
+    if (sqlite3_prepare_v2(h, replay_get_sql, -1, &st, NULL) != SQLITE_OK)
         return (enum db_vote_result)db_sql_fail(c, err, errlen, "reading a replay answer");
     sqlite3_bind_int64(st, 1, question_id);
     sqlite3_bind_text(st, 2, token_hash, -1, SQLITE_STATIC);
